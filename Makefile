@@ -1,0 +1,104 @@
+# llmk — one Makefile; per-area rules live in mk/*.mk. `make help` lists targets.
+#
+#   make run            boot build/x86_64/llmk.efi in QEMU with the default model
+#   make test           every test CI runs (host unit, sanitizers, fuzz, QEMU x86_64 + aarch64)
+#   make ARCH=aarch64 run
+#
+# Reproducible: no timestamps or absolute paths end up in outputs.
+
+ARCH ?= x86_64
+B := build
+HOST_ARCH := $(shell uname -m)
+export SOURCE_DATE_EPOCH ?= 1700000000
+LLMK_TESTDATA ?= $(abspath ../shared/testdata)
+export LLMK_TESTDATA
+
+VERSION := 0.1.0
+GIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+
+# ---- host build: the engine + shell on Linux (tools/host implements platform.h) ----
+HOST_CC ?= gcc
+WARN := -Wall -Wextra -Wno-unused-parameter
+HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffile-prefix-map=$(CURDIR)/= -fno-strict-aliasing \
+	-DLLMK_VERSION='"$(VERSION)"' -DLLMK_GIT='"$(GIT)"' -MMD -MP
+HOST_LDLIBS := -lbearssl -lpthread -lm
+
+# Portable sources shared by host and kernel (freestanding C11, platform.h only).
+ENGINE_SRC := $(sort $(wildcard llm/*.c llm/kernels/scalar/*.c shell/*.c)) kernel/fmt.c
+SIMD_SRC_x86_64 := $(sort $(wildcard llm/kernels/avx2/*.c llm/kernels/avx512/*.c))
+SIMD_SRC_aarch64 := $(sort $(wildcard llm/kernels/neon/*.c))
+HOST_PLAT_SRC := $(sort $(filter-out tools/host/main.c,$(wildcard tools/host/*.c)))
+TOOL_SRC := $(sort $(wildcard tools/*.c))
+TEST_SRC := $(sort $(wildcard tests/unit/*.c))
+
+# Per-directory instruction sets: only the SIMD rows are built with them, and
+# they run only when quant_init() saw the feature at run time.
+SIMD_FLAGS_avx2 := -mavx2 -mfma -mf16c
+SIMD_FLAGS_avx512 := -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mavx512bf16
+SIMD_FLAGS_neon :=
+simd_flags = $(SIMD_FLAGS_$(word 3,$(subst /, ,$(1))))
+
+# $(call host_flavor,NAME,EXTRA_CFLAGS,EXTRA_LDFLAGS): objects under $(B)/NAME/obj.
+define host_flavor
+$(1)_ENGINE_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(ENGINE_SRC) $(SIMD_SRC_$(HOST_ARCH)))
+$(1)_PLAT_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(HOST_PLAT_SRC))
+$(1)_TEST_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(TEST_SRC))
+$(1)_CFLAGS := $(HOST_CFLAGS) $(2)
+$(1)_LDFLAGS := $(3)
+$(B)/$(1)/obj/%.o: %.c
+	@mkdir -p $$(@D)
+	$$(HOST_CC) $$($(1)_CFLAGS) $$(if $$(filter llm/kernels/%,$$<),$$(call simd_flags,$$<)) -c $$< -o $$@
+$(B)/$(1)/libllmk.a: $$($(1)_ENGINE_OBJ) $$($(1)_PLAT_OBJ)
+	@rm -f $$@
+	ar rcD $$@ $$^
+$(B)/$(1)/llmctl: $(B)/$(1)/obj/tools/host/main.o $(B)/$(1)/libllmk.a
+	$$(HOST_CC) $$($(1)_LDFLAGS) -o $$@ $$^ $(HOST_LDLIBS)
+$(B)/$(1)/unittest: $$($(1)_TEST_OBJ) $(B)/$(1)/libllmk.a
+	$$(HOST_CC) $$($(1)_LDFLAGS) -o $$@ $$^ $(HOST_LDLIBS)
+$(B)/$(1)/%: $(B)/$(1)/obj/tools/%.o $(B)/$(1)/libllmk.a
+	$$(HOST_CC) $$($(1)_LDFLAGS) -o $$@ $$^ $(HOST_LDLIBS) $$(TOOL_LDLIBS_$$*)
+-include $$(shell find $(B)/$(1)/obj -name '*.d' 2>/dev/null)
+endef
+
+$(eval $(call host_flavor,host,-march=x86-64-v2,))
+$(eval $(call host_flavor,host-asan,-O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined,-fsanitize=address,undefined))
+
+HOST_TOOLS := $(patsubst tools/%.c,$(B)/host/%,$(TOOL_SRC))
+
+.PHONY: all host tools deps help test test-unit test-asan test-summary clean
+.DEFAULT_GOAL := all
+all: host
+
+host: $(B)/host/llmctl $(B)/host/unittest $(HOST_TOOLS)
+tools: $(HOST_TOOLS)
+
+deps: ## install build/test dependencies (Debian packages by name; idempotent)
+	@tools/deps.sh
+
+# Each test stage writes "PASSED FAILED SKIPPED" to $(B)/results/<stage>;
+# test-summary adds them up and prints the closing line.
+RESULTS := $(B)/results
+test-unit: $(B)/host/unittest ## host unit and parity tests
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh unit $(B)/host/unittest
+
+test-asan: $(B)/host-asan/unittest ## host unit tests under ASan+UBSan
+	@mkdir -p $(RESULTS)
+	@ASAN_OPTIONS=detect_leaks=1 tests/stage.sh asan $(B)/host-asan/unittest
+
+TEST_STAGES := test-unit test-asan
+
+-include $(sort $(wildcard mk/*.mk))
+
+test: ## every test: host unit, ASan/UBSan, fuzz, QEMU boot tests (x86_64, aarch64)
+	@rm -rf $(RESULTS)
+	@tools/deps.sh
+	@status=0; for t in $(TEST_STAGES); do $(MAKE) --no-print-directory $$t || status=1; done; \
+	tests/summary.sh $(RESULTS); s2=$$?; [ $$status = 0 ] && [ $$s2 = 0 ]
+
+help: ## list targets
+	@grep -hE '^[a-zA-Z0-9_.-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort | \
+		awk -F'\t' '{printf "  %-18s %s\n", $$1, $$2}'
+
+clean: ## remove build/ (keeps build/deps)
+	@find $(B) -mindepth 1 -maxdepth 1 ! -name deps -exec rm -rf {} +

@@ -1,0 +1,34 @@
+/*
+ * llm/matmul.h — weight x activation products, spread over the worker pool.
+ *
+ * Decode (B == 1) is a matrix-vector product that streams each weight row once;
+ * prefill (B > 1) is a matrix-matrix product that reuses each weight block
+ * across many activation rows. Activations are converted once per call to the
+ * weight type's act_type (llm/quant.h), then vec_dot / gemm rows do the work.
+ */
+#ifndef LLM_MATMUL_H
+#define LLM_MATMUL_H
+
+#include "mem.h"
+#include "quant.h"
+
+struct mm_ctx {
+	int n_threads;         /* workers used by plat_parallel (>= 1) */
+	bool scalar;           /* force the scalar reference rows (tests, bench) */
+	struct llm_mem *mem;   /* scratch for converted activations comes from here */
+	void *act;             /* scratch */
+	size_t act_cap;
+};
+
+int mm_init(struct mm_ctx *c, struct llm_mem *mem, int n_threads);
+void mm_free(struct mm_ctx *c);
+
+/*
+ * out[b*M + i] = sum_k W[i][k] * x[b*K + k]   for b < B, i < M.
+ * W: M rows of K elements of type wtype, row stride quant_row_bytes(wtype, K).
+ * K must be a multiple of the type's block size. Returns 0 or -LLMK_E*.
+ */
+int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
+	      size_t M, size_t K, const float *x, size_t B);
+
+#endif

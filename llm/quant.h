@@ -1,0 +1,62 @@
+/*
+ * llm/quant.h — the quant type table: one row per GGUF tensor type.
+ *
+ * Layouts follow ggml (ggml-common.h block_* structs); each block struct in
+ * llm/quant_blocks.h has a _Static_assert on its size. The scalar row of each
+ * type is the reference; SIMD rows (llm/kernels/{avx2,avx512,neon}) are chosen
+ * once by quant_init() from the CPU features and checked against the scalar
+ * rows by tests and `llmctl selftest`.
+ */
+#ifndef LLM_QUANT_H
+#define LLM_QUANT_H
+
+#include "../kernel/platform.h"
+
+/* ggml.h enum ggml_type values, as stored in GGUF tensor infos. */
+enum ggml_type {
+	GGML_TYPE_F32 = 0, GGML_TYPE_F16 = 1, GGML_TYPE_Q4_0 = 2, GGML_TYPE_Q4_1 = 3,
+	GGML_TYPE_Q5_0 = 6, GGML_TYPE_Q5_1 = 7, GGML_TYPE_Q8_0 = 8, GGML_TYPE_Q8_1 = 9,
+	GGML_TYPE_Q2_K = 10, GGML_TYPE_Q3_K = 11, GGML_TYPE_Q4_K = 12, GGML_TYPE_Q5_K = 13,
+	GGML_TYPE_Q6_K = 14, GGML_TYPE_Q8_K = 15, GGML_TYPE_BF16 = 30,
+	GGML_TYPE_COUNT = 40
+};
+
+/*
+ * vec_dot contract: the dot product of one weight row (n elements of this
+ * row's type, n a multiple of blck) with one activation row already converted
+ * to act_type by the act_type row's from_float. Returns the float result.
+ */
+typedef float (*quant_vec_dot_fn)(size_t n, const void *w, const void *act);
+typedef void (*quant_to_float_fn)(const void *src, float *dst, size_t n);
+typedef void (*quant_from_float_fn)(const float *src, void *dst, size_t n);
+
+struct quant_type {
+	const char *name;      /* "Q4_K" */
+	uint32_t type;         /* enum ggml_type */
+	uint32_t blck;         /* elements per block */
+	uint32_t bytes;        /* bytes per block */
+	uint32_t act_type;     /* activation format vec_dot wants (F32, Q8_0, Q8_1, Q8_K) */
+	quant_to_float_fn to_float;     /* dequantize n elements (n % blck == 0) */
+	quant_from_float_fn from_float; /* quantize n floats into this type (may be NULL for
+	                                   weight-only types; required for act types) */
+	quant_vec_dot_fn vec_dot;
+	const char *impl;      /* "scalar", "avx2", "avx512", "avx512vnni", "neon", "neon-dotprod" */
+};
+
+/* Select SIMD rows for features (plat_cpu_features()); scalar rows stay available. */
+void quant_init(uint32_t cpu_features);
+/* The selected row for type t, or NULL if the type is unknown. */
+const struct quant_type *quant_get(uint32_t t);
+/* The scalar reference row for type t, or NULL. */
+const struct quant_type *quant_scalar(uint32_t t);
+/* Bytes for n elements of type t; 0 if unknown type or n % blck != 0. */
+uint64_t quant_row_bytes(uint32_t t, uint64_t n);
+const char *quant_name(uint32_t t); /* "?" if unknown */
+
+/* IEEE half and bfloat16 conversions (exact, round-to-nearest-even on the way in). */
+float quant_f16_to_f32(uint16_t h);
+uint16_t quant_f32_to_f16(float f);
+float quant_bf16_to_f32(uint16_t h);
+uint16_t quant_f32_to_bf16(float f);
+
+#endif
