@@ -1,0 +1,25 @@
+/*
+ * tools/host/host.h — what the Linux implementation of platform.h needs from
+ * its main(): the files that act as disks, the command line, an output hook.
+ */
+#ifndef LLMK_HOST_H
+#define LLMK_HOST_H
+
+#include "../../kernel/platform.h"
+
+/* Attach a file as the next disk (index = count before the call). Read-only.
+ * Returns the index or -LLMK_E*; errno-style reason printed by the caller. */
+int host_add_disk(const char *path);
+void host_remove_disks(void);
+void host_set_cmdline(const char *cmdline);
+/* Contents of --config FILE; NULL clears. Copied. */
+void host_set_config(const char *text);
+/* Redirect console output (tests capture what the shell prints); NULL restores stdout. */
+typedef void (*host_output_fn)(void *ctx, const char *s, size_t n);
+void host_set_output(host_output_fn fn, void *ctx);
+/* Feed console input from a buffer instead of stdin (tests); NULL restores stdin. */
+void host_set_input(const char *bytes, size_t n);
+/* Worker threads for plat_parallel (default: online CPUs; LLMK_CPUS overrides). */
+void host_set_cpus(int n);
+
+#endif

@@ -1,0 +1,585 @@
+/*
+ * tools/host/plat.c — kernel/platform.h on Linux: stdio console, the monotonic
+ * clock, mmap'd memory, files as disks (pread), a persistent pthread pool.
+ */
+#define _GNU_SOURCE
+#include "host.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef LLMK_VERSION
+#define LLMK_VERSION "0.0.0"
+#endif
+#ifndef LLMK_GIT
+#define LLMK_GIT "unknown"
+#endif
+
+/* ---- console ---- */
+static host_output_fn out_fn;
+static void *out_ctx;
+static const char *in_buf;
+static size_t in_len, in_pos;
+static bool in_fake;
+
+void host_set_output(host_output_fn fn, void *ctx)
+{
+	out_fn = fn;
+	out_ctx = ctx;
+}
+
+void host_set_input(const char *bytes, size_t n)
+{
+	in_fake = bytes != NULL;
+	in_buf = bytes;
+	in_len = n;
+	in_pos = 0;
+}
+
+void plat_write(const char *s, size_t n)
+{
+	if (out_fn) {
+		out_fn(out_ctx, s, n);
+		return;
+	}
+	while (n) {
+		ssize_t k = write(1, s, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return;
+		s += k;
+		n -= (size_t)k;
+	}
+}
+
+int plat_getc(void)
+{
+	unsigned char c;
+
+	if (in_fake)
+		return in_pos < in_len ? (unsigned char)in_buf[in_pos++] : -1;
+	for (;;) {
+		ssize_t k = read(0, &c, 1);
+		if (k == 1)
+			return c;
+		if (k < 0 && errno == EINTR)
+			continue;
+		return -1;
+	}
+}
+
+int plat_trygetc(void)
+{
+	struct pollfd p = {.fd = 0, .events = POLLIN};
+
+	if (in_fake)
+		return in_pos < in_len ? (unsigned char)in_buf[in_pos++] : -1;
+	if (poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
+		unsigned char c;
+		if (read(0, &c, 1) == 1)
+			return c;
+	}
+	return -1;
+}
+
+/* ---- time ---- */
+static uint64_t t_start, t_prompt;
+
+uint64_t plat_time_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+__attribute__((constructor)) static void host_time_init(void)
+{
+	t_start = plat_time_ns();
+}
+
+uint64_t plat_uptime_ns(void)
+{
+	return plat_time_ns() - t_start;
+}
+
+uint64_t plat_boot_ns(void)
+{
+	return t_prompt ? t_prompt - t_start : 0;
+}
+
+void plat_mark_prompt(void)
+{
+	if (!t_prompt)
+		t_prompt = plat_time_ns();
+}
+
+/* ---- memory ---- */
+static _Atomic uint64_t mem_used, mem_peak;
+
+static size_t page_round(size_t n)
+{
+	return (n + 4095) & ~(size_t)4095;
+}
+
+void *plat_alloc(size_t size, size_t align)
+{
+	if (!size || align > (2u << 20))
+		return NULL;
+	size_t len = page_round(size);
+	/* Over-map so the start can be aligned, then unmap the slack. */
+	size_t extra = align > 4096 ? align : 0;
+	uint8_t *p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (extra) {
+		uintptr_t a = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
+		size_t head = a - (uintptr_t)p;
+		if (head)
+			munmap(p, head);
+		if (extra - head)
+			munmap((uint8_t *)a + len, extra - head);
+		p = (uint8_t *)a;
+	}
+	uint64_t u = atomic_fetch_add(&mem_used, len) + len;
+	uint64_t pk = atomic_load(&mem_peak);
+	while (u > pk && !atomic_compare_exchange_weak(&mem_peak, &pk, u))
+		;
+	return p;
+}
+
+void plat_free(void *p, size_t size)
+{
+	if (!p)
+		return;
+	size_t len = page_round(size);
+	munmap(p, len);
+	atomic_fetch_sub(&mem_used, len);
+}
+
+void plat_mem_stats(struct plat_mem_stats *st)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), avail = sysconf(_SC_AVPHYS_PAGES);
+	long psz = sysconf(_SC_PAGESIZE);
+	st->total = (uint64_t)pages * (uint64_t)psz;
+	st->free = (uint64_t)avail * (uint64_t)psz;
+	st->used = atomic_load(&mem_used);
+	st->used_peak = atomic_load(&mem_peak);
+}
+
+/* ---- disks ---- */
+#define HOST_MAX_DISKS 16
+struct host_disk {
+	int fd;
+	uint64_t size;
+	char id[48];
+	char where[48];
+};
+static struct host_disk disks[HOST_MAX_DISKS];
+static int n_disks;
+
+int host_add_disk(const char *path)
+{
+	struct stat st;
+	if (n_disks == HOST_MAX_DISKS)
+		return -LLMK_ERANGE;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -LLMK_ENOENT;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -LLMK_EINVAL;
+	}
+	struct host_disk *d = &disks[n_disks];
+	d->fd = fd;
+	d->size = (uint64_t)st.st_size;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	snprintf(d->id, sizeof d->id, "%s", base);
+	snprintf(d->where, sizeof d->where, "file %s", base);
+	return n_disks++;
+}
+
+void host_remove_disks(void)
+{
+	for (int i = 0; i < n_disks; i++)
+		close(disks[i].fd);
+	n_disks = 0;
+}
+
+int plat_disk_count(void)
+{
+	return n_disks;
+}
+
+int plat_disk_info(int disk, struct plat_disk_info *out)
+{
+	if (disk < 0 || disk >= n_disks)
+		return -LLMK_ENOENT;
+	out->capacity = disks[disk].size;
+	out->sector = 512;
+	memcpy(out->id, disks[disk].id, sizeof out->id);
+	memcpy(out->where, disks[disk].where, sizeof out->where);
+	return 0;
+}
+
+int plat_disk_read(int disk, uint64_t off, void *buf, size_t len)
+{
+	if (disk < 0 || disk >= n_disks)
+		return -LLMK_ENOENT;
+	struct host_disk *d = &disks[disk];
+	if (off > d->size || len > d->size - off)
+		return -LLMK_ERANGE;
+	uint8_t *p = buf;
+	while (len) {
+		ssize_t k = pread(d->fd, p, len, (off_t)off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -LLMK_EIO;
+		p += k;
+		off += (uint64_t)k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
+/*
+ * Asynchronous reads: a small pool of I/O threads serves a FIFO of requests,
+ * so the streamer's read-ahead overlaps computation as it does on virtio-blk.
+ * The request's fields live in io->priv: [0] disk, [1] off, [2] buf, [3] len,
+ * [4] next.
+ */
+#define HOST_IO_THREADS 2
+static pthread_mutex_t io_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t io_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t io_done_cond = PTHREAD_COND_INITIALIZER;
+static struct plat_io *io_head, *io_tail;
+static bool io_started;
+
+static void *io_worker(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&io_lock);
+		while (!io_head)
+			pthread_cond_wait(&io_cond, &io_lock);
+		struct plat_io *io = io_head;
+		io_head = (struct plat_io *)(uintptr_t)io->priv[4];
+		if (!io_head)
+			io_tail = NULL;
+		pthread_mutex_unlock(&io_lock);
+
+		int st = plat_disk_read((int)io->priv[0], io->priv[1], (void *)(uintptr_t)io->priv[2],
+					(size_t)io->priv[3]);
+		pthread_mutex_lock(&io_lock);
+		io->status = st;
+		atomic_store_explicit((_Atomic int *)&io->done, 1, memory_order_release);
+		pthread_cond_broadcast(&io_done_cond);
+		pthread_mutex_unlock(&io_lock);
+	}
+	return NULL;
+}
+
+int plat_disk_read_async(int disk, uint64_t off, void *buf, size_t len, struct plat_io *io)
+{
+	if (disk < 0 || disk >= n_disks)
+		return -LLMK_ENOENT;
+	if ((off | len | (uintptr_t)buf) & 511)
+		return -LLMK_EINVAL;
+	if (off > disks[disk].size || len > disks[disk].size - off)
+		return -LLMK_ERANGE;
+	io->status = 0;
+	io->done = 0;
+	io->priv[0] = (uint64_t)disk;
+	io->priv[1] = off;
+	io->priv[2] = (uintptr_t)buf;
+	io->priv[3] = len;
+	io->priv[4] = 0;
+	pthread_mutex_lock(&io_lock);
+	if (!io_started) {
+		for (int i = 0; i < HOST_IO_THREADS; i++) {
+			pthread_t t;
+			pthread_create(&t, NULL, io_worker, NULL);
+			pthread_detach(t);
+		}
+		io_started = true;
+	}
+	if (io_tail)
+		io_tail->priv[4] = (uintptr_t)io;
+	else
+		io_head = io;
+	io_tail = io;
+	pthread_cond_signal(&io_cond);
+	pthread_mutex_unlock(&io_lock);
+	return 0;
+}
+
+int plat_io_poll(struct plat_io *io)
+{
+	return atomic_load_explicit((_Atomic int *)&io->done, memory_order_acquire) != 0;
+}
+
+int plat_io_wait(struct plat_io *io)
+{
+	if (!plat_io_poll(io)) {
+		pthread_mutex_lock(&io_lock);
+		while (!io->done)
+			pthread_cond_wait(&io_done_cond, &io_lock);
+		pthread_mutex_unlock(&io_lock);
+	}
+	return io->status;
+}
+
+/* ---- CPUs ---- */
+uint32_t plat_cpu_features(void)
+{
+	uint32_t f = 0;
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("sse4.2"))
+		f |= PLAT_CPU_SSE42;
+	if (__builtin_cpu_supports("avx2"))
+		f |= PLAT_CPU_AVX2;
+	if (__builtin_cpu_supports("fma"))
+		f |= PLAT_CPU_FMA;
+	if (__builtin_cpu_supports("avx512f"))
+		f |= PLAT_CPU_AVX512F;
+	if (__builtin_cpu_supports("avx512bw"))
+		f |= PLAT_CPU_AVX512BW;
+	if (__builtin_cpu_supports("avx512vl"))
+		f |= PLAT_CPU_AVX512VL;
+	if (__builtin_cpu_supports("avx512vnni"))
+		f |= PLAT_CPU_AVX512VNNI;
+	if (__builtin_cpu_supports("avx512bf16"))
+		f |= PLAT_CPU_AVX512BF16;
+	unsigned a, b, c, d;
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+	if (c & (1u << 29))
+		f |= PLAT_CPU_F16C;
+	if (c & (1u << 30))
+		f |= PLAT_CPU_RDRAND;
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(1));
+	if (a & (1u << 4))
+		f |= PLAT_CPU_AVXVNNI;
+#elif defined(__aarch64__)
+	f |= PLAT_CPU_NEON;
+#if defined(__ARM_FEATURE_DOTPROD)
+	f |= PLAT_CPU_DOTPROD;
+#endif
+#endif
+	/* LLMK_CPU_MASK=hex limits features (tests of the scalar and AVX2 paths). */
+	const char *mask = getenv("LLMK_CPU_MASK");
+	if (mask && *mask)
+		f &= (uint32_t)strtoul(mask, NULL, 16);
+	return f;
+}
+
+const char *plat_arch(void)
+{
+#if defined(__x86_64__)
+	return "x86_64";
+#elif defined(__aarch64__)
+	return "aarch64";
+#else
+	return "unknown";
+#endif
+}
+
+const char *plat_machine(void)
+{
+	return "Linux host";
+}
+
+bool plat_emulated(void)
+{
+	return false;
+}
+
+/*
+ * The worker pool: n_cpus - 1 threads, created once, that wait for a new
+ * generation number, run their share, and count themselves done. Workers
+ * spin briefly before sleeping so back-to-back matmuls in decode do not pay
+ * a wake-up each.
+ */
+static int n_cpus;
+static pthread_t *pool;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_cond = PTHREAD_COND_INITIALIZER;
+static _Atomic uint64_t pool_gen;
+static _Atomic int pool_pending;
+static plat_task_fn pool_fn;
+static void *pool_arg;
+static int pool_n;
+
+void host_set_cpus(int n)
+{
+	if (!pool && n > 0)
+		n_cpus = n;
+}
+
+int plat_cpu_count(void)
+{
+	if (!n_cpus) {
+		const char *e = getenv("LLMK_CPUS");
+		n_cpus = e && atoi(e) > 0 ? atoi(e) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+		if (n_cpus < 1)
+			n_cpus = 1;
+	}
+	return n_cpus;
+}
+
+static void *pool_worker(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	uint64_t seen = 0;
+
+	for (;;) {
+		uint64_t g;
+		int spins = 0;
+		while ((g = atomic_load(&pool_gen)) == seen && spins < 20000) {
+			__builtin_ia32_pause();
+			spins++;
+		}
+		if (g == seen) {
+			pthread_mutex_lock(&pool_lock);
+			while ((g = atomic_load(&pool_gen)) == seen)
+				pthread_cond_wait(&pool_cond, &pool_lock);
+			pthread_mutex_unlock(&pool_lock);
+		}
+		seen = g;
+		if (id < pool_n)
+			pool_fn(pool_arg, id, pool_n);
+		atomic_fetch_sub(&pool_pending, 1);
+	}
+	return NULL;
+}
+
+void plat_parallel(plat_task_fn fn, void *arg, int n)
+{
+	int cpus = plat_cpu_count();
+	if (n > cpus)
+		n = cpus;
+	if (n <= 1) {
+		fn(arg, 0, 1);
+		return;
+	}
+	if (!pool) {
+		pool = calloc((size_t)cpus, sizeof *pool);
+		for (int i = 1; i < cpus; i++)
+			pthread_create(&pool[i], NULL, pool_worker, (void *)(intptr_t)i);
+	}
+	pool_fn = fn;
+	pool_arg = arg;
+	pool_n = n;
+	atomic_store(&pool_pending, cpus - 1);
+	pthread_mutex_lock(&pool_lock);
+	atomic_fetch_add(&pool_gen, 1);
+	pthread_cond_broadcast(&pool_cond);
+	pthread_mutex_unlock(&pool_lock);
+	fn(arg, 0, n);
+	while (atomic_load(&pool_pending) > 0)
+		__builtin_ia32_pause();
+}
+
+/* ---- entropy ---- */
+int plat_entropy(void *buf, size_t n)
+{
+	uint8_t *p = buf;
+	while (n) {
+		ssize_t k = getrandom(p, n, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -LLMK_EIO;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* ---- boot configuration ---- */
+static char *cmdline;
+static char *config;
+
+void host_set_cmdline(const char *s)
+{
+	free(cmdline);
+	cmdline = s ? strdup(s) : NULL;
+}
+
+void host_set_config(const char *text)
+{
+	free(config);
+	config = text ? strdup(text) : NULL;
+}
+
+const char *plat_cmdline(void)
+{
+	return cmdline ? cmdline : "";
+}
+
+const char *plat_config_file(void)
+{
+	return config;
+}
+
+int plat_boot_file(const char *name, void *buf, size_t cap)
+{
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -LLMK_ENOENT;
+	ssize_t k = read(fd, buf, cap);
+	close(fd);
+	return k < 0 ? -LLMK_EIO : (int)k;
+}
+
+/* ---- identity ---- */
+const char *plat_version(void)
+{
+	return LLMK_VERSION;
+}
+
+const char *plat_git(void)
+{
+	return LLMK_GIT;
+}
+
+const char *plat_build_id(void)
+{
+	return "host-" LLMK_GIT;
+}
+
+/* ---- power ---- */
+void plat_poweroff(void)
+{
+	exit(0);
+}
+
+void plat_reboot(void)
+{
+	exit(0);
+}
+
+void plat_panic(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	plat_vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "panic: %s\n", buf);
+	abort();
+}
