@@ -1,0 +1,192 @@
+/*
+ * shell/shell.h — llmctl: the command shell on the serial console (kernel) and
+ * on stdin/stdout (build/host/llmctl). Portable: platform.h only.
+ *
+ * Adding commands (merge-friendly, no edit of shell.c needed once your table
+ * name is listed there):
+ *
+ *   // shell/cmd_tok.c
+ *   static int cmd_tokenize(struct shell *sh, int argc, char **argv) { ... }
+ *   const struct shell_cmd shell_cmds_tok[] = {
+ *   	{"tokenize", "tokenize \"TEXT\"", "show the token ids of TEXT", cmd_tokenize},
+ *   	{0},
+ *   };
+ *
+ * shell.c declares every area's table as a weak extern (shell_cmds_tok,
+ * _model, _bench, _seal, _attest, _stream, _sys) and skips the ones that are NULL, so
+ * files land in any order. A table not in that list is not seen: add its name
+ * to shell_tables[] in shell.c (one line). The first table naming a command
+ * wins and shell_cmds_sys comes last, so an area can replace one of its
+ * skeletons. The host links the engine as an archive and a weak reference
+ * does not pull an archive member in, so mk/shell.mk passes
+ * -Wl,--undefined=<table> for each table shell.c lists.
+ *
+ * Config keys (`config`, `config KEY VALUE`, and llmk.cfg / --config lines
+ * "KEY VALUE" or "KEY = VALUE", '#' comments) are merged the same way from
+ * weak tables shell_config_<area>[] of struct shell_config_key.
+ *
+ * Command contract: argv[0] is the command name; argv strings are writable and
+ * live until the command returns. A command prints its own output with
+ * plat_printf and, on failure, exactly one line starting "error: " (use
+ * shell_err), then returns 0 or -LLMK_E*. Long-running commands call
+ * shell_poll_cancel() now and then and stop with -LLMK_ECANCEL when it says so.
+ */
+#ifndef SHELL_SHELL_H
+#define SHELL_SHELL_H
+
+#include "../kernel/platform.h"
+
+#define SHELL_PROMPT "llm> "
+#define SHELL_LINE_MAX 4096 /* bytes per input line, NUL included */
+#define SHELL_ARGV_MAX 64   /* words per line */
+#define SHELL_TYPEAHEAD 4096
+
+struct shell;
+
+struct shell_cmd {
+	const char *name;    /* NULL ends a table */
+	const char *usage;   /* one or more lines, e.g. "disks hash N [OFFSET LEN]" */
+	const char *summary; /* one line for `help` */
+	int (*fn)(struct shell *sh, int argc, char **argv);
+};
+
+struct shell_config_key {
+	const char *name; /* NULL ends a table */
+	const char *help; /* values and meaning, one line */
+	/* Parse and apply value; on failure print one "error: " line, return -LLMK_E*. */
+	int (*set)(struct shell *sh, const char *value);
+	/* Current value as text. */
+	void (*get)(struct shell *sh, char *buf, size_t n);
+};
+
+/* Line editor state (shell/line.c). */
+struct shell_line {
+	char buf[SHELL_LINE_MAX];
+	size_t len;
+	bool overflow;       /* more bytes than buf holds: report at end of line */
+	int bad_byte;        /* first non-printable byte seen, or -1 */
+	size_t bad_col;      /* its column (1-based) */
+	bool after_cr;       /* swallow the LF of a CRLF pair */
+};
+
+enum shell_line_event {
+	SHELL_LINE_MORE = 0, /* keep feeding */
+	SHELL_LINE_DONE,     /* buf holds a complete, valid line (NUL-terminated) */
+	SHELL_LINE_CANCEL,   /* Ctrl-C: line dropped, "^C" printed */
+	SHELL_LINE_ERROR,    /* line ended but was rejected; the error line is printed */
+};
+
+struct shell {
+	/* The engine's state (loaded model, config); owned by shell/cmd_model.c,
+	 * created on first use, NULL until then. */
+	void *engine;
+	/* Sealing/attestation state, owned by those commands; NULL until used. */
+	void *seal;
+	void *attest;
+
+	bool echo;   /* echo typed bytes (serial console: yes; host stdin not a TTY: no) */
+	bool prompt; /* print "llm> " (off for the host reading a script from a pipe) */
+	bool quit;   /* set by a command: shell_run returns after it */
+	int last_status; /* result of the last command */
+
+	struct shell_line line;
+	char args[SHELL_LINE_MAX]; /* the split words of the current line */
+	char *argv[SHELL_ARGV_MAX + 1];
+
+	/* Bytes read by shell_poll_cancel while a command ran: the next lines. */
+	unsigned char typeahead[SHELL_TYPEAHEAD];
+	size_t ta_head, ta_len;
+};
+
+/* ---- shell.c ---- */
+/* Fresh state (no engine); echo and prompt on if interactive (a terminal
+ * types into it), then plat_config_file() applied (which may change them). */
+void shell_init(struct shell *sh, bool interactive);
+/* Prompt loop until end of input (plat_getc() == -1) or sh->quit; returns the
+ * last command's status. */
+int shell_run(struct shell *sh);
+/* The kernel's and host's entry: shell_init, shell_run, then plat_poweroff()
+ * (the host exits 0 at end of stdin). Interactive. */
+__attribute__((noreturn)) void shell_main(void);
+/* Split and run one command line; blank lines and lines starting with '#'
+ * do nothing. Returns the command's result (errors are already printed). */
+int shell_exec_line(struct shell *sh, const char *line);
+/* Look a command up by name over every table; NULL if none. */
+const struct shell_cmd *shell_find(const char *name);
+/* Iterate every command: idx from 0 until NULL. */
+const struct shell_cmd *shell_cmd_at(int idx);
+/* Iterate every config key the same way; and find by name. */
+const struct shell_config_key *shell_config_at(int idx);
+const struct shell_config_key *shell_config_find(const char *name);
+/* Apply config text ("KEY VALUE" lines); errors name the line. Returns the
+ * first error or 0. what names the source in errors ("llmk.cfg"). */
+int shell_config_apply(struct shell *sh, const char *text, const char *what);
+
+/* Next input byte: typeahead first, then plat_getc(). */
+int shell_getc(struct shell *sh);
+/* Non-blocking: true when the user pressed Ctrl-C since the command started.
+ * Other bytes are kept as typeahead for the following lines. */
+bool shell_poll_cancel(struct shell *sh);
+
+/* Print "error: <msg>\n" and return err (a negative LLMK_E* code). */
+int shell_err(struct shell *sh, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Check argc is in [min, max] (max -1 = no limit); else print
+ * "error: <cmd>: missing argument (usage: ...)" / "too many arguments" and
+ * return -LLMK_EINVAL. */
+int shell_check_argc(struct shell *sh, int argc, char **argv, int min, int max);
+/* Parse numbers: decimal or 0x hex, u64 with optional K/M/G/T suffix (x1024^n).
+ * 0 or -LLMK_EINVAL (not a number) / -LLMK_ERANGE (overflow). No printing. */
+int shell_parse_u64(const char *s, uint64_t *out);
+int shell_parse_i64(const char *s, int64_t *out);
+int shell_parse_f64(const char *s, double *out); /* [-]digits[.digits][e[-]N] */
+/* The same, printing "error: <what>: bad number 'x'" or "... out of range
+ * [lo, hi]" and returning -LLMK_EINVAL / -LLMK_ERANGE. */
+int shell_arg_u64(struct shell *sh, const char *what, const char *s, uint64_t lo, uint64_t hi,
+		  uint64_t *out);
+int shell_arg_f64(struct shell *sh, const char *what, const char *s, double lo, double hi,
+		  double *out);
+/* A disk index that exists; else "error: no disk N (M disks: 0..M-1)". */
+int shell_arg_disk(struct shell *sh, const char *s, int *disk);
+/* "1.50 GiB" style size into buf; returns buf. */
+const char *shell_human_size(uint64_t bytes, char *buf, size_t n);
+
+/* ---- disk.c: streaming reads and what a disk holds ---- */
+#define SHELL_DISK_CHUNK (1u << 20) /* bytes per asynchronous request */
+#define SHELL_DISK_DEPTH 8          /* requests in flight */
+/*
+ * Read [off, off+len) of disk in order and hand every byte to consume (may
+ * be NULL: just read), SHELL_DISK_DEPTH async requests of SHELL_DISK_CHUNK
+ * in flight; an unaligned head and tail go through plat_disk_read. Stops
+ * early with 0 when deadline_ns (plat_time_ns() value, 0 = none) passes, or
+ * with -LLMK_ECANCEL on Ctrl-C. *done = bytes consumed. No printing.
+ */
+int shell_disk_stream(struct shell *sh, int disk, uint64_t off, uint64_t len,
+		      uint64_t deadline_ns, void (*consume)(void *ctx, const void *p, size_t n),
+		      void *ctx, uint64_t *done);
+/* Sequential read speed: whole passes over the disk from byte 0 until
+ * max_bytes or max_ns; *bytes read in *ns. 0, -LLMK_ECANCEL or the error. */
+int shell_disk_bench(struct shell *sh, int disk, uint64_t max_bytes, uint64_t max_ns,
+		     uint64_t *bytes, uint64_t *ns);
+/* Print indented lines saying what the disk holds (GGUF header, sealed image). */
+void shell_disk_describe(struct shell *sh, int disk, const struct plat_disk_info *in);
+
+/* ---- line.c: the line editor ---- */
+void shell_line_reset(struct shell_line *l);
+/* Feed one input byte. Echoes (if sh->echo), handles backspace/DEL, Ctrl-C,
+ * Ctrl-U, CR/LF/CRLF; at end of line returns DONE or ERROR (error printed). */
+enum shell_line_event shell_line_feed(struct shell *sh, int c);
+
+/* ---- args.c: the argument splitter ---- */
+/*
+ * Split line into words: runs of non-blanks (space, tab), or double-quoted
+ * strings with the escapes \n \t \r \\ \" \xHH (adjacent pieces join, as in
+ * sh: a"b c" is one word). Words go into out (NUL-separated, cap bytes) and
+ * argv (max entries + a NULL). Returns argc, or -LLMK_EINVAL with one
+ * message in err (no "error: " prefix), e.g. "unterminated quote (opened at
+ * column 7)".
+ */
+int shell_split(const char *line, char *out, size_t cap, char **argv, int max, char *err,
+		size_t errlen);
+
+#endif
