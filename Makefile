@@ -61,7 +61,9 @@ $(B)/$(1)/%: $(B)/$(1)/obj/tools/%.o $(B)/$(1)/libllmk.a
 endef
 
 $(eval $(call host_flavor,host,-march=x86-64-v2,))
-$(eval $(call host_flavor,host-asan,-O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined,-fsanitize=address,undefined))
+# (a literal comma would split $(call)'s arguments, hence SAN)
+SAN := -fsanitize=address,undefined
+$(eval $(call host_flavor,host-asan,-O1 $(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=undefined,$(SAN)))
 
 HOST_TOOLS := $(patsubst tools/%.c,$(B)/host/%,$(TOOL_SRC))
 

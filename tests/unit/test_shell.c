@@ -1,0 +1,442 @@
+/*
+ * tests/unit/test_shell.c — shell/: the line editor fed byte by byte, the
+ * prompt loop over scripted input, every command error's one line, and
+ * `disks hash` against BearSSL's SHA-256 of the same bytes.
+ */
+#include "test.h"
+#include "../../shell/shell.h"
+#include "../../tools/host/host.h"
+
+#include <bearssl.h>
+#include <stdlib.h>
+
+struct capture {
+	char *buf;
+	size_t len, cap;
+};
+
+static void capture_fn(void *ctx, const char *s, size_t n)
+{
+	struct capture *c = ctx;
+	if (c->len + n + 1 > c->cap) {
+		c->cap = (c->len + n + 1) * 2;
+		c->buf = realloc(c->buf, c->cap);
+	}
+	memcpy(c->buf + c->len, s, n);
+	c->len += n;
+	c->buf[c->len] = 0;
+}
+
+static void capture_start(struct capture *c)
+{
+	memset(c, 0, sizeof *c);
+	capture_fn(c, "", 0);
+	host_set_output(capture_fn, c);
+}
+
+static void capture_reset(struct capture *c)
+{
+	c->len = 0;
+	c->buf[0] = 0;
+}
+
+static void capture_stop(struct capture *c)
+{
+	host_set_output(NULL, NULL);
+	free(c->buf);
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+	if (strncmp(s, prefix, strlen(prefix)) == 0)
+		return true;
+	fprintf(stderr, "  expected a start of \"%s\", got \"%.*s\"\n", prefix, (int)strlen(prefix) + 20, s);
+	return false;
+}
+
+static struct shell *new_shell(bool interactive)
+{
+	struct shell *sh = calloc(1, sizeof *sh);
+	host_set_config(NULL);
+	shell_init(sh, interactive);
+	return sh;
+}
+
+/* Feed bytes; return the last event and how many lines completed. */
+static enum shell_line_event feed(struct shell *sh, const char *s, size_t n, int *lines)
+{
+	enum shell_line_event ev = SHELL_LINE_MORE;
+	*lines = 0;
+	for (size_t i = 0; i < n; i++) {
+		ev = shell_line_feed(sh, (unsigned char)s[i]);
+		if (ev != SHELL_LINE_MORE) {
+			(*lines)++;
+			if (i + 1 < n)
+				shell_line_reset(&sh->line);
+		}
+	}
+	return ev;
+}
+
+#define FEED(sh, lit, lines) feed(sh, lit, sizeof(lit) - 1, lines)
+
+TEST(line_echo_and_editing)
+{
+	struct capture cap;
+	struct shell *sh = new_shell(true);
+	int lines;
+
+	capture_start(&cap);
+	CHECK_EQ_INT(FEED(sh, "abc\r", &lines), SHELL_LINE_DONE);
+	CHECK_STR(sh->line.buf, "abc");
+	CHECK_STR(cap.buf, "abc\r\n");
+
+	/* Backspace and DEL erase one character each, "\b \b" on screen. */
+	shell_line_reset(&sh->line);
+	capture_reset(&cap);
+	CHECK_EQ_INT(FEED(sh, "abx\x7fy\b c\n", &lines), SHELL_LINE_DONE);
+	CHECK_STR(sh->line.buf, "ab c");
+	CHECK_STR(cap.buf, "abx\b \by\b \b c\r\n");
+
+	/* A backspace on an empty line does nothing; a UTF-8 character goes whole. */
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "\x7fh\xc3\xa9\x7f\n", &lines), SHELL_LINE_DONE);
+	CHECK_STR(sh->line.buf, "h");
+
+	/* Ctrl-U clears; a tab reads as a space. */
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "hello\x15" "bye\tnow\n", &lines), SHELL_LINE_DONE);
+	CHECK_STR(sh->line.buf, "bye now");
+
+	/* Ctrl-C drops the line and says so. */
+	shell_line_reset(&sh->line);
+	capture_reset(&cap);
+	CHECK_EQ_INT(FEED(sh, "abc\x03", &lines), SHELL_LINE_CANCEL);
+	CHECK_STR(cap.buf, "abc^C\r\n");
+	CHECK_EQ_INT(sh->line.len, 0);
+
+	/* Without echo nothing typed comes back. */
+	sh->echo = false;
+	shell_line_reset(&sh->line);
+	capture_reset(&cap);
+	CHECK_EQ_INT(FEED(sh, "quiet\x7f\n", &lines), SHELL_LINE_DONE);
+	CHECK_STR(sh->line.buf, "quie");
+	CHECK_STR(cap.buf, "");
+	capture_stop(&cap);
+	free(sh);
+}
+
+TEST(line_endings)
+{
+	struct shell *sh = new_shell(false);
+	int lines;
+
+	/* CRLF is one end of line; so are lone CR and LF; LF LF is an empty line. */
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "a\r\nb\rc\n\n", &lines), SHELL_LINE_DONE);
+	CHECK_EQ_INT(lines, 4);
+	CHECK_STR(sh->line.buf, "");
+
+	/* The LF of a CRLF arriving after the line was taken is still swallowed. */
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "x\r", &lines), SHELL_LINE_DONE);
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "\ny\n", &lines), SHELL_LINE_DONE);
+	CHECK_EQ_INT(lines, 1);
+	CHECK_STR(sh->line.buf, "y");
+	free(sh);
+}
+
+TEST(line_errors_once)
+{
+	struct capture cap;
+	struct shell *sh = new_shell(false);
+	int lines;
+
+	capture_start(&cap);
+	shell_line_reset(&sh->line);
+	for (int i = 0; i < SHELL_LINE_MAX + 500; i++)
+		CHECK_EQ_INT(shell_line_feed(sh, 'a'), SHELL_LINE_MORE);
+	CHECK_EQ_INT(shell_line_feed(sh, '\n'), SHELL_LINE_ERROR);
+	CHECK_EQ_INT(count(cap.buf, "error:"), 1);
+	CHECK(strstr(cap.buf, "error: line too long (more than 4095 bytes)") != NULL);
+
+	/* Exactly SHELL_LINE_MAX - 1 bytes still fit. */
+	shell_line_reset(&sh->line);
+	for (int i = 0; i < SHELL_LINE_MAX - 1; i++)
+		shell_line_feed(sh, 'b');
+	CHECK_EQ_INT(shell_line_feed(sh, '\n'), SHELL_LINE_DONE);
+	CHECK_EQ_INT(strlen(sh->line.buf), SHELL_LINE_MAX - 1);
+
+	/* An arrow key's ESC: one error naming byte and column. */
+	capture_reset(&cap);
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "ab\x1b[A\x01z\n", &lines), SHELL_LINE_ERROR);
+	CHECK_STR(cap.buf, "error: non-printable byte 0x1b at column 3; line ignored\n");
+
+	/* Ctrl-U forgets a bad byte along with the text. */
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "a\x1b\x15ok\n", &lines), SHELL_LINE_DONE);
+	CHECK_STR(sh->line.buf, "ok");
+
+	capture_reset(&cap);
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "ok \xff\n", &lines), SHELL_LINE_ERROR);
+	CHECK_STR(cap.buf, "error: invalid UTF-8 byte 0xff at column 4; line ignored\n");
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "\xc3\n", &lines), SHELL_LINE_ERROR);
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "\xe2\x82\xac \xf0\x9f\x98\x80\n", &lines), SHELL_LINE_DONE);
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "\xed\xa0\x80\n", &lines), SHELL_LINE_ERROR); /* surrogate */
+	capture_stop(&cap);
+	free(sh);
+}
+
+/* Run a whole session through shell_run with scripted stdin. */
+static int session(struct shell *sh, struct capture *cap, const char *script)
+{
+	capture_reset(cap);
+	host_set_input(script, strlen(script));
+	int r = shell_run(sh);
+	host_set_input(NULL, 0);
+	return r;
+}
+
+TEST(shell_session_errors_and_recovery)
+{
+	struct capture cap;
+	struct shell *sh = new_shell(true);
+
+	host_remove_disks();
+	capture_start(&cap);
+	session(sh, &cap, "frobnicate\r\nuptime\r\n");
+	CHECK(starts(cap.buf, "llm> frobnicate\r\nerror: unknown command 'frobnicate' (try 'help')\n"
+			      "llm> uptime\r\nup "));
+	CHECK(plat_boot_ns() > 0);
+
+	static const char *const bad[] = {
+		"version extra",
+		"disks hash",
+		"disks hash 0",
+		"disks hash x",
+		"disks bench",
+		"disks frob",
+		"help nosuch",
+		"config nosuch",
+		"config echo maybe",
+		"infer \"unterminated",
+		"x \"\\q\"",
+		"1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 "
+		"31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 "
+		"58 59 60 61 62 63 64 65",
+		"ab\x1b[Dc",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char script[512];
+		snprintf(script, sizeof script, "%s\nmem\n", bad[i]);
+		session(sh, &cap, script);
+		if (count(cap.buf, "error: ") != 1 || !strstr(cap.buf, "llm> mem\r\nmemory:"))
+			fprintf(stderr, "  for '%s' got:\n%s", bad[i], cap.buf);
+		CHECK_EQ_INT(count(cap.buf, "error: "), 1);
+		CHECK(strstr(cap.buf, "llm> mem\r\nmemory:") != NULL);
+	}
+
+	/* Ctrl-C at the prompt: ^C and a fresh prompt, the next line runs. */
+	session(sh, &cap, "halfway\x03version\n");
+	CHECK(starts(cap.buf, "llm> halfway^C\r\nllm> version\r\nllmk "));
+
+	/* End of input after an unterminated last line still runs it. */
+	session(sh, &cap, "bogus");
+	CHECK_EQ_INT(count(cap.buf, "error: unknown command 'bogus'"), 1);
+	CHECK_EQ_INT(sh->last_status, -LLMK_ENOENT);
+	capture_stop(&cap);
+	free(sh);
+}
+
+TEST(shell_non_interactive_and_comments)
+{
+	struct capture cap;
+	struct shell *sh = new_shell(false);
+
+	capture_start(&cap);
+	session(sh, &cap, "# a comment\n\n   \nconfig echo\n");
+	CHECK(starts(cap.buf, "  echo             off "));
+	CHECK_EQ_INT(count(cap.buf, "\n"), 1);
+	capture_stop(&cap);
+	free(sh);
+}
+
+TEST(shell_config_file)
+{
+	struct capture cap;
+	struct shell *sh = calloc(1, sizeof *sh);
+
+	capture_start(&cap);
+	host_set_config("# llmk.cfg\necho = off\r\n  prompt on\nnosuch 1\n");
+	shell_init(sh, true);
+	host_set_config(NULL);
+	CHECK(!sh->echo);
+	CHECK(sh->prompt);
+	CHECK_EQ_INT(count(cap.buf, "error: "), 1);
+	CHECK(strstr(cap.buf, "llmk.cfg:4: config nosuch 1\nerror: config: unknown key 'nosuch'") !=
+	      NULL);
+	capture_stop(&cap);
+	free(sh);
+}
+
+TEST(shell_poll_cancel_keeps_typeahead)
+{
+	struct shell *sh = new_shell(false);
+
+	host_set_input("ab", 2);
+	CHECK(!shell_poll_cancel(sh));
+	CHECK_EQ_INT(sh->ta_len, 2);
+	host_set_input("cd\x03" "ef", 5);
+	CHECK(shell_poll_cancel(sh));
+	CHECK_EQ_INT(sh->ta_len, 0);
+	CHECK_EQ_INT(shell_getc(sh), 'e');
+	host_set_input("xy", 2);
+	CHECK(!shell_poll_cancel(sh));
+	host_set_input("z", 1);
+	CHECK_EQ_INT(shell_getc(sh), 'x');
+	CHECK_EQ_INT(shell_getc(sh), 'y');
+	CHECK_EQ_INT(shell_getc(sh), 'z');
+	CHECK_EQ_INT(shell_getc(sh), -1);
+	host_set_input(NULL, 0);
+	free(sh);
+}
+
+static int make_disk(const char *name, uint64_t size, char *path, size_t n)
+{
+	snprintf(path, n, "%s/%s", test_tmpdir(), name);
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	for (uint64_t i = 0; i < size; i++)
+		fputc((int)((i * 2654435761u) >> 13 & 0xff), f);
+	fclose(f);
+	return host_add_disk(path);
+}
+
+static void sha_hex(const char *path, uint64_t off, uint64_t len, char hex[65])
+{
+	size_t n;
+	uint8_t *data = test_read_file(path, &n), dig[32];
+	br_sha256_context c;
+	br_sha256_init(&c);
+	br_sha256_update(&c, data + off, (size_t)len);
+	br_sha256_out(&c, dig);
+	for (int i = 0; i < 32; i++)
+		sprintf(hex + 2 * i, "%02x", dig[i]);
+	free(data);
+}
+
+TEST(shell_disks_hash_matches)
+{
+	static const uint64_t sizes[] = {0, 511, 4097, (10u << 20) + 777};
+	char paths[4][512], hex[65], line[160];
+	struct capture cap;
+	struct shell *sh = new_shell(false);
+
+	host_remove_disks();
+	for (int i = 0; i < 4; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "shell_disk%d.bin", i);
+		CHECK_EQ_INT(make_disk(name, sizes[i], paths[i], sizeof paths[i]), i);
+	}
+	capture_start(&cap);
+	for (int i = 0; i < 4; i++) {
+		snprintf(line, sizeof line, "disks hash %d", i);
+		capture_reset(&cap);
+		CHECK_EQ_INT(shell_exec_line(sh, line), 0);
+		sha_hex(paths[i], 0, sizes[i], hex);
+		CHECK(strncmp(cap.buf, hex, 64) == 0);
+	}
+	/* Ranges: unaligned head and tail around the async middle, and the end. */
+	static const uint64_t ranges[][2] = {
+		{100, (2u << 20) + 3}, {0, 1}, {4096, 4096}, {(10u << 20) + 776, 1},
+		{(10u << 20) + 777, 0}, {513, (10u << 20)},
+	};
+	for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+		snprintf(line, sizeof line, "disks hash 3 %llu 0x%llx",
+			 (unsigned long long)ranges[i][0], (unsigned long long)ranges[i][1]);
+		capture_reset(&cap);
+		CHECK_EQ_INT(shell_exec_line(sh, line), 0);
+		sha_hex(paths[3], ranges[i][0], ranges[i][1], hex);
+		CHECK(strncmp(cap.buf, hex, 64) == 0);
+	}
+
+	capture_reset(&cap);
+	CHECK_EQ_INT(shell_exec_line(sh, "disks hash 2 4000 98"), -LLMK_ERANGE);
+	CHECK_STR(cap.buf, "error: disks hash: range 4000 + 98 is past the end of disk 2 "
+			   "(capacity 4097 bytes)\n");
+	capture_reset(&cap);
+	CHECK_EQ_INT(shell_exec_line(sh, "disks hash 4"), -LLMK_ENOENT);
+	CHECK_STR(cap.buf, "error: no disk 4 (4 disks: 0..3)\n");
+	capture_reset(&cap);
+	CHECK_EQ_INT(shell_exec_line(sh, "disks hash 1 0"), -LLMK_EINVAL);
+	CHECK_EQ_INT(count(cap.buf, "\n"), 1);
+	capture_reset(&cap);
+	CHECK_EQ_INT(shell_exec_line(sh, "disks hash 1 0 12q"), -LLMK_EINVAL);
+	CHECK(starts(cap.buf, "error: disks hash LEN: bad number '12q'"));
+
+	capture_reset(&cap);
+	CHECK_EQ_INT(shell_exec_line(sh, "disks"), 0);
+	CHECK(strstr(cap.buf, "disk 0: 0 bytes (0 B)") != NULL);
+	CHECK(strstr(cap.buf, "disk 3: 10486537 bytes (10.00 MiB), id 'shell_disk3.bin'") != NULL);
+
+	capture_reset(&cap);
+	CHECK_EQ_INT(shell_exec_line(sh, "disks bench 0"), -LLMK_ERANGE);
+	CHECK_EQ_INT(count(cap.buf, "error: "), 1);
+	capture_stop(&cap);
+	host_remove_disks();
+	free(sh);
+}
+
+TEST(shell_disks_hash_cancel)
+{
+	char path[512];
+	struct capture cap;
+	struct shell *sh = new_shell(false);
+
+	host_remove_disks();
+	CHECK_EQ_INT(make_disk("shell_cancel.bin", 4u << 20, path, sizeof path), 0);
+	capture_start(&cap);
+	host_set_input("\x03", 1);
+	CHECK_EQ_INT(shell_exec_line(sh, "disks hash 0"), -LLMK_ECANCEL);
+	host_set_input(NULL, 0);
+	CHECK(starts(cap.buf, "error: disks hash: cancelled after 1048576 of 4194304 bytes"));
+	capture_stop(&cap);
+	host_remove_disks();
+	free(sh);
+}
+
+TEST(shell_help_lists_every_command)
+{
+	struct capture cap;
+	struct shell *sh = new_shell(false);
+	const struct shell_cmd *c;
+
+	capture_start(&cap);
+	CHECK_EQ_INT(shell_exec_line(sh, "help"), 0);
+	for (int i = 0; (c = shell_cmd_at(i)); i++) {
+		CHECK(strstr(cap.buf, c->name) != NULL);
+		CHECK(c->fn != NULL);
+		CHECK(c->usage != NULL && strncmp(c->usage, c->name, strlen(c->name)) == 0);
+	}
+	CHECK(shell_find("disks") != NULL && shell_find("poweroff") != NULL);
+	capture_reset(&cap);
+	CHECK_EQ_INT(shell_exec_line(sh, "help disks"), 0);
+	CHECK(strstr(cap.buf, "disks hash N [OFFSET LEN]\n") != NULL);
+	capture_stop(&cap);
+	free(sh);
+}
