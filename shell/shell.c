@@ -7,10 +7,14 @@
 /*
  * Every area's command table, weak so a file that has not landed yet reads
  * as NULL (see shell.h). Order matters only for duplicate names: first wins.
+ * Hidden: the linker then resolves a missing table to 0 itself, with no
+ * dynamic relocation left for the EFI loader's relocator (which takes only
+ * RELATIVE ones) to choke on.
  */
+#define SHELL_WEAK __attribute__((weak, visibility("hidden")))
 #define SHELL_AREA(x)                                                           \
-	extern const struct shell_cmd shell_cmds_##x[] __attribute__((weak));   \
-	extern const struct shell_config_key shell_config_##x[] __attribute__((weak));
+	extern const struct shell_cmd shell_cmds_##x[] SHELL_WEAK;              \
+	extern const struct shell_config_key shell_config_##x[] SHELL_WEAK;
 SHELL_AREA(tok)
 SHELL_AREA(model)
 SHELL_AREA(bench)
