@@ -440,3 +440,48 @@ TEST(shell_help_lists_every_command)
 	capture_stop(&cap);
 	free(sh);
 }
+
+/* Offsets past 4 GiB must not wrap: a sparse 5 GiB file with data at 4.5 GiB. */
+TEST(shell_disks_hash_past_4g)
+{
+	const uint64_t size = 5ull << 30, at = (9ull << 29) + 100;
+	char path[512], line[160], hex[65];
+	uint8_t data[3000], dig[32];
+	struct capture cap;
+	struct shell *sh = new_shell(false);
+
+	snprintf(path, sizeof path, "%s/shell_sparse.bin", test_tmpdir());
+	FILE *f = fopen(path, "wb");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	for (size_t i = 0; i < sizeof data; i++)
+		data[i] = (uint8_t)(i * 7 + 3);
+	fseeko(f, (off_t)at, SEEK_SET);
+	fwrite(data, 1, sizeof data, f);
+	fseeko(f, (off_t)size - 1, SEEK_SET);
+	fputc(0, f);
+	fclose(f);
+	host_remove_disks();
+	CHECK_EQ_INT(host_add_disk(path), 0);
+
+	br_sha256_context c;
+	br_sha256_init(&c);
+	br_sha256_update(&c, data, sizeof data);
+	br_sha256_out(&c, dig);
+	for (int i = 0; i < 32; i++)
+		sprintf(hex + 2 * i, "%02x", dig[i]);
+	capture_start(&cap);
+	snprintf(line, sizeof line, "disks hash 0 %llu %zu", (unsigned long long)at, sizeof data);
+	CHECK_EQ_INT(shell_exec_line(sh, line), 0);
+	CHECK(strncmp(cap.buf, hex, 64) == 0);
+	capture_reset(&cap);
+	CHECK_EQ_INT(shell_exec_line(sh, "disks hash 0 5G 1"), -LLMK_ERANGE);
+	capture_reset(&cap);
+	CHECK_EQ_INT(shell_exec_line(sh, "disks"), 0);
+	CHECK(strstr(cap.buf, "disk 0: 5368709120 bytes (5.00 GiB)") != NULL);
+	capture_stop(&cap);
+	host_remove_disks();
+	remove(path);
+	free(sh);
+}
