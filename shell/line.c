@@ -12,6 +12,8 @@
  * line longer than the buffer, or one holding a control byte (ESC from arrow
  * keys, NUL, ...). Echo is the caller's choice (sh->echo): on for the serial
  * console, off for the host reading a pipe, where the bytes are not typed.
+ * Output says "\n" only: the console (kernel UART, host TTY in raw mode with
+ * output processing kept) turns it into CR LF.
  */
 #include "shell.h"
 
@@ -81,7 +83,7 @@ static long utf8_bad_at(const unsigned char *s, size_t n)
 
 static enum shell_line_event finish(struct shell *sh, struct shell_line *l)
 {
-	echo(sh, "\r\n", 2);
+	echo(sh, "\n", 1);
 	if (l->overflow) {
 		plat_printf("error: line too long (more than %d bytes); line ignored\n",
 			    SHELL_LINE_MAX - 1);
@@ -117,10 +119,7 @@ enum shell_line_event shell_line_feed(struct shell *sh, int c)
 		l->after_cr = true;
 		return finish(sh, l);
 	case 0x03: /* Ctrl-C */
-		if (sh->echo)
-			plat_write("^C\r\n", 4);
-		else
-			plat_write("^C\n", 3);
+		plat_write("^C\n", 3);
 		l->len = 0;
 		l->buf[0] = 0;
 		return SHELL_LINE_CANCEL;

@@ -97,14 +97,14 @@ TEST(line_echo_and_editing)
 	capture_start(&cap);
 	CHECK_EQ_INT(FEED(sh, "abc\r", &lines), SHELL_LINE_DONE);
 	CHECK_STR(sh->line.buf, "abc");
-	CHECK_STR(cap.buf, "abc\r\n");
+	CHECK_STR(cap.buf, "abc\n");
 
 	/* Backspace and DEL erase one character each, "\b \b" on screen. */
 	shell_line_reset(&sh->line);
 	capture_reset(&cap);
 	CHECK_EQ_INT(FEED(sh, "abx\x7fy\b c\n", &lines), SHELL_LINE_DONE);
 	CHECK_STR(sh->line.buf, "ab c");
-	CHECK_STR(cap.buf, "abx\b \by\b \b c\r\n");
+	CHECK_STR(cap.buf, "abx\b \by\b \b c\n");
 
 	/* A backspace on an empty line does nothing; a UTF-8 character goes whole. */
 	shell_line_reset(&sh->line);
@@ -120,7 +120,7 @@ TEST(line_echo_and_editing)
 	shell_line_reset(&sh->line);
 	capture_reset(&cap);
 	CHECK_EQ_INT(FEED(sh, "abc\x03", &lines), SHELL_LINE_CANCEL);
-	CHECK_STR(cap.buf, "abc^C\r\n");
+	CHECK_STR(cap.buf, "abc^C\n");
 	CHECK_EQ_INT(sh->line.len, 0);
 
 	/* Without echo nothing typed comes back. */
@@ -219,8 +219,8 @@ TEST(shell_session_errors_and_recovery)
 	host_remove_disks();
 	capture_start(&cap);
 	session(sh, &cap, "frobnicate\r\nuptime\r\n");
-	CHECK(starts(cap.buf, "llm> frobnicate\r\nerror: unknown command 'frobnicate' (try 'help')\n"
-			      "llm> uptime\r\nup "));
+	CHECK(starts(cap.buf, "llm> frobnicate\nerror: unknown command 'frobnicate' (try 'help')\n"
+			      "llm> uptime\nup "));
 	CHECK(plat_boot_ns() > 0);
 
 	static const char *const bad[] = {
@@ -244,15 +244,15 @@ TEST(shell_session_errors_and_recovery)
 		char script[512];
 		snprintf(script, sizeof script, "%s\nmem\n", bad[i]);
 		session(sh, &cap, script);
-		if (count(cap.buf, "error: ") != 1 || !strstr(cap.buf, "llm> mem\r\nmemory:"))
+		if (count(cap.buf, "error: ") != 1 || !strstr(cap.buf, "llm> mem\nmemory:"))
 			fprintf(stderr, "  for '%s' got:\n%s", bad[i], cap.buf);
 		CHECK_EQ_INT(count(cap.buf, "error: "), 1);
-		CHECK(strstr(cap.buf, "llm> mem\r\nmemory:") != NULL);
+		CHECK(strstr(cap.buf, "llm> mem\nmemory:") != NULL);
 	}
 
 	/* Ctrl-C at the prompt: ^C and a fresh prompt, the next line runs. */
 	session(sh, &cap, "halfway\x03version\n");
-	CHECK(starts(cap.buf, "llm> halfway^C\r\nllm> version\r\nllmk "));
+	CHECK(starts(cap.buf, "llm> halfway^C\nllm> version\nllmk "));
 
 	/* End of input after an unterminated last line still runs it. */
 	session(sh, &cap, "bogus");
