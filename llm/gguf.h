@@ -106,6 +106,13 @@ int gguf_get_str(const struct gguf_file *g, const char *key, const struct gguf_s
 int gguf_get_arr(const struct gguf_file *g, const char *key, const struct gguf_array **out);
 const char *gguf_vtype_name(uint32_t t);
 
+/* Block geometry of any ggml tensor type a GGUF file may carry (ggml.c
+ * type_traits), including types llm/quant.h has no kernels for, so such files
+ * parse and the loader can refuse them by name. 0, or -LLMK_ENOENT if t is not
+ * a ggml type. */
+int gguf_type_geometry(uint32_t t, uint32_t *blck, uint32_t *bytes);
+const char *gguf_type_name(uint32_t t); /* "IQ2_XXS"; "?" if unknown */
+
 /* Reader over a memory buffer (tests, fuzzing): ctx is a struct llm_membuf. */
 struct llm_membuf { const uint8_t *p; uint64_t n; };
 void llm_reader_mem(struct llm_reader *r, struct llm_membuf *mb, const void *p, uint64_t n);
