@@ -332,41 +332,69 @@ int shell_exec_line(struct shell *sh, const char *line)
 	return sh->last_status = c->fn(sh, argc, sh->argv);
 }
 
+/* One "KEY VALUE" / "KEY = VALUE" line of a config file; line is writable. */
+static int config_line(struct shell *sh, char *line, const char *what, int lineno)
+{
+	char err[160];
+	bool quoted = false;
+
+	/* A '#' at the start or after a blank, outside quotes, starts a comment;
+	 * the first '=' outside quotes separates KEY from VALUE. */
+	for (char *p = line, *eq = NULL; *p; p++) {
+		if (quoted && *p == '\\' && p[1]) {
+			p++;
+			continue;
+		}
+		if (*p == '"')
+			quoted = !quoted;
+		if (quoted)
+			continue;
+		if (*p == '#' && (p == line || p[-1] == ' ' || p[-1] == '\t')) {
+			*p = 0;
+			break;
+		}
+		if (*p == '=' && !eq)
+			*(eq = p) = ' ';
+	}
+	int argc = shell_split(line, sh->args, sizeof sh->args, sh->argv, SHELL_ARGV_MAX, err,
+			       sizeof err);
+	if (argc < 0)
+		return shell_err(sh, argc, "%s:%d: %s", what, lineno, err);
+	if (argc == 0)
+		return 0;
+	if (argc != 2)
+		return shell_err(sh, -LLMK_EINVAL, "%s:%d: expected KEY VALUE, got %d word%s", what,
+				 lineno, argc, argc == 1 ? "" : "s");
+	const struct shell_config_key *k = shell_config_find(sh->argv[0]);
+	if (!k || !k->set)
+		return shell_err(sh, -LLMK_ENOENT, "%s:%d: unknown config key '%s' (try 'config')",
+				 what, lineno, sh->argv[0]);
+	plat_printf("%s:%d: %s = %s\n", what, lineno, sh->argv[0], sh->argv[1]);
+	return k->set(sh, sh->argv[1]);
+}
+
 int shell_config_apply(struct shell *sh, const char *text, const char *what)
 {
-	char line[SHELL_LINE_MAX], cmd[SHELL_LINE_MAX + 16];
+	char line[SHELL_LINE_MAX];
 	int first = 0, lineno = 0;
 
 	while (*text) {
 		size_t n = 0;
+		int r;
 		lineno++;
 		while (text[n] && text[n] != '\n')
 			n++;
 		if (n >= sizeof line) {
-			int r = shell_err(sh, -LLMK_ERANGE, "%s:%d: line longer than %d bytes", what,
-					  lineno, SHELL_LINE_MAX - 1);
-			first = first ? first : r;
+			r = shell_err(sh, -LLMK_ERANGE, "%s:%d: line longer than %d bytes", what,
+				      lineno, SHELL_LINE_MAX - 1);
 		} else {
 			memcpy(line, text, n);
 			line[n] = 0;
 			if (n && line[n - 1] == '\r')
 				line[n - 1] = 0;
-			/* "KEY = VALUE" reads as "KEY VALUE". */
-			char *eq = line;
-			while (*eq && *eq != '=' && *eq != '"')
-				eq++;
-			if (*eq == '=')
-				*eq = ' ';
-			const char *p = line;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (*p && *p != '#') {
-				plat_printf("%s:%d: config %s\n", what, lineno, p);
-				plat_snprintf(cmd, sizeof cmd, "config %s", p);
-				int r = shell_exec_line(sh, cmd);
-				first = first ? first : r;
-			}
+			r = config_line(sh, line, what, lineno);
 		}
+		first = first ? first : r;
 		text += n;
 		if (*text)
 			text++;

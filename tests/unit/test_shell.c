@@ -281,14 +281,17 @@ TEST(shell_config_file)
 	struct shell *sh = calloc(1, sizeof *sh);
 
 	capture_start(&cap);
-	host_set_config("# llmk.cfg\necho = off\r\n  prompt on\nnosuch 1\n");
+	host_set_config("# llmk.cfg\necho = off\r\n  prompt on # trailing\nnosuch 1\nprompt\n"
+			"echo \"maybe\"");
 	shell_init(sh, true);
 	host_set_config(NULL);
 	CHECK(!sh->echo);
 	CHECK(sh->prompt);
-	CHECK_EQ_INT(count(cap.buf, "error: "), 1);
-	CHECK(strstr(cap.buf, "llmk.cfg:4: config nosuch 1\nerror: config: unknown key 'nosuch'") !=
-	      NULL);
+	CHECK_EQ_INT(count(cap.buf, "error: "), 3);
+	CHECK(strstr(cap.buf, "error: llmk.cfg:5: expected KEY VALUE, got 1 word\n") != NULL);
+	CHECK(strstr(cap.buf, "error: config echo: expected on or off, got 'maybe'\n") != NULL);
+	CHECK(strstr(cap.buf, "llmk.cfg:2: echo = off\n") != NULL);
+	CHECK(strstr(cap.buf, "error: llmk.cfg:4: unknown config key 'nosuch'") != NULL);
 	capture_stop(&cap);
 	free(sh);
 }
