@@ -3,6 +3,7 @@
  * `disks bench`) and saying what a disk holds (for `disks`).
  */
 #include "shell.h"
+#include "../llm/gguf.h"
 
 /* Bytes of [off, end) that the async path may not take: it wants 512-byte
  * offsets and lengths (platform.h, plat_disk_read_async). */
@@ -150,19 +151,49 @@ int shell_disk_bench(struct shell *sh, int disk, uint64_t max_bytes, uint64_t ma
 	return r;
 }
 
-static uint32_t le32(const uint8_t *p)
+/* A GGUF string value for printing: "(none)" if absent, '?' for odd bytes. */
+static const char *gguf_text(const struct gguf_file *g, const char *key, char *buf, size_t n)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	const struct gguf_str *st;
+	size_t k = 0;
+
+	if (gguf_get_str(g, key, &st) != 0)
+		return "(none)";
+	for (; k + 1 < n && k < st->len; k++) {
+		unsigned char c = (unsigned char)st->s[k];
+		buf[k] = c >= 0x20 && c != 0x7f ? (char)c : '?';
+	}
+	buf[k] = 0;
+	return buf;
 }
 
-static uint64_t le64(const uint8_t *p)
+static void describe_gguf(int disk, const struct plat_disk_info *in)
 {
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+	struct llm_mem mem;
+	struct llm_reader rd;
+	struct gguf_file g;
+	char err[256], name[96], arch[48];
+
+	llm_mem_init(&mem, 0);
+	llm_reader_disk(&rd, disk);
+	int r = gguf_open(&g, &rd, &mem, err, sizeof err);
+	if (r) {
+		plat_printf("  GGUF header, but not readable: %s\n", err);
+		return;
+	}
+	plat_printf("  GGUF v%u: %llu tensors, %llu metadata keys, name '%s', architecture '%s'\n",
+		    g.version, (unsigned long long)g.n_tensors, (unsigned long long)g.n_kv,
+		    gguf_text(&g, "general.name", name, sizeof name),
+		    gguf_text(&g, "general.architecture", arch, sizeof arch));
+	/* The engine uses the file's own extent; the rest is the disk's padding. */
+	plat_printf("  contents end at byte %llu (%llu bytes of padding after)\n",
+		    (unsigned long long)g.extent, (unsigned long long)(in->capacity - g.extent));
+	gguf_close(&g);
 }
 
 void shell_disk_describe(struct shell *sh, int disk, const struct plat_disk_info *in)
 {
-	uint8_t h[24];
+	uint8_t h[4];
 
 	(void)sh;
 	if (in->capacity < sizeof h) {
@@ -176,10 +207,9 @@ void shell_disk_describe(struct shell *sh, int disk, const struct plat_disk_info
 			    plat_strerror(r));
 		return;
 	}
-	/* gguf.md: "GGUF" magic, u32 version, u64 tensor_count, u64 metadata_kv_count. */
+	/* gguf.md: the file starts with the magic "GGUF". */
 	if (memcmp(h, "GGUF", 4) == 0) {
-		plat_printf("  GGUF v%u: %llu tensors, %llu metadata keys\n", le32(h + 4),
-			    (unsigned long long)le64(h + 8), (unsigned long long)le64(h + 16));
+		describe_gguf(disk, in);
 		return;
 	}
 	plat_printf("  holds: nothing recognised (first bytes %02x %02x %02x %02x)\n", h[0], h[1],

@@ -488,3 +488,49 @@ TEST(shell_disks_hash_past_4g)
 	remove(path);
 	free(sh);
 }
+
+TEST(shell_disks_describes_gguf)
+{
+	const char *td = testdata_dir();
+	char src[512], padded[512], bad[512];
+	struct capture cap;
+	struct shell *sh;
+	size_t n;
+
+	if (!td)
+		SKIP("no testdata (stories260K)");
+	snprintf(src, sizeof src, "%s/stories260K/stories260K.gguf", td);
+	uint8_t *data = test_read_file(src, &n);
+	if (!data)
+		SKIP("no stories260K/stories260K.gguf in testdata");
+	/* The same file padded to a sector multiple plus 1 KiB, and a broken one. */
+	snprintf(padded, sizeof padded, "%s/shell_padded.gguf", test_tmpdir());
+	snprintf(bad, sizeof bad, "%s/shell_bad.gguf", test_tmpdir());
+	FILE *f = fopen(padded, "wb");
+	fwrite(data, 1, n, f);
+	size_t pad = (512 - n % 512) % 512 + 1024;
+	for (size_t i = 0; i < pad; i++)
+		fputc(0, f);
+	fclose(f);
+	f = fopen(bad, "wb");
+	fwrite(data, 1, 64, f);
+	fclose(f);
+	free(data);
+
+	host_remove_disks();
+	CHECK_EQ_INT(host_add_disk(padded), 0);
+	CHECK_EQ_INT(host_add_disk(bad), 1);
+	sh = new_shell(false);
+	capture_start(&cap);
+	CHECK_EQ_INT(shell_exec_line(sh, "disks"), 0);
+	char want[160];
+	snprintf(want, sizeof want, "  contents end at byte %zu (%zu bytes of padding after)\n", n, pad);
+	CHECK(strstr(cap.buf, "  GGUF v3: 48 tensors, 19 metadata keys, name 'llama', "
+			      "architecture 'llama'\n") != NULL);
+	CHECK(strstr(cap.buf, want) != NULL);
+	CHECK(strstr(cap.buf, "disk 1: 64 bytes (64 B), id 'shell_bad.gguf'") != NULL);
+	CHECK(strstr(cap.buf, "  GGUF header, but not readable: gguf: ") != NULL);
+	capture_stop(&cap);
+	host_remove_disks();
+	free(sh);
+}
