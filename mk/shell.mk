@@ -6,3 +6,9 @@ SHELL_TABLES := $(sort $(shell sed -n 's/^const struct shell_\(cmd\|config_key\)
 SHELL_UNDEF := $(foreach t,$(SHELL_TABLES),-Wl,--undefined=$(t))
 host_LDFLAGS += $(SHELL_UNDEF)
 host-asan_LDFLAGS += $(SHELL_UNDEF)
+
+.PHONY: test-llmctl
+test-llmctl: $(B)/host/llmctl ## build/host/llmctl end to end: pipes, -c, exit codes, bad inputs, disks hash vs sha256sum
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh llmctl tests/host/llmctl.sh $(B)/host/llmctl
+TEST_STAGES += test-llmctl

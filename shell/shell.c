@@ -250,13 +250,15 @@ int shell_arg_disk(struct shell *sh, const char *s, int *disk)
 	uint64_t v;
 	int r = shell_parse_u64(s, &v);
 
-	if (r == -LLMK_EINVAL)
-		return shell_err(sh, r, "disk index: bad number '%s'", s);
 	if (r || v >= (uint64_t)n) {
+		char have[32];
 		if (n == 0)
-			return shell_err(sh, -LLMK_ENOENT, "no disk %s (no disks attached)", s);
-		return shell_err(sh, -LLMK_ENOENT, "no disk %s (%d disk%s: 0..%d)", s, n,
-				 n == 1 ? "" : "s", n - 1);
+			plat_snprintf(have, sizeof have, "no disks are attached");
+		else
+			plat_snprintf(have, sizeof have, "disks: 0..%d", n - 1);
+		if (r == -LLMK_EINVAL)
+			return shell_err(sh, r, "bad disk index '%s' (%s)", s, have);
+		return shell_err(sh, -LLMK_ENOENT, "no disk %s (%s)", s, have);
 	}
 	*disk = (int)v;
 	return 0;

@@ -1,0 +1,82 @@
+#!/bin/sh
+# tests/host/llmctl.sh LLMCTL — build/host/llmctl end to end: piped sessions,
+# -c, exit codes, every bad input's single error line, and `disks hash`
+# against sha256sum on files of awkward sizes. Ends "N passed, N failed".
+LLMCTL=${1:-build/host/llmctl}
+T=${TMPDIR:-/tmp}/llmctl-test.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -n "$2" ] && printf '%s\n' "$2" | sed 's/^/     /' | head -20; }
+check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want '$3', got '$2'"; fi; }
+run() { timeout 60 "$LLMCTL" "$@"; }
+
+# Deterministic files; sizes not multiples of 4 KiB, and one past the
+# 8 x 1 MiB ring of async reads.
+mk() { awk -v n="$2" 'BEGIN{srand(7); for(i=0;i<n;i++) printf "%c", 32+int(rand()*90)}' > "$T/$1"; }
+for s in 1 511 4097 1048577 9437307; do mk "f$s" "$s"; done
+: > "$T/empty"
+
+for s in 1 511 4097 1048577 9437307; do
+	want=$(sha256sum < "$T/f$s" | cut -c1-64)
+	got=$(run --disk "$T/f$s" -c "disks hash 0" | cut -c1-64)
+	check "disks hash, $s bytes" "$got" "$want"
+done
+want=$(sha256sum < "$T/empty" | cut -c1-64)
+check "disks hash, empty disk" "$(run --disk "$T/empty" -c 'disks hash 0' | cut -c1-64)" "$want"
+want=$(tail -c +1001 "$T/f9437307" | head -c 8388613 | sha256sum | cut -c1-64)
+check "disks hash N OFFSET LEN" "$(run --disk "$T/f9437307" -c 'disks hash 0 1000 8388613' | cut -c1-64)" "$want"
+
+out=$(run --disk "$T/f4097" --disk "$T/f511" -c disks)
+case "$out" in
+*"disk 0: 4097 bytes (4.00 KiB)"*"disk 1: 511 bytes (511 B)"*) ok "disks lists exact capacities" ;;
+*) bad "disks lists exact capacities" "$out" ;;
+esac
+
+printf 'uptime\npoweroff\nuptime\n' | run > "$T/out"
+check "poweroff exits 0" "$?" 0
+check "nothing runs after poweroff" "$(grep -c '^up ' "$T/out")" 1
+printf 'uptime\n' | run > /dev/null
+check "end of input exits 0" "$?" 0
+run -c uptime -c nosuch -c uptime > "$T/out"
+check "-c stops at a failing command, exit 1" "$?:$(grep -c '^up ' "$T/out")" "1:1"
+run --disk "$T/nonexistent" -c disks > /dev/null 2> "$T/err"
+check "--disk of a missing file: exit 2" "$?" 2
+check "--disk of a missing file: one line on stderr" "$(wc -l < "$T/err")" 1
+
+# Each bad input: exactly one error line, and the next command still works.
+long=$(head -c 5000 /dev/zero | tr '\0' 'a')
+{
+	echo 'nosuch'
+	echo 'disks hash'
+	echo 'disks hash 7'
+	echo 'disks hash zero'
+	echo 'disks hash 0 4000 98'
+	echo 'disks hash 0 10'
+	echo 'disks bench 3'
+	echo 'version 1'
+	echo 'infer "unterminated'
+	echo 'x "bad \q escape"'
+	echo "$long"
+	printf 'ab\033[Acd\n'
+	printf 'nul\001byte\n'
+	printf '\377\n'
+} > "$T/bad"
+nbad=$(wc -l < "$T/bad")
+awk '{print; print "uptime"}' "$T/bad" | run --disk "$T/f4097" > "$T/out" 2>&1
+check "one error line per bad input" "$(grep -c '^error: ' "$T/out")" "$nbad"
+check "the shell keeps serving after each" "$(grep -c '^up ' "$T/out")" "$nbad"
+check "nothing but errors and uptimes" "$(grep -vc -e '^error: ' -e '^up ' "$T/out")" 0
+grep '^error: ' "$T/out" | sed 's/^/     /'
+
+printf 'echo on\nprompt on\n' > "$T/cfg"
+printf 'abc\177\177\177uptime\r\n' | run --config "$T/cfg" > "$T/out"
+case "$(cat "$T/out")" in
+*"llm> abc"*"uptime"*"up "*) ok "--config turns echo and the prompt on; backspace" ;;
+*) bad "--config turns echo and the prompt on; backspace" "$(cat -v "$T/out")" ;;
+esac
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
