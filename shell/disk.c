@@ -191,25 +191,30 @@ static void describe_gguf(int disk, const struct plat_disk_info *in)
 	gguf_close(&g);
 }
 
+bool shell_describe_sealed(int disk, const struct plat_disk_info *in, const uint8_t *head,
+			   size_t n) __attribute__((weak, visibility("hidden")));
+
 void shell_disk_describe(struct shell *sh, int disk, const struct plat_disk_info *in)
 {
-	uint8_t h[4];
+	uint8_t h[512];
+	size_t n = in->capacity < sizeof h ? (size_t)in->capacity : sizeof h;
 
 	(void)sh;
-	if (in->capacity < sizeof h) {
-		plat_printf("  holds: nothing recognised (%llu bytes)\n",
-			    (unsigned long long)in->capacity);
-		return;
-	}
-	int r = plat_disk_read(disk, 0, h, sizeof h);
+	int r = plat_disk_read(disk, 0, h, n);
 	if (r) {
-		plat_printf("  holds: unknown (reading the first %zu bytes failed: %s)\n", sizeof h,
+		plat_printf("  holds: unknown (reading the first %zu bytes failed: %s)\n", n,
 			    plat_strerror(r));
 		return;
 	}
+	if (shell_describe_sealed && shell_describe_sealed(disk, in, h, n))
+		return;
 	/* gguf.md: the file starts with the magic "GGUF". */
-	if (memcmp(h, "GGUF", 4) == 0) {
+	if (n >= 4 && memcmp(h, "GGUF", 4) == 0) {
 		describe_gguf(disk, in);
+		return;
+	}
+	if (n < 4) {
+		plat_printf("  holds: nothing recognised (%zu bytes)\n", n);
 		return;
 	}
 	plat_printf("  holds: nothing recognised (first bytes %02x %02x %02x %02x)\n", h[0], h[1],

@@ -170,6 +170,15 @@ int shell_disk_bench(struct shell *sh, int disk, uint64_t max_bytes, uint64_t ma
 		     uint64_t *bytes, uint64_t *ns);
 /* Print indented lines saying what the disk holds (GGUF header, sealed image). */
 void shell_disk_describe(struct shell *sh, int disk, const struct plat_disk_info *in);
+/*
+ * Sealed images: `disks` asks this hook, if linked in, before trying GGUF.
+ * Whoever implements sealing defines it (in the same file as a command table,
+ * so the host link pulls it in): given the disk's first n (<= 512) bytes, it
+ * prints indented lines and returns true if the disk holds a sealed image.
+ * Declared weak in disk.c; absent until then.
+ */
+bool shell_describe_sealed(int disk, const struct plat_disk_info *in, const uint8_t *head,
+			   size_t n);
 
 /* ---- line.c: the line editor ---- */
 void shell_line_reset(struct shell_line *l);
