@@ -5,7 +5,8 @@
  * stored and echoed, backspace (BS or DEL) erases the last character with
  * "\b \b", Ctrl-U erases the whole line the same way, Ctrl-C drops the line
  * and prints "^C". A line ends at CR, LF or CRLF (the LF of a pair is
- * swallowed, even across lines). Tab reads as a space. Bytes >= 0x80 are
+ * swallowed, even across lines). Tab reads as a space. Ctrl-D on an empty
+ * line ends the input where the embedder allows it (host terminal). Bytes >= 0x80 are
  * kept (UTF-8 prompts) and the finished line must be valid UTF-8.
  *
  * Errors are reported once, when the line ends, and the line is dropped: a
@@ -123,6 +124,12 @@ enum shell_line_event shell_line_feed(struct shell *sh, int c)
 		l->len = 0;
 		l->buf[0] = 0;
 		return SHELL_LINE_CANCEL;
+	case 0x04: /* Ctrl-D */
+		if (sh->ctrl_d_ends && l->len == 0 && l->bad_byte < 0 && !l->overflow) {
+			plat_write("\n", 1);
+			return SHELL_LINE_EOF;
+		}
+		break;
 	case 0x15: /* Ctrl-U */
 		while (erase_one(sh, l))
 			;

@@ -431,6 +431,8 @@ int shell_run(struct shell *sh)
 		int c = 0;
 		while (ev == SHELL_LINE_MORE && (c = shell_getc(sh)) >= 0)
 			ev = shell_line_feed(sh, c);
+		if (ev == SHELL_LINE_EOF)
+			return sh->last_status;
 		if (ev == SHELL_LINE_MORE) {
 			/* End of input: run a last unterminated line, then stop. */
 			if (sh->line.len || sh->line.overflow || sh->line.bad_byte >= 0)

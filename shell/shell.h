@@ -74,6 +74,7 @@ enum shell_line_event {
 	SHELL_LINE_DONE,     /* buf holds a complete, valid line (NUL-terminated) */
 	SHELL_LINE_CANCEL,   /* Ctrl-C: line dropped, "^C" printed */
 	SHELL_LINE_ERROR,    /* line ended but was rejected; the error line is printed */
+	SHELL_LINE_EOF,      /* Ctrl-D on an empty line, when sh->ctrl_d_ends */
 };
 
 struct shell {
@@ -87,6 +88,8 @@ struct shell {
 	bool echo;   /* echo typed bytes (serial console: yes; host stdin not a TTY: no) */
 	bool prompt; /* print "llm> " (off for the host reading a script from a pipe) */
 	bool quit;   /* set by a command: shell_run returns after it */
+	bool ctrl_d_ends; /* Ctrl-D on an empty line ends input (host terminal; never
+			     on the serial console, where it would power off) */
 	int last_status; /* result of the last command */
 
 	struct shell_line line;

@@ -254,6 +254,16 @@ TEST(shell_session_errors_and_recovery)
 	session(sh, &cap, "halfway\x03version\n");
 	CHECK(starts(cap.buf, "llm> halfway^C\nllm> version\nllmk "));
 
+	/* Ctrl-D: an error byte on the console; the end where allowed (host tty). */
+	session(sh, &cap, "\x04\nuptime\n");
+	CHECK_EQ_INT(count(cap.buf, "error: non-printable byte 0x04"), 1);
+	CHECK_EQ_INT(count(cap.buf, "up "), 1);
+	sh->ctrl_d_ends = true;
+	session(sh, &cap, "ab\x04\n\x04uptime\n");
+	CHECK_EQ_INT(count(cap.buf, "error: non-printable byte 0x04"), 1);
+	CHECK_EQ_INT(count(cap.buf, "up "), 0);
+	sh->ctrl_d_ends = false;
+
 	/* End of input after an unterminated last line still runs it. */
 	session(sh, &cap, "bogus");
 	CHECK_EQ_INT(count(cap.buf, "error: unknown command 'bogus'"), 1);

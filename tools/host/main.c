@@ -9,7 +9,8 @@
  * (exit 0) or `poweroff`:
  *   - stdin is a terminal: it is put in raw mode so the shell's own line
  *     editor works as on the serial console (echo, Backspace, Ctrl-U, Ctrl-C
- *     cancels the line); the terminal is restored at exit.
+ *     cancels the line, Ctrl-D on an empty line exits); the terminal is
+ *     restored at exit.
  *   - stdin is a pipe or file: no echo and no prompt (like sh reading a
  *     script), so the output is just what the commands print.
  */
@@ -162,8 +163,10 @@ int main(int argc, char **argv)
 				return 1;
 		return 0;
 	}
-	if (tty)
+	if (tty) {
 		tty_raw();
+		sh->ctrl_d_ends = true;
+	}
 	shell_run(sh);
 	return 0;
 }
