@@ -9,9 +9,13 @@
  * line ends the input where the embedder allows it (host terminal). Bytes >= 0x80 are
  * kept (UTF-8 prompts) and the finished line must be valid UTF-8.
  *
+ * Cursor keys and other terminal escape sequences (ECMA-48 §5.4: ESC [
+ * parameters intermediates final, or ESC O final) are read and ignored: there
+ * is no cursor movement or history, and a stray key should not cost the line.
+ *
  * Errors are reported once, when the line ends, and the line is dropped: a
- * line longer than the buffer, or one holding a control byte (ESC from arrow
- * keys, NUL, ...). Echo is the caller's choice (sh->echo): on for the serial
+ * line longer than the buffer, or one holding a control byte (NUL, ^A, a
+ * lone ESC, ...). Echo is the caller's choice (sh->echo): on for the serial
  * console, off for the host reading a pipe, where the bytes are not typed.
  * Output says "\n" only: the console (kernel UART, host TTY in raw mode with
  * output processing kept) turns it into CR LF.
@@ -28,6 +32,7 @@ void shell_line_reset(struct shell_line *l)
 	l->bad_byte = -1;
 	l->bad_col = 0;
 	l->after_cr = cr;
+	l->esc = 0;
 }
 
 static void echo(struct shell *sh, const char *s, size_t n)
@@ -105,12 +110,48 @@ static enum shell_line_event finish(struct shell *sh, struct shell_line *l)
 	return SHELL_LINE_DONE;
 }
 
+enum { ESC_NONE, ESC_START, ESC_CSI, ESC_SS3 };
+
+/* True if c belongs to an escape sequence (and was consumed). */
+static bool escape_byte(struct shell_line *l, int c)
+{
+	switch (l->esc) {
+	case ESC_START:
+		if (c == '[' || c == 'O') {
+			l->esc = c == '[' ? ESC_CSI : ESC_SS3;
+			return true;
+		}
+		/* A lone ESC: the error names it; c is an ordinary byte. */
+		l->esc = ESC_NONE;
+		if (l->bad_byte < 0) {
+			l->bad_byte = 0x1b;
+			l->bad_col = l->len + 1;
+		}
+		return false;
+	case ESC_CSI:
+		if (c >= 0x20 && c <= 0x3f)
+			return true;
+		l->esc = ESC_NONE;
+		return c >= 0x40 && c <= 0x7e;
+	case ESC_SS3:
+		l->esc = ESC_NONE;
+		return c >= 0x40 && c <= 0x7e;
+	}
+	if (c == 0x1b) {
+		l->esc = ESC_START;
+		return true;
+	}
+	return false;
+}
+
 enum shell_line_event shell_line_feed(struct shell *sh, int c)
 {
 	struct shell_line *l = &sh->line;
 	bool was_cr = l->after_cr;
 
 	l->after_cr = false;
+	if (escape_byte(l, c))
+		return SHELL_LINE_MORE;
 	switch (c) {
 	case '\n':
 		if (was_cr)

@@ -67,6 +67,7 @@ struct shell_line {
 	int bad_byte;        /* first non-printable byte seen, or -1 */
 	size_t bad_col;      /* its column (1-based) */
 	bool after_cr;       /* swallow the LF of a CRLF pair */
+	uint8_t esc;         /* inside a terminal escape sequence (cursor keys) */
 };
 
 enum shell_line_event {

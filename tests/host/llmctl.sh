@@ -61,6 +61,7 @@ long=$(head -c 5000 /dev/zero | tr '\0' 'a')
 	echo 'x "bad \q escape"'
 	echo "$long"
 	printf 'ab\033[Acd\n'
+	printf 'lone\033 escape\n'
 	printf 'nul\001byte\n'
 	printf '\377\n'
 } > "$T/bad"

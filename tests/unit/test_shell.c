@@ -176,11 +176,21 @@ TEST(line_errors_once)
 	CHECK_EQ_INT(shell_line_feed(sh, '\n'), SHELL_LINE_DONE);
 	CHECK_EQ_INT(strlen(sh->line.buf), SHELL_LINE_MAX - 1);
 
-	/* An arrow key's ESC: one error naming byte and column. */
+	/* A control byte: one error naming byte and column. Cursor keys (CSI
+	 * and SS3 sequences) are ignored, not errors; a lone ESC is one. */
 	capture_reset(&cap);
 	shell_line_reset(&sh->line);
-	CHECK_EQ_INT(FEED(sh, "ab\x1b[A\x01z\n", &lines), SHELL_LINE_ERROR);
-	CHECK_STR(cap.buf, "error: non-printable byte 0x1b at column 3; line ignored\n");
+	CHECK_EQ_INT(FEED(sh, "ab\x1b[A\x01z\x02\n", &lines), SHELL_LINE_ERROR);
+	CHECK_STR(cap.buf, "error: non-printable byte 0x01 at column 3; line ignored\n");
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "up\x1b[1;5C\x1bOAti\x1b[3~me\n", &lines), SHELL_LINE_DONE);
+	CHECK_STR(sh->line.buf, "uptime");
+	capture_reset(&cap);
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "a\x1bxb\n", &lines), SHELL_LINE_ERROR);
+	CHECK_STR(cap.buf, "error: non-printable byte 0x1b at column 2; line ignored\n");
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "a\x1b\n", &lines), SHELL_LINE_ERROR);
 
 	/* Ctrl-U forgets a bad byte along with the text. */
 	shell_line_reset(&sh->line);
@@ -239,6 +249,8 @@ TEST(shell_session_errors_and_recovery)
 		"31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 "
 		"58 59 60 61 62 63 64 65",
 		"ab\x1b[Dc",
+		"ab\x1b",
+		"nul\x01byte",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char script[512];
