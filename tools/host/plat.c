@@ -25,6 +25,9 @@
 #ifndef LLMK_GIT
 #define LLMK_GIT "unknown"
 #endif
+#ifndef LLMK_BUILD_ID /* mk/host.mk passes the digest of the sources */
+#define LLMK_BUILD_ID "unknown"
+#endif
 
 /* ---- console ---- */
 static host_output_fn out_fn;
@@ -559,7 +562,7 @@ const char *plat_git(void)
 
 const char *plat_build_id(void)
 {
-	return "host-" LLMK_GIT;
+	return LLMK_BUILD_ID;
 }
 
 /* ---- power ---- */
