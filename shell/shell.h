@@ -12,18 +12,22 @@
  *   	{0},
  *   };
  *
- * shell.c declares every area's table as a weak extern (shell_cmds_tok,
- * _model, _bench, _seal, _attest, _stream, _sys) and skips the ones that are NULL, so
- * files land in any order. A table not in that list is not seen: add its name
- * to shell_tables[] in shell.c (one line). The first table naming a command
+ * shell.c declares every area's table as a hidden weak extern (shell_cmds_tok,
+ * _model, _bench, _seal, _attest, _stream, _sys) and skips the ones that are
+ * NULL, so files land in any order. A table not in that list is not seen:
+ * add one SHELL_AREA(name) line to shell.c. The first table naming a command
  * wins and shell_cmds_sys comes last, so an area can replace one of its
- * skeletons. The host links the engine as an archive and a weak reference
- * does not pull an archive member in, so mk/shell.mk passes
- * -Wl,--undefined=<table> for each table shell.c lists.
+ * skeletons. The host links the engine as an archive, and a weak reference
+ * does not pull an archive member in, so mk/shell.mk names every table a
+ * file in shell/ defines as undefined on the host link line: write the definition
+ * on one line exactly as above ("const struct shell_cmd shell_cmds_X[] = {").
+ * The kernel links the objects themselves and needs nothing.
  *
  * Config keys (`config`, `config KEY VALUE`, and llmk.cfg / --config lines
  * "KEY VALUE" or "KEY = VALUE", '#' comments) are merged the same way from
- * weak tables shell_config_<area>[] of struct shell_config_key.
+ * weak tables shell_config_<area>[] of struct shell_config_key (same rule:
+ * "const struct shell_config_key shell_config_X[] = {" on one line). The
+ * `config` command itself is in cmd_sys.c; areas only add keys.
  *
  * Command contract: argv[0] is the command name; argv strings are writable and
  * live until the command returns. A command prints its own output with
