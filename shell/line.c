@@ -9,9 +9,11 @@
  * line ends the input where the embedder allows it (host terminal). Bytes >= 0x80 are
  * kept (UTF-8 prompts) and the finished line must be valid UTF-8.
  *
- * Cursor keys and other terminal escape sequences (ECMA-48 §5.4: ESC [
- * parameters intermediates final, or ESC O final) are read and ignored: there
- * is no cursor movement or history, and a stray key should not cost the line.
+ * Terminal escape sequences (ECMA-48 §5.4: ESC [ parameters intermediates
+ * final, or ESC O final) are read whole. Up and Down (final 'A' / 'B') walk
+ * the last SHELL_HISTORY lines when echoing; every other key (Left, Right,
+ * Delete, ...) is ignored: there is no cursor movement, and a stray key
+ * should not cost the line.
  *
  * Errors are reported once, when the line ends, and the line is dropped: a
  * line longer than the buffer, or one holding a control byte (NUL, ^A, a
@@ -33,6 +35,7 @@ void shell_line_reset(struct shell_line *l)
 	l->bad_col = 0;
 	l->after_cr = cr;
 	l->esc = 0;
+	l->hist = 0;
 }
 
 static void echo(struct shell *sh, const char *s, size_t n)
@@ -87,6 +90,18 @@ static long utf8_bad_at(const unsigned char *s, size_t n)
 	return -1;
 }
 
+static void history_add(struct shell *sh, const char *line, size_t n)
+{
+	if (!n)
+		return;
+	if (sh->history.n && strcmp(sh->history.line[sh->history.newest], line) == 0)
+		return;
+	sh->history.newest = (sh->history.newest + 1) % SHELL_HISTORY;
+	memcpy(sh->history.line[sh->history.newest], line, n + 1);
+	if (sh->history.n < SHELL_HISTORY)
+		sh->history.n++;
+}
+
 static enum shell_line_event finish(struct shell *sh, struct shell_line *l)
 {
 	echo(sh, "\n", 1);
@@ -107,19 +122,43 @@ static enum shell_line_event finish(struct shell *sh, struct shell_line *l)
 		return SHELL_LINE_ERROR;
 	}
 	l->buf[l->len] = 0;
+	history_add(sh, l->buf, l->len);
 	return SHELL_LINE_DONE;
+}
+
+/* Replace the line with the entry `back` lines ago (0: an empty new line). */
+static void history_move(struct shell *sh, int dir)
+{
+	struct shell_line *l = &sh->line;
+	int back = l->hist + dir;
+
+	if (!sh->echo || back < 0 || back > sh->history.n)
+		return;
+	while (erase_one(sh, l))
+		;
+	l->overflow = false;
+	l->bad_byte = -1;
+	l->hist = back;
+	if (!back)
+		return;
+	const char *e = sh->history.line[(sh->history.newest - (back - 1) + SHELL_HISTORY) %
+					 SHELL_HISTORY];
+	l->len = strlen(e);
+	memcpy(l->buf, e, l->len + 1);
+	echo(sh, l->buf, l->len);
 }
 
 enum { ESC_NONE, ESC_START, ESC_CSI, ESC_SS3 };
 
-/* True if c belongs to an escape sequence (and was consumed). */
-static bool escape_byte(struct shell_line *l, int c)
+/* -1 if c is not part of an escape sequence; else 0 while one goes on, or
+ * its final byte when it ends. */
+static int escape_byte(struct shell_line *l, int c)
 {
 	switch (l->esc) {
 	case ESC_START:
 		if (c == '[' || c == 'O') {
 			l->esc = c == '[' ? ESC_CSI : ESC_SS3;
-			return true;
+			return 0;
 		}
 		/* A lone ESC: the error names it; c is an ordinary byte. */
 		l->esc = ESC_NONE;
@@ -127,21 +166,20 @@ static bool escape_byte(struct shell_line *l, int c)
 			l->bad_byte = 0x1b;
 			l->bad_col = l->len + 1;
 		}
-		return false;
+		return -1;
 	case ESC_CSI:
 		if (c >= 0x20 && c <= 0x3f)
-			return true;
-		l->esc = ESC_NONE;
-		return c >= 0x40 && c <= 0x7e;
+			return 0;
+		/* fall through */
 	case ESC_SS3:
 		l->esc = ESC_NONE;
-		return c >= 0x40 && c <= 0x7e;
+		return c >= 0x40 && c <= 0x7e ? c : -1;
 	}
 	if (c == 0x1b) {
 		l->esc = ESC_START;
-		return true;
+		return 0;
 	}
-	return false;
+	return -1;
 }
 
 enum shell_line_event shell_line_feed(struct shell *sh, int c)
@@ -150,8 +188,12 @@ enum shell_line_event shell_line_feed(struct shell *sh, int c)
 	bool was_cr = l->after_cr;
 
 	l->after_cr = false;
-	if (escape_byte(l, c))
+	int fin = escape_byte(l, c);
+	if (fin >= 0) {
+		if (fin == 'A' || fin == 'B')
+			history_move(sh, fin == 'A' ? 1 : -1);
 		return SHELL_LINE_MORE;
+	}
 	switch (c) {
 	case '\n':
 		if (was_cr)

@@ -44,6 +44,7 @@
 #define SHELL_LINE_MAX 4096 /* bytes per input line, NUL included */
 #define SHELL_ARGV_MAX 64   /* words per line */
 #define SHELL_TYPEAHEAD 4096
+#define SHELL_HISTORY 8     /* lines Up/Down recall */
 
 struct shell;
 
@@ -72,6 +73,7 @@ struct shell_line {
 	size_t bad_col;      /* its column (1-based) */
 	bool after_cr;       /* swallow the LF of a CRLF pair */
 	uint8_t esc;         /* inside a terminal escape sequence (cursor keys) */
+	int hist;            /* Up/Down: how many entries back; 0 = a new line */
 };
 
 enum shell_line_event {
@@ -98,6 +100,11 @@ struct shell {
 	int last_status; /* result of the last command */
 
 	struct shell_line line;
+	struct {
+		char line[SHELL_HISTORY][SHELL_LINE_MAX];
+		int n;      /* entries held */
+		int newest; /* slot of the newest */
+	} history;
 	char args[SHELL_LINE_MAX]; /* the split words of the current line */
 	char *argv[SHELL_ARGV_MAX + 1];
 
@@ -191,7 +198,8 @@ bool shell_describe_sealed(int disk, const struct plat_disk_info *in, const uint
 /* ---- line.c: the line editor ---- */
 void shell_line_reset(struct shell_line *l);
 /* Feed one input byte. Echoes (if sh->echo), handles backspace/DEL, Ctrl-C,
- * Ctrl-U, CR/LF/CRLF; at end of line returns DONE or ERROR (error printed). */
+ * Ctrl-U, Up/Down (history, when echoing), CR/LF/CRLF; at end of line returns
+ * DONE or ERROR (error printed). */
 enum shell_line_event shell_line_feed(struct shell *sh, int c);
 
 /* ---- args.c: the argument splitter ---- */

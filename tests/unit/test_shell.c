@@ -134,6 +134,54 @@ TEST(line_echo_and_editing)
 	free(sh);
 }
 
+TEST(line_history)
+{
+	struct capture cap;
+	struct shell *sh = new_shell(true);
+	int lines;
+
+	capture_start(&cap);
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "one\n", &lines), SHELL_LINE_DONE);
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "two\n", &lines), SHELL_LINE_DONE);
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "two\n", &lines), SHELL_LINE_DONE); /* kept once */
+	shell_line_reset(&sh->line);
+	capture_reset(&cap);
+	CHECK_EQ_INT(FEED(sh, "x\x1b[A\x1b[A\n", &lines), SHELL_LINE_DONE);
+	CHECK_STR(sh->line.buf, "one");
+	CHECK_STR(cap.buf, "x\b \btwo\b \b\b \b\b \bone\n");
+	/* History is now one, two, one. Up past the oldest stays there; Down to
+	 * the start is an empty line. */
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "\x1b[A\x1b[A\x1b[A\x1b[A\x1bOA\x1b[B\n", &lines), SHELL_LINE_DONE);
+	CHECK_STR(sh->line.buf, "two");
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "\x1b[A\x1b[A\x1b[B\x1b[B\x1b[Bok\n", &lines), SHELL_LINE_DONE);
+	CHECK_STR(sh->line.buf, "ok");
+	/* Without echo (a script on a pipe) the keys do nothing. */
+	sh->echo = false;
+	shell_line_reset(&sh->line);
+	CHECK_EQ_INT(FEED(sh, "a\x1b[Ab\n", &lines), SHELL_LINE_DONE);
+	CHECK_STR(sh->line.buf, "ab");
+	/* Only the last SHELL_HISTORY lines are kept. */
+	sh->echo = true;
+	for (int i = 0; i < SHELL_HISTORY + 3; i++) {
+		char l[16];
+		int n = snprintf(l, sizeof l, "cmd%d\n", i);
+		shell_line_reset(&sh->line);
+		feed(sh, l, (size_t)n, &lines);
+	}
+	shell_line_reset(&sh->line);
+	for (int i = 0; i < SHELL_HISTORY + 5; i++)
+		shell_line_feed(sh, 0x1b), shell_line_feed(sh, '['), shell_line_feed(sh, 'A');
+	CHECK_EQ_INT(shell_line_feed(sh, '\n'), SHELL_LINE_DONE);
+	CHECK_STR(sh->line.buf, "cmd3");
+	capture_stop(&cap);
+	free(sh);
+}
+
 TEST(line_endings)
 {
 	struct shell *sh = new_shell(false);
