@@ -81,7 +81,7 @@ size_t uni_utf8_encode(uint32_t cp, char *out)
 		out[2] = (char)(0x80 | (cp & 0x3f));
 		return 3;
 	}
-	if (cp <= 0x10ffff) {
+	if (cp <= 0x1fffff) {
 		out[0] = (char)(0xf0 | (cp >> 18));
 		out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
 		out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));

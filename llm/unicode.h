@@ -45,7 +45,8 @@ static inline bool uni_is_punct(uint8_t c) { return (c & UNI_CLASS_MASK) == UNI_
 size_t uni_utf8_len(uint8_t lead);
 /* Decode one code point at s[*off] (n bytes in all) and advance *off. */
 uint32_t uni_utf8_decode(const char *s, size_t n, size_t *off);
-/* Encode cp (<= 0x10FFFF) into out (4 bytes room); returns the length, 0 if invalid. */
+/* Encode cp into out (4 bytes room); returns the length, 0 above 0x1FFFFF (the
+ * decoder's range, so any decoded code point encodes back to its bytes). */
 size_t uni_utf8_encode(uint32_t cp, char *out);
 
 /* GPT-2 byte-level BPE: the code point standing for byte b, and back (-1 if none). */
