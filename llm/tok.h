@@ -16,9 +16,9 @@
  * padding_token_id, add_bos_token, add_eos_token, add_space_prefix,
  * remove_extra_whitespaces}, general.name.
  *
- * A struct tok is read-only after tok_init: several threads may encode with
- * the same one. All its memory comes from the llm_mem given to tok_init;
- * tok_encode borrows scratch memory from it for the duration of a call.
+ * A struct tok is not changed after tok_init. All its memory comes from the
+ * llm_mem given to tok_init, and tok_encode borrows scratch memory from that
+ * llm_mem for the duration of a call (so calls must not race on it).
  */
 #ifndef LLM_TOK_H
 #define LLM_TOK_H
