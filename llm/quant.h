@@ -39,12 +39,26 @@ struct quant_type {
 	quant_to_float_fn to_float;     /* dequantize n elements (n % blck == 0) */
 	quant_from_float_fn from_float; /* quantize n floats into this type (may be NULL for
 	                                   weight-only types; required for act types) */
-	quant_vec_dot_fn vec_dot;
+	quant_vec_dot_fn vec_dot;      /* NULL for activation-only types (Q8_1, Q8_K) */
 	const char *impl;      /* "scalar", "avx2", "avx512", "avx512vnni", "neon", "neon-dotprod" */
 };
 
-/* Select SIMD rows for features (plat_cpu_features()); scalar rows stay available. */
+/* Select SIMD rows for features (plat_cpu_features()); scalar rows stay available.
+ * Call once at start, before any worker runs. Until then quant_get() returns
+ * the scalar rows. */
 void quant_init(uint32_t cpu_features);
+
+/*
+ * Adding SIMD rows: a directory llm/kernels/<isa>/ defines its rows (const
+ * struct quant_type, impl = "<isa>") and one function
+ *     void quant_<isa>_init(uint32_t cpu_features);
+ * that calls quant_register() for each row the features allow. quant_init()
+ * calls it (add the call there, guarded by the features and the target
+ * architecture). A row must keep the scalar row's blck, bytes and act_type,
+ * and have every function the scalar row has; vec_dot sees the same
+ * activation blocks as the scalar row's. Returns 0 or -LLMK_EINVAL.
+ */
+int quant_register(const struct quant_type *row);
 /* The selected row for type t, or NULL if the type is unknown. */
 const struct quant_type *quant_get(uint32_t t);
 /* The scalar reference row for type t, or NULL. */
@@ -58,5 +72,14 @@ float quant_f16_to_f32(uint16_t h);
 uint16_t quant_f32_to_f16(float f);
 float quant_bf16_to_f32(uint16_t h);
 uint16_t quant_f32_to_bf16(float f);
+
+/*
+ * Deterministic pseudo-random data of type t: n elements (n % blck == 0) with
+ * mean about 0 and standard deviation about std, as valid blocks with sane
+ * scales (no quantizer runs). *state is the generator state (any seed) and is
+ * advanced. For tests, selftest, benchmarks and tools/mkmodel. Returns 0, or
+ * -LLMK_EINVAL for an unknown type or a partial block.
+ */
+int quant_fill_random(uint32_t t, void *dst, size_t n, float std, uint64_t *state);
 
 #endif

@@ -1,0 +1,106 @@
+/*
+ * llm/kernels/scalar/scalar.h — the scalar reference rows of the quant table
+ * (llm/quant.c) and the small helpers they share.
+ *
+ * These are the definition of "correct": to_float matches ggml's to_float bit
+ * for bit (same operations in the same order), vec_dot is the exact integer
+ * dot product of the quants followed by the block scales, and every SIMD row
+ * is tested against them.
+ */
+#ifndef LLM_KERNELS_SCALAR_H
+#define LLM_KERNELS_SCALAR_H
+
+#include "../../quant.h"
+#include "../../quant_blocks.h"
+
+static inline uint32_t q_f32_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+static inline float q_bits_f32(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+/* IEEE 754 binary16 -> binary32, exact (subnormals normalized, NaN payload kept). */
+static inline float q_f16(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+	uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+	int e = -1;
+
+	if (exp == 0x1f)
+		return q_bits_f32(sign | 0x7f800000 | (man << 13));
+	if (exp)
+		return q_bits_f32(sign | ((exp + 112) << 23) | (man << 13));
+	if (!man)
+		return q_bits_f32(sign);
+	do {
+		e++;
+		man <<= 1;
+	} while (!(man & 0x400));
+	return q_bits_f32(sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ff) << 13));
+}
+
+/* Round to nearest (ties to even) for |x| <= 2^22: adding 1.5 * 2^23 leaves
+ * the rounded integer in the low mantissa bits. */
+static inline int q_round(float x)
+{
+	uint32_t u = q_f32_bits(x + 12582912.0f);
+
+	return (int)(u & 0x7fffff) - 0x400000;
+}
+
+static inline float q_fabs(float x)
+{
+	return q_bits_f32(q_f32_bits(x) & 0x7fffffff);
+}
+
+uint16_t q_f32_to_f16(float f);
+
+/* F32, F16, BF16 weights against F32 activations (q_float.c). */
+void q_f32_to_float(const void *src, float *dst, size_t n);
+void q_f32_from_float(const float *src, void *dst, size_t n);
+float q_f32_vec_dot(size_t n, const void *w, const void *act);
+void q_f16_to_float(const void *src, float *dst, size_t n);
+void q_f16_from_float(const float *src, void *dst, size_t n);
+float q_f16_vec_dot(size_t n, const void *w, const void *act);
+void q_bf16_to_float(const void *src, float *dst, size_t n);
+void q_bf16_from_float(const float *src, void *dst, size_t n);
+float q_bf16_vec_dot(size_t n, const void *w, const void *act);
+
+/* 32-element block types (q_legacy.c). */
+void q4_0_to_float(const void *src, float *dst, size_t n);
+float q4_0_vec_dot(size_t n, const void *w, const void *act);
+void q4_1_to_float(const void *src, float *dst, size_t n);
+float q4_1_vec_dot(size_t n, const void *w, const void *act);
+void q5_0_to_float(const void *src, float *dst, size_t n);
+float q5_0_vec_dot(size_t n, const void *w, const void *act);
+void q5_1_to_float(const void *src, float *dst, size_t n);
+float q5_1_vec_dot(size_t n, const void *w, const void *act);
+void q8_0_to_float(const void *src, float *dst, size_t n);
+void q8_0_from_float(const float *src, void *dst, size_t n);
+float q8_0_vec_dot(size_t n, const void *w, const void *act);
+void q8_1_to_float(const void *src, float *dst, size_t n);
+void q8_1_from_float(const float *src, void *dst, size_t n);
+
+/* 256-element super-block types (q_k.c). */
+void q2_K_to_float(const void *src, float *dst, size_t n);
+float q2_K_vec_dot(size_t n, const void *w, const void *act);
+void q3_K_to_float(const void *src, float *dst, size_t n);
+float q3_K_vec_dot(size_t n, const void *w, const void *act);
+void q4_K_to_float(const void *src, float *dst, size_t n);
+float q4_K_vec_dot(size_t n, const void *w, const void *act);
+void q5_K_to_float(const void *src, float *dst, size_t n);
+float q5_K_vec_dot(size_t n, const void *w, const void *act);
+void q6_K_to_float(const void *src, float *dst, size_t n);
+float q6_K_vec_dot(size_t n, const void *w, const void *act);
+void q8_K_to_float(const void *src, float *dst, size_t n);
+void q8_K_from_float(const float *src, void *dst, size_t n);
+
+#endif

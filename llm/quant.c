@@ -1,0 +1,116 @@
+/*
+ * llm/quant.c — the quant type table (llm/quant.h).
+ *
+ * One const row per type with the scalar reference kernels
+ * (llm/kernels/scalar/), and one dispatch table that quant_init() fills with
+ * the fastest row each type has on this CPU. The dispatch table is the one
+ * piece of process-wide state in the engine: written once at start, before
+ * any worker runs, read-only afterwards.
+ */
+#include "quant.h"
+
+#include "kernels/scalar/scalar.h"
+
+#define ROW(T, NAME, BLCK, BYTES, ACT, TO, FROM, DOT) \
+	[T] = {NAME, T, BLCK, BYTES, ACT, TO, FROM, DOT, "scalar"}
+
+/* ggml-common.h block sizes; act_type as ggml's vec_dot_type, except that
+ * the float types take F32 activations (see q_float.c). */
+static const struct quant_type scalar_rows[GGML_TYPE_COUNT] = {
+	ROW(GGML_TYPE_F32, "F32", 1, 4, GGML_TYPE_F32, q_f32_to_float, q_f32_from_float, q_f32_vec_dot),
+	ROW(GGML_TYPE_F16, "F16", 1, 2, GGML_TYPE_F32, q_f16_to_float, q_f16_from_float, q_f16_vec_dot),
+	ROW(GGML_TYPE_BF16, "BF16", 1, 2, GGML_TYPE_F32, q_bf16_to_float, q_bf16_from_float, q_bf16_vec_dot),
+	ROW(GGML_TYPE_Q4_0, "Q4_0", QK4_0, sizeof(struct block_q4_0), GGML_TYPE_Q8_0, q4_0_to_float, NULL, q4_0_vec_dot),
+	ROW(GGML_TYPE_Q4_1, "Q4_1", QK4_1, sizeof(struct block_q4_1), GGML_TYPE_Q8_1, q4_1_to_float, NULL, q4_1_vec_dot),
+	ROW(GGML_TYPE_Q5_0, "Q5_0", QK5_0, sizeof(struct block_q5_0), GGML_TYPE_Q8_0, q5_0_to_float, NULL, q5_0_vec_dot),
+	ROW(GGML_TYPE_Q5_1, "Q5_1", QK5_1, sizeof(struct block_q5_1), GGML_TYPE_Q8_1, q5_1_to_float, NULL, q5_1_vec_dot),
+	ROW(GGML_TYPE_Q8_0, "Q8_0", QK8_0, sizeof(struct block_q8_0), GGML_TYPE_Q8_0, q8_0_to_float, q8_0_from_float, q8_0_vec_dot),
+	ROW(GGML_TYPE_Q8_1, "Q8_1", QK8_1, sizeof(struct block_q8_1), GGML_TYPE_Q8_1, q8_1_to_float, q8_1_from_float, NULL),
+	ROW(GGML_TYPE_Q2_K, "Q2_K", QK_K, sizeof(struct block_q2_K), GGML_TYPE_Q8_K, q2_K_to_float, NULL, q2_K_vec_dot),
+	ROW(GGML_TYPE_Q3_K, "Q3_K", QK_K, sizeof(struct block_q3_K), GGML_TYPE_Q8_K, q3_K_to_float, NULL, q3_K_vec_dot),
+	ROW(GGML_TYPE_Q4_K, "Q4_K", QK_K, sizeof(struct block_q4_K), GGML_TYPE_Q8_K, q4_K_to_float, NULL, q4_K_vec_dot),
+	ROW(GGML_TYPE_Q5_K, "Q5_K", QK_K, sizeof(struct block_q5_K), GGML_TYPE_Q8_K, q5_K_to_float, NULL, q5_K_vec_dot),
+	ROW(GGML_TYPE_Q6_K, "Q6_K", QK_K, sizeof(struct block_q6_K), GGML_TYPE_Q8_K, q6_K_to_float, NULL, q6_K_vec_dot),
+	ROW(GGML_TYPE_Q8_K, "Q8_K", QK_K, sizeof(struct block_q8_K), GGML_TYPE_Q8_K, q8_K_to_float, q8_K_from_float, NULL),
+};
+
+static const struct quant_type *selected[GGML_TYPE_COUNT];
+
+const struct quant_type *quant_scalar(uint32_t t)
+{
+	if (t >= GGML_TYPE_COUNT || !scalar_rows[t].name)
+		return NULL;
+	return &scalar_rows[t];
+}
+
+const struct quant_type *quant_get(uint32_t t)
+{
+	if (t >= GGML_TYPE_COUNT)
+		return NULL;
+	return selected[t] ? selected[t] : quant_scalar(t);
+}
+
+int quant_register(const struct quant_type *row)
+{
+	const struct quant_type *ref = quant_scalar(row->type);
+
+	/* A SIMD row must describe the same data as the scalar row it replaces. */
+	if (!ref || row->blck != ref->blck || row->bytes != ref->bytes ||
+	    row->act_type != ref->act_type || !row->to_float ||
+	    (ref->vec_dot && !row->vec_dot) || (ref->from_float && !row->from_float))
+		return -LLMK_EINVAL;
+	selected[row->type] = row;
+	return 0;
+}
+
+void quant_init(uint32_t cpu_features)
+{
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++)
+		selected[t] = quant_scalar(t);
+	/* Per-ISA registration goes here, most general first so that the wider
+	 * ISA's rows win, e.g.:
+	 *   if (cpu_features & PLAT_CPU_AVX2) quant_avx2_init(cpu_features);
+	 * (see quant.h, "Adding SIMD rows"). */
+	(void)cpu_features;
+}
+
+uint64_t quant_row_bytes(uint32_t t, uint64_t n)
+{
+	const struct quant_type *q = quant_scalar(t);
+
+	if (!q || n % q->blck)
+		return 0;
+	return n / q->blck * q->bytes;
+}
+
+const char *quant_name(uint32_t t)
+{
+	const struct quant_type *q = quant_scalar(t);
+
+	return q ? q->name : "?";
+}
+
+float quant_f16_to_f32(uint16_t h)
+{
+	return q_f16(h);
+}
+
+uint16_t quant_f32_to_f16(float f)
+{
+	return q_f32_to_f16(f);
+}
+
+float quant_bf16_to_f32(uint16_t h)
+{
+	return q_bits_f32((uint32_t)h << 16);
+}
+
+uint16_t quant_f32_to_bf16(float f)
+{
+	uint32_t u = q_f32_bits(f);
+
+	if ((u & 0x7fffffff) > 0x7f800000)
+		return (uint16_t)((u >> 16) | 0x40); /* NaN stays NaN (quiet) */
+	u += 0x7fff + ((u >> 16) & 1);               /* round to nearest even */
+	return (uint16_t)(u >> 16);
+}

@@ -1,0 +1,127 @@
+/*
+ * llm/quant_blocks.h — block layouts of the GGUF tensor types we compute with.
+ *
+ * Byte for byte the layouts of ggml (ggml-common.h, block_*): a tensor row of
+ * type T is an array of these blocks, stored little-endian in the file. Half
+ * floats are raw uint16_t bits (quant_f16_to_f32). Every struct has a size
+ * assertion: a padding byte would silently misread every block after it.
+ */
+#ifndef LLM_QUANT_BLOCKS_H
+#define LLM_QUANT_BLOCKS_H
+
+#include "../kernel/platform.h"
+
+#define QK4_0 32
+#define QK4_1 32
+#define QK5_0 32
+#define QK5_1 32
+#define QK8_0 32
+#define QK8_1 32
+#define QK_K 256          /* K-quant super-block */
+#define K_SCALE_SIZE 12   /* Q4_K/Q5_K: 8 scales + 8 mins, 6 bits each */
+
+/* x = d * (q - 8), q in 0..15; element j in the low nibble of qs[j], j+16 in the high. */
+struct block_q4_0 {
+	uint16_t d;
+	uint8_t qs[QK4_0 / 2];
+};
+_Static_assert(sizeof(struct block_q4_0) == 18, "block_q4_0 size");
+
+/* x = d * q + m, q in 0..15. */
+struct block_q4_1 {
+	uint16_t d;
+	uint16_t m;
+	uint8_t qs[QK4_1 / 2];
+};
+_Static_assert(sizeof(struct block_q4_1) == 20, "block_q4_1 size");
+
+/* x = d * (q - 16), q in 0..31; bit 4 of element j is bit j of qh (LE u32). */
+struct block_q5_0 {
+	uint16_t d;
+	uint8_t qh[4];
+	uint8_t qs[QK5_0 / 2];
+};
+_Static_assert(sizeof(struct block_q5_0) == 22, "block_q5_0 size");
+
+/* x = d * q + m, q in 0..31. */
+struct block_q5_1 {
+	uint16_t d;
+	uint16_t m;
+	uint8_t qh[4];
+	uint8_t qs[QK5_1 / 2];
+};
+_Static_assert(sizeof(struct block_q5_1) == 24, "block_q5_1 size");
+
+/* x = d * q, q in -127..127 (weights and activations). */
+struct block_q8_0 {
+	uint16_t d;
+	int8_t qs[QK8_0];
+};
+_Static_assert(sizeof(struct block_q8_0) == 34, "block_q8_0 size");
+
+/* Activations for Q4_1/Q5_1: s = d * sum(qs) carries the mins' contribution. */
+struct block_q8_1 {
+	uint16_t d;
+	uint16_t s;
+	int8_t qs[QK8_1];
+};
+_Static_assert(sizeof(struct block_q8_1) == 36, "block_q8_1 size");
+
+/* 16 sub-blocks of 16: x = d * (scales[i] & 15) * q - dmin * (scales[i] >> 4), q in 0..3. */
+struct block_q2_K {
+	uint8_t scales[QK_K / 16];
+	uint8_t qs[QK_K / 4];
+	uint16_t d;
+	uint16_t dmin;
+};
+_Static_assert(sizeof(struct block_q2_K) == 84, "block_q2_K size");
+
+/* 16 sub-blocks of 16: x = d * (s - 32) * (q - 4); 6-bit scales s packed in 12 bytes,
+ * the third bit of q in hmask (set = no -4 offset). */
+struct block_q3_K {
+	uint8_t hmask[QK_K / 8];
+	uint8_t qs[QK_K / 4];
+	uint8_t scales[12];
+	uint16_t d;
+};
+_Static_assert(sizeof(struct block_q3_K) == 110, "block_q3_K size");
+
+/* 8 sub-blocks of 32: x = d * sc * q - dmin * m; 6-bit sc, m packed in scales. */
+struct block_q4_K {
+	uint16_t d;
+	uint16_t dmin;
+	uint8_t scales[K_SCALE_SIZE];
+	uint8_t qs[QK_K / 2];
+};
+_Static_assert(sizeof(struct block_q4_K) == 144, "block_q4_K size");
+
+/* As Q4_K with a fifth bit per element in qh. */
+struct block_q5_K {
+	uint16_t d;
+	uint16_t dmin;
+	uint8_t scales[K_SCALE_SIZE];
+	uint8_t qh[QK_K / 8];
+	uint8_t qs[QK_K / 2];
+};
+_Static_assert(sizeof(struct block_q5_K) == 176, "block_q5_K size");
+
+/* 16 sub-blocks of 16: x = d * scales[i] * (q - 32), q in 0..63 (4 low bits in ql,
+ * 2 high bits in qh). */
+struct block_q6_K {
+	uint8_t ql[QK_K / 2];
+	uint8_t qh[QK_K / 4];
+	int8_t scales[QK_K / 16];
+	uint16_t d;
+};
+_Static_assert(sizeof(struct block_q6_K) == 210, "block_q6_K size");
+
+/* Activations for the K-quants: float scale, and sums of each 16 quants so the
+ * weights' mins cost one multiply per sub-block. */
+struct block_q8_K {
+	float d;
+	int8_t qs[QK_K];
+	int16_t bsums[QK_K / 16];
+};
+_Static_assert(sizeof(struct block_q8_K) == 292, "block_q8_K size");
+
+#endif

@@ -1,0 +1,320 @@
+/* tests/unit/test_quant.c — llm/quant.c and the scalar rows. */
+#include "test.h"
+
+#include <stdlib.h>
+
+#include "../../llm/gguf.h"
+#include "../../llm/quant.h"
+#include "../../llm/quant_blocks.h"
+
+static const uint32_t weight_types[] = {
+	GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
+	GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
+	GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+};
+#define N_WEIGHT_TYPES (sizeof weight_types / sizeof weight_types[0])
+
+TEST(quant_table_matches_ggml_geometry)
+{
+	uint32_t all[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0,
+			  GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,
+			  GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K,
+			  GGML_TYPE_Q6_K, GGML_TYPE_Q8_1, GGML_TYPE_Q8_K};
+
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		const struct quant_type *q = quant_scalar(all[i]);
+		uint32_t blck, bytes;
+		CHECK(q != NULL);
+		if (!q)
+			continue;
+		CHECK_EQ_INT(q->type, all[i]);
+		CHECK_EQ_INT(gguf_type_geometry(all[i], &blck, &bytes), 0);
+		CHECK_EQ_INT(q->blck, blck);
+		CHECK_EQ_INT(q->bytes, bytes);
+		CHECK_STR(q->name, gguf_type_name(all[i]));
+		CHECK(q->to_float != NULL);
+		const struct quant_type *a = quant_scalar(q->act_type);
+		CHECK(a && a->from_float && a->act_type == a->type);
+	}
+	CHECK(quant_get(GGML_TYPE_COUNT) == NULL);
+	CHECK(quant_get(4) == NULL);
+	CHECK_STR(quant_name(16), "?");
+	CHECK_EQ_INT(quant_row_bytes(GGML_TYPE_Q4_K, 4096), 16 * 144);
+	CHECK_EQ_INT(quant_row_bytes(GGML_TYPE_Q4_K, 100), 0);
+	CHECK_EQ_INT(quant_row_bytes(GGML_TYPE_F16, 3), 6);
+}
+
+/* f16 against the compiler's own _Float16 conversions, every half value. */
+TEST(quant_f16_exhaustive)
+{
+	int bad = 0;
+
+	for (uint32_t h = 0; h < 65536; h++) {
+		_Float16 x;
+		uint16_t hh = (uint16_t)h;
+		memcpy(&x, &hh, 2);
+		float want = (float)x, got = quant_f16_to_f32(hh);
+		if (isnan(want)) {
+			bad += !isnan(got);
+			bad += !(quant_f32_to_f16(got) & 0x200); /* quiet NaN back */
+			continue;
+		}
+		bad += memcmp(&want, &got, 4) != 0;
+		bad += quant_f32_to_f16(got) != hh;
+	}
+	CHECK_EQ_INT(bad, 0);
+}
+
+TEST(quant_f32_to_f16_rounding)
+{
+	uint64_t s = 12345;
+	int bad = 0;
+
+	for (int i = 0; i < 2000000; i++) {
+		uint32_t u;
+		float f;
+		s = s * 6364136223846793005ull + 1442695040888963407ull;
+		u = (uint32_t)(s >> 32);
+		/* Concentrate on the half range (and its edges) half the time. */
+		if (i & 1)
+			u = (u & 0x807fffff) | ((uint32_t)(98 + (s >> 20) % 48) << 23);
+		memcpy(&f, &u, 4);
+		if (isnan(f))
+			continue;
+		_Float16 h = (_Float16)f;
+		uint16_t want;
+		memcpy(&want, &h, 2);
+		if (quant_f32_to_f16(f) != want && bad++ < 3)
+			fprintf(stderr, "  f16(%a): %04x want %04x\n", f, quant_f32_to_f16(f), want);
+	}
+	CHECK_EQ_INT(bad, 0);
+	CHECK_EQ_INT(quant_f32_to_f16(65519.0f), 0x7bff);
+	CHECK_EQ_INT(quant_f32_to_f16(65520.0f), 0x7c00);
+	CHECK_EQ_INT(quant_f32_to_f16(-INFINITY), 0xfc00);
+}
+
+TEST(quant_bf16_rounding)
+{
+	CHECK_EQ_INT(quant_f32_to_bf16(1.0f), 0x3f80);
+	/* 1 + 2^-8 is halfway between bf16 1 and 1 + 2^-7: ties to even (1). */
+	CHECK_EQ_INT(quant_f32_to_bf16(1.0f + 0x1p-8f), 0x3f80);
+	CHECK_EQ_INT(quant_f32_to_bf16(1.0f + 0x1p-8f + 0x1p-20f), 0x3f81);
+	CHECK_EQ_INT(quant_f32_to_bf16(1.0f + 3 * 0x1p-8f), 0x3f82);
+	CHECK(isnan(quant_bf16_to_f32(quant_f32_to_bf16(NAN))));
+	CHECK_EQ_INT(quant_bf16_to_f32(0xc040), -3.0f);
+}
+
+/* ---- dequantization against ggml's own output, bit for bit ---- */
+
+static const struct { const char *name, *file; } zoo[] = {
+	{"f32", "zoo-f32.gguf"},      {"F16", "zoo-F16.gguf"},     {"BF16", "zoo-BF16.gguf"},
+	{"Q8_0", "zoo-Q8_0.gguf"},    {"Q4_0", "zoo-Q4_0.gguf"},   {"Q4_1", "zoo-Q4_1.gguf"},
+	{"Q5_0", "zoo-Q5_0.gguf"},    {"Q5_1", "zoo-Q5_1.gguf"},   {"Q2_K", "zoo-Q2_K.gguf"},
+	{"Q3_K_S", "zoo-Q3_K_S.gguf"}, {"Q4_K_S", "zoo-Q4_K_S.gguf"}, {"Q5_K_S", "zoo-Q5_K_S.gguf"},
+	{"Q6_K", "zoo-Q6_K.gguf"},
+};
+static const char *const ref_tensors[] = {
+	"token_embd.weight", "blk.0.attn_q.weight", "blk.1.ffn_down.weight",
+};
+
+static void check_ref_tensor(const char *td, const char *zname, const struct gguf_file *g,
+			     const uint8_t *file, const char *tname)
+{
+	const struct gguf_tensor *t = gguf_find_tensor(g, tname);
+	const struct quant_type *q;
+	char path[700];
+	size_t len, diff = 0;
+	float *ref, *got;
+
+	snprintf(path, sizeof path, "%s/quant/ref/%s.%s.f32", td, zname, tname);
+	ref = test_read_file(path, &len);
+	CHECK(t != NULL && ref != NULL);
+	if (!t || !ref) {
+		free(ref);
+		return;
+	}
+	q = quant_scalar(t->type);
+	CHECK(q != NULL);
+	CHECK_EQ_INT(len, t->n_elems * 4);
+	if (q && len == t->n_elems * 4) {
+		got = malloc(len);
+		q->to_float(file + t->offset, got, t->n_elems);
+		for (size_t i = 0; i < t->n_elems; i++)
+			if (memcmp(&got[i], &ref[i], 4) != 0 && diff++ < 2)
+				fprintf(stderr, "  %s %s [%zu]: %a != %a\n", zname, tname, i,
+					got[i], ref[i]);
+		CHECK_EQ_INT(diff, 0);
+		free(got);
+	}
+	free(ref);
+}
+
+TEST(quant_to_float_matches_ggml_bit_for_bit)
+{
+	const char *td = testdata_dir();
+	char path[700], err[256];
+
+	if (!td)
+		SKIP("no testdata");
+	for (size_t z = 0; z < sizeof zoo / sizeof zoo[0]; z++) {
+		struct llm_reader r;
+		struct llm_membuf mb;
+		struct llm_mem mem;
+		struct gguf_file g;
+		size_t len;
+		uint8_t *file;
+
+		snprintf(path, sizeof path, "%s/quant/%s", td, zoo[z].file);
+		file = test_read_file(path, &len);
+		CHECK(file != NULL);
+		if (!file)
+			continue;
+		llm_mem_init(&mem, 0);
+		llm_reader_mem(&r, &mb, file, len);
+		CHECK_EQ_INT(gguf_open(&g, &r, &mem, err, sizeof err), 0);
+		for (size_t i = 0; i < 3 && g.tensors; i++)
+			check_ref_tensor(td, zoo[z].name, &g, file, ref_tensors[i]);
+		gguf_close(&g);
+		free(file);
+	}
+}
+
+/* ---- vec_dot ---- */
+
+static double dot_d(const float *a, const float *b, size_t n, double *mag)
+{
+	double s = 0, m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		s += (double)a[i] * b[i];
+		m += fabs((double)a[i] * b[i]);
+	}
+	*mag = m;
+	return s;
+}
+
+/* Q8_1 stores s = d * sum(q) as f16: the min term m * s carries that
+ * rounding (2^-11 relative), which the dequantized activations do not. */
+static double q8_1_s_rounding(uint32_t t, const uint8_t *w, const uint8_t *a, size_t n)
+{
+	const struct block_q8_1 *y = (const void *)a;
+	double e = 0;
+
+	for (size_t i = 0; i < n / 32; i++) {
+		uint16_t m = t == GGML_TYPE_Q4_1 ? ((const struct block_q4_1 *)w)[i].m
+						 : ((const struct block_q5_1 *)w)[i].m;
+		e += fabs(quant_f16_to_f32(m) * quant_f16_to_f32(y[i].s)) * 0x1p-11;
+	}
+	return e;
+}
+
+/*
+ * For every type: vec_dot(w, quantize(x)) equals the double dot of the
+ * dequantized weights and dequantized activations within 1e-5 of sum|w a|
+ * (only float rounding of the block sums; plus the f16 rounding of Q8_1's
+ * sums for Q4_1/Q5_1), and the double dot with the float
+ * activations within 1% of sum|w x| (the activations' 8-bit rounding; exact
+ * for the float types, checked at 1e-6 there).
+ */
+TEST(quant_vec_dot_vs_dequantized_dot)
+{
+	const size_t n = 2048;
+	float *x = malloc(n * 4), *wf = malloc(n * 4), *af = malloc(n * 4);
+	uint8_t *w = malloc(n * 4), *a = malloc(n * 4 + 1024);
+	uint64_t seed = 42;
+
+	for (size_t ti = 0; ti < N_WEIGHT_TYPES; ti++) {
+		const struct quant_type *q = quant_scalar(weight_types[ti]);
+		const struct quant_type *at = quant_scalar(q->act_type);
+		for (int rep = 0; rep < 20; rep++) {
+			double mag_q, mag_x;
+			CHECK_EQ_INT(quant_fill_random(q->type, w, n, 0.05f, &seed), 0);
+			CHECK_EQ_INT(quant_fill_random(GGML_TYPE_F32, x, n, 1.0f, &seed), 0);
+			if (rep == 0)
+				x[7] = 40.0f; /* an outlier activation */
+			q->to_float(w, wf, n);
+			at->from_float(x, a, n);
+			at->to_float(a, af, n);
+			float got = q->vec_dot(n, w, a);
+			double want_q = dot_d(wf, af, n, &mag_q);
+			double want_x = dot_d(wf, x, n, &mag_x);
+			double tol_x = at->type == GGML_TYPE_F32 ? 1e-6 : 1e-2;
+			double tol_q = 1e-5 * mag_q;
+			if (at->type == GGML_TYPE_Q8_1)
+				tol_q += q8_1_s_rounding(q->type, w, a, n);
+			if (fabs(got - want_q) > tol_q || fabs(got - want_x) > tol_x * mag_x) {
+				fprintf(stderr, "  %s rep %d: vec_dot %.9g, dequantized %.9g, float x %.9g (mag %.4g)\n",
+					q->name, rep, got, want_q, want_x, mag_x);
+				test_failed_checks++;
+				break;
+			}
+		}
+	}
+	free(x);
+	free(wf);
+	free(af);
+	free(w);
+	free(a);
+}
+
+/* Random blocks are sane: finite, mean ~0, standard deviation ~ as asked. */
+TEST(quant_fill_random_statistics)
+{
+	const size_t n = 65536;
+	float *f = malloc(n * 4);
+	uint8_t *w = malloc(n * 4);
+
+	for (size_t ti = 0; ti < N_WEIGHT_TYPES; ti++) {
+		const struct quant_type *q = quant_scalar(weight_types[ti]);
+		uint64_t s1 = 7, s2 = 7;
+		double sum = 0, sq = 0;
+		q->to_float(w, f, 0);
+		CHECK_EQ_INT(quant_fill_random(q->type, w, n, 0.02f, &s1), 0);
+		q->to_float(w, f, n);
+		for (size_t i = 0; i < n; i++) {
+			sum += f[i];
+			sq += (double)f[i] * f[i];
+		}
+		double mean = sum / n, sd = sqrt(sq / n - mean * mean);
+		if (!(fabs(mean) < 0.004 && sd > 0.014 && sd < 0.026)) {
+			fprintf(stderr, "  %s: mean %g sd %g\n", q->name, mean, sd);
+			test_failed_checks++;
+		}
+		/* Deterministic: the same seed gives the same bytes. */
+		uint8_t *w2 = malloc(n * 4);
+		quant_fill_random(q->type, w2, n, 0.02f, &s2);
+		CHECK(memcmp(w, w2, quant_row_bytes(q->type, n)) == 0);
+		free(w2);
+	}
+	uint64_t s = 1;
+	CHECK_EQ_INT(quant_fill_random(GGML_TYPE_Q4_K, w, 100, 1, &s), -LLMK_EINVAL);
+	CHECK_EQ_INT(quant_fill_random(16, w, 256, 1, &s), -LLMK_EINVAL);
+	free(f);
+	free(w);
+}
+
+static float fake_dot(size_t n, const void *w, const void *act)
+{
+	return 1234.0f;
+}
+
+TEST(quant_register_simd_rows)
+{
+	struct quant_type row = *quant_scalar(GGML_TYPE_Q4_0);
+
+	quant_init(0);
+	CHECK(quant_get(GGML_TYPE_Q4_0) == quant_scalar(GGML_TYPE_Q4_0));
+	row.vec_dot = fake_dot;
+	row.impl = "test";
+	CHECK_EQ_INT(quant_register(&row), 0);
+	CHECK(quant_get(GGML_TYPE_Q4_0) == &row);
+	CHECK(quant_scalar(GGML_TYPE_Q4_0) != &row);
+	row.bytes = 17;
+	struct quant_type bad = row;
+	CHECK_EQ_INT(quant_register(&bad), -LLMK_EINVAL);
+	bad = *quant_scalar(GGML_TYPE_Q4_K);
+	bad.act_type = GGML_TYPE_Q8_0;
+	CHECK_EQ_INT(quant_register(&bad), -LLMK_EINVAL);
+	quant_init(0);
+	CHECK(quant_get(GGML_TYPE_Q4_0) == quant_scalar(GGML_TYPE_Q4_0));
+}
