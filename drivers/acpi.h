@@ -1,0 +1,42 @@
+/*
+ * drivers/acpi.h — the ACPI tables the kernel reads (ACPI 6.5): XSDT/RSDT,
+ * FADT (PM timer, S5 poweroff, reset), MCFG (PCI ECAM), MADT (CPU count),
+ * SPCR (console UART), DSDT (only the \_S5 package).
+ */
+#ifndef LLMK_ACPI_H
+#define LLMK_ACPI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define ACPI_PM_TIMER_HZ 3579545u /* ACPI 6.5 §4.8.3.3 */
+
+struct acpi_ecam {
+	uint64_t base;
+	uint16_t segment;
+	uint8_t bus_start, bus_end;
+};
+
+enum { ACPI_UART_16550 = 1, ACPI_UART_PL011 = 2, ACPI_UART_OTHER = 3 };
+struct acpi_uart {
+	int type;
+	bool io;       /* address is a port number (x86) rather than MMIO */
+	uint64_t addr;
+};
+
+/* Validate the RSDP and its XSDT (or RSDT) and pick out the tables above. */
+int acpi_init(uint64_t rsdp);
+/* The n-th table with this signature, or NULL. */
+const void *acpi_table(const char sig[4], int n);
+
+uint32_t acpi_pm_timer_mask(void); /* 0xffffff or 0xffffffff; 0 if there is none */
+uint32_t acpi_pm_timer_read(void);
+
+int acpi_ecam(int i, struct acpi_ecam *out);    /* -LLMK_ENOENT past the last */
+int acpi_cpu_count(void);                       /* enabled CPUs in the MADT, >= 1 */
+int acpi_spcr(struct acpi_uart *out);           /* -LLMK_ENOENT without SPCR */
+
+int acpi_poweroff(void); /* returns only on failure */
+void acpi_reset(void);   /* returns if there is no usable reset register */
+
+#endif

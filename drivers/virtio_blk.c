@@ -1,0 +1,347 @@
+/*
+ * drivers/virtio_blk.c — virtio-blk (virtio 1.2 §5.2), read-only, polled,
+ * many requests in flight.
+ *
+ * Each request is a fixed three-descriptor chain (§5.2.6: header, data,
+ * status), so a queue of 256 entries holds 85 requests at once; slot s owns
+ * descriptors 3s..3s+2 for its whole life and the chain is only re-aimed.
+ * A plat_io read is cut into requests of at most VBLK_CHUNK bytes that are
+ * all queued before the device is kicked; the plat_io completes when the
+ * last of them comes back (its priv[] counts them).
+ *
+ * Capacity is what the device reports (§5.2.4: in 512-byte sectors). QEMU
+ * rounds a raw image whose size is not a multiple of 512 up to the next
+ * sector and reads the missing tail as zeros, so such a disk shows its size
+ * rounded up; the engine takes a file's real extent from its own header.
+ */
+#include "../kernel/kernel.h"
+#include "../kernel/arch.h"
+#include "pci.h"
+#include "virtio.h"
+#include "virtio_blk.h"
+
+#define VBLK_MAX_DISKS 16
+#define VBLK_QUEUE 256           /* descriptors per queue (QEMU offers 256) */
+#define VBLK_SLOTS (VBLK_QUEUE / 3)
+#define VBLK_CHUNK (1u << 20)    /* bytes per request */
+#define VBLK_BOUNCE (64u << 10)  /* unaligned edges of synchronous reads */
+#define SECTOR 512u
+
+/* §5.2.3 feature bits */
+#define VIRTIO_BLK_F_SIZE_MAX (1ull << 1)
+#define VIRTIO_BLK_F_SEG_MAX (1ull << 2)
+#define VIRTIO_BLK_F_RO (1ull << 5)
+#define VIRTIO_BLK_F_BLK_SIZE (1ull << 6)
+/* §5.2.4 struct virtio_blk_config offsets */
+enum { CFG_CAPACITY = 0, CFG_SIZE_MAX = 8, CFG_SEG_MAX = 12, CFG_BLK_SIZE = 20 };
+/* §5.2.6 request types and status */
+#define VIRTIO_BLK_T_IN 0
+#define VIRTIO_BLK_T_GET_ID 8
+#define VIRTIO_BLK_S_OK 0
+#define VIRTIO_BLK_ID_BYTES 20
+
+struct vblk_hdr { /* §5.2.6 struct virtio_blk_req, the device-readable part */
+	uint32_t type;
+	uint32_t reserved;
+	uint64_t sector;
+};
+
+/* Per-slot DMA memory: one page holds every header and status byte. */
+struct vblk_dma {
+	struct vblk_hdr hdr[VBLK_SLOTS];
+	uint8_t status[VBLK_SLOTS];
+};
+_Static_assert(sizeof(struct vblk_dma) <= 4096, "one page");
+
+/* plat_io.priv[] use */
+enum { IO_PENDING = 0, IO_SUBMITTING = 1 };
+
+struct vblk_disk {
+	struct virtio_pci vp;
+	struct virtq q;
+	struct vblk_dma *dma;
+	struct plat_io *owner[VBLK_SLOTS];
+	uint16_t free[VBLK_SLOTS];
+	int n_free, n_slots;
+	uint64_t capacity; /* bytes */
+	uint32_t sector;
+	uint32_t chunk;
+	char id[VIRTIO_BLK_ID_BYTES + 1];
+	char where[24];
+};
+
+static struct {
+	struct vblk_disk disks[VBLK_MAX_DISKS];
+	int n;
+	uint8_t *bounce;
+} vblk;
+
+/* Collect every finished request of one disk. */
+static void reap(struct vblk_disk *d)
+{
+	uint32_t id, len;
+
+	while (virtq_pop(&d->q, &id, &len)) {
+		unsigned s = id / 3;
+		struct plat_io *io;
+
+		if (id % 3 || s >= (unsigned)d->n_slots || !d->owner[s])
+			plat_panic("virtio-blk %s: device returned bad descriptor id %u", d->where,
+				   id);
+		io = d->owner[s];
+		d->owner[s] = NULL;
+		d->free[d->n_free++] = (uint16_t)s;
+		if (d->dma->status[s] != VIRTIO_BLK_S_OK && io->status == 0)
+			io->status = -LLMK_EIO;
+		if (--io->priv[IO_PENDING] == 0 && !io->priv[IO_SUBMITTING])
+			io->done = 1;
+	}
+}
+
+static void reap_all(void)
+{
+	for (int i = 0; i < vblk.n; i++)
+		reap(&vblk.disks[i]);
+}
+
+/* §2.7.13: fill slot s's chain and make it available. The device-writable
+ * descriptors (data, status) follow the device-readable header (§2.7.4.2). */
+static void submit(struct vblk_disk *d, uint32_t type, uint64_t sector, void *buf,
+		   uint32_t len, struct plat_io *io)
+{
+	struct virtq_desc *desc;
+	unsigned s;
+
+	while (d->n_free == 0) {
+		virtq_kick(&d->q);
+		reap(d);
+		arch_relax();
+	}
+	s = d->free[--d->n_free];
+	d->owner[s] = io;
+	io->priv[IO_PENDING]++;
+	d->dma->hdr[s] = (struct vblk_hdr){ type, 0, sector };
+	d->dma->status[s] = 0xff;
+	desc = &d->q.desc[3 * s];
+	desc[0] = (struct virtq_desc){ (uintptr_t)&d->dma->hdr[s], sizeof(struct vblk_hdr),
+				       VIRTQ_DESC_F_NEXT, (uint16_t)(3 * s + 1) };
+	desc[1] = (struct virtq_desc){ (uintptr_t)buf, len, VIRTQ_DESC_F_NEXT | VIRTQ_DESC_F_WRITE,
+				       (uint16_t)(3 * s + 2) };
+	desc[2] = (struct virtq_desc){ (uintptr_t)&d->dma->status[s], 1, VIRTQ_DESC_F_WRITE, 0 };
+	virtq_push(&d->q, (uint16_t)(3 * s));
+}
+
+static void io_begin(struct plat_io *io)
+{
+	io->status = 0;
+	io->done = 0;
+	io->priv[IO_PENDING] = 0;
+	io->priv[IO_SUBMITTING] = 1;
+}
+
+static void io_end_submit(struct vblk_disk *d, struct plat_io *io)
+{
+	io->priv[IO_SUBMITTING] = 0;
+	if (io->priv[IO_PENDING] == 0)
+		io->done = 1;
+	virtq_kick(&d->q);
+}
+
+/* Queue a sector-aligned read; the buffer may have any alignment (virtio
+ * descriptors take any guest-physical address). */
+static void read_sectors(struct vblk_disk *d, uint64_t off, void *buf, uint64_t len,
+			 struct plat_io *io)
+{
+	uint8_t *p = buf;
+
+	io_begin(io);
+	while (len) {
+		uint32_t n = len < d->chunk ? (uint32_t)len : d->chunk;
+		submit(d, VIRTIO_BLK_T_IN, off / SECTOR, p, n, io);
+		off += n;
+		p += n;
+		len -= n;
+	}
+	io_end_submit(d, io);
+}
+
+int plat_io_poll(struct plat_io *io)
+{
+	if (!io->done)
+		reap_all();
+	return io->done ? 1 : 0;
+}
+
+int plat_io_wait(struct plat_io *io)
+{
+	while (!plat_io_poll(io))
+		arch_relax();
+	return io->status;
+}
+
+static struct vblk_disk *disk_of(int disk)
+{
+	return disk >= 0 && disk < vblk.n ? &vblk.disks[disk] : NULL;
+}
+
+static bool in_range(const struct vblk_disk *d, uint64_t off, uint64_t len)
+{
+	return off <= d->capacity && len <= d->capacity - off;
+}
+
+int plat_disk_read_async(int disk, uint64_t off, void *buf, size_t len, struct plat_io *io)
+{
+	struct vblk_disk *d = disk_of(disk);
+
+	if (!d)
+		return -LLMK_ENOENT;
+	if (off % SECTOR || len % SECTOR || (uintptr_t)buf % SECTOR)
+		return -LLMK_EINVAL;
+	if (!in_range(d, off, len))
+		return -LLMK_ERANGE;
+	read_sectors(d, off, buf, len, io);
+	return 0;
+}
+
+/* Any byte range: whole sectors go straight into the caller's buffer, a
+ * partial first or last sector through the bounce buffer. */
+int plat_disk_read(int disk, uint64_t off, void *buf, size_t len)
+{
+	struct vblk_disk *d = disk_of(disk);
+	uint8_t *p = buf;
+	struct plat_io io;
+	int err;
+
+	if (!d)
+		return -LLMK_ENOENT;
+	if (!in_range(d, off, len))
+		return -LLMK_ERANGE;
+	while (len) {
+		uint64_t head = off % SECTOR, n;
+
+		if (head == 0 && len >= SECTOR) {
+			n = len & ~(uint64_t)(SECTOR - 1);
+			read_sectors(d, off, p, n, &io);
+			if ((err = plat_io_wait(&io)) < 0)
+				return err;
+		} else {
+			uint64_t span = ALIGN_UP(head + len, SECTOR);
+			if (span > VBLK_BOUNCE)
+				span = VBLK_BOUNCE;
+			read_sectors(d, off - head, vblk.bounce, span, &io);
+			if ((err = plat_io_wait(&io)) < 0)
+				return err;
+			n = span - head < len ? span - head : len;
+			memcpy(p, vblk.bounce + head, n);
+		}
+		off += n;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int plat_disk_count(void)
+{
+	return vblk.n;
+}
+
+int plat_disk_info(int disk, struct plat_disk_info *out)
+{
+	struct vblk_disk *d = disk_of(disk);
+
+	if (!d)
+		return -LLMK_ENOENT;
+	memset(out, 0, sizeof *out);
+	out->capacity = d->capacity;
+	out->sector = d->sector;
+	memcpy(out->id, d->id, sizeof d->id);
+	plat_snprintf(out->where, sizeof out->where, "%s", d->where);
+	return 0;
+}
+
+/* §5.2.6 VIRTIO_BLK_T_GET_ID: up to 20 bytes, NUL-padded when shorter. */
+static void read_id(struct vblk_disk *d)
+{
+	struct plat_io io;
+
+	io_begin(&io);
+	submit(d, VIRTIO_BLK_T_GET_ID, 0, vblk.bounce, VIRTIO_BLK_ID_BYTES, &io);
+	io_end_submit(d, &io);
+	if (plat_io_wait(&io) == 0) {
+		for (int i = 0; i < VIRTIO_BLK_ID_BYTES && vblk.bounce[i]; i++)
+			d->id[i] = vblk.bounce[i] >= 0x20 && vblk.bounce[i] < 0x7f ?
+					   (char)vblk.bounce[i] : '?';
+	}
+}
+
+/* virtio 1.2 §3.1.1 device initialization, in order, for one function. */
+static int start_disk(struct vblk_disk *d, const struct pci_dev *pd)
+{
+	uint64_t feat, sectors;
+	uint32_t v;
+	int err;
+
+	plat_snprintf(d->where, sizeof d->where, "pci %02x:%02x.%x", pd->bus, pd->dev, pd->fn);
+	if ((err = virtio_pci_probe(&d->vp, pd)) < 0)
+		return err;
+	err = virtio_pci_start(&d->vp, VIRTIO_BLK_F_SIZE_MAX | VIRTIO_BLK_F_SEG_MAX |
+				       VIRTIO_BLK_F_RO | VIRTIO_BLK_F_BLK_SIZE, &feat);
+	if (err < 0)
+		return err;
+	virtio_pci_config(&d->vp, CFG_CAPACITY, &sectors, 8);
+	d->capacity = sectors * SECTOR;
+	d->sector = SECTOR;
+	if (feat & VIRTIO_BLK_F_BLK_SIZE) {
+		virtio_pci_config(&d->vp, CFG_BLK_SIZE, &v, 4);
+		if (v >= SECTOR && !(v & (v - 1)))
+			d->sector = v;
+	}
+	d->chunk = VBLK_CHUNK;
+	if (feat & VIRTIO_BLK_F_SIZE_MAX) {
+		virtio_pci_config(&d->vp, CFG_SIZE_MAX, &v, 4);
+		if (v >= SECTOR && v < d->chunk)
+			d->chunk = v & ~(SECTOR - 1);
+	}
+	if ((err = virtio_pci_queue(&d->vp, 0, VBLK_QUEUE, &d->q)) < 0) {
+		virtio_pci_fail(&d->vp);
+		return err;
+	}
+	d->dma = plat_alloc(sizeof *d->dma, PAGE_SIZE);
+	if (!d->dma) {
+		virtio_pci_fail(&d->vp);
+		return -LLMK_ENOMEM;
+	}
+	d->n_slots = d->q.size / 3;
+	for (int s = d->n_slots - 1; s >= 0; s--)
+		d->free[d->n_free++] = (uint16_t)s;
+	virtio_pci_driver_ok(&d->vp);
+	read_id(d);
+	return 0;
+}
+
+/* virtio 1.2 §4.1.2: vendor 0x1af4, device 0x1040 + 2 (modern) or the
+ * transitional 0x1001. */
+int virtio_blk_init(void)
+{
+	vblk.bounce = plat_alloc(VBLK_BOUNCE, PAGE_SIZE);
+	if (!vblk.bounce)
+		return 0;
+	for (int i = 0; i < pci_count() && vblk.n < VBLK_MAX_DISKS; i++) {
+		const struct pci_dev *pd = pci_get(i);
+		struct vblk_disk *d = &vblk.disks[vblk.n];
+		int err;
+
+		if (pd->vendor != 0x1af4 || (pd->device != 0x1042 && pd->device != 0x1001))
+			continue;
+		if ((err = start_disk(d, pd)) < 0) {
+			plat_printf("virtio-blk %s: not started: %s\n", d->where, plat_strerror(err));
+			memset(d, 0, sizeof *d);
+			continue;
+		}
+		plat_printf("disk %d: %llu bytes, id \"%s\", %s, %d requests in flight\n", vblk.n,
+			    (unsigned long long)d->capacity, d->id, d->where, d->n_slots);
+		vblk.n++;
+	}
+	return vblk.n;
+}

@@ -1,0 +1,35 @@
+/*
+ * kernel/console.c — the serial console behind plat_write/plat_getc. The UART
+ * itself is the arch's (16550 on x86_64, PL011 on aarch64). Output turns
+ * "\n" into "\r\n" as a terminal expects; input is passed through raw.
+ */
+#include "kernel.h"
+#include "arch.h"
+
+void plat_write(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\n')
+			arch_console_putc('\r');
+		arch_console_putc(s[i]);
+	}
+}
+
+void console_puts(const char *s)
+{
+	plat_write(s, strlen(s));
+}
+
+int plat_getc(void)
+{
+	int c;
+
+	while ((c = arch_console_getc()) < 0)
+		arch_relax();
+	return c;
+}
+
+int plat_trygetc(void)
+{
+	return arch_console_getc();
+}

@@ -1,0 +1,35 @@
+/*
+ * kernel/kernel.h — declarations shared inside kernel/ and drivers/ (not part
+ * of the platform seam; llm/ and shell/ never include it).
+ */
+#ifndef LLMK_KERNEL_H
+#define LLMK_KERNEL_H
+
+#include "platform.h"
+#include "boot_info.h"
+
+#define PAGE_SIZE 4096ull
+#define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uint64_t)(a) - 1))
+
+extern const struct boot_info *kernel_boot; /* what boot/ collected */
+
+/* kernel/mem.c */
+void mem_init(const struct boot_info *bi);
+
+/* kernel/time.c */
+void time_init(uint64_t counter_hz);
+uint64_t time_counter_hz(void);
+uint64_t time_counter_to_ns(uint64_t c);
+
+/* kernel/console.c */
+void console_puts(const char *s);
+
+/* kernel/mmio.c-style accessors: device registers by address. */
+static inline uint8_t mmio_read8(uint64_t a) { return *(volatile uint8_t *)(uintptr_t)a; }
+static inline uint16_t mmio_read16(uint64_t a) { return *(volatile uint16_t *)(uintptr_t)a; }
+static inline uint32_t mmio_read32(uint64_t a) { return *(volatile uint32_t *)(uintptr_t)a; }
+static inline void mmio_write8(uint64_t a, uint8_t v) { *(volatile uint8_t *)(uintptr_t)a = v; }
+static inline void mmio_write16(uint64_t a, uint16_t v) { *(volatile uint16_t *)(uintptr_t)a = v; }
+static inline void mmio_write32(uint64_t a, uint32_t v) { *(volatile uint32_t *)(uintptr_t)a = v; }
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * kernel/main.c — from boot_info to the shell prompt.
+ *
+ * Order matters: the arch comes first (interrupts off, SIMD enabled, own
+ * exception vectors), then ACPI (the console may be named by SPCR), the
+ * console, memory, a stack of our own, time, and finally the devices.
+ */
+#include "kernel.h"
+#include "arch.h"
+#include "../drivers/acpi.h"
+#include "../drivers/pci.h"
+#include "../drivers/virtio_blk.h"
+#ifdef LLMK_HAVE_SHELL
+#include "../shell/shell.h"
+#endif
+
+#define KERNEL_STACK (1u << 20) /* the engine recurses little but keeps big frames */
+
+static int acpi_status;
+
+static void print_memory(void)
+{
+	struct plat_mem_stats ms;
+
+	plat_mem_stats(&ms);
+	plat_printf("mem: %llu MiB conventional memory free for the kernel\n",
+		    (unsigned long long)(ms.free >> 20));
+}
+
+static void print_cpu(void)
+{
+	static const struct { uint32_t bit; const char *name; } names[] = {
+		{ PLAT_CPU_SSE42, "sse4.2" }, { PLAT_CPU_AVX2, "avx2" },
+		{ PLAT_CPU_FMA, "fma" }, { PLAT_CPU_F16C, "f16c" },
+		{ PLAT_CPU_AVX512F, "avx512f" }, { PLAT_CPU_AVX512BW, "avx512bw" },
+		{ PLAT_CPU_AVX512VL, "avx512vl" }, { PLAT_CPU_AVX512VNNI, "avx512vnni" },
+		{ PLAT_CPU_AVX512BF16, "avx512bf16" }, { PLAT_CPU_AVXVNNI, "avxvnni" },
+		{ PLAT_CPU_RDRAND, "rdrand" }, { PLAT_CPU_NEON, "neon" },
+		{ PLAT_CPU_DOTPROD, "dotprod" }, { PLAT_CPU_FP16, "fp16" },
+		{ PLAT_CPU_RNDR, "rndr" }, { PLAT_CPU_I8MM, "i8mm" },
+	};
+	uint32_t f = plat_cpu_features();
+
+	plat_printf("cpu: %s, %s\ncpu: features", arch_cpu_name(), plat_machine());
+	for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (f & names[i].bit)
+			plat_printf(" %s", names[i].name);
+	plat_printf("\ncpu: %d present (ACPI MADT), %d in use\n", acpi_cpu_count(),
+		    plat_cpu_count());
+}
+
+static void kernel_start(void *arg)
+{
+	const struct boot_info *bi = arg;
+	uint64_t hz = arch_counter_calibrate();
+	int n;
+
+	time_init(hz);
+	plat_printf("time: counter %llu.%03llu MHz; firmware took %llu ms to reach llmk\n",
+		    (unsigned long long)(hz / 1000000), (unsigned long long)(hz / 1000 % 1000),
+		    (unsigned long long)(time_counter_to_ns(bi->counter_at_entry) / 1000000));
+	print_cpu();
+	print_memory();
+	if ((n = pci_init()) < 0)
+		plat_printf("pci: %s; no disks\n", plat_strerror(n));
+	else
+		virtio_blk_init();
+#ifdef LLMK_HAVE_SHELL
+	shell_main();
+#else
+	plat_printf("llmk: this build has no shell (shell/ missing); powering off\n");
+#endif
+	plat_poweroff();
+}
+
+void kernel_main(struct boot_info *bi)
+{
+	void *stack;
+
+	kernel_boot = bi;
+	arch_early_init();
+	acpi_status = acpi_init(bi->acpi_rsdp);
+	arch_console_init();
+	plat_printf("\nllmk %s (git %s, build %s) %s\n", plat_version(), plat_git(),
+		    plat_build_id(), plat_arch());
+	plat_printf("boot: firmware \"%s\" rev %#x; cmdline \"%s\"; %d file(s) from the boot volume%s\n",
+		    bi->fw_vendor, bi->fw_revision, bi->cmdline, bi->n_files,
+		    bi->config ? ", llmk.cfg read" : "");
+	if (acpi_status < 0)
+		plat_printf("acpi: %s (RSDP %#llx); no poweroff, PCI or PM timer\n",
+			    plat_strerror(acpi_status), (unsigned long long)bi->acpi_rsdp);
+	if (bi->cc_blob || bi->tcg2_log)
+		plat_printf("boot: SEV-SNP CC blob %#llx, TCG2 event log %#llx\n",
+			    (unsigned long long)bi->cc_blob, (unsigned long long)bi->tcg2_log);
+	mem_init(bi);
+	stack = plat_alloc(KERNEL_STACK, PAGE_SIZE);
+	if (!stack)
+		plat_panic("mem: no %u bytes for the kernel stack", KERNEL_STACK);
+	arch_run_on_stack(kernel_start, bi, (char *)stack + KERNEL_STACK);
+}

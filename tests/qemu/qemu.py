@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""tests/qemu/qemu.py - boot llmk under QEMU and talk to it over the serial line.
+
+One place builds the QEMU command line, for `make run` and for the tests:
+  x86_64: -M q35 -cpu max, TCG, OVMF (pflash code + a fresh copy of the vars),
+          the FAT boot image on the q35 AHCI controller, each disk a
+          virtio-blk-pci device (read-only, serial = the file's name).
+Serial is the console (OVMF's and then the kernel's COM1).
+
+`qemu.py run DISK...`: with a terminal on stdin, QEMU owns it (-nographic;
+Ctrl-A x quits). With stdin piped, commands are sent one line per `llm> `
+prompt: the firmware reads the serial line while it boots and would eat (or
+act on) anything sent before the kernel's prompt. At the end of the input,
+QEMU is stopped if the commands did not power it off.
+
+Python standard library only.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+PROMPT = b"llm> "
+
+FIRMWARE = {
+    "x86_64": {
+        "qemu": "qemu-system-x86_64",
+        "code": ["/usr/share/OVMF/OVMF_CODE_4M.fd", "/usr/share/OVMF/OVMF_CODE.fd"],
+        "vars": ["/usr/share/OVMF/OVMF_VARS_4M.fd", "/usr/share/OVMF/OVMF_VARS.fd"],
+        "machine": ["-M", "q35", "-cpu", "max", "-accel", "tcg"],
+        "esp": lambda img: ["-drive", f"file={img},format=raw,if=none,id=esp,snapshot=on",
+                            "-device", "ide-hd,drive=esp,bus=ide.0,bootindex=0"],
+    },
+}
+
+
+def first_existing(paths):
+    for p in paths:
+        if os.path.exists(p):
+            return p
+    raise FileNotFoundError("none of " + ", ".join(paths) + " (run `make deps`)")
+
+
+def qemu_command(arch, esp, disks, mem="2G", smp=2, workdir=None, interactive=False):
+    fw = FIRMWARE[arch]
+    code = first_existing(fw["code"])
+    vars_copy = os.path.join(workdir, "vars.fd")
+    shutil.copyfile(first_existing(fw["vars"]), vars_copy)
+    cmd = [fw["qemu"], *fw["machine"], "-m", str(mem), "-smp", str(smp),
+           "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={code}",
+           "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}",
+           *fw["esp"](esp), "-nic", "none", "-vga", "none", "-nographic"]
+    if not interactive:
+        cmd += ["-serial", "stdio", "-monitor", "none"]
+    for i, d in enumerate(disks):
+        # virtio-blk GET_ID returns at most 20 bytes.
+        serial = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(d))[:20]
+        cmd += ["-drive", f"file={d},format=raw,if=none,id=disk{i},readonly=on",
+                "-device", f"virtio-blk-pci,drive=disk{i},serial={serial}"]
+    return cmd
+
+
+class Llmk:
+    """A running llmk: output collected by a reader thread, commands sent on
+    stdin. Every wait has a deadline."""
+
+    def __init__(self, arch, esp, disks=(), mem="2G", smp=2, echo=None):
+        self.workdir = tempfile.mkdtemp(prefix="llmk-qemu-")
+        self.cmd = qemu_command(arch, esp, list(disks), mem, smp, self.workdir)
+        self.out = bytearray()
+        self.cond = threading.Condition()
+        self.echo = echo
+        self.eof = False
+        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, bufsize=0)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        self.mark = 0
+
+    def _read(self):
+        while True:
+            b = self.proc.stdout.read1(65536) if hasattr(self.proc.stdout, "read1") \
+                else os.read(self.proc.stdout.fileno(), 65536)
+            with self.cond:
+                if not b:
+                    self.eof = True
+                    self.cond.notify_all()
+                    return
+                self.out += b
+                self.cond.notify_all()
+            if self.echo:
+                self.echo.write(b)
+                self.echo.flush()
+
+    def expect(self, pattern, timeout):
+        """Wait for `pattern` (bytes regex) in the output after the mark;
+        returns (text before it, match) and moves the mark past it."""
+        rx = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                m = rx.search(self.out, self.mark)
+                if m:
+                    before = bytes(self.out[self.mark:m.start()])
+                    self.mark = m.end()
+                    return before, m
+                left = deadline - time.monotonic()
+                if self.eof or left <= 0:
+                    tail = bytes(self.out[max(self.mark, len(self.out) - 2000):])
+                    why = "QEMU exited" if self.eof else f"timeout after {timeout}s"
+                    raise TimeoutError(f"{why} waiting for {pattern!r}; output tail:\n"
+                                       + tail.decode("utf-8", "replace"))
+                self.cond.wait(min(left, 1.0))
+
+    def send(self, data):
+        if isinstance(data, str):
+            data = data.encode()
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def wait_prompt(self, timeout=120):
+        return self.expect(re.escape(PROMPT), timeout)[0]
+
+    def command(self, line, timeout=60):
+        """Send one command line and return what it printed before the next
+        prompt, with the echoed command line removed and CRs dropped."""
+        raw = line.encode() if isinstance(line, str) else line
+        self.send(raw + b"\n")
+        text = self.wait_prompt(timeout).replace(b"\r", b"")
+        first, _, rest = text.partition(b"\n")
+        return rest.decode("utf-8", "replace")
+
+    def output(self):
+        with self.cond:
+            return bytes(self.out).decode("utf-8", "replace")
+
+    def wait_exit(self, timeout):
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.reader.join(5)
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def run(args):
+    for d in args.disks:
+        if not os.path.isfile(d):
+            sys.exit(f"qemu.py: disk {d}: no such file")
+    if sys.stdin.isatty():
+        workdir = tempfile.mkdtemp(prefix="llmk-qemu-")
+        cmd = qemu_command(args.arch, args.esp, args.disks, args.mem, args.smp, workdir,
+                           interactive=True)
+        print("llmk: QEMU with serial on this terminal; Ctrl-A x quits", file=sys.stderr)
+        rc = subprocess.call(cmd)
+        shutil.rmtree(workdir, ignore_errors=True)
+        return rc
+    vm = Llmk(args.arch, args.esp, args.disks, args.mem, args.smp, echo=sys.stdout.buffer)
+    try:
+        vm.wait_prompt(args.boot_timeout)
+        for line in sys.stdin.buffer:
+            vm.send(line.rstrip(b"\r\n") + b"\n")
+            try:
+                vm.wait_prompt(args.command_timeout)
+            except TimeoutError:
+                if vm.eof:
+                    return vm.wait_exit(10) or 0
+                raise
+        rc = vm.wait_exit(3)
+        if rc is None:
+            print("\nllmk: end of input; stopping QEMU", file=sys.stderr)
+            return 0
+        return rc
+    except TimeoutError as e:
+        print(f"\nqemu.py: {e}", file=sys.stderr)
+        return 1
+    finally:
+        vm.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--arch", default="x86_64", choices=sorted(FIRMWARE))
+    ap.add_argument("--esp", required=True, help="FAT boot image (make image)")
+    ap.add_argument("--mem", default="2G")
+    ap.add_argument("--smp", type=int, default=2)
+    ap.add_argument("--boot-timeout", type=float, default=300)
+    ap.add_argument("--command-timeout", type=float, default=3600)
+    sub = ap.add_subparsers(dest="what", required=True)
+    r = sub.add_parser("run", help="boot and attach the console")
+    r.add_argument("disks", nargs="*")
+    args = ap.parse_args()
+    sys.exit(run(args))
+
+
+if __name__ == "__main__":
+    main()
