@@ -54,7 +54,7 @@ struct vblk_dma {
 _Static_assert(sizeof(struct vblk_dma) <= 4096, "one page");
 
 /* plat_io.priv[] use */
-enum { IO_PENDING = 0, IO_SUBMITTING = 1 };
+enum { IO_PENDING = 0, IO_SUBMITTING = 1, IO_DISK = 2 };
 
 struct vblk_disk {
 	struct virtio_pci vp;
@@ -98,12 +98,6 @@ static void reap(struct vblk_disk *d)
 	}
 }
 
-static void reap_all(void)
-{
-	for (int i = 0; i < vblk.n; i++)
-		reap(&vblk.disks[i]);
-}
-
 /* §2.7.13: fill slot s's chain and make it available. The device-writable
  * descriptors (data, status) follow the device-readable header (§2.7.4.2). */
 static void submit(struct vblk_disk *d, uint32_t type, uint64_t sector, void *buf,
@@ -131,8 +125,9 @@ static void submit(struct vblk_disk *d, uint32_t type, uint64_t sector, void *bu
 	virtq_push(&d->q, (uint16_t)(3 * s));
 }
 
-static void io_begin(struct plat_io *io)
+static void io_begin(struct vblk_disk *d, struct plat_io *io)
 {
+	io->priv[IO_DISK] = (uintptr_t)d;
 	io->status = 0;
 	io->done = 0;
 	io->priv[IO_PENDING] = 0;
@@ -154,7 +149,7 @@ static void read_sectors(struct vblk_disk *d, uint64_t off, void *buf, uint64_t 
 {
 	uint8_t *p = buf;
 
-	io_begin(io);
+	io_begin(d, io);
 	while (len) {
 		uint32_t n = len < d->chunk ? (uint32_t)len : d->chunk;
 		submit(d, VIRTIO_BLK_T_IN, off / SECTOR, p, n, io);
@@ -167,8 +162,8 @@ static void read_sectors(struct vblk_disk *d, uint64_t off, void *buf, uint64_t 
 
 int plat_io_poll(struct plat_io *io)
 {
-	if (!io->done)
-		reap_all();
+	if (!io->done && io->priv[IO_DISK])
+		reap((struct vblk_disk *)(uintptr_t)io->priv[IO_DISK]);
 	return io->done ? 1 : 0;
 }
 
@@ -265,7 +260,7 @@ static void read_id(struct vblk_disk *d)
 {
 	struct plat_io io;
 
-	io_begin(&io);
+	io_begin(d, &io);
 	submit(d, VIRTIO_BLK_T_GET_ID, 0, vblk.bounce, VIRTIO_BLK_ID_BYTES, &io);
 	io_end_submit(d, &io);
 	if (plat_io_wait(&io) == 0) {

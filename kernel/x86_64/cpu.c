@@ -144,7 +144,7 @@ static void detect_machine(void)
 	memcpy(sig + 8, &h.d, 4);
 	sig[12] = 0;
 	if (!memcmp(sig, "TCGTCGTCGTCG", 12)) {
-		cpu.machine = "QEMU TCG (emulated)";
+		cpu.machine = "QEMU TCG";
 		cpu.emulated = true;
 	} else if (!memcmp(sig, "KVMKVMKVM", 9)) {
 		cpu.machine = "KVM guest";
