@@ -430,6 +430,36 @@ static int build_special(struct tok *t)
 	return 0;
 }
 
+/* Index special[] by the first two bytes of the text (tokens of one byte are
+ * not indexed: tok_text.c always searches for those). */
+static int index_special(struct tok *t)
+{
+	uint32_t *at;
+
+	t->special_at2 = at = llm_arena_alloc(&t->arena, 65537 * sizeof *at, 4);
+	t->special_by2 = llm_arena_alloc(&t->arena, ((size_t)t->n_special + 1) * sizeof *at, 4);
+	if (!at || !t->special_by2)
+		return -LLMK_ENOMEM;
+	memset(at, 0, 65537 * sizeof *at);
+	for (uint32_t s = 0; s < t->n_special; s++) {
+		const struct tok_token *tk = &t->tokens[t->special[s]];
+		if (tk->len >= 2)
+			at[((uint8_t)tk->text[0] << 8 | (uint8_t)tk->text[1]) + 1]++;
+	}
+	for (uint32_t k = 1; k <= 65536; k++)
+		at[k] += at[k - 1];
+	for (uint32_t s = 0; s < t->n_special; s++) {
+		const struct tok_token *tk = &t->tokens[t->special[s]];
+		if (tk->len >= 2)
+			t->special_by2[at[(uint8_t)tk->text[0] << 8 | (uint8_t)tk->text[1]]++] = s;
+	}
+	/* the placement moved every start to the next group's: shift back */
+	for (uint32_t k = 65536; k > 0; k--)
+		at[k] = at[k - 1];
+	at[0] = 0;
+	return 0;
+}
+
 /*
  * llama.cpp sets these by general.name: Phi-3's special tokens swallow the
  * whitespace after them, except <unk>, <s> and <|endoftext|>.
@@ -522,7 +552,7 @@ int tok_init(struct tok *t, const struct gguf_file *g, struct llm_mem *mem, char
 	if ((rc = load_flags(t, g, err, errlen)))
 		goto fail;
 	mark_eog(t);
-	if ((rc = build_special(t)))
+	if ((rc = build_special(t)) || (rc = index_special(t)))
 		goto fail;
 	phi3_rstrip(t, g);
 	build_bytes(t);

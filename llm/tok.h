@@ -97,6 +97,10 @@ struct tok {
 	/* control, user-defined and unknown tokens, longest text first */
 	int32_t *special;
 	uint32_t n_special;
+	/* the same (as indices into special[]) grouped by their first two bytes:
+	 * group k = b0 << 8 | b1 is special_by2[special_at2[k] .. special_at2[k+1]) */
+	uint32_t *special_by2;
+	uint32_t *special_at2; /* 65537 entries */
 
 	int32_t byte_tok[256];   /* token id for a raw byte (<0xXX> / GPT-2 char); TOK_NULL if none */
 	char byte_cp[256][3];    /* BPE: UTF-8 of GPT-2's code point for byte b */

@@ -66,27 +66,70 @@ static size_t cut_token(const struct tok *t, const char *text, int32_t id, const
 	return n;
 }
 
+static bool wanted(const struct tok *t, int32_t id, bool parse_special)
+{
+	return parse_special || !(t->tokens[id].attr & (TOK_ATTR_CONTROL | TOK_ATTR_UNKNOWN));
+}
+
+/*
+ * How often each special token occurs in the whole text (overlaps counted):
+ * an upper bound on its matches in any fragment, 0 = skip it. One pass over
+ * the text with the tokens grouped by their first two bytes, instead of one
+ * search per token (a vocabulary may have thousands of them).
+ */
+static uint32_t count_specials(const struct tok *t, const char *text, size_t len,
+			       bool parse_special, uint32_t *cnt)
+{
+	uint32_t total = 0;
+
+	for (size_t i = 0; i + 1 < len; i++) {
+		uint32_t k = (uint8_t)text[i] << 8 | (uint8_t)text[i + 1];
+		for (uint32_t j = t->special_at2[k]; j < t->special_at2[k + 1]; j++) {
+			uint32_t s = t->special_by2[j];
+			const struct tok_token *tk = &t->tokens[t->special[s]];
+			if (tk->len <= len - i && memcmp(text + i, tk->text, tk->len) == 0 &&
+			    wanted(t, t->special[s], parse_special)) {
+				cnt[s]++;
+				total++;
+			}
+		}
+	}
+	for (uint32_t s = 0; s < t->n_special; s++) {
+		const struct tok_token *tk = &t->tokens[t->special[s]];
+		if (tk->len != 1 || !wanted(t, t->special[s], parse_special))
+			continue;
+		for (size_t i = 0; i < len; i++)
+			cnt[s] += text[i] == tk->text[0];
+		total += cnt[s];
+	}
+	return total;
+}
+
 /*
  * tokenizer_st_partition: control and unknown tokens only when parse_special,
- * user-defined ones always. Each cut token adds at most two fragments and
- * takes at least one byte, so 2 * len + 1 entries suffice.
+ * user-defined ones always, longest first. Each match adds at most two
+ * fragments.
  */
 static int partition(const struct tok *t, const char *text, size_t len, bool parse_special,
 		     struct llm_arena *a, struct frag **frags, size_t *n_frags)
 {
-	struct frag *f = llm_arena_alloc(a, (2 * len + 1) * sizeof *f, 8);
-	struct frag *g = llm_arena_alloc(a, (2 * len + 1) * sizeof *g, 8), *sw;
-	size_t n = 0;
+	uint32_t *cnt = llm_arena_alloc(a, ((size_t)t->n_special + 1) * sizeof *cnt, 4);
+	struct frag *f, *g, *sw;
+	size_t n = 0, max;
 
+	if (!cnt)
+		return -LLMK_ENOMEM;
+	max = 2 * (size_t)count_specials(t, text, len, parse_special, cnt) + 1;
+	f = llm_arena_alloc(a, max * sizeof *f, 8);
+	g = llm_arena_alloc(a, max * sizeof *g, 8);
 	if (!f || !g)
 		return -LLMK_ENOMEM;
 	if (len)
 		f[n++] = (struct frag){TOK_NULL, 0, (uint32_t)len};
 	for (uint32_t s = 0; s < t->n_special && n; s++) {
-		int32_t id = t->special[s];
-		if (!parse_special && (t->tokens[id].attr & (TOK_ATTR_CONTROL | TOK_ATTR_UNKNOWN)))
+		if (!cnt[s])
 			continue;
-		n = cut_token(t, text, id, f, n, g);
+		n = cut_token(t, text, t->special[s], f, n, g);
 		sw = f;
 		f = g;
 		g = sw;
