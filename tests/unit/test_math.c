@@ -1,0 +1,215 @@
+/* tests/unit/test_math.c — llm/math.c against libm (double, rounded to float). */
+#include "test.h"
+
+#include "../../llm/math.h"
+
+static uint64_t rng = 88172645463325252ull;
+
+static double urand(double lo, double hi)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return lo + (hi - lo) * (double)(rng >> 11) * 0x1p-53;
+}
+
+/* Distance in representable floats (same sign region, monotone mapping). */
+static int64_t ulps(float a, float b)
+{
+	int32_t ia, ib;
+
+	memcpy(&ia, &a, 4);
+	memcpy(&ib, &b, 4);
+	if (ia < 0)
+		ia = (int32_t)0x80000000 - ia;
+	if (ib < 0)
+		ib = (int32_t)0x80000000 - ib;
+	return ia > ib ? (int64_t)ia - ib : (int64_t)ib - ia;
+}
+
+struct worst {
+	int64_t ulp;
+	float x;
+	int n;
+};
+
+static void track(struct worst *w, float x, float got, double want)
+{
+	int64_t u = ulps(got, (float)want);
+
+	w->n++;
+	if (u > w->ulp) {
+		w->ulp = u;
+		w->x = x;
+	}
+}
+
+static void report(const char *name, const struct worst *w, int64_t bound)
+{
+	if (w->ulp > bound) {
+		fprintf(stderr, "  %s: %lld ulp at x = %a (bound %lld, %d values)\n", name,
+			(long long)w->ulp, w->x, (long long)bound, w->n);
+		test_failed_checks++;
+	}
+}
+
+TEST(math_expf_within_1ulp)
+{
+	struct worst w = {0};
+
+	for (int i = 0; i < 1000000; i++) {
+		float x = (float)urand(-103.0, 88.7);
+		track(&w, x, math_expf(x), exp((double)x));
+	}
+	for (float x = -1e-3f; x < 1e-3f; x += 1.37e-6f)
+		track(&w, x, math_expf(x), exp((double)x));
+	report("expf", &w, 1);
+	CHECK(math_isinf(math_expf(89.0f)));
+	CHECK_EQ_INT(math_expf(-104.0f), 0.0f);
+	CHECK_EQ_INT(math_expf(0.0f), 1.0f);
+	CHECK(math_isnan(math_expf(NAN)));
+	CHECK_EQ_INT(math_expf(-INFINITY), 0.0f);
+}
+
+TEST(math_logf_within_1ulp)
+{
+	struct worst w = {0};
+
+	/* Every 251st positive finite float, subnormals included. */
+	for (uint32_t u = 1; u < 0x7f800000; u += 251) {
+		float x;
+		memcpy(&x, &u, 4);
+		track(&w, x, math_logf(x), log((double)x));
+	}
+	report("logf", &w, 1);
+	CHECK_EQ_INT(math_logf(1.0f), 0.0f);
+	CHECK(math_isinf(math_logf(0.0f)) && math_logf(0.0f) < 0);
+	CHECK(math_isnan(math_logf(-1.0f)));
+	CHECK(math_isinf(math_logf(INFINITY)));
+}
+
+static void check_sincos(const char *name, double lo, double hi, int n, int64_t bound)
+{
+	struct worst ws = {0}, wc = {0};
+	char nm[64];
+
+	for (int i = 0; i < n; i++) {
+		float x = (float)urand(lo, hi), s, c;
+		math_sincosf(x, &s, &c);
+		track(&ws, x, s, sin((double)x));
+		track(&wc, x, c, cos((double)x));
+		CHECK(s == math_sinf(x) && c == math_cosf(x));
+	}
+	snprintf(nm, sizeof nm, "sinf %s", name);
+	report(nm, &ws, bound);
+	snprintf(nm, sizeof nm, "cosf %s", name);
+	report(nm, &wc, bound);
+}
+
+TEST(math_sincos_within_1ulp_to_2e9)
+{
+	check_sincos("[-10,10]", -10, 10, 300000, 1);
+	check_sincos("[-1e6,1e6]", -1e6, 1e6, 300000, 1);
+	check_sincos("[-2^31,2^31]", -2147483648.0, 2147483648.0, 100000, 1);
+	/* RoPE angles: position x base^(-2i/d), base 1e6, positions to 128k. */
+	struct worst w = {0};
+	for (int pos = 0; pos < 131072; pos += 61)
+		for (int i = 0; i < 64; i += 3) {
+			float f = (float)pow(1e6, -2.0 * i / 128), x = (float)pos * f;
+			track(&w, x, math_cosf(x), cos((double)x));
+			track(&w, x, math_sinf(x), sin((double)x));
+		}
+	report("rope angles", &w, 1);
+	/* Floats very close to multiples of pi/2 (cancellation in the reduction). */
+	w = (struct worst){0};
+	for (int k = 1; k < 200000; k += 7) {
+		float x = (float)(k * 1.5707963267948966);
+		track(&w, x, math_cosf(x), cos((double)x));
+		track(&w, x, math_sinf(x), sin((double)x));
+	}
+	report("near k pi/2", &w, 1);
+	CHECK(math_isnan(math_sinf(INFINITY)));
+	CHECK_EQ_INT(math_cosf(0.0f), 1.0f);
+	float nz = math_sinf(-0.0f);
+	CHECK(nz == 0.0f && signbit(nz));
+}
+
+TEST(math_tanhf_within_1ulp)
+{
+	struct worst w = {0};
+
+	for (int i = 0; i < 500000; i++) {
+		float x = (float)urand(-12, 12);
+		track(&w, x, math_tanhf(x), tanh((double)x));
+	}
+	for (int i = 0; i < 200000; i++) {
+		float x = (float)urand(-0.01, 0.01);
+		track(&w, x, math_tanhf(x), tanh((double)x));
+	}
+	report("tanhf", &w, 1);
+	CHECK_EQ_INT(math_tanhf(30.0f), 1.0f);
+	CHECK_EQ_INT(math_tanhf(-30.0f), -1.0f);
+	CHECK(math_isnan(math_tanhf(NAN)));
+}
+
+TEST(math_powf_within_1ulp)
+{
+	struct worst w = {0};
+
+	for (int i = 0; i < 500000; i++) {
+		float x = (float)urand(1e-3, 1e3), y = (float)urand(-12, 12);
+		double want = pow((double)x, (double)y);
+		if (want > 1e-37 && want < 1e37)
+			track(&w, x, math_powf(x, y), want);
+	}
+	/* RoPE's base^(-2i/d) */
+	for (int i = 0; i < 64; i++) {
+		float y = -2.0f * i / 128;
+		track(&w, 10000.0f, math_powf(10000.0f, y), pow(10000.0, (double)y));
+		track(&w, 500000.0f, math_powf(500000.0f, y), pow(500000.0, (double)y));
+	}
+	report("powf", &w, 1);
+	CHECK_EQ_INT(math_powf(-2.0f, 3.0f), -8.0f);
+	CHECK_EQ_INT(math_powf(-2.0f, 2.0f), 4.0f);
+	CHECK(math_isnan(math_powf(-2.0f, 0.5f)));
+	CHECK_EQ_INT(math_powf(0.0f, 2.0f), 0.0f);
+	CHECK(math_isinf(math_powf(0.0f, -1.0f)));
+	CHECK_EQ_INT(math_powf(NAN, 0.0f), 1.0f);
+	CHECK_EQ_INT(math_powf(1.0f, NAN), 1.0f);
+}
+
+TEST(math_sqrt_floor_fabs_exact)
+{
+	int bad = 0;
+
+	for (int i = 0; i < 300000; i++) {
+		float x = (float)urand(-1e6, 1e6), ax = fabsf(x);
+		bad += math_sqrtf(ax) != sqrtf(ax);
+		bad += math_floorf(x) != floorf(x);
+		bad += math_fabsf(x) != ax;
+		float small = (float)urand(-3, 3);
+		bad += math_floorf(small) != floorf(small);
+	}
+	CHECK_EQ_INT(bad, 0);
+	CHECK(math_isnan(math_sqrtf(-1.0f)));
+	CHECK_EQ_INT(math_floorf(-0.5f), -1.0f);
+	CHECK(signbit(math_floorf(-0.0f)));
+	CHECK(math_floorf(1e30f) == 1e30f);
+}
+
+TEST(math_double_kernels)
+{
+	double worst = 0;
+
+	for (int i = 0; i < 200000; i++) {
+		double x = urand(-700, 700), y = urand(1e-300, 1e300);
+		double e = fabs(math_exp(x) - exp(x)) / exp(x);
+		double l = fabs(math_log(y) - log(y)) / fabs(log(y));
+		if (e > worst)
+			worst = e;
+		if (l > worst)
+			worst = l;
+	}
+	CHECK(worst < 1e-15);
+	CHECK_EQ_INT(math_exp(-740.0) > 0, 1); /* subnormal result */
+}
