@@ -384,3 +384,81 @@ TEST(tok_utf8_and_gpt2_bytes)
 	CHECK(uni_is_punct(uni_class('!')));
 	CHECK(!uni_is_punct(uni_class('$')));
 }
+
+static uint32_t xorshift(uint32_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+/* A random code point from ranges the vocabularies' tests touch and beyond
+ * (never U+2581, which SPM renders as a space, nor surrogates). */
+static uint32_t random_cp(uint32_t *s)
+{
+	static const uint32_t r[][2] = {
+		{0x09, 0x0d}, {0x20, 0x7e}, {0x20, 0x7e}, {0x20, 0x7e}, {0xa0, 0x24f},
+		{0x370, 0x52f}, {0x900, 0x97f}, {0x2000, 0x206f}, {0x3000, 0x30ff},
+		{0x4e00, 0x9fff}, {0xac00, 0xd7a3}, {0xff00, 0xffef}, {0x1f300, 0x1f6ff},
+	};
+	const uint32_t *p = r[xorshift(s) % (sizeof r / sizeof r[0])];
+
+	return p[0] + xorshift(s) % (p[1] - p[0] + 1);
+}
+
+/* Can the vocabulary spell every byte of s? (falcon has no token for 0x0B) */
+static bool spellable(const struct tok *t, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t->byte_tok[(uint8_t)s[i]] == TOK_NULL)
+			return false;
+	return true;
+}
+
+/* Random text through every vocabulary: never an error; valid UTF-8 whose
+ * bytes the vocabulary can spell comes back piece by piece. Random bytes
+ * only must not break anything (malformed UTF-8 does not come back, in
+ * llama.cpp either: it becomes U+FFFD). */
+TEST(tok_random_text_round_trips)
+{
+	static const char *const names[] = {"llama-spm", "phi-3", "gpt-2", "falcon", "starcoder",
+					    "deepseek-llm", "deepseek-coder"};
+	uint32_t seed = 12345;
+	int opened = 0;
+
+	for (size_t v = 0; v < sizeof names / sizeof names[0]; v++) {
+		struct vocab voc;
+		if (!open_named(&voc, names[v]))
+			continue;
+		opened++;
+		for (int iter = 0; iter < 200; iter++) {
+			char s[256];
+			int32_t ids[1024];
+			size_t n = 0, k = 0, want = xorshift(&seed) % 40;
+			bool bytes = iter % 8 == 5;
+			int rc;
+
+			while (n < want && n + 4 < sizeof s) {
+				if (bytes)
+					s[n++] = (char)xorshift(&seed);
+				else
+					n += uni_utf8_encode(random_cp(&seed), s + n);
+			}
+			rc = tok_encode(&voc.t, s, n, iter & 1, iter & 2, ids, 1024, &k);
+			CHECK_EQ_INT(rc, 0);
+			if (rc || (iter & 3) || bytes || !spellable(&voc.t, s, n))
+				continue; /* round trip: plain text, no BOS, no special parsing */
+			if (check_roundtrip(&voc.t, s, n, ids, k)) {
+				fprintf(stderr, "  %s: random text %d does not come back:", names[v], iter);
+				for (size_t i = 0; i < n; i++)
+					fprintf(stderr, " %02x", (uint8_t)s[i]);
+				fprintf(stderr, "\n");
+				test_failed_checks++;
+			}
+		}
+		vocab_close(&voc);
+	}
+	if (!opened)
+		SKIP("no vocabularies in testdata");
+}
