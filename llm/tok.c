@@ -69,13 +69,13 @@ const char *tok_pre_name(enum tok_pre pre)
 static const char *const eog_texts[] = {
 	"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>",
 	"<|eom_id|>", "<EOT>", "_<EOT>", "<|end_of_text|>", "<end_of_utterance>",
-	"<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>", /* DeepSeek */
+	"<\357\275\234end\342\226\201of\342\226\201sentence\357\275\234>", /* DeepSeek */
 };
 /* The subset that may serve as EOT when tokenizer.ggml.eot_token_id is absent. */
 static const char *const eot_texts[] = {
 	"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>",
 	"<|end_of_text|>", "<EOT>", "_<EOT>", "<end_of_utterance>",
-	"<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>",
+	"<\357\275\234end\342\226\201of\342\226\201sentence\357\275\234>",
 };
 
 static bool text_is(const struct tok_token *tk, const char *s)

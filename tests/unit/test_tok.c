@@ -311,6 +311,9 @@ TEST(tok_bpe_add_bos_from_metadata)
 	if (!open_named(&v, "deepseek-coder"))
 		SKIP("no deepseek-coder vocabulary in testdata");
 	CHECK(v.t.add_bos);
+	/* EOT found by its text, and it ends generation */
+	CHECK_EQ_INT(v.t.eot, tok_find(&v.t, "<\357\275\234end\342\226\201of\342\226\201sentence\357\275\234>", 27));
+	CHECK(tok_is_eog(&v.t, v.t.eot));
 	n = enc(&v.t, "int x;", true, false, ids, 64);
 	CHECK(n >= 2 && ids[0] == v.t.bos);
 	vocab_close(&v);
