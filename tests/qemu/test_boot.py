@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""tests/qemu/test_boot.py - boot llmk.efi in QEMU and check what it does.
+
+Generated disks of awkward sizes are attached as virtio-blk devices and the
+kernel's `disks hash` is compared with hashlib's SHA-256 of the same bytes:
+sizes not a multiple of 4 KiB, one not a multiple of 512 (QEMU rounds such a
+raw image up to whole sectors and reads the tail as zeros), one large enough
+for many requests in flight, and a sparse disk over 4 GiB with data written
+past the 4 GiB mark. Then every bad input gets its one error line and the
+shell keeps serving; reboot comes back; poweroff ends QEMU with exit 0; a
+second boot reads llmk.cfg from the boot volume.
+
+Ends with "N passed, N failed, N skipped". Python standard library only.
+"""
+import argparse
+import hashlib
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qemu import Llmk  # noqa: E402
+
+GIB = 1 << 30
+results = {"passed": 0, "failed": 0, "skipped": 0}
+
+
+def ok(name):
+    results["passed"] += 1
+    print(f"ok   {name}", flush=True)
+
+
+def fail(name, why):
+    results["failed"] += 1
+    print(f"FAIL {name}", flush=True)
+    for line in str(why).splitlines()[-25:]:
+        print(f"     {line}", flush=True)
+
+
+def check(name, cond, why=""):
+    (ok(name) if cond else fail(name, why))
+    return cond
+
+
+def sha(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def make_disks(d):
+    """Deterministic contents; returns [(path, bytes or None, size)]."""
+    rnd = random.Random(1234)
+    os.makedirs(d, exist_ok=True)
+    disks = []
+    for name, size in [("s3584", 3584), ("s1m", (1 << 20) + 1536),
+                       ("s9m", 9 * (1 << 20) + 5 * 512), ("s70001", 70001)]:
+        data = rnd.randbytes(size)
+        path = os.path.join(d, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        disks.append((path, data, size))
+    # Sparse, 4 GiB + 1 MiB: 70000 bytes straddling 4 GiB and 65536 bytes
+    # at an unaligned offset well past it.
+    big = os.path.join(d, "big")
+    size = 4 * GIB + (1 << 20)
+    straddle = rnd.randbytes(70000)
+    past = rnd.randbytes(65536)
+    with open(big, "wb") as f:
+        f.truncate(size)
+        f.seek(4 * GIB - 3000)
+        f.write(straddle)
+        f.seek(4 * GIB + (512 << 10) + 100)
+        f.write(past)
+    disks.append((big, None, size))
+    return disks, {"straddle": (4 * GIB - 3000, straddle), "past": (4 * GIB + (512 << 10) + 100, past)}
+
+
+def hash_of(vm, args, timeout=300):
+    out = vm.command("disks hash " + args, timeout)
+    m = re.search(r"\b([0-9a-f]{64})\b", out)
+    return (m.group(1) if m else None), out
+
+
+def test_disks(vm, disks, extents):
+    out = vm.command("disks")
+    for i, (path, data, size) in enumerate(disks):
+        cap = (size + 511) // 512 * 512
+        check(f"disks: disk {i} capacity {cap} (file {size} bytes)",
+              re.search(rf"^disk {i}: {cap} bytes\b", out, re.M), out)
+    for i, (path, data, size) in enumerate(disks):
+        if data is None:
+            continue
+        padded = data + bytes((-size) % 512)
+        got, out = hash_of(vm, str(i))
+        check(f"disks hash {i} ({size} bytes) = sha256", got == sha(padded), out)
+        if size % 512:
+            got, out = hash_of(vm, f"{i} 0 {size}")
+            check(f"disks hash {i} 0 {size} = sha256 of the file", got == sha(data), out)
+    s9 = disks[2][1]
+    got, out = hash_of(vm, f"2 1000 {8 * (1 << 20) + 5}")
+    check("disks hash range, unaligned, 8 MiB", got == sha(s9[1000:1000 + 8 * (1 << 20) + 5]), out)
+    big = len(disks) - 1
+    for name, (off, data) in extents.items():
+        got, out = hash_of(vm, f"{big} {off} {len(data)}")
+        check(f"disks hash of the data {name} 4 GiB (offset {off})", got == sha(data), out)
+    got, out = hash_of(vm, f"{big} {4 * GIB - 3000 + 100} 1000")
+    check("disks hash of a sub-range crossing into it", got == sha(extents["straddle"][1][100:1100]),
+          out)
+
+
+def test_bad_inputs(vm, ndisks):
+    bad = [b"nosuch", b"disks hash", f"disks hash {ndisks + 3}".encode(), b"disks hash zero",
+           b"disks hash 0 3000 1000", b"disks hash 0 4000", b"disks bench 99", b"version 1",
+           b'infer "unterminated', b'x "bad \\q escape"', b"a" * 5000, b"lone\x1b escape",
+           b"nul\x01byte", b"\xff"]
+    for line in bad:
+        shown = line[:40].decode("latin-1").encode("unicode_escape").decode()
+        try:
+            out = vm.command(line, 60)
+            errs = [ln for ln in out.splitlines() if ln.startswith("error: ")]
+            good = len(errs) == 1 and all(ln.startswith("error: ") for ln in out.splitlines() if ln)
+            after = vm.command("uptime")
+            check(f"bad input {shown!r}: one error line, then uptime works",
+                  good and after.startswith("up "), out + after)
+        except TimeoutError as e:
+            fail(f"bad input {shown!r}", e)
+            return
+    vm.send(b"half a line\x03")
+    try:
+        vm.wait_prompt(30)
+        out = vm.command("uptime")
+        check("Ctrl-C cancels the line", out.startswith("up "), out)
+    except TimeoutError as e:
+        fail("Ctrl-C cancels the line", e)
+    vm.send(b"garbage\x15uptime\n")
+    try:
+        out = vm.wait_prompt(30).decode("utf-8", "replace")
+        check("Ctrl-U clears the line", "\nup " in out.replace("\r", ""), out)
+    except TimeoutError as e:
+        fail("Ctrl-U clears the line", e)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", default="x86_64")
+    ap.add_argument("--esp", required=True)
+    ap.add_argument("--workdir", default="build/qemu-test")
+    args = ap.parse_args()
+    disks, extents = make_disks(args.workdir)
+    t0 = time.monotonic()
+    vm = Llmk(args.arch, args.esp, [d[0] for d in disks])
+    try:
+        banner = vm.wait_prompt(180).decode("utf-8", "replace")
+        ok(f"boot to the llm> prompt ({time.monotonic() - t0:.1f} s wall)")
+        bid = re.search(r"build ([0-9a-f]{16})", banner)
+        out = vm.command("version")
+        check("version names arch and build id",
+              args.arch in out and bid and bid.group(1) in out, banner + out)
+        out = vm.command("uptime")
+        print(f"     bench: {out.strip()}")
+        test_disks(vm, disks, extents)
+        out = vm.command("disks bench 2", 300)
+        print(f"     bench: {out.strip()}")
+        test_bad_inputs(vm, len(disks))
+        vm.send("reboot\n")
+        vm.expect(rb"llmk \d+\.\d+\.\d+ \(git", 180)
+        vm.wait_prompt(180)
+        out = vm.command("disks")
+        check("reboot comes back with the same disks", f"disk {len(disks) - 1}:" in out, out)
+        vm.send("poweroff\n")
+        rc = vm.wait_exit(30)
+        check("poweroff ends QEMU with exit 0", rc == 0, f"exit {rc}\n" + vm.output()[-500:])
+    except TimeoutError as e:
+        fail("session", e)
+    finally:
+        vm.close()
+    test_config(args)
+    print(f"{results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
+    return 0 if results["failed"] == 0 else 1
+
+
+def test_config(args):
+    """A second boot with llmk.cfg on the boot volume and no disks."""
+    esp = os.path.join(args.workdir, "esp-cfg.img")
+    cfg = os.path.join(args.workdir, "llmk.cfg")
+    shutil.copyfile(args.esp, esp)
+    with open(cfg, "w") as f:
+        f.write("# written by tests/qemu/test_boot.py\n")
+    env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+    subprocess.run(["mcopy", "-i", esp, cfg, "::/llmk.cfg"], check=True, env=env)
+    vm = Llmk(args.arch, esp, [])
+    try:
+        banner = vm.wait_prompt(180).decode("utf-8", "replace")
+        check("llmk.cfg is read from the boot volume", "llmk.cfg read" in banner, banner)
+        out = vm.command("disks")
+        check("no disks attached: disks says so, no error", "error" not in out.lower(), out)
+        vm.send("poweroff\n")
+        check("poweroff (no disks) exits 0", vm.wait_exit(30) == 0, vm.output()[-300:])
+    except TimeoutError as e:
+        fail("boot with llmk.cfg", e)
+    finally:
+        vm.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
