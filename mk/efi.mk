@@ -24,6 +24,10 @@ EFI_ARCH_CFLAGS_x86_64 := -mno-red-zone -DGNU_EFI_USE_MS_ABI
 EFI_KERNEL_CFLAGS_x86_64 := -mgeneral-regs-only
 EFI_BOOT_NAME_x86_64 := BOOTX64.EFI
 EFI_LDS_x86_64 := linker.ld
+EFI_LDFLAGS_x86_64 :=
+EFI_OBJCOPY_FLAGS_x86_64 := -j .text -j .reloc -j .data -j .dynamic -j .rela -j .dynsym \
+	-j .dynstr --target=efi-app-x86_64 --subsystem=10
+# Another architecture sets the same *_$(ARCH) variables in its own mk file.
 
 EFI_CC := $(EFI_CC_$(ARCH))
 EFI_LD := $(EFI_LD_$(ARCH))
@@ -99,7 +103,7 @@ $(EFI_DIR)/libbearssl.a: $(BEARSSL_OBJ)
 
 $(EFI_DIR)/llmk.so: $(EFI_KERNEL_OBJ) $(EFI_ENGINE_OBJ) $(EFI_DIR)/libbearssl.a $(EFI_LDS_$(ARCH))
 	$(EFI_LD) -nostdlib -znocombreloc -T $(EFI_LDS_$(ARCH)) -shared -Bsymbolic --no-undefined \
-		--no-warn-rwx-segments -o $@ $(GNUEFI_LIB)/crt0-efi-$(ARCH).o $(EFI_KERNEL_OBJ) \
+		--no-warn-rwx-segments $(EFI_LDFLAGS_$(ARCH)) -o $@ $(GNUEFI_LIB)/crt0-efi-$(ARCH).o $(EFI_KERNEL_OBJ) \
 		$(EFI_ENGINE_OBJ) $(EFI_DIR)/libbearssl.a $(GNUEFI_LIB)/libgnuefi.a \
 		$(shell $(EFI_CC) -print-libgcc-file-name)
 	@# _relocate() in GNU-EFI applies only RELATIVE fix-ups; anything else
@@ -108,8 +112,7 @@ $(EFI_DIR)/llmk.so: $(EFI_KERNEL_OBJ) $(EFI_ENGINE_OBJ) $(EFI_DIR)/libbearssl.a 
 		echo "$@: dynamic relocations other than RELATIVE:"; readelf -rW $@ | grep -v RELATIVE; rm -f $@; exit 1; fi
 
 $(EFI_DIR)/llmk.efi: $(EFI_DIR)/llmk.so
-	$(EFI_OBJCOPY) -j .text -j .reloc -j .data -j .dynamic -j .rela -j .dynsym -j .dynstr \
-		--target=efi-app-$(ARCH) --subsystem=10 $< $@
+	$(EFI_OBJCOPY) $(EFI_OBJCOPY_FLAGS_$(ARCH)) $< $@
 
 # The boot volume: a FAT image, reproducible (fixed volume id and serial,
 # every timestamp SOURCE_DATE_EPOCH). LLMK_CFG=file adds it as /llmk.cfg.
@@ -154,4 +157,10 @@ test-qemu-$(ARCH): ## QEMU boot tests for $(ARCH)
 	@$(MAKE) --no-print-directory $(ESP_IMG)
 	@tests/stage.sh qemu-$(ARCH) python3 tests/qemu/test_boot.py --arch $(ARCH) --esp $(ESP_IMG)
 
+# `make ARCH=other test` still runs the x86_64 stage: re-enter with ARCH.
+ifneq ($(ARCH),x86_64)
+.PHONY: test-qemu-x86_64
+test-qemu-x86_64:
+	@$(MAKE) --no-print-directory ARCH=x86_64 test-qemu-x86_64
+endif
 TEST_STAGES += test-qemu-x86_64
