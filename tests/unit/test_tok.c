@@ -465,3 +465,83 @@ TEST(tok_random_text_round_trips)
 	if (!opened)
 		SKIP("no vocabularies in testdata");
 }
+
+/* The int array after "key": [ in a JSON line; returns the count. */
+static size_t json_ints(const char *line, const char *key, int32_t *out, size_t cap)
+{
+	char pat[64];
+	const char *p, *end;
+
+	snprintf(pat, sizeof pat, "\"%s\": [", key);
+	if (!(p = strstr(line, pat)) || !(end = strchr(p, ']')))
+		return 0;
+	return parse_ids(p + strlen(pat), end, out, cap);
+}
+
+/* The plain string value of "key" (no escapes expected); false if absent. */
+static bool json_str(const char *line, const char *key, char *out, size_t cap)
+{
+	char pat[64];
+	const char *p, *e;
+
+	snprintf(pat, sizeof pat, "\"%s\": \"", key);
+	if (!(p = strstr(line, pat)))
+		return false;
+	p += strlen(pat);
+	if (!(e = strchr(p, '"')) || (size_t)(e - p) >= cap || memchr(p, '\\', (size_t)(e - p)))
+		return false;
+	memcpy(out, p, (size_t)(e - p));
+	out[e - p] = 0;
+	return true;
+}
+
+/* stories260K (SPM, 512 tokens, no add_bos_token key): llama.cpp's prompt
+ * tokens, and the reference continuation's ids decode to its text. */
+TEST(tok_stories260k_prompts_and_text)
+{
+	const char *td = testdata_dir();
+	char path[4400], *refs, *line, prompt[256], hex[4096], text[2048], got[4096];
+	struct vocab v;
+	int lines = 0;
+
+	if (!td)
+		SKIP("no testdata (LLMK_TESTDATA)");
+	snprintf(path, sizeof path, "%s/stories260K/stories260K.gguf", td);
+	if (vocab_open(&v, path) != 0)
+		SKIP("no stories260K model in testdata");
+	snprintf(path, sizeof path, "%s/stories260K/refs-F32.jsonl", td);
+	refs = test_read_file(path, NULL);
+	CHECK(refs != NULL);
+	for (line = refs; line && *line; lines++) {
+		char *nl = strchr(line, '\n');
+		int32_t want[256], ids[256], gen[256];
+		size_t nw, n, ng, tl = 0, gl = 0;
+
+		if (nl)
+			*nl = 0;
+		CHECK(json_str(line, "prompt", prompt, sizeof prompt));
+		nw = json_ints(line, "prompt_tokens", want, 256);
+		n = enc(&v.t, prompt, true, true, ids, 256);
+		CHECK_EQ_INT(n, nw);
+		CHECK(n == nw && memcmp(ids, want, n * sizeof ids[0]) == 0);
+		ng = json_ints(line, "tokens", gen, 256);
+		if (ng && json_str(line, "text_hex", hex, sizeof hex)) {
+			for (size_t i = 0; hex[2 * i] && hex[2 * i + 1] && tl < sizeof text; i++) {
+				unsigned b;
+				sscanf(hex + 2 * i, "%2x", &b);
+				text[tl++] = (char)b;
+			}
+			for (size_t i = 0; i < ng; i++) {
+				int k = tok_piece(&v.t, gen[i], 0, got + gl, sizeof got - gl);
+				CHECK(k >= 0);
+				gl += k > 0 ? (size_t)k : 0;
+			}
+			CHECK_EQ_INT(gl, tl);
+			CHECK(gl == tl && memcmp(got, text, tl) == 0);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	CHECK(lines > 0);
+	free(refs);
+	vocab_close(&v);
+}
