@@ -10,6 +10,9 @@
 #include "quant.h"
 
 #include "kernels/scalar/scalar.h"
+#if defined(__x86_64__)
+#include "kernels/avx2/avx2_rows.h"
+#endif
 
 #define ROW(T, NAME, BLCK, BYTES, ACT, TO, FROM, DOT) \
 	[T] = {NAME, T, BLCK, BYTES, ACT, TO, FROM, DOT, "scalar"}
@@ -67,10 +70,11 @@ void quant_init(uint32_t cpu_features)
 {
 	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++)
 		selected[t] = quant_scalar(t);
-	/* Per-ISA registration goes here, most general first so that the wider
-	 * ISA's rows win, e.g.:
-	 *   if (cpu_features & PLAT_CPU_AVX2) quant_avx2_init(cpu_features);
-	 * (see quant.h, "Adding SIMD rows"). */
+	/* Per-ISA registration, most general first so that the wider ISA's
+	 * rows win (see quant.h, "Adding SIMD rows"). */
+#if defined(__x86_64__)
+	quant_avx2_init(cpu_features);
+#endif
 	(void)cpu_features;
 }
 

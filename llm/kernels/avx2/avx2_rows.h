@@ -1,0 +1,33 @@
+/*
+ * llm/kernels/avx2/avx2_rows.h — the AVX2 row functions (contracts as in
+ * llm/quant.h) and quant_avx2_init(), which registers them.
+ */
+#ifndef LLM_KERNELS_AVX2_ROWS_H
+#define LLM_KERNELS_AVX2_ROWS_H
+
+#include "../../quant.h"
+
+void quant_avx2_init(uint32_t cpu_features);
+
+float avx2_f32_vec_dot(size_t n, const void *w, const void *act);
+float avx2_f16_vec_dot(size_t n, const void *w, const void *act);
+float avx2_bf16_vec_dot(size_t n, const void *w, const void *act);
+void avx2_f16_to_float(const void *src, float *dst, size_t n);
+void avx2_bf16_to_float(const void *src, float *dst, size_t n);
+
+void avx2_q8_0_from_float(const float *src, void *dst, size_t n);
+void avx2_q8_1_from_float(const float *src, void *dst, size_t n);
+void avx2_q8_K_from_float(const float *src, void *dst, size_t n);
+
+float avx2_q4_0_vec_dot(size_t n, const void *w, const void *act);
+float avx2_q4_1_vec_dot(size_t n, const void *w, const void *act);
+float avx2_q5_0_vec_dot(size_t n, const void *w, const void *act);
+float avx2_q5_1_vec_dot(size_t n, const void *w, const void *act);
+float avx2_q8_0_vec_dot(size_t n, const void *w, const void *act);
+float avx2_q2_K_vec_dot(size_t n, const void *w, const void *act);
+float avx2_q3_K_vec_dot(size_t n, const void *w, const void *act);
+float avx2_q4_K_vec_dot(size_t n, const void *w, const void *act);
+float avx2_q5_K_vec_dot(size_t n, const void *w, const void *act);
+float avx2_q6_K_vec_dot(size_t n, const void *w, const void *act);
+
+#endif

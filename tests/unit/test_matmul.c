@@ -1,0 +1,103 @@
+/* tests/unit/test_matmul.c — llm/matmul.c against a plain loop over the
+ * scalar rows, for decode (B = 1) and prefill (B > 1), 1 and 2 threads. */
+#include "test.h"
+
+#include <stdlib.h>
+
+#include "../../llm/matmul.h"
+
+static const uint32_t mm_types[] = {
+	GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
+	GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
+	GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+};
+
+/* Reference: convert with the scalar act row, dot with the scalar row; mag
+ * gets sum |w_k x_k| (dequantized weights), the scale of rounding errors. */
+static void mm_reference(float *out, float *mag, const uint8_t *w, uint32_t t, size_t M,
+			 size_t K, const float *x, size_t B)
+{
+	const struct quant_type *wt = quant_scalar(t), *at = quant_scalar(wt->act_type);
+	size_t ws = quant_row_bytes(t, K), as = quant_row_bytes(at->type, K);
+	uint8_t *a = malloc(as);
+	float *f = malloc(K * sizeof(float));
+
+	for (size_t b = 0; b < B; b++) {
+		at->from_float(x + b * K, a, K);
+		for (size_t i = 0; i < M; i++) {
+			double m = 0;
+			out[b * M + i] = wt->vec_dot(K, w + i * ws, a);
+			wt->to_float(w + i * ws, f, K);
+			for (size_t k = 0; k < K; k++)
+				m += fabs((double)f[k] * x[b * K + k]);
+			mag[b * M + i] = (float)m;
+		}
+	}
+	free(f);
+	free(a);
+}
+
+static void mm_check_type(uint32_t t, size_t M, size_t K, size_t B, int threads, bool scalar)
+{
+	struct llm_mem mem;
+	struct mm_ctx c;
+	uint64_t seed = 42 + t;
+	size_t ws = quant_row_bytes(t, K);
+	uint8_t *w = malloc(ws * M);
+	float *x = malloc(B * K * sizeof(float)), *o = malloc(B * M * 4), *r = malloc(B * M * 4);
+	float *mag = malloc(B * M * 4);
+	int bad = 0;
+
+	CHECK(ws != 0);
+	CHECK_EQ_INT(quant_fill_random(t, w, K * M, 0.02f, &seed), 0);
+	CHECK_EQ_INT(quant_fill_random(GGML_TYPE_F32, x, K * B, 1.0f, &seed), 0);
+	llm_mem_init(&mem, 0);
+	CHECK_EQ_INT(mm_init(&c, &mem, threads), 0);
+	c.scalar = scalar;
+	CHECK_EQ_INT(mm_matmul(&c, o, w, t, M, K, x, B), 0);
+	mm_reference(r, mag, w, t, M, K, x, B);
+	for (size_t i = 0; i < B * M; i++) {
+		/* The scalar path must be bit-identical; a SIMD row sums in another
+		 * order: float rounding, bounded relative to sum |w x| (the
+		 * activations' 8-bit rounding is the same on both sides). */
+		float tol = scalar ? 0.0f : 1e-5f * mag[i];
+		if (!(fabsf(o[i] - r[i]) <= tol) && bad++ < 3)
+			fprintf(stderr, "  %s M=%zu K=%zu B=%zu t=%d: out[%zu] %.9g vs %.9g\n",
+				quant_name(t), M, K, B, threads, i, o[i], r[i]);
+	}
+	CHECK_EQ_INT(bad, 0);
+	mm_free(&c);
+	CHECK_EQ_INT(mem.used, 0);
+	free(w);
+	free(x);
+	free(o);
+	free(r);
+	free(mag);
+}
+
+TEST(matmul_matches_reference_all_types)
+{
+	quant_init(plat_cpu_features());
+	for (size_t i = 0; i < sizeof mm_types / sizeof mm_types[0]; i++) {
+		mm_check_type(mm_types[i], 37, 512, 1, 1, true);
+		mm_check_type(mm_types[i], 37, 512, 5, 2, true);
+		mm_check_type(mm_types[i], 70, 256, 1, 2, false);
+		mm_check_type(mm_types[i], 70, 512, 9, 2, false);
+	}
+}
+
+TEST(matmul_rejects_bad_shapes)
+{
+	struct llm_mem mem;
+	struct mm_ctx c;
+	float x[100] = {0}, o[4];
+	uint8_t w[4096] = {0};
+
+	llm_mem_init(&mem, 0);
+	CHECK_EQ_INT(mm_init(&c, &mem, 1), 0);
+	/* K not a multiple of the block size */
+	CHECK_EQ_INT(mm_matmul(&c, o, w, GGML_TYPE_Q4_0, 2, 48, x, 1), -LLMK_EINVAL);
+	CHECK_EQ_INT(mm_matmul(&c, o, w, 99, 2, 32, x, 1), -LLMK_ENOTSUP);
+	CHECK_EQ_INT(mm_matmul(&c, o, w, GGML_TYPE_Q4_0, 0, 32, x, 1), -LLMK_EINVAL);
+	mm_free(&c);
+}

@@ -1,0 +1,60 @@
+/* tests/unit/test_simd.c — every SIMD row against the scalar row (the checks
+ * of llm/selftest.c), and proof that those checks catch a wrong row. */
+#include "test.h"
+
+#include "../../llm/selftest.h"
+
+TEST(simd_rows_match_scalar)
+{
+	struct selftest_report r;
+	uint32_t simd = 0;
+
+	quant_init(plat_cpu_features());
+	CHECK_EQ_INT(selftest_quant(&r, 1, true), 0);
+	CHECK(r.checks > 1000);
+	CHECK_EQ_INT(r.failures, 0);
+	for (uint32_t i = 0; i < r.n_types; i++) {
+		simd += strcmp(r.types[i].impl, "scalar") != 0;
+		fprintf(stderr, "  %-5s %-12s %4u checks, worst err/bound %.3f\n",
+			quant_name(r.types[i].type), r.types[i].impl, r.types[i].checks,
+			(double)r.types[i].worst);
+	}
+#if defined(__x86_64__) || defined(__aarch64__)
+	/* the 13 weight types and the act types Q8_1, Q8_K have SIMD rows here */
+	if (plat_cpu_features() & (PLAT_CPU_AVX2 | PLAT_CPU_NEON))
+		CHECK_EQ_INT(simd, 15);
+#endif
+}
+
+static float off_by_a_little(size_t n, const void *w, const void *act)
+{
+	return quant_scalar(GGML_TYPE_Q4_K)->vec_dot(n, w, act) * 1.001f + 1e-3f;
+}
+
+static void wrong_q8_0(const float *src, void *dst, size_t n)
+{
+	quant_scalar(GGML_TYPE_Q8_0)->from_float(src, dst, n);
+	((uint8_t *)dst)[2] ^= 1; /* first quant of the first block */
+}
+
+TEST(simd_selftest_catches_wrong_rows)
+{
+	struct selftest_report r;
+	struct quant_type bad = *quant_scalar(GGML_TYPE_Q4_K);
+	struct quant_type bad8 = *quant_scalar(GGML_TYPE_Q8_0);
+
+	quant_init(0);
+	bad.vec_dot = off_by_a_little;
+	bad.impl = "broken";
+	bad8.from_float = wrong_q8_0;
+	bad8.impl = "broken";
+	CHECK_EQ_INT(quant_register(&bad), 0);
+	CHECK_EQ_INT(quant_register(&bad8), 0);
+	CHECK_EQ_INT(selftest_quant(&r, 2, false), -LLMK_EFORMAT);
+	for (uint32_t i = 0; i < r.n_types; i++) {
+		uint32_t t = r.types[i].type;
+		bool broken = t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q8_0;
+		CHECK(broken ? r.types[i].failures > 0 : r.types[i].failures == 0);
+	}
+	quant_init(plat_cpu_features());
+}
