@@ -8,8 +8,8 @@
 
 struct st_buf {
 	uint8_t w[ST_MAXN * 4];          /* weights, any type (F32 is the largest) */
-	uint8_t a[ST_MAXN / 256 * 292];  /* activations in act_type (Q8_K is the largest) */
-	uint8_t a2[ST_MAXN / 256 * 292]; /* the same, from the selected from_float */
+	uint8_t a[ST_MAXN * 4];          /* activations in act_type (F32 is the largest) */
+	uint8_t a2[ST_MAXN * 4];         /* the same, from the selected from_float */
 	float x[ST_MAXN];                /* activations in float */
 	float wf[ST_MAXN], af[ST_MAXN], wf2[ST_MAXN];
 };
