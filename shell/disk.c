@@ -191,8 +191,8 @@ static void describe_gguf(int disk, const struct plat_disk_info *in)
 	gguf_close(&g);
 }
 
-bool shell_describe_sealed(int disk, const struct plat_disk_info *in, const uint8_t *head,
-			   size_t n) __attribute__((weak, visibility("hidden")));
+bool shell_describe_sealed(struct shell *sh, int disk, const struct plat_disk_info *in,
+			   const uint8_t *head, size_t n) __attribute__((weak, visibility("hidden")));
 
 void shell_disk_describe(struct shell *sh, int disk, const struct plat_disk_info *in)
 {
@@ -206,7 +206,7 @@ void shell_disk_describe(struct shell *sh, int disk, const struct plat_disk_info
 			    plat_strerror(r));
 		return;
 	}
-	if (shell_describe_sealed && shell_describe_sealed(disk, in, h, n))
+	if (shell_describe_sealed && shell_describe_sealed(sh, disk, in, h, n))
 		return;
 	/* gguf.md: the file starts with the magic "GGUF". */
 	if (n >= 4 && memcmp(h, "GGUF", 4) == 0) {

@@ -190,10 +190,10 @@ void shell_disk_describe(struct shell *sh, int disk, const struct plat_disk_info
  * Whoever implements sealing defines it (in the same file as a command table,
  * so the host link pulls it in): given the disk's first n (<= 512) bytes, it
  * prints indented lines and returns true if the disk holds a sealed image.
- * Declared weak in disk.c; absent until then.
+ * sh gives it the loaded key. Declared weak in disk.c; absent until then.
  */
-bool shell_describe_sealed(int disk, const struct plat_disk_info *in, const uint8_t *head,
-			   size_t n);
+bool shell_describe_sealed(struct shell *sh, int disk, const struct plat_disk_info *in,
+			   const uint8_t *head, size_t n);
 
 /* ---- line.c: the line editor ---- */
 void shell_line_reset(struct shell_line *l);

@@ -1,0 +1,208 @@
+/*
+ * shell/cmd_seal.c — `unseal`: the key for sealed model disks, and what
+ * `disks` says about a sealed image (docs/sealed-format.md).
+ *
+ * The key lives in sh->seal (allocated on first use) and is zeroized when
+ * replaced or forgotten. Keys typed at the console or read from a file are
+ * development keys: whoever reports the key calls them insecure.
+ */
+#include "cmd_seal.h"
+
+#define KEY_FILE_MAX 256 /* 64 hex digits plus generous whitespace */
+
+struct seal_shell {
+	uint8_t key[SEAL_KEY_SIZE];
+	uint8_t key_id[SEAL_KEY_ID_SIZE];
+	bool have_key;
+	char from[96];  /* "`unseal` at the console", "file keys/model.key" */
+	char note[200]; /* shell_seal_key_note's line */
+	struct seal_keysrc src;
+};
+
+static struct seal_shell *seal_state(struct shell *sh)
+{
+	if (!sh->seal)
+		sh->seal = plat_alloc(sizeof(struct seal_shell), 64);
+	return sh->seal;
+}
+
+static void forget_key(struct seal_shell *s)
+{
+	seal_zeroize(s->key, sizeof s->key);
+	s->have_key = false;
+}
+
+/* Parse text (hex digits, trailing whitespace) into the shell's key. */
+static int set_key(struct shell *sh, const char *text, size_t n, const char *from)
+{
+	struct seal_shell *s = seal_state(sh);
+	uint8_t key[SEAL_KEY_SIZE];
+	char id[2 * SEAL_KEY_ID_SIZE + 1];
+
+	if (!s)
+		return shell_err(sh, -LLMK_ENOMEM, "unseal: no memory for the key state");
+	if (seal_key_parse_hex(text, n, key))
+		return shell_err(sh, -LLMK_EINVAL,
+				 "unseal: %s: want 64 hex digits (a 256-bit key), then only "
+				 "whitespace",
+				 from);
+	forget_key(s);
+	memcpy(s->key, key, sizeof key);
+	seal_zeroize(key, sizeof key);
+	seal_key_id(s->key, s->key_id);
+	s->have_key = true;
+	plat_snprintf(s->from, sizeof s->from, "%s", from);
+	plat_snprintf(s->note, sizeof s->note, "insecure development key, key id %s, from %s",
+		      seal_hex(s->key_id, sizeof s->key_id, id), s->from);
+	seal_keysrc_raw(&s->src, s->key, s->note, true);
+	return 0;
+}
+
+/* Read a key file through the platform (boot volume; host: file system). */
+static int key_from_file(struct shell *sh, const char *name)
+{
+	char buf[KEY_FILE_MAX], from[96];
+
+	int n = plat_boot_file(name, buf, sizeof buf);
+	if (n < 0)
+		return shell_err(sh, n, "unseal: key file '%s': %s", name, plat_strerror(n));
+	plat_snprintf(from, sizeof from, "file '%s'", name);
+	int e = set_key(sh, buf, (size_t)n, from);
+	seal_zeroize(buf, sizeof buf);
+	return e;
+}
+
+const struct seal_keysrc *shell_seal_keysrc(struct shell *sh)
+{
+	struct seal_shell *s = sh->seal;
+	return s && s->have_key ? &s->src : NULL;
+}
+
+const char *shell_seal_key_note(struct shell *sh)
+{
+	struct seal_shell *s = sh->seal;
+	return s && s->have_key ? s->note : NULL;
+}
+
+static int cmd_unseal(struct shell *sh, int argc, char **argv)
+{
+	struct seal_shell *s = sh->seal;
+	int e;
+
+	if (shell_check_argc(sh, argc, argv, 1, 3))
+		return -LLMK_EINVAL;
+	if (argc == 1) {
+		plat_printf("%s\n", s && s->have_key ? s->note : "no key loaded");
+		return 0;
+	}
+	if (strcmp(argv[1], "--forget") == 0 && argc == 2) {
+		if (s)
+			forget_key(s);
+		plat_printf("key forgotten\n");
+		return 0;
+	}
+	if (strcmp(argv[1], "--file") == 0 && argc == 3)
+		e = key_from_file(sh, argv[2]);
+	else if (argc == 2 && argv[1][0] != '-')
+		e = set_key(sh, argv[1], strlen(argv[1]), "`unseal` at the console");
+	else
+		return shell_err(sh, -LLMK_EINVAL, "unseal: bad arguments (usage: unseal KEYHEX | "
+				 "unseal --file NAME | unseal --forget)");
+	/* The typed key must not linger in the argument buffer. */
+	seal_zeroize(argv[1], strlen(argv[1]));
+	if (e)
+		return e;
+	plat_printf("%s\n", shell_seal_key_note(sh));
+	return 0;
+}
+
+const struct shell_cmd shell_cmds_seal[] = {
+	{"unseal", "unseal KEYHEX\nunseal --file NAME\nunseal --forget\nunseal",
+	 "set the key for sealed model disks (64 hex digits; a development key), or show it",
+	 cmd_unseal},
+	{0},
+};
+
+/* ---- config: seal-key-file NAME ---- */
+static int set_key_file(struct shell *sh, const char *value)
+{
+	return key_from_file(sh, value);
+}
+
+static void get_key_file(struct shell *sh, char *buf, size_t n)
+{
+	struct seal_shell *s = sh->seal;
+	plat_snprintf(buf, n, "%s", s && s->have_key ? s->from : "(none)");
+}
+
+const struct shell_config_key shell_config_seal[] = {
+	{"seal-key-file", "NAME: read the sealed-model key (64 hex digits) from file NAME on the "
+	 "boot volume (an insecure development key)", set_key_file, get_key_file},
+	{0},
+};
+
+/* ---- disks: what a sealed disk holds ---- */
+/* With the right key: open the image and show the GGUF inside it. */
+static void describe_plaintext(struct shell *sh, int disk)
+{
+	struct llm_mem mem;
+	struct llm_reader rd, plain;
+	struct seal_ctx c;
+	struct gguf_file g;
+	char err[256];
+
+	llm_mem_init(&mem, 0);
+	llm_reader_disk(&rd, disk);
+	int e = seal_open(&c, &rd, shell_seal_keysrc(sh), &mem, err, sizeof err);
+	if (e) {
+		plat_printf("  key matches, but the image is refused: %s\n", err);
+		return;
+	}
+	seal_reader(&c, &plain);
+	e = gguf_open(&g, &plain, &mem, err, sizeof err);
+	if (e) {
+		plat_printf("  key matches; the plaintext is not readable GGUF: %s\n",
+			    c.failed ? seal_error(&c) : err);
+	} else {
+		plat_printf("  key matches: GGUF v%u inside, %llu tensors, %llu metadata keys "
+			    "(%s + %s)\n",
+			    g.version, (unsigned long long)g.n_tensors, (unsigned long long)g.n_kv,
+			    c.aes_impl, c.ghash_impl);
+		gguf_close(&g);
+	}
+	seal_close(&c);
+}
+
+bool shell_describe_sealed(struct shell *sh, int disk, const struct plat_disk_info *in,
+			   const uint8_t *head, size_t n)
+{
+	struct seal_header h;
+	struct seal_shell *s = sh->seal;
+	char err[200], a[65], b[65];
+
+	int e = seal_header_parse(head, n, &h, err, sizeof err);
+	if (e == -LLMK_ENOENT)
+		return false;
+	if (e) {
+		plat_printf("  sealed model image, but its header is refused: %s\n", err);
+		return true;
+	}
+	plat_printf("  sealed model image v%u: GGUF of %llu bytes in %llu chunks of %u, "
+		    "sha256 %s\n",
+		    h.version, (unsigned long long)h.plain_size, (unsigned long long)h.n_chunks,
+		    h.chunk_size, seal_hex(h.plain_sha256, 32, a));
+	plat_printf("  key id %s, image id %s\n", seal_hex(h.key_id, SEAL_KEY_ID_SIZE, a),
+		    seal_hex(h.image_id, SEAL_IMAGE_ID_SIZE, b));
+	if (in->capacity != h.image_size)
+		plat_printf("  image is %llu bytes but the disk holds %llu: %s\n",
+			    (unsigned long long)h.image_size, (unsigned long long)in->capacity,
+			    in->capacity < h.image_size ? "truncated" : "bytes appended");
+	if (!s || !s->have_key)
+		plat_printf("  no key loaded (unseal KEYHEX)\n");
+	else if (memcmp(s->key_id, h.key_id, SEAL_KEY_ID_SIZE) != 0)
+		plat_printf("  the loaded key (key id %s) is not the key this image wants\n",
+			    seal_hex(s->key_id, SEAL_KEY_ID_SIZE, a));
+	else
+		describe_plaintext(sh, disk);
+	return true;
+}

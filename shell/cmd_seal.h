@@ -1,0 +1,21 @@
+/*
+ * shell/cmd_seal.h — the model key the shell holds for sealed disks
+ * (shell/cmd_seal.c: `unseal KEYHEX`, `unseal --file NAME`, config key
+ * seal-key-file). The model loader opens a sealed disk with
+ * seal_open(..., shell_seal_keysrc(sh), ...).
+ */
+#ifndef SHELL_CMD_SEAL_H
+#define SHELL_CMD_SEAL_H
+
+#include "../llm/seal.h"
+#include "shell.h"
+
+/* The key source for sealed images, or NULL while no key is loaded. Its
+ * `insecure` is true for keys typed at the console or read from a file:
+ * `info` and `version` should say "insecure development key". */
+const struct seal_keysrc *shell_seal_keysrc(struct shell *sh);
+/* One line describing the loaded key ("insecure development key, key id
+ * ..., from `unseal`"), or NULL if none. */
+const char *shell_seal_key_note(struct shell *sh);
+
+#endif

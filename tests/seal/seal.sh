@@ -1,0 +1,115 @@
+#!/bin/sh
+# tests/seal/seal.sh SEAL [LLMCTL] — build/host/seal end to end: keygen, seal,
+# inspect (with and without the key), unseal back to the same bytes, and each
+# damaged image or bad key refused with exit 1 and one "error:" line; then the
+# shell's `unseal` and `disks` on a sealed image. Ends "N passed, N failed".
+SEAL=${1:-build/host/seal}
+LLMCTL=${2:-build/host/llmctl}
+T=${TMPDIR:-/tmp}/seal-test.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -n "$2" ] && printf '%s\n' "$2" | sed 's/^/     /' | head -20; }
+check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want '$3', got '$2'"; fi; }
+run() { timeout 60 "$SEAL" "$@"; }
+# A failing command: exit 1, one stderr line starting "error:" that contains $2.
+refuse() {
+	name=$1 want=$2; shift 2
+	run "$@" > /dev/null 2> "$T/err"; rc=$?
+	if [ $rc = 1 ] && [ "$(wc -l < "$T/err")" = 1 ] && grep -q "^error: .*$want" "$T/err"; then
+		ok "$name"
+	else
+		bad "$name" "exit $rc, stderr: $(cat "$T/err")"
+	fi
+}
+
+G=${LLMK_TESTDATA:-../shared/testdata}/stories260K/stories260K.gguf
+if [ ! -f "$G" ]; then
+	# Not the reference model, but still a GGUF of an awkward size.
+	{ printf 'GGUF'; head -c 300001 /dev/urandom; } > "$T/plain.gguf"
+	G=$T/plain.gguf
+fi
+
+run keygen "$T/k" > /dev/null
+check "keygen: mode 0600" "$(stat -c %a "$T/k")" 600
+check "keygen: 64 hex digits" "$(grep -cE '^[0-9a-f]{64}$' "$T/k")" 1
+refuse "keygen never overwrites" "never overwritten" keygen "$T/k"
+run keygen "$T/k2" > /dev/null
+
+run seal --key-file "$T/k" "$G" "$T/s" > "$T/out"
+check "seal exits 0" "$?" 0
+want=$(sha256sum < "$G" | cut -c1-64)
+check "seal prints the plaintext sha256" "$(grep -o 'sha256 [0-9a-f]*' "$T/out")" "sha256 $want"
+check "image size is a multiple of 4096" "$(($(stat -c %s "$T/s") % 4096))" 0
+run inspect "$T/s" > "$T/out"
+check "inspect without key exits 0" "$?" 0
+check "inspect shows the digest" "$(grep -c "$want" "$T/out")" 1
+run inspect --key-file "$T/k" "$T/s" > "$T/out"
+check "inspect --key-file verifies" "$?:$(grep -c 'all .* chunks authenticate' "$T/out")" "0:1"
+run unseal --key-file "$T/k" "$T/s" "$T/p" > /dev/null
+check "unseal gives back the same bytes" "$?:$(cmp "$T/p" "$G" && echo same)" "0:same"
+run seal --chunk-size 4096 --key "$(cat "$T/k")" "$G" "$T/s4k" > /dev/null
+run unseal --key "$(cat "$T/k")" "$T/s4k" "$T/p4k" > /dev/null
+check "4 KiB chunks round trip" "$(cmp "$T/p4k" "$G" && echo same)" same
+run seal --key-file "$T/k" "$G" "$T/s2" > /dev/null
+check "two seals of one file differ (fresh salt, nonce, id)" "$(cmp -s "$T/s" "$T/s2" || echo differ)" differ
+
+refuse "wrong key" "wrong key" unseal --key-file "$T/k2" "$T/s" "$T/p2"
+check "wrong key leaves no output" "$(test -e "$T/p2" || echo none)" none
+refuse "no key" "no key" unseal "$T/s" "$T/p2"
+printf 'abc\n' > "$T/badkey"
+refuse "bad key file" "64 hex digits" unseal --key-file "$T/badkey" "$T/s" "$T/p2"
+refuse "seal refuses a non-GGUF" "not a GGUF" seal --key-file "$T/k" "$T/k" "$T/x"
+refuse "bad chunk size" "chunk size" seal --chunk-size 5000 --key-file "$T/k" "$G" "$T/x"
+refuse "inspect a GGUF" "not a sealed image" inspect "$G"
+
+# Damage: flip one byte in the header, the tag table, a chunk.
+flip() { cp "$T/s" "$T/d"; printf '\377' | dd of="$T/d" bs=1 seek="$1" conv=notrunc 2> /dev/null; }
+flip 200; refuse "flipped header byte" "header tag" inspect --key-file "$T/k" "$T/d"
+flip 520; refuse "flipped tag byte" "tag table" unseal --key-file "$T/k" "$T/d" "$T/p2"
+flip 70000; refuse "flipped chunk byte" "chunk 1 " unseal --key-file "$T/k" "$T/d" "$T/p2"
+check "failed unseal leaves no output" "$(test -e "$T/p2" || echo none)" none
+cp "$T/s" "$T/d"; truncate -s -4096 "$T/d"
+refuse "truncated image" "truncated" unseal --key-file "$T/k" "$T/d" "$T/p2"
+cp "$T/s" "$T/d"; printf 'x' >> "$T/d"
+refuse "appended byte" "appended" unseal --key-file "$T/k" "$T/d" "$T/p2"
+cp "$T/s" "$T/d"; dd if="$T/s2" of="$T/d" bs=512 count=1 conv=notrunc 2> /dev/null
+refuse "header from another image" "another image" unseal --key-file "$T/k" "$T/d" "$T/p2"
+run inspect "$T/d" > /dev/null 2>&1
+check "inspect without key cannot tell (exit 0)" "$?" 0
+cp "$T/s" "$T/d"; truncate -s -4096 "$T/d"
+run inspect "$T/d" > "$T/out"
+check "inspect without key flags truncation" "$?:$(grep -c TRUNCATED "$T/out")" "1:1"
+
+# The shell: `unseal KEYHEX`, and `disks` describing the sealed disk.
+if [ -x "$LLMCTL" ]; then
+	out=$(timeout 60 "$LLMCTL" --disk "$T/s" -c disks 2>&1)
+	case "$out" in
+	*"sealed model image v1"*"no key"*) ok "disks shows a sealed image (no key yet)" ;;
+	*) bad "disks shows a sealed image (no key yet)" "$out" ;;
+	esac
+	out=$(timeout 60 "$LLMCTL" --disk "$T/s" -c "unseal $(cat "$T/k")" -c disks 2>&1)
+	case "$out" in
+	*"insecure development key"*"key matches: GGUF v3 inside"*) ok "unseal KEYHEX, then disks: key matches" ;;
+	*) bad "unseal KEYHEX, then disks: key matches" "$out" ;;
+	esac
+	out=$(timeout 60 "$LLMCTL" --disk "$T/s" -c "unseal $(cat "$T/k2")" -c disks 2>&1)
+	case "$out" in
+	*"not the key this image wants"*) ok "disks with another key: says so" ;;
+	*) bad "disks with another key: says so" "$out" ;;
+	esac
+	printf 'seal-key-file %s\n' "$T/k" > "$T/cfg"
+	out=$(timeout 60 "$LLMCTL" --config "$T/cfg" --disk "$T/s" -c disks 2>&1)
+	case "$out" in
+	*"key matches: GGUF v3 inside"*) ok "config seal-key-file loads the key" ;;
+	*) bad "config seal-key-file loads the key" "$out" ;;
+	esac
+	timeout 60 "$LLMCTL" -c "unseal 1234" > "$T/out" 2>&1
+	check "unseal with a short key: exit 1, one error line" "$?:$(grep -c '^error: ' "$T/out")" "1:1"
+	check "the bad key is not echoed" "$(grep -c 1234 "$T/out")" 0
+fi
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
