@@ -153,7 +153,7 @@ run: ## boot llmk in QEMU (MODEL=path or DISKS="a b c"; default: the tiny refere
 	@$(MAKE) --no-print-directory $(ESP_IMG) $(filter $(B)/gen/%,$(RUN_DISKS))
 	@exec $(QEMU_PY) run $(RUN_DISKS)
 
-test-qemu-$(ARCH): ## QEMU boot tests for $(ARCH)
+test-qemu-$(ARCH):
 	@$(MAKE) --no-print-directory $(ESP_IMG)
 	@tests/stage.sh qemu-$(ARCH) python3 tests/qemu/test_boot.py --arch $(ARCH) --esp $(ESP_IMG)
 
@@ -163,4 +163,5 @@ ifneq ($(ARCH),x86_64)
 test-qemu-x86_64:
 	@$(MAKE) --no-print-directory ARCH=x86_64 test-qemu-x86_64
 endif
+test-qemu-x86_64: ## QEMU boot tests, x86_64 (OVMF, TCG)
 TEST_STAGES += test-qemu-x86_64
