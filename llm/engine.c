@@ -1,0 +1,522 @@
+/*
+ * llm/engine.c — loading, the memory plan, and the generation loop
+ * (engine.h).
+ */
+#include "engine.h"
+
+#define MIN_CTX 16u
+#define TEXT_PER_TOKEN 64u /* bytes of text kept per context position */
+
+void engine_init(struct engine *e)
+{
+	memset(e, 0, sizeof *e);
+	e->disk = -1;
+	e->cfg.kv_type = GGML_TYPE_F16;
+	e->cfg.n_batch = ENGINE_DEFAULT_BATCH;
+	e->cfg.n_predict = 128;
+	sample_defaults(&e->cfg.samp);
+}
+
+/* ---- finding a model by name ---- */
+static char lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+static bool same_name(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (lower(*a) != lower(*b))
+			return false;
+	return *a == *b;
+}
+
+int engine_find_disk(const char *name, int *disk)
+{
+	for (int d = 0; d < plat_disk_count(); d++) {
+		struct llm_mem mem;
+		struct llm_reader rd;
+		struct gguf_file g;
+		const struct gguf_str *s;
+		char err[8];
+		bool hit;
+
+		llm_mem_init(&mem, 0);
+		llm_reader_disk(&rd, d);
+		if (gguf_open(&g, &rd, &mem, err, sizeof err))
+			continue;
+		hit = gguf_get_str(&g, "general.name", &s) == 0 && same_name(s->s, name);
+		gguf_close(&g);
+		if (hit) {
+			*disk = d;
+			return 0;
+		}
+	}
+	return -LLMK_ENOENT;
+}
+
+/* ---- load ---- */
+static void *take(struct engine *e, size_t n, int *err)
+{
+	return llm_mem_alloc(&e->mem, n, err);
+}
+
+static const char *sz(uint64_t b, char *buf, size_t n)
+{
+	if (b >= (1ull << 30))
+		plat_snprintf(buf, n, "%.2f GiB", (double)b / (double)(1ull << 30));
+	else
+		plat_snprintf(buf, n, "%.1f MiB", (double)b / (double)(1ull << 20));
+	return buf;
+}
+
+/*
+ * The memory plan: weights (resident), scratch and buffers must fit the
+ * budget; the KV cache then gets the context the configuration asks for, or
+ * as many positions as the rest of the budget holds.
+ */
+static int plan(struct engine *e, char *err, size_t errlen)
+{
+	const struct model_hparams *hp = &e->model.hp;
+	uint32_t kv_dim = hp->n_head_kv * hp->head_dim;
+	uint64_t budget = e->cfg.mem_budget, fixed, per_pos, room;
+	char a[32], b[32];
+
+	e->n_ctx = e->cfg.n_ctx ? e->cfg.n_ctx : hp->n_ctx_train;
+	if (kv_bytes(e->cfg.kv_type, hp->n_layer, 1, kv_dim) == 0) {
+		plat_snprintf(err, errlen, "engine: kv-type %s cannot hold rows of %u values",
+			      kv_type_name(e->cfg.kv_type), kv_dim);
+		return -LLMK_ENOTSUP;
+	}
+	e->weight_bytes = e->g.extent - e->g.data_offset;
+	e->scratch_bytes = model_scratch_bytes(hp, e->cfg.n_batch) +
+			   (uint64_t)hp->n_vocab * sizeof(struct sample_cand) + (1u << 20);
+	/* per position: K+V, the token lists, the text and chat buffers */
+	per_pos = kv_bytes(e->cfg.kv_type, hp->n_layer, 1, kv_dim) + 2 * sizeof(int32_t) +
+		  3 * TEXT_PER_TOKEN;
+	if (!budget) {
+		e->kv_bytes = kv_bytes(e->cfg.kv_type, hp->n_layer, e->n_ctx, kv_dim);
+		return 0;
+	}
+	fixed = e->mem.used + e->weight_bytes + e->scratch_bytes;
+	if (fixed + (uint64_t)MIN_CTX * per_pos > budget) {
+		plat_snprintf(err, errlen, "engine: model needs %s (weights %s) but mem-budget is %s",
+			      sz(fixed + MIN_CTX * per_pos, a, sizeof a),
+			      sz(e->weight_bytes, b, sizeof b), sz(budget, b + 16, 16));
+		return -LLMK_EBUDGET;
+	}
+	room = (budget - fixed) / per_pos;
+	if (room < e->n_ctx)
+		e->n_ctx = (uint32_t)room;
+	e->kv_bytes = kv_bytes(e->cfg.kv_type, hp->n_layer, e->n_ctx, kv_dim);
+	return 0;
+}
+
+static int load_model(struct engine *e, char *err, size_t errlen)
+{
+	const struct model_hparams *hp;
+	struct model_hparams h;
+	struct wt_ctx w;
+	int r, ae = 0;
+
+	if ((r = model_read_hparams(&h, &e->g, err, errlen)) ||
+	    (r = model_check_layout(&h, &e->g, err, errlen)))
+		return r;
+	e->model.hp = h;
+	if ((r = plan(e, err, errlen)))
+		return r;
+	if ((r = wt_resident_open(&w, &e->g, &e->rd, &e->mem, h.n_layer, h.n_embd, err, errlen)))
+		return r;
+	if ((r = model_init(&e->model, &h, &w, &e->mem))) {
+		wt_close(&w);
+		goto oom;
+	}
+	hp = &e->model.hp;
+	if ((r = kv_init(&e->kv, &e->mem, e->cfg.kv_type, hp->n_layer, e->n_ctx,
+			 hp->n_head_kv * hp->head_dim)) ||
+	    (r = model_scratch_init(&e->s, hp, e->cfg.n_batch, &e->mem)) ||
+	    (r = sample_init(&e->smp, &e->mem, hp->n_vocab, &e->cfg.samp)) ||
+	    (r = mm_init(&e->mm, &e->mem, e->cfg.threads ? e->cfg.threads : plat_cpu_count())))
+		goto oom;
+	e->text_cap = (size_t)e->n_ctx * TEXT_PER_TOKEN + 1024;
+	e->chat_cap = e->text_cap;
+	if (!(e->ctx_tok = take(e, (e->n_ctx + 1) * sizeof(int32_t), &ae)) ||
+	    !(e->tok_buf = take(e, (e->n_ctx + 1) * sizeof(int32_t), &ae)) ||
+	    !(e->text = take(e, e->text_cap, &ae)) || !(e->chat_buf = take(e, e->chat_cap, &ae)) ||
+	    !(e->fmt_buf = take(e, e->chat_cap, &ae))) {
+		r = ae;
+		goto oom;
+	}
+	return 0;
+oom:
+	plat_snprintf(err, errlen, "engine: allocating the model's buffers (context %u): %s",
+		      e->n_ctx, plat_strerror(r));
+	return r;
+}
+
+static void pick_template(struct engine *e)
+{
+	const struct gguf_str *s;
+
+	e->tmpl = CHAT_UNKNOWN;
+	if (gguf_get_str(&e->g, "tokenizer.chat_template", &s) == 0)
+		e->tmpl = chat_detect(s->s);
+	e->tmpl_detected = e->tmpl != CHAT_UNKNOWN;
+	if (e->cfg.tmpl != CHAT_UNKNOWN) {
+		e->tmpl = e->cfg.tmpl;
+		e->tmpl_detected = false;
+	} else if (e->tmpl == CHAT_UNKNOWN) {
+		e->tmpl = CHAT_FALLBACK;
+	}
+}
+
+int engine_load(struct engine *e, int disk, bool vocab_only, char *err, size_t errlen)
+{
+	uint64_t t0 = plat_time_ns();
+	int r;
+
+	engine_unload(e);
+	llm_mem_init(&e->mem, e->cfg.mem_budget);
+	llm_reader_disk(&e->rd, disk);
+	if ((r = gguf_open(&e->g, &e->rd, &e->mem, err, errlen)))
+		return r;
+	if ((r = tok_init(&e->tok, &e->g, &e->mem, err, errlen))) {
+		gguf_close(&e->g);
+		return r;
+	}
+	e->disk = disk;
+	e->vocab_only = vocab_only;
+	e->loaded = true;
+	if (!vocab_only && (r = load_model(e, err, errlen))) {
+		engine_unload(e);
+		return r;
+	}
+	pick_template(e);
+	e->stats.load_ns = plat_time_ns() - t0;
+	return 0;
+}
+
+static void give(struct engine *e, void *p, size_t n)
+{
+	if (p)
+		llm_mem_free(&e->mem, p, n);
+}
+
+void engine_unload(struct engine *e)
+{
+	struct engine_config cfg = e->cfg;
+
+	if (e->loaded) {
+		give(e, e->ctx_tok, (e->n_ctx + 1) * sizeof(int32_t));
+		give(e, e->tok_buf, (e->n_ctx + 1) * sizeof(int32_t));
+		give(e, e->text, e->text_cap);
+		give(e, e->chat_buf, e->chat_cap);
+		give(e, e->fmt_buf, e->chat_cap);
+		if (e->mm.mem)
+			mm_free(&e->mm);
+		if (e->smp.cand)
+			sample_free(&e->smp);
+		if (e->s.base)
+			model_scratch_free(&e->s, &e->mem);
+		if (e->kv.k)
+			kv_free(&e->kv);
+		if (e->model.inv_freq)
+			model_free(&e->model);
+		tok_free(&e->tok);
+		gguf_close(&e->g);
+	}
+	memset(e, 0, sizeof *e);
+	e->cfg = cfg;
+	e->disk = -1;
+}
+
+/* ---- running ---- */
+void engine_gen_init(const struct engine *e, struct engine_gen *g)
+{
+	memset(g, 0, sizeof *g);
+	g->samp = e->cfg.samp;
+	g->n_predict = e->cfg.n_predict;
+}
+
+static int need_model(struct engine *e, char *err, size_t errlen)
+{
+	if (!e->loaded) {
+		plat_snprintf(err, errlen, "no model loaded (use 'load N')");
+		return -LLMK_EINVAL;
+	}
+	if (e->vocab_only) {
+		plat_snprintf(err, errlen, "model loaded with --vocab-only: no weights to run");
+		return -LLMK_EINVAL;
+	}
+	return 0;
+}
+
+static int tokenize(struct engine *e, const char *text, size_t len, uint32_t *n,
+		    char *err, size_t errlen)
+{
+	size_t got = 0;
+	int r = tok_encode(&e->tok, text, len, true, true, e->tok_buf, e->n_ctx + 1, &got);
+
+	if (r == -LLMK_ERANGE || (r == 0 && got >= e->n_ctx)) {
+		plat_snprintf(err, errlen, "prompt is %zu tokens, longer than the context (%u)",
+			      got, e->n_ctx);
+		return -LLMK_ERANGE;
+	}
+	if (r) {
+		plat_snprintf(err, errlen, "tokenizer: %s", plat_strerror(r));
+		return r;
+	}
+	if (got == 0) {
+		plat_snprintf(err, errlen, "empty prompt");
+		return -LLMK_EINVAL;
+	}
+	*n = (uint32_t)got;
+	return 0;
+}
+
+/*
+ * Bring the cache to hold exactly toks[0..n) and leave the last token's
+ * logits in e->s.logits. Tokens already cached as a prefix are kept; at
+ * least the last one is evaluated again for its logits.
+ */
+static int feed(struct engine *e, const int32_t *toks, uint32_t n)
+{
+	uint32_t keep = 0;
+	int r;
+
+	while (keep < e->n_past && keep < n && e->ctx_tok[keep] == toks[keep])
+		keep++;
+	if (keep == n)
+		keep--;
+	e->stats.n_reused = keep;
+	e->stats.n_prompt = n - keep;
+	e->n_past = keep;
+	r = model_forward(&e->model, &e->s, &e->mm, &e->kv, toks + keep, n - keep, keep, true);
+	if (r)
+		return r;
+	memmove(e->ctx_tok + keep, toks + keep, (n - keep) * sizeof(int32_t));
+	e->n_past = n;
+	return 0;
+}
+
+/* The longest tail of text[0..len) that is a proper prefix of a stop string:
+ * it must be held back until the next piece decides. */
+static size_t held_back(const struct engine_gen *g, const char *text, size_t len)
+{
+	size_t keep = 0;
+
+	for (uint32_t i = 0; i < g->n_stops; i++) {
+		size_t sl = strlen(g->stops[i]);
+		for (size_t k = sl ? sl - 1 : 0; k > keep; k--)
+			if (k <= len && memcmp(text + len - k, g->stops[i], k) == 0) {
+				keep = k;
+				break;
+			}
+	}
+	return keep;
+}
+
+/* First occurrence of a stop string starting at or after from; -1 if none. */
+static long find_stop(const struct engine_gen *g, const char *text, size_t len, size_t from)
+{
+	long best = -1;
+
+	for (uint32_t i = 0; i < g->n_stops; i++) {
+		size_t sl = strlen(g->stops[i]);
+		for (size_t p = from; sl && p + sl <= len; p++)
+			if (memcmp(text + p, g->stops[i], sl) == 0) {
+				if (best < 0 || (long)p < best)
+					best = (long)p;
+				break;
+			}
+	}
+	return best;
+}
+
+static void emit(struct engine_gen *g, const char *s, size_t n)
+{
+	if (n && g->emit)
+		g->emit(g->ctx, s, n);
+}
+
+/* Append a piece; true when a stop string ended the text (trimmed there). */
+static bool add_text(struct engine *e, struct engine_gen *g, const char *piece, size_t n,
+		     size_t *emitted)
+{
+	size_t hold;
+	long at;
+
+	if (e->text_len + n >= e->text_cap)
+		n = e->text_cap - 1 - e->text_len;
+	memcpy(e->text + e->text_len, piece, n);
+	e->text_len += n;
+	e->text[e->text_len] = 0;
+	/* a stop can only start in the unemitted tail: text before it was
+	 * emitted only once no stop could start there */
+	at = find_stop(g, e->text, e->text_len, *emitted);
+	if (at >= 0) {
+		e->text_len = (size_t)at;
+		e->text[at] = 0;
+		if (e->text_len > *emitted)
+			emit(g, e->text + *emitted, e->text_len - *emitted);
+		*emitted = e->text_len;
+		return true;
+	}
+	hold = held_back(g, e->text, e->text_len);
+	if (e->text_len - hold > *emitted) {
+		emit(g, e->text + *emitted, e->text_len - hold - *emitted);
+		*emitted = e->text_len - hold;
+	}
+	return false;
+}
+
+static int generate(struct engine *e, struct engine_gen *g)
+{
+	size_t emitted = 0;
+	char piece[256];
+	int r = 0;
+
+	e->text_len = 0;
+	e->text[0] = 0;
+	g->n_out = 0;
+	e->stats.n_gen = 0;
+	e->stats.stop = "limit";
+	for (uint32_t i = 0; i < g->n_predict; i++) {
+		int32_t id;
+		int n;
+
+		if (g->cancel && g->cancel(g->ctx)) {
+			e->stats.stop = "cancel";
+			r = -LLMK_ECANCEL;
+			break;
+		}
+		id = (int32_t)sample_next(&e->smp, e->s.logits);
+		if (tok_is_eog(&e->tok, id)) {
+			e->stats.stop = "eog";
+			break;
+		}
+		sample_accept(&e->smp, (uint32_t)id);
+		if (g->out_ids && g->n_out < g->out_cap)
+			g->out_ids[g->n_out] = id;
+		g->n_out++;
+		e->stats.n_gen++;
+		n = tok_piece(&e->tok, id, 0, piece, sizeof piece);
+		if (n > 0 && add_text(e, g, piece, (size_t)n, &emitted)) {
+			e->stats.stop = "stop";
+			break;
+		}
+		if (i + 1 == g->n_predict)
+			break;
+		if (e->n_past >= e->n_ctx) {
+			e->stats.stop = "context";
+			break;
+		}
+		if ((r = model_forward(&e->model, &e->s, &e->mm, &e->kv, &id, 1, e->n_past, true)))
+			break;
+		e->ctx_tok[e->n_past++] = id;
+	}
+	if (e->text_len > emitted && strcmp(e->stats.stop, "stop") != 0)
+		emit(g, e->text + emitted, e->text_len - emitted);
+	return r;
+}
+
+/* Evaluate toks[0..n) (already in e->tok_buf) and generate. */
+static int run(struct engine *e, uint32_t n, struct engine_gen *g, char *err, size_t errlen)
+{
+	uint64_t t0, t1;
+	int r;
+
+	if ((r = sample_reset(&e->smp, &g->samp))) {
+		plat_snprintf(err, errlen, "sampler: %s", plat_strerror(r));
+		return r;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		sample_accept(&e->smp, (uint32_t)e->tok_buf[i]);
+	t0 = plat_time_ns();
+	r = feed(e, e->tok_buf, n);
+	t1 = plat_time_ns();
+	e->stats.prompt_ns = t1 - t0;
+	if (r) {
+		e->n_past = 0; /* the cache may be half written */
+		plat_snprintf(err, errlen, "forward pass: %s", plat_strerror(r));
+		return r;
+	}
+	r = generate(e, g);
+	e->stats.gen_ns = plat_time_ns() - t1;
+	if (r == -LLMK_ECANCEL)
+		plat_snprintf(err, errlen, "cancelled after %u tokens", e->stats.n_gen);
+	else if (r) {
+		e->n_past = 0;
+		plat_snprintf(err, errlen, "forward pass: %s", plat_strerror(r));
+	}
+	return r;
+}
+
+int engine_infer(struct engine *e, const char *prompt, struct engine_gen *g,
+		 char *err, size_t errlen)
+{
+	uint32_t n;
+	int r;
+
+	if ((r = need_model(e, err, errlen)) ||
+	    (r = tokenize(e, prompt, strlen(prompt), &n, err, errlen)))
+		return r;
+	return run(e, n, g, err, errlen);
+}
+
+/* ---- chat ---- */
+static const char *chat_keep(struct engine *e, const char *s, size_t n)
+{
+	char *p;
+
+	if (e->chat_len + n + 1 > e->chat_cap)
+		return NULL;
+	p = e->chat_buf + e->chat_len;
+	memcpy(p, s, n);
+	p[n] = 0;
+	e->chat_len += n + 1;
+	return p;
+}
+
+void engine_chat_reset(struct engine *e)
+{
+	e->n_msgs = 0;
+	e->chat_len = 0;
+}
+
+int engine_chat(struct engine *e, const char *user, struct engine_gen *g, char *err,
+		size_t errlen)
+{
+	size_t len, used = e->chat_len;
+	uint32_t n;
+	const char *c;
+	int r;
+
+	if ((r = need_model(e, err, errlen)))
+		return r;
+	if (e->n_msgs + 2 > ENGINE_MAX_MSGS || !(c = chat_keep(e, user, strlen(user)))) {
+		plat_snprintf(err, errlen, "conversation is full (use 'chat --reset')");
+		return -LLMK_ERANGE;
+	}
+	e->msgs[e->n_msgs].role = "user";
+	e->msgs[e->n_msgs].content = c;
+	r = chat_format(e->tmpl, e->msgs, e->n_msgs + 1, true, e->fmt_buf, e->chat_cap, &len);
+	if (r == 0)
+		r = tokenize(e, e->fmt_buf, len, &n, err, errlen);
+	else
+		plat_snprintf(err, errlen, "conversation does not fit the context (use 'chat --reset')");
+	if (r == 0)
+		r = run(e, n, g, err, errlen);
+	if (r && r != -LLMK_ECANCEL) {
+		e->chat_len = used; /* the turn did not happen */
+		return r;
+	}
+	e->n_msgs++;
+	c = chat_keep(e, e->text, e->text_len);
+	if (c) {
+		e->msgs[e->n_msgs].role = "assistant";
+		e->msgs[e->n_msgs].content = c;
+		e->n_msgs++;
+	}
+	return r;
+}

@@ -1,0 +1,125 @@
+/*
+ * llm/kv.c — the key/value cache (see kv.h). Conversions go through the
+ * quant table's rows so F16 and Q8_0 round exactly as ggml's do.
+ */
+#include "kv.h"
+
+static bool kv_type_ok(uint32_t type, uint32_t kv_dim)
+{
+	if (type == GGML_TYPE_F32 || type == GGML_TYPE_F16)
+		return true;
+	return type == GGML_TYPE_Q8_0 && kv_dim % 32 == 0;
+}
+
+uint64_t kv_bytes(uint32_t type, uint32_t n_layer, uint32_t n_ctx, uint32_t kv_dim)
+{
+	if (!kv_type_ok(type, kv_dim))
+		return 0;
+	return 2 * (uint64_t)n_layer * n_ctx * quant_row_bytes(type, kv_dim);
+}
+
+int kv_type_parse(const char *s, uint32_t *type)
+{
+	if (strcmp(s, "f16") == 0)
+		*type = GGML_TYPE_F16;
+	else if (strcmp(s, "q8_0") == 0)
+		*type = GGML_TYPE_Q8_0;
+	else if (strcmp(s, "f32") == 0)
+		*type = GGML_TYPE_F32;
+	else
+		return -LLMK_EINVAL;
+	return 0;
+}
+
+const char *kv_type_name(uint32_t type)
+{
+	switch (type) {
+	case GGML_TYPE_F16: return "f16";
+	case GGML_TYPE_Q8_0: return "q8_0";
+	case GGML_TYPE_F32: return "f32";
+	}
+	return "?";
+}
+
+int kv_init(struct kv_cache *c, struct llm_mem *mem, uint32_t type, uint32_t n_layer,
+	    uint32_t n_ctx, uint32_t kv_dim)
+{
+	int err = 0;
+
+	memset(c, 0, sizeof *c);
+	if (!kv_type_ok(type, kv_dim) || !n_layer || !n_ctx)
+		return -LLMK_EINVAL;
+	c->type = type;
+	c->n_layer = n_layer;
+	c->n_ctx = n_ctx;
+	c->kv_dim = kv_dim;
+	c->row_bytes = quant_row_bytes(type, kv_dim);
+	c->bytes = (size_t)n_layer * n_ctx * c->row_bytes;
+	c->mem = mem;
+	c->k = llm_mem_alloc(mem, c->bytes, &err);
+	if (!c->k)
+		return err;
+	c->v = llm_mem_alloc(mem, c->bytes, &err);
+	if (!c->v) {
+		llm_mem_free(mem, c->k, c->bytes);
+		c->k = NULL;
+		return err;
+	}
+	return 0;
+}
+
+void kv_free(struct kv_cache *c)
+{
+	if (c->k)
+		llm_mem_free(c->mem, c->k, c->bytes);
+	if (c->v)
+		llm_mem_free(c->mem, c->v, c->bytes);
+	memset(c, 0, sizeof *c);
+}
+
+static uint8_t *kv_row(const struct kv_cache *c, uint8_t *base, uint32_t layer, uint32_t pos)
+{
+	return base + ((size_t)layer * c->n_ctx + pos) * c->row_bytes;
+}
+
+static void put_row(const struct kv_cache *c, uint8_t *dst, const float *src)
+{
+	if (c->type == GGML_TYPE_F32) {
+		memcpy(dst, src, (size_t)c->kv_dim * sizeof(float));
+	} else if (c->type == GGML_TYPE_F16) {
+		uint16_t *h = (uint16_t *)dst;
+		for (uint32_t i = 0; i < c->kv_dim; i++)
+			h[i] = quant_f32_to_f16(src[i]);
+	} else {
+		quant_scalar(c->type)->from_float(src, dst, c->kv_dim);
+	}
+}
+
+static void get_row(const struct kv_cache *c, const uint8_t *src, float *dst)
+{
+	if (c->type == GGML_TYPE_F32) {
+		memcpy(dst, src, (size_t)c->kv_dim * sizeof(float));
+	} else if (c->type == GGML_TYPE_F16) {
+		const uint16_t *h = (const uint16_t *)src;
+		for (uint32_t i = 0; i < c->kv_dim; i++)
+			dst[i] = quant_f16_to_f32(h[i]);
+	} else {
+		quant_scalar(c->type)->to_float(src, dst, c->kv_dim);
+	}
+}
+
+void kv_store(struct kv_cache *c, uint32_t layer, uint32_t pos, const float *k, const float *v)
+{
+	put_row(c, kv_row(c, c->k, layer, pos), k);
+	put_row(c, kv_row(c, c->v, layer, pos), v);
+}
+
+void kv_load_k(const struct kv_cache *c, uint32_t layer, uint32_t pos, float *out)
+{
+	get_row(c, kv_row(c, c->k, layer, pos), out);
+}
+
+void kv_load_v(const struct kv_cache *c, uint32_t layer, uint32_t pos, float *out)
+{
+	get_row(c, kv_row(c, c->v, layer, pos), out);
+}

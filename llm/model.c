@@ -1,0 +1,560 @@
+/*
+ * llm/model.c — hyperparameters, layout check and the forward pass of the
+ * llama family and qwen2 (model.h).
+ *
+ * The forward pass is llama2.c's forward() for a batch of tokens: embed,
+ * then per layer RMSNorm -> Q/K/V -> RoPE -> cache -> causal attention ->
+ * output projection -> residual -> RMSNorm -> SwiGLU FFN -> residual; then
+ * the final norm and the output head. Weight products go through mm_matmul
+ * (prefill multiplies a whole batch, decode one row); everything else is the
+ * scalar math below, in llm/math.h functions only.
+ */
+#include "model.h"
+#include "math.h"
+
+/* ---- hyperparameters ---- */
+static int get_u32(const struct gguf_file *g, const struct model_hparams *hp, const char *sfx,
+		   uint32_t *out, bool required, char *err, size_t errlen)
+{
+	char key[96];
+	int e;
+
+	plat_snprintf(key, sizeof key, "%s.%s", hp->arch_name, sfx);
+	e = gguf_get_u32(g, key, out);
+	if (e == -LLMK_ENOENT && !required)
+		return 0;
+	if (e == -LLMK_ENOENT)
+		plat_snprintf(err, errlen, "model: metadata key '%s' missing", key);
+	else if (e)
+		plat_snprintf(err, errlen, "model: metadata key '%s' is not a 32-bit count "
+			      "(per-layer arrays are not supported)", key);
+	return e;
+}
+
+static int get_f32(const struct gguf_file *g, const struct model_hparams *hp, const char *sfx,
+		   float *out, char *err, size_t errlen)
+{
+	char key[96];
+	int e;
+
+	plat_snprintf(key, sizeof key, "%s.%s", hp->arch_name, sfx);
+	e = gguf_get_f32(g, key, out);
+	if (e == -LLMK_ENOENT)
+		return 0;
+	if (e)
+		plat_snprintf(err, errlen, "model: metadata key '%s' is not a number", key);
+	return e;
+}
+
+static int read_arch(struct model_hparams *hp, const struct gguf_file *g, char *err, size_t errlen)
+{
+	const struct gguf_str *s;
+
+	if (gguf_get_str(g, "general.architecture", &s)) {
+		plat_snprintf(err, errlen, "model: metadata key 'general.architecture' missing");
+		return -LLMK_EFORMAT;
+	}
+	if (strcmp(s->s, "llama") == 0)
+		hp->arch = MODEL_LLAMA;
+	else if (strcmp(s->s, "qwen2") == 0)
+		hp->arch = MODEL_QWEN2;
+	else {
+		plat_snprintf(err, errlen, "model: architecture '%.40s' is not supported "
+			      "(supported: llama, qwen2)", s->s);
+		return -LLMK_ENOTSUP;
+	}
+	plat_snprintf(hp->arch_name, sizeof hp->arch_name, "%s", s->s);
+	if (gguf_get_str(g, "general.name", &s) == 0)
+		plat_snprintf(hp->name, sizeof hp->name, "%s", s->s);
+	return 0;
+}
+
+/* <arch>.rope.scaling.type: none and linear are supported (linear divides
+ * positions by the factor: llama.cpp freq_scale = 1 / factor). */
+static int read_rope_scaling(struct model_hparams *hp, const struct gguf_file *g,
+			     char *err, size_t errlen)
+{
+	char key[96];
+	const struct gguf_str *s;
+	float factor = 0.0f;
+	int e;
+
+	hp->rope_scale = 1.0f;
+	plat_snprintf(key, sizeof key, "%s.rope.scaling.type", hp->arch_name);
+	if (gguf_get_str(g, key, &s) == 0 && strcmp(s->s, "none") != 0 &&
+	    strcmp(s->s, "linear") != 0) {
+		plat_snprintf(err, errlen, "model: rope scaling '%.32s' (%s) is not supported "
+			      "(supported: none, linear)", s->s, key);
+		return -LLMK_ENOTSUP;
+	}
+	if (gguf_get_str(g, key, &s) == 0 && strcmp(s->s, "none") == 0)
+		return 0;
+	if ((e = get_f32(g, hp, "rope.scaling.factor", &factor, err, errlen)))
+		return e;
+	/* older converters wrote the linear factor as <arch>.rope.scale_linear */
+	if (factor == 0.0f && (e = get_f32(g, hp, "rope.scale_linear", &factor, err, errlen)))
+		return e;
+	if (factor == 0.0f)
+		return 0;
+	if (factor < 0.0f) {
+		plat_snprintf(err, errlen, "model: rope.scaling.factor %g is negative", (double)factor);
+		return -LLMK_EFORMAT;
+	}
+	hp->rope_scale = 1.0f / factor;
+	return 0;
+}
+
+int model_read_hparams(struct model_hparams *hp, const struct gguf_file *g,
+		       char *err, size_t errlen)
+{
+	const struct gguf_tensor *embd;
+	int e;
+
+	memset(hp, 0, sizeof *hp);
+	if ((e = read_arch(hp, g, err, errlen)))
+		return e;
+	if ((e = get_u32(g, hp, "block_count", &hp->n_layer, true, err, errlen)) ||
+	    (e = get_u32(g, hp, "embedding_length", &hp->n_embd, true, err, errlen)) ||
+	    (e = get_u32(g, hp, "feed_forward_length", &hp->n_ff, true, err, errlen)) ||
+	    (e = get_u32(g, hp, "attention.head_count", &hp->n_head, true, err, errlen)) ||
+	    (e = get_u32(g, hp, "context_length", &hp->n_ctx_train, true, err, errlen)))
+		return e;
+	hp->n_head_kv = hp->n_head;
+	if ((e = get_u32(g, hp, "attention.head_count_kv", &hp->n_head_kv, false, err, errlen)))
+		return e;
+	if (!hp->n_layer || !hp->n_embd || !hp->n_ff || !hp->n_head || !hp->n_head_kv ||
+	    hp->n_head % hp->n_head_kv || hp->n_embd % hp->n_head || !hp->n_ctx_train) {
+		plat_snprintf(err, errlen, "model: bad shape (layers %u, embd %u, ff %u, heads %u, "
+			      "kv heads %u, context %u)", hp->n_layer, hp->n_embd, hp->n_ff,
+			      hp->n_head, hp->n_head_kv, hp->n_ctx_train);
+		return -LLMK_EFORMAT;
+	}
+	hp->head_dim = hp->n_embd / hp->n_head;
+	uint32_t vlen = 0;
+	if ((e = get_u32(g, hp, "attention.key_length", &hp->head_dim, false, err, errlen)) ||
+	    (e = get_u32(g, hp, "attention.value_length", &vlen, false, err, errlen)))
+		return e;
+	if ((vlen && vlen != hp->head_dim) || !hp->head_dim || hp->head_dim % 2) {
+		plat_snprintf(err, errlen, "model: key length %u / value length %u not supported",
+			      hp->head_dim, vlen);
+		return -LLMK_ENOTSUP;
+	}
+	hp->rope_dim = hp->head_dim;
+	hp->rope_base = 10000.0f;
+	hp->norm_eps = 1e-5f;
+	if ((e = get_u32(g, hp, "rope.dimension_count", &hp->rope_dim, false, err, errlen)) ||
+	    (e = get_f32(g, hp, "rope.freq_base", &hp->rope_base, err, errlen)) ||
+	    (e = get_f32(g, hp, "attention.layer_norm_rms_epsilon", &hp->norm_eps, err, errlen)) ||
+	    (e = read_rope_scaling(hp, g, err, errlen)))
+		return e;
+	if (hp->rope_dim > hp->head_dim || hp->rope_dim % 2 || hp->rope_base <= 0.0f) {
+		plat_snprintf(err, errlen, "model: rope dimension %u / base %g not usable with "
+			      "head size %u", hp->rope_dim, (double)hp->rope_base, hp->head_dim);
+		return -LLMK_EFORMAT;
+	}
+	hp->rope_neox = hp->arch == MODEL_QWEN2;
+	embd = gguf_find_tensor(g, "token_embd.weight");
+	if (!embd) {
+		plat_snprintf(err, errlen, "model: tensor 'token_embd.weight' missing");
+		return -LLMK_EFORMAT;
+	}
+	hp->n_vocab = (uint32_t)embd->ne[1];
+	hp->tied_output = gguf_find_tensor(g, "output.weight") == NULL;
+	hp->rope_freqs = gguf_find_tensor(g, "rope_freqs.weight") != NULL;
+	hp->qkv_bias = gguf_find_tensor(g, "blk.0.attn_q.bias") != NULL;
+	for (uint64_t i = 0; i < g->n_tensors; i++)
+		hp->n_params += g->tensors[i].n_elems;
+	return 0;
+}
+
+/* ---- layout check ---- */
+static int check_tensor(const struct gguf_file *g, const char *name, uint64_t ne0, uint64_t ne1,
+			bool vec, bool optional, char *err, size_t errlen)
+{
+	const struct gguf_tensor *t = gguf_find_tensor(g, name);
+	const struct quant_type *q;
+
+	if (!t) {
+		if (optional)
+			return 0;
+		plat_snprintf(err, errlen, "model: tensor '%s' missing", name);
+		return -LLMK_EFORMAT;
+	}
+	if (t->ne[0] != ne0 || t->ne[1] != ne1 || t->ne[2] != 1 || t->ne[3] != 1) {
+		plat_snprintf(err, errlen, "model: tensor '%s' has shape [%llu, %llu, %llu], "
+			      "expected [%llu, %llu]", name, (unsigned long long)t->ne[0],
+			      (unsigned long long)t->ne[1], (unsigned long long)t->ne[2],
+			      (unsigned long long)ne0, (unsigned long long)ne1);
+		return -LLMK_EFORMAT;
+	}
+	if (vec && t->type != GGML_TYPE_F32) {
+		plat_snprintf(err, errlen, "model: tensor '%s' is %s; 1-D tensors must be F32",
+			      name, quant_name(t->type));
+		return -LLMK_ENOTSUP;
+	}
+	q = quant_get(t->type);
+	if (!q || !q->vec_dot || !q->to_float || ne0 % q->blck) {
+		plat_snprintf(err, errlen, "model: tensor '%s' type %s (%u) is not supported",
+			      name, quant_name(t->type), t->type);
+		return -LLMK_ENOTSUP;
+	}
+	return 0;
+}
+
+static int check_layer(const struct model_hparams *hp, const struct gguf_file *g, uint32_t l,
+		       char *err, size_t errlen)
+{
+	uint64_t E = hp->n_embd, Q = (uint64_t)hp->n_head * hp->head_dim;
+	uint64_t KV = (uint64_t)hp->n_head_kv * hp->head_dim, F = hp->n_ff;
+	/* [ne0, ne1] per slot, in wt_layer_slots order */
+	const uint64_t shape[][2] = {
+		{E, 1}, {E, Q}, {E, KV}, {E, KV}, {Q, E}, {Q, 1}, {KV, 1}, {KV, 1},
+		{E, 1}, {E, F}, {E, F}, {F, E},
+	};
+	char name[96];
+	int e;
+
+	_Static_assert(sizeof shape / sizeof shape[0] == 12, "one shape per layer slot");
+	wt_tensor_name(name, sizeof name, l, "attn_qkv.weight");
+	if (gguf_find_tensor(g, name)) {
+		plat_snprintf(err, errlen, "model: tensor '%s': fused QKV layout is not supported",
+			      name);
+		return -LLMK_ENOTSUP;
+	}
+	wt_tensor_name(name, sizeof name, l, "ffn_gate_inp.weight");
+	if (gguf_find_tensor(g, name)) {
+		plat_snprintf(err, errlen, "model: tensor '%s': mixture of experts is not supported",
+			      name);
+		return -LLMK_ENOTSUP;
+	}
+	for (uint32_t s = 0; s < wt_n_layer_slots; s++) {
+		const struct wt_slot *sl = &wt_layer_slots[s];
+		/* biases are all there or none, as layer 0 says */
+		bool optional = sl->optional && !hp->qkv_bias;
+		wt_tensor_name(name, sizeof name, l, sl->suffix);
+		if ((e = check_tensor(g, name, shape[s][0], shape[s][1], sl->kind == WT_VEC,
+				      optional, err, errlen)))
+			return e;
+	}
+	return 0;
+}
+
+int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g,
+		       char *err, size_t errlen)
+{
+	int e;
+
+	if (hp->arch == MODEL_QWEN2 && !hp->qkv_bias) {
+		plat_snprintf(err, errlen, "model: qwen2 without 'blk.0.attn_q.bias' is not supported");
+		return -LLMK_ENOTSUP;
+	}
+	if ((e = check_tensor(g, "token_embd.weight", hp->n_embd, hp->n_vocab, false, false,
+			      err, errlen)) ||
+	    (e = check_tensor(g, "output_norm.weight", hp->n_embd, 1, true, false, err, errlen)) ||
+	    (e = check_tensor(g, "output.weight", hp->n_embd, hp->n_vocab, false, true,
+			      err, errlen)) ||
+	    (e = check_tensor(g, "rope_freqs.weight", hp->rope_dim / 2, 1, true, true,
+			      err, errlen)))
+		return e;
+	for (uint32_t l = 0; l < hp->n_layer; l++)
+		if ((e = check_layer(hp, g, l, err, errlen)))
+			return e;
+	return 0;
+}
+
+/* ---- setup ---- */
+static size_t scratch_floats(const struct model_hparams *hp, uint32_t B, size_t *parts)
+{
+	size_t E = hp->n_embd, Q = (size_t)hp->n_head * hp->head_dim;
+	size_t KV = (size_t)hp->n_head_kv * hp->head_dim, F = hp->n_ff;
+	/* x xb q k v att hb hb2 krow vrow amax asum logits */
+	size_t p[13] = {B * E, B * (E > Q ? E : Q), B * Q, B * KV, B * KV, B * Q, B * F, B * F,
+			KV, KV, hp->n_head, hp->n_head, hp->n_vocab};
+	size_t n = 0;
+
+	for (int i = 0; i < 13; i++) {
+		p[i] = (p[i] + 15) & ~(size_t)15; /* 64-byte aligned pieces */
+		if (parts)
+			parts[i] = p[i];
+		n += p[i];
+	}
+	return n;
+}
+
+uint64_t model_scratch_bytes(const struct model_hparams *hp, uint32_t n_batch)
+{
+	return scratch_floats(hp, n_batch, NULL) * sizeof(float);
+}
+
+int model_scratch_init(struct model_scratch *s, const struct model_hparams *hp,
+		       uint32_t n_batch, struct llm_mem *mem)
+{
+	size_t parts[13];
+	float **dst[13];
+	float *p;
+	int e = 0;
+
+	memset(s, 0, sizeof *s);
+	s->bytes = scratch_floats(hp, n_batch, parts) * sizeof(float);
+	s->base = llm_mem_alloc(mem, s->bytes, &e);
+	if (!s->base)
+		return e;
+	s->n_batch = n_batch;
+	dst[0] = &s->x; dst[1] = &s->xb; dst[2] = &s->q; dst[3] = &s->k; dst[4] = &s->v;
+	dst[5] = &s->att; dst[6] = &s->hb; dst[7] = &s->hb2; dst[8] = &s->krow;
+	dst[9] = &s->vrow; dst[10] = &s->amax; dst[11] = &s->asum; dst[12] = &s->logits;
+	p = s->base;
+	for (int i = 0; i < 13; i++) {
+		*dst[i] = p;
+		p += parts[i];
+	}
+	return 0;
+}
+
+void model_scratch_free(struct model_scratch *s, struct llm_mem *mem)
+{
+	if (s->base)
+		llm_mem_free(mem, s->base, s->bytes);
+	memset(s, 0, sizeof *s);
+}
+
+/*
+ * RoPE frequencies (RoFormer, Su et al. 2021; llama.cpp ggml_rope_ext):
+ * pair i rotates by pos * scale * base^(-2i/d), divided by the llama3
+ * frequency factor of pair i when rope_freqs.weight exists.
+ */
+int model_init(struct model *m, const struct model_hparams *hp, struct wt_ctx *w,
+	       struct llm_mem *mem)
+{
+	uint32_t half = hp->rope_dim / 2;
+	int e = 0;
+
+	memset(m, 0, sizeof *m);
+	m->inv_freq = llm_mem_alloc(mem, half * sizeof(float), &e);
+	if (!m->inv_freq)
+		return e;
+	m->hp = *hp;
+	m->w = *w;
+	m->mem = mem;
+	for (uint32_t i = 0; i < half; i++) {
+		float f = llm_expf(-(float)(2 * i) / (float)hp->rope_dim * llm_logf(hp->rope_base));
+		f *= hp->rope_scale;
+		if (w->rope_freqs)
+			f /= w->rope_freqs[i];
+		m->inv_freq[i] = f;
+	}
+	return 0;
+}
+
+void model_free(struct model *m)
+{
+	if (m->inv_freq)
+		llm_mem_free(m->mem, m->inv_freq, m->hp.rope_dim / 2 * sizeof(float));
+	wt_close(&m->w);
+	memset(m, 0, sizeof *m);
+}
+
+/* ---- the math ---- */
+static void rmsnorm(float *o, const float *x, const float *w, uint32_t n, float eps)
+{
+	float ss = 0.0f;
+
+	for (uint32_t i = 0; i < n; i++)
+		ss += x[i] * x[i];
+	ss = 1.0f / llm_sqrtf(ss / (float)n + eps);
+	for (uint32_t i = 0; i < n; i++)
+		o[i] = x[i] * ss * w[i];
+}
+
+/* Rotate the first rope_dim elements of each of n_heads heads of x. */
+static void rope(const struct model *m, float *x, uint32_t n_heads, uint32_t pos)
+{
+	const struct model_hparams *hp = &m->hp;
+	uint32_t half = hp->rope_dim / 2;
+
+	for (uint32_t i = 0; i < half; i++) {
+		float th = (float)pos * m->inv_freq[i];
+		float c = llm_cosf(th), s = llm_sinf(th);
+		/* NORM: adjacent pairs (2i, 2i+1); NeoX: (i, i + d/2) */
+		uint32_t a = hp->rope_neox ? i : 2 * i;
+		uint32_t b = hp->rope_neox ? i + half : 2 * i + 1;
+		for (uint32_t h = 0; h < n_heads; h++) {
+			float *v = x + (size_t)h * hp->head_dim;
+			float x0 = v[a], x1 = v[b];
+			v[a] = x0 * c - x1 * s;
+			v[b] = x0 * s + x1 * c;
+		}
+	}
+}
+
+static float silu(float x)
+{
+	return x / (1.0f + llm_expf(-x));
+}
+
+/*
+ * Causal attention of one query row q (all heads) at position pos over the
+ * cache rows 0..pos of layer l, into out. One pass over the cache with an
+ * online softmax (Milakov & Gimelshein 2018): per head a running maximum,
+ * a running sum and an accumulator rescaled when the maximum moves.
+ */
+static void attention(const struct model *m, struct model_scratch *s, const struct kv_cache *kv,
+		      uint32_t l, const float *q, uint32_t pos, float *out)
+{
+	const struct model_hparams *hp = &m->hp;
+	uint32_t hd = hp->head_dim, group = hp->n_head / hp->n_head_kv;
+	float scale = 1.0f / llm_sqrtf((float)hd);
+
+	for (uint32_t h = 0; h < hp->n_head; h++) {
+		s->amax[h] = -1e30f;
+		s->asum[h] = 0.0f;
+	}
+	memset(out, 0, (size_t)hp->n_head * hd * sizeof(float));
+	for (uint32_t t = 0; t <= pos; t++) {
+		kv_load_k(kv, l, t, s->krow);
+		kv_load_v(kv, l, t, s->vrow);
+		for (uint32_t h = 0; h < hp->n_head; h++) {
+			const float *qh = q + (size_t)h * hd;
+			const float *kh = s->krow + (size_t)(h / group) * hd;
+			const float *vh = s->vrow + (size_t)(h / group) * hd;
+			float *oh = out + (size_t)h * hd;
+			float score = 0.0f, w;
+
+			for (uint32_t i = 0; i < hd; i++)
+				score += qh[i] * kh[i];
+			score *= scale;
+			if (score > s->amax[h]) {
+				float r = llm_expf(s->amax[h] - score);
+				s->asum[h] *= r;
+				for (uint32_t i = 0; i < hd; i++)
+					oh[i] *= r;
+				s->amax[h] = score;
+			}
+			w = llm_expf(score - s->amax[h]);
+			s->asum[h] += w;
+			for (uint32_t i = 0; i < hd; i++)
+				oh[i] += w * vh[i];
+		}
+	}
+	for (uint32_t h = 0; h < hp->n_head; h++)
+		for (uint32_t i = 0; i < hd; i++)
+			out[(size_t)h * hd + i] /= s->asum[h];
+}
+
+static int matmul(struct mm_ctx *mm, float *out, const struct wt_mat *w, const float *x,
+		  uint32_t B)
+{
+	return mm_matmul(mm, out, w->data, w->type, (size_t)w->rows, (size_t)w->cols, x, B);
+}
+
+static void add_bias(float *x, const float *b, uint32_t n, uint32_t B)
+{
+	for (uint32_t r = 0; r < B; r++)
+		for (uint32_t i = 0; i < n; i++)
+			x[(size_t)r * n + i] += b[i];
+}
+
+/* One layer over a batch of B tokens at positions pos..pos+B-1. */
+static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
+			 struct kv_cache *kv, uint32_t l, uint32_t B, uint32_t pos)
+{
+	const struct model_hparams *hp = &m->hp;
+	uint32_t E = hp->n_embd, Q = hp->n_head * hp->head_dim;
+	uint32_t KV = hp->n_head_kv * hp->head_dim, F = hp->n_ff;
+	struct wt_layer w;
+	int e;
+
+	if ((e = wt_layer_acquire(&m->w, l, &w)))
+		return e;
+
+	/* attention block */
+	for (uint32_t b = 0; b < B; b++)
+		rmsnorm(s->xb + (size_t)b * E, s->x + (size_t)b * E, w.attn_norm, E, hp->norm_eps);
+	if ((e = matmul(mm, s->q, &w.wq, s->xb, B)) || (e = matmul(mm, s->k, &w.wk, s->xb, B)) ||
+	    (e = matmul(mm, s->v, &w.wv, s->xb, B)))
+		goto out;
+	if (w.bq) {
+		add_bias(s->q, w.bq, Q, B);
+		add_bias(s->k, w.bk, KV, B);
+		add_bias(s->v, w.bv, KV, B);
+	}
+	for (uint32_t b = 0; b < B; b++) {
+		rope(m, s->q + (size_t)b * Q, hp->n_head, pos + b);
+		rope(m, s->k + (size_t)b * KV, hp->n_head_kv, pos + b);
+		kv_store(kv, l, pos + b, s->k + (size_t)b * KV, s->v + (size_t)b * KV);
+	}
+	for (uint32_t b = 0; b < B; b++)
+		attention(m, s, kv, l, s->q + (size_t)b * Q, pos + b, s->att + (size_t)b * Q);
+	if ((e = matmul(mm, s->xb, &w.wo, s->att, B)))
+		goto out;
+	for (size_t i = 0; i < (size_t)B * E; i++)
+		s->x[i] += s->xb[i];
+
+	/* feed-forward block: down(silu(gate(x)) * up(x)) */
+	for (uint32_t b = 0; b < B; b++)
+		rmsnorm(s->xb + (size_t)b * E, s->x + (size_t)b * E, w.ffn_norm, E, hp->norm_eps);
+	if ((e = matmul(mm, s->hb, &w.w_gate, s->xb, B)) ||
+	    (e = matmul(mm, s->hb2, &w.w_up, s->xb, B)))
+		goto out;
+	for (size_t i = 0; i < (size_t)B * F; i++)
+		s->hb[i] = silu(s->hb[i]) * s->hb2[i];
+	if ((e = matmul(mm, s->xb, &w.w_down, s->hb, B)))
+		goto out;
+	for (size_t i = 0; i < (size_t)B * E; i++)
+		s->x[i] += s->xb[i];
+out:
+	wt_layer_release(&m->w, l);
+	return e;
+}
+
+/* Final norm of the last row, then the head in chunks into s->logits. */
+static int head_forward(struct model *m, struct model_scratch *s, struct mm_ctx *mm, uint32_t B)
+{
+	const struct model_hparams *hp = &m->hp;
+	uint32_t E = hp->n_embd, chunk = m->w.head_chunk;
+	int e = 0;
+
+	rmsnorm(s->xb, s->x + (size_t)(B - 1) * E, m->w.output_norm, E, hp->norm_eps);
+	for (uint32_t r0 = 0; r0 < hp->n_vocab && !e; r0 += chunk) {
+		uint32_t n = hp->n_vocab - r0 < chunk ? hp->n_vocab - r0 : chunk;
+		struct wt_mat h;
+		if ((e = wt_head_acquire(&m->w, r0, n, &h)))
+			break;
+		e = matmul(mm, s->logits + r0, &h, s->xb, 1);
+		wt_head_release(&m->w, r0);
+	}
+	return e;
+}
+
+static int forward_batch(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
+			 struct kv_cache *kv, const int32_t *tok, uint32_t B, uint32_t pos,
+			 bool want_logits)
+{
+	const struct model_hparams *hp = &m->hp;
+	int e;
+
+	for (uint32_t b = 0; b < B; b++)
+		if ((e = wt_embed_row(&m->w, tok[b], s->x + (size_t)b * hp->n_embd)))
+			return e;
+	for (uint32_t l = 0; l < hp->n_layer; l++)
+		if ((e = layer_forward(m, s, mm, kv, l, B, pos)))
+			return e;
+	return want_logits ? head_forward(m, s, mm, B) : 0;
+}
+
+int model_forward(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
+		  struct kv_cache *kv, const int32_t *tokens, uint32_t n, uint32_t pos,
+		  bool want_logits)
+{
+	int e;
+
+	if (n == 0 || (uint64_t)pos + n > kv->n_ctx)
+		return -LLMK_ERANGE;
+	for (uint32_t i = 0; i < n; i += s->n_batch) {
+		uint32_t B = n - i < s->n_batch ? n - i : s->n_batch;
+		bool last = i + B == n;
+		if ((e = forward_batch(m, s, mm, kv, tokens + i, B, pos + i, want_logits && last)))
+			return e;
+	}
+	return 0;
+}

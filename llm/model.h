@@ -1,0 +1,92 @@
+/*
+ * llm/model.h — the transformer: hyperparameters from GGUF metadata, the
+ * tensor layout check, and the forward pass.
+ *
+ * Architectures (GGUF general.architecture):
+ *   llama — Llama 2/3, TinyLlama, Mistral, SmolLM: RMSNorm, RoPE (GGUF keeps
+ *           llama's q/k rows in Meta's interleaved order, so rotation pairs
+ *           are adjacent elements: llama.cpp LLAMA_ROPE_TYPE_NORM), GQA,
+ *           SwiGLU, output tied to token_embd when output.weight is absent.
+ *   qwen2 — the same with Q/K/V biases and NeoX rotation (pairs i, i + d/2).
+ */
+#ifndef LLM_MODEL_H
+#define LLM_MODEL_H
+
+#include "gguf.h"
+#include "kv.h"
+#include "matmul.h"
+#include "weights.h"
+
+enum model_arch { MODEL_LLAMA = 1, MODEL_QWEN2 };
+
+struct model_hparams {
+	enum model_arch arch;
+	char arch_name[16];
+	char name[64];          /* general.name, "" if absent */
+	uint32_t n_layer;       /* <arch>.block_count */
+	uint32_t n_embd;        /* <arch>.embedding_length */
+	uint32_t n_ff;          /* <arch>.feed_forward_length */
+	uint32_t n_head;        /* <arch>.attention.head_count */
+	uint32_t n_head_kv;     /* <arch>.attention.head_count_kv (default n_head) */
+	uint32_t head_dim;      /* <arch>.attention.key_length (default n_embd / n_head) */
+	uint32_t n_vocab;       /* rows of token_embd.weight */
+	uint32_t n_ctx_train;   /* <arch>.context_length */
+	uint32_t rope_dim;      /* <arch>.rope.dimension_count (default head_dim) */
+	float rope_base;        /* <arch>.rope.freq_base (default 10000) */
+	float rope_scale;       /* 1 / <arch>.rope.scaling.factor for linear scaling, else 1 */
+	bool rope_neox;
+	float norm_eps;         /* <arch>.attention.layer_norm_rms_epsilon (default 1e-5) */
+	bool qkv_bias;
+	bool tied_output;
+	bool rope_freqs;        /* rope_freqs.weight present (llama3 frequency factors) */
+	uint64_t n_params;      /* elements of every tensor */
+};
+
+/* Read hparams from g and check every tensor the forward pass uses exists
+ * with the shape they imply, a type the quant table can multiply, and F32 for
+ * 1-D tensors. One line in err on failure, naming the key or tensor. */
+int model_read_hparams(struct model_hparams *hp, const struct gguf_file *g,
+		       char *err, size_t errlen);
+int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g,
+		       char *err, size_t errlen);
+
+/* Scratch for a batch of up to n_batch tokens. */
+struct model_scratch {
+	uint32_t n_batch;
+	float *x, *xb, *q, *k, *v, *att, *hb, *hb2; /* batch-major rows */
+	float *krow, *vrow;    /* one cache row as floats */
+	float *amax, *asum;    /* online softmax state per head */
+	float *logits;         /* n_vocab */
+	void *base;
+	size_t bytes;
+};
+
+struct model {
+	struct model_hparams hp;
+	struct wt_ctx w;
+	float *inv_freq;        /* rope_dim / 2 rotation frequencies */
+	struct llm_mem *mem;
+};
+
+/* Bytes model_scratch_init will take for n_batch. */
+uint64_t model_scratch_bytes(const struct model_hparams *hp, uint32_t n_batch);
+int model_scratch_init(struct model_scratch *s, const struct model_hparams *hp,
+		       uint32_t n_batch, struct llm_mem *mem);
+void model_scratch_free(struct model_scratch *s, struct llm_mem *mem);
+
+/* Take over hp and an opened weights context; computes the RoPE table. */
+int model_init(struct model *m, const struct model_hparams *hp, struct wt_ctx *w,
+	       struct llm_mem *mem);
+void model_free(struct model *m);
+
+/*
+ * Run n tokens at positions pos.. through the model (in pieces of
+ * s->n_batch), writing their keys and values into kv. If want_logits, the
+ * last token's logits end in s->logits. Returns 0 or -LLMK_E*
+ * (-LLMK_ERANGE if pos + n passes the cache).
+ */
+int model_forward(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
+		  struct kv_cache *kv, const int32_t *tokens, uint32_t n, uint32_t pos,
+		  bool want_logits);
+
+#endif

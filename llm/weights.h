@@ -1,0 +1,106 @@
+/*
+ * llm/weights.h — the one way the forward pass reaches the model's tensors.
+ *
+ * The forward pass asks for one layer at a time (acquire, use, release), for
+ * token-embedding rows by id, and for the output head in row chunks. Behind
+ * this interface the weights may all be resident (wt_resident_open: the
+ * model's tensor data read from its disk into memory at load) or streamed
+ * layer by layer off the disk (the layer streamer, another implementation of
+ * struct wt_ops), so nothing else in the engine may hold a tensor pointer
+ * across a release.
+ *
+ * Tensor names are llama.cpp's GGUF names (llama.cpp src/llama-arch.cpp
+ * LLM_TENSOR_NAMES): token_embd, output_norm, output, rope_freqs,
+ * blk.N.{attn_norm, attn_q, attn_k, attn_v, attn_output, ffn_norm, ffn_gate,
+ * ffn_up, ffn_down}.weight and blk.N.attn_{q,k,v}.bias.
+ */
+#ifndef LLM_WEIGHTS_H
+#define LLM_WEIGHTS_H
+
+#include "gguf.h"
+
+/* A weight matrix: rows of cols elements (cols = GGUF ne[0]) of one quant
+ * type, row stride quant_row_bytes(type, cols). */
+struct wt_mat {
+	const void *data;
+	uint32_t type;
+	uint64_t rows, cols;
+};
+
+/* One transformer block. 1-D tensors (norms, biases) are always F32. */
+struct wt_layer {
+	const float *attn_norm;
+	struct wt_mat wq, wk, wv, wo;
+	const float *bq, *bk, *bv; /* qwen2: QKV biases; NULL when the model has none */
+	const float *ffn_norm;
+	struct wt_mat w_gate, w_up, w_down;
+};
+
+/* The per-layer tensors by name suffix, for every implementation. */
+enum wt_slot_kind { WT_VEC, WT_MAT };
+struct wt_slot {
+	const char *suffix;   /* "attn_q.weight": full name "blk.<N>.<suffix>" */
+	size_t offset;        /* of the field in struct wt_layer */
+	enum wt_slot_kind kind;
+	bool optional;
+};
+extern const struct wt_slot wt_layer_slots[];
+extern const uint32_t wt_n_layer_slots;
+/* "blk.<layer>.<suffix>" into buf. */
+void wt_tensor_name(char *buf, size_t n, uint32_t layer, const char *suffix);
+
+struct wt_ops {
+	int (*layer_acquire)(void *impl, uint32_t layer, struct wt_layer *out);
+	void (*layer_release)(void *impl, uint32_t layer);
+	/* Token-embedding row id as n_embd floats. */
+	int (*embed_row)(void *impl, int32_t id, float *out);
+	/* Output-head rows [row0, row0 + n), n <= head_chunk. */
+	int (*head_acquire)(void *impl, uint32_t row0, uint32_t n, struct wt_mat *out);
+	void (*head_release)(void *impl, uint32_t row0);
+	void (*close)(void *impl);
+};
+
+struct wt_ctx {
+	const struct wt_ops *ops;
+	void *impl;
+	/* Small tensors every implementation keeps resident. */
+	const float *output_norm; /* n_embd */
+	const float *rope_freqs;  /* rope_dim / 2 frequency factors (llama3), or NULL */
+	uint32_t head_chunk;      /* rows per head_acquire */
+	uint64_t resident_bytes;  /* weight bytes this implementation holds */
+	const char *kind;         /* "resident", "streaming" */
+};
+
+static inline int wt_layer_acquire(struct wt_ctx *w, uint32_t layer, struct wt_layer *out)
+{
+	return w->ops->layer_acquire(w->impl, layer, out);
+}
+static inline void wt_layer_release(struct wt_ctx *w, uint32_t layer)
+{
+	w->ops->layer_release(w->impl, layer);
+}
+static inline int wt_embed_row(struct wt_ctx *w, int32_t id, float *out)
+{
+	return w->ops->embed_row(w->impl, id, out);
+}
+static inline int wt_head_acquire(struct wt_ctx *w, uint32_t row0, uint32_t n, struct wt_mat *out)
+{
+	return w->ops->head_acquire(w->impl, row0, n, out);
+}
+static inline void wt_head_release(struct wt_ctx *w, uint32_t row0)
+{
+	w->ops->head_release(w->impl, row0);
+}
+void wt_close(struct wt_ctx *w);
+
+/*
+ * Resident weights: the tensor data section [g->data_offset, g->extent) read
+ * from r into one allocation from mem. The tensor layout must already have
+ * been checked (model_check_layout). n_layer and n_embd come from the model.
+ * On error returns -LLMK_E* with one line in err.
+ */
+int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm_reader *r,
+		     struct llm_mem *mem, uint32_t n_layer, uint32_t n_embd,
+		     char *err, size_t errlen);
+
+#endif

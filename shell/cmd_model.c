@@ -1,0 +1,475 @@
+/*
+ * shell/cmd_model.c — the model commands: load, unload, info, infer, chat,
+ * stats, and the engine's config keys (threads, ctx, mem-budget, kv-type,
+ * sampling defaults). The engine lives in sh->engine, created on first use.
+ */
+#include "shell.h"
+#include "../llm/engine.h"
+
+static struct engine *eng(struct shell *sh)
+{
+	if (!sh->engine) {
+		struct engine *e = plat_alloc(sizeof *e, 64);
+		if (!e)
+			plat_panic("model: cannot allocate %zu bytes for the engine", sizeof *e);
+		engine_init(e);
+		sh->engine = e;
+	}
+	return sh->engine;
+}
+
+static bool loaded(struct shell *sh)
+{
+	return sh->engine && ((struct engine *)sh->engine)->loaded;
+}
+
+/* ---- load / unload ---- */
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+static int cmd_load(struct shell *sh, int argc, char **argv)
+{
+	struct engine *e = eng(sh);
+	bool vocab_only = false;
+	const char *what = NULL;
+	char err[256];
+	int disk, r;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--vocab-only") == 0)
+			vocab_only = true;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return shell_err(sh, -LLMK_EINVAL, "load: unknown flag '%s'", argv[i]);
+		else if (what)
+			return shell_err(sh, -LLMK_EINVAL, "load: too many arguments");
+		else
+			what = argv[i];
+	}
+	if (!what)
+		return shell_err(sh, -LLMK_EINVAL, "load: missing argument (usage: load [--vocab-only] N|NAME)");
+	if (all_digits(what)) {
+		if ((r = shell_arg_disk(sh, what, &disk)))
+			return r;
+	} else if (engine_find_disk(what, &disk)) {
+		return shell_err(sh, -LLMK_ENOENT, "load: no disk holds a model named '%s' (see 'disks')",
+				 what);
+	}
+	if ((r = engine_load(e, disk, vocab_only, err, sizeof err)))
+		return shell_err(sh, r, "load: disk %d: %s", disk, err);
+	plat_printf("loaded disk %d: %s%s%s, %u tokens vocabulary%s", disk,
+		    e->model.hp.name[0] ? e->model.hp.name : "(unnamed)",
+		    vocab_only ? "" : ", ", vocab_only ? "" : e->model.hp.arch_name,
+		    e->tok.n_vocab, vocab_only ? " (vocabulary only)" : "");
+	if (!vocab_only)
+		plat_printf(", context %u, %.1f ms", e->n_ctx, (double)e->stats.load_ns / 1e6);
+	plat_printf("\n");
+	return 0;
+}
+
+static int cmd_unload(struct shell *sh, int argc, char **argv)
+{
+	if (shell_check_argc(sh, argc, argv, 1, 1))
+		return -LLMK_EINVAL;
+	if (!loaded(sh))
+		return shell_err(sh, -LLMK_EINVAL, "unload: no model loaded");
+	engine_unload(sh->engine);
+	plat_printf("unloaded\n");
+	return 0;
+}
+
+/* ---- info ---- */
+static void info_quant_mix(const struct gguf_file *g)
+{
+	uint64_t count[GGML_TYPE_COUNT] = {0}, bytes[GGML_TYPE_COUNT] = {0};
+	char h[32];
+
+	for (uint64_t i = 0; i < g->n_tensors; i++) {
+		uint32_t t = g->tensors[i].type;
+		if (t < GGML_TYPE_COUNT) {
+			count[t]++;
+			bytes[t] += g->tensors[i].size;
+		}
+	}
+	plat_printf("  quant mix     ");
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++)
+		if (count[t])
+			plat_printf(" %s x%llu (%s)", quant_name(t), (unsigned long long)count[t],
+				    shell_human_size(bytes[t], h, sizeof h));
+	plat_printf("\n");
+}
+
+static void info_model(struct engine *e)
+{
+	const struct model_hparams *hp = &e->model.hp;
+	char a[32], b[32], c[32];
+
+	plat_printf("  architecture   %s\n", hp->arch_name);
+	plat_printf("  parameters     %llu (%.2f M)\n", (unsigned long long)hp->n_params,
+		    (double)hp->n_params / 1e6);
+	plat_printf("  shape          %u layers, embd %u, ffn %u, heads %u (kv %u), head dim %u\n",
+		    hp->n_layer, hp->n_embd, hp->n_ff, hp->n_head, hp->n_head_kv, hp->head_dim);
+	plat_printf("  rope           %s, dims %u, base %g, scale %g%s\n",
+		    hp->rope_neox ? "neox" : "norm", hp->rope_dim, (double)hp->rope_base,
+		    (double)(1.0f / hp->rope_scale), hp->rope_freqs ? ", llama3 freq factors" : "");
+	plat_printf("  output         %s, rms eps %g%s\n",
+		    hp->tied_output ? "tied to token_embd" : "output.weight", (double)hp->norm_eps,
+		    hp->qkv_bias ? ", qkv bias" : "");
+	info_quant_mix(&e->g);
+	plat_printf("  context        %u (trained %u)\n", e->n_ctx, hp->n_ctx_train);
+	plat_printf("  memory         weights %s (%s), kv %s (%s), scratch %s; held %s of %s\n",
+		    shell_human_size(e->weight_bytes, a, sizeof a), e->model.w.kind,
+		    shell_human_size(e->kv_bytes, b, sizeof b), kv_type_name(e->kv.type),
+		    shell_human_size(e->scratch_bytes, c, sizeof c),
+		    shell_human_size(e->mem.used, a + 16, 16),
+		    e->cfg.mem_budget ? shell_human_size(e->cfg.mem_budget, b + 16, 16) : "no budget");
+}
+
+static int cmd_info(struct shell *sh, int argc, char **argv)
+{
+	struct engine *e;
+
+	if (shell_check_argc(sh, argc, argv, 1, 1))
+		return -LLMK_EINVAL;
+	if (!loaded(sh))
+		return shell_err(sh, -LLMK_EINVAL, "info: no model loaded (use 'load N')");
+	e = sh->engine;
+	plat_printf("model %s (disk %d)%s\n", e->model.hp.name[0] ? e->model.hp.name : "(unnamed)",
+		    e->disk, e->vocab_only ? ", vocabulary only" : "");
+	if (!e->vocab_only)
+		info_model(e);
+	plat_printf("  vocab          %u tokens, %s%s%s, bos %d, eos %d\n", e->tok.n_vocab,
+		    e->tok.model, e->tok.kind == TOK_BPE ? " pre " : "",
+		    e->tok.kind == TOK_BPE ? e->tok.pre_name : "", e->tok.bos, e->tok.eos);
+	plat_printf("  chat template  %s%s\n", chat_tmpl_name(e->tmpl),
+		    e->tmpl_detected ? " (from tokenizer.chat_template)"
+		    : e->cfg.tmpl ? " (configured)"
+				  : " (fallback: no recognised tokenizer.chat_template)");
+	return 0;
+}
+
+/* ---- infer / chat flags ---- */
+struct gen_args {
+	struct engine_gen g;
+	bool ids;
+	const char *text; /* the prompt (infer) */
+};
+
+static int flag_u32(struct shell *sh, const char *what, const char *v, uint64_t lo, uint64_t hi,
+		    uint32_t *out)
+{
+	uint64_t x;
+	int r = shell_arg_u64(sh, what, v, lo, hi, &x);
+	if (!r)
+		*out = (uint32_t)x;
+	return r;
+}
+
+static int flag_f32(struct shell *sh, const char *what, const char *v, double lo, double hi,
+		    float *out)
+{
+	double x;
+	int r = shell_arg_f64(sh, what, v, lo, hi, &x);
+	if (!r)
+		*out = (float)x;
+	return r;
+}
+
+/* --logit-bias ID+B / ID-B / ID-inf (llama.cpp's form). */
+static int flag_bias(struct shell *sh, const char *v, struct sample_params *p)
+{
+	char id[24];
+	size_t n = 0;
+	uint64_t t;
+	double b;
+
+	while (v[n] >= '0' && v[n] <= '9' && n + 1 < sizeof id)
+		n++;
+	memcpy(id, v, n);
+	id[n] = 0;
+	if (p->n_bias >= SAMPLE_MAX_BIAS)
+		return shell_err(sh, -LLMK_ERANGE, "--logit-bias: at most %d", SAMPLE_MAX_BIAS);
+	if (!n || (v[n] != '+' && v[n] != '-'))
+		return shell_err(sh, -LLMK_EINVAL, "--logit-bias: expected ID+BIAS or ID-BIAS, got '%s'", v);
+	if (shell_arg_u64(sh, "--logit-bias id", id, 0, 0xffffffffu, &t))
+		return -LLMK_EINVAL;
+	if (strcmp(v + n + 1, "inf") == 0)
+		b = v[n] == '-' ? -1e30 : 1e30;
+	else if (shell_arg_f64(sh, "--logit-bias", v + n + 1, 0, 1e30, &b))
+		return -LLMK_EINVAL;
+	p->bias[p->n_bias].id = (uint32_t)t;
+	p->bias[p->n_bias].bias = (float)(v[n] == '-' ? -b : b);
+	p->n_bias++;
+	return 0;
+}
+
+static int parse_flag(struct shell *sh, struct gen_args *a, const char *f, const char *v)
+{
+	struct sample_params *p = &a->g.samp;
+	uint32_t m;
+	int r;
+
+	if (!strcmp(f, "-n") || !strcmp(f, "--n-predict"))
+		return flag_u32(sh, f, v, 0, 1u << 30, &a->g.n_predict);
+	if (!strcmp(f, "--temp"))
+		return flag_f32(sh, f, v, 0, 100, &p->temp);
+	if (!strcmp(f, "--top-k"))
+		return flag_u32(sh, f, v, 0, 1u << 30, &p->top_k);
+	if (!strcmp(f, "--top-p"))
+		return flag_f32(sh, f, v, 0, 1, &p->top_p);
+	if (!strcmp(f, "--min-p"))
+		return flag_f32(sh, f, v, 0, 1, &p->min_p);
+	if (!strcmp(f, "--typical"))
+		return flag_f32(sh, f, v, 0, 1, &p->typical);
+	if (!strcmp(f, "--repeat-penalty"))
+		return flag_f32(sh, f, v, 0, 100, &p->repeat_penalty);
+	if (!strcmp(f, "--repeat-last-n"))
+		return flag_u32(sh, f, v, 0, 1u << 20, &p->repeat_last_n);
+	if (!strcmp(f, "--presence-penalty"))
+		return flag_f32(sh, f, v, -100, 100, &p->presence_penalty);
+	if (!strcmp(f, "--frequency-penalty"))
+		return flag_f32(sh, f, v, -100, 100, &p->frequency_penalty);
+	if (!strcmp(f, "--mirostat")) {
+		if ((r = flag_u32(sh, f, v, 0, 2, &m)))
+			return r;
+		if (m == 1)
+			return shell_err(sh, -LLMK_ENOTSUP, "--mirostat: only 0 (off) and 2 are supported");
+		p->mirostat = (int)m;
+		return 0;
+	}
+	if (!strcmp(f, "--mirostat-lr"))
+		return flag_f32(sh, f, v, 0, 1, &p->mirostat_eta);
+	if (!strcmp(f, "--mirostat-ent"))
+		return flag_f32(sh, f, v, 0, 100, &p->mirostat_tau);
+	if (!strcmp(f, "--seed")) {
+		uint64_t s;
+		if ((r = shell_arg_u64(sh, f, v, 0, ~0ull, &s)))
+			return r;
+		p->seed = s;
+		return 0;
+	}
+	if (!strcmp(f, "--stop")) {
+		if (a->g.n_stops >= ENGINE_MAX_STOPS)
+			return shell_err(sh, -LLMK_ERANGE, "--stop: at most %d stop strings",
+					 ENGINE_MAX_STOPS);
+		if (!*v)
+			return shell_err(sh, -LLMK_EINVAL, "--stop: empty stop string");
+		a->g.stops[a->g.n_stops++] = v;
+		return 0;
+	}
+	if (!strcmp(f, "--logit-bias"))
+		return flag_bias(sh, v, p);
+	return shell_err(sh, -LLMK_EINVAL, "%s: unknown flag '%s'", sh->argv[0], f);
+}
+
+/* Flags anywhere; the one other word is the text. */
+static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, struct gen_args *a)
+{
+	int r;
+
+	memset(a, 0, sizeof *a);
+	engine_gen_init(e, &a->g);
+	for (int i = 1; i < argc; i++) {
+		const char *f = argv[i];
+		if (!strcmp(f, "--ids")) {
+			a->ids = true;
+		} else if (f[0] == '-' && f[1] && !(f[1] >= '0' && f[1] <= '9') && strcmp(f, "-n") &&
+			   strncmp(f, "--", 2)) {
+			return shell_err(sh, -LLMK_EINVAL, "%s: unknown flag '%s'", argv[0], f);
+		} else if (f[0] == '-' && f[1] && !(f[1] >= '0' && f[1] <= '9')) {
+			if (i + 1 >= argc)
+				return shell_err(sh, -LLMK_EINVAL, "%s: flag '%s' needs a value",
+						 argv[0], f);
+			if ((r = parse_flag(sh, a, f, argv[i + 1])))
+				return r;
+			i++;
+		} else if (a->text) {
+			return shell_err(sh, -LLMK_EINVAL, "%s: more than one prompt ('%s'); quote it",
+					 argv[0], f);
+		} else {
+			a->text = f;
+		}
+	}
+	return 0;
+}
+
+static void emit_console(void *ctx, const char *s, size_t n)
+{
+	plat_write(s, n);
+}
+
+static bool poll_cancel(void *ctx)
+{
+	return shell_poll_cancel(ctx);
+}
+
+/* Stream the reply; newline after it; --ids line. */
+static int gen_finish(struct shell *sh, struct gen_args *a, int r, const char *err)
+{
+	plat_printf("\n");
+	if (a->ids) {
+		plat_printf("ids:");
+		for (uint32_t i = 0; i < a->g.n_out && i < a->g.out_cap; i++)
+			plat_printf(" %d", a->g.out_ids[i]);
+		plat_printf("\n");
+	}
+	if (r == -LLMK_ECANCEL)
+		return shell_err(sh, r, "%s: %s", sh->argv[0], err);
+	return 0;
+}
+
+static int gen_setup(struct shell *sh, struct gen_args *a, int32_t *ids, uint32_t cap)
+{
+	a->g.emit = emit_console;
+	a->g.cancel = poll_cancel;
+	a->g.ctx = sh;
+	a->g.out_ids = ids;
+	a->g.out_cap = cap;
+	return 0;
+}
+
+#define IDS_MAX 4096
+
+static int cmd_infer(struct shell *sh, int argc, char **argv)
+{
+	struct engine *e = eng(sh);
+	struct gen_args a;
+	int32_t *ids;
+	char err[256];
+	int r;
+
+	if ((r = parse_gen(sh, e, argc, argv, &a)))
+		return r;
+	if (!a.text)
+		return shell_err(sh, -LLMK_EINVAL, "infer: missing argument (usage: infer \"PROMPT\" [flags])");
+	if (!loaded(sh))
+		return shell_err(sh, -LLMK_EINVAL, "infer: no model loaded (use 'load N')");
+	ids = plat_alloc(IDS_MAX * sizeof *ids, 64);
+	gen_setup(sh, &a, ids, ids ? IDS_MAX : 0);
+	r = engine_infer(e, a.text, &a.g, err, sizeof err);
+	if (r && r != -LLMK_ECANCEL && e->stats.n_gen == 0 && a.g.n_out == 0) {
+		if (ids)
+			plat_free(ids, IDS_MAX * sizeof *ids);
+		return shell_err(sh, r, "infer: %s", err);
+	}
+	r = gen_finish(sh, &a, r, err);
+	if (ids)
+		plat_free(ids, IDS_MAX * sizeof *ids);
+	return r;
+}
+
+/* One line from the console (the shell's line editor); false at end of
+ * input, Ctrl-C, an empty line or "/exit". */
+static bool chat_line(struct shell *sh)
+{
+	enum shell_line_event ev = SHELL_LINE_MORE;
+	int c;
+
+	if (sh->prompt)
+		plat_printf("you> ");
+	shell_line_reset(&sh->line);
+	while (ev == SHELL_LINE_MORE && (c = shell_getc(sh)) >= 0)
+		ev = shell_line_feed(sh, c);
+	if (ev == SHELL_LINE_MORE && sh->line.len)
+		ev = shell_line_feed(sh, '\n');
+	if (ev != SHELL_LINE_DONE)
+		return false;
+	return sh->line.buf[0] && strcmp(sh->line.buf, "/exit") != 0;
+}
+
+static int chat_turn(struct shell *sh, struct engine *e, struct gen_args *a, const char *msg)
+{
+	char err[256];
+	int32_t ids[1];
+	int r;
+
+	gen_setup(sh, a, ids, 0);
+	r = engine_chat(e, msg, &a->g, err, sizeof err);
+	if (r && r != -LLMK_ECANCEL && a->g.n_out == 0)
+		return shell_err(sh, r, "chat: %s", err);
+	return gen_finish(sh, a, r, err);
+}
+
+static int cmd_chat(struct shell *sh, int argc, char **argv)
+{
+	struct engine *e = eng(sh);
+	struct gen_args a;
+	int r;
+
+	if (argc == 2 && !strcmp(argv[1], "--reset")) {
+		engine_chat_reset(e);
+		plat_printf("conversation cleared\n");
+		return 0;
+	}
+	if ((r = parse_gen(sh, e, argc, argv, &a)))
+		return r;
+	if (!loaded(sh) || e->vocab_only)
+		return shell_err(sh, -LLMK_EINVAL, "chat: no model loaded (use 'load N')");
+	if (a.text)
+		return chat_turn(sh, e, &a, a.text);
+	plat_printf("chat (%s template): type a message; an empty line or /exit ends\n",
+		    chat_tmpl_name(e->tmpl));
+	while (chat_line(sh)) {
+		char msg[SHELL_LINE_MAX];
+		struct gen_args t = a;
+		memcpy(msg, sh->line.buf, sizeof msg);
+		if ((r = chat_turn(sh, e, &t, msg)) == -LLMK_ECANCEL)
+			break;
+	}
+	return 0;
+}
+
+/* ---- stats ---- */
+static void rate(const char *what, uint32_t n, uint64_t ns, const char *extra)
+{
+	double s = (double)ns / 1e9;
+	plat_printf("  %-11s %u tokens in %.1f ms, %.1f tok/s%s\n", what, n, s * 1e3,
+		    s > 0 ? (double)n / s : 0.0, extra);
+}
+
+static int cmd_stats(struct shell *sh, int argc, char **argv)
+{
+	struct engine *e;
+	char x[64];
+
+	if (shell_check_argc(sh, argc, argv, 1, 1))
+		return -LLMK_EINVAL;
+	if (!loaded(sh))
+		return shell_err(sh, -LLMK_EINVAL, "stats: no model loaded (use 'load N')");
+	e = sh->engine;
+	if (!e->stats.stop) {
+		plat_printf("no run yet\n");
+		return 0;
+	}
+	plat_snprintf(x, sizeof x, " (%u reused from the cache)", e->stats.n_reused);
+	rate("prompt", e->stats.n_prompt, e->stats.prompt_ns, x);
+	plat_snprintf(x, sizeof x, " (ended: %s)", e->stats.stop);
+	rate("generation", e->stats.n_gen, e->stats.gen_ns, x);
+	plat_printf("  cache       %u of %u positions; load %.1f ms; memory peak %llu bytes\n",
+		    e->n_past, e->n_ctx, (double)e->stats.load_ns / 1e6,
+		    (unsigned long long)e->mem.peak);
+	return 0;
+}
+
+const struct shell_cmd shell_cmds_model[] = {
+	{"load", "load [--vocab-only] N|NAME", "load the model on disk N (or named NAME)", cmd_load},
+	{"unload", "unload", "free the loaded model", cmd_unload},
+	{"info", "info", "architecture, parameters, quant mix, context, vocab, template, memory",
+	 cmd_info},
+	{"infer",
+	 "infer \"PROMPT\" [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P] [--typical P]\n"
+	 "      [--repeat-penalty R] [--repeat-last-n N] [--presence-penalty P]\n"
+	 "      [--frequency-penalty P] [--mirostat 2] [--seed S] [--stop S]... [--logit-bias ID+B]\n"
+	 "      [--ids]",
+	 "generate a continuation of PROMPT", cmd_infer},
+	{"chat", "chat [\"MESSAGE\"] [flags as infer] | chat --reset",
+	 "multi-turn chat (lines until an empty line or /exit)", cmd_chat},
+	{"stats", "stats", "prompt and generation speed of the last run", cmd_stats},
+	{0},
+};
