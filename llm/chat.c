@@ -142,7 +142,8 @@ static int fmt_inst(struct sbuf *b, bool llama2, const struct chat_msg *m, size_
 		} else if (is_role(m[i].role, "user")) {
 			put(b, m[i].content); put(b, " [/INST]");
 		} else {
-			put(b, llama2 ? " " : ""); put(b, m[i].content); put(b, "</s>");
+			/* Meta's template: ' ' + content + ' ' + eos_token */
+			put(b, llama2 ? " " : ""); put(b, m[i].content); put(b, llama2 ? " </s>" : "</s>");
 			in_turn = false;
 		}
 	}

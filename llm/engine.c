@@ -6,6 +6,7 @@
 
 #define MIN_CTX 16u
 #define TEXT_PER_TOKEN 64u /* bytes of text kept per context position */
+#define PLAN_ERR "engine: model needs"
 
 void engine_init(struct engine *e)
 {
@@ -100,7 +101,7 @@ static int plan(struct engine *e, char *err, size_t errlen)
 	}
 	fixed = e->mem.used + e->weight_bytes + e->scratch_bytes;
 	if (fixed + (uint64_t)MIN_CTX * per_pos > budget) {
-		plat_snprintf(err, errlen, "engine: model needs %s (weights %s) but mem-budget is %s",
+		plat_snprintf(err, errlen, PLAN_ERR " %s (weights %s) but mem-budget is %s",
 			      sz(fixed + MIN_CTX * per_pos, a, sizeof a),
 			      sz(e->weight_bytes, b, sizeof b), sz(budget, b + 16, 16));
 		return -LLMK_EBUDGET;
@@ -170,6 +171,20 @@ static void pick_template(struct engine *e)
 	}
 }
 
+/* Any allocation may meet the budget first: say so, whatever was allocating. */
+static int budget_err(struct engine *e, int r, char *err, size_t errlen)
+{
+	char was[256], b[32];
+
+	if (e->cfg.mem_budget && (r == -LLMK_EBUDGET || r == -LLMK_ENOMEM) &&
+	    strncmp(err, PLAN_ERR, sizeof PLAN_ERR - 1) != 0) {
+		plat_snprintf(was, sizeof was, "%s", err);
+		plat_snprintf(err, errlen, "model does not fit mem-budget %s (%s)",
+			      sz(e->cfg.mem_budget, b, sizeof b), was);
+	}
+	return r;
+}
+
 int engine_load(struct engine *e, int disk, bool vocab_only, char *err, size_t errlen)
 {
 	uint64_t t0 = plat_time_ns();
@@ -179,17 +194,17 @@ int engine_load(struct engine *e, int disk, bool vocab_only, char *err, size_t e
 	llm_mem_init(&e->mem, e->cfg.mem_budget);
 	llm_reader_disk(&e->rd, disk);
 	if ((r = gguf_open(&e->g, &e->rd, &e->mem, err, errlen)))
-		return r;
+		return budget_err(e, r, err, errlen);
 	if ((r = tok_init(&e->tok, &e->g, &e->mem, err, errlen))) {
 		gguf_close(&e->g);
-		return r;
+		return budget_err(e, r, err, errlen);
 	}
 	e->disk = disk;
 	e->vocab_only = vocab_only;
 	e->loaded = true;
 	if (!vocab_only && (r = load_model(e, err, errlen))) {
 		engine_unload(e);
-		return r;
+		return budget_err(e, r, err, errlen);
 	}
 	pick_template(e);
 	e->stats.load_ns = plat_time_ns() - t0;

@@ -1,0 +1,96 @@
+/* tests/unit/test_chat.c — template detection and rendering (expected strings
+ * as the models' own Jinja templates render them). */
+#include "test.h"
+#include "../../llm/chat.h"
+
+static const struct chat_msg conv[] = {
+	{"system", "You are helpful."},
+	{"user", "Hello"},
+	{"assistant", "Hi there"},
+	{"user", "Who are you"},
+};
+
+static void expect(enum chat_tmpl t, const char *want)
+{
+	char buf[1024];
+	size_t n = 0;
+
+	CHECK_EQ_INT(chat_format(t, conv, 4, true, buf, sizeof buf, &n), 0);
+	CHECK_STR(buf, want);
+	CHECK_EQ_INT(n, strlen(want));
+}
+
+TEST(chat_detect_templates)
+{
+	CHECK_EQ_INT(chat_detect("{% for m in messages %}<|im_start|>{{m.role}}"), CHAT_CHATML);
+	CHECK_EQ_INT(chat_detect("{{ bos_token + '[INST] ' + '<<SYS>>\\n' }}"), CHAT_LLAMA2);
+	CHECK_EQ_INT(chat_detect("{{ '[INST] ' + message['content'] + ' [/INST]' }}"), CHAT_MISTRAL);
+	CHECK_EQ_INT(chat_detect("<|start_header_id|>' + role + '<|end_header_id|>"), CHAT_LLAMA3);
+	CHECK_EQ_INT(chat_detect("'<|user|>' + '\\n' + content + '<|end|>' + '<|assistant|>'"),
+		     CHAT_PHI3);
+	CHECK_EQ_INT(chat_detect("'<|user|>\\n' + message['content'] + eos_token"), CHAT_ZEPHYR);
+	CHECK_EQ_INT(chat_detect("<start_of_turn>' + role + '\\n'"), CHAT_GEMMA);
+	CHECK_EQ_INT(chat_detect("{{ messages }}"), CHAT_UNKNOWN);
+	CHECK_EQ_INT(chat_detect(NULL), CHAT_UNKNOWN);
+}
+
+TEST(chat_names_round_trip)
+{
+	for (int t = 1; t < CHAT_N; t++) {
+		enum chat_tmpl back;
+		CHECK_EQ_INT(chat_tmpl_parse(chat_tmpl_name((enum chat_tmpl)t), &back), 0);
+		CHECK_EQ_INT(back, t);
+	}
+	enum chat_tmpl x;
+	CHECK_EQ_INT(chat_tmpl_parse("jinja", &x), -LLMK_EINVAL);
+}
+
+TEST(chat_render_each_template)
+{
+	expect(CHAT_CHATML, "<|im_start|>system\nYou are helpful.<|im_end|>\n"
+			    "<|im_start|>user\nHello<|im_end|>\n"
+			    "<|im_start|>assistant\nHi there<|im_end|>\n"
+			    "<|im_start|>user\nWho are you<|im_end|>\n"
+			    "<|im_start|>assistant\n");
+	expect(CHAT_LLAMA2, "[INST] <<SYS>>\nYou are helpful.\n<</SYS>>\n\nHello [/INST] Hi there"
+			    " </s><s>[INST] Who are you [/INST]");
+	expect(CHAT_MISTRAL, "[INST] You are helpful.\n\nHello [/INST]Hi there</s>"
+			     "[INST] Who are you [/INST]");
+	expect(CHAT_LLAMA3, "<|start_header_id|>system<|end_header_id|>\n\nYou are helpful.<|eot_id|>"
+			    "<|start_header_id|>user<|end_header_id|>\n\nHello<|eot_id|>"
+			    "<|start_header_id|>assistant<|end_header_id|>\n\nHi there<|eot_id|>"
+			    "<|start_header_id|>user<|end_header_id|>\n\nWho are you<|eot_id|>"
+			    "<|start_header_id|>assistant<|end_header_id|>\n\n");
+	expect(CHAT_ZEPHYR, "<|system|>\nYou are helpful.</s>\n<|user|>\nHello</s>\n"
+			    "<|assistant|>\nHi there</s>\n<|user|>\nWho are you</s>\n<|assistant|>\n");
+	expect(CHAT_PHI3, "<|system|>\nYou are helpful.<|end|>\n<|user|>\nHello<|end|>\n"
+			  "<|assistant|>\nHi there<|end|>\n<|user|>\nWho are you<|end|>\n"
+			  "<|assistant|>\n");
+	expect(CHAT_GEMMA, "<start_of_turn>user\nYou are helpful.\n\nHello<end_of_turn>\n"
+			   "<start_of_turn>model\nHi there<end_of_turn>\n"
+			   "<start_of_turn>user\nWho are you<end_of_turn>\n<start_of_turn>model\n");
+}
+
+/* A rendered conversation is a prefix of the next one: what lets chat
+ * reuse the cache of earlier turns. */
+TEST(chat_history_is_a_prefix_of_the_next_turn)
+{
+	for (int t = 1; t < CHAT_N; t++) {
+		char a[1024], b[1024];
+		size_t na, nb;
+		CHECK_EQ_INT(chat_format((enum chat_tmpl)t, conv, 3, false, a, sizeof a, &na), 0);
+		CHECK_EQ_INT(chat_format((enum chat_tmpl)t, conv, 4, true, b, sizeof b, &nb), 0);
+		CHECK(nb > na && memcmp(a, b, na) == 0);
+	}
+}
+
+TEST(chat_errors)
+{
+	char buf[16];
+	size_t n;
+	struct chat_msg bad = {"robot", "x"};
+
+	CHECK_EQ_INT(chat_format(CHAT_CHATML, conv, 4, true, buf, sizeof buf, &n), -LLMK_ERANGE);
+	CHECK_EQ_INT(chat_format(CHAT_CHATML, &bad, 1, true, buf, sizeof buf, &n), -LLMK_EINVAL);
+	CHECK_EQ_INT(chat_format(CHAT_UNKNOWN, conv, 1, true, buf, sizeof buf, &n), -LLMK_EINVAL);
+}

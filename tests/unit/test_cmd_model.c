@@ -1,0 +1,326 @@
+/*
+ * tests/unit/test_cmd_model.c — the model commands end to end, as a user of
+ * build/host/llmctl sees them: `load 0` + `infer ... --temp 0 --ids` on
+ * stories260K reproduces every reference continuation (F32 and F16), stop
+ * strings, seeds, chat with cache reuse, Ctrl-C, and one error line each
+ * for the documented mistakes.
+ */
+#include "test.h"
+#include "../../llm/engine.h"
+#include "../../shell/shell.h"
+#include "../../tools/host/host.h"
+
+#include <stdlib.h>
+
+struct capture {
+	char *buf;
+	size_t len, cap;
+};
+
+static void capture_fn(void *ctx, const char *s, size_t n)
+{
+	struct capture *c = ctx;
+	if (c->len + n + 1 > c->cap) {
+		c->cap = (c->len + n + 1) * 2;
+		c->buf = realloc(c->buf, c->cap);
+	}
+	memcpy(c->buf + c->len, s, n);
+	c->len += n;
+	c->buf[c->len] = 0;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* A shell with the given stories260K file as disk 0, output captured. */
+struct session {
+	struct shell *sh;
+	struct capture cap;
+};
+
+static bool open_session(struct session *s, const char *file)
+{
+	char path[4096];
+	const char *dir = testdata_dir();
+
+	memset(s, 0, sizeof *s);
+	if (!dir)
+		return false;
+	snprintf(path, sizeof path, "%s/stories260K/%s", dir, file);
+	host_remove_disks();
+	CHECK_EQ_INT(host_add_disk(path), 0);
+	host_set_config(NULL);
+	s->sh = calloc(1, sizeof *s->sh);
+	shell_init(s->sh, false);
+	capture_fn(&s->cap, "", 0);
+	host_set_output(capture_fn, &s->cap);
+	return true;
+}
+
+/* Run one line; the captured output of just that line. */
+static const char *run(struct session *s, const char *line, int *status)
+{
+	s->cap.len = 0;
+	s->cap.buf[0] = 0;
+	int r = shell_exec_line(s->sh, line);
+	if (status)
+		*status = r;
+	return s->cap.buf;
+}
+
+static void close_session(struct session *s)
+{
+	if (s->sh->engine) {
+		engine_unload(s->sh->engine);
+		plat_free(s->sh->engine, sizeof(struct engine));
+	}
+	host_set_output(NULL, NULL);
+	host_remove_disks();
+	free(s->sh);
+	free(s->cap.buf);
+}
+
+/* "key": value of the reference line; NULL if absent. */
+static const char *after(const char *line, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof pat, "\"%s\": ", key);
+	p = strstr(line, pat);
+	return p ? p + strlen(pat) : NULL;
+}
+
+/* The reference's "tokens" as "ids: a b c" (first n, all if n < 0). */
+static void ref_ids(const char *line, int n, char *out, size_t cap)
+{
+	const char *p = after(line, "tokens");
+	size_t len = (size_t)snprintf(out, cap, "ids:");
+
+	CHECK(p && *p == '[');
+	for (p++; p && *p != ']' && n != 0; n--) {
+		char *e;
+		long v = strtol(p, &e, 10);
+		len += (size_t)snprintf(out + len, cap - len, " %ld", v);
+		p = e;
+		while (*p == ',' || *p == ' ')
+			p++;
+	}
+}
+
+static void check_refs(const char *gguf, const char *refs)
+{
+	char path[4096], want[2048], cmd[512], *text;
+	struct session s;
+	int cases = 0, st;
+
+	if (!open_session(&s, gguf))
+		SKIP("no testdata (LLMK_TESTDATA)");
+	snprintf(path, sizeof path, "%s/stories260K/%s", testdata_dir(), refs);
+	text = test_read_file(path, NULL);
+	CHECK(text != NULL);
+	run(&s, "config threads 1", &st);
+	CHECK_EQ_INT(st, 0);
+	run(&s, "load 0", &st);
+	CHECK_EQ_INT(st, 0);
+	for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+		const char *pr = after(line, "prompt");
+		const char *q = pr ? strchr(pr + 1, '"') : NULL;
+		CHECK(pr && q);
+		if (!pr || !q)
+			break;
+		snprintf(cmd, sizeof cmd, "infer %.*s -n 64 --temp 0 --ids", (int)(q - pr + 1), pr);
+		ref_ids(line, -1, want, sizeof want);
+		const char *out = run(&s, cmd, &st);
+		CHECK_EQ_INT(st, 0);
+		const char *ids = strstr(out, "\nids:");
+		CHECK(ids != NULL);
+		if (ids) {
+			char got[2048];
+			snprintf(got, sizeof got, "%s", ids + 1);
+			got[strcspn(got, "\n")] = 0;
+			CHECK_STR(got, want);
+		}
+		cases++;
+	}
+	CHECK_EQ_INT(cases, 6);
+	free(text);
+	close_session(&s);
+}
+
+TEST(cmd_infer_reproduces_stories260K_f32)
+{
+	check_refs("stories260K.gguf", "refs-F32.jsonl");
+}
+
+TEST(cmd_infer_reproduces_stories260K_f16)
+{
+	check_refs("stories260K-F16.gguf", "refs-F16.jsonl");
+}
+
+/* The brief's command line: load 0 then 20 greedy tokens with --ids. */
+TEST(cmd_infer_first_20_ids_and_text)
+{
+	char path[4096], want[512], *text;
+	struct session s;
+	const char *out;
+	int st;
+
+	if (!open_session(&s, "stories260K.gguf"))
+		SKIP("no testdata (LLMK_TESTDATA)");
+	snprintf(path, sizeof path, "%s/stories260K/refs-F32.jsonl", testdata_dir());
+	text = test_read_file(path, NULL);
+	ref_ids(text, 20, want, sizeof want);
+	run(&s, "load 0", &st);
+	out = run(&s, "infer \"Once upon a time\" -n 20 --temp 0 --ids", &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK(strstr(out, want) != NULL);
+	CHECK(strncmp(out, ", there was a little girl named Lily.", 37) == 0);
+	out = run(&s, "stats", &st);
+	CHECK(strstr(out, "20 tokens") != NULL && strstr(out, "tok/s") != NULL);
+	out = run(&s, "info", &st);
+	CHECK(strstr(out, "llama") && strstr(out, "context        128"));
+	free(text);
+	close_session(&s);
+}
+
+TEST(cmd_infer_stop_string_trims_output)
+{
+	struct session s;
+	const char *out;
+	int st;
+
+	if (!open_session(&s, "stories260K.gguf"))
+		SKIP("no testdata (LLMK_TESTDATA)");
+	run(&s, "load 0", &st);
+	out = run(&s, "infer \"Once upon a time\" -n 64 --temp 0 --stop Lily --stop zzz", &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK_STR(out, ", there was a little girl named \n");
+	CHECK_STR(((struct engine *)s.sh->engine)->stats.stop, "stop");
+	close_session(&s);
+}
+
+TEST(cmd_infer_seed_reproduces_sampling)
+{
+	struct session s;
+	char a[4096], b[4096], c[4096];
+	int st;
+
+	if (!open_session(&s, "stories260K.gguf"))
+		SKIP("no testdata (LLMK_TESTDATA)");
+	run(&s, "load 0", &st);
+	snprintf(a, sizeof a, "%s", run(&s, "infer \"The cat\" -n 40 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 --seed 7 --ids", &st));
+	CHECK_EQ_INT(st, 0);
+	snprintf(b, sizeof b, "%s", run(&s, "infer \"The cat\" -n 40 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 --seed 7 --ids", &st));
+	snprintf(c, sizeof c, "%s", run(&s, "infer \"The cat\" -n 40 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 --seed 8 --ids", &st));
+	CHECK_STR(a, b);
+	CHECK(strcmp(a, c) != 0);
+	/* the second run found the prompt in the cache */
+	CHECK(((struct engine *)s.sh->engine)->stats.n_reused > 0);
+	close_session(&s);
+}
+
+TEST(cmd_chat_reuses_earlier_turns)
+{
+	struct session s;
+	struct engine *e;
+	const char *out;
+	int st;
+
+	if (!open_session(&s, "stories260K.gguf"))
+		SKIP("no testdata (LLMK_TESTDATA)");
+	run(&s, "load 0", &st);
+	out = run(&s, "chat \"Once upon a time\" -n 8 --temp 0", &st);
+	CHECK_EQ_INT(st, 0);
+	e = s.sh->engine;
+	CHECK_EQ_INT(e->n_msgs, 2);
+	CHECK_EQ_INT(e->stats.n_reused, 0);
+	out = run(&s, "chat \"Lily\" -n 8 --temp 0", &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK_EQ_INT(e->n_msgs, 4);
+	CHECK(e->stats.n_reused > 5);
+	CHECK(e->stats.n_prompt < e->stats.n_reused);
+	out = run(&s, "chat --reset", &st);
+	CHECK(strstr(out, "cleared") != NULL);
+	CHECK_EQ_INT(e->n_msgs, 0);
+	close_session(&s);
+}
+
+TEST(cmd_ctrl_c_stops_generation)
+{
+	struct session s;
+	const char *out;
+	int st;
+
+	if (!open_session(&s, "stories260K.gguf"))
+		SKIP("no testdata (LLMK_TESTDATA)");
+	run(&s, "load 0", &st);
+	host_set_input("\x03", 1);
+	out = run(&s, "infer \"Once upon a time\" -n 64 --temp 0", &st);
+	host_set_input(NULL, 0);
+	CHECK_EQ_INT(st, -LLMK_ECANCEL);
+	CHECK_EQ_INT(count(out, "error: "), 1);
+	CHECK(strstr(out, "cancel") != NULL);
+	close_session(&s);
+}
+
+/* One "error: " line for each mistake, and the shell keeps going. */
+TEST(cmd_model_errors_one_line_each)
+{
+	static const struct {
+		const char *line, *says;
+	} cases[] = {
+		{"infer \"hi\"", "no model loaded"},
+		{"info", "no model loaded"},
+		{"load 7", "no disk 7"},
+		{"load nosuchmodel", "no disk holds a model named"},
+		{"load 0 --fast", "unknown flag"},
+		{"load 0", NULL},
+		{"infer \"hi\" --bogus 3", "unknown flag '--bogus'"},
+		{"infer \"hi\" -n many", "bad number"},
+		{"infer \"hi\" --temp", "needs a value"},
+		{"infer", "missing argument"},
+		{"config kv-type q4", "kv-type"},
+		{"config mem-budget 1M", NULL},
+		{"load 0", "mem-budget"},
+		{"config mem-budget 2500K", NULL},
+		{"load 0", "mem-budget"},
+		{"config mem-budget 0", NULL},
+		{"load 0", NULL},
+	};
+	char longp[2048];
+	struct session s;
+	int st;
+
+	if (!open_session(&s, "stories260K.gguf"))
+		SKIP("no testdata (LLMK_TESTDATA)");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *out = run(&s, cases[i].line, &st);
+		if (!cases[i].says) {
+			CHECK_EQ_INT(st, 0);
+			continue;
+		}
+		CHECK(st < 0);
+		CHECK_EQ_INT(count(out, "error: "), 1);
+		CHECK_EQ_INT(count(out, "\n"), 1);
+		if (!strstr(out, cases[i].says))
+			fprintf(stderr, "  '%s' said '%s', expected '%s'\n", cases[i].line, out,
+				cases[i].says);
+		CHECK(strstr(out, cases[i].says) != NULL);
+	}
+	/* 200 words do not fit a context of 128 */
+	size_t n = (size_t)snprintf(longp, sizeof longp, "infer \"");
+	for (int i = 0; i < 200; i++)
+		n += (size_t)snprintf(longp + n, sizeof longp - n, "cat ");
+	snprintf(longp + n, sizeof longp - n, "\"");
+	const char *out = run(&s, longp, &st);
+	CHECK_EQ_INT(st, -LLMK_ERANGE);
+	CHECK_EQ_INT(count(out, "error: "), 1);
+	CHECK(strstr(out, "longer than the context") != NULL);
+	close_session(&s);
+}
