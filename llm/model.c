@@ -337,7 +337,7 @@ int model_init(struct model *m, const struct model_hparams *hp, struct wt_ctx *w
 	m->w = *w;
 	m->mem = mem;
 	for (uint32_t i = 0; i < half; i++) {
-		float f = llm_expf(-(float)(2 * i) / (float)hp->rope_dim * llm_logf(hp->rope_base));
+		float f = math_expf(-(float)(2 * i) / (float)hp->rope_dim * math_logf(hp->rope_base));
 		f *= hp->rope_scale;
 		if (w->rope_freqs)
 			f /= w->rope_freqs[i];
@@ -361,7 +361,7 @@ static void rmsnorm(float *o, const float *x, const float *w, uint32_t n, float 
 
 	for (uint32_t i = 0; i < n; i++)
 		ss += x[i] * x[i];
-	ss = 1.0f / llm_sqrtf(ss / (float)n + eps);
+	ss = 1.0f / math_sqrtf(ss / (float)n + eps);
 	for (uint32_t i = 0; i < n; i++)
 		o[i] = x[i] * ss * w[i];
 }
@@ -374,7 +374,7 @@ static void rope(const struct model *m, float *x, uint32_t n_heads, uint32_t pos
 
 	for (uint32_t i = 0; i < half; i++) {
 		float th = (float)pos * m->inv_freq[i];
-		float c = llm_cosf(th), s = llm_sinf(th);
+		float c = math_cosf(th), s = math_sinf(th);
 		/* NORM: adjacent pairs (2i, 2i+1); NeoX: (i, i + d/2) */
 		uint32_t a = hp->rope_neox ? i : 2 * i;
 		uint32_t b = hp->rope_neox ? i + half : 2 * i + 1;
@@ -389,7 +389,7 @@ static void rope(const struct model *m, float *x, uint32_t n_heads, uint32_t pos
 
 static float silu(float x)
 {
-	return x / (1.0f + llm_expf(-x));
+	return x / (1.0f + math_expf(-x));
 }
 
 /*
@@ -403,7 +403,7 @@ static void attention(const struct model *m, struct model_scratch *s, const stru
 {
 	const struct model_hparams *hp = &m->hp;
 	uint32_t hd = hp->head_dim, group = hp->n_head / hp->n_head_kv;
-	float scale = 1.0f / llm_sqrtf((float)hd);
+	float scale = 1.0f / math_sqrtf((float)hd);
 
 	for (uint32_t h = 0; h < hp->n_head; h++) {
 		s->amax[h] = -1e30f;
@@ -424,13 +424,13 @@ static void attention(const struct model *m, struct model_scratch *s, const stru
 				score += qh[i] * kh[i];
 			score *= scale;
 			if (score > s->amax[h]) {
-				float r = llm_expf(s->amax[h] - score);
+				float r = math_expf(s->amax[h] - score);
 				s->asum[h] *= r;
 				for (uint32_t i = 0; i < hd; i++)
 					oh[i] *= r;
 				s->amax[h] = score;
 			}
-			w = llm_expf(score - s->amax[h]);
+			w = math_expf(score - s->amax[h]);
 			s->asum[h] += w;
 			for (uint32_t i = 0; i < hd; i++)
 				oh[i] += w * vh[i];

@@ -224,7 +224,7 @@ void sample_softmax(struct sampler *s)
 
 	sample_sort(c, s->n_cand);
 	for (uint32_t i = 0; i < s->n_cand; i++) {
-		c[i].p = llm_expf(c[i].logit - c[0].logit);
+		c[i].p = math_expf(c[i].logit - c[0].logit);
 		sum += c[i].p;
 	}
 	for (uint32_t i = 0; i < s->n_cand; i++)
@@ -287,10 +287,10 @@ void sample_typical(struct sampler *s, float p)
 	sample_softmax(s);
 	for (uint32_t i = 0; i < s->n_cand; i++)
 		if (c[i].p > 0.0f)
-			ent -= c[i].p * llm_logf(c[i].p);
+			ent -= c[i].p * math_logf(c[i].p);
 	/* Sort by distance via the logit field: a copy keeps the real logits. */
 	for (uint32_t i = 0; i < s->n_cand; i++) {
-		float d = (c[i].p > 0.0f ? -llm_logf(c[i].p) : 1e30f) - ent;
+		float d = (c[i].p > 0.0f ? -math_logf(c[i].p) : 1e30f) - ent;
 		float ad = d < 0.0f ? -d : d;
 		/* store -distance so the descending sort puts the closest first;
 		 * the real logit is recovered from p below */
@@ -308,7 +308,7 @@ void sample_typical(struct sampler *s, float p)
 	s->n_cand = n;
 	/* log p differs from the logit by a constant: softmax sees the same */
 	for (uint32_t i = 0; i < n; i++)
-		c[i].logit = c[i].p > 0.0f ? llm_logf(c[i].p) : -1e30f;
+		c[i].logit = c[i].p > 0.0f ? math_logf(c[i].p) : -1e30f;
 }
 
 static void apply_temp(struct sampler *s, float t)
@@ -344,7 +344,7 @@ static uint32_t mirostat2(struct sampler *s)
 	float sum = 0.0f;
 
 	sample_softmax(s);
-	while (n < s->n_cand && -llm_logf(c[n].p) * 1.44269504f <= s->mu)
+	while (n < s->n_cand && -math_logf(c[n].p) * 1.44269504f <= s->mu)
 		n++;
 	if (n == 0)
 		n = 1;
@@ -352,11 +352,11 @@ static uint32_t mirostat2(struct sampler *s)
 	for (uint32_t i = 0; i < n; i++)
 		sum += c[i].p;
 	for (uint32_t i = 0; i < n; i++)
-		c[i].logit = llm_logf(c[i].p / sum);
+		c[i].logit = math_logf(c[i].p / sum);
 	id = draw(s);
 	for (uint32_t i = 0; i < s->n_cand; i++) {
 		if (c[i].id == id) {
-			float surprise = -llm_logf(c[i].p) * 1.44269504f;
+			float surprise = -math_logf(c[i].p) * 1.44269504f;
 			s->mu -= s->par.mirostat_eta * (surprise - s->par.mirostat_tau);
 			break;
 		}
