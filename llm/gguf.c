@@ -21,6 +21,7 @@ struct gguf_parse {
 	struct gguf_file *g;
 	struct llm_mem *mem;
 	uint8_t *buf;
+	size_t buf_cap;
 	uint64_t buf_off;  /* file offset of buf[0] */
 	size_t buf_len;    /* valid bytes in buf */
 	uint64_t pos;      /* next file offset to parse */
@@ -122,6 +123,21 @@ static void set_ctx(struct gguf_parse *p, const char *what, const struct gguf_st
 	plat_snprintf(p->ctx, sizeof p->ctx, "%s '%s'", what, nm);
 }
 
+/* The arena says only NULL: tell the budget apart from the machine. */
+static int alloc_err(struct gguf_parse *p, uint64_t size, const char *what)
+{
+	const struct llm_mem *m = p->mem;
+	uint64_t need = size > p->g->arena.chunk_size ? size : p->g->arena.chunk_size;
+
+	if (m->budget && (need > m->budget || m->used > m->budget - need))
+		return perr(p, -LLMK_EBUDGET,
+			    "%s of %llu bytes exceeds the memory budget (%llu of %llu bytes in use)",
+			    what, (unsigned long long)size, (unsigned long long)m->used,
+			    (unsigned long long)m->budget);
+	return perr(p, -LLMK_ENOMEM, "out of memory for %s of %llu bytes", what,
+		    (unsigned long long)size);
+}
+
 /* ---- buffered reading ---- */
 
 static uint64_t left(const struct gguf_parse *p)
@@ -138,7 +154,7 @@ static int rd(struct gguf_parse *p, void *dst, uint64_t n, const char *what)
 			    "truncated: %s at offset %llu needs %llu bytes, file has %llu",
 			    what, (unsigned long long)p->pos, (unsigned long long)n,
 			    (unsigned long long)p->r->size);
-	if (n >= GGUF_BUF_SIZE) {
+	if (n >= p->buf_cap) {
 		rc = p->r->read(p->r->ctx, p->pos, dst, (size_t)n);
 		if (rc < 0)
 			return perr(p, rc, "read error at offset %llu (%s)",
@@ -147,7 +163,7 @@ static int rd(struct gguf_parse *p, void *dst, uint64_t n, const char *what)
 		return 0;
 	}
 	if (p->pos < p->buf_off || p->pos + n > p->buf_off + p->buf_len) {
-		uint64_t len = left(p) < GGUF_BUF_SIZE ? left(p) : GGUF_BUF_SIZE;
+		uint64_t len = left(p) < p->buf_cap ? left(p) : p->buf_cap;
 
 		rc = p->r->read(p->r->ctx, p->pos, p->buf, (size_t)len);
 		if (rc < 0)
@@ -187,8 +203,7 @@ static int rd_str(struct gguf_parse *p, struct gguf_str *out, const char *what)
 			    (unsigned long long)p->r->size);
 	s = llm_arena_alloc(&p->g->arena, (size_t)len + 1, 1);
 	if (!s)
-		return perr(p, -LLMK_ENOMEM, "out of memory for %s of %llu bytes", what,
-			    (unsigned long long)len);
+		return alloc_err(p, len + 1, what);
 	if ((rc = rd(p, s, len, what)) < 0)
 		return rc;
 	out->len = len;
@@ -259,8 +274,7 @@ static int parse_array_elems(struct gguf_parse *p, struct gguf_array *a, int dep
 
 	data = llm_arena_alloc(&p->g->arena, (size_t)a->n * esz, 8);
 	if (!data)
-		return perr(p, -LLMK_ENOMEM, "out of memory for array of %llu %s",
-			    (unsigned long long)a->n, vt_names[a->type]);
+		return alloc_err(p, a->n * esz, "array");
 	a->data = data;
 	if (a->type == GGUF_VT_STRING) {
 		struct gguf_str *s = data;
@@ -607,8 +621,8 @@ static int parse_tables(struct gguf_parse *p)
 	g->kv = llm_arena_alloc(&g->arena, (size_t)g->n_kv * sizeof *g->kv, 8);
 	g->tensors = llm_arena_alloc(&g->arena, (size_t)g->n_tensors * sizeof *g->tensors, 8);
 	if (!g->kv || !g->tensors)
-		return perr(p, -LLMK_ENOMEM, "out of memory for %llu keys and %llu tensors",
-			    (unsigned long long)g->n_kv, (unsigned long long)g->n_tensors);
+		return alloc_err(p, g->n_kv * sizeof *g->kv + g->n_tensors * sizeof *g->tensors,
+				 "metadata and tensor tables");
 	for (uint64_t i = 0; i < g->n_kv; i++)
 		if ((rc = parse_kv(p, i, &g->kv[i])) < 0)
 			return rc;
@@ -635,13 +649,17 @@ int gguf_open(struct gguf_file *g, const struct llm_reader *r, struct llm_mem *m
 
 	memset(g, 0, sizeof *g);
 	llm_arena_init(&g->arena, mem);
+	/* Small files (tests, fuzzing) need neither a big buffer nor big chunks. */
+	if (r->size / 2 < g->arena.chunk_size)
+		g->arena.chunk_size = r->size / 2 > 16384 ? (size_t)r->size / 2 : 16384;
+	p.buf_cap = r->size < GGUF_BUF_SIZE ? (size_t)r->size + 1 : GGUF_BUF_SIZE;
 	if (err && errlen)
 		err[0] = 0;
-	p.buf = llm_mem_alloc(mem, GGUF_BUF_SIZE, &rc);
+	p.buf = llm_mem_alloc(mem, p.buf_cap, &rc);
 	if (!p.buf)
-		return perr(&p, rc, "cannot allocate the %u-byte read buffer", GGUF_BUF_SIZE);
+		return perr(&p, rc, "cannot allocate the %zu-byte read buffer", p.buf_cap);
 	rc = parse_tables(&p);
-	llm_mem_free(mem, p.buf, GGUF_BUF_SIZE);
+	llm_mem_free(mem, p.buf, p.buf_cap);
 	if (rc < 0)
 		gguf_close(g);
 	return rc;

@@ -35,8 +35,10 @@ static int rng_int(uint64_t *s, int lo, int hi) /* [lo, hi] */
 
 static void rng_bytes(uint64_t *s, uint8_t *p, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)(rng_next(s) >> 56);
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t r = rng_next(s);
+		memcpy(p + i, &r, n - i < 8 ? n - i : 8);
+	}
 }
 
 /* A block scale near `d`, jittered by up to +-25%. */

@@ -1,0 +1,46 @@
+/*
+ * tools/host/mkmodel.h — synthetic GGUF models for tests and benchmarks
+ * (tools/mkmodel.c is the command line; tests call mkmodel_write directly).
+ *
+ * Deterministic: the same spec writes the same bytes. Weights are valid
+ * random blocks (quant_fill_random), written tensor by tensor in chunks, so
+ * a 7B-shaped file needs a few MB of memory and seconds of CPU.
+ */
+#ifndef TOOLS_HOST_MKMODEL_H
+#define TOOLS_HOST_MKMODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum mkm_mix {
+	MKM_MIX_DEFAULT, /* like llama-quantize: output.weight in Q6_K below Q6_K */
+	MKM_MIX_PURE,    /* every matrix in the base type (llama-quantize --pure) */
+	MKM_MIX_M,       /* _M: Q6_K for output, and attn_v/ffn_down of some layers */
+};
+
+struct mkm_spec {
+	const char *arch;        /* "llama" or "qwen2" */
+	const char *name;        /* general.name */
+	uint32_t n_layers, dim, ffn, heads, kv_heads, vocab, ctx;
+	uint32_t type;           /* base weight type (enum ggml_type) */
+	enum mkm_mix mix;
+	float rope_base, norm_eps, std;
+	uint64_t seed;
+	bool tied;               /* no output.weight: the head reuses token_embd */
+	const char *chat_template; /* tokenizer.chat_template, or NULL */
+};
+
+/* Defaults: llama, 2 layers, dim 64, ffn 172, 4 heads, 2 KV heads, vocab 512,
+ * ctx 256, F32, seed 1. */
+void mkm_defaults(struct mkm_spec *s);
+/* Parse "Q4_K_M", "q4_0", "F16", ... into type and mix; 0 or -1. */
+int mkm_parse_type(const char *s, uint32_t *type, enum mkm_mix *mix);
+/* Check the shape (one message to err on failure); 0 or -1. */
+int mkm_check(const struct mkm_spec *s, char *err, size_t errlen);
+/* Write the model to path; 0, or -1 with a message in err. */
+int mkm_write(const struct mkm_spec *s, const char *path, char *err, size_t errlen);
+/* The type the tensor `name` (of row length ne0) gets under spec s. */
+uint32_t mkm_tensor_type(const struct mkm_spec *s, const char *name, uint32_t layer, uint64_t ne0);
+
+#endif

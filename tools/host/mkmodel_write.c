@@ -1,0 +1,527 @@
+/*
+ * tools/host/mkmodel_write.c — writes synthetic GGUF models (mkmodel.h).
+ *
+ * Layout as llama.cpp's converter writes it (ggml docs/gguf.md): header,
+ * metadata (architecture hyperparameters, an SPM vocabulary with byte
+ * fallback), tensor infos, then each tensor's data at the next multiple of
+ * 32 bytes. Tensor names and shapes follow llama.cpp (ne[0] = row length).
+ */
+#include "mkmodel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../../llm/gguf.h"
+#include "../../llm/quant.h"
+
+#define ALIGN 32
+#define CHUNK_BYTES (4u << 20)
+
+/* ---- types ---- */
+
+static const struct { const char *name; uint32_t type; enum mkm_mix mix; } type_names[] = {
+	{"F32", GGML_TYPE_F32, MKM_MIX_DEFAULT},   {"F16", GGML_TYPE_F16, MKM_MIX_DEFAULT},
+	{"BF16", GGML_TYPE_BF16, MKM_MIX_DEFAULT}, {"Q8_0", GGML_TYPE_Q8_0, MKM_MIX_DEFAULT},
+	{"Q4_0", GGML_TYPE_Q4_0, MKM_MIX_DEFAULT}, {"Q4_1", GGML_TYPE_Q4_1, MKM_MIX_DEFAULT},
+	{"Q5_0", GGML_TYPE_Q5_0, MKM_MIX_DEFAULT}, {"Q5_1", GGML_TYPE_Q5_1, MKM_MIX_DEFAULT},
+	{"Q2_K", GGML_TYPE_Q2_K, MKM_MIX_DEFAULT}, {"Q3_K", GGML_TYPE_Q3_K, MKM_MIX_DEFAULT},
+	{"Q4_K", GGML_TYPE_Q4_K, MKM_MIX_DEFAULT}, {"Q5_K", GGML_TYPE_Q5_K, MKM_MIX_DEFAULT},
+	{"Q6_K", GGML_TYPE_Q6_K, MKM_MIX_DEFAULT}, {"Q3_K_S", GGML_TYPE_Q3_K, MKM_MIX_DEFAULT},
+	{"Q4_K_S", GGML_TYPE_Q4_K, MKM_MIX_DEFAULT}, {"Q5_K_S", GGML_TYPE_Q5_K, MKM_MIX_DEFAULT},
+	{"Q4_K_M", GGML_TYPE_Q4_K, MKM_MIX_M},     {"Q5_K_M", GGML_TYPE_Q5_K, MKM_MIX_M},
+};
+
+int mkm_parse_type(const char *s, uint32_t *type, enum mkm_mix *mix)
+{
+	for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++) {
+		if (strcasecmp(s, type_names[i].name) == 0) {
+			*type = type_names[i].type;
+			*mix = type_names[i].mix;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* llama.cpp's ftype (general.file_type) for the spec. */
+static uint32_t file_type(const struct mkm_spec *s)
+{
+	bool m = s->mix == MKM_MIX_M;
+
+	switch (s->type) {
+	case GGML_TYPE_F32: return 0;
+	case GGML_TYPE_F16: return 1;
+	case GGML_TYPE_Q4_0: return 2;
+	case GGML_TYPE_Q4_1: return 3;
+	case GGML_TYPE_Q8_0: return 7;
+	case GGML_TYPE_Q5_0: return 8;
+	case GGML_TYPE_Q5_1: return 9;
+	case GGML_TYPE_Q2_K: return 10;
+	case GGML_TYPE_Q3_K: return 11;
+	case GGML_TYPE_Q4_K: return m ? 15 : 14;
+	case GGML_TYPE_Q5_K: return m ? 17 : 16;
+	case GGML_TYPE_Q6_K: return 18;
+	case GGML_TYPE_BF16: return 32;
+	default: return 0;
+	}
+}
+
+/* llama.cpp use_more_bits: the first and last eighth of the layers and every
+ * third one in between get the larger type in _M mixes. */
+static bool more_bits(uint32_t i, uint32_t n)
+{
+	return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
+}
+
+/* llama.cpp's fallbacks when a row does not split into 256-element blocks. */
+static uint32_t fit_type(uint32_t t, uint64_t ne0)
+{
+	if (quant_row_bytes(t, ne0))
+		return t;
+	switch (t) {
+	case GGML_TYPE_Q2_K: case GGML_TYPE_Q3_K: t = GGML_TYPE_Q4_0; break;
+	case GGML_TYPE_Q4_K: t = GGML_TYPE_Q5_0; break;
+	case GGML_TYPE_Q5_K: t = GGML_TYPE_Q5_1; break;
+	case GGML_TYPE_Q6_K: t = GGML_TYPE_Q8_0; break;
+	default: break;
+	}
+	return quant_row_bytes(t, ne0) ? t : GGML_TYPE_F16;
+}
+
+static bool is_low_bit(uint32_t t)
+{
+	return t != GGML_TYPE_F32 && t != GGML_TYPE_F16 && t != GGML_TYPE_BF16 &&
+	       t != GGML_TYPE_Q8_0 && t != GGML_TYPE_Q6_K;
+}
+
+uint32_t mkm_tensor_type(const struct mkm_spec *s, const char *name, uint32_t layer, uint64_t ne0)
+{
+	uint32_t t = s->type;
+
+	if (strstr(name, "_norm") || strstr(name, ".bias"))
+		return GGML_TYPE_F32;
+	if (s->mix != MKM_MIX_PURE && strcmp(name, "output.weight") == 0 && is_low_bit(t))
+		t = GGML_TYPE_Q6_K;
+	if (s->mix == MKM_MIX_M && (strstr(name, "attn_v.weight") || strstr(name, "ffn_down.weight")) &&
+	    more_bits(layer, s->n_layers))
+		t = GGML_TYPE_Q6_K;
+	return fit_type(t, ne0);
+}
+
+/* ---- spec ---- */
+
+void mkm_defaults(struct mkm_spec *s)
+{
+	memset(s, 0, sizeof *s);
+	s->arch = "llama";
+	s->name = "mkmodel";
+	s->n_layers = 2;
+	s->dim = 64;
+	s->ffn = 172;
+	s->heads = 4;
+	s->kv_heads = 2;
+	s->vocab = 512;
+	s->ctx = 256;
+	s->type = GGML_TYPE_F32;
+	s->mix = MKM_MIX_DEFAULT;
+	s->rope_base = 10000.0f;
+	s->norm_eps = 1e-5f;
+	s->std = 0.02f;
+	s->seed = 1;
+}
+
+int mkm_check(const struct mkm_spec *s, char *err, size_t errlen)
+{
+	if (strcmp(s->arch, "llama") != 0 && strcmp(s->arch, "qwen2") != 0)
+		snprintf(err, errlen, "unsupported architecture '%s' (llama, qwen2)", s->arch);
+	else if (!s->n_layers || !s->dim || !s->ffn || !s->heads || !s->kv_heads || !s->ctx)
+		snprintf(err, errlen, "layers, dim, ffn, heads, kv-heads and ctx must be > 0");
+	else if (s->dim % s->heads || (s->dim / s->heads) % 2)
+		snprintf(err, errlen, "dim %u is not heads (%u) x an even head size", s->dim, s->heads);
+	else if (s->heads % s->kv_heads)
+		snprintf(err, errlen, "heads %u is not a multiple of kv-heads %u", s->heads, s->kv_heads);
+	else if (s->vocab < 300)
+		snprintf(err, errlen, "vocab %u is below 300 (3 specials + 256 byte tokens + pieces)", s->vocab);
+	else if (!quant_scalar(s->type))
+		snprintf(err, errlen, "unsupported type %u", s->type);
+	else
+		return 0;
+	return -1;
+}
+
+/* ---- vocabulary: SPM with byte fallback ---- */
+
+struct vocab {
+	char **tok;
+	float *score;
+	int32_t *type;
+	uint32_t n;
+	char **set;   /* open-addressing set of the pieces, for uniqueness */
+	uint32_t set_cap;
+};
+
+static uint32_t str_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h;
+}
+
+/* Add piece if new and there is room; returns 1 if added. */
+static int vocab_add(struct vocab *v, uint32_t cap, const char *piece, int32_t type, float score)
+{
+	uint32_t i = str_hash(piece) & (v->set_cap - 1);
+
+	if (v->n >= cap)
+		return 0;
+	for (; v->set[i]; i = (i + 1) & (v->set_cap - 1))
+		if (strcmp(v->set[i], piece) == 0)
+			return 0;
+	v->tok[v->n] = strdup(piece);
+	v->set[i] = v->tok[v->n];
+	v->type[v->n] = type;
+	v->score[v->n] = score;
+	v->n++;
+	return 1;
+}
+
+#define SPACE "\xe2\x96\x81" /* U+2581, SentencePiece's word boundary */
+
+static const char *const common_words[] = {
+	"the", "and", "of", "to", "a", "in", "is", "it", "that", "was", "he", "she", "you",
+	"Hello", "hello", "world", "Once", "upon", "time", "there", "little", "girl", "boy",
+	"day", "happy", "said", "with", "for", "on", "they", "her", "his", "play", "big",
+};
+
+/* Pieces over [a-z] of length len, "▁"-prefixed or not, in counting order. */
+static void vocab_enumerate(struct vocab *v, uint32_t cap, int len, bool space)
+{
+	char piece[32];
+	uint64_t total = 1;
+
+	for (int i = 0; i < len; i++)
+		total *= 26;
+	for (uint64_t c = 0; c < total && v->n < cap; c++) {
+		int o = 0;
+		uint64_t x = c;
+		if (space) {
+			memcpy(piece, SPACE, 3);
+			o = 3;
+		}
+		for (int i = len - 1; i >= 0; i--, x /= 26)
+			piece[o + i] = (char)('a' + x % 26);
+		piece[o + len] = 0;
+		vocab_add(v, cap, piece, 1, -(float)v->n);
+	}
+}
+
+static int vocab_build(struct vocab *v, uint32_t n)
+{
+	char piece[32];
+
+	v->tok = calloc(n, sizeof *v->tok);
+	v->score = calloc(n, sizeof *v->score);
+	v->type = calloc(n, sizeof *v->type);
+	for (v->set_cap = 1024; v->set_cap < 2 * n; v->set_cap *= 2)
+		;
+	v->set = calloc(v->set_cap, sizeof *v->set);
+	if (!v->tok || !v->score || !v->type || !v->set)
+		return -1;
+	vocab_add(v, n, "<unk>", 2, 0);   /* llama.cpp token types: 2 unknown, */
+	vocab_add(v, n, "<s>", 3, 0);     /* 3 control, 6 byte, 1 normal */
+	vocab_add(v, n, "</s>", 3, 0);
+	for (int b = 0; b < 256; b++) {
+		snprintf(piece, sizeof piece, "<0x%02X>", b);
+		vocab_add(v, n, piece, 6, 0);
+	}
+	vocab_add(v, n, SPACE, 1, -(float)v->n);
+	for (int c = 33; c < 127; c++) {
+		piece[0] = (char)c;
+		piece[1] = 0;
+		vocab_add(v, n, piece, 1, -(float)v->n);
+	}
+	for (size_t i = 0; i < sizeof common_words / sizeof common_words[0]; i++) {
+		snprintf(piece, sizeof piece, SPACE "%s", common_words[i]);
+		vocab_add(v, n, piece, 1, -(float)v->n);
+	}
+	for (int len = 1; v->n < n && len < 8; len++) {
+		vocab_enumerate(v, n, len, true);
+		vocab_enumerate(v, n, len, false);
+	}
+	return v->n == n ? 0 : -1;
+}
+
+static void vocab_free(struct vocab *v)
+{
+	for (uint32_t i = 0; i < v->n; i++)
+		free(v->tok[i]);
+	free(v->tok);
+	free(v->score);
+	free(v->type);
+	free(v->set);
+}
+
+/* ---- tensor plan ---- */
+
+struct tensor {
+	char name[64];
+	uint32_t n_dims, type, layer;
+	uint64_t ne[2];
+	uint64_t offset, size;
+	float std, mean;
+};
+
+struct plan {
+	struct tensor *t;
+	uint32_t n;
+	uint64_t data_size;
+};
+
+static void plan_add(struct plan *p, const struct mkm_spec *s, const char *name, uint32_t layer,
+		     uint64_t ne0, uint64_t ne1)
+{
+	struct tensor *t = &p->t[p->n++];
+
+	snprintf(t->name, sizeof t->name, "%s", name);
+	t->layer = layer;
+	t->n_dims = ne1 ? 2 : 1;
+	t->ne[0] = ne0;
+	t->ne[1] = ne1 ? ne1 : 1;
+	t->type = mkm_tensor_type(s, name, layer, ne0);
+	t->size = quant_row_bytes(t->type, ne0) * t->ne[1];
+	t->offset = p->data_size;
+	p->data_size += (t->size + ALIGN - 1) / ALIGN * ALIGN;
+	t->std = s->std;
+	t->mean = 0;
+	if (strstr(name, "_norm")) {      /* RMSNorm gains: around 1 */
+		t->std = 0.1f;
+		t->mean = 1.0f;
+	}
+}
+
+static int plan_build(struct plan *p, const struct mkm_spec *s)
+{
+	uint32_t hd = s->dim / s->heads, q = s->heads * hd, kv = s->kv_heads * hd;
+	bool qwen = strcmp(s->arch, "qwen2") == 0;
+	char nm[64];
+
+	p->t = calloc(3 + (size_t)s->n_layers * 12, sizeof *p->t);
+	if (!p->t)
+		return -1;
+	plan_add(p, s, "token_embd.weight", 0, s->dim, s->vocab);
+	for (uint32_t l = 0; l < s->n_layers; l++) {
+#define LT(suffix, ne0, ne1) \
+	(snprintf(nm, sizeof nm, "blk.%u." suffix, l), plan_add(p, s, nm, l, ne0, ne1))
+		LT("attn_norm.weight", s->dim, 0);
+		LT("attn_q.weight", s->dim, q);
+		LT("attn_k.weight", s->dim, kv);
+		LT("attn_v.weight", s->dim, kv);
+		if (qwen) {
+			LT("attn_q.bias", q, 0);
+			LT("attn_k.bias", kv, 0);
+			LT("attn_v.bias", kv, 0);
+		}
+		LT("attn_output.weight", q, s->dim);
+		LT("ffn_norm.weight", s->dim, 0);
+		LT("ffn_gate.weight", s->dim, s->ffn);
+		LT("ffn_up.weight", s->dim, s->ffn);
+		LT("ffn_down.weight", s->ffn, s->dim);
+#undef LT
+	}
+	plan_add(p, s, "output_norm.weight", 0, s->dim, 0);
+	if (!s->tied)
+		plan_add(p, s, "output.weight", 0, s->dim, s->vocab);
+	return 0;
+}
+
+/* ---- writing ---- */
+
+struct out {
+	FILE *f;
+	uint64_t pos;
+	bool failed;
+};
+
+static void put(struct out *o, const void *p, size_t n)
+{
+	if (n && fwrite(p, 1, n, o->f) != n)
+		o->failed = true;
+	o->pos += n;
+}
+
+static void put_u32(struct out *o, uint32_t v) { put(o, &v, 4); }
+static void put_u64(struct out *o, uint64_t v) { put(o, &v, 8); }
+
+static void put_str(struct out *o, const char *s)
+{
+	put_u64(o, strlen(s));
+	put(o, s, strlen(s));
+}
+
+static void kv_u32(struct out *o, uint32_t *n, const char *k, uint32_t v)
+{
+	put_str(o, k); put_u32(o, GGUF_VT_UINT32); put_u32(o, v); (*n)++;
+}
+
+static void kv_f32(struct out *o, uint32_t *n, const char *k, float v)
+{
+	put_str(o, k); put_u32(o, GGUF_VT_FLOAT32); put(o, &v, 4); (*n)++;
+}
+
+static void kv_str(struct out *o, uint32_t *n, const char *k, const char *v)
+{
+	put_str(o, k); put_u32(o, GGUF_VT_STRING); put_str(o, v); (*n)++;
+}
+
+static void kv_bool(struct out *o, uint32_t *n, const char *k, bool v)
+{
+	uint8_t b = v;
+	put_str(o, k); put_u32(o, GGUF_VT_BOOL); put(o, &b, 1); (*n)++;
+}
+
+static void kv_arr(struct out *o, uint32_t *n, const char *k, uint32_t type, const void *data,
+		   uint32_t count)
+{
+	put_str(o, k);
+	put_u32(o, GGUF_VT_ARRAY);
+	put_u32(o, type);
+	put_u64(o, count);
+	if (type == GGUF_VT_STRING)
+		for (uint32_t i = 0; i < count; i++)
+			put_str(o, ((char *const *)data)[i]);
+	else
+		put(o, data, (size_t)count * 4);
+	(*n)++;
+}
+
+static void write_hparams(struct out *o, uint32_t *n, const struct mkm_spec *s)
+{
+	char k[96];
+	const char *a = s->arch;
+
+#define AK(suffix) (snprintf(k, sizeof k, "%s." suffix, a), k)
+	kv_str(o, n, "general.architecture", a);
+	kv_str(o, n, "general.name", s->name);
+	kv_u32(o, n, "general.file_type", file_type(s));
+	kv_u32(o, n, "general.quantization_version", 2);
+	kv_u32(o, n, AK("context_length"), s->ctx);
+	kv_u32(o, n, AK("embedding_length"), s->dim);
+	kv_u32(o, n, AK("block_count"), s->n_layers);
+	kv_u32(o, n, AK("feed_forward_length"), s->ffn);
+	kv_u32(o, n, AK("attention.head_count"), s->heads);
+	kv_u32(o, n, AK("attention.head_count_kv"), s->kv_heads);
+	kv_f32(o, n, AK("attention.layer_norm_rms_epsilon"), s->norm_eps);
+	kv_f32(o, n, AK("rope.freq_base"), s->rope_base);
+	kv_u32(o, n, AK("rope.dimension_count"), s->dim / s->heads);
+	kv_u32(o, n, AK("vocab_size"), s->vocab);
+#undef AK
+}
+
+static void write_vocab(struct out *o, uint32_t *n, const struct mkm_spec *s, const struct vocab *v)
+{
+	kv_str(o, n, "tokenizer.ggml.model", "llama");
+	kv_arr(o, n, "tokenizer.ggml.tokens", GGUF_VT_STRING, v->tok, v->n);
+	kv_arr(o, n, "tokenizer.ggml.scores", GGUF_VT_FLOAT32, v->score, v->n);
+	kv_arr(o, n, "tokenizer.ggml.token_type", GGUF_VT_INT32, v->type, v->n);
+	kv_u32(o, n, "tokenizer.ggml.unknown_token_id", 0);
+	kv_u32(o, n, "tokenizer.ggml.bos_token_id", 1);
+	kv_u32(o, n, "tokenizer.ggml.eos_token_id", 2);
+	kv_bool(o, n, "tokenizer.ggml.add_bos_token", true);
+	kv_bool(o, n, "tokenizer.ggml.add_eos_token", false);
+	if (s->chat_template)
+		kv_str(o, n, "tokenizer.chat_template", s->chat_template);
+}
+
+static void pad(struct out *o)
+{
+	static const uint8_t zero[ALIGN];
+
+	put(o, zero, (ALIGN - o->pos % ALIGN) % ALIGN);
+}
+
+/* One tensor's data in chunks of whole rows; the seed mixes in the name so
+ * every tensor's bytes are independent of the others and of their order. */
+static int write_tensor_data(struct out *o, const struct mkm_spec *s, const struct tensor *t)
+{
+	uint64_t row = quant_row_bytes(t->type, t->ne[0]);
+	uint64_t rows = row >= CHUNK_BYTES ? 1 : CHUNK_BYTES / row;
+	uint64_t state = s->seed ^ ((uint64_t)str_hash(t->name) << 32 | str_hash(t->name + 1));
+	uint8_t *buf = malloc(rows * row);
+
+	if (!buf)
+		return -1;
+	for (uint64_t r = 0; r < t->ne[1]; r += rows) {
+		uint64_t nr = t->ne[1] - r < rows ? t->ne[1] - r : rows;
+		quant_fill_random(t->type, buf, nr * t->ne[0], t->std, &state);
+		if (t->mean != 0) {              /* only F32 tensors carry a mean */
+			float *f = (float *)buf;
+			for (uint64_t i = 0; i < nr * t->ne[0]; i++)
+				f[i] += t->mean;
+		}
+		put(o, buf, nr * row);
+	}
+	free(buf);
+	pad(o);
+	return o->failed ? -1 : 0;
+}
+
+static void write_header(struct out *o, const struct mkm_spec *s, const struct plan *p,
+			 const struct vocab *v)
+{
+	uint32_t n_kv = 0;
+
+	put(o, "GGUF", 4);
+	put_u32(o, 3);
+	put_u64(o, p->n);
+	put_u64(o, 0);                        /* n_kv, patched below */
+	write_hparams(o, &n_kv, s);
+	write_vocab(o, &n_kv, s, v);
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct tensor *t = &p->t[i];
+		put_str(o, t->name);
+		put_u32(o, t->n_dims);
+		for (uint32_t d = 0; d < t->n_dims; d++)
+			put_u64(o, t->ne[d]);
+		put_u32(o, t->type);
+		put_u64(o, t->offset);
+	}
+	pad(o);
+	if (fseek(o->f, 16, SEEK_SET) != 0 || fwrite(&(uint64_t){n_kv}, 8, 1, o->f) != 1 ||
+	    fseek(o->f, 0, SEEK_END) != 0)
+		o->failed = true;
+}
+
+int mkm_write(const struct mkm_spec *s, const char *path, char *err, size_t errlen)
+{
+	struct vocab v = {0};
+	struct plan p = {0};
+	struct out o = {0};
+	int rc = -1;
+
+	if (mkm_check(s, err, errlen) < 0)
+		return -1;
+	if (vocab_build(&v, s->vocab) < 0 || plan_build(&p, s) < 0) {
+		snprintf(err, errlen, "cannot build a %u-token vocabulary", s->vocab);
+		goto out;
+	}
+	o.f = fopen(path, "wb");
+	if (!o.f) {
+		snprintf(err, errlen, "cannot create %s", path);
+		goto out;
+	}
+	write_header(&o, s, &p, &v);
+	for (uint32_t i = 0; i < p.n && !o.failed; i++)
+		write_tensor_data(&o, s, &p.t[i]);
+	if (fclose(o.f) != 0 || o.failed)
+		snprintf(err, errlen, "write error on %s", path);
+	else
+		rc = 0;
+out:
+	vocab_free(&v);
+	free(p.t);
+	return rc;
+}
