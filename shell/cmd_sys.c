@@ -3,6 +3,7 @@
  * hash, bench), uptime, config, poweroff, reboot.
  */
 #include "shell.h"
+#include "cmd_seal.h"
 
 #include <bearssl.h>
 
@@ -89,6 +90,8 @@ static int cmd_version(struct shell *sh, int argc, char **argv)
 	plat_printf("  machine   %s%s\n", plat_machine(), plat_emulated() ? " (emulated)" : "");
 	plat_printf("  cpus      %d\n", plat_cpu_count());
 	plat_printf("  features %s\n", o ? feats : " (none beyond the base ISA)");
+	if (shell_seal_key_note(sh))
+		plat_printf("  model key %s\n", shell_seal_key_note(sh));
 	return 0;
 }
 

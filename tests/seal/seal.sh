@@ -100,6 +100,11 @@ if [ -x "$LLMCTL" ]; then
 	*"not the key this image wants"*) ok "disks with another key: says so" ;;
 	*) bad "disks with another key: says so" "$out" ;;
 	esac
+	out=$(timeout 60 "$LLMCTL" -c "unseal $(cat "$T/k")" -c version 2>&1)
+	case "$out" in
+	*"model key insecure development key"*) ok "version flags the development key" ;;
+	*) bad "version flags the development key" "$out" ;;
+	esac
 	printf 'seal-key-file %s\n' "$T/k" > "$T/cfg"
 	out=$(timeout 60 "$LLMCTL" --config "$T/cfg" --disk "$T/s" -c disks 2>&1)
 	case "$out" in
