@@ -46,7 +46,7 @@ def first_existing(paths):
     raise FileNotFoundError("none of " + ", ".join(paths) + " (run `make deps`)")
 
 
-def qemu_command(arch, esp, disks, mem="2G", smp=2, workdir=None, interactive=False):
+def qemu_command(arch, esp, disks, mem="2G", smp=2, workdir=None, interactive=False, extra=()):
     fw = FIRMWARE[arch]
     code = first_existing(fw["code"])
     vars_copy = os.path.join(workdir, "vars.fd")
@@ -62,16 +62,16 @@ def qemu_command(arch, esp, disks, mem="2G", smp=2, workdir=None, interactive=Fa
         serial = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(d))[:20]
         cmd += ["-drive", f"file={d},format=raw,if=none,id=disk{i},readonly=on",
                 "-device", f"virtio-blk-pci,drive=disk{i},serial={serial}"]
-    return cmd
+    return cmd + list(extra)
 
 
 class Llmk:
     """A running llmk: output collected by a reader thread, commands sent on
     stdin. Every wait has a deadline."""
 
-    def __init__(self, arch, esp, disks=(), mem="2G", smp=2, echo=None):
+    def __init__(self, arch, esp, disks=(), mem="2G", smp=2, echo=None, extra=()):
         self.workdir = tempfile.mkdtemp(prefix="llmk-qemu-")
-        self.cmd = qemu_command(arch, esp, list(disks), mem, smp, self.workdir)
+        self.cmd = qemu_command(arch, esp, list(disks), mem, smp, self.workdir, extra=extra)
         self.out = bytearray()
         self.cond = threading.Condition()
         self.echo = echo

@@ -178,6 +178,7 @@ def main():
     finally:
         vm.close()
     test_config(args)
+    test_tpm(args)
     print(f"{results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
     return 0 if results["failed"] == 0 else 1
 
@@ -203,6 +204,44 @@ def test_config(args):
         fail("boot with llmk.cfg", e)
     finally:
         vm.close()
+
+
+def test_tpm(args):
+    """With a vTPM (swtpm, TPM CRB) OVMF keeps a TCG2 event log; boot/ must
+    find it before ExitBootServices and hand it over."""
+    name = "TCG2 event log handed over with a vTPM"
+    if not shutil.which("swtpm"):
+        results["skipped"] += 1
+        print(f"skip {name}: swtpm not installed")
+        return
+    state = os.path.abspath(os.path.join(args.workdir, "tpm"))
+    shutil.rmtree(state, ignore_errors=True)
+    os.makedirs(state)
+    sock = os.path.join(state, "sock")
+    tpm = subprocess.Popen(["swtpm", "socket", "--tpm2", "--tpmstate", f"dir={state}",
+                            "--ctrl", f"type=unixio,path={sock}", "--terminate"])
+    vm = None
+    try:
+        for _ in range(100):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.05)
+        vm = Llmk(args.arch, args.esp, [], extra=[
+            "-chardev", f"socket,id=chrtpm,path={sock}",
+            "-tpmdev", "emulator,id=tpm0,chardev=chrtpm", "-device", "tpm-crb,tpmdev=tpm0"])
+        banner = vm.wait_prompt(180).decode("utf-8", "replace")
+        m = re.search(r"TCG2 event log (0x[0-9a-f]+)", banner)
+        check(name, m and int(m.group(1), 16) != 0, banner)
+        vm.send("poweroff\n")
+        vm.wait_exit(30)
+    except TimeoutError as e:
+        fail(name, e)
+    finally:
+        if vm:
+            vm.close()
+        if tpm.poll() is None:
+            tpm.kill()
+        tpm.wait()
 
 
 if __name__ == "__main__":
