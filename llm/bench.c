@@ -1,0 +1,129 @@
+/*
+ * llm/bench.c — memory bandwidth and matmul kernel measurements (bench.h).
+ */
+#include "bench.h"
+
+struct bw_job {
+	const uint64_t *buf;
+	size_t words;
+	uint64_t sink[64];   /* one slot per worker, 8 words apart (no false sharing) */
+};
+
+/* Worker i sums words [W i / n, W (i + 1) / n) with four independent chains so
+ * the loads, not the adds, set the pace. */
+static void bw_task(void *arg, int i, int n)
+{
+	struct bw_job *j = arg;
+	size_t w0 = j->words * (size_t)i / (size_t)n, w1 = j->words * (size_t)(i + 1) / (size_t)n;
+	const uint64_t *p = j->buf;
+	uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+
+	for (size_t k = w0; k + 4 <= w1; k += 4) {
+		s0 += p[k];
+		s1 += p[k + 1];
+		s2 += p[k + 2];
+		s3 += p[k + 3];
+	}
+	j->sink[(i & 7) * 8] = s0 + s1 + s2 + s3;
+}
+
+int bench_mem_read(struct llm_mem *mem, int threads, size_t bytes, uint64_t min_ns, double *gbs)
+{
+	struct bw_job j;
+	uint64_t *buf, start, best = 0;
+	int err = 0;
+
+	bytes &= ~(size_t)4095;
+	buf = llm_mem_alloc(mem, bytes, &err);
+	if (!buf)
+		return err ? err : -LLMK_ENOMEM;
+	/* touch every page so the first pass measures memory, not page faults */
+	for (size_t k = 0; k < bytes / 8; k += 512)
+		buf[k] = k;
+	j.buf = buf;
+	j.words = bytes / 8;
+	start = plat_time_ns();
+	for (int pass = 0; pass < 3 || plat_time_ns() - start < min_ns; pass++) {
+		uint64_t t0 = plat_time_ns(), dt;
+		plat_parallel(bw_task, &j, threads);
+		dt = plat_time_ns() - t0;
+		if (!best || dt < best)
+			best = dt;
+	}
+	llm_mem_free(mem, buf, bytes);
+	*gbs = (double)bytes / (double)(best ? best : 1);
+	return 0;
+}
+
+/* Seconds per call of mm_matmul, the best of repeated calls for min_ns. */
+static int bench_time(struct mm_ctx *c, float *out, const void *w, uint32_t t, size_t M,
+		      size_t K, const float *x, size_t B, uint64_t min_ns, double *sec)
+{
+	uint64_t start = plat_time_ns(), best = 0;
+	int err;
+
+	for (int rep = 0; rep < 2 || plat_time_ns() - start < min_ns; rep++) {
+		uint64_t t0 = plat_time_ns(), dt;
+		err = mm_matmul(c, out, w, t, M, K, x, B);
+		if (err)
+			return err;
+		dt = plat_time_ns() - t0;
+		if (!best || dt < best)
+			best = dt;
+	}
+	*sec = (double)best * 1e-9;
+	return 0;
+}
+
+#define BK_K 4096
+#define BK_PP_M 512
+
+int bench_kernel_run(struct mm_ctx *c, uint32_t type, size_t tg_bytes, uint32_t pp_batch,
+		     uint64_t min_ns, struct bench_kernel *r)
+{
+	size_t row = (size_t)quant_row_bytes(type, BK_K), M, wbytes, xbytes, obytes;
+	bool was_scalar = c->scalar;
+	uint64_t seed = 7 + type;
+	uint8_t *w = NULL;
+	float *x = NULL, *o = NULL;
+	int err = 0;
+
+	if (!row || !quant_get(type)->vec_dot || !pp_batch)
+		return -LLMK_EINVAL;
+	memset(r, 0, sizeof *r);
+	r->type = type;
+	r->impl = quant_get(type)->impl;
+	r->pp_batch = pp_batch;
+	M = tg_bytes / row < BK_PP_M ? BK_PP_M : tg_bytes / row;
+	r->tg_bytes = M * row;
+	wbytes = M * row;
+	xbytes = (size_t)pp_batch * BK_K * sizeof(float);
+	obytes = (size_t)pp_batch * (M > BK_PP_M ? M : BK_PP_M) * sizeof(float);
+	w = llm_mem_alloc(c->mem, wbytes, &err);
+	x = w ? llm_mem_alloc(c->mem, xbytes, &err) : NULL;
+	o = x ? llm_mem_alloc(c->mem, obytes, &err) : NULL;
+	if (!o)
+		goto out;
+	err = quant_fill_random(type, w, M * BK_K, 0.02f, &seed);
+	if (!err)
+		err = quant_fill_random(GGML_TYPE_F32, x, (size_t)pp_batch * BK_K, 1.0f, &seed);
+	for (int s = 0; s < 2 && !err; s++) {
+		double sec;
+		c->scalar = s == 1;
+		err = bench_time(c, o, w, type, M, BK_K, x, 1, min_ns, &sec);
+		if (err)
+			break;
+		r->tg_gbs[s] = (double)wbytes / sec * 1e-9;
+		err = bench_time(c, o, w, type, BK_PP_M, BK_K, x, pp_batch, min_ns, &sec);
+		r->pp_gops[s] = 2.0 * BK_PP_M * BK_K * pp_batch / sec * 1e-9;
+	}
+	c->scalar = was_scalar;
+out:
+	if (o)
+		llm_mem_free(c->mem, o, obytes);
+	if (x)
+		llm_mem_free(c->mem, x, xbytes);
+	if (w)
+		llm_mem_free(c->mem, w, wbytes);
+	return err;
+}

@@ -1,0 +1,36 @@
+/*
+ * llm/bench.h — measurements behind `llmctl bench`: memory read bandwidth
+ * and matmul throughput per quant type (SIMD rows against scalar rows).
+ * The model benchmark (pp/tg tok/s) is in shell/cmd_bench.c on top of these.
+ */
+#ifndef LLM_BENCH_H
+#define LLM_BENCH_H
+
+#include "matmul.h"
+
+/*
+ * Read bandwidth: `threads` workers each sum their share of a `bytes` buffer
+ * (allocated from mem, larger than the caches), repeated for at least
+ * min_ns; the best pass counts. *gbs in 1e9 bytes/s.
+ */
+int bench_mem_read(struct llm_mem *mem, int threads, size_t bytes, uint64_t min_ns, double *gbs);
+
+struct bench_kernel {
+	uint32_t type;
+	const char *impl;       /* the selected row's impl */
+	size_t tg_bytes;        /* weight bytes of the decode matrix */
+	double tg_gbs[2];       /* decode (B = 1) weight GB/s: [0] selected rows, [1] scalar */
+	double pp_gops[2];      /* prefill (B = pp_batch) GOP/s (2 ops per weight x token) */
+	uint32_t pp_batch;
+};
+
+/*
+ * Decode: an M x K matrix of about tg_bytes (K = 4096) times one vector;
+ * prefill: a 512 x 4096 matrix times pp_batch vectors. Each timed for at
+ * least min_ns with c's threads, once with the selected rows and once with
+ * the scalar rows (c->scalar is restored). Weights from quant_fill_random.
+ */
+int bench_kernel_run(struct mm_ctx *c, uint32_t type, size_t tg_bytes, uint32_t pp_batch,
+		     uint64_t min_ns, struct bench_kernel *r);
+
+#endif
