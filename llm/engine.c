@@ -11,6 +11,8 @@
 void engine_init(struct engine *e)
 {
 	memset(e, 0, sizeof *e);
+	/* the fastest rows this CPU has (idempotent; no worker is running here) */
+	quant_init(plat_cpu_features());
 	e->disk = -1;
 	e->cfg.kv_type = GGML_TYPE_F16;
 	e->cfg.n_batch = ENGINE_DEFAULT_BATCH;
