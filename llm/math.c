@@ -6,6 +6,7 @@
  * series cut where the next term is below 2^-53 on the reduced interval,
  * so they need no fitted coefficients.
  */
+#include "fp_exact.h"
 #include "math.h"
 
 #define LN2_HI 6.93147180369123816490e-01 /* 32 bits: k * LN2_HI is exact */

@@ -463,6 +463,34 @@ TEST(gguf_real_quant_zoo)
 	}
 }
 
+TEST(gguf_real_stories_f32)
+{
+	const char *td = testdata_dir();
+	char path[600];
+	struct llm_mem mem;
+	struct gguf_file g;
+	void *buf;
+	size_t len;
+
+	if (!td)
+		SKIP("no testdata");
+	snprintf(path, sizeof path, "%s/stories260K/stories260K.gguf", td);
+	llm_mem_init(&mem, 0);
+	if (open_file(path, &g, &mem, &buf, &len) == 0) {
+		const struct gguf_tensor *t = gguf_find_tensor(&g, "token_embd.weight");
+		const struct gguf_array *toks;
+		CHECK(t && t->type == GGML_TYPE_F32 && t->ne[0] == 64 && t->ne[1] == 512);
+		CHECK(gguf_get_arr(&g, "tokenizer.ggml.tokens", &toks) == 0 && toks->n == 512);
+		CHECK(gguf_find(&g, "llama.rope.freq_base") == NULL);
+		CHECK(g.extent <= len && g.extent + g.alignment > len);
+		gguf_close(&g);
+	} else {
+		test_failed_checks++;
+	}
+	free(buf);
+	CHECK_EQ_INT(mem.used, 0);
+}
+
 /* The disk reader over a disk larger than the file: extent is the contents. */
 TEST(gguf_real_stories_on_disk)
 {

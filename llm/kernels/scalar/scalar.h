@@ -10,6 +10,7 @@
 #ifndef LLM_KERNELS_SCALAR_H
 #define LLM_KERNELS_SCALAR_H
 
+#include "../../fp_exact.h"
 #include "../../quant.h"
 #include "../../quant_blocks.h"
 
