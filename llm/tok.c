@@ -48,6 +48,7 @@ static const struct pre_name pre_names[] = {
 	{"jina-de", TOK_PRE_GPT2, false, false, false},
 	{"gigachat", TOK_PRE_GPT2, false, false, false},
 	{"exaone4", TOK_PRE_GPT2, false, false, false},
+	{"tekken", TOK_PRE_TEKKEN, true, true, true},
 	{"qwen2", TOK_PRE_QWEN2, false, false, true},
 	{"deepseek-r1-qwen", TOK_PRE_QWEN2, false, false, true},
 	{"stablelm2", TOK_PRE_QWEN2, false, false, false},
@@ -58,6 +59,7 @@ static const char *const pre_display[TOK_PRE_COUNT] = {
 	[TOK_PRE_DEFAULT] = "default", [TOK_PRE_GPT2] = "gpt-2", [TOK_PRE_LLAMA3] = "llama3",
 	[TOK_PRE_QWEN2] = "qwen2", [TOK_PRE_FALCON] = "falcon", [TOK_PRE_STARCODER] = "starcoder",
 	[TOK_PRE_DEEPSEEK_LLM] = "deepseek-llm", [TOK_PRE_DEEPSEEK_CODER] = "deepseek-coder",
+	[TOK_PRE_TEKKEN] = "tekken",
 };
 
 const char *tok_pre_name(enum tok_pre pre)

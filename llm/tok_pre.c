@@ -159,6 +159,66 @@ static size_t m_llama3_like(const struct pre_text *x, size_t pos, size_t max_dig
 static size_t m_llama3(const struct pre_text *x, size_t pos) { return m_llama3_like(x, pos, 3); }
 static size_t m_qwen2(const struct pre_text *x, size_t pos) { return m_llama3_like(x, pos, 1); }
 
+/* Tekken's letter classes: U = (?=\p{L})[^a-z], W = (?=\p{L})[^A-Z] */
+static bool is_tk_upper(const struct pre_text *x, size_t i)
+{
+	return is_l(x, i) && !(x->cp[i] >= 'a' && x->cp[i] <= 'z');
+}
+static bool is_tk_lower(const struct pre_text *x, size_t i)
+{
+	return is_l(x, i) && !(x->cp[i] >= 'A' && x->cp[i] <= 'Z');
+}
+
+/*
+ * U*W+ at q with the backtracking of the regex: U* takes its longest run,
+ * then gives characters back until W+ can start (a letter that is both U and
+ * W, i.e. not ASCII, or the lowercase letter after the run).
+ */
+static size_t tk_upper_then_lower(const struct pre_text *x, size_t q)
+{
+	size_t k = run(x, q, is_tk_upper);
+
+	for (;;) {
+		if (q + k < x->end && is_tk_lower(x, q + k))
+			return k + run(x, q + k, is_tk_lower);
+		if (k == 0)
+			return 0;
+		k--;
+	}
+}
+
+/*
+ * Tekken (Mistral Nemo):
+ * [^\r\n\p{L}\p{N}]?U*W+|[^\r\n\p{L}\p{N}]?U+W*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|
+ * \s*[\r\n]+|\s+(?!\S)|\s+
+ */
+static size_t m_tekken(const struct pre_text *x, size_t pos)
+{
+	size_t lead = is_word_lead(x, pos) ? 1 : 0, q = pos + lead, k, n, i, last_nl;
+
+	if (q < x->end && (k = tk_upper_then_lower(x, q)))
+		return lead + k;
+	if (q < x->end && (k = run(x, q, is_tk_upper)))
+		return lead + k + run(x, q + k, is_tk_lower);
+	if (is_n(x, pos))
+		return 1;
+	if ((k = opt_lead_run(x, pos, is_space, is_other))) {
+		while (pos + k < x->end && (is_crlf(x, pos + k) || x->cp[pos + k] == '/'))
+			k++;
+		return k;
+	}
+	n = run(x, pos, is_ws);
+	last_nl = 0;
+	for (i = 0; i < n; i++)
+		if (is_crlf(x, pos + i))
+			last_nl = i + 1;
+	if (last_nl)
+		return last_nl;
+	if (n == 1)
+		return 1;
+	return ws_not_before_word(x, pos);
+}
+
 /* [\p{P}\$\+<=>\^~\|]+ (default) and the same with ` (falcon) */
 static bool is_p_default(const struct pre_text *x, size_t i)
 {
@@ -283,6 +343,7 @@ static const struct pre_def pre_defs[TOK_PRE_COUNT] = {
 	[TOK_PRE_STARCODER] = {2, {m_num1, m_gpt2}},
 	[TOK_PRE_DEEPSEEK_LLM] = {6, {m_crlf, m_dsllm_letters, m_dsllm_punct, m_ws_at_end, m_cjk, m_num_run}},
 	[TOK_PRE_DEEPSEEK_CODER] = {5, {m_crlf, m_ws_letters, m_ws_punct, m_cjk, m_num1}},
+	[TOK_PRE_TEKKEN] = {1, {m_tekken}},
 };
 
 /* One regex over every chunk: matches and the gaps between them become chunks. */

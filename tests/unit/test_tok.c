@@ -346,9 +346,9 @@ static void check_split(enum tok_pre pre, const char *s, const uint32_t *want, s
 		check_split(pre, s, w_, sizeof w_ / sizeof w_[0]);             \
 	} while (0)
 
-/* No llama3/qwen2 vocabulary in testdata: splits checked against the regexes
- * of llama.cpp evaluated by Python's regex module. */
-TEST(tok_pre_llama3_qwen2_splits)
+/* No llama3/qwen2/tekken vocabulary in testdata: splits checked against the
+ * regexes of llama.cpp evaluated by Python's regex module. */
+TEST(tok_pre_llama3_qwen2_tekken_splits)
 {
 	SPLIT(TOK_PRE_LLAMA3, "Hello world", 5, 6);
 	SPLIT(TOK_PRE_LLAMA3, "I'm   fine\n\n  ok", 1, 2, 2, 5, 2, 1, 3);
@@ -360,6 +360,9 @@ TEST(tok_pre_llama3_qwen2_splits)
 	SPLIT(TOK_PRE_LLAMA3, "a\t\tb   ", 1, 1, 2, 3);
 	SPLIT(TOK_PRE_GPT2, "a\t\tb   ", 1, 1, 1, 1, 3);
 	SPLIT(TOK_PRE_GPT2, "I'M ok's", 1, 1, 1, 3, 2);
+	SPLIT(TOK_PRE_TEKKEN, "HelloWorld HELLO world", 5, 5, 6, 6);
+	SPLIT(TOK_PRE_TEKKEN, "x = a/b;//\n\nOK", 1, 2, 2, 2, 5, 2);
+	SPLIT(TOK_PRE_TEKKEN, "\xc3\x80\xc3\x89tude 12 CAF\xc3\x89s", 6, 1, 1, 1, 6);
 }
 
 TEST(tok_utf8_and_gpt2_bytes)
