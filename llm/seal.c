@@ -657,7 +657,8 @@ void seal_reader(struct seal_ctx *c, struct llm_reader *out)
 	out->size = c->hdr.plain_size;
 }
 
-int seal_verify_all(struct seal_ctx *c, char *err, size_t errlen)
+int seal_verify_all(struct seal_ctx *c, bool (*cancel)(void *arg), void *arg, char *err,
+		    size_t errlen)
 {
 	br_sha256_context s;
 	uint64_t cs = c->hdr.chunk_size;
@@ -669,6 +670,10 @@ int seal_verify_all(struct seal_ctx *c, char *err, size_t errlen)
 	br_sha256_init(&s);
 	for (uint64_t i = 0; !e && i < c->hdr.n_chunks; i++) {
 		uint64_t left = c->hdr.plain_size - i * cs;
+		if (cancel && cancel(arg)) {
+			e = -LLMK_ECANCEL;
+			break;
+		}
 		e = read_ciphertext(c, i, 1, c->chunk);
 		if (!e)
 			e = seal_decrypt_chunks(c, i, 1, c->chunk);
@@ -685,7 +690,9 @@ int seal_verify_all(struct seal_ctx *c, char *err, size_t errlen)
 				      seal_hex(c->hdr.plain_sha256, 32, want));
 	}
 	seal_zeroize(&s, sizeof s);
-	if (e)
+	if (e == -LLMK_ECANCEL)
+		plat_snprintf(err, errlen, "seal: verification cancelled");
+	else if (e)
 		plat_snprintf(err, errlen, "%s", c->err[0] ? c->err : plat_strerror(e));
 	return e;
 }

@@ -179,9 +179,12 @@ void seal_chunk_span(const struct seal_ctx *c, uint64_t off, uint64_t len, uint6
 int seal_decrypt_chunks(struct seal_ctx *c, uint64_t first, uint64_t n, void *buf);
 /*
  * Read, verify and hash every chunk (ignores the reader's cache and state):
- * 0, or -LLMK_E* with one line in err. For `seal inspect --key` and tests.
+ * 0, or -LLMK_E* with one line in err. cancel (may be NULL) is asked
+ * between chunks; when it returns true, -LLMK_ECANCEL. For `seal inspect
+ * --key`, the shell's `unseal --verify` and tests.
  */
-int seal_verify_all(struct seal_ctx *c, char *err, size_t errlen);
+int seal_verify_all(struct seal_ctx *c, bool (*cancel)(void *arg), void *arg, char *err,
+		    size_t errlen);
 
 /* ---- sealing (tools/seal.c, tests) ---- */
 /*

@@ -380,7 +380,7 @@ static int cmd_inspect(const struct opts *o)
 	if (open_sealed(o, o->pos[0], &mem, &c, &fd))
 		return 1;
 	uint64_t t0 = plat_time_ns();
-	e = seal_verify_all(&c, err, sizeof err);
+	e = seal_verify_all(&c, NULL, NULL, err, sizeof err);
 	uint64_t t1 = plat_time_ns();
 	if (!e)
 		printf("  verified     key matches; all %llu chunks authenticate; plaintext "

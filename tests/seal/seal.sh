@@ -95,6 +95,14 @@ if [ -x "$LLMCTL" ]; then
 	*"insecure development key"*"key matches: GGUF v3 inside"*) ok "unseal KEYHEX, then disks: key matches" ;;
 	*) bad "unseal KEYHEX, then disks: key matches" "$out" ;;
 	esac
+	flip 70000
+	out=$(timeout 60 "$LLMCTL" --disk "$T/s" --disk "$T/d" -c "unseal $(cat "$T/k")" \
+		-c "unseal --verify 0" -c "unseal --verify 1" 2>&1)
+	case "$out" in
+	*"disk 0: all "*" chunks authenticate"*"error: disk 1: seal: chunk 1 "*)
+		ok "unseal --verify: good disk passes, damaged disk refused" ;;
+	*) bad "unseal --verify: good disk passes, damaged disk refused" "$out" ;;
+	esac
 	out=$(timeout 60 "$LLMCTL" --disk "$T/s" -c "unseal $(cat "$T/k2")" -c disks 2>&1)
 	case "$out" in
 	*"not the key this image wants"*) ok "disks with another key: says so" ;;

@@ -183,7 +183,7 @@ TEST(seal_roundtrip_stories_gguf)
 		CHECK(memcmp(buf, plain + off, len) == 0);
 	}
 	CHECK_EQ_INT(o.plain.read(o.plain.ctx, n - 1, buf, 2), -LLMK_ERANGE);
-	CHECK_EQ_INT(seal_verify_all(&o.c, err, sizeof err), 0);
+	CHECK_EQ_INT(seal_verify_all(&o.c, NULL, NULL, err, sizeof err), 0);
 	CHECK_STR(seal_error(&o.c), "");
 	seal_close(&o.c);
 	CHECK_EQ_INT(o.mem.used, 0);
@@ -223,7 +223,7 @@ TEST(seal_chunk_sizes_and_decrypt_in_place)
 			CHECK(memcmp(slot, plain, n) == 0);
 			CHECK(all_zero(slot + n, count * cs - n)); /* padding */
 			CHECK_EQ_INT(seal_decrypt_chunks(&o.c, count, 1, slot), -LLMK_ERANGE);
-			CHECK_EQ_INT(seal_verify_all(&o.c, err, sizeof err), 0);
+			CHECK_EQ_INT(seal_verify_all(&o.c, NULL, NULL, err, sizeof err), 0);
 			seal_close(&o.c);
 			free(slot);
 			free(im.p);
@@ -421,7 +421,7 @@ TEST(seal_plaintext_digest_is_checked)
 	CHECK(strstr(err, "SHA-256") != NULL);
 	free(out);
 	CHECK_EQ_INT(open_img(&o, &im, key_a), 0);
-	CHECK_EQ_INT(seal_verify_all(&o.c, err, sizeof err), -LLMK_EAUTH);
+	CHECK_EQ_INT(seal_verify_all(&o.c, NULL, NULL, err, sizeof err), -LLMK_EAUTH);
 	CHECK(strstr(err, "SHA-256") != NULL);
 	seal_close(&o.c);
 	/* Partial reads do not complete the digest, so they succeed. */
