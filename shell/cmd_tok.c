@@ -12,6 +12,7 @@
  */
 #include "shell.h"
 #include "../llm/engine.h"
+#include "../llm/unicode.h"
 
 static const struct tok *cur_tok(struct shell *sh, const char *cmd)
 {
@@ -25,25 +26,31 @@ static const struct tok *cur_tok(struct shell *sh, const char *cmd)
 	return &e->tok;
 }
 
-/* One token as "id 'piece'" with non-printable bytes escaped. */
+/* One token as "id 'piece'": control bytes and bytes that are not whole
+ * UTF-8 characters (byte-fallback pieces) escaped as \n \t \xHH. */
 static void print_piece(const struct tok *t, int32_t id)
 {
 	char piece[256];
 	int n = tok_piece(t, id, TOK_PIECE_SPECIAL, piece, sizeof piece);
 
 	plat_printf("%6d '", (int)id);
-	for (int i = 0; i < n; i++) {
+	for (size_t i = 0; n > 0 && i < (size_t)n;) {
 		uint8_t c = (uint8_t)piece[i];
-		if (c == '\n')
+		size_t at = i;
+		uint32_t cp = uni_utf8_decode(piece, (size_t)n, &i);
+
+		if (c >= 0x80 && !(cp == 0xFFFD && i - at == 1))
+			plat_write(piece + at, i - at);
+		else if (c == '\n')
 			plat_printf("\\n");
 		else if (c == '\t')
 			plat_printf("\\t");
 		else if (c == '\\' || c == '\'')
 			plat_printf("\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
+		else if (c < 0x20 || c >= 0x7f)
 			plat_printf("\\x%02x", c);
 		else
-			plat_write(piece + i, 1);
+			plat_write(piece + at, 1);
 	}
 	plat_printf(n < 0 ? "' (longer than %zu bytes)\n" : "'\n", sizeof piece);
 }
