@@ -445,6 +445,11 @@ static int take_key(struct seal_ctx *c, const struct seal_keysrc *ks, char *err,
 	uint8_t key[SEAL_KEY_SIZE], id[SEAL_KEY_ID_SIZE];
 	char want[2 * SEAL_KEY_ID_SIZE + 1], got[2 * SEAL_KEY_ID_SIZE + 1];
 
+	if (!ks || !ks->get) {
+		plat_snprintf(err, errlen, "seal: no key loaded for this sealed image (key id %s)",
+			      seal_hex(c->hdr.key_id, SEAL_KEY_ID_SIZE, want));
+		return -LLMK_ENOENT;
+	}
 	int e = ks->get(ks->ctx, &c->hdr, key, err, errlen);
 	if (e) {
 		seal_zeroize(key, sizeof key);

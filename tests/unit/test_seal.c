@@ -486,3 +486,76 @@ TEST(seal_key_hex_parsing)
 	seal_zeroize(z, sizeof z);
 	CHECK(all_zero(z, sizeof z));
 }
+
+/* Several workers decrypting different chunks of one image at once (the
+ * streamer's use), one chunk of them damaged. */
+struct par {
+	struct seal_ctx *c;
+	uint8_t *slot;
+	uint64_t n_chunks;
+	int rc[64];
+};
+
+static void par_task(void *arg, int w, int nw)
+{
+	struct par *p = arg;
+	uint32_t cs = p->c->hdr.chunk_size;
+	for (uint64_t i = (uint64_t)w; i < p->n_chunks; i += (uint64_t)nw) {
+		int e = seal_decrypt_chunks(p->c, i, 1, p->slot + i * cs);
+		if (e)
+			p->rc[w] = e;
+	}
+}
+
+TEST(seal_decrypt_chunks_from_parallel_workers)
+{
+	size_t n = 64 * 4096 - 100;
+	uint8_t *plain = pattern(n);
+	struct img im = seal_buf(plain, n, key_a, 4096, 11, NULL);
+	for (int round = 0; round < 2; round++) {
+		struct opened o;
+		struct par p = {0};
+		CHECK_EQ_INT(open_img(&o, &im, key_a), 0);
+		p.c = &o.c;
+		p.n_chunks = o.c.hdr.n_chunks;
+		p.slot = malloc(p.n_chunks * 4096);
+		memcpy(p.slot, im.p + seal_chunk_offset(&o.c, 0), p.n_chunks * 4096);
+		if (round == 1)
+			p.slot[40 * 4096 + 5] ^= 0x10;
+		plat_parallel(par_task, &p, plat_cpu_count());
+		int bad = 0;
+		for (int w = 0; w < 64; w++)
+			bad |= p.rc[w] != 0;
+		if (round == 0) {
+			CHECK_EQ_INT(bad, 0);
+			CHECK(memcmp(p.slot, plain, n) == 0);
+		} else {
+			CHECK_EQ_INT(bad, 1);
+			CHECK(strstr(seal_error(&o.c), "chunk 40 ") != NULL);
+			CHECK(all_zero(p.slot + 40 * 4096, 4096));
+		}
+		seal_close(&o.c);
+		free(p.slot);
+	}
+	free(im.p);
+	free(plain);
+}
+
+TEST(seal_open_without_a_key_source)
+{
+	size_t n = 5000;
+	uint8_t *plain = pattern(n);
+	struct img im = seal_buf(plain, n, key_a, 4096, 12, NULL);
+	struct llm_membuf mb;
+	struct llm_reader r;
+	struct llm_mem mem;
+	struct seal_ctx c;
+	char err[256];
+	llm_mem_init(&mem, 0);
+	llm_reader_mem(&r, &mb, im.p, im.n);
+	CHECK_EQ_INT(seal_open(&c, &r, NULL, &mem, err, sizeof err), -LLMK_ENOENT);
+	CHECK(strstr(err, "no key") != NULL);
+	CHECK_EQ_INT(mem.used, 0);
+	free(im.p);
+	free(plain);
+}
