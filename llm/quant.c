@@ -12,6 +12,8 @@
 #include "kernels/scalar/scalar.h"
 #if defined(__x86_64__)
 #include "kernels/avx2/avx2_rows.h"
+#elif defined(__aarch64__)
+#include "kernels/neon/neon_rows.h"
 #endif
 
 #define ROW(T, NAME, BLCK, BYTES, ACT, TO, FROM, DOT) \
@@ -74,6 +76,8 @@ void quant_init(uint32_t cpu_features)
 	 * rows win (see quant.h, "Adding SIMD rows"). */
 #if defined(__x86_64__)
 	quant_avx2_init(cpu_features);
+#elif defined(__aarch64__)
+	quant_neon_init(cpu_features);
 #endif
 	(void)cpu_features;
 }
