@@ -308,6 +308,10 @@ static int start_disk(struct vblk_disk *d, const struct pci_dev *pd)
 		return -LLMK_ENOMEM;
 	}
 	d->n_slots = d->q.size / 3;
+	if (d->n_slots == 0) {
+		virtio_pci_fail(&d->vp);
+		return -LLMK_ENOTSUP;
+	}
 	for (int s = d->n_slots - 1; s >= 0; s--)
 		d->free[d->n_free++] = (uint16_t)s;
 	virtio_pci_driver_ok(&d->vp);

@@ -98,6 +98,7 @@ $(EFI_DIR)/bearssl/%.o: $(BEARSSL_DIR)/src/%.c
 	@mkdir -p $(@D)
 	@$(EFI_CC) $(BEARSSL_CFLAGS) -c $< -o $@
 $(EFI_DIR)/libbearssl.a: $(BEARSSL_OBJ)
+	@[ -n "$(BEARSSL_OBJ)" ] || { echo "no BearSSL source in $(BEARSSL_DIR): run make deps"; exit 1; }
 	@rm -f $@
 	ar rcD $@ $^
 
