@@ -59,6 +59,11 @@ int engine_find_disk(const char *name, int *disk)
 }
 
 /* ---- load ---- */
+static uint32_t threads(const struct engine *e)
+{
+	return e->cfg.threads > 0 ? (uint32_t)e->cfg.threads : (uint32_t)plat_cpu_count();
+}
+
 static void *take(struct engine *e, size_t n, int *err)
 {
 	return llm_mem_alloc(&e->mem, n, err);
@@ -92,7 +97,7 @@ static int plan(struct engine *e, char *err, size_t errlen)
 		return -LLMK_ENOTSUP;
 	}
 	e->weight_bytes = e->g.extent - e->g.data_offset;
-	e->scratch_bytes = model_scratch_bytes(hp, e->cfg.n_batch) +
+	e->scratch_bytes = model_scratch_bytes(hp, e->cfg.n_batch, threads(e)) +
 			   (uint64_t)hp->n_vocab * sizeof(struct sample_cand) + (1u << 20);
 	/* per position: K+V, the token lists, the text and chat buffers */
 	per_pos = kv_bytes(e->cfg.kv_type, hp->n_layer, 1, kv_dim) + 2 * sizeof(int32_t) +
@@ -137,9 +142,9 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 	hp = &e->model.hp;
 	if ((r = kv_init(&e->kv, &e->mem, e->cfg.kv_type, hp->n_layer, e->n_ctx,
 			 hp->n_head_kv * hp->head_dim)) ||
-	    (r = model_scratch_init(&e->s, hp, e->cfg.n_batch, &e->mem)) ||
+	    (r = model_scratch_init(&e->s, hp, e->cfg.n_batch, threads(e), &e->mem)) ||
 	    (r = sample_init(&e->smp, &e->mem, hp->n_vocab, &e->cfg.samp)) ||
-	    (r = mm_init(&e->mm, &e->mem, e->cfg.threads ? e->cfg.threads : plat_cpu_count())))
+	    (r = mm_init(&e->mm, &e->mem, (int)threads(e))))
 		goto oom;
 	e->text_cap = (size_t)e->n_ctx * TEXT_PER_TOKEN + 1024;
 	e->chat_cap = e->text_cap;

@@ -123,3 +123,39 @@ void kv_load_v(const struct kv_cache *c, uint32_t layer, uint32_t pos, float *ou
 {
 	get_row(c, kv_row(c, c->v, layer, pos), out);
 }
+
+/* Q8_0 blocks hold 32 values: convert the blocks the range touches. */
+static void get_part(const struct kv_cache *c, const uint8_t *row, uint32_t off, uint32_t n,
+		     float *dst)
+{
+	if (c->type == GGML_TYPE_F32) {
+		memcpy(dst, (const float *)row + off, (size_t)n * sizeof(float));
+	} else if (c->type == GGML_TYPE_F16) {
+		const uint16_t *h = (const uint16_t *)row + off;
+		for (uint32_t i = 0; i < n; i++)
+			dst[i] = quant_f16_to_f32(h[i]);
+	} else {
+		const struct quant_type *q = quant_scalar(c->type);
+		float blk[32];
+		for (uint32_t i = off; i < off + n;) {
+			uint32_t b = i / 32, lo = i % 32, take = 32 - lo;
+			if (take > off + n - i)
+				take = off + n - i;
+			q->to_float(row + (size_t)b * q->bytes, blk, 32);
+			memcpy(dst + (i - off), blk + lo, take * sizeof(float));
+			i += take;
+		}
+	}
+}
+
+void kv_load_k_part(const struct kv_cache *c, uint32_t layer, uint32_t pos, uint32_t off,
+		    uint32_t n, float *out)
+{
+	get_part(c, kv_row(c, c->k, layer, pos), off, n, out);
+}
+
+void kv_load_v_part(const struct kv_cache *c, uint32_t layer, uint32_t pos, uint32_t off,
+		    uint32_t n, float *out)
+{
+	get_part(c, kv_row(c, c->v, layer, pos), off, n, out);
+}

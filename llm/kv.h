@@ -40,5 +40,10 @@ void kv_store(struct kv_cache *c, uint32_t layer, uint32_t pos, const float *k, 
 /* Read them back as floats. */
 void kv_load_k(const struct kv_cache *c, uint32_t layer, uint32_t pos, float *out);
 void kv_load_v(const struct kv_cache *c, uint32_t layer, uint32_t pos, float *out);
+/* Elements [off, off + n) of a row (one KV head's slice). */
+void kv_load_k_part(const struct kv_cache *c, uint32_t layer, uint32_t pos, uint32_t off,
+		    uint32_t n, float *out);
+void kv_load_v_part(const struct kv_cache *c, uint32_t layer, uint32_t pos, uint32_t off,
+		    uint32_t n, float *out);
 
 #endif

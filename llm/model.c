@@ -263,16 +263,18 @@ int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g
 }
 
 /* ---- setup ---- */
-static size_t scratch_floats(const struct model_hparams *hp, uint32_t B, size_t *parts)
+static size_t scratch_floats(const struct model_hparams *hp, uint32_t B, uint32_t W,
+			     size_t *parts)
 {
 	size_t E = hp->n_embd, Q = (size_t)hp->n_head * hp->head_dim;
 	size_t KV = (size_t)hp->n_head_kv * hp->head_dim, F = hp->n_ff;
-	/* x xb q k v att hb hb2 krow vrow amax asum logits */
-	size_t p[13] = {B * E, B * (E > Q ? E : Q), B * Q, B * KV, B * KV, B * Q, B * F, B * F,
-			KV, KV, hp->n_head, hp->n_head, hp->n_vocab};
+	/* x xb q k v att hb hb2 tiles amax asum logits */
+	size_t p[12] = {B * E, B * (E > Q ? E : Q), B * Q, B * KV, B * KV, B * Q, B * F, B * F,
+			(size_t)W * 2 * MODEL_ATT_TILE * hp->head_dim, (size_t)B * hp->n_head,
+			(size_t)B * hp->n_head, hp->n_vocab};
 	size_t n = 0;
 
-	for (int i = 0; i < 13; i++) {
+	for (int i = 0; i < 12; i++) {
 		p[i] = (p[i] + 15) & ~(size_t)15; /* 64-byte aligned pieces */
 		if (parts)
 			parts[i] = p[i];
@@ -281,30 +283,33 @@ static size_t scratch_floats(const struct model_hparams *hp, uint32_t B, size_t 
 	return n;
 }
 
-uint64_t model_scratch_bytes(const struct model_hparams *hp, uint32_t n_batch)
+uint64_t model_scratch_bytes(const struct model_hparams *hp, uint32_t n_batch,
+			     uint32_t n_workers)
 {
-	return scratch_floats(hp, n_batch, NULL) * sizeof(float);
+	return scratch_floats(hp, n_batch, n_workers, NULL) * sizeof(float);
 }
 
 int model_scratch_init(struct model_scratch *s, const struct model_hparams *hp,
-		       uint32_t n_batch, struct llm_mem *mem)
+		       uint32_t n_batch, uint32_t n_workers, struct llm_mem *mem)
 {
-	size_t parts[13];
-	float **dst[13];
+	size_t parts[12];
+	float **dst[12];
 	float *p;
 	int e = 0;
 
 	memset(s, 0, sizeof *s);
-	s->bytes = scratch_floats(hp, n_batch, parts) * sizeof(float);
+	n_workers = n_workers ? n_workers : 1;
+	s->bytes = scratch_floats(hp, n_batch, n_workers, parts) * sizeof(float);
 	s->base = llm_mem_alloc(mem, s->bytes, &e);
 	if (!s->base)
 		return e;
 	s->n_batch = n_batch;
+	s->n_workers = n_workers;
 	dst[0] = &s->x; dst[1] = &s->xb; dst[2] = &s->q; dst[3] = &s->k; dst[4] = &s->v;
-	dst[5] = &s->att; dst[6] = &s->hb; dst[7] = &s->hb2; dst[8] = &s->krow;
-	dst[9] = &s->vrow; dst[10] = &s->amax; dst[11] = &s->asum; dst[12] = &s->logits;
+	dst[5] = &s->att; dst[6] = &s->hb; dst[7] = &s->hb2; dst[8] = &s->tiles;
+	dst[9] = &s->amax; dst[10] = &s->asum; dst[11] = &s->logits;
 	p = s->base;
-	for (int i = 0; i < 13; i++) {
+	for (int i = 0; i < 12; i++) {
 		*dst[i] = p;
 		p += parts[i];
 	}
@@ -393,52 +398,114 @@ static float silu(float x)
 }
 
 /*
- * Causal attention of one query row q (all heads) at position pos over the
- * cache rows 0..pos of layer l, into out. One pass over the cache with an
- * online softmax (Milakov & Gimelshein 2018): per head a running maximum,
- * a running sum and an accumulator rescaled when the maximum moves.
+ * Causal attention for a batch: token b (position pos + b) attends to cache
+ * positions 0..pos+b. Work is split by KV head (a GQA group of query heads
+ * shares one K/V slice), so a worker reads each cache position's slice once
+ * per layer, a tile of MODEL_ATT_TILE positions at a time, and runs every
+ * query of the batch over the tile. Softmax is online (Milakov & Gimelshein
+ * 2018): per (token, head) a running maximum, a running sum, and the output
+ * accumulator rescaled when the maximum moves.
  */
-static void attention(const struct model *m, struct model_scratch *s, const struct kv_cache *kv,
-		      uint32_t l, const float *q, uint32_t pos, float *out)
+struct att_job {
+	const struct model *m;
+	struct model_scratch *s;
+	const struct kv_cache *kv;
+	uint32_t l, B, pos;
+};
+
+static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t nt,
+		     const float *kt, const float *vt)
 {
-	const struct model_hparams *hp = &m->hp;
-	uint32_t hd = hp->head_dim, group = hp->n_head / hp->n_head_kv;
+	const struct model_hparams *hp = &j->m->hp;
+	uint32_t hd = hp->head_dim, group = hp->n_head / hp->n_head_kv, Q = hp->n_head * hd;
 	float scale = 1.0f / math_sqrtf((float)hd);
+	struct model_scratch *s = j->s;
 
-	for (uint32_t h = 0; h < hp->n_head; h++) {
-		s->amax[h] = -1e30f;
-		s->asum[h] = 0.0f;
-	}
-	memset(out, 0, (size_t)hp->n_head * hd * sizeof(float));
-	for (uint32_t t = 0; t <= pos; t++) {
-		kv_load_k(kv, l, t, s->krow);
-		kv_load_v(kv, l, t, s->vrow);
-		for (uint32_t h = 0; h < hp->n_head; h++) {
-			const float *qh = q + (size_t)h * hd;
-			const float *kh = s->krow + (size_t)(h / group) * hd;
-			const float *vh = s->vrow + (size_t)(h / group) * hd;
-			float *oh = out + (size_t)h * hd;
-			float score = 0.0f, w;
-
-			for (uint32_t i = 0; i < hd; i++)
-				score += qh[i] * kh[i];
-			score *= scale;
-			if (score > s->amax[h]) {
-				float r = math_expf(s->amax[h] - score);
-				s->asum[h] *= r;
+	for (uint32_t b = 0; b < j->B; b++) {
+		uint32_t p = j->pos + b, tend;
+		if (p < t0)
+			continue;
+		tend = p - t0 + 1 < nt ? p - t0 + 1 : nt;
+		for (uint32_t h = g * group; h < (g + 1) * group; h++) {
+			const float *q = s->q + (size_t)b * Q + (size_t)h * hd;
+			float *o = s->att + (size_t)b * Q + (size_t)h * hd;
+			float *mx = &s->amax[b * hp->n_head + h], *sum = &s->asum[b * hp->n_head + h];
+			for (uint32_t t = 0; t < tend; t++) {
+				const float *k = kt + (size_t)t * hd, *v = vt + (size_t)t * hd;
+				float score = 0.0f, w;
 				for (uint32_t i = 0; i < hd; i++)
-					oh[i] *= r;
-				s->amax[h] = score;
+					score += q[i] * k[i];
+				score *= scale;
+				if (score > *mx) {
+					float r = math_expf(*mx - score);
+					*sum *= r;
+					for (uint32_t i = 0; i < hd; i++)
+						o[i] *= r;
+					*mx = score;
+				}
+				w = math_expf(score - *mx);
+				*sum += w;
+				for (uint32_t i = 0; i < hd; i++)
+					o[i] += w * v[i];
 			}
-			w = math_expf(score - s->amax[h]);
-			s->asum[h] += w;
-			for (uint32_t i = 0; i < hd; i++)
-				oh[i] += w * vh[i];
 		}
 	}
-	for (uint32_t h = 0; h < hp->n_head; h++)
-		for (uint32_t i = 0; i < hd; i++)
-			out[(size_t)h * hd + i] /= s->asum[h];
+}
+
+static void att_group(const struct att_job *j, uint32_t g, float *kt, float *vt)
+{
+	const struct model_hparams *hp = &j->m->hp;
+	uint32_t hd = hp->head_dim, group = hp->n_head / hp->n_head_kv, Q = hp->n_head * hd;
+	uint32_t end = j->pos + j->B; /* positions 0..end-1 are in the cache */
+	struct model_scratch *s = j->s;
+
+	for (uint32_t b = 0; b < j->B; b++) {
+		for (uint32_t h = g * group; h < (g + 1) * group; h++) {
+			s->amax[b * hp->n_head + h] = -1e30f;
+			s->asum[b * hp->n_head + h] = 0.0f;
+		}
+		memset(s->att + (size_t)b * Q + (size_t)g * group * hd, 0,
+		       (size_t)group * hd * sizeof(float));
+	}
+	for (uint32_t t0 = 0; t0 < end; t0 += MODEL_ATT_TILE) {
+		uint32_t nt = end - t0 < MODEL_ATT_TILE ? end - t0 : MODEL_ATT_TILE;
+		for (uint32_t t = 0; t < nt; t++) {
+			kv_load_k_part(j->kv, j->l, t0 + t, g * hd, hd, kt + (size_t)t * hd);
+			kv_load_v_part(j->kv, j->l, t0 + t, g * hd, hd, vt + (size_t)t * hd);
+		}
+		att_tile(j, g, t0, nt, kt, vt);
+	}
+	for (uint32_t b = 0; b < j->B; b++)
+		for (uint32_t h = g * group; h < (g + 1) * group; h++) {
+			float *o = s->att + (size_t)b * Q + (size_t)h * hd;
+			float inv = 1.0f / s->asum[b * hp->n_head + h];
+			for (uint32_t i = 0; i < hd; i++)
+				o[i] *= inv;
+		}
+}
+
+static void att_worker(void *arg, int wi, int nw)
+{
+	const struct att_job *j = arg;
+	size_t tile = (size_t)MODEL_ATT_TILE * j->m->hp.head_dim;
+	float *kt = j->s->tiles + (size_t)wi * 2 * tile;
+
+	for (uint32_t g = (uint32_t)wi; g < j->m->hp.n_head_kv; g += (uint32_t)nw)
+		att_group(j, g, kt, kt + tile);
+}
+
+static void attention(const struct model *m, struct model_scratch *s, const struct kv_cache *kv,
+		      uint32_t l, uint32_t B, uint32_t pos)
+{
+	struct att_job j = {m, s, kv, l, B, pos};
+	uint32_t nw = s->n_workers < m->hp.n_head_kv ? s->n_workers : m->hp.n_head_kv;
+
+	/* waking the pool costs more than a small attention (short contexts) */
+	uint64_t work = (uint64_t)B * (pos + B) * m->hp.n_head * m->hp.head_dim;
+	if (nw <= 1 || work < (1u << 16))
+		att_worker(&j, 0, 1);
+	else
+		plat_parallel(att_worker, &j, (int)nw);
 }
 
 static int matmul(struct mm_ctx *mm, float *out, const struct wt_mat *w, const float *x,
@@ -483,8 +550,7 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 		rope(m, s->k + (size_t)b * KV, hp->n_head_kv, pos + b);
 		kv_store(kv, l, pos + b, s->k + (size_t)b * KV, s->v + (size_t)b * KV);
 	}
-	for (uint32_t b = 0; b < B; b++)
-		attention(m, s, kv, l, s->q + (size_t)b * Q, pos + b, s->att + (size_t)b * Q);
+	attention(m, s, kv, l, B, pos);
 	if ((e = matmul(mm, s->xb, &w.wo, s->att, B)))
 		goto out;
 	for (size_t i = 0; i < (size_t)B * E; i++)

@@ -50,12 +50,15 @@ int model_read_hparams(struct model_hparams *hp, const struct gguf_file *g,
 int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g,
 		       char *err, size_t errlen);
 
-/* Scratch for a batch of up to n_batch tokens. */
+/* Attention reads the cache in tiles of this many positions. */
+#define MODEL_ATT_TILE 64
+
+/* Scratch for a batch of up to n_batch tokens and n_workers attention workers. */
 struct model_scratch {
-	uint32_t n_batch;
+	uint32_t n_batch, n_workers;
 	float *x, *xb, *q, *k, *v, *att, *hb, *hb2; /* batch-major rows */
-	float *krow, *vrow;    /* one cache row as floats */
-	float *amax, *asum;    /* online softmax state per head */
+	float *tiles;          /* per worker: K and V tiles, MODEL_ATT_TILE x head_dim each */
+	float *amax, *asum;    /* online softmax state per (token, head) */
 	float *logits;         /* n_vocab */
 	void *base;
 	size_t bytes;
@@ -68,10 +71,12 @@ struct model {
 	struct llm_mem *mem;
 };
 
-/* Bytes model_scratch_init will take for n_batch. */
-uint64_t model_scratch_bytes(const struct model_hparams *hp, uint32_t n_batch);
+/* Bytes model_scratch_init will take. n_workers: the matmul thread count
+ * (attention spreads KV heads over the same pool). */
+uint64_t model_scratch_bytes(const struct model_hparams *hp, uint32_t n_batch,
+			     uint32_t n_workers);
 int model_scratch_init(struct model_scratch *s, const struct model_hparams *hp,
-		       uint32_t n_batch, struct llm_mem *mem);
+		       uint32_t n_batch, uint32_t n_workers, struct llm_mem *mem);
 void model_scratch_free(struct model_scratch *s, struct llm_mem *mem);
 
 /* Take over hp and an opened weights context; computes the RoPE table. */

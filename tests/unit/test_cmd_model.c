@@ -324,3 +324,28 @@ TEST(cmd_model_errors_one_line_each)
 	CHECK(strstr(out, "longer than the context") != NULL);
 	close_session(&s);
 }
+
+/* Interactive chat: lines until an empty one; each turn's reply is kept. */
+TEST(cmd_chat_reads_lines_until_empty)
+{
+	static const char input[] = "Once upon a time\nLily\n\nafter\n";
+	struct session s;
+	struct engine *e;
+	const char *out;
+	int st;
+
+	if (!open_session(&s, "stories260K.gguf"))
+		SKIP("no testdata (LLMK_TESTDATA)");
+	run(&s, "load 0", &st);
+	host_set_input(input, sizeof input - 1);
+	out = run(&s, "chat -n 6 --temp 0", &st);
+	CHECK_EQ_INT(st, 0);
+	e = s.sh->engine;
+	CHECK_EQ_INT(e->n_msgs, 4);
+	CHECK(strstr(out, "chatml") != NULL);
+	CHECK_EQ_INT(count(out, "error"), 0);
+	/* what follows the empty line is left for the shell */
+	CHECK_EQ_INT(shell_getc(s.sh), 'a');
+	host_set_input(NULL, 0);
+	close_session(&s);
+}

@@ -133,7 +133,7 @@ static int tmodel_open(struct tmodel *t, const char *path, uint32_t kv_type, uin
 	}
 	if (model_init(&t->m, &hp, &w, &t->mem) ||
 	    kv_init(&t->kv, &t->mem, kv_type, hp.n_layer, n_ctx, hp.n_head_kv * hp.head_dim) ||
-	    model_scratch_init(&t->s, &hp, n_batch, &t->mem) || mm_init(&t->mm, &t->mem, 1))
+	    model_scratch_init(&t->s, &hp, n_batch, 1, &t->mem) || mm_init(&t->mm, &t->mem, 1))
 		return -1;
 	return 0;
 }

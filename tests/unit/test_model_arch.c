@@ -341,7 +341,7 @@ static void check_arch(const struct cfg *c, uint32_t kv_type, uint32_t n_batch)
 	CHECK_EQ_INT(wt_resident_open(&w, &g, &rd, &mem, hp.n_layer, hp.n_embd, err, sizeof err), 0);
 	CHECK_EQ_INT(model_init(&m, &hp, &w, &mem), 0);
 	CHECK_EQ_INT(kv_init(&kv, &mem, kv_type, hp.n_layer, 16, hp.n_head_kv * hp.head_dim), 0);
-	CHECK_EQ_INT(model_scratch_init(&sc, &hp, n_batch, &mem), 0);
+	CHECK_EQ_INT(model_scratch_init(&sc, &hp, n_batch, 2, &mem), 0);
 	CHECK_EQ_INT(mm_init(&mm, &mem, 1), 0);
 
 	CHECK_EQ_INT(model_forward(&m, &sc, &mm, &kv, toks, 7, 0, true), 0);
