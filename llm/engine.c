@@ -213,6 +213,11 @@ int engine_load(struct engine *e, int disk, bool vocab_only, char *err, size_t e
 		engine_unload(e);
 		return budget_err(e, r, err, errlen);
 	}
+	if (vocab_only) {
+		const struct gguf_str *s;
+		if (gguf_get_str(&e->g, "general.name", &s) == 0)
+			plat_snprintf(e->model.hp.name, sizeof e->model.hp.name, "%s", s->s);
+	}
 	pick_template(e);
 	e->stats.load_ns = plat_time_ns() - t0;
 	return 0;
