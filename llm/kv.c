@@ -82,30 +82,16 @@ static uint8_t *kv_row(const struct kv_cache *c, uint8_t *base, uint32_t layer, 
 	return base + ((size_t)layer * c->n_ctx + pos) * c->row_bytes;
 }
 
+/* Through the quant table's selected rows: F16 <-> F32 is exact either
+ * way, and SIMD rows (F16C, NEON) convert a row at a time. */
 static void put_row(const struct kv_cache *c, uint8_t *dst, const float *src)
 {
-	if (c->type == GGML_TYPE_F32) {
-		memcpy(dst, src, (size_t)c->kv_dim * sizeof(float));
-	} else if (c->type == GGML_TYPE_F16) {
-		uint16_t *h = (uint16_t *)dst;
-		for (uint32_t i = 0; i < c->kv_dim; i++)
-			h[i] = quant_f32_to_f16(src[i]);
-	} else {
-		quant_scalar(c->type)->from_float(src, dst, c->kv_dim);
-	}
+	quant_get(c->type)->from_float(src, dst, c->kv_dim);
 }
 
 static void get_row(const struct kv_cache *c, const uint8_t *src, float *dst)
 {
-	if (c->type == GGML_TYPE_F32) {
-		memcpy(dst, src, (size_t)c->kv_dim * sizeof(float));
-	} else if (c->type == GGML_TYPE_F16) {
-		const uint16_t *h = (const uint16_t *)src;
-		for (uint32_t i = 0; i < c->kv_dim; i++)
-			dst[i] = quant_f16_to_f32(h[i]);
-	} else {
-		quant_scalar(c->type)->to_float(src, dst, c->kv_dim);
-	}
+	quant_get(c->type)->to_float(src, dst, c->kv_dim);
 }
 
 void kv_store(struct kv_cache *c, uint32_t layer, uint32_t pos, const float *k, const float *v)
@@ -124,27 +110,24 @@ void kv_load_v(const struct kv_cache *c, uint32_t layer, uint32_t pos, float *ou
 	get_row(c, kv_row(c, c->v, layer, pos), out);
 }
 
-/* Q8_0 blocks hold 32 values: convert the blocks the range touches. */
 static void get_part(const struct kv_cache *c, const uint8_t *row, uint32_t off, uint32_t n,
 		     float *dst)
 {
-	if (c->type == GGML_TYPE_F32) {
-		memcpy(dst, (const float *)row + off, (size_t)n * sizeof(float));
-	} else if (c->type == GGML_TYPE_F16) {
-		const uint16_t *h = (const uint16_t *)row + off;
-		for (uint32_t i = 0; i < n; i++)
-			dst[i] = quant_f16_to_f32(h[i]);
-	} else {
-		const struct quant_type *q = quant_scalar(c->type);
-		float blk[32];
-		for (uint32_t i = off; i < off + n;) {
-			uint32_t b = i / 32, lo = i % 32, take = 32 - lo;
-			if (take > off + n - i)
-				take = off + n - i;
-			q->to_float(row + (size_t)b * q->bytes, blk, 32);
-			memcpy(dst + (i - off), blk + lo, take * sizeof(float));
-			i += take;
-		}
+	const struct quant_type *q = quant_get(c->type);
+	float blk[32];
+
+	if (q->blck == 1) {
+		q->to_float(row + (size_t)off * q->bytes, dst, n);
+		return;
+	}
+	/* Q8_0: convert the blocks of 32 the range touches */
+	for (uint32_t i = off; i < off + n;) {
+		uint32_t b = i / 32, lo = i % 32, take = 32 - lo;
+		if (take > off + n - i)
+			take = off + n - i;
+		q->to_float(row + (size_t)b * q->bytes, blk, 32);
+		memcpy(dst + (i - off), blk + lo, take * sizeof(float));
+		i += take;
 	}
 }
 
