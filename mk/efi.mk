@@ -20,7 +20,8 @@ EFI_OBJCOPY_x86_64 := objcopy
 EFI_LD_x86_64 := ld
 GNUEFI_INC_x86_64 := /usr/include/efi
 GNUEFI_LIB_x86_64 := /usr/lib
-EFI_ARCH_CFLAGS_x86_64 := -mno-red-zone -DGNU_EFI_USE_MS_ABI
+# x86-64-v2 as the host build: the same instructions for the same engine code.
+EFI_ARCH_CFLAGS_x86_64 := -march=x86-64-v2 -mno-red-zone -DGNU_EFI_USE_MS_ABI
 EFI_KERNEL_CFLAGS_x86_64 := -mgeneral-regs-only
 EFI_BOOT_NAME_x86_64 := BOOTX64.EFI
 EFI_LDS_x86_64 := linker.ld

@@ -111,6 +111,22 @@ def test_disks(vm, disks, extents):
           out)
 
 
+def uptime_s(vm):
+    out = vm.command("uptime")
+    m = re.match(r"up (\d+\.\d+) s", out)
+    return float(m.group(1)) if m else None
+
+
+def test_clock(vm):
+    """The calibrated TSC keeps time with the host's clock (QEMU's virtual
+    clock follows real time under TCG)."""
+    a, t0 = uptime_s(vm), time.monotonic()
+    time.sleep(2)
+    b, t1 = uptime_s(vm), time.monotonic()
+    ok_ = a is not None and b is not None and abs((b - a) - (t1 - t0)) < 0.5
+    check("uptime advances with the wall clock", ok_, f"guest {a} -> {b}, host {t1 - t0:.2f} s")
+
+
 def test_bad_inputs(vm, ndisks):
     bad = [b"nosuch", b"disks hash", f"disks hash {ndisks + 3}".encode(), b"disks hash zero",
            b"disks hash 0 3000 1000", b"disks hash 0 4000", b"disks bench 99", b"version 1",
@@ -161,6 +177,7 @@ def main():
               args.arch in out and bid and bid.group(1) in out, banner + out)
         out = vm.command("uptime")
         print(f"     bench: {out.strip()}")
+        test_clock(vm)
         test_disks(vm, disks, extents)
         out = vm.command("disks bench 2", 300)
         print(f"     bench: {out.strip()}")
