@@ -86,12 +86,19 @@ static void mm_dot_task(void *arg, int i, int n)
 	size_t r0 = tiles * (size_t)i / (size_t)n * MM_TILE;
 	size_t r1 = tiles * (size_t)(i + 1) / (size_t)n * MM_TILE;
 	quant_vec_dot_fn dot = j->wt->vec_dot;
+	quant_gemm_fn gemm = j->wt->gemm;
+	size_t b = 0;
 
 	if (r1 > j->M)
 		r1 = j->M;
 	for (size_t t0 = r0; t0 < r1; t0 += MM_TILE) {
 		size_t t1 = t0 + MM_TILE < r1 ? t0 + MM_TILE : r1;
-		for (size_t b = 0; b < j->B; b++) {
+		/* groups of QUANT_GEMM_COLS tokens share each unpacked weight block */
+		for (b = 0; gemm && b + QUANT_GEMM_COLS <= j->B; b += QUANT_GEMM_COLS)
+			for (size_t r = t0; r < t1; r++)
+				gemm(j->K, j->w + r * j->w_stride, j->act + b * j->a_stride,
+				     j->a_stride, j->out + b * j->M + r, j->M, QUANT_GEMM_COLS);
+		for (; b < j->B; b++) {
 			const void *a = j->act + b * j->a_stride;
 			float *o = j->out + b * j->M;
 			for (size_t r = t0; r < t1; r++)

@@ -29,6 +29,14 @@ enum ggml_type {
 typedef float (*quant_vec_dot_fn)(size_t n, const void *w, const void *act);
 typedef void (*quant_to_float_fn)(const void *src, float *dst, size_t n);
 typedef void (*quant_from_float_fn)(const float *src, void *dst, size_t n);
+/*
+ * gemm contract (optional; prefill): one weight row against nc (1..QUANT_GEMM_COLS)
+ * activation rows act + j * act_stride bytes, out[j * out_stride] = vec_dot of
+ * row j. Each weight block is unpacked once for all nc rows.
+ */
+#define QUANT_GEMM_COLS 4
+typedef void (*quant_gemm_fn)(size_t n, const void *w, const void *act, size_t act_stride,
+			      float *out, size_t out_stride, int nc);
 
 struct quant_type {
 	const char *name;      /* "Q4_K" */
@@ -41,6 +49,7 @@ struct quant_type {
 	                                   weight-only types; required for act types) */
 	quant_vec_dot_fn vec_dot;      /* NULL for activation-only types (Q8_1, Q8_K) */
 	const char *impl;      /* "scalar", "avx2", "avx512", "avx512vnni", "neon", "neon-dotprod" */
+	quant_gemm_fn gemm;    /* NULL: matmul calls vec_dot per activation row */
 };
 
 /* Select SIMD rows for features (plat_cpu_features()); scalar rows stay available.

@@ -201,6 +201,19 @@ static void st_check_dot(struct selftest_report *r, struct st_buf *b, uint32_t t
 	}
 	if (bound > 0 && err / bound > e->worst)
 		e->worst = err / bound;
+	if (sel->gemm) {
+		/* gemm takes vec_dot's float steps: the same bits, 4 columns and 3 */
+		float g[QUANT_GEMM_COLS];
+		for (int nc = QUANT_GEMM_COLS; nc >= QUANT_GEMM_COLS - 1; nc--) {
+			sel->gemm(n, b->w, b->a, 0, g, 1, nc);
+			for (int j = 0; j < nc; j++) {
+				e->checks++;
+				r->checks++;
+				if (memcmp(&g[j], &got, sizeof got))
+					st_fail(r, e, verbose, "gemm differs from vec_dot", n, wc, ac, g[j], got);
+			}
+		}
+	}
 }
 
 int selftest_quant(struct selftest_report *r, uint64_t seed, bool verbose)

@@ -31,7 +31,8 @@ struct selftest_report {
  * vec_dot, whose block sums are exact integers but whose float accumulation
  * runs in another order, must satisfy
  *     |simd - scalar| <= (n / 32 + 16) * 2^-22 * (sum |w_k a_k| + max|w| sum |a_k|)
- * with w, a the dequantized weights and activations. Each failure is printed
+ * with w, a the dequantized weights and activations; a row's gemm must give
+ * its vec_dot's bits exactly. Each failure is printed
  * as one line when verbose. Returns 0, -LLMK_ENOMEM, or -LLMK_EFORMAT if any
  * check failed (details in *r).
  */

@@ -30,4 +30,17 @@ float avx2_q4_K_vec_dot(size_t n, const void *w, const void *act);
 float avx2_q5_K_vec_dot(size_t n, const void *w, const void *act);
 float avx2_q6_K_vec_dot(size_t n, const void *w, const void *act);
 
+#define AVX2_GEMM(T) void avx2_##T##_gemm(size_t n, const void *w, const void *act, size_t as, \
+					  float *out, size_t os, int nc)
+AVX2_GEMM(q4_0);
+AVX2_GEMM(q4_1);
+AVX2_GEMM(q5_0);
+AVX2_GEMM(q5_1);
+AVX2_GEMM(q8_0);
+AVX2_GEMM(q2_K);
+AVX2_GEMM(q3_K);
+AVX2_GEMM(q4_K);
+AVX2_GEMM(q5_K);
+AVX2_GEMM(q6_K);
+
 #endif

@@ -11,24 +11,25 @@ struct avx2_row {
 	quant_to_float_fn to_float;
 	quant_from_float_fn from_float;
 	quant_vec_dot_fn vec_dot;
+	quant_gemm_fn gemm;
 };
 
 static const struct avx2_row avx2_rows[] = {
-	{GGML_TYPE_F32, NULL, NULL, avx2_f32_vec_dot},
-	{GGML_TYPE_F16, avx2_f16_to_float, NULL, avx2_f16_vec_dot},
-	{GGML_TYPE_BF16, avx2_bf16_to_float, NULL, avx2_bf16_vec_dot},
-	{GGML_TYPE_Q4_0, NULL, NULL, avx2_q4_0_vec_dot},
-	{GGML_TYPE_Q4_1, NULL, NULL, avx2_q4_1_vec_dot},
-	{GGML_TYPE_Q5_0, NULL, NULL, avx2_q5_0_vec_dot},
-	{GGML_TYPE_Q5_1, NULL, NULL, avx2_q5_1_vec_dot},
-	{GGML_TYPE_Q8_0, NULL, avx2_q8_0_from_float, avx2_q8_0_vec_dot},
-	{GGML_TYPE_Q8_1, NULL, avx2_q8_1_from_float, NULL},
-	{GGML_TYPE_Q2_K, NULL, NULL, avx2_q2_K_vec_dot},
-	{GGML_TYPE_Q3_K, NULL, NULL, avx2_q3_K_vec_dot},
-	{GGML_TYPE_Q4_K, NULL, NULL, avx2_q4_K_vec_dot},
-	{GGML_TYPE_Q5_K, NULL, NULL, avx2_q5_K_vec_dot},
-	{GGML_TYPE_Q6_K, NULL, NULL, avx2_q6_K_vec_dot},
-	{GGML_TYPE_Q8_K, NULL, avx2_q8_K_from_float, NULL},
+	{GGML_TYPE_F32, NULL, NULL, avx2_f32_vec_dot, NULL},
+	{GGML_TYPE_F16, avx2_f16_to_float, NULL, avx2_f16_vec_dot, NULL},
+	{GGML_TYPE_BF16, avx2_bf16_to_float, NULL, avx2_bf16_vec_dot, NULL},
+	{GGML_TYPE_Q4_0, NULL, NULL, avx2_q4_0_vec_dot, avx2_q4_0_gemm},
+	{GGML_TYPE_Q4_1, NULL, NULL, avx2_q4_1_vec_dot, avx2_q4_1_gemm},
+	{GGML_TYPE_Q5_0, NULL, NULL, avx2_q5_0_vec_dot, avx2_q5_0_gemm},
+	{GGML_TYPE_Q5_1, NULL, NULL, avx2_q5_1_vec_dot, avx2_q5_1_gemm},
+	{GGML_TYPE_Q8_0, NULL, avx2_q8_0_from_float, avx2_q8_0_vec_dot, avx2_q8_0_gemm},
+	{GGML_TYPE_Q8_1, NULL, avx2_q8_1_from_float, NULL, NULL},
+	{GGML_TYPE_Q2_K, NULL, NULL, avx2_q2_K_vec_dot, avx2_q2_K_gemm},
+	{GGML_TYPE_Q3_K, NULL, NULL, avx2_q3_K_vec_dot, avx2_q3_K_gemm},
+	{GGML_TYPE_Q4_K, NULL, NULL, avx2_q4_K_vec_dot, avx2_q4_K_gemm},
+	{GGML_TYPE_Q5_K, NULL, NULL, avx2_q5_K_vec_dot, avx2_q5_K_gemm},
+	{GGML_TYPE_Q6_K, NULL, NULL, avx2_q6_K_vec_dot, avx2_q6_K_gemm},
+	{GGML_TYPE_Q8_K, NULL, avx2_q8_K_from_float, NULL, NULL},
 };
 
 #define N_AVX2 (sizeof avx2_rows / sizeof avx2_rows[0])
@@ -52,6 +53,7 @@ void quant_avx2_init(uint32_t cpu_features)
 			q->from_float = r->from_float;
 		if (r->vec_dot)
 			q->vec_dot = r->vec_dot;
+		q->gemm = r->gemm;
 		q->impl = "avx2";
 		quant_register(q);
 	}

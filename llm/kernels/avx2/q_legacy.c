@@ -70,80 +70,92 @@ void avx2_q8_1_from_float(const float *src, void *dst, size_t n)
 	}
 }
 
-float avx2_q4_0_vec_dot(size_t n, const void *w, const void *act)
-{
-	const struct block_q4_0 *x = w;
-	const struct block_q8_0 *y = act;
-	__m256 acc = _mm256_setzero_ps();
+/*
+ * Each row is one always-inlined body over NC activation rows (1 for
+ * vec_dot, QUANT_GEMM_COLS for gemm): a weight block is unpacked once and
+ * used NC times, and every activation row sees exactly the float operations
+ * vec_dot does, so gemm and vec_dot give identical bits.
+ */
+#define ACT(T, j, i) ((const struct T *)((const uint8_t *)act + (size_t)(j) * as) + (i))
+#define INLINE static inline __attribute__((always_inline))
 
-	for (size_t i = 0; i < n / QK4_0; i++) {
-		__m256i q = _mm256_sub_epi8(avx2_nibbles(x[i].qs), _mm256_set1_epi8(8));
-		__m256i a = _mm256_loadu_si256((const __m256i *)y[i].qs);
-		__m256 d = _mm256_set1_ps(avx2_f16(x[i].d) * avx2_f16(y[i].d));
-		acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(avx2_dot_i8(q, a)), acc);
+/* Symmetric types: signed quants q of a block against each row's Q8_0 block. */
+#define SYM_BODY(NC, UNPACK)                                                          \
+	__m256 acc[NC];                                                               \
+	for (int j = 0; j < NC; j++)                                                  \
+		acc[j] = _mm256_setzero_ps();                                         \
+	for (size_t i = 0; i < n / 32; i++) {                                         \
+		__m256i q = UNPACK;                                                   \
+		__m256i aq = _mm256_sign_epi8(q, q);                                  \
+		float dw = avx2_f16(x[i].d);                                          \
+		for (int j = 0; j < NC; j++) {                                        \
+			const struct block_q8_0 *y = ACT(block_q8_0, j, i);           \
+			__m256i a = _mm256_sign_epi8(_mm256_loadu_si256((const __m256i *)y->qs), q); \
+			__m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(aq, a), _mm256_set1_epi16(1)); \
+			acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dw * avx2_f16(y->d)), _mm256_cvtepi32_ps(p), acc[j]); \
+		}                                                                     \
+	}                                                                             \
+	for (int j = 0; j < NC; j++)                                                  \
+		out[j * os] = avx2_hsum(acc[j])
+
+/* Types with a min: unsigned quants against Q8_1 rows, plus m * s. */
+#define MIN_BODY(NC, UNPACK)                                                          \
+	__m256 acc[NC];                                                               \
+	float ms[NC];                                                                 \
+	for (int j = 0; j < NC; j++) {                                                \
+		acc[j] = _mm256_setzero_ps();                                         \
+		ms[j] = 0;                                                            \
+	}                                                                             \
+	for (size_t i = 0; i < n / 32; i++) {                                         \
+		__m256i q = UNPACK;                                                   \
+		float dw = avx2_f16(x[i].d), mw = avx2_f16(x[i].m);                   \
+		for (int j = 0; j < NC; j++) {                                        \
+			const struct block_q8_1 *y = ACT(block_q8_1, j, i);           \
+			__m256i a = _mm256_loadu_si256((const __m256i *)y->qs);       \
+			acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dw * avx2_f16(y->d)),  \
+						 _mm256_cvtepi32_ps(avx2_dot_u8(q, a)), acc[j]); \
+			ms[j] += mw * avx2_f16(y->s);                                 \
+		}                                                                     \
+	}                                                                             \
+	for (int j = 0; j < NC; j++)                                                  \
+		out[j * os] = avx2_hsum(acc[j]) + ms[j]
+
+#define Q4_0_Q _mm256_sub_epi8(avx2_nibbles(x[i].qs), _mm256_set1_epi8(8))
+#define Q5_Q _mm256_or_si256(avx2_nibbles(x[i].qs), avx2_bits_to_16(x[i].qh))
+#define Q5_0_Q _mm256_sub_epi8(Q5_Q, _mm256_set1_epi8(16))
+#define Q8_0_Q _mm256_loadu_si256((const __m256i *)x[i].qs)
+
+/* vec_dot and gemm of type T from BODY(NC, UNPACK) */
+#define ROWS(T, WT, BODY, UNPACK)                                                      \
+	INLINE void T##_k(size_t n, const void *w, const void *act, size_t as, float *out, \
+			  size_t os, int nc)                                           \
+	{                                                                              \
+		const struct WT *x = w;                                                \
+		if (nc == 1) {                                                         \
+			BODY(1, UNPACK);                                               \
+		} else {                                                               \
+			BODY(QUANT_GEMM_COLS, UNPACK);                                 \
+		}                                                                      \
+	}                                                                              \
+	float avx2_##T##_vec_dot(size_t n, const void *w, const void *act)             \
+	{                                                                              \
+		float r;                                                               \
+		T##_k(n, w, act, 0, &r, 0, 1);                                         \
+		return r;                                                              \
+	}                                                                              \
+	void avx2_##T##_gemm(size_t n, const void *w, const void *act, size_t as, float *out, \
+			     size_t os, int nc)                                        \
+	{                                                                              \
+		if (nc == QUANT_GEMM_COLS) {                                           \
+			T##_k(n, w, act, as, out, os, QUANT_GEMM_COLS);                \
+			return;                                                        \
+		}                                                                      \
+		for (int j = 0; j < nc; j++)                                           \
+			T##_k(n, w, (const uint8_t *)act + (size_t)j * as, 0, out + (size_t)j * os, 0, 1); \
 	}
-	return avx2_hsum(acc);
-}
 
-float avx2_q4_1_vec_dot(size_t n, const void *w, const void *act)
-{
-	const struct block_q4_1 *x = w;
-	const struct block_q8_1 *y = act;
-	__m256 acc = _mm256_setzero_ps();
-	float ms = 0;
-
-	for (size_t i = 0; i < n / QK4_1; i++) {
-		__m256i a = _mm256_loadu_si256((const __m256i *)y[i].qs);
-		__m256 d = _mm256_set1_ps(avx2_f16(x[i].d) * avx2_f16(y[i].d));
-		acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(avx2_dot_u8(avx2_nibbles(x[i].qs), a)), acc);
-		ms += avx2_f16(x[i].m) * avx2_f16(y[i].s);
-	}
-	return avx2_hsum(acc) + ms;
-}
-
-float avx2_q5_0_vec_dot(size_t n, const void *w, const void *act)
-{
-	const struct block_q5_0 *x = w;
-	const struct block_q8_0 *y = act;
-	__m256 acc = _mm256_setzero_ps();
-
-	for (size_t i = 0; i < n / QK5_0; i++) {
-		__m256i q = _mm256_or_si256(avx2_nibbles(x[i].qs), avx2_bits_to_16(x[i].qh));
-		__m256i a = _mm256_loadu_si256((const __m256i *)y[i].qs);
-		__m256 d = _mm256_set1_ps(avx2_f16(x[i].d) * avx2_f16(y[i].d));
-		q = _mm256_sub_epi8(q, _mm256_set1_epi8(16));
-		acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(avx2_dot_i8(q, a)), acc);
-	}
-	return avx2_hsum(acc);
-}
-
-float avx2_q5_1_vec_dot(size_t n, const void *w, const void *act)
-{
-	const struct block_q5_1 *x = w;
-	const struct block_q8_1 *y = act;
-	__m256 acc = _mm256_setzero_ps();
-	float ms = 0;
-
-	for (size_t i = 0; i < n / QK5_1; i++) {
-		__m256i q = _mm256_or_si256(avx2_nibbles(x[i].qs), avx2_bits_to_16(x[i].qh));
-		__m256i a = _mm256_loadu_si256((const __m256i *)y[i].qs);
-		__m256 d = _mm256_set1_ps(avx2_f16(x[i].d) * avx2_f16(y[i].d));
-		acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(avx2_dot_u8(q, a)), acc);
-		ms += avx2_f16(x[i].m) * avx2_f16(y[i].s);
-	}
-	return avx2_hsum(acc) + ms;
-}
-
-float avx2_q8_0_vec_dot(size_t n, const void *w, const void *act)
-{
-	const struct block_q8_0 *x = w, *y = act;
-	__m256 acc = _mm256_setzero_ps();
-
-	for (size_t i = 0; i < n / QK8_0; i++) {
-		__m256i q = _mm256_loadu_si256((const __m256i *)x[i].qs);
-		__m256i a = _mm256_loadu_si256((const __m256i *)y[i].qs);
-		__m256 d = _mm256_set1_ps(avx2_f16(x[i].d) * avx2_f16(y[i].d));
-		acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(avx2_dot_i8(q, a)), acc);
-	}
-	return avx2_hsum(acc);
-}
+ROWS(q4_0, block_q4_0, SYM_BODY, Q4_0_Q)
+ROWS(q5_0, block_q5_0, SYM_BODY, Q5_0_Q)
+ROWS(q8_0, block_q8_0, SYM_BODY, Q8_0_Q)
+ROWS(q4_1, block_q4_1, MIN_BODY, avx2_nibbles(x[i].qs))
+ROWS(q5_1, block_q5_1, MIN_BODY, Q5_Q)
