@@ -182,10 +182,10 @@ int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct l
 	}
 	e = res_read(r, rd);
 	if (e) {
-		res_close(r);
 		plat_snprintf(err, errlen, "weights: reading %llu bytes of tensor data at 0x%llx: %s",
 			      (unsigned long long)r->data_bytes,
 			      (unsigned long long)g->data_offset, plat_strerror(e));
+		res_close(r);
 		return e;
 	}
 	for (uint32_t l = 0; l < n_layer; l++)
