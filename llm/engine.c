@@ -192,6 +192,23 @@ static int budget_err(struct engine *e, int r, char *err, size_t errlen)
 	return r;
 }
 
+/* A sealed image's first failure explains a load error better than the
+ * reader's caller can ("chunk 7 fails authentication ..."). */
+static void seal_msg(struct engine *e, char *err, size_t errlen)
+{
+	if (e->sealed && seal_error(&e->seal)[0])
+		plat_snprintf(err, errlen, "%s", seal_error(&e->seal));
+}
+
+static int load_err(struct engine *e, int r, char *err, size_t errlen)
+{
+	seal_msg(e, err, errlen);
+	if (e->sealed)
+		seal_close(&e->seal);
+	e->sealed = false;
+	return budget_err(e, r, err, errlen);
+}
+
 int engine_load(struct engine *e, int disk, bool vocab_only, char *err, size_t errlen)
 {
 	uint64_t t0 = plat_time_ns();
@@ -200,16 +217,21 @@ int engine_load(struct engine *e, int disk, bool vocab_only, char *err, size_t e
 	engine_unload(e);
 	llm_mem_init(&e->mem, e->cfg.mem_budget);
 	llm_reader_disk(&e->rd, disk);
-	if ((r = gguf_open(&e->g, &e->rd, &e->mem, err, errlen)))
+	r = seal_wrap(&e->seal, &e->rd, e->cfg.keysrc, &e->mem, err, errlen);
+	if (r < 0)
 		return budget_err(e, r, err, errlen);
+	e->sealed = r == 1;
+	if ((r = gguf_open(&e->g, &e->rd, &e->mem, err, errlen)))
+		return load_err(e, r, err, errlen);
 	if ((r = tok_init(&e->tok, &e->g, &e->mem, err, errlen))) {
 		gguf_close(&e->g);
-		return budget_err(e, r, err, errlen);
+		return load_err(e, r, err, errlen);
 	}
 	e->disk = disk;
 	e->vocab_only = vocab_only;
 	e->loaded = true;
 	if (!vocab_only && (r = load_model(e, err, errlen))) {
+		seal_msg(e, err, errlen);
 		engine_unload(e);
 		return budget_err(e, r, err, errlen);
 	}
@@ -252,6 +274,8 @@ void engine_unload(struct engine *e)
 		tok_free(&e->tok);
 		gguf_close(&e->g);
 	}
+	if (e->sealed)
+		seal_close(&e->seal);
 	memset(e, 0, sizeof *e);
 	e->cfg = cfg;
 	e->disk = -1;

@@ -21,6 +21,7 @@
 #include "matmul.h"
 #include "model.h"
 #include "sample.h"
+#include "seal.h"
 #include "tok.h"
 
 #define ENGINE_MAX_STOPS 8
@@ -36,6 +37,8 @@ struct engine_config {
 	uint32_t n_predict;     /* default max new tokens */
 	enum chat_tmpl tmpl;    /* CHAT_UNKNOWN = detect from the model */
 	struct sample_params samp;
+	/* Key for sealed disks (llm/seal.h); NULL = none. Owned by the caller. */
+	const struct seal_keysrc *keysrc;
 };
 
 struct engine_stats {
@@ -68,7 +71,9 @@ struct engine {
 	struct llm_mem mem;
 	bool loaded, vocab_only;
 	int disk;
-	struct llm_reader rd;
+	struct llm_reader rd;   /* the disk, or the plaintext of a sealed disk */
+	bool sealed;
+	struct seal_ctx seal;   /* when sealed: decrypts each read of rd */
 	struct gguf_file g;
 	struct tok tok;
 	struct model model;

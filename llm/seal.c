@@ -179,14 +179,15 @@ int seal_header_parse(const uint8_t *b, size_t n, struct seal_header *h, char *e
 int seal_probe(const struct llm_reader *r, struct seal_header *out)
 {
 	uint8_t b[SEAL_HEADER_SIZE];
+	size_t n = r->size < sizeof b ? (size_t)r->size : sizeof b;
 	char err[8];
 
-	if (r->size < SEAL_HEADER_SIZE)
+	if (n < 8)
 		return -LLMK_ENOENT;
-	int e = r->read(r->ctx, 0, b, sizeof b);
+	int e = r->read(r->ctx, 0, b, n);
 	if (e)
 		return e;
-	return seal_header_parse(b, sizeof b, out, err, sizeof err);
+	return seal_header_parse(b, n, out, err, sizeof err);
 }
 
 /* ---- keys ---- */
@@ -459,8 +460,8 @@ static int take_key(struct seal_ctx *c, const struct seal_keysrc *ks, char *err,
 	if (memcmp(id, c->hdr.key_id, sizeof id) != 0) {
 		seal_zeroize(key, sizeof key);
 		plat_snprintf(err, errlen,
-			      "seal: wrong key: %s has key id %s, the image wants key id %s",
-			      ks->what ? ks->what : "the key", seal_hex(id, sizeof id, got),
+			      "seal: wrong key: key id %s (%s), the image wants key id %s",
+			      seal_hex(id, sizeof id, got), ks->what ? ks->what : "the key",
 			      seal_hex(c->hdr.key_id, sizeof id, want));
 		return -LLMK_EAUTH;
 	}
@@ -526,6 +527,21 @@ int seal_open(struct seal_ctx *c, const struct llm_reader *under, const struct s
 	}
 	br_sha256_init(&c->sha);
 	return 0;
+}
+
+int seal_wrap(struct seal_ctx *c, struct llm_reader *rd, const struct seal_keysrc *ks,
+	      struct llm_mem *mem, char *err, size_t errlen)
+{
+	struct seal_header h;
+	struct llm_reader under = *rd;
+
+	if (seal_probe(rd, &h) == -LLMK_ENOENT)
+		return 0;
+	int e = seal_open(c, &under, ks, mem, err, errlen);
+	if (e)
+		return e;
+	seal_reader(c, rd);
+	return 1;
 }
 
 void seal_close(struct seal_ctx *c)

@@ -87,8 +87,8 @@ struct seal_header {
  */
 int seal_header_parse(const uint8_t *b, size_t n, struct seal_header *h, char *err,
 		      size_t errlen);
-/* The same, reading the first 512 bytes through r. -LLMK_ENOENT also when r
- * is shorter than a header. */
+/* The same, reading the first 512 bytes through r (fewer if r is shorter:
+ * then -LLMK_EFORMAT if the magic is there, else -LLMK_ENOENT). */
 int seal_probe(const struct llm_reader *r, struct seal_header *out);
 
 /* key id = first 16 bytes of SHA-256("llmk-seal key-id v1" || key). Public. */
@@ -150,6 +150,14 @@ int seal_open(struct seal_ctx *c, const struct llm_reader *under, const struct s
 	      struct llm_mem *mem, char *err, size_t errlen);
 /* Zeroize and free everything (keys, cached plaintext, tags). */
 void seal_close(struct seal_ctx *c);
+/*
+ * For loaders: if *rd holds a sealed image, open it into c (seal_open) and
+ * replace *rd with the plaintext reader (seal_reader): returns 1. Returns 0
+ * and leaves *rd alone when it is not sealed; -LLMK_E* with one line in err
+ * when it is sealed but cannot be opened (ks NULL: "no key loaded").
+ */
+int seal_wrap(struct seal_ctx *c, struct llm_reader *rd, const struct seal_keysrc *ks,
+	      struct llm_mem *mem, char *err, size_t errlen);
 
 /*
  * An llm_reader over the plaintext GGUF (size = plain_size). read(off, n)

@@ -5,6 +5,7 @@
  */
 #include "shell.h"
 #include "../llm/engine.h"
+#include "cmd_seal.h"
 
 static struct engine *eng(struct shell *sh)
 {
@@ -61,6 +62,7 @@ static int cmd_load(struct shell *sh, int argc, char **argv)
 		return shell_err(sh, -LLMK_ENOENT, "load: no disk holds a model named '%s' (see 'disks')",
 				 what);
 	}
+	e->cfg.keysrc = shell_seal_keysrc(sh);
 	if ((r = engine_load(e, disk, vocab_only, err, sizeof err)))
 		return shell_err(sh, r, "load: disk %d: %s", disk, err);
 	plat_printf("loaded disk %d: %s%s%s, %u tokens vocabulary%s", disk,
@@ -142,6 +144,10 @@ static int cmd_info(struct shell *sh, int argc, char **argv)
 	e = sh->engine;
 	plat_printf("model %s (disk %d)%s\n", e->model.hp.name[0] ? e->model.hp.name : "(unnamed)",
 		    e->disk, e->vocab_only ? ", vocabulary only" : "");
+	if (e->sealed)
+		plat_printf("  sealed         AES-256-GCM, %llu chunks of %u; %s\n",
+			    (unsigned long long)e->seal.hdr.n_chunks, e->seal.hdr.chunk_size,
+			    shell_seal_key_note(sh) ? shell_seal_key_note(sh) : "key no longer loaded");
 	if (!e->vocab_only)
 		info_model(e);
 	plat_printf("  vocab          %u tokens, %s%s%s, bos %d, eos %d\n", e->tok.n_vocab,

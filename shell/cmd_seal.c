@@ -54,7 +54,7 @@ static int set_key(struct shell *sh, const char *text, size_t n, const char *fro
 	plat_snprintf(s->from, sizeof s->from, "%s", from);
 	plat_snprintf(s->note, sizeof s->note, "insecure development key, key id %s, from %s",
 		      seal_hex(s->key_id, sizeof s->key_id, id), s->from);
-	seal_keysrc_raw(&s->src, s->key, s->note, true);
+	seal_keysrc_raw(&s->src, s->key, s->from, true);
 	return 0;
 }
 

@@ -8,7 +8,7 @@ LLMCTL=${2:-build/host/llmctl}
 T=${TMPDIR:-/tmp}/seal-test.$$
 mkdir -p "$T"
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
+pass=0 fail=0 skip=0
 
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -n "$2" ] && printf '%s\n' "$2" | sed 's/^/     /' | head -20; }
@@ -26,8 +26,14 @@ refuse() {
 }
 
 G=${LLMK_TESTDATA:-../shared/testdata}/stories260K/stories260K.gguf
-if [ ! -f "$G" ]; then
-	# Not the reference model, but still a GGUF of an awkward size.
+MKMODEL=$(dirname "$SEAL")/mkmodel
+real=1
+if [ ! -f "$G" ] && [ -x "$MKMODEL" ]; then
+	# Not the reference model, but a valid one (random weights).
+	G=$T/plain.gguf
+	"$MKMODEL" --type Q4_0 -o "$G" > /dev/null
+elif [ ! -f "$G" ]; then
+	real=0
 	{ printf 'GGUF'; head -c 300001 /dev/urandom; } > "$T/plain.gguf"
 	G=$T/plain.gguf
 fi
@@ -119,10 +125,36 @@ if [ -x "$LLMCTL" ]; then
 	*"key matches: GGUF v3 inside"*) ok "config seal-key-file loads the key" ;;
 	*) bad "config seal-key-file loads the key" "$out" ;;
 	esac
+fi
+if [ -x "$LLMCTL" ] && [ $real = 0 ]; then
+	skip=$((skip + 2)); echo "skip sealed model inference (no testdata)"
+elif [ -x "$LLMCTL" ]; then
+	# A sealed model answers exactly like the plain one; a damaged one is
+	# refused with one error line and the next load still works.
+	inf='infer "Once upon a time" -n 40 --temp 0 --ids'
+	plain=$(timeout 60 "$LLMCTL" --disk "$G" -c "load 0" -c "$inf" 2>&1 | grep '^ids:')
+	sealed=$(timeout 60 "$LLMCTL" --disk "$T/s" -c "unseal $(cat "$T/k")" -c "load 0" -c "$inf" 2>&1 | grep '^ids:')
+	if [ -n "$plain" ] && [ "$plain" = "$sealed" ]; then ok "sealed model: greedy ids equal the plain model's"
+	else bad "sealed model: greedy ids equal the plain model's" "plain '$plain', sealed '$sealed'"; fi
+	printf 'unseal %s\nload 0\nload 1\n%s\n' "$(cat "$T/k")" "$inf" |
+		timeout 60 "$LLMCTL" --disk "$T/d" --disk "$T/s" > "$T/out" 2>&1
+	if [ "$(grep -c '^error: load: disk 0: seal: chunk 1 ' "$T/out")" = 1 ] &&
+	   [ "$(grep -c '^error' "$T/out")" = 1 ] && [ "$(grep '^ids:' "$T/out")" = "$plain" ]; then
+		ok "damaged sealed model refused, the next load answers"
+	else
+		bad "damaged sealed model refused, the next load answers" "$(cat "$T/out")"
+	fi
+fi
+if [ -x "$LLMCTL" ]; then
+	out=$(timeout 60 "$LLMCTL" --disk "$T/s" -c "load 0" 2>&1)
+	case "$out" in
+	*"error: load: disk 0: seal: no key loaded"*) ok "sealed model without a key: clear error" ;;
+	*) bad "sealed model without a key: clear error" "$out" ;;
+	esac
 	timeout 60 "$LLMCTL" -c "unseal 1234" > "$T/out" 2>&1
 	check "unseal with a short key: exit 1, one error line" "$?:$(grep -c '^error: ' "$T/out")" "1:1"
 	check "the bad key is not echoed" "$(grep -c 1234 "$T/out")" 0
 fi
 
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]
