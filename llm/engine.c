@@ -328,9 +328,11 @@ static int tokenize(struct engine *e, const char *text, size_t len, uint32_t *n,
 /*
  * Bring the cache to hold exactly toks[0..n) and leave the last token's
  * logits in e->s.logits. Tokens already cached as a prefix are kept; at
- * least the last one is evaluated again for its logits.
+ * least the last one is evaluated again for its logits. The rest goes
+ * through the model a batch at a time, so Ctrl-C is seen between batches
+ * (the cache then holds the prefix evaluated so far).
  */
-static int feed(struct engine *e, const int32_t *toks, uint32_t n)
+static int feed(struct engine *e, const int32_t *toks, uint32_t n, struct engine_gen *g)
 {
 	uint32_t keep = 0;
 	int r;
@@ -342,11 +344,17 @@ static int feed(struct engine *e, const int32_t *toks, uint32_t n)
 	e->stats.n_reused = keep;
 	e->stats.n_prompt = n - keep;
 	e->n_past = keep;
-	r = model_forward(&e->model, &e->s, &e->mm, &e->kv, toks + keep, n - keep, keep, true);
-	if (r)
-		return r;
-	memmove(e->ctx_tok + keep, toks + keep, (n - keep) * sizeof(int32_t));
-	e->n_past = n;
+	while (e->n_past < n) {
+		uint32_t B = n - e->n_past < e->s.n_batch ? n - e->n_past : e->s.n_batch;
+		if (g->cancel && g->cancel(g->ctx))
+			return -LLMK_ECANCEL;
+		r = model_forward(&e->model, &e->s, &e->mm, &e->kv, toks + e->n_past, B, e->n_past,
+				  e->n_past + B == n);
+		if (r)
+			return r;
+		memmove(e->ctx_tok + e->n_past, toks + e->n_past, B * sizeof(int32_t));
+		e->n_past += B;
+	}
 	return 0;
 }
 
@@ -484,9 +492,17 @@ static int run(struct engine *e, uint32_t n, struct engine_gen *g, char *err, si
 	for (uint32_t i = 0; i < n; i++)
 		sample_accept(&e->smp, (uint32_t)e->tok_buf[i]);
 	t0 = plat_time_ns();
-	r = feed(e, e->tok_buf, n);
+	r = feed(e, e->tok_buf, n, g);
 	t1 = plat_time_ns();
 	e->stats.prompt_ns = t1 - t0;
+	e->stats.n_gen = 0;
+	e->stats.gen_ns = 0;
+	if (r == -LLMK_ECANCEL) {
+		e->stats.stop = "cancel";
+		plat_snprintf(err, errlen, "cancelled while reading the prompt (%u of %u tokens)",
+			      e->n_past, n);
+		return r;
+	}
 	if (r) {
 		e->n_past = 0; /* the cache may be half written */
 		plat_snprintf(err, errlen, "forward pass: %s", plat_strerror(r));
@@ -558,7 +574,7 @@ int engine_chat(struct engine *e, const char *user, struct engine_gen *g, char *
 		plat_snprintf(err, errlen, "conversation does not fit the context (use 'chat --reset')");
 	if (r == 0)
 		r = run(e, n, g, err, errlen);
-	if (r && r != -LLMK_ECANCEL) {
+	if (r && (r != -LLMK_ECANCEL || e->stats.n_gen == 0)) {
 		e->chat_len = used; /* the turn did not happen */
 		return r;
 	}

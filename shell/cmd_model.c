@@ -318,7 +318,8 @@ static bool poll_cancel(void *ctx)
 /* Stream the reply; newline after it; --ids line. */
 static int gen_finish(struct shell *sh, struct gen_args *a, int r, const char *err)
 {
-	plat_printf("\n");
+	if (a->g.n_out || r != -LLMK_ECANCEL)
+		plat_printf("\n");
 	if (a->ids) {
 		plat_printf("ids:");
 		for (uint32_t i = 0; i < a->g.n_out && i < a->g.out_cap; i++)
