@@ -145,8 +145,10 @@ static int cmd_unseal(struct shell *sh, int argc, char **argv)
 	else
 		return shell_err(sh, -LLMK_EINVAL, "unseal: bad arguments (usage: unseal KEYHEX | "
 				 "unseal --file NAME | unseal --forget | unseal --verify N)");
-	/* The typed key must not linger in the argument buffer. */
+	/* The typed key must not linger in the argument buffer, nor in the line
+	 * editor's copy of the line (already split; not read again). */
 	seal_zeroize(argv[1], strlen(argv[1]));
+	seal_zeroize(sh->line.buf, sizeof sh->line.buf);
 	if (e)
 		return e;
 	plat_printf("%s\n", shell_seal_key_note(sh));
