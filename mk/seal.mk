@@ -4,3 +4,12 @@ test-seal: $(B)/host/seal $(B)/host/llmctl $(if $(wildcard tools/mkmodel.c),$(B)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh seal tests/seal/seal.sh $(B)/host/seal $(B)/host/llmctl
 TEST_STAGES += test-seal
+
+# The kernel reading sealed models (one QEMU boot, x86_64).
+.PHONY: test-qemu-seal
+test-qemu-seal: $(B)/host/seal ## QEMU: sealed model in the kernel equals plain; damaged image refused, kernel keeps serving
+	@$(MAKE) --no-print-directory ARCH=x86_64 $(B)/x86_64/esp.img
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh qemu-seal python3 tests/seal/test_qemu_seal.py --arch x86_64 \
+		--esp $(B)/x86_64/esp.img --seal $(B)/host/seal --workdir $(B)/qemu-seal
+TEST_STAGES += test-qemu-seal
