@@ -3,11 +3,10 @@
  * stats, and the engine's config keys (threads, ctx, mem-budget, kv-type,
  * sampling defaults). The engine lives in sh->engine, created on first use.
  */
-#include "shell.h"
-#include "../llm/engine.h"
+#include "cmd_model.h"
 #include "cmd_seal.h"
 
-static struct engine *eng(struct shell *sh)
+struct engine *shell_engine(struct shell *sh)
 {
 	if (!sh->engine) {
 		struct engine *e = plat_alloc(sizeof *e, 64);
@@ -37,7 +36,7 @@ static bool all_digits(const char *s)
 
 static int cmd_load(struct shell *sh, int argc, char **argv)
 {
-	struct engine *e = eng(sh);
+	struct engine *e = shell_engine(sh);
 	bool vocab_only = false;
 	const char *what = NULL;
 	char err[256];
@@ -345,7 +344,7 @@ static int gen_setup(struct shell *sh, struct gen_args *a, int32_t *ids, uint32_
 
 static int cmd_infer(struct shell *sh, int argc, char **argv)
 {
-	struct engine *e = eng(sh);
+	struct engine *e = shell_engine(sh);
 	struct gen_args a;
 	int32_t *ids;
 	char err[256];
@@ -405,7 +404,7 @@ static int chat_turn(struct shell *sh, struct engine *e, struct gen_args *a, con
 
 static int cmd_chat(struct shell *sh, int argc, char **argv)
 {
-	struct engine *e = eng(sh);
+	struct engine *e = shell_engine(sh);
 	struct gen_args a;
 	int r;
 

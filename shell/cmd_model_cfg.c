@@ -3,24 +3,11 @@
  * llmk.cfg). Model-shaping keys (threads, ctx, mem-budget, kv-type, batch)
  * apply at the next `load`; sampling defaults apply to the next run.
  */
-#include "shell.h"
-#include "../llm/engine.h"
-
-static struct engine *eng(struct shell *sh)
-{
-	if (!sh->engine) {
-		struct engine *e = plat_alloc(sizeof *e, 64);
-		if (!e)
-			plat_panic("model: cannot allocate %zu bytes for the engine", sizeof *e);
-		engine_init(e);
-		sh->engine = e;
-	}
-	return sh->engine;
-}
+#include "cmd_model.h"
 
 static struct engine_config *cfg(struct shell *sh)
 {
-	return &eng(sh)->cfg;
+	return &shell_engine(sh)->cfg;
 }
 
 static int set_u32(struct shell *sh, const char *key, const char *v, uint64_t lo, uint64_t hi,
