@@ -559,3 +559,37 @@ TEST(seal_open_without_a_key_source)
 	free(im.p);
 	free(plain);
 }
+
+TEST(seal_wrap_only_wraps_sealed_readers)
+{
+	size_t n;
+	uint8_t *plain = stories(&n);
+	if (!plain)
+		SKIP("no testdata (stories260K.gguf)");
+	struct img im = seal_buf(plain, n, key_a, SEAL_CHUNK_DEFAULT, 13, NULL);
+	struct llm_membuf mb;
+	struct llm_reader r;
+	struct llm_mem mem;
+	struct seal_keysrc ks;
+	struct seal_ctx c;
+	struct gguf_file g;
+	char err[256];
+
+	llm_mem_init(&mem, 0);
+	seal_keysrc_raw(&ks, key_a, "test key", true);
+	llm_reader_mem(&r, &mb, plain, n);
+	CHECK_EQ_INT(seal_wrap(&c, &r, &ks, &mem, err, sizeof err), 0);
+	CHECK(r.ctx == &mb);
+	llm_reader_mem(&r, &mb, im.p, im.n);
+	CHECK_EQ_INT(seal_wrap(&c, &r, &ks, &mem, err, sizeof err), 1);
+	CHECK(r.ctx == &c);
+	CHECK_EQ_INT(r.size, n);
+	CHECK_EQ_INT(gguf_open(&g, &r, &mem, err, sizeof err), 0);
+	gguf_close(&g);
+	seal_close(&c);
+	llm_reader_mem(&r, &mb, im.p, im.n);
+	CHECK_EQ_INT(seal_wrap(&c, &r, NULL, &mem, err, sizeof err), -LLMK_ENOENT);
+	CHECK_EQ_INT(mem.used, 0);
+	free(im.p);
+	free(plain);
+}
