@@ -430,20 +430,26 @@ static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t 
 			const float *q = s->q + (size_t)b * Q + (size_t)h * hd;
 			float *o = s->att + (size_t)b * Q + (size_t)h * hd;
 			float *mx = &s->amax[b * hp->n_head + h], *sum = &s->asum[b * hp->n_head + h];
+			float sc[MODEL_ATT_TILE], tmax = -1e30f;
+			/* scores of the tile, then one rescale if its maximum is new */
 			for (uint32_t t = 0; t < tend; t++) {
-				const float *k = kt + (size_t)t * hd, *v = vt + (size_t)t * hd;
-				float score = 0.0f, w;
+				const float *k = kt + (size_t)t * hd;
+				float d = 0.0f;
 				for (uint32_t i = 0; i < hd; i++)
-					score += q[i] * k[i];
-				score *= scale;
-				if (score > *mx) {
-					float r = math_expf(*mx - score);
-					*sum *= r;
-					for (uint32_t i = 0; i < hd; i++)
-						o[i] *= r;
-					*mx = score;
-				}
-				w = math_expf(score - *mx);
+					d += q[i] * k[i];
+				sc[t] = d * scale;
+				tmax = sc[t] > tmax ? sc[t] : tmax;
+			}
+			if (tmax > *mx) {
+				float r = math_expf(*mx - tmax);
+				*sum *= r;
+				for (uint32_t i = 0; i < hd; i++)
+					o[i] *= r;
+				*mx = tmax;
+			}
+			for (uint32_t t = 0; t < tend; t++) {
+				const float *v = vt + (size_t)t * hd;
+				float w = math_expf(sc[t] - *mx);
 				*sum += w;
 				for (uint32_t i = 0; i < hd; i++)
 					o[i] += w * v[i];
