@@ -66,6 +66,8 @@ struct virtio_pci {
 
 /* Find the vendor capabilities (§4.1.4); -LLMK_ENOTSUP for a legacy-only device. */
 int virtio_pci_probe(struct virtio_pci *vp, const struct pci_dev *d);
+/* §4.1.4.3.2 device reset; waits up to a second for it to complete. */
+int virtio_pci_reset(struct virtio_pci *vp);
 /* §3.1.1 steps 1-6: reset, ACKNOWLEDGE, DRIVER, negotiate `wanted` out of
  * what the device offers (VERSION_1 is required), FEATURES_OK. Returns the
  * accepted features through *got. */

@@ -26,6 +26,7 @@
 #define VBLK_CHUNK (1u << 20)    /* bytes per request */
 #define VBLK_BOUNCE (64u << 10)  /* unaligned edges of synchronous reads */
 #define SECTOR 512u
+#define VBLK_STALL_NS (60ull * 1000000000) /* no completion for this long: device is gone */
 
 /* §5.2.3 feature bits */
 #define VIRTIO_BLK_F_SIZE_MAX (1ull << 1)
@@ -68,6 +69,8 @@ struct vblk_disk {
 	uint32_t chunk;
 	char id[VIRTIO_BLK_ID_BYTES + 1];
 	char where[24];
+	uint64_t progress_ns; /* last completion, or when the queue became busy */
+	bool broken;
 };
 
 static struct {
@@ -75,6 +78,14 @@ static struct {
 	int n;
 	uint8_t *bounce;
 } vblk;
+
+static void finish(struct plat_io *io, int status)
+{
+	if (status && io->status == 0)
+		io->status = status;
+	if (--io->priv[IO_PENDING] == 0 && !io->priv[IO_SUBMITTING])
+		io->done = 1;
+}
 
 /* Collect every finished request of one disk. */
 static void reap(struct vblk_disk *d)
@@ -91,26 +102,55 @@ static void reap(struct vblk_disk *d)
 		io = d->owner[s];
 		d->owner[s] = NULL;
 		d->free[d->n_free++] = (uint16_t)s;
-		if (d->dma->status[s] != VIRTIO_BLK_S_OK && io->status == 0)
-			io->status = -LLMK_EIO;
-		if (--io->priv[IO_PENDING] == 0 && !io->priv[IO_SUBMITTING])
-			io->done = 1;
+		d->progress_ns = plat_time_ns();
+		finish(io, d->dma->status[s] == VIRTIO_BLK_S_OK ? 0 : -LLMK_EIO);
 	}
 }
 
-/* §2.7.13: fill slot s's chain and make it available. The device-writable
+/*
+ * A device that holds requests and answers none for VBLK_STALL_NS is taken
+ * offline: a reset (§2.1.2: afterwards the device no longer touches the
+ * rings or buffers) makes it safe to fail every request it held.
+ */
+static bool stalled(struct vblk_disk *d)
+{
+	if (d->broken || d->n_free == d->n_slots)
+		return false;
+	if (plat_time_ns() - d->progress_ns < VBLK_STALL_NS)
+		return false;
+	plat_printf("virtio-blk %s: no completion in %llu s; disk taken offline\n", d->where,
+		    (unsigned long long)(VBLK_STALL_NS / 1000000000));
+	virtio_pci_reset(&d->vp);
+	d->broken = true;
+	for (int s = 0; s < d->n_slots; s++) {
+		struct plat_io *io = d->owner[s];
+		if (!io)
+			continue;
+		d->owner[s] = NULL;
+		d->free[d->n_free++] = (uint16_t)s;
+		finish(io, -LLMK_EIO);
+	}
+	return true;
+}
+
+/* §2.7.13: fill a slot's chain and make it available. The device-writable
  * descriptors (data, status) follow the device-readable header (§2.7.4.2). */
-static void submit(struct vblk_disk *d, uint32_t type, uint64_t sector, void *buf,
-		   uint32_t len, struct plat_io *io)
+static int submit(struct vblk_disk *d, uint32_t type, uint64_t sector, void *buf,
+		  uint32_t len, struct plat_io *io)
 {
 	struct virtq_desc *desc;
 	unsigned s;
 
-	while (d->n_free == 0) {
+	while (d->n_free == 0 && !d->broken) {
 		virtq_kick(&d->q);
 		reap(d);
-		arch_relax();
+		if (!stalled(d))
+			arch_relax();
 	}
+	if (d->broken)
+		return -LLMK_EIO;
+	if (d->n_free == d->n_slots)
+		d->progress_ns = plat_time_ns();
 	s = d->free[--d->n_free];
 	d->owner[s] = io;
 	io->priv[IO_PENDING]++;
@@ -123,6 +163,7 @@ static void submit(struct vblk_disk *d, uint32_t type, uint64_t sector, void *bu
 				       (uint16_t)(3 * s + 2) };
 	desc[2] = (struct virtq_desc){ (uintptr_t)&d->dma->status[s], 1, VIRTQ_DESC_F_WRITE, 0 };
 	virtq_push(&d->q, (uint16_t)(3 * s));
+	return 0;
 }
 
 static void io_begin(struct vblk_disk *d, struct plat_io *io)
@@ -152,7 +193,10 @@ static void read_sectors(struct vblk_disk *d, uint64_t off, void *buf, uint64_t 
 	io_begin(d, io);
 	while (len) {
 		uint32_t n = len < d->chunk ? (uint32_t)len : d->chunk;
-		submit(d, VIRTIO_BLK_T_IN, off / SECTOR, p, n, io);
+		if (submit(d, VIRTIO_BLK_T_IN, off / SECTOR, p, n, io) < 0) {
+			io->status = -LLMK_EIO;
+			break;
+		}
 		off += n;
 		p += n;
 		len -= n;
@@ -162,8 +206,13 @@ static void read_sectors(struct vblk_disk *d, uint64_t off, void *buf, uint64_t 
 
 int plat_io_poll(struct plat_io *io)
 {
-	if (!io->done && io->priv[IO_DISK])
-		reap((struct vblk_disk *)(uintptr_t)io->priv[IO_DISK]);
+	struct vblk_disk *d = (struct vblk_disk *)(uintptr_t)io->priv[IO_DISK];
+
+	if (!io->done && d) {
+		reap(d);
+		if (!io->done)
+			stalled(d);
+	}
 	return io->done ? 1 : 0;
 }
 
@@ -179,6 +228,14 @@ static struct vblk_disk *disk_of(int disk)
 	return disk >= 0 && disk < vblk.n ? &vblk.disks[disk] : NULL;
 }
 
+#define CHECK_DISK(d, disk)                  \
+	do {                                 \
+		if (!(d = disk_of(disk)))    \
+			return -LLMK_ENOENT; \
+		if (d->broken)               \
+			return -LLMK_EIO;    \
+	} while (0)
+
 static bool in_range(const struct vblk_disk *d, uint64_t off, uint64_t len)
 {
 	return off <= d->capacity && len <= d->capacity - off;
@@ -186,10 +243,9 @@ static bool in_range(const struct vblk_disk *d, uint64_t off, uint64_t len)
 
 int plat_disk_read_async(int disk, uint64_t off, void *buf, size_t len, struct plat_io *io)
 {
-	struct vblk_disk *d = disk_of(disk);
+	struct vblk_disk *d;
 
-	if (!d)
-		return -LLMK_ENOENT;
+	CHECK_DISK(d, disk);
 	if (off % SECTOR || len % SECTOR || (uintptr_t)buf % SECTOR)
 		return -LLMK_EINVAL;
 	if (!in_range(d, off, len))
@@ -202,13 +258,12 @@ int plat_disk_read_async(int disk, uint64_t off, void *buf, size_t len, struct p
  * partial first or last sector through the bounce buffer. */
 int plat_disk_read(int disk, uint64_t off, void *buf, size_t len)
 {
-	struct vblk_disk *d = disk_of(disk);
+	struct vblk_disk *d;
 	uint8_t *p = buf;
 	struct plat_io io;
 	int err;
 
-	if (!d)
-		return -LLMK_ENOENT;
+	CHECK_DISK(d, disk);
 	if (!in_range(d, off, len))
 		return -LLMK_ERANGE;
 	while (len) {
@@ -261,7 +316,8 @@ static void read_id(struct vblk_disk *d)
 	struct plat_io io;
 
 	io_begin(d, &io);
-	submit(d, VIRTIO_BLK_T_GET_ID, 0, vblk.bounce, VIRTIO_BLK_ID_BYTES, &io);
+	if (submit(d, VIRTIO_BLK_T_GET_ID, 0, vblk.bounce, VIRTIO_BLK_ID_BYTES, &io) < 0)
+		io.status = -LLMK_EIO;
 	io_end_submit(d, &io);
 	if (plat_io_wait(&io) == 0) {
 		for (int i = 0; i < VIRTIO_BLK_ID_BYTES && vblk.bounce[i]; i++)

@@ -58,17 +58,24 @@ void virtio_pci_fail(struct virtio_pci *vp)
 	set_status(vp, VIRTIO_STATUS_FAILED);
 }
 
-int virtio_pci_start(struct virtio_pci *vp, uint64_t wanted, uint64_t *got)
+/* §4.1.4.3.2: writing 0 resets; the reset is done when 0 reads back. */
+int virtio_pci_reset(struct virtio_pci *vp)
 {
-	uint64_t offered;
-
-	/* §4.1.4.3.2: writing 0 resets; the reset is done when 0 reads back. */
 	mmio_write8(vp->common + DEVICE_STATUS, 0);
 	for (uint64_t t = plat_time_ns(); mmio_read8(vp->common + DEVICE_STATUS) != 0;) {
 		if (plat_time_ns() - t > 1000000000ull)
 			return -LLMK_EIO;
 		arch_relax();
 	}
+	return 0;
+}
+
+int virtio_pci_start(struct virtio_pci *vp, uint64_t wanted, uint64_t *got)
+{
+	uint64_t offered;
+
+	if (virtio_pci_reset(vp) < 0)
+		return -LLMK_EIO;
 	set_status(vp, VIRTIO_STATUS_ACKNOWLEDGE);
 	set_status(vp, VIRTIO_STATUS_DRIVER);
 	mmio_write32(vp->common + DEVICE_FEATURE_SELECT, 0);

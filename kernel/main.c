@@ -14,7 +14,7 @@
 #include "../shell/shell.h"
 #endif
 
-#define KERNEL_STACK (1u << 20) /* the engine recurses little but keeps big frames */
+#define KERNEL_STACK (4u << 20) /* no guard page below it: be generous */
 
 static int acpi_status;
 

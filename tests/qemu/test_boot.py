@@ -216,7 +216,9 @@ def main():
 
 
 def test_config(args):
-    """A second boot with llmk.cfg on the boot volume and no disks."""
+    """A second boot: llmk.cfg on the boot volume, and one disk whose reads
+    past 2 MiB fail in the host (QEMU blkdebug injects EIO): the device's
+    error status must reach the shell as an error line, not as data."""
     esp = os.path.join(args.workdir, "esp-cfg.img")
     cfg = os.path.join(args.workdir, "llmk.cfg")
     shutil.copyfile(args.esp, esp)
@@ -224,16 +226,30 @@ def test_config(args):
         f.write("# written by tests/qemu/test_boot.py\n")
     env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
     subprocess.run(["mcopy", "-i", esp, cfg, "::/llmk.cfg"], check=True, env=env)
-    vm = Llmk(args.arch, esp, [])
+    disk = os.path.abspath(os.path.join(args.workdir, "eio.bin"))
+    data = random.Random(99).randbytes(4 << 20)
+    with open(disk, "wb") as f:
+        f.write(data)
+    rules = os.path.abspath(os.path.join(args.workdir, "eio.cfg"))
+    with open(rules, "w") as f:
+        f.write('[inject-error]\nevent = "read_aio"\nerrno = "5"\nsector = "4096"\nonce = "off"\n')
+    vm = Llmk(args.arch, esp, [], extra=[
+        "-drive", f"file=blkdebug:{rules}:{disk},format=raw,if=none,id=eio,readonly=on",
+        "-device", "virtio-blk-pci,drive=eio,serial=eio"])
     try:
         banner = vm.wait_prompt(180).decode("utf-8", "replace")
         check("llmk.cfg is read from the boot volume", "llmk.cfg read" in banner, banner)
-        out = vm.command("disks")
-        check("no disks attached: disks says so, no error", "error" not in out.lower(), out)
+        got, out = hash_of(vm, "0 0 1048576")
+        check("disk with failing sectors: good range hashes right", got == sha(data[:1 << 20]), out)
+        out = vm.command("disks hash 0 2097152 4096")
+        check("a device I/O error is one error line",
+              out.startswith("error: ") and len(out.strip().splitlines()) == 1, out)
+        out = vm.command("uptime")
+        check("the shell keeps serving after a device error", out.startswith("up "), out)
         vm.send("poweroff\n")
-        check("poweroff (no disks) exits 0", vm.wait_exit(30) == 0, vm.output()[-300:])
+        check("poweroff exits 0 (second boot)", vm.wait_exit(30) == 0, vm.output()[-300:])
     except TimeoutError as e:
-        fail("boot with llmk.cfg", e)
+        fail("boot with llmk.cfg and a failing disk", e)
     finally:
         vm.close()
 
