@@ -254,6 +254,7 @@ static void give(struct engine *e, void *p, size_t n)
 void engine_unload(struct engine *e)
 {
 	struct engine_config cfg = e->cfg;
+	struct llm_mem mem;
 
 	if (e->loaded) {
 		give(e, e->ctx_tok, (e->n_ctx + 1) * sizeof(int32_t));
@@ -276,8 +277,10 @@ void engine_unload(struct engine *e)
 	}
 	if (e->sealed)
 		seal_close(&e->seal);
+	mem = e->mem;
 	memset(e, 0, sizeof *e);
 	e->cfg = cfg;
+	e->mem = mem; /* kept so a caller can see nothing is left held (used == 0) */
 	e->disk = -1;
 }
 

@@ -248,6 +248,15 @@ TEST(cmd_chat_reuses_earlier_turns)
 	out = run(&s, "chat --reset", &st);
 	CHECK(strstr(out, "cleared") != NULL);
 	CHECK_EQ_INT(e->n_msgs, 0);
+	/* everything load took comes back */
+	CHECK(e->mem.used > 0);
+	run(&s, "unload", &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK_EQ_INT(e->mem.used, 0);
+	run(&s, "config mem-budget 2M", &st);
+	run(&s, "load 0", &st);
+	CHECK(st < 0);
+	CHECK_EQ_INT(e->mem.used, 0);
 	close_session(&s);
 }
 
