@@ -5,6 +5,8 @@
 #include "shell.h"
 
 #include "../llm/bench.h"
+#include "../llm/engine.h"
+#include "../llm/math.h"
 #include "../llm/selftest.h"
 
 /* Every weight type, in the order the tables print them. */
@@ -131,12 +133,167 @@ static int bench_kernels(struct shell *sh, const struct bench_opts *o)
 	return err;
 }
 
-/* The model benchmark needs the engine (llm/engine.h), which is not in this
- * build yet: say so instead of printing numbers. */
+/* llama.cpp's general.file_type names (llama_ftype), for the quant column. */
+static const char *bench_ftype(const struct engine *e)
+{
+	static const struct {
+		uint32_t ft;
+		const char *name;
+	} names[] = {
+		{0, "F32"}, {1, "F16"}, {2, "Q4_0"}, {3, "Q4_1"}, {7, "Q8_0"}, {8, "Q5_0"},
+		{9, "Q5_1"}, {10, "Q2_K"}, {11, "Q3_K_S"}, {12, "Q3_K_M"}, {13, "Q3_K_L"},
+		{14, "Q4_K_S"}, {15, "Q4_K_M"}, {16, "Q5_K_S"}, {17, "Q5_K_M"}, {18, "Q6_K"},
+		{32, "BF16"},
+	};
+	const struct gguf_tensor *t = gguf_find_tensor(&e->g, "blk.0.ffn_gate.weight");
+	uint32_t ft;
+
+	if (gguf_get_u32(&e->g, "general.file_type", &ft) == 0)
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+			if (names[i].ft == ft)
+				return names[i].name;
+	return t ? quant_name(t->type) : "?";
+}
+
+/* Weight bytes one generated token reads: every tensor but the embedding
+ * table (one row of it), unless the head reuses it. */
+static uint64_t bench_token_bytes(const struct engine *e)
+{
+	const struct gguf_tensor *emb = gguf_find_tensor(&e->g, "token_embd.weight");
+	uint64_t bytes = 0;
+
+	for (uint64_t i = 0; i < e->g.n_tensors; i++)
+		bytes += e->g.tensors[i].size;
+	if (emb && !e->model.hp.tied_output)
+		bytes -= emb->size - emb->size / (emb->ne[1] ? emb->ne[1] : 1);
+	return bytes;
+}
+
+struct bench_stat {
+	double mean, sd;
+};
+
+static struct bench_stat bench_stats(const double *v, uint32_t n)
+{
+	struct bench_stat st = {0, 0};
+	double ss = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		st.mean += v[i] / n;
+	for (uint32_t i = 0; i < n; i++)
+		ss += (v[i] - st.mean) * (v[i] - st.mean);
+	st.sd = n > 1 ? math_sqrtf((float)(ss / (n - 1))) : 0;
+	return st;
+}
+
+/* One timed run: pp > 0 evaluates pp tokens as prompt batches from position
+ * 0; else tg tokens one at a time. Random token ids, as llama-bench. */
+static int bench_run(struct engine *e, uint32_t pp, uint32_t tg, uint64_t *seed, uint64_t *ns)
+{
+	uint32_t n = pp ? pp : tg;
+	int32_t *tok = e->tok_buf;
+	uint64_t t0;
+	int r = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		*seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+		tok[i] = (int32_t)((*seed >> 33) % e->model.hp.n_vocab);
+	}
+	e->n_past = 0; /* the cache no longer holds a conversation */
+	t0 = plat_time_ns();
+	if (pp)
+		r = model_forward(&e->model, &e->s, &e->mm, &e->kv, tok, pp, 0, true);
+	for (uint32_t i = 0; !pp && i < tg && !r; i++)
+		r = model_forward(&e->model, &e->s, &e->mm, &e->kv, &tok[i], 1, i, true);
+	*ns = plat_time_ns() - t0;
+	return r;
+}
+
+static int bench_test(struct shell *sh, struct engine *e, const struct bench_opts *o, bool pp,
+		      struct bench_stat *st)
+{
+	double v[1000];
+	uint64_t seed = 1, ns;
+	uint32_t n = (uint32_t)(pp ? o->pp : o->tg);
+	int r;
+
+	/* warm-up run (page in the weights, wake the workers), not counted */
+	if ((r = bench_run(e, pp ? (n < 16 ? n : 16) : 0, pp ? 0 : 1, &seed, &ns)))
+		return r;
+	for (uint64_t i = 0; i < o->reps; i++) {
+		if (shell_poll_cancel(sh))
+			return -LLMK_ECANCEL;
+		if ((r = bench_run(e, pp ? n : 0, pp ? 0 : n, &seed, &ns)))
+			return r;
+		v[i] = (double)n * 1e9 / (double)(ns ? ns : 1);
+	}
+	*st = bench_stats(v, (uint32_t)o->reps);
+	return 0;
+}
+
 static int bench_model(struct shell *sh, const struct bench_opts *o)
 {
-	return shell_err(sh, -LLMK_ENOTSUP, "bench: model benchmark needs the engine, not in this build "
-			 "(bench --kernels measures the matmul kernels)");
+	struct engine *e = sh->engine;
+	struct bench_stat pp = {0, 0}, tg = {0, 0};
+	struct llm_mem bwmem;
+	uint64_t tok_bytes;
+	double bw = 0, eff;
+	char size[32];
+	const char *name;
+	int threads, r;
+
+	if (!e || !e->loaded || e->vocab_only)
+		return shell_err(sh, -LLMK_EINVAL, "bench: no model loaded (load N first; "
+				 "bench --kernels needs none)");
+	if (o->pp > e->n_ctx || o->tg > e->n_ctx)
+		return shell_err(sh, -LLMK_ERANGE, "bench: -p %llu / -n %llu exceed the context (%u)",
+				 (unsigned long long)o->pp, (unsigned long long)o->tg, e->n_ctx);
+	threads = e->mm.n_threads;
+	e->mm.n_threads = (int)o->threads;
+	llm_mem_init(&bwmem, 0);
+	r = bench_mem_read(&bwmem, (int)o->threads, 256u << 20, plat_emulated() ? 0 : 300000000ull, &bw);
+	if (!r && o->pp)
+		r = bench_test(sh, e, o, true, &pp);
+	if (!r && o->tg)
+		r = bench_test(sh, e, o, false, &tg);
+	e->mm.n_threads = threads;
+	e->n_past = 0;
+	if (r)
+		return shell_err(sh, r, "bench: %s", plat_strerror(r));
+	name = e->model.hp.name[0] ? e->model.hp.name : e->model.hp.arch_name;
+	tok_bytes = bench_token_bytes(e);
+	eff = (double)tok_bytes * tg.mean * 1e-9;
+	shell_human_size(e->weight_bytes, size, sizeof size);
+	if (o->json) {
+		plat_printf("{\"model\": \"%s\", \"size\": %llu, \"params\": %llu, \"quant\": \"%s\", "
+			    "\"threads\": %d, \"machine\": \"%s%s\", \"pp\": %llu, \"pp_ts\": %.3f, "
+			    "\"pp_sd\": %.3f, \"tg\": %llu, \"tg_ts\": %.3f, \"tg_sd\": %.3f, "
+			    "\"token_bytes\": %llu, \"eff_gbs\": %.3f, \"mem_read_gbs\": %.3f, "
+			    "\"bw_fraction\": %.4f, \"reps\": %llu}\n",
+			    name, (unsigned long long)e->weight_bytes,
+			    (unsigned long long)e->model.hp.n_params, bench_ftype(e), (int)o->threads,
+			    plat_machine(), bench_emulated(), (unsigned long long)o->pp, pp.mean, pp.sd,
+			    (unsigned long long)o->tg, tg.mean, tg.sd, (unsigned long long)tok_bytes, eff,
+			    bw, bw > 0 ? eff / bw : 0, (unsigned long long)o->reps);
+		return 0;
+	}
+	plat_printf("| model | size | params | quant | threads | test | t/s |\n"
+		    "| ----- | ---- | ------ | ----- | ------- | ---- | --- |\n");
+	if (o->pp)
+		plat_printf("| %s | %s | %.2f B | %s | %d | pp%llu | %.2f ± %.2f |\n", name, size,
+			    (double)e->model.hp.n_params * 1e-9, bench_ftype(e), (int)o->threads,
+			    (unsigned long long)o->pp, pp.mean, pp.sd);
+	if (o->tg)
+		plat_printf("| %s | %s | %.2f B | %s | %d | tg%llu | %.2f ± %.2f |\n", name, size,
+			    (double)e->model.hp.n_params * 1e-9, bench_ftype(e), (int)o->threads,
+			    (unsigned long long)o->tg, tg.mean, tg.sd);
+	plat_printf("%s%s, %llu repetitions, kernels %s\n", plat_machine(), bench_emulated(),
+		    (unsigned long long)o->reps, quant_get(GGML_TYPE_Q8_0)->impl);
+	if (o->tg)
+		plat_printf("decode: %.1f MB of weights per token, %.2f GB/s effective; memory read "
+			    "%.2f GB/s (%d threads, this run): %.0f%% of the bandwidth limit\n",
+			    (double)tok_bytes * 1e-6, eff, bw, (int)o->threads, bw > 0 ? 100.0 * eff / bw : 0);
+	return 0;
 }
 
 static int cmd_bench(struct shell *sh, int argc, char **argv)

@@ -79,51 +79,72 @@ void avx2_q8_1_from_float(const float *src, void *dst, size_t n)
 #define ACT(T, j, i) ((const struct T *)((const uint8_t *)act + (size_t)(j) * as) + (i))
 #define INLINE static inline __attribute__((always_inline))
 
-/* Symmetric types: signed quants q of a block against each row's Q8_0 block. */
-#define SYM_BODY(NC, UNPACK)                                                          \
-	__m256 acc[NC];                                                               \
-	for (int j = 0; j < NC; j++)                                                  \
-		acc[j] = _mm256_setzero_ps();                                         \
-	for (size_t i = 0; i < n / 32; i++) {                                         \
-		__m256i q = UNPACK;                                                   \
+/* Symmetric types: signed quants q of a block against each row's Q8_0 block.
+ * Even and odd blocks go to two accumulators (two FMA chains in flight). */
+#define SYM_STEP(NC, UNPACK, i, h)                                                    \
+	do {                                                                          \
+		__m256i q = UNPACK(i);                                                \
 		__m256i aq = _mm256_sign_epi8(q, q);                                  \
 		float dw = avx2_f16(x[i].d);                                          \
 		for (int j = 0; j < NC; j++) {                                        \
 			const struct block_q8_0 *y = ACT(block_q8_0, j, i);           \
 			__m256i a = _mm256_sign_epi8(_mm256_loadu_si256((const __m256i *)y->qs), q); \
 			__m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(aq, a), _mm256_set1_epi16(1)); \
-			acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dw * avx2_f16(y->d)), _mm256_cvtepi32_ps(p), acc[j]); \
+			acc[h][j] = _mm256_fmadd_ps(_mm256_set1_ps(dw * avx2_f16(y->d)), \
+						    _mm256_cvtepi32_ps(p), acc[h][j]);  \
 		}                                                                     \
-	}                                                                             \
+	} while (0)
+
+#define SYM_BODY(NC, UNPACK)                                                          \
+	__m256 acc[2][NC];                                                            \
+	size_t nb = n / 32, i = 0;                                                    \
 	for (int j = 0; j < NC; j++)                                                  \
-		out[j * os] = avx2_hsum(acc[j])
+		acc[0][j] = acc[1][j] = _mm256_setzero_ps();                          \
+	for (; i + 2 <= nb; i += 2) {                                                 \
+		SYM_STEP(NC, UNPACK, i, 0);                                           \
+		SYM_STEP(NC, UNPACK, i + 1, 1);                                       \
+	}                                                                             \
+	if (i < nb)                                                                   \
+		SYM_STEP(NC, UNPACK, i, 0);                                           \
+	for (int j = 0; j < NC; j++)                                                  \
+		out[j * os] = avx2_hsum(_mm256_add_ps(acc[0][j], acc[1][j]))
 
 /* Types with a min: unsigned quants against Q8_1 rows, plus m * s. */
-#define MIN_BODY(NC, UNPACK)                                                          \
-	__m256 acc[NC];                                                               \
-	float ms[NC];                                                                 \
-	for (int j = 0; j < NC; j++) {                                                \
-		acc[j] = _mm256_setzero_ps();                                         \
-		ms[j] = 0;                                                            \
-	}                                                                             \
-	for (size_t i = 0; i < n / 32; i++) {                                         \
-		__m256i q = UNPACK;                                                   \
+#define MIN_STEP(NC, UNPACK, i, h)                                                    \
+	do {                                                                          \
+		__m256i q = UNPACK(i);                                                \
 		float dw = avx2_f16(x[i].d), mw = avx2_f16(x[i].m);                   \
 		for (int j = 0; j < NC; j++) {                                        \
 			const struct block_q8_1 *y = ACT(block_q8_1, j, i);           \
 			__m256i a = _mm256_loadu_si256((const __m256i *)y->qs);       \
-			acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dw * avx2_f16(y->d)),  \
-						 _mm256_cvtepi32_ps(avx2_dot_u8(q, a)), acc[j]); \
+			acc[h][j] = _mm256_fmadd_ps(_mm256_set1_ps(dw * avx2_f16(y->d)), \
+						    _mm256_cvtepi32_ps(avx2_dot_u8(q, a)), acc[h][j]); \
 			ms[j] += mw * avx2_f16(y->s);                                 \
 		}                                                                     \
-	}                                                                             \
-	for (int j = 0; j < NC; j++)                                                  \
-		out[j * os] = avx2_hsum(acc[j]) + ms[j]
+	} while (0)
 
-#define Q4_0_Q _mm256_sub_epi8(avx2_nibbles(x[i].qs), _mm256_set1_epi8(8))
-#define Q5_Q _mm256_or_si256(avx2_nibbles(x[i].qs), avx2_bits_to_16(x[i].qh))
-#define Q5_0_Q _mm256_sub_epi8(Q5_Q, _mm256_set1_epi8(16))
-#define Q8_0_Q _mm256_loadu_si256((const __m256i *)x[i].qs)
+#define MIN_BODY(NC, UNPACK)                                                          \
+	__m256 acc[2][NC];                                                            \
+	float ms[NC];                                                                 \
+	size_t nb = n / 32, i = 0;                                                    \
+	for (int j = 0; j < NC; j++) {                                                \
+		acc[0][j] = acc[1][j] = _mm256_setzero_ps();                          \
+		ms[j] = 0;                                                            \
+	}                                                                             \
+	for (; i + 2 <= nb; i += 2) {                                                 \
+		MIN_STEP(NC, UNPACK, i, 0);                                           \
+		MIN_STEP(NC, UNPACK, i + 1, 1);                                       \
+	}                                                                             \
+	if (i < nb)                                                                   \
+		MIN_STEP(NC, UNPACK, i, 0);                                           \
+	for (int j = 0; j < NC; j++)                                                  \
+		out[j * os] = avx2_hsum(_mm256_add_ps(acc[0][j], acc[1][j])) + ms[j]
+
+#define Q4_0_Q(i) _mm256_sub_epi8(avx2_nibbles(x[i].qs), _mm256_set1_epi8(8))
+#define Q4_1_Q(i) avx2_nibbles(x[i].qs)
+#define Q5_Q(i) _mm256_or_si256(avx2_nibbles(x[i].qs), avx2_bits_to_16(x[i].qh))
+#define Q5_0_Q(i) _mm256_sub_epi8(Q5_Q(i), _mm256_set1_epi8(16))
+#define Q8_0_Q(i) _mm256_loadu_si256((const __m256i *)x[i].qs)
 
 /* vec_dot and gemm of type T from BODY(NC, UNPACK) */
 #define ROWS(T, WT, BODY, UNPACK)                                                      \
@@ -157,5 +178,5 @@ void avx2_q8_1_from_float(const float *src, void *dst, size_t n)
 ROWS(q4_0, block_q4_0, SYM_BODY, Q4_0_Q)
 ROWS(q5_0, block_q5_0, SYM_BODY, Q5_0_Q)
 ROWS(q8_0, block_q8_0, SYM_BODY, Q8_0_Q)
-ROWS(q4_1, block_q4_1, MIN_BODY, avx2_nibbles(x[i].qs))
+ROWS(q4_1, block_q4_1, MIN_BODY, Q4_1_Q)
 ROWS(q5_1, block_q5_1, MIN_BODY, Q5_Q)
