@@ -593,3 +593,39 @@ TEST(seal_wrap_only_wraps_sealed_readers)
 	free(im.p);
 	free(plain);
 }
+
+/* Random damage to the header and tag table (several bytes at once, random
+ * values, random image sizes): never accepted, never a crash. */
+TEST(seal_random_header_damage_is_refused)
+{
+	size_t n = 70000;
+	uint8_t *plain = pattern(n);
+	struct img im = seal_buf(plain, n, key_a, 4096, 14, NULL);
+	struct img t = {malloc(im.n + 8192), 0};
+	uint64_t seed = 99;
+	int accepted = 0;
+
+	for (int k = 0; k < 2000; k++) {
+		struct opened o;
+		memcpy(t.p, im.p, im.n);
+		t.n = im.n;
+		int nb = 1 + k % 6;
+		for (int j = 0; j < nb; j++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			size_t at = (size_t)(seed >> 33) % 4096;
+			uint8_t v = (uint8_t)(seed >> 20);
+			t.p[at] = v == t.p[at] ? (uint8_t)(v ^ 0x80) : v;
+		}
+		if (k % 7 == 0)
+			t.n = (size_t)(seed >> 40) % (im.n + 8192);
+		if (open_img(&o, &t, key_a) == 0) {
+			accepted++;
+			seal_close(&o.c);
+		}
+		CHECK_EQ_INT(o.mem.used, 0);
+	}
+	CHECK_EQ_INT(accepted, 0);
+	free(t.p);
+	free(im.p);
+	free(plain);
+}
