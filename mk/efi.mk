@@ -120,7 +120,11 @@ $(EFI_DIR)/llmk.efi: $(EFI_DIR)/llmk.so
 # every timestamp SOURCE_DATE_EPOCH). LLMK_CFG=file adds it as /llmk.cfg.
 ESP_KIB := 16384
 LLMK_CFG ?=
-$(ESP_IMG): $(EFI_IMG) $(LLMK_CFG)
+# The image is rebuilt when LLMK_CFG names another file (or none).
+$(EFI_DIR)/esp.cfg: FORCE
+	@mkdir -p $(@D)
+	@echo '$(LLMK_CFG)' | cmp -s - $@ || echo '$(LLMK_CFG)' > $@
+$(ESP_IMG): $(EFI_IMG) $(LLMK_CFG) $(EFI_DIR)/esp.cfg
 	@rm -f $@ $@.tmp && mkdir -p $(EFI_DIR)/esp
 	cp $(EFI_IMG) $(EFI_DIR)/esp/$(EFI_BOOT_NAME_$(ARCH))
 	touch -d @$(SOURCE_DATE_EPOCH) $(EFI_DIR)/esp/$(EFI_BOOT_NAME_$(ARCH))
@@ -144,7 +148,7 @@ DEFAULT_MODEL := $(firstword $(wildcard $(LLMK_TESTDATA)/stories260K/stories260K
 RUN_DISKS := $(if $(DISKS),$(DISKS),$(if $(MODEL),$(MODEL),$(DEFAULT_MODEL)))
 $(B)/gen/model.gguf: $(MKMODEL)
 	@mkdir -p $(@D)
-	$(MKMODEL) $@
+	$(MKMODEL) --name llmk-default -o $@.tmp && mv $@.tmp $@
 
 QEMU_MEM ?= 2G
 QEMU_SMP ?= 2
