@@ -488,6 +488,11 @@ static int run(struct engine *e, uint32_t n, struct engine_gen *g, char *err, si
 	uint64_t t0, t1;
 	int r;
 
+	/* a random seed is drawn here and remembered, so any run can be repeated */
+	if (g->samp.seed == SAMPLE_SEED_RANDOM && plat_entropy(&g->samp.seed, sizeof g->samp.seed))
+		g->samp.seed = plat_time_ns();
+	g->samp.seed &= ~(1ull << 63); /* never SAMPLE_SEED_RANDOM itself */
+	e->stats.seed = g->samp.seed;
 	if ((r = sample_reset(&e->smp, &g->samp))) {
 		plat_snprintf(err, errlen, "sampler: %s", plat_strerror(r));
 		return r;

@@ -48,6 +48,7 @@ struct engine_stats {
 	uint64_t prompt_ns, gen_ns;
 	uint64_t load_ns;
 	const char *stop;       /* why the last run ended: "eog", "stop", "limit", "context", "cancel" */
+	uint64_t seed;          /* the sampler's seed in the last run (--seed reproduces it) */
 };
 
 /* One generation request and its results. */

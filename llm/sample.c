@@ -20,7 +20,7 @@ void sample_defaults(struct sample_params *p)
 	p->repeat_last_n = 64;
 	p->mirostat_tau = 5.0f;
 	p->mirostat_eta = 0.1f;
-	p->seed = 0x6c6c6d6b; /* "llmk": a fixed default, so runs repeat unless seeded */
+	p->seed = SAMPLE_SEED_RANDOM;
 }
 
 /* ---- RNG: xoshiro256** (Blackman & Vigna), state from splitmix64 ---- */

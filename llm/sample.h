@@ -16,6 +16,7 @@
 #include "mem.h"
 
 #define SAMPLE_MAX_BIAS 16
+#define SAMPLE_SEED_RANDOM 0xffffffffffffffffull
 
 struct sample_bias {
 	uint32_t id;
@@ -35,7 +36,7 @@ struct sample_params {
 	int mirostat;            /* 0 or 2 */
 	float mirostat_tau;      /* target surprise (bits) */
 	float mirostat_eta;      /* learning rate */
-	uint64_t seed;
+	uint64_t seed;           /* SAMPLE_SEED_RANDOM: the engine draws one per run */
 	uint32_t n_bias;
 	struct sample_bias bias[SAMPLE_MAX_BIAS];
 };

@@ -254,7 +254,7 @@ static int parse_flag(struct shell *sh, struct gen_args *a, const char *f, const
 		return flag_f32(sh, f, v, 0, 100, &p->mirostat_tau);
 	if (!strcmp(f, "--seed")) {
 		uint64_t s;
-		if ((r = shell_arg_u64(sh, f, v, 0, ~0ull, &s)))
+		if ((r = shell_arg_u64(sh, f, v, 0, (1ull << 63) - 1, &s)))
 			return r;
 		p->seed = s;
 		return 0;
@@ -455,7 +455,8 @@ static int cmd_stats(struct shell *sh, int argc, char **argv)
 	}
 	plat_snprintf(x, sizeof x, " (%u reused from the cache)", e->stats.n_reused);
 	rate("prompt", e->stats.n_prompt, e->stats.prompt_ns, x);
-	plat_snprintf(x, sizeof x, " (ended: %s)", e->stats.stop);
+	plat_snprintf(x, sizeof x, " (ended: %s, seed %llu)", e->stats.stop,
+		      (unsigned long long)e->stats.seed);
 	rate("generation", e->stats.n_gen, e->stats.gen_ns, x);
 	plat_printf("  cache       %u of %u positions; load %.1f ms; memory peak %llu bytes\n",
 		    e->n_past, e->n_ctx, (double)e->stats.load_ns / 1e6,

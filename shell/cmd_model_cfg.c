@@ -109,12 +109,20 @@ static void get_kvtype(struct shell *sh, char *b, size_t n)
 
 static int set_seed(struct shell *sh, const char *v)
 {
-	return shell_arg_u64(sh, "seed", v, 0, ~0ull, &cfg(sh)->samp.seed);
+	if (!strcmp(v, "random")) {
+		cfg(sh)->samp.seed = SAMPLE_SEED_RANDOM;
+		return 0;
+	}
+	return shell_arg_u64(sh, "seed", v, 0, (1ull << 63) - 1, &cfg(sh)->samp.seed);
 }
 
 static void get_seed(struct shell *sh, char *b, size_t n)
 {
-	plat_snprintf(b, n, "%llu", (unsigned long long)cfg(sh)->samp.seed);
+	uint64_t s = cfg(sh)->samp.seed;
+	if (s == SAMPLE_SEED_RANDOM)
+		plat_snprintf(b, n, "random");
+	else
+		plat_snprintf(b, n, "%llu", (unsigned long long)s);
 }
 
 static int set_mirostat(struct shell *sh, const char *v)
@@ -168,7 +176,7 @@ const struct shell_config_key shell_config_model[] = {
 	{"presence-penalty", "subtracted once for a token in the window", set_ppen, get_ppen},
 	{"frequency-penalty", "subtracted per occurrence in the window", set_fpen, get_fpen},
 	{"mirostat", "0 = off, 2 = Mirostat v2", set_mirostat, get_mirostat},
-	{"seed", "random seed of the sampler", set_seed, get_seed},
+	{"seed", "sampler seed, or random (a new one each run; stats shows it)", set_seed, get_seed},
 	{"chat-template", "auto or chatml, llama2, llama3, mistral, zephyr, phi3, gemma",
 	 set_tmpl, get_tmpl},
 	{0},
