@@ -338,6 +338,12 @@ int model_init(struct model *m, const struct model_hparams *hp, struct wt_ctx *w
 	m->inv_freq = llm_mem_alloc(mem, half * sizeof(float), &e);
 	if (!m->inv_freq)
 		return e;
+	m->prof.layer_ns = llm_mem_alloc(mem, hp->n_layer * sizeof(uint64_t), &e);
+	if (!m->prof.layer_ns) {
+		llm_mem_free(mem, m->inv_freq, half * sizeof(float));
+		m->inv_freq = NULL;
+		return e;
+	}
 	m->hp = *hp;
 	m->w = *w;
 	m->mem = mem;
@@ -355,8 +361,43 @@ void model_free(struct model *m)
 {
 	if (m->inv_freq)
 		llm_mem_free(m->mem, m->inv_freq, m->hp.rope_dim / 2 * sizeof(float));
+	if (m->prof.layer_ns)
+		llm_mem_free(m->mem, m->prof.layer_ns, m->hp.n_layer * sizeof(uint64_t));
 	wt_close(&m->w);
 	memset(m, 0, sizeof *m);
+}
+
+/* ---- profile ---- */
+const char *const model_stage_names[MS_N] = {
+	"embed", "acquire", "norm", "qkv", "rope+kv", "attention", "wo", "ffn", "down", "head",
+};
+
+void model_prof_reset(struct model *m)
+{
+	bool on = m->prof.on;
+	uint64_t *layer = m->prof.layer_ns;
+
+	memset(&m->prof, 0, sizeof m->prof);
+	memset(layer, 0, m->hp.n_layer * sizeof *layer);
+	m->prof.layer_ns = layer;
+	m->prof.on = on;
+}
+
+/* Charge the time since *t to stage st and restart the clock (when on). */
+static void lap(struct model *m, enum model_stage st, uint64_t *t)
+{
+	uint64_t now;
+
+	if (!m->prof.on)
+		return;
+	now = plat_time_ns();
+	m->prof.ns[st] += now - *t;
+	*t = now;
+}
+
+static uint64_t clock_start(const struct model *m)
+{
+	return m->prof.on ? plat_time_ns() : 0;
 }
 
 /* ---- the math ---- */
@@ -534,15 +575,18 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	const struct model_hparams *hp = &m->hp;
 	uint32_t E = hp->n_embd, Q = hp->n_head * hp->head_dim;
 	uint32_t KV = hp->n_head_kv * hp->head_dim, F = hp->n_ff;
+	uint64_t t0 = clock_start(m), t = t0;
 	struct wt_layer w;
 	int e;
 
 	if ((e = wt_layer_acquire(&m->w, l, &w)))
 		return e;
+	lap(m, MS_ACQUIRE, &t);
 
 	/* attention block */
 	for (uint32_t b = 0; b < B; b++)
 		rmsnorm(s->xb + (size_t)b * E, s->x + (size_t)b * E, w.attn_norm, E, hp->norm_eps);
+	lap(m, MS_NORM, &t);
 	if ((e = matmul(mm, s->q, &w.wq, s->xb, B)) || (e = matmul(mm, s->k, &w.wk, s->xb, B)) ||
 	    (e = matmul(mm, s->v, &w.wv, s->xb, B)))
 		goto out;
@@ -551,31 +595,40 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 		add_bias(s->k, w.bk, KV, B);
 		add_bias(s->v, w.bv, KV, B);
 	}
+	lap(m, MS_QKV, &t);
 	for (uint32_t b = 0; b < B; b++) {
 		rope(m, s->q + (size_t)b * Q, hp->n_head, pos + b);
 		rope(m, s->k + (size_t)b * KV, hp->n_head_kv, pos + b);
 		kv_store(kv, l, pos + b, s->k + (size_t)b * KV, s->v + (size_t)b * KV);
 	}
+	lap(m, MS_ROPE_KV, &t);
 	attention(m, s, kv, l, B, pos);
+	lap(m, MS_ATTN, &t);
 	if ((e = matmul(mm, s->xb, &w.wo, s->att, B)))
 		goto out;
 	for (size_t i = 0; i < (size_t)B * E; i++)
 		s->x[i] += s->xb[i];
+	lap(m, MS_WO, &t);
 
 	/* feed-forward block: down(silu(gate(x)) * up(x)) */
 	for (uint32_t b = 0; b < B; b++)
 		rmsnorm(s->xb + (size_t)b * E, s->x + (size_t)b * E, w.ffn_norm, E, hp->norm_eps);
+	lap(m, MS_NORM, &t);
 	if ((e = matmul(mm, s->hb, &w.w_gate, s->xb, B)) ||
 	    (e = matmul(mm, s->hb2, &w.w_up, s->xb, B)))
 		goto out;
 	for (size_t i = 0; i < (size_t)B * F; i++)
 		s->hb[i] = silu(s->hb[i]) * s->hb2[i];
+	lap(m, MS_FFN, &t);
 	if ((e = matmul(mm, s->xb, &w.w_down, s->hb, B)))
 		goto out;
 	for (size_t i = 0; i < (size_t)B * E; i++)
 		s->x[i] += s->xb[i];
+	lap(m, MS_DOWN, &t);
 out:
 	wt_layer_release(&m->w, l);
+	if (m->prof.on)
+		m->prof.layer_ns[l] += plat_time_ns() - t0;
 	return e;
 }
 
@@ -603,15 +656,26 @@ static int forward_batch(struct model *m, struct model_scratch *s, struct mm_ctx
 			 bool want_logits)
 {
 	const struct model_hparams *hp = &m->hp;
+	uint64_t t = clock_start(m);
 	int e;
 
 	for (uint32_t b = 0; b < B; b++)
 		if ((e = wt_embed_row(&m->w, tok[b], s->x + (size_t)b * hp->n_embd)))
 			return e;
+	lap(m, MS_EMBED, &t);
 	for (uint32_t l = 0; l < hp->n_layer; l++)
 		if ((e = layer_forward(m, s, mm, kv, l, B, pos)))
 			return e;
-	return want_logits ? head_forward(m, s, mm, B) : 0;
+	if (m->prof.on) {
+		m->prof.tokens += B;
+		m->prof.passes++;
+	}
+	if (!want_logits)
+		return 0;
+	t = clock_start(m);
+	e = head_forward(m, s, mm, B);
+	lap(m, MS_HEAD, &t);
+	return e;
 }
 
 int model_forward(struct model *m, struct model_scratch *s, struct mm_ctx *mm,

@@ -64,12 +64,30 @@ struct model_scratch {
 	size_t bytes;
 };
 
+/* Where forward time goes (`profile on`): per stage and per layer. */
+enum model_stage {
+	MS_EMBED, MS_ACQUIRE, MS_NORM, MS_QKV, MS_ROPE_KV, MS_ATTN, MS_WO, MS_FFN, MS_DOWN,
+	MS_HEAD, MS_N
+};
+extern const char *const model_stage_names[MS_N];
+
+struct model_prof {
+	bool on;
+	uint64_t ns[MS_N];
+	uint64_t *layer_ns;     /* n_layer; acquire included */
+	uint64_t tokens, passes;
+};
+
 struct model {
 	struct model_hparams hp;
 	struct wt_ctx w;
 	float *inv_freq;        /* rope_dim / 2 rotation frequencies */
+	struct model_prof prof;
 	struct llm_mem *mem;
 };
+
+/* Zero the counters (keeps on/off). */
+void model_prof_reset(struct model *m);
 
 /* Bytes model_scratch_init will take. n_workers: the matmul thread count
  * (attention spreads KV heads over the same pool). */

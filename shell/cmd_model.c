@@ -464,6 +464,51 @@ static int cmd_stats(struct shell *sh, int argc, char **argv)
 	return 0;
 }
 
+/* ---- profile ---- */
+static void profile_show(struct model *m)
+{
+	const struct model_prof *p = &m->prof;
+	uint64_t total = 0;
+
+	for (int i = 0; i < MS_N; i++)
+		total += p->ns[i];
+	plat_printf("profile: %llu tokens in %llu passes, %.2f ms in the forward pass\n",
+		    (unsigned long long)p->tokens, (unsigned long long)p->passes,
+		    (double)total / 1e6);
+	for (int i = 0; i < MS_N; i++)
+		plat_printf("  %-10s %10.2f ms %5.1f%%\n", model_stage_names[i], (double)p->ns[i] / 1e6,
+			    total ? 100.0 * (double)p->ns[i] / (double)total : 0.0);
+	plat_printf("  per layer (ms):");
+	for (uint32_t l = 0; l < m->hp.n_layer; l++)
+		plat_printf("%s %.2f", l % 8 ? "" : "\n   ", (double)p->layer_ns[l] / 1e6);
+	plat_printf("\n");
+}
+
+static int cmd_profile(struct shell *sh, int argc, char **argv)
+{
+	struct engine *e = sh->engine;
+
+	if (shell_check_argc(sh, argc, argv, 1, 2))
+		return -LLMK_EINVAL;
+	if (!loaded(sh) || e->vocab_only)
+		return shell_err(sh, -LLMK_EINVAL, "profile: no model loaded (use 'load N')");
+	if (argc == 1) {
+		profile_show(&e->model);
+		return 0;
+	}
+	if (!strcmp(argv[1], "on") || !strcmp(argv[1], "reset")) {
+		e->model.prof.on = e->model.prof.on || !strcmp(argv[1], "on");
+		model_prof_reset(&e->model);
+	} else if (!strcmp(argv[1], "off")) {
+		e->model.prof.on = false;
+	} else {
+		return shell_err(sh, -LLMK_EINVAL, "profile: expected on, off or reset, got '%s'",
+				 argv[1]);
+	}
+	plat_printf("profiling %s\n", e->model.prof.on ? "on (counters reset)" : "off");
+	return 0;
+}
+
 const struct shell_cmd shell_cmds_model[] = {
 	{"load", "load [--vocab-only] N|NAME", "load the model on disk N (or named NAME)", cmd_load},
 	{"unload", "unload", "free the loaded model", cmd_unload},
@@ -478,5 +523,7 @@ const struct shell_cmd shell_cmds_model[] = {
 	{"chat", "chat [\"MESSAGE\"] [flags as infer] | chat --reset",
 	 "multi-turn chat (lines until an empty line or /exit)", cmd_chat},
 	{"stats", "stats", "prompt and generation speed of the last run", cmd_stats},
+	{"profile", "profile [on|off|reset]", "forward-pass time per stage and per layer",
+	 cmd_profile},
 	{0},
 };

@@ -358,3 +358,31 @@ TEST(cmd_chat_reads_lines_until_empty)
 	host_set_input(NULL, 0);
 	close_session(&s);
 }
+
+TEST(cmd_profile_counts_stages_and_layers)
+{
+	struct session s;
+	struct engine *e;
+	const char *out;
+	int st;
+
+	if (!open_session(&s, "stories260K.gguf"))
+		SKIP("no testdata (LLMK_TESTDATA)");
+	run(&s, "profile on", &st);
+	CHECK(st < 0); /* no model yet */
+	run(&s, "load 0", &st);
+	run(&s, "profile on", &st);
+	CHECK_EQ_INT(st, 0);
+	run(&s, "infer \"Once upon a time\" -n 6 --temp 0", &st);
+	e = s.sh->engine;
+	/* 5 prompt tokens in one pass, then 5 single-token passes */
+	CHECK_EQ_INT(e->model.prof.tokens, 10);
+	CHECK_EQ_INT(e->model.prof.passes, 6);
+	CHECK(e->model.prof.layer_ns[4] > 0);
+	out = run(&s, "profile", &st);
+	CHECK(strstr(out, "10 tokens in 6 passes") && strstr(out, "attention"));
+	run(&s, "profile off", &st);
+	run(&s, "infer \"Once upon a time\" -n 6 --temp 0", &st);
+	CHECK_EQ_INT(e->model.prof.passes, 6);
+	close_session(&s);
+}
