@@ -107,14 +107,21 @@ static void find_tcg2_log(void)
 }
 
 /* Load options of our image (UEFI 2.10 §9.1 EFI_LOADED_IMAGE_PROTOCOL) as the
- * command line. */
+ * command line. A boot entry the firmware made by itself may carry binary
+ * OptionalData there (§3.1.3), so only printable UCS-2 text counts. */
 static void read_load_options(EFI_LOADED_IMAGE *li)
 {
+	const CHAR16 *o = li->LoadOptions;
+	UINTN n = li->LoadOptionsSize / 2;
+
 	bi.image_base = (uint64_t)(uintptr_t)li->ImageBase;
 	bi.image_size = li->ImageSize;
-	if (li->LoadOptions && li->LoadOptionsSize >= 2)
-		to_ascii(bi.cmdline, sizeof bi.cmdline, li->LoadOptions,
-			 li->LoadOptionsSize / 2);
+	if (!o)
+		return;
+	for (UINTN i = 0; i < n && o[i]; i++)
+		if (o[i] < 0x20 || o[i] > 0x7e)
+			return;
+	to_ascii(bi.cmdline, sizeof bi.cmdline, o, n);
 }
 
 static int name_is(const char *a, const char *b)

@@ -162,8 +162,9 @@ static void find_s5(const struct sdt_header *dsdt)
 		const uint8_t *q;
 		int k;
 
-		if (memcmp(p, "_S5_", 4) || (p[-1] != 0x08 && !(p[-1] == '\\' && p >= b + 2 &&
-								p[-2] == 0x08)))
+		bool named = p[-1] == 0x08 || (p[-1] == '\\' && p >= b + 2 && p[-2] == 0x08);
+
+		if (!named || memcmp(p, "_S5_", 4))
 			continue;
 		q = p + 4;
 		if (*q++ != 0x12)
@@ -233,6 +234,17 @@ int acpi_init(uint64_t rsdp_addr)
 	if (acpi_table("FACP", 0))
 		parse_fadt(acpi_table("FACP", 0));
 	return 0;
+}
+
+int acpi_describe(char *buf, size_t cap)
+{
+	return plat_snprintf(buf, cap, "%d tables; PM timer %s%s %#llx; S5 SLP_TYP %u (%s); reset %s",
+			     acpi.n, acpi.pm_tmr_mask == 0xffffffffu ? "32-bit" :
+				     acpi.pm_tmr_mask ? "24-bit" : "none",
+			     acpi.pm_tmr.space == GAS_IO ? " port" : " mmio",
+			     (unsigned long long)acpi.pm_tmr.addr, acpi.s5_typa,
+			     acpi.have_s5 ? "DSDT \\_S5" : "q35 default",
+			     acpi.have_reset ? "register" : "port 0xcf9");
 }
 
 uint32_t acpi_pm_timer_mask(void)

@@ -7,6 +7,7 @@
 #define LLMK_ACPI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define ACPI_PM_TIMER_HZ 3579545u /* ACPI 6.5 §4.8.3.3 */
@@ -26,6 +27,8 @@ struct acpi_uart {
 
 /* Validate the RSDP and its XSDT (or RSDT) and pick out the tables above. */
 int acpi_init(uint64_t rsdp);
+/* One line for the boot log: what was found. */
+int acpi_describe(char *buf, size_t cap);
 /* The n-th table with this signature, or NULL. */
 const void *acpi_table(const char sig[4], int n);
 

@@ -86,9 +86,14 @@ void kernel_main(struct boot_info *bi)
 	plat_printf("boot: firmware \"%s\" rev %#x; cmdline \"%s\"; %d file(s) from the boot volume%s\n",
 		    bi->fw_vendor, bi->fw_revision, bi->cmdline, bi->n_files,
 		    bi->config ? ", llmk.cfg read" : "");
-	if (acpi_status < 0)
+	if (acpi_status < 0) {
 		plat_printf("acpi: %s (RSDP %#llx); no poweroff, PCI or PM timer\n",
 			    plat_strerror(acpi_status), (unsigned long long)bi->acpi_rsdp);
+	} else {
+		char line[160];
+		acpi_describe(line, sizeof line);
+		plat_printf("acpi: %s\n", line);
+	}
 	if (bi->cc_blob || bi->tcg2_log)
 		plat_printf("boot: SEV-SNP CC blob %#llx, TCG2 event log %#llx\n",
 			    (unsigned long long)bi->cc_blob, (unsigned long long)bi->tcg2_log);
