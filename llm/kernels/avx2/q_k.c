@@ -23,10 +23,16 @@ static inline __m256i ld(const void *p)
 	return _mm256_loadu_si256((const __m256i *)p);
 }
 
-/* sum_g m[g] * bsums[g] for the 16 sums of 16 activations. */
+/* sum_g m[g] * bsums[g] for the 16 sums of 16 activations. Scalar: the
+ * mins were just written as int16 one by one, and a vector load of them
+ * would stall on store forwarding. */
 static inline int min_dot16(const int16_t *m, const int16_t *bsums)
 {
-	return avx2_hsum_i32(_mm256_madd_epi16(ld(m), ld(bsums)));
+	int s = 0;
+
+	for (int g = 0; g < 16; g++)
+		s += m[g] * bsums[g];
+	return s;
 }
 
 /* Q3_K's 16 6-bit scales (stored + 32), as unpack_q3_K in the scalar row. */
@@ -48,6 +54,186 @@ static inline void k4_scales(const uint8_t *q, int16_t *sc, int16_t *m)
 		sc[j + 4] = (int16_t)((q[j + 8] & 0xf) | ((q[j] >> 6) << 4));
 		m[j + 4] = (int16_t)((q[j + 8] >> 4) | ((q[j + 4] >> 6) << 4));
 	}
+}
+
+/*
+ * vec_dot rows: unpack and multiply 32 elements at a time. Per super-block,
+ * lane l of the int32 sum gets the same products as in the gemm body below.
+ */
+float avx2_q2_K_vec_dot(size_t n, const void *w, const void *act)
+{
+	const struct block_q2_K *x = w;
+	const struct block_q8_K *y = act;
+	__m256 acc = _mm256_setzero_ps();
+	float ms = 0;
+
+	for (size_t i = 0; i < n / QK_K; i++) {
+		const int8_t *a = y[i].qs;
+		int16_t sc[16], m[16];
+		__m256i isum = _mm256_setzero_si256();
+
+		for (int s = 0; s < 16; s++) {
+			sc[s] = x[i].scales[s] & 0xf;
+			m[s] = x[i].scales[s] >> 4;
+		}
+		for (int h = 0; h < 2; h++) {
+			__m256i q = ld(x[i].qs + 32 * h);
+			for (int j = 0; j < 4; j++, a += 32) {
+				__m256i qj = _mm256_and_si256(_mm256_srli_epi16(q, 2 * j), _mm256_set1_epi8(3));
+				__m256i p = _mm256_maddubs_epi16(qj, ld(a));
+				int s = 8 * h + 2 * j;
+				isum = _mm256_add_epi32(isum, _mm256_madd_epi16(p, scale2(sc[s], sc[s + 1])));
+			}
+		}
+		float da = y[i].d;
+		acc = _mm256_fmadd_ps(_mm256_set1_ps(avx2_f16(x[i].d) * da), _mm256_cvtepi32_ps(isum), acc);
+		ms += avx2_f16(x[i].dmin) * da * (float)min_dot16(m, y[i].bsums);
+	}
+	return avx2_hsum(acc) - ms;
+}
+
+float avx2_q3_K_vec_dot(size_t n, const void *w, const void *act)
+{
+	const struct block_q3_K *x = w;
+	const struct block_q8_K *y = act;
+	const __m256i three = _mm256_set1_epi8(3), four = _mm256_set1_epi8(4);
+	__m256 acc = _mm256_setzero_ps();
+
+	for (size_t i = 0; i < n / QK_K; i++) {
+		const int8_t *a = y[i].qs;
+		int16_t sc[16];
+		__m256i isum = _mm256_setzero_si256(), hm = ld(x[i].hmask);
+
+		q3_scales(x[i].scales, sc);
+		for (int h = 0; h < 2; h++) {
+			__m256i q = ld(x[i].qs + 32 * h);
+			for (int j = 0; j < 4; j++, a += 32) {
+				__m256i bit = _mm256_set1_epi8((char)(1 << (4 * h + j)));
+				__m256i hb = _mm256_cmpeq_epi8(_mm256_and_si256(hm, bit), bit);
+				__m256i qu = _mm256_and_si256(_mm256_srli_epi16(q, 2 * j), three);
+				__m256i av = ld(a), p;
+				int s = 8 * h + 2 * j;
+				/* q = lo + 4 hbit - 4, in [-4, 3] */
+				qu = _mm256_or_si256(qu, _mm256_and_si256(hb, four));
+				p = _mm256_sub_epi16(_mm256_maddubs_epi16(qu, av), _mm256_maddubs_epi16(four, av));
+				isum = _mm256_add_epi32(isum, _mm256_madd_epi16(p, scale2(sc[s], sc[s + 1])));
+			}
+		}
+		acc = _mm256_fmadd_ps(_mm256_set1_ps(avx2_f16(x[i].d) * y[i].d),
+				      _mm256_cvtepi32_ps(isum), acc);
+	}
+	return avx2_hsum(acc);
+}
+
+/* Min term of Q4_K/Q5_K: mins of sub-blocks of 32 against bsums of 16. */
+static inline int k4_min_dot(const int16_t *m, const int16_t *bsums)
+{
+	int s = 0;
+
+	for (int g = 0; g < 8; g++)
+		s += m[g] * (bsums[2 * g] + bsums[2 * g + 1]);
+	return s;
+}
+
+float avx2_q4_K_vec_dot(size_t n, const void *w, const void *act)
+{
+	const struct block_q4_K *x = w;
+	const struct block_q8_K *y = act;
+	const __m256i low = _mm256_set1_epi8(0xf);
+	__m256 acc = _mm256_setzero_ps();
+	float ms = 0;
+
+	for (size_t i = 0; i < n / QK_K; i++) {
+		const int8_t *a = y[i].qs;
+		int16_t sc[8], m[8];
+		__m256i isum = _mm256_setzero_si256();
+
+		k4_scales(x[i].scales, sc, m);
+		for (int c = 0; c < 4; c++, a += 64) {
+			__m256i q = ld(x[i].qs + 32 * c);
+			__m256i lo = _mm256_and_si256(q, low);
+			__m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), low);
+			__m256i p0 = _mm256_maddubs_epi16(lo, ld(a));
+			__m256i p1 = _mm256_maddubs_epi16(hi, ld(a + 32));
+			p0 = _mm256_madd_epi16(p0, _mm256_set1_epi16(sc[2 * c]));
+			p1 = _mm256_madd_epi16(p1, _mm256_set1_epi16(sc[2 * c + 1]));
+			isum = _mm256_add_epi32(isum, _mm256_add_epi32(p0, p1));
+		}
+		float da = y[i].d;
+		acc = _mm256_fmadd_ps(_mm256_set1_ps(avx2_f16(x[i].d) * da), _mm256_cvtepi32_ps(isum), acc);
+		ms += avx2_f16(x[i].dmin) * da * (float)k4_min_dot(m, y[i].bsums);
+	}
+	return avx2_hsum(acc) - ms;
+}
+
+float avx2_q5_K_vec_dot(size_t n, const void *w, const void *act)
+{
+	const struct block_q5_K *x = w;
+	const struct block_q8_K *y = act;
+	const __m256i low = _mm256_set1_epi8(0xf), b4 = _mm256_set1_epi8(0x10);
+	__m256 acc = _mm256_setzero_ps();
+	float ms = 0;
+
+	for (size_t i = 0; i < n / QK_K; i++) {
+		const int8_t *a = y[i].qs;
+		int16_t sc[8], m[8];
+		__m256i isum = _mm256_setzero_si256(), qh = ld(x[i].qh);
+
+		k4_scales(x[i].scales, sc, m);
+		for (int c = 0; c < 4; c++, a += 64) {
+			__m256i q = ld(x[i].qs + 32 * c);
+			__m256i m0 = _mm256_set1_epi8((char)(1 << (2 * c)));
+			__m256i m1 = _mm256_set1_epi8((char)(2 << (2 * c)));
+			__m256i h0 = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, m0), m0), b4);
+			__m256i h1 = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, m1), m1), b4);
+			__m256i lo = _mm256_or_si256(_mm256_and_si256(q, low), h0);
+			__m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low), h1);
+			__m256i p0 = _mm256_maddubs_epi16(lo, ld(a));
+			__m256i p1 = _mm256_maddubs_epi16(hi, ld(a + 32));
+			p0 = _mm256_madd_epi16(p0, _mm256_set1_epi16(sc[2 * c]));
+			p1 = _mm256_madd_epi16(p1, _mm256_set1_epi16(sc[2 * c + 1]));
+			isum = _mm256_add_epi32(isum, _mm256_add_epi32(p0, p1));
+		}
+		float da = y[i].d;
+		acc = _mm256_fmadd_ps(_mm256_set1_ps(avx2_f16(x[i].d) * da), _mm256_cvtepi32_ps(isum), acc);
+		ms += avx2_f16(x[i].dmin) * da * (float)k4_min_dot(m, y[i].bsums);
+	}
+	return avx2_hsum(acc) - ms;
+}
+
+float avx2_q6_K_vec_dot(size_t n, const void *w, const void *act)
+{
+	const struct block_q6_K *x = w;
+	const struct block_q8_K *y = act;
+	const __m256i low = _mm256_set1_epi8(0xf), three = _mm256_set1_epi8(3);
+	const __m256i k32 = _mm256_set1_epi8(32);
+	__m256 acc = _mm256_setzero_ps();
+
+	for (size_t i = 0; i < n / QK_K; i++) {
+		const int8_t *a = y[i].qs;
+		const int8_t *sc = x[i].scales;
+		__m256i isum = _mm256_setzero_si256();
+
+		for (int h = 0; h < 2; h++) {
+			__m256i l0 = ld(x[i].ql + 64 * h), l1 = ld(x[i].ql + 64 * h + 32);
+			__m256i qh = ld(x[i].qh + 32 * h);
+			for (int j = 0; j < 4; j++, a += 32) {
+				__m256i l = j & 1 ? l1 : l0;
+				__m256i lo = j >= 2 ? _mm256_srli_epi16(l, 4) : l;
+				__m256i hi = _mm256_and_si256(_mm256_srli_epi16(qh, 2 * j), three);
+				__m256i q = _mm256_or_si256(_mm256_and_si256(lo, low), _mm256_slli_epi16(hi, 4));
+				__m256i av = ld(a);
+				/* (q - 32) a = q a - 32 a */
+				__m256i p = _mm256_sub_epi16(_mm256_maddubs_epi16(q, av),
+							     _mm256_maddubs_epi16(k32, av));
+				int s = 8 * h + 2 * j;
+				isum = _mm256_add_epi32(isum, _mm256_madd_epi16(p, scale2(sc[s], sc[s + 1])));
+			}
+		}
+		acc = _mm256_fmadd_ps(_mm256_set1_ps(avx2_f16(x[i].d) * y[i].d),
+				      _mm256_cvtepi32_ps(isum), acc);
+	}
+	return avx2_hsum(acc);
 }
 
 /*
@@ -205,30 +391,15 @@ static inline __m256i kdot(const struct kprep *k, const int8_t *a)
 		out[j * os] = avx2_hsum(acc[j]) - ms[j]
 
 #define K_ROWS(T, HAS_MIN, DMIN)                                                        \
-	INLINE void T##_k(size_t n, const void *w, const void *act, size_t as, float *out, \
-			  size_t os, int nc)                                            \
-	{                                                                               \
-		if (nc == 1) {                                                          \
-			K_BODY(1, T, HAS_MIN, DMIN);                                    \
-		} else {                                                                \
-			K_BODY(QUANT_GEMM_COLS, T, HAS_MIN, DMIN);                      \
-		}                                                                       \
-	}                                                                               \
-	float avx2_##T##_vec_dot(size_t n, const void *w, const void *act)              \
-	{                                                                               \
-		float r;                                                                \
-		T##_k(n, w, act, 0, &r, 0, 1);                                          \
-		return r;                                                               \
-	}                                                                               \
 	void avx2_##T##_gemm(size_t n, const void *w, const void *act, size_t as, float *out, \
 			     size_t os, int nc)                                         \
 	{                                                                               \
 		if (nc == QUANT_GEMM_COLS) {                                            \
-			T##_k(n, w, act, as, out, os, QUANT_GEMM_COLS);                 \
+			K_BODY(QUANT_GEMM_COLS, T, HAS_MIN, DMIN);                      \
 			return;                                                         \
 		}                                                                       \
 		for (int j = 0; j < nc; j++)                                            \
-			T##_k(n, w, (const uint8_t *)act + (size_t)j * as, 0, out + (size_t)j * os, 0, 1); \
+			out[(size_t)j * os] = avx2_##T##_vec_dot(n, w, (const uint8_t *)act + (size_t)j * as); \
 	}
 
 K_ROWS(q2_K, true, dmin)
