@@ -101,3 +101,36 @@ TEST(matmul_rejects_bad_shapes)
 	CHECK_EQ_INT(mm_matmul(&c, o, w, GGML_TYPE_Q4_0, 0, 32, x, 1), -LLMK_EINVAL);
 	mm_free(&c);
 }
+
+/* Rows are split between workers, never the sum of one row: any thread count
+ * gives the same bits (the QEMU -smp 2 test relies on it). */
+TEST(matmul_threads_give_identical_bits)
+{
+	const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K, GGML_TYPE_F16};
+	struct llm_mem mem;
+	struct mm_ctx c1, c2;
+	size_t M = 200, K = 512, B = 7;
+	float *x = malloc(B * K * sizeof(float)), *o1 = malloc(B * M * 4), *o2 = malloc(B * M * 4);
+	uint8_t *w = malloc(quant_row_bytes(GGML_TYPE_F16, K) * M);
+	uint64_t seed = 5;
+
+	quant_init(plat_cpu_features());
+	llm_mem_init(&mem, 0);
+	CHECK_EQ_INT(mm_init(&c1, &mem, 1), 0);
+	CHECK_EQ_INT(mm_init(&c2, &mem, 2), 0);
+	quant_fill_random(GGML_TYPE_F32, x, B * K, 1.0f, &seed);
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+		quant_fill_random(types[i], w, M * K, 0.02f, &seed);
+		for (size_t b = 1; b <= B; b += B - 1) {
+			CHECK_EQ_INT(mm_matmul(&c1, o1, w, types[i], M, K, x, b), 0);
+			CHECK_EQ_INT(mm_matmul(&c2, o2, w, types[i], M, K, x, b), 0);
+			CHECK(memcmp(o1, o2, b * M * sizeof(float)) == 0);
+		}
+	}
+	mm_free(&c1);
+	mm_free(&c2);
+	free(x);
+	free(o1);
+	free(o2);
+	free(w);
+}
