@@ -202,6 +202,13 @@ TEST(cmd_infer_stop_string_trims_output)
 	CHECK_EQ_INT(st, 0);
 	CHECK_STR(out, ", there was a little girl named \n");
 	CHECK_STR(((struct engine *)s.sh->engine)->stats.stop, "stop");
+	/* a stop string that starts matching but never completes: the text held
+	 * back while it might have is printed in the end, nothing lost */
+	char full[4096];
+	snprintf(full, sizeof full, "%s", run(&s, "infer \"Once upon a time\" -n 20 --temp 0", &st));
+	out = run(&s, "infer \"Once upon a time\" -n 20 --temp 0 --stop \"Lily. She z\" --stop outsidx", &st);
+	CHECK_STR(out, full);
+	CHECK_STR(((struct engine *)s.sh->engine)->stats.stop, "limit");
 	close_session(&s);
 }
 
