@@ -8,26 +8,36 @@
 #include <bearssl.h>
 
 /* ---- help ---- */
+#define HELP_COL 34 /* usage column width; summaries start after it */
+
+/*
+ * One command: a short one-line usage shares its row with the summary;
+ * otherwise every usage line comes first and the summary follows on its own
+ * row, in the summary column.
+ */
 static void help_one(const struct shell_cmd *c)
 {
 	const char *u = c->usage ? c->usage : c->name;
-	bool first = true;
+	const char *sum = c->summary ? c->summary : "";
+	size_t first = 0;
 
+	while (u[first] && u[first] != '\n')
+		first++;
+	if (!u[first] && first <= HELP_COL) {
+		plat_printf("  %-*s %s\n", HELP_COL, u, sum);
+		return;
+	}
 	while (*u) {
 		size_t n = 0;
 		while (u[n] && u[n] != '\n')
 			n++;
-		char line[160];
-		plat_snprintf(line, sizeof line, "%.*s", (int)n, u);
-		if (first && c->summary)
-			plat_printf("  %-34s %s\n", line, c->summary);
-		else
-			plat_printf("  %s\n", line);
-		first = false;
+		plat_printf("  %.*s\n", (int)n, u);
 		u += n;
 		if (*u)
 			u++;
 	}
+	if (*sum)
+		plat_printf("  %*s %s\n", HELP_COL, "", sum);
 }
 
 static int cmd_help(struct shell *sh, int argc, char **argv)
