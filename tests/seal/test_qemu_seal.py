@@ -5,11 +5,14 @@ One boot with three disks: the reference model sealed, the same model plain,
 and the sealed image with one flipped byte in chunk 10. In the guest:
 `unseal KEYHEX`, `disks` shows the seal, the sealed model's greedy ids equal
 the plain model's, the damaged image is refused with one error line and the
-kernel keeps serving, `unseal --verify` passes on the good image. Ends with
+kernel keeps serving, `unseal --verify` passes on the good image. A second
+boot has the key file and `seal-key-file` in llmk.cfg on the boot volume
+instead of `unseal`. Ends with
 "N passed, N failed, N skipped". Python standard library only.
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -97,8 +100,36 @@ def main():
         check("guest answered in time", False, f"{e}\n{vm.output()[-2000:]}")
     finally:
         vm.close()
+    boot_with_key_file(args, good, model)
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     return 0 if failed == 0 else 1
+
+
+def boot_with_key_file(args, good, model):
+    """The key from llmk.cfg's seal-key-file, read off the ESP at boot."""
+    esp = os.path.join(args.workdir, "esp-key.img")
+    cfg = os.path.join(args.workdir, "llmk.cfg")
+    shutil.copyfile(args.esp, esp)
+    with open(cfg, "w") as f:
+        f.write("# written by tests/seal/test_qemu_seal.py\nseal-key-file model.key\n")
+    env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+    for src, dst in ((cfg, "::/llmk.cfg"), (os.path.join(args.workdir, "model.key"),
+                                             "::/model.key")):
+        subprocess.run(["mcopy", "-o", "-i", esp, src, dst], check=True, env=env)
+    vm = Llmk(args.arch, esp, [good], mem="512M")
+    try:
+        vm.wait_prompt(180)
+        out = vm.command("version")
+        check("key file from llmk.cfg: version flags the development key",
+              "model key insecure development key" in out and "model.key" in out, out)
+        out = vm.command("load 0", 120) + vm.command(INFER, 300)
+        check("key file from llmk.cfg: the sealed model answers", len(ids(out)) == 1, out)
+        vm.send(b"poweroff\n")
+        vm.wait_exit(30)
+    except TimeoutError as e:
+        check("guest answered in time (key file boot)", False, f"{e}\n{vm.output()[-2000:]}")
+    finally:
+        vm.close()
 
 
 if __name__ == "__main__":
