@@ -211,6 +211,7 @@ def main():
         vm.close()
     test_config(args)
     test_tpm(args)
+    test_piped_run(args, disks[0][0])
     print(f"{results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
     return 0 if results["failed"] == 0 else 1
 
@@ -290,6 +291,24 @@ def test_tpm(args):
         if tpm.poll() is None:
             tpm.kill()
         tpm.wait()
+
+
+def test_piped_run(args, disk):
+    """`printf 'disks\\npoweroff\\n' | make run`: qemu.py's piped mode sends a
+    line per prompt and returns QEMU's exit code; input that ends without
+    poweroff stops QEMU and still exits 0."""
+    runner = os.path.join(os.path.dirname(os.path.abspath(__file__)), "qemu.py")
+    base = [sys.executable, runner, "--arch", args.arch, "--esp", args.esp,
+            "--boot-timeout", "180", "--command-timeout", "120", "run", disk]
+    for name, text, want in [("piped run: disks, poweroff -> exit 0", b"disks\npoweroff\n", "disk 0:"),
+                             ("piped run: end of input -> exit 0", b"uptime\n", "up ")]:
+        try:
+            p = subprocess.run(base, input=text, capture_output=True, timeout=300)
+            out = p.stdout.decode("utf-8", "replace")
+            check(name, p.returncode == 0 and want in out,
+                  f"exit {p.returncode}\n{out[-800:]}\n{p.stderr.decode()[-400:]}")
+        except subprocess.TimeoutExpired:
+            fail(name, "timeout")
 
 
 if __name__ == "__main__":
