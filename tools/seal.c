@@ -265,6 +265,15 @@ static int do_seal(struct seal_ctx *c, const struct opts *o, const struct llm_re
 	return e;
 }
 
+/* True if path names the file open as fd (sealing or unsealing onto the
+ * input would destroy it before it is read). */
+static bool same_file(int fd, const char *path)
+{
+	struct stat a, b;
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 static int cmd_seal(const struct opts *o)
 {
 	struct llm_reader in;
@@ -277,6 +286,10 @@ static int cmd_seal(const struct opts *o)
 	int fd = open_reader(o->pos[0], &in);
 	if (fd < 0)
 		return 1;
+	if (same_file(fd, o->pos[1])) {
+		close(fd);
+		return fail("'%s' is the input file too: not overwriting it", o->pos[1]);
+	}
 	int out = open(o->pos[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (out < 0) {
 		close(fd);
@@ -429,6 +442,11 @@ static int cmd_unseal(const struct opts *o)
 	llm_mem_init(&mem, 0);
 	if (open_sealed(o, o->pos[0], &mem, &c, &fd))
 		return 1;
+	if (same_file(fd, o->pos[1])) {
+		seal_close(&c);
+		close(fd);
+		return fail("'%s' is the input file too: not overwriting it", o->pos[1]);
+	}
 	int out = open(o->pos[1], O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (out < 0) {
 		seal_close(&c);

@@ -70,6 +70,9 @@ refuse "bad key file" "64 hex digits" unseal --key-file "$T/badkey" "$T/s" "$T/p
 refuse "seal refuses a non-GGUF" "not a GGUF" seal --key-file "$T/k" "$T/k" "$T/x"
 refuse "bad chunk size" "chunk size" seal --chunk-size 5000 --key-file "$T/k" "$G" "$T/x"
 refuse "inspect a GGUF" "not a sealed image" inspect "$G"
+cp "$T/s" "$T/same"
+refuse "unseal onto its own input" "input file too" unseal --key-file "$T/k" "$T/same" "$T/same"
+check "... which is left intact" "$(cmp "$T/same" "$T/s" && echo same)" same
 
 # Damage: flip one byte in the header, the tag table, a chunk.
 flip() { cp "$T/s" "$T/d"; printf '\377' | dd of="$T/d" bs=1 seek="$1" conv=notrunc 2> /dev/null; }
