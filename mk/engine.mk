@@ -13,3 +13,10 @@ test-qemu-infer-x86_64:
 endif
 test-qemu-infer-x86_64: ## infer in the kernel (QEMU x86_64): stories260K reference continuations
 TEST_STAGES += test-qemu-infer-x86_64
+
+# The same references through the real llmctl binary (main.c, the linked tables).
+.PHONY: test-llmctl-infer
+test-llmctl-infer: $(B)/host/llmctl ## llmctl -c 'load 0' -c 'infer ... --temp 0 --ids': stories260K references
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh llmctl-infer tests/host/infer.sh $(B)/host/llmctl
+TEST_STAGES += test-llmctl-infer

@@ -1,0 +1,36 @@
+#!/bin/sh
+# tests/host/infer.sh LLMCTL — the engine through the real build/host/llmctl
+# binary: for every stories260K reference prompt (F32 and F16),
+#   llmctl --disk FILE -c 'load 0' -c 'infer "PROMPT" -n 64 --temp 0 --ids'
+# must end with the reference ids. Ends with "N passed, N failed, N skipped".
+llmctl=${1:-build/host/llmctl}
+td=${LLMK_TESTDATA:-../shared/testdata}/stories260K
+pass=0 fail=0 skip=0
+if [ ! -f "$td/refs-F32.jsonl" ]; then
+	echo "skip: no stories260K reference data in $td"
+	[ "$LLMK_REQUIRE_TESTDATA" = 1 ] && fail=1 || skip=1
+	echo "$pass passed, $fail failed, $skip skipped"
+	[ $fail = 0 ]; exit
+fi
+for pair in stories260K.gguf:refs-F32.jsonl stories260K-F16.gguf:refs-F16.jsonl; do
+	gguf=${pair%%:*} refs=${pair#*:}
+	# one "PROMPT<TAB>ids: ..." line per reference
+	python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    print(r["prompt"] + "\t" + "ids: " + " ".join(map(str, r["tokens"])))
+' "$td/$refs" > build/results/infer-cases.txt || exit 1
+	while IFS="$(printf '\t')" read -r prompt want; do
+		got=$(LLMK_CPUS=1 "$llmctl" --disk "$td/$gguf" -c 'load 0' \
+			-c "infer \"$prompt\" -n 64 --temp 0 --ids" </dev/null | grep '^ids:')
+		if [ "$got" = "$want" ]; then
+			pass=$((pass + 1)); echo "ok   $gguf: $prompt"
+		else
+			fail=$((fail + 1)); echo "FAIL $gguf: $prompt"
+			echo "     want $want"; echo "     got  $got"
+		fi
+	done < build/results/infer-cases.txt
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail = 0 ]
