@@ -6,14 +6,16 @@
 # A target links the engine sources it exercises plus the Linux platform
 # (tools/host/plat.c), all built with the fuzzing instrumentation. The corpus
 # lives in build/fuzz/corpus/<target>: seeds are small real GGUFs (prefixes of
-# the test vocabularies, tiny mkmodel models of several types); libFuzzer adds
+# the test vocabularies, tiny mkmodel models of several types, tiny byte-level
+# BPE vocabularies from tests/fuzz/bpe_seeds.py); libFuzzer adds
 # what it finds there, so later runs start from a richer corpus.
 
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 60
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wno-unused-parameter -fno-omit-frame-pointer \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -MMD -MP
-FUZZ_GGUF_SRC := llm/gguf.c llm/mem.c kernel/fmt.c tools/host/plat.c
+FUZZ_GGUF_SRC := llm/gguf.c llm/mem.c $(wildcard llm/tok*.c llm/unicode*.c) kernel/fmt.c \
+	tools/host/plat.c
 FUZZ_GGUF_OBJ := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_GGUF_SRC) tests/fuzz/fuzz_gguf.c)
 
 $(B)/fuzz/obj/%.o: %.c
@@ -27,8 +29,9 @@ $(B)/fuzz/fuzz_gguf: $(FUZZ_GGUF_OBJ)
 
 FUZZ_SEEDS := $(B)/fuzz/corpus/gguf/.seeded
 MKM := $(B)/host/mkmodel
-$(FUZZ_SEEDS): $(MKM)
+$(FUZZ_SEEDS): $(MKM) tests/fuzz/bpe_seeds.py
 	@mkdir -p $(@D)
+	@python3 tests/fuzz/bpe_seeds.py $(@D)
 	@for t in F32 F16 Q8_0 Q4_0 Q4_K Q6_K; do \
 		$(MKM) --layers 1 --dim 32 --ffn 64 --heads 2 --kv-heads 1 --vocab 300 \
 			--type $$t -o $(@D)/seed-mkm-$$t.gguf || exit 1; done
@@ -41,7 +44,7 @@ $(FUZZ_SEEDS): $(MKM)
 .PHONY: test-fuzz fuzz-build
 fuzz-build: $(B)/fuzz/fuzz_gguf ## build the libFuzzer targets (clang)
 
-test-fuzz: $(B)/fuzz/fuzz_gguf $(FUZZ_SEEDS) ## fuzz the GGUF parser for FUZZ_TIME seconds (60)
+test-fuzz: $(B)/fuzz/fuzz_gguf $(FUZZ_SEEDS) ## fuzz the GGUF parser + tokenizer setup for FUZZ_TIME seconds (60)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz tests/fuzz/run.sh $(B)/fuzz/fuzz_gguf $(B)/fuzz/corpus/gguf $(FUZZ_TIME)
 

@@ -1,16 +1,20 @@
 /*
- * tests/fuzz/fuzz_gguf.c — libFuzzer target for llm/gguf.c.
+ * tests/fuzz/fuzz_gguf.c — libFuzzer target for llm/gguf.c and the
+ * tokenizer built from what it parsed (llm/tok.c).
  *
  * Any input must either parse into a table whose every tensor lies inside
  * the input and whose every metadata value is walkable, or fail with
- * -LLMK_E* and a one-line "gguf: ..." message; either way everything the
- * parser allocated is returned. ASan/UBSan catch the rest.
+ * -LLMK_E* and a one-line "gguf: ..." message. A parsed file then goes
+ * through tok_init, and a tokenizer that builds encodes and decodes a few
+ * strings. Either way everything allocated is returned. ASan/UBSan catch
+ * the rest.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../llm/gguf.h"
+#include "../../llm/tok.h"
 
 #define FUZZ_BUDGET (256u << 20)
 
@@ -82,6 +86,28 @@ static void check_file(const struct gguf_file *g, uint64_t size)
 	}
 }
 
+/* Whatever the vocabulary, encoding and decoding stay inside their buffers. */
+static void check_tok(const struct gguf_file *g, struct llm_mem *mem)
+{
+	static const char *const text[] = {"Hello world", " \xc3\xa9t\xc3\xa9 <s> 123\n\n", "",
+					    "\xff\xfe\x80", "<|endoftext|>a  b"};
+	struct tok t;
+	char err[256], out[2048];
+	int32_t ids[256];
+	size_t n, m;
+
+	if (tok_init(&t, g, mem, err, sizeof err) < 0) {
+		if (strncmp(err, "tok: ", 5) != 0 || strchr(err, '\n'))
+			fail("tok_init error message");
+		return;
+	}
+	for (size_t k = 0; k < sizeof text / sizeof text[0]; k++) {
+		if (tok_encode(&t, text[k], strlen(text[k]), true, true, ids, 256, &n) == 0)
+			tok_decode(&t, ids, n, false, true, out, sizeof out, &m);
+	}
+	tok_free(&t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct llm_reader r;
@@ -96,6 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = gguf_open(&g, &r, &mem, err, sizeof err);
 	if (rc == 0) {
 		check_file(&g, size);
+		check_tok(&g, &mem);
 		gguf_close(&g);
 	} else if (rc >= 0 || strncmp(err, "gguf: ", 6) != 0 || strchr(err, '\n')) {
 		fail("error code or message");
