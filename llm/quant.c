@@ -16,8 +16,10 @@
 #include "kernels/neon/neon_rows.h"
 #endif
 
-#define ROW(T, NAME, BLCK, BYTES, ACT, TO, FROM, DOT) \
-	[T] = {NAME, T, BLCK, BYTES, ACT, TO, FROM, DOT, "scalar"}
+/* Designated fields: a field added later (gemm) starts NULL, not misplaced. */
+#define ROW(T, NAME, BLCK, BYTES, ACT, TO, FROM, DOT)                               \
+	[T] = {.name = NAME, .type = T, .blck = BLCK, .bytes = BYTES, .act_type = ACT, \
+	       .to_float = TO, .from_float = FROM, .vec_dot = DOT, .impl = "scalar"}
 
 /* ggml-common.h block sizes; act_type as ggml's vec_dot_type, except that
  * the float types take F32 activations (see q_float.c). */
