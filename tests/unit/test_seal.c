@@ -8,7 +8,9 @@
 
 #include <stdlib.h>
 
+#include "../../llm/engine.h"
 #include "../../llm/seal.h"
+#include "../../tools/host/host.h"
 
 static const uint8_t key_a[SEAL_KEY_SIZE] = {
 	0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff,
@@ -626,6 +628,84 @@ TEST(seal_random_header_damage_is_refused)
 	}
 	CHECK_EQ_INT(accepted, 0);
 	free(t.p);
+	free(im.p);
+	free(plain);
+}
+
+/* The engine through a sealed disk: same greedy ids as the plain file; no
+ * key, the wrong key and a damaged chunk each refused, and the engine then
+ * loads the good image. */
+static int greedy(struct engine *e, int disk, const struct seal_keysrc *ks, int32_t *ids,
+		  char *err, size_t errlen)
+{
+	struct engine_gen g;
+
+	e->cfg.keysrc = ks;
+	int r = engine_load(e, disk, false, err, errlen);
+	if (r)
+		return r;
+	engine_gen_init(e, &g);
+	g.samp.temp = 0;
+	g.n_predict = 24;
+	g.out_ids = ids;
+	g.out_cap = 24;
+	r = engine_infer(e, "Once upon a time", &g, err, errlen);
+	return r ? r : (int)g.n_out;
+}
+
+static bool write_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	bool ok = f && fwrite(p, 1, n, f) == n;
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+TEST(seal_engine_loads_sealed_disks)
+{
+	char dir[512], good[600], bad[600];
+	size_t n;
+	uint8_t *plain = stories(&n);
+	if (!plain)
+		SKIP("no testdata (stories260K.gguf)");
+	struct img im = seal_buf(plain, n, key_a, SEAL_CHUNK_DEFAULT, 15, NULL);
+	snprintf(dir, sizeof dir, "%s/stories260K/stories260K.gguf", testdata_dir());
+	snprintf(good, sizeof good, "%s/seal-good.sealed", test_tmpdir());
+	snprintf(bad, sizeof bad, "%s/seal-bad.sealed", test_tmpdir());
+	CHECK(write_file(good, im.p, im.n));
+	im.p[4096 + 3 * SEAL_CHUNK_DEFAULT + 77] ^= 2;
+	CHECK(write_file(bad, im.p, im.n));
+	host_remove_disks();
+	CHECK_EQ_INT(host_add_disk(dir), 0);
+	CHECK_EQ_INT(host_add_disk(good), 1);
+	CHECK_EQ_INT(host_add_disk(bad), 2);
+
+	struct engine *e = calloc(1, sizeof *e);
+	struct seal_keysrc ka, kb;
+	int32_t want[24], got[24];
+	char err[256];
+	seal_keysrc_raw(&ka, key_a, "test key", true);
+	seal_keysrc_raw(&kb, key_b, "other key", true);
+	engine_init(e);
+	CHECK_EQ_INT(greedy(e, 0, NULL, want, err, sizeof err), 24);
+	CHECK(!e->sealed);
+	CHECK_EQ_INT(greedy(e, 1, NULL, got, err, sizeof err), -LLMK_ENOENT);
+	CHECK(strstr(err, "no key") != NULL);
+	CHECK_EQ_INT(greedy(e, 1, &kb, got, err, sizeof err), -LLMK_EAUTH);
+	CHECK(strstr(err, "wrong key") != NULL);
+	CHECK_EQ_INT(greedy(e, 2, &ka, got, err, sizeof err), -LLMK_EAUTH);
+	CHECK(strstr(err, "chunk 3 ") != NULL);
+	CHECK(!e->loaded);
+	CHECK_EQ_INT(e->mem.used, 0);
+	memset(got, 0, sizeof got);
+	CHECK_EQ_INT(greedy(e, 1, &ka, got, err, sizeof err), 24);
+	CHECK(e->sealed);
+	CHECK(memcmp(got, want, sizeof want) == 0);
+	engine_unload(e);
+	CHECK(!e->sealed);
+	free(e);
+	host_remove_disks();
 	free(im.p);
 	free(plain);
 }
