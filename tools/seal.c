@@ -388,8 +388,12 @@ static int cmd_inspect(const struct opts *o)
 	if (e)
 		return fail("%s: %s", o->pos[0], err);
 	print_header(o->pos[0], &h, r.size);
+	if (r.size != h.image_size)
+		return fail("%s: the file is %llu bytes but its header says %llu (%s)", o->pos[0],
+			    (unsigned long long)r.size, (unsigned long long)h.image_size,
+			    r.size < h.image_size ? "truncated" : "bytes appended");
 	if (!o->key_file && !o->key_hex)
-		return r.size == h.image_size ? 0 : 1;
+		return 0;
 	llm_mem_init(&mem, 0);
 	if (open_sealed(o, o->pos[0], &mem, &c, &fd))
 		return 1;

@@ -89,8 +89,8 @@ refuse "header from another image" "another image" unseal --key-file "$T/k" "$T/
 run inspect "$T/d" > /dev/null 2>&1
 check "inspect without key cannot tell (exit 0)" "$?" 0
 cp "$T/s" "$T/d"; truncate -s -4096 "$T/d"
-run inspect "$T/d" > "$T/out"
-check "inspect without key flags truncation" "$?:$(grep -c TRUNCATED "$T/out")" "1:1"
+run inspect "$T/d" > "$T/out" 2> "$T/err"
+check "inspect without key flags truncation" "$?:$(grep -c TRUNCATED "$T/out"):$(grep -c '^error: .*truncated' "$T/err")" "1:1:1"
 
 # The shell: `unseal KEYHEX`, and `disks` describing the sealed disk.
 if [ -x "$LLMCTL" ]; then
