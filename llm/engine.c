@@ -7,6 +7,7 @@
 #define MIN_CTX 16u
 #define TEXT_PER_TOKEN 64u /* bytes of text kept per context position */
 #define PLAN_ERR "engine: model needs"
+#define TOK_RESERVE (2u << 20)
 
 void engine_init(struct engine *e)
 {
@@ -97,8 +98,15 @@ static int plan(struct engine *e, char *err, size_t errlen)
 		return -LLMK_ENOTSUP;
 	}
 	e->weight_bytes = e->g.extent - e->g.data_offset;
+	/* model scratch, the sampler's candidates, mm_matmul's activation copy
+	 * (grown on first use: at most a batch of the widest input, F32), and
+	 * what tok_encode borrows per call (arena chunks of 1 MiB) */
+	uint64_t widest = hp->n_ff > hp->n_embd ? hp->n_ff : hp->n_embd;
+	if ((uint64_t)hp->n_head * hp->head_dim > widest)
+		widest = (uint64_t)hp->n_head * hp->head_dim;
 	e->scratch_bytes = model_scratch_bytes(hp, e->cfg.n_batch, threads(e)) +
-			   (uint64_t)hp->n_vocab * sizeof(struct sample_cand) + (1u << 20);
+			   (uint64_t)hp->n_vocab * sizeof(struct sample_cand) +
+			   (uint64_t)e->cfg.n_batch * widest * sizeof(float) + TOK_RESERVE;
 	/* per position: K+V, the token lists, the text and chat buffers */
 	per_pos = kv_bytes(e->cfg.kv_type, hp->n_layer, 1, kv_dim) + 2 * sizeof(int32_t) +
 		  3 * TEXT_PER_TOKEN;
@@ -488,6 +496,7 @@ static int run(struct engine *e, uint32_t n, struct engine_gen *g, char *err, si
 	uint64_t t0, t1;
 	int r;
 
+	e->stats.stop = "error";
 	/* a random seed is drawn here and remembered, so any run can be repeated */
 	if (g->samp.seed == SAMPLE_SEED_RANDOM && plat_entropy(&g->samp.seed, sizeof g->samp.seed))
 		g->samp.seed = plat_time_ns();

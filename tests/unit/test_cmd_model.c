@@ -393,3 +393,29 @@ TEST(cmd_profile_counts_stages_and_layers)
 	CHECK_EQ_INT(e->model.prof.passes, 6);
 	close_session(&s);
 }
+
+/* A budget between "weights + scratch" and "+ the full context" gets a
+ * smaller cache; generation then ends when the context is full. */
+TEST(cmd_budget_shrinks_the_context)
+{
+	struct session s;
+	struct engine *e;
+	int st;
+
+	if (!open_session(&s, "stories260K.gguf"))
+		SKIP("no testdata (LLMK_TESTDATA)");
+	run(&s, "config threads 1", &st);
+	run(&s, "config mem-budget 5100K", &st);
+	const char *out = run(&s, "load llama", &st); /* general.name, any case */
+	if (st)
+		fprintf(stderr, "  %s", out);
+	CHECK_EQ_INT(st, 0);
+	e = s.sh->engine;
+	CHECK(e->n_ctx >= 16 && e->n_ctx < 128);
+	run(&s, "infer \"Once upon a time\" -n 500 --temp 0", &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK_STR(e->stats.stop, "context");
+	CHECK_EQ_INT(e->n_past, e->n_ctx);
+	CHECK(e->mem.peak <= 5100 * 1024);
+	close_session(&s);
+}
