@@ -1,0 +1,181 @@
+/*
+ * tests/unit/test_acpi.c — drivers/acpi.c over hand-built tables in host
+ * memory (ACPI 6.5 §5.2): RSDP -> XSDT -> FADT (with a DSDT holding \_S5),
+ * MCFG, MADT. Register blocks are "system memory" GAS entries pointing at
+ * host variables, so the S5 write and the PM timer read can be observed.
+ */
+#include "../../drivers/acpi.c"
+
+#include "test.h"
+
+/* drivers/acpi.c reaches port I/O and the spin hint through kernel/arch.h. */
+uint32_t arch_io_in(uint16_t port, int bytes)
+{
+	(void)port;
+	(void)bytes;
+	return 0xffffffffu;
+}
+
+void arch_io_out(uint16_t port, uint32_t val, int bytes)
+{
+	(void)port;
+	(void)val;
+	(void)bytes;
+}
+
+void arch_relax(void)
+{
+}
+
+static void seal(void *t, uint32_t len, const char sig[4])
+{
+	struct sdt_header *h = t;
+	uint8_t sum = 0;
+
+	memcpy(h->sig, sig, 4);
+	h->length = len;
+	h->revision = 2;
+	h->checksum = 0;
+	for (uint32_t i = 0; i < len; i++)
+		sum += ((uint8_t *)t)[i];
+	h->checksum = (uint8_t)-sum;
+}
+
+static void put_gas(uint8_t *at, void *reg, uint8_t bits)
+{
+	struct gas g = { GAS_MEMORY, bits, 0, bits / 8 == 4 ? 3 : 2, (uintptr_t)reg };
+	memcpy(at, &g, sizeof g);
+}
+
+struct tables {
+	uint8_t rsdp[36];
+	uint8_t xsdt[36 + 3 * 8];
+	uint8_t fadt[276];
+	uint8_t dsdt[36 + 16];
+	uint8_t mcfg[36 + 8 + 16];
+	uint8_t madt[36 + 8 + 8 + 8 + 8 + 16];
+	uint16_t pm1a;
+	uint32_t pm_tmr;
+};
+
+static void build(struct tables *t, const uint8_t *aml, size_t aml_len)
+{
+	uint64_t p;
+	uint8_t sum = 0;
+
+	memset(t, 0, sizeof *t);
+	memcpy(t->dsdt + 36, aml, aml_len);
+	seal(t->dsdt, (uint32_t)(36 + aml_len), "DSDT");
+
+	put_gas(t->fadt + FADT_X_PM1A_CNT, &t->pm1a, 16);
+	put_gas(t->fadt + FADT_X_PM_TMR, &t->pm_tmr, 32);
+	t->fadt[FADT_PM_TMR_LEN] = 4;
+	uint32_t flags = FADT_TMR_VAL_EXT;
+	memcpy(t->fadt + FADT_FLAGS, &flags, 4);
+	p = (uintptr_t)t->dsdt;
+	memcpy(t->fadt + FADT_X_DSDT, &p, 8);
+	seal(t->fadt, sizeof t->fadt, "FACP");
+
+	p = 0xb0000000;
+	memcpy(t->mcfg + 44, &p, 8);
+	t->mcfg[44 + 10] = 0;
+	t->mcfg[44 + 11] = 0xff;
+	seal(t->mcfg, sizeof t->mcfg, "MCFG");
+
+	/* Local APIC enabled, Local APIC disabled, Local APIC online-capable,
+	 * x2APIC enabled: 3 CPUs. */
+	uint8_t *e = t->madt + 44;
+	uint8_t lapic[3][8] = { { 0, 8, 0, 0, 1 }, { 0, 8, 1, 1, 0 }, { 0, 8, 2, 2, 2 } };
+	memcpy(e, lapic, sizeof lapic);
+	e += sizeof lapic;
+	e[0] = 9;
+	e[1] = 16;
+	e[8] = 1;
+	seal(t->madt, sizeof t->madt, "APIC");
+
+	uint64_t ptrs[3] = { (uintptr_t)t->fadt, (uintptr_t)t->mcfg, (uintptr_t)t->madt };
+	memcpy(t->xsdt + 36, ptrs, sizeof ptrs);
+	seal(t->xsdt, sizeof t->xsdt, "XSDT");
+
+	memcpy(t->rsdp, "RSD PTR ", 8);
+	t->rsdp[15] = 2;
+	uint32_t len = 36;
+	memcpy(t->rsdp + 20, &len, 4);
+	p = (uintptr_t)t->xsdt;
+	memcpy(t->rsdp + 24, &p, 8);
+	for (int i = 0; i < 20; i++)
+		sum += t->rsdp[i];
+	t->rsdp[8] = (uint8_t)-sum;
+	sum = 0;
+	for (int i = 0; i < 36; i++)
+		sum += t->rsdp[i];
+	t->rsdp[32] = (uint8_t)-sum;
+	memset(&acpi, 0, sizeof acpi);
+}
+
+/* Name(_S5_, Package(4){5, 7, 0, 0}) with BytePrefix elements. */
+static const uint8_t s5_bytes[] = { 0x08, '_', 'S', '5', '_', 0x12, 0x0a, 0x04,
+				    0x0a, 0x05, 0x0a, 0x07, 0x00, 0x00 };
+
+TEST(acpi_walks_xsdt_fadt_mcfg_madt)
+{
+	static struct tables t;
+	struct acpi_ecam ec = { 0 };
+
+	build(&t, s5_bytes, sizeof s5_bytes);
+	CHECK_EQ_INT(acpi_init((uintptr_t)t.rsdp), 0);
+	CHECK(acpi_table("FACP", 0) == (void *)t.fadt);
+	CHECK(acpi_table("DSDT", 0) == (void *)t.dsdt);
+	CHECK(acpi_table("SPCR", 0) == NULL);
+	CHECK_EQ_INT(acpi_ecam(0, &ec), 0);
+	CHECK_EQ_INT(ec.base, 0xb0000000);
+	CHECK_EQ_INT(ec.bus_end, 0xff);
+	CHECK_EQ_INT(acpi_ecam(1, &ec), -LLMK_ENOENT);
+	CHECK_EQ_INT(acpi_cpu_count(), 3);
+	CHECK_EQ_INT(acpi_pm_timer_mask(), 0xffffffffu);
+	t.pm_tmr = 123456;
+	CHECK_EQ_INT(acpi_pm_timer_read(), 123456);
+}
+
+TEST(acpi_poweroff_writes_s5_from_dsdt)
+{
+	static struct tables t;
+
+	build(&t, s5_bytes, sizeof s5_bytes);
+	CHECK_EQ_INT(acpi_init((uintptr_t)t.rsdp), 0);
+	t.pm1a = 0x0001; /* SCI_EN stays */
+	CHECK_EQ_INT(acpi_poweroff(), -LLMK_EIO); /* nobody powers the host off */
+	CHECK_EQ_INT(t.pm1a, 0x0001 | 5 << 10 | 1 << 13);
+}
+
+TEST(acpi_s5_root_prefix_and_zero_op)
+{
+	static struct tables t;
+	static const uint8_t aml[] = { 0x08, '\\', '_', 'S', '5', '_', 0x12, 0x06, 0x04,
+				       0x00, 0x00, 0x00, 0x00 };
+
+	build(&t, aml, sizeof aml);
+	CHECK_EQ_INT(acpi_init((uintptr_t)t.rsdp), 0);
+	CHECK(acpi.have_s5);
+	CHECK_EQ_INT(acpi.s5_typa, 0);
+}
+
+TEST(acpi_rejects_bad_checksums)
+{
+	static struct tables t;
+
+	build(&t, s5_bytes, sizeof s5_bytes);
+	t.rsdp[9] ^= 1;
+	CHECK_EQ_INT(acpi_init((uintptr_t)t.rsdp), -LLMK_ENOENT);
+	CHECK_EQ_INT(acpi_init(0), -LLMK_ENOENT);
+
+	build(&t, s5_bytes, sizeof s5_bytes);
+	t.xsdt[40] ^= 1; /* XSDT body: checksum no longer adds up */
+	CHECK_EQ_INT(acpi_init((uintptr_t)t.rsdp), -LLMK_EFORMAT);
+
+	build(&t, s5_bytes, sizeof s5_bytes);
+	t.mcfg[50] ^= 1; /* one bad table is skipped, the rest stand */
+	CHECK_EQ_INT(acpi_init((uintptr_t)t.rsdp), 0);
+	CHECK(acpi_table("MCFG", 0) == NULL);
+	CHECK(acpi_table("APIC", 0) != NULL);
+}
