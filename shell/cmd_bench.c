@@ -110,7 +110,7 @@ static int bench_kernels(struct shell *sh, const struct bench_opts *o)
 			err = -LLMK_ECANCEL;
 			break;
 		}
-		err = bench_kernel_run(&c, t, plat_emulated() ? 8u << 20 : 96u << 20, 64,
+		err = bench_kernel_run(&c, t, plat_emulated() ? 8u << 20 : 96u << 20, plat_emulated() ? 8 : 64,
 				       plat_emulated() ? 10000000ull : 200000000ull, &r);
 		if (err) {
 			shell_err(sh, err, "bench: %s kernel: %s", quant_name(t), plat_strerror(err));
