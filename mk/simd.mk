@@ -29,3 +29,12 @@ test-a64-simd: $(A64_DIR)/unittest ## NEON rows vs scalar: aarch64 unit tests un
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh a64-simd tests/simd/a64.sh $(A64_DIR)/unittest
 TEST_STAGES += test-a64-simd
+
+# The kernels in the kernel: selftest, bench (labelled emulated) and 1 vs 2
+# threads under QEMU TCG x86_64 with -smp 2 (tests/qemu/test_simd.py).
+.PHONY: test-qemu-simd-x86_64
+test-qemu-simd-x86_64: ## kernels in QEMU x86_64 -smp 2: selftest, bench (emulated), 2 threads = 1 thread
+	@$(MAKE) --no-print-directory ARCH=x86_64 build/x86_64/esp.img
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh qemu-simd-x86_64 python3 tests/qemu/test_simd.py --arch x86_64 --esp build/x86_64/esp.img
+TEST_STAGES += test-qemu-simd-x86_64
