@@ -22,10 +22,10 @@ struct kq {
  * in bits 2j..2j+1; scale/min of sub-block s in the low/high nibble of scales[s]. */
 static void unpack_q2_K(const struct block_q2_K *b, struct kq *k)
 {
-	for (int e = 0; e < QK_K; e++) {
-		int n = e / 128, j = (e % 128) / 32, l = e % 32;
-		k->q[e] = (int8_t)((b->qs[32 * n + l] >> (2 * j)) & 3);
-	}
+	for (int n = 0; n < 2; n++)
+		for (int j = 0; j < 4; j++)
+			for (int l = 0; l < 32; l++)
+				k->q[128 * n + 32 * j + l] = (int8_t)((b->qs[32 * n + l] >> (2 * j)) & 3);
 	for (int s = 0; s < 16; s++) {
 		k->sc[s] = b->scales[s] & 0xf;
 		k->m[s] = b->scales[s] >> 4;
@@ -39,12 +39,13 @@ static void unpack_q2_K(const struct block_q2_K *b, struct kq *k)
  * high 2 bits in scales[8 + s % 4] at bit 2 (s / 4). Stored with +32. */
 static void unpack_q3_K(const struct block_q3_K *b, struct kq *k)
 {
-	for (int e = 0; e < QK_K; e++) {
-		int n = e / 128, j = (e % 128) / 32, l = e % 32;
-		int lo = (b->qs[32 * n + l] >> (2 * j)) & 3;
-		int hi = (b->hmask[l] >> (4 * n + j)) & 1;
-		k->q[e] = (int8_t)(lo - (hi ? 0 : 4));
-	}
+	for (int n = 0; n < 2; n++)
+		for (int j = 0; j < 4; j++)
+			for (int l = 0; l < 32; l++) {
+				int lo = (b->qs[32 * n + l] >> (2 * j)) & 3;
+				int hi = (b->hmask[l] >> (4 * n + j)) & 1;
+				k->q[128 * n + 32 * j + l] = (int8_t)(lo - 4 + 4 * hi);
+			}
 	for (int s = 0; s < 16; s++) {
 		int low = s < 8 ? b->scales[s] & 0xf : b->scales[s - 8] >> 4;
 		int high = (b->scales[8 + s % 4] >> (2 * (s / 4))) & 3;
@@ -72,10 +73,11 @@ static void scale_min_k4(const uint8_t *q, int j, int *sc, int *m)
  * 64 c + 32 + l the high nibble: sub-block s = e / 32. */
 static void unpack_q4_K(const struct block_q4_K *b, struct kq *k)
 {
-	for (int e = 0; e < QK_K; e++) {
-		int c = e / 64, hi = (e % 64) / 32, l = e % 32;
-		k->q[e] = (int8_t)((b->qs[32 * c + l] >> (4 * hi)) & 0xf);
-	}
+	for (int c = 0; c < 4; c++)
+		for (int l = 0; l < 32; l++) {
+			k->q[64 * c + l] = (int8_t)(b->qs[32 * c + l] & 0xf);
+			k->q[64 * c + 32 + l] = (int8_t)(b->qs[32 * c + l] >> 4);
+		}
 	for (int s = 0; s < 8; s++)
 		scale_min_k4(b->scales, s, &k->sc[s], &k->m[s]);
 	k->sub = 32;
@@ -84,11 +86,12 @@ static void unpack_q4_K(const struct block_q4_K *b, struct kq *k)
 /* Q5_K: Q4_K plus bit 4 of element 32 s + l in bit s of qh[l]. */
 static void unpack_q5_K(const struct block_q5_K *b, struct kq *k)
 {
-	for (int e = 0; e < QK_K; e++) {
-		int c = e / 64, hi = (e % 64) / 32, l = e % 32, s = e / 32;
-		int lo = (b->qs[32 * c + l] >> (4 * hi)) & 0xf;
-		k->q[e] = (int8_t)(lo | (((b->qh[l] >> s) & 1) << 4));
-	}
+	for (int c = 0; c < 4; c++)
+		for (int l = 0; l < 32; l++) {
+			int h = b->qh[l] >> (2 * c);
+			k->q[64 * c + l] = (int8_t)((b->qs[32 * c + l] & 0xf) | (h & 1) << 4);
+			k->q[64 * c + 32 + l] = (int8_t)((b->qs[32 * c + l] >> 4) | (h & 2) << 3);
+		}
 	for (int s = 0; s < 8; s++)
 		scale_min_k4(b->scales, s, &k->sc[s], &k->m[s]);
 	k->sub = 32;
@@ -99,12 +102,16 @@ static void unpack_q5_K(const struct block_q5_K *b, struct kq *k)
  * 2 j; stored with +32. Scale of sub-block s: signed scales[s]. */
 static void unpack_q6_K(const struct block_q6_K *b, struct kq *k)
 {
-	for (int e = 0; e < QK_K; e++) {
-		int n = e / 128, j = (e % 128) / 32, l = e % 32;
-		int lo = (b->ql[64 * n + l + 32 * (j & 1)] >> (4 * (j >> 1))) & 0xf;
-		int hi = (b->qh[32 * n + l] >> (2 * j)) & 3;
-		k->q[e] = (int8_t)((lo | hi << 4) - 32);
-	}
+	for (int n = 0; n < 2; n++)
+		for (int l = 0; l < 32; l++) {
+			const uint8_t *ql = b->ql + 64 * n;
+			uint8_t h = b->qh[32 * n + l];
+			int8_t *q = k->q + 128 * n;
+			q[l] = (int8_t)(((ql[l] & 0xf) | (h & 3) << 4) - 32);
+			q[l + 32] = (int8_t)(((ql[l + 32] & 0xf) | ((h >> 2) & 3) << 4) - 32);
+			q[l + 64] = (int8_t)(((ql[l] >> 4) | ((h >> 4) & 3) << 4) - 32);
+			q[l + 96] = (int8_t)(((ql[l + 32] >> 4) | ((h >> 6) & 3) << 4) - 32);
+		}
 	for (int s = 0; s < 16; s++) {
 		k->sc[s] = b->scales[s];
 		k->m[s] = 0;
