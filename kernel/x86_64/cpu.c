@@ -13,6 +13,7 @@
 
 #define CR0_MP (1u << 1)
 #define CR0_EM (1u << 2)
+#define CR0_TS (1u << 3)
 #define CR4_OSFXSR (1u << 9)
 #define CR4_OSXMMEXCPT (1u << 10)
 #define CR4_OSXSAVE (1u << 18)
@@ -33,7 +34,7 @@ static void enable_simd(void)
 	struct cpuid l1 = cpuid(1, 0);
 	uint64_t xcr0, supported;
 
-	write_cr0((read_cr0() & ~(uint64_t)CR0_EM) | CR0_MP);
+	write_cr0((read_cr0() & ~(uint64_t)(CR0_EM | CR0_TS)) | CR0_MP);
 	write_cr4(read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT);
 	if (!(l1.c & (1u << 26))) /* no XSAVE: SSE only */
 		return;
