@@ -80,6 +80,44 @@ static const char *sz(uint64_t b, char *buf, size_t n)
 }
 
 /*
+ * Streaming plan: the streamer's slots instead of the weights. As many slots
+ * (up to ENGINE_STREAM_SLOTS) as leave the configured context; if none do,
+ * two slots and the context the rest holds. Refused when two slots and
+ * MIN_CTX positions do not fit.
+ */
+static int plan_stream(struct engine *e, uint64_t per_pos, char *err, size_t errlen)
+{
+	const struct model_hparams *hp = &e->model.hp;
+	uint64_t budget = e->cfg.mem_budget, base, need;
+	uint32_t n = ENGINE_STREAM_SLOTS, lo;
+	struct stream_need nd;
+	char a[32], b[32], c[32], d[32];
+
+	stream_measure(&e->g, e->sealed ? &e->seal : NULL, hp->n_layer, hp->n_embd, n, &nd);
+	if (n > nd.n_items)
+		n = nd.n_items;
+	lo = n < 2 ? n : 2;
+	base = e->mem.used + e->scratch_bytes + nd.fixed_bytes;
+	while (budget && n > lo && base + n * nd.slot_bytes + e->n_ctx * per_pos > budget)
+		n--;
+	need = base + n * nd.slot_bytes + (uint64_t)MIN_CTX * per_pos;
+	if (budget && need > budget) {
+		plat_snprintf(err, errlen, PLAN_ERR " %s to stream (%u slots of %s, scratch %s, "
+			      "kv for %u positions %s) but mem-budget is %s",
+			      sz(need, a, sizeof a), n, sz(nd.slot_bytes, b, sizeof b),
+			      sz(e->scratch_bytes, c, sizeof c), MIN_CTX,
+			      sz(MIN_CTX * per_pos, d, sizeof d), sz(budget, d + 16, 16));
+		return -LLMK_EBUDGET;
+	}
+	if (budget && (budget - base - n * nd.slot_bytes) / per_pos < e->n_ctx)
+		e->n_ctx = (uint32_t)((budget - base - n * nd.slot_bytes) / per_pos);
+	e->n_slots = n;
+	e->slot_bytes = nd.slot_bytes;
+	e->kv_bytes = kv_bytes(e->cfg.kv_type, hp->n_layer, e->n_ctx, hp->n_head_kv * hp->head_dim);
+	return 0;
+}
+
+/*
  * The memory plan: weights (resident), scratch and buffers must fit the
  * budget; the KV cache then gets the context the configuration asks for, or
  * as many positions as the rest of the budget holds.
@@ -111,10 +149,17 @@ static int plan(struct engine *e, char *err, size_t errlen)
 	per_pos = kv_bytes(e->cfg.kv_type, hp->n_layer, 1, kv_dim) + 2 * sizeof(int32_t) +
 		  3 * TEXT_PER_TOKEN;
 	if (!budget) {
+		e->streaming = e->cfg.weights == ENGINE_WEIGHTS_STREAM;
+		if (e->streaming)
+			return plan_stream(e, per_pos, err, errlen);
 		e->kv_bytes = kv_bytes(e->cfg.kv_type, hp->n_layer, e->n_ctx, kv_dim);
 		return 0;
 	}
 	fixed = e->mem.used + e->weight_bytes + e->scratch_bytes;
+	e->streaming = e->cfg.weights == ENGINE_WEIGHTS_STREAM ||
+		       (e->cfg.weights == ENGINE_WEIGHTS_AUTO && fixed + e->n_ctx * per_pos > budget);
+	if (e->streaming)
+		return plan_stream(e, per_pos, err, errlen);
 	if (fixed + (uint64_t)MIN_CTX * per_pos > budget) {
 		plat_snprintf(err, errlen, PLAN_ERR " %s (weights %s) but mem-budget is %s",
 			      sz(fixed + MIN_CTX * per_pos, a, sizeof a),
@@ -141,7 +186,12 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 	e->model.hp = h;
 	if ((r = plan(e, err, errlen)))
 		return r;
-	if ((r = wt_resident_open(&w, &e->g, &e->rd, &e->mem, h.n_layer, h.n_embd, err, errlen)))
+	if (e->streaming)
+		r = wt_stream_open(&w, &e->g, &e->rd, e->disk, e->sealed ? &e->seal : NULL, &e->mem,
+				   h.n_layer, h.n_embd, e->n_slots, err, errlen);
+	else
+		r = wt_resident_open(&w, &e->g, &e->rd, &e->mem, h.n_layer, h.n_embd, err, errlen);
+	if (r)
 		return r;
 	if ((r = model_init(&e->model, &h, &w, &e->mem))) {
 		wt_close(&w);
@@ -493,6 +543,7 @@ static int generate(struct engine *e, struct engine_gen *g)
 /* Evaluate toks[0..n) (already in e->tok_buf) and generate. */
 static int run(struct engine *e, uint32_t n, struct engine_gen *g, char *err, size_t errlen)
 {
+	struct wt_io_stats io;
 	uint64_t t0, t1;
 	int r;
 
@@ -508,6 +559,7 @@ static int run(struct engine *e, uint32_t n, struct engine_gen *g, char *err, si
 	}
 	for (uint32_t i = 0; i < n; i++)
 		sample_accept(&e->smp, (uint32_t)e->tok_buf[i]);
+	wt_io_stats(&e->model.w, &io, true); /* stats count this run's disk traffic */
 	t0 = plat_time_ns();
 	r = feed(e, e->tok_buf, n, g);
 	t1 = plat_time_ns();
@@ -523,6 +575,7 @@ static int run(struct engine *e, uint32_t n, struct engine_gen *g, char *err, si
 	if (r) {
 		e->n_past = 0; /* the cache may be half written */
 		plat_snprintf(err, errlen, "forward pass: %s", plat_strerror(r));
+		seal_msg(e, err, errlen);
 		return r;
 	}
 	r = generate(e, g);
@@ -532,6 +585,7 @@ static int run(struct engine *e, uint32_t n, struct engine_gen *g, char *err, si
 	else if (r) {
 		e->n_past = 0;
 		plat_snprintf(err, errlen, "forward pass: %s", plat_strerror(r));
+		seal_msg(e, err, errlen);
 	}
 	return r;
 }

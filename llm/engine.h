@@ -22,11 +22,16 @@
 #include "model.h"
 #include "sample.h"
 #include "seal.h"
+#include "stream.h"
 #include "tok.h"
 
 #define ENGINE_MAX_STOPS 8
 #define ENGINE_MAX_MSGS 256
 #define ENGINE_DEFAULT_BATCH 64
+#define ENGINE_STREAM_SLOTS 4   /* slots the streamer takes when the budget allows */
+
+/* How load holds the weights: by the memory plan, or forced (load --resident/--stream). */
+enum engine_weights { ENGINE_WEIGHTS_AUTO, ENGINE_WEIGHTS_RESIDENT, ENGINE_WEIGHTS_STREAM };
 
 struct engine_config {
 	int threads;            /* workers for matmuls; 0 = every CPU */
@@ -39,6 +44,7 @@ struct engine_config {
 	struct sample_params samp;
 	/* Key for sealed disks (llm/seal.h); NULL = none. Owned by the caller. */
 	const struct seal_keysrc *keysrc;
+	enum engine_weights weights;
 };
 
 struct engine_stats {
@@ -100,6 +106,9 @@ struct engine {
 	size_t chat_len, chat_cap;
 
 	uint64_t weight_bytes, kv_bytes, scratch_bytes;
+	bool streaming;         /* the plan: weights streamed through slots */
+	uint32_t n_slots;       /* streaming: slots, each slot_bytes */
+	uint64_t slot_bytes;
 	struct engine_stats stats;
 };
 

@@ -34,6 +34,13 @@ void wt_close(struct wt_ctx *w)
 	memset(w, 0, sizeof *w);
 }
 
+void wt_io_stats(struct wt_ctx *w, struct wt_io_stats *out, bool reset)
+{
+	memset(out, 0, sizeof *out);
+	if (w->ops && w->ops->io_stats)
+		w->ops->io_stats(w->impl, out, reset);
+}
+
 /* ---- resident: every tensor in memory, acquire is a table lookup ---- */
 struct wt_resident {
 	const struct gguf_file *g;
@@ -113,7 +120,7 @@ static void res_close(void *impl)
 
 static const struct wt_ops res_ops = {
 	res_layer_acquire, res_layer_release, res_embed_row,
-	res_head_acquire, res_head_release, res_close,
+	res_head_acquire, res_head_release, res_close, NULL,
 };
 
 /* Read the data section in 1 MiB pieces (a reader need not take huge reads). */

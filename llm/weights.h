@@ -49,6 +49,15 @@ extern const uint32_t wt_n_layer_slots;
 /* "blk.<layer>.<suffix>" into buf. */
 void wt_tensor_name(char *buf, size_t n, uint32_t layer, const char *suffix);
 
+/* What the weights cost in disk traffic (the streamer; zeros when resident). */
+struct wt_io_stats {
+	uint64_t bytes_read;  /* disk bytes read: slots, embedding rows */
+	uint64_t reads;       /* requests issued (async pieces and row reads) */
+	uint64_t wait_ns;     /* acquire blocked waiting on the disk */
+	uint64_t decrypt_ns;  /* verifying and decrypting sealed chunks */
+	uint64_t misses;      /* acquires whose item was not read ahead */
+};
+
 struct wt_ops {
 	int (*layer_acquire)(void *impl, uint32_t layer, struct wt_layer *out);
 	void (*layer_release)(void *impl, uint32_t layer);
@@ -58,6 +67,8 @@ struct wt_ops {
 	int (*head_acquire)(void *impl, uint32_t row0, uint32_t n, struct wt_mat *out);
 	void (*head_release)(void *impl, uint32_t row0);
 	void (*close)(void *impl);
+	/* Optional (NULL: no disk traffic after open). reset zeroes after copying. */
+	void (*io_stats)(void *impl, struct wt_io_stats *out, bool reset);
 };
 
 struct wt_ctx {
@@ -92,6 +103,9 @@ static inline void wt_head_release(struct wt_ctx *w, uint32_t row0)
 	w->ops->head_release(w->impl, row0);
 }
 void wt_close(struct wt_ctx *w);
+/* The counters since the last reset (zeros for an implementation without
+ * disk traffic); reset: start counting again. */
+void wt_io_stats(struct wt_ctx *w, struct wt_io_stats *out, bool reset);
 
 /*
  * Resident weights: the tensor data section [g->data_offset, g->extent) read

@@ -4,6 +4,7 @@
  * sampling defaults). The engine lives in sh->engine, created on first use.
  */
 #include "cmd_model.h"
+#include "cmd_stream.h"
 #include "cmd_seal.h"
 
 struct engine *shell_engine(struct shell *sh)
@@ -38,6 +39,7 @@ static int cmd_load(struct shell *sh, int argc, char **argv)
 {
 	struct engine *e = shell_engine(sh);
 	bool vocab_only = false;
+	enum engine_weights weights = ENGINE_WEIGHTS_AUTO;
 	const char *what = NULL;
 	char err[256];
 	int disk, r;
@@ -45,6 +47,10 @@ static int cmd_load(struct shell *sh, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--vocab-only") == 0)
 			vocab_only = true;
+		else if (strcmp(argv[i], "--stream") == 0)
+			weights = ENGINE_WEIGHTS_STREAM;
+		else if (strcmp(argv[i], "--resident") == 0)
+			weights = ENGINE_WEIGHTS_RESIDENT;
 		else if (argv[i][0] == '-' && argv[i][1])
 			return shell_err(sh, -LLMK_EINVAL, "load: unknown flag '%s'", argv[i]);
 		else if (what)
@@ -53,7 +59,7 @@ static int cmd_load(struct shell *sh, int argc, char **argv)
 			what = argv[i];
 	}
 	if (!what)
-		return shell_err(sh, -LLMK_EINVAL, "load: missing argument (usage: load [--vocab-only] N|NAME)");
+		return shell_err(sh, -LLMK_EINVAL, "load: missing argument (usage: load [--vocab-only] [--stream|--resident] N|NAME)");
 	if (all_digits(what)) {
 		if ((r = shell_arg_disk(sh, what, &disk)))
 			return r;
@@ -62,6 +68,7 @@ static int cmd_load(struct shell *sh, int argc, char **argv)
 				 what);
 	}
 	e->cfg.keysrc = shell_seal_keysrc(sh);
+	e->cfg.weights = weights;
 	if ((r = engine_load(e, disk, vocab_only, err, sizeof err)))
 		return shell_err(sh, r, "load: disk %d: %s", disk, err);
 	plat_printf("loaded disk %d: %s%s%s, %u tokens vocabulary%s", disk,
@@ -69,7 +76,8 @@ static int cmd_load(struct shell *sh, int argc, char **argv)
 		    vocab_only ? "" : ", ", vocab_only ? "" : e->model.hp.arch_name,
 		    e->tok.n_vocab, vocab_only ? " (vocabulary only)" : "");
 	if (!vocab_only)
-		plat_printf(", context %u, %.1f ms", e->n_ctx, (double)e->stats.load_ns / 1e6);
+		plat_printf(", context %u, %s, %.1f ms", e->n_ctx,
+			    e->streaming ? "streaming" : "resident", (double)e->stats.load_ns / 1e6);
 	plat_printf("\n");
 	return 0;
 }
@@ -130,6 +138,7 @@ static void info_model(struct engine *e)
 		    shell_human_size(e->scratch_bytes, c, sizeof c),
 		    shell_human_size(e->mem.used, a + 16, 16),
 		    e->cfg.mem_budget ? shell_human_size(e->cfg.mem_budget, b + 16, 16) : "no budget");
+	shell_stream_info(e);
 }
 
 static int cmd_info(struct shell *sh, int argc, char **argv)
@@ -461,6 +470,7 @@ static int cmd_stats(struct shell *sh, int argc, char **argv)
 	plat_printf("  cache       %u of %u positions; load %.1f ms; memory peak %llu bytes\n",
 		    e->n_past, e->n_ctx, (double)e->stats.load_ns / 1e6,
 		    (unsigned long long)e->mem.peak);
+	shell_stream_stats(e);
 	return 0;
 }
 
@@ -510,7 +520,7 @@ static int cmd_profile(struct shell *sh, int argc, char **argv)
 }
 
 const struct shell_cmd shell_cmds_model[] = {
-	{"load", "load [--vocab-only] N|NAME", "load the model on disk N (or named NAME)", cmd_load},
+	{"load", "load [--vocab-only] [--stream|--resident] N|NAME", "load the model on disk N (or named NAME)", cmd_load},
 	{"unload", "unload", "free the loaded model", cmd_unload},
 	{"info", "info", "architecture, parameters, quant mix, context, vocab, template, memory",
 	 cmd_info},

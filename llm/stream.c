@@ -1,0 +1,579 @@
+/*
+ * llm/stream.c — the layer streamer (stream.h).
+ *
+ * Items are numbered in the order a forward pass uses them: 0 .. n_layer-1
+ * are the layers, n_layer .. n_items-1 the output-head row chunks. After the
+ * last head chunk comes layer 0 of the next token, so read-ahead runs round
+ * the ring. An acquire that finds its item not read ahead (the pass skipped
+ * the head, or the first pass) waits for what is in flight, drops it and
+ * restarts the ring at the item asked for.
+ */
+#include "stream.h"
+#include "quant.h"
+
+#define ST_ALIGN 512u
+
+enum st_state { ST_FREE, ST_LOADING, ST_HELD };
+
+struct st_range {
+	uint64_t lo, hi; /* plaintext bytes an item needs */
+};
+
+struct st_slot {
+	void *alloc;       /* as allocated (slot_alloc bytes) */
+	uint8_t *buf;      /* 512-aligned inside alloc */
+	int32_t item;      /* -1: none */
+	enum st_state state;
+	uint64_t base;     /* plaintext offset of buf[0] */
+	uint64_t len;      /* bytes read into buf */
+	uint64_t first, count; /* sealed: chunks held */
+	struct plat_io *io;
+	uint32_t n_io;
+	int32_t sync_io;   /* index of a piece read synchronously (past the disk end), or -1 */
+};
+
+struct wt_stream {
+	const struct gguf_file *g;
+	struct llm_reader rd;
+	struct llm_mem *mem;
+	struct seal_ctx *seal;
+	int disk;
+	uint64_t disk_size;
+	uint32_t n_layer, n_embd, n_items, n_slots, head_rows, io_cap;
+	uint64_t slot_bytes;
+	struct st_range *items;
+	const struct gguf_tensor **lt;  /* n_layer x wt_n_layer_slots; NULL = absent */
+	const struct gguf_tensor *embd, *head;
+	float *onorm, *rfreq;
+	uint64_t onorm_bytes, rfreq_bytes;
+	uint8_t *row;
+	uint64_t row_bytes;
+	uint32_t next;                  /* next item to read ahead */
+	struct st_slot slots[STREAM_MAX_SLOTS];
+	struct wt_io_stats st;
+};
+
+static uint64_t up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) / a * a;
+}
+
+static uint64_t charge(uint64_t n)
+{
+	return up(n ? n : 1, 4096);
+}
+
+static uint64_t unit(const struct seal_ctx *seal)
+{
+	return seal ? seal->hdr.chunk_size : ST_ALIGN;
+}
+
+/* Disk bytes a plaintext range occupies once widened to what can be read. */
+static uint64_t span(const struct seal_ctx *seal, uint64_t lo, uint64_t hi)
+{
+	uint64_t u = unit(seal);
+
+	return up(hi, u) - lo / u * u;
+}
+
+static const struct gguf_tensor *head_tensor(const struct gguf_file *g)
+{
+	const struct gguf_tensor *h = gguf_find_tensor(g, "output.weight");
+
+	/* tied output: no output.weight means the head is the embedding matrix */
+	return h ? h : gguf_find_tensor(g, "token_embd.weight");
+}
+
+/* The plaintext range of layer l's tensors. */
+static struct st_range layer_range(const struct gguf_file *g, uint32_t l)
+{
+	struct st_range r = {UINT64_MAX, 0};
+	char name[96];
+
+	for (uint32_t s = 0; s < wt_n_layer_slots; s++) {
+		const struct gguf_tensor *t;
+		wt_tensor_name(name, sizeof name, l, wt_layer_slots[s].suffix);
+		if (!(t = gguf_find_tensor(g, name)))
+			continue;
+		if (t->offset < r.lo)
+			r.lo = t->offset;
+		if (t->offset + t->size > r.hi)
+			r.hi = t->offset + t->size;
+	}
+	if (r.lo > r.hi)
+		r.lo = r.hi = 0;
+	return r;
+}
+
+/*
+ * Slot size: the largest layer's span, and at least one head row plus the
+ * widening at both ends. Head chunks then take as many rows as a slot holds
+ * with that widening.
+ */
+static void measure(const struct gguf_file *g, const struct seal_ctx *seal, uint32_t n_layer,
+		    uint64_t *slot, uint32_t *head_rows, uint32_t *n_items)
+{
+	const struct gguf_tensor *h = head_tensor(g);
+	uint64_t rb = quant_row_bytes(h->type, h->ne[0]), rows;
+	uint64_t u = unit(seal), s = rb + 2 * u;
+
+	for (uint32_t l = 0; l < n_layer; l++) {
+		struct st_range r = layer_range(g, l);
+		uint64_t b = span(seal, r.lo, r.hi);
+		if (b > s)
+			s = b;
+	}
+	rows = (s - 2 * u) / rb;
+	if (rows > h->ne[1])
+		rows = h->ne[1];
+	*slot = s;
+	*head_rows = (uint32_t)rows;
+	*n_items = n_layer + (uint32_t)((h->ne[1] + rows - 1) / rows);
+}
+
+static uint32_t io_per_slot(uint64_t slot)
+{
+	return (uint32_t)((slot + STREAM_PIECE - 1) / STREAM_PIECE) + 1;
+}
+
+static uint64_t small_bytes(const struct gguf_file *g, const char *name)
+{
+	const struct gguf_tensor *t = gguf_find_tensor(g, name);
+	return t ? t->size : 0;
+}
+
+void stream_measure(const struct gguf_file *g, const struct seal_ctx *seal, uint32_t n_layer,
+		    uint32_t n_embd, uint32_t n_slots, struct stream_need *out)
+{
+	const struct gguf_tensor *e = gguf_find_tensor(g, "token_embd.weight");
+	uint64_t slot, fixed;
+
+	measure(g, seal, n_layer, &slot, &out->head_rows, &out->n_items);
+	out->slot_bytes = charge(slot + ST_ALIGN);
+	fixed = charge(sizeof(struct wt_stream)) +
+		charge((uint64_t)out->n_items * sizeof(struct st_range)) +
+		charge((uint64_t)n_layer * wt_n_layer_slots * sizeof(void *)) +
+		charge(n_embd * sizeof(float)) + charge(quant_row_bytes(e->type, e->ne[0]));
+	if (gguf_find_tensor(g, "rope_freqs.weight"))
+		fixed += charge(small_bytes(g, "rope_freqs.weight"));
+	fixed += (uint64_t)n_slots * charge(io_per_slot(slot) * sizeof(struct plat_io));
+	out->fixed_bytes = fixed;
+	(void)n_embd;
+}
+
+/* ---- reading a slot ---- */
+static struct st_slot *find(struct wt_stream *s, uint32_t item)
+{
+	for (uint32_t i = 0; i < s->n_slots; i++)
+		if (s->slots[i].item == (int32_t)item)
+			return &s->slots[i];
+	return NULL;
+}
+
+static struct st_slot *find_free(struct wt_stream *s)
+{
+	for (uint32_t i = 0; i < s->n_slots; i++)
+		if (s->slots[i].state == ST_FREE)
+			return &s->slots[i];
+	return NULL;
+}
+
+/* Start reading item into sl: pieces of STREAM_PIECE bytes, all in flight. */
+static void issue(struct wt_stream *s, struct st_slot *sl, uint32_t item)
+{
+	struct st_range r = s->items[item];
+	uint64_t a, b;
+
+	if (s->seal) {
+		seal_chunk_span(s->seal, r.lo, r.hi - r.lo, &sl->first, &sl->count);
+		a = seal_chunk_offset(s->seal, sl->first);
+		b = a + sl->count * s->seal->hdr.chunk_size;
+		sl->base = sl->first * s->seal->hdr.chunk_size;
+	} else {
+		a = r.lo / ST_ALIGN * ST_ALIGN;
+		b = up(r.hi, ST_ALIGN);
+		sl->base = a;
+	}
+	sl->item = (int32_t)item;
+	sl->state = ST_LOADING;
+	sl->len = b - a;
+	sl->n_io = 0;
+	sl->sync_io = -1;
+	for (uint64_t off = a; off < b; off += STREAM_PIECE) {
+		uint64_t n = b - off < STREAM_PIECE ? b - off : STREAM_PIECE;
+		struct plat_io *io = &sl->io[sl->n_io];
+		uint8_t *dst = sl->buf + (off - a);
+
+		if (off + n > s->disk_size) {
+			/* the file's last sector is partial (host image files): read
+			 * what exists synchronously, the rest is beyond every tensor */
+			uint64_t have = s->disk_size > off ? s->disk_size - off : 0;
+			memset(dst + have, 0, (size_t)(n - have));
+			io->status = have ? plat_disk_read(s->disk, off, dst, (size_t)have) : 0;
+			io->done = 1;
+			sl->sync_io = (int32_t)sl->n_io;
+		} else if ((io->status = plat_disk_read_async(s->disk, off, dst, (size_t)n, io))) {
+			io->done = 1;
+			sl->sync_io = (int32_t)sl->n_io;
+		}
+		sl->n_io++;
+		s->st.reads++;
+		s->st.bytes_read += n;
+	}
+}
+
+/* Wait for every piece of sl; the first error. */
+static int wait_io(struct wt_stream *s, struct st_slot *sl)
+{
+	int first = 0;
+
+	for (uint32_t k = 0; k < sl->n_io; k++) {
+		int e = (int32_t)k == sl->sync_io ? sl->io[k].status : plat_io_wait(&sl->io[k]);
+		if (e && !first)
+			first = e;
+	}
+	sl->n_io = 0;
+	return first;
+}
+
+/* Give a slot back; plaintext of a sealed model is zeroized first. */
+static void drop(struct wt_stream *s, struct st_slot *sl)
+{
+	if (sl->state == ST_LOADING)
+		wait_io(s, sl);
+	if (s->seal && sl->len)
+		seal_zeroize(sl->buf, (size_t)sl->len);
+	sl->state = ST_FREE;
+	sl->item = -1;
+	sl->len = 0;
+}
+
+/* Wait for and drop every slot still reading (their buffers must not be
+ * reused or freed under a transfer). */
+static void drain(struct wt_stream *s)
+{
+	for (uint32_t i = 0; i < s->n_slots; i++)
+		if (s->slots[i].state == ST_LOADING)
+			drop(s, &s->slots[i]);
+}
+
+/* Read ahead round the ring into every free slot. */
+static void fill(struct wt_stream *s)
+{
+	struct st_slot *sl;
+
+	while ((sl = find_free(s)) && !find(s, s->next)) {
+		issue(s, sl, s->next);
+		s->next = (s->next + 1) % s->n_items;
+	}
+}
+
+struct st_dec {
+	struct wt_stream *s;
+	struct st_slot *sl;
+	int err[64];
+};
+
+static void dec_worker(void *arg, int i, int n)
+{
+	struct st_dec *d = arg;
+	uint64_t c = d->sl->count, a = c * (uint64_t)i / (uint64_t)n, b = c * (uint64_t)(i + 1) / (uint64_t)n;
+	uint32_t cs = d->s->seal->hdr.chunk_size;
+
+	if (b > a)
+		d->err[i] = seal_decrypt_chunks(d->s->seal, d->sl->first + a, b - a,
+						d->sl->buf + a * cs);
+}
+
+/* Verify and decrypt a sealed slot in place, spread over the CPUs. */
+static int decrypt(struct wt_stream *s, struct st_slot *sl)
+{
+	struct st_dec d = {s, sl, {0}};
+	int n = plat_cpu_count();
+	uint64_t t0 = plat_time_ns();
+
+	if (n > 64)
+		n = 64;
+	if ((uint64_t)n > sl->count)
+		n = (int)sl->count;
+	if (n > 1)
+		plat_parallel(dec_worker, &d, n);
+	else
+		dec_worker(&d, 0, 1);
+	s->st.decrypt_ns += plat_time_ns() - t0;
+	for (int i = 0; i < n; i++)
+		if (d.err[i]) {
+			seal_zeroize(sl->buf, (size_t)sl->len);
+			return d.err[i];
+		}
+	return 0;
+}
+
+/* The slot holding item, read, verified and held; NULL with *err on failure. */
+static struct st_slot *get(struct wt_stream *s, uint32_t item, int *err)
+{
+	struct st_slot *sl = find(s, item);
+	uint64_t t0 = plat_time_ns();
+	int e;
+
+	if (!sl) {
+		s->st.misses++;
+		drain(s);
+		s->next = item;
+		fill(s);
+		if (!(sl = find(s, item))) {
+			*err = -LLMK_EBUSY;
+			return NULL;
+		}
+	}
+	e = wait_io(s, sl);
+	s->st.wait_ns += plat_time_ns() - t0;
+	if (!e && s->seal)
+		e = decrypt(s, sl);
+	if (e) {
+		drop(s, sl);
+		*err = e;
+		return NULL;
+	}
+	sl->state = ST_HELD;
+	fill(s);
+	return sl;
+}
+
+static void put(struct wt_stream *s, uint32_t item)
+{
+	struct st_slot *sl = find(s, item);
+
+	if (sl && sl->state == ST_HELD) {
+		drop(s, sl);
+		fill(s);
+	}
+}
+
+/* ---- the weights interface ---- */
+static int st_layer_acquire(void *impl, uint32_t l, struct wt_layer *out)
+{
+	struct wt_stream *s = impl;
+	struct st_slot *sl;
+	int e = 0;
+
+	if (l >= s->n_layer)
+		return -LLMK_ERANGE;
+	if (!(sl = get(s, l, &e)))
+		return e;
+	memset(out, 0, sizeof *out);
+	for (uint32_t k = 0; k < wt_n_layer_slots; k++) {
+		const struct gguf_tensor *t = s->lt[(size_t)l * wt_n_layer_slots + k];
+		uint8_t *field = (uint8_t *)out + wt_layer_slots[k].offset;
+		const void *p;
+
+		if (!t)
+			continue;
+		p = sl->buf + (t->offset - sl->base);
+		if (wt_layer_slots[k].kind == WT_VEC) {
+			*(const float **)field = p;
+		} else {
+			struct wt_mat m = {p, t->type, t->ne[1], t->ne[0]};
+			*(struct wt_mat *)field = m;
+		}
+	}
+	return 0;
+}
+
+static void st_layer_release(void *impl, uint32_t l)
+{
+	put(impl, l);
+}
+
+static int st_embed_row(void *impl, int32_t id, float *out)
+{
+	struct wt_stream *s = impl;
+	const struct quant_type *q = quant_get(s->embd->type);
+	int e;
+
+	if (id < 0 || (uint64_t)id >= s->embd->ne[1] || !q)
+		return -LLMK_ERANGE;
+	e = s->rd.read(s->rd.ctx, s->embd->offset + s->row_bytes * (uint64_t)id, s->row,
+		       (size_t)s->row_bytes);
+	s->st.reads++;
+	s->st.bytes_read += s->row_bytes;
+	if (e)
+		return e;
+	q->to_float(s->row, out, s->embd->ne[0]);
+	if (s->seal)
+		seal_zeroize(s->row, (size_t)s->row_bytes);
+	return 0;
+}
+
+static int st_head_acquire(void *impl, uint32_t row0, uint32_t n, struct wt_mat *out)
+{
+	struct wt_stream *s = impl;
+	uint64_t rb = quant_row_bytes(s->head->type, s->head->ne[0]);
+	struct st_slot *sl;
+	int e = 0;
+
+	if (row0 % s->head_rows || n > s->head_rows || (uint64_t)row0 + n > s->head->ne[1])
+		return -LLMK_ERANGE;
+	if (!(sl = get(s, s->n_layer + row0 / s->head_rows, &e)))
+		return e;
+	out->data = sl->buf + (s->head->offset + rb * row0 - sl->base);
+	out->type = s->head->type;
+	out->rows = n;
+	out->cols = s->head->ne[0];
+	return 0;
+}
+
+static void st_head_release(void *impl, uint32_t row0)
+{
+	struct wt_stream *s = impl;
+
+	put(s, s->n_layer + row0 / s->head_rows);
+}
+
+static void st_io_stats(void *impl, struct wt_io_stats *out, bool reset)
+{
+	struct wt_stream *s = impl;
+
+	*out = s->st;
+	if (reset)
+		memset(&s->st, 0, sizeof s->st);
+}
+
+static void st_close(void *impl)
+{
+	struct wt_stream *s = impl;
+	struct llm_mem *mem = s->mem;
+
+	drain(s);
+	for (uint32_t i = 0; i < s->n_slots; i++) {
+		struct st_slot *sl = &s->slots[i];
+		if (sl->alloc)
+			llm_mem_free(mem, sl->alloc, (size_t)(s->slot_bytes + ST_ALIGN));
+		if (sl->io)
+			llm_mem_free(mem, sl->io, s->io_cap * sizeof *sl->io);
+	}
+	if (s->items)
+		llm_mem_free(mem, s->items, s->n_items * sizeof *s->items);
+	if (s->lt)
+		llm_mem_free(mem, s->lt, (size_t)s->n_layer * wt_n_layer_slots * sizeof *s->lt);
+	if (s->onorm)
+		llm_mem_free(mem, s->onorm, (size_t)s->onorm_bytes);
+	if (s->rfreq)
+		llm_mem_free(mem, s->rfreq, (size_t)s->rfreq_bytes);
+	if (s->row)
+		llm_mem_free(mem, s->row, (size_t)s->row_bytes);
+	llm_mem_free(mem, s, sizeof *s);
+}
+
+static const struct wt_ops st_ops = {
+	st_layer_acquire, st_layer_release, st_embed_row,
+	st_head_acquire, st_head_release, st_close, st_io_stats,
+};
+
+/* ---- open ---- */
+static void fill_tables(struct wt_stream *s)
+{
+	uint64_t rb = quant_row_bytes(s->head->type, s->head->ne[0]);
+	char name[96];
+
+	for (uint32_t l = 0; l < s->n_layer; l++) {
+		s->items[l] = layer_range(s->g, l);
+		for (uint32_t k = 0; k < wt_n_layer_slots; k++) {
+			wt_tensor_name(name, sizeof name, l, wt_layer_slots[k].suffix);
+			s->lt[(size_t)l * wt_n_layer_slots + k] = gguf_find_tensor(s->g, name);
+		}
+	}
+	for (uint32_t i = s->n_layer; i < s->n_items; i++) {
+		uint64_t r0 = (uint64_t)(i - s->n_layer) * s->head_rows;
+		uint64_t r1 = r0 + s->head_rows < s->head->ne[1] ? r0 + s->head_rows : s->head->ne[1];
+		s->items[i].lo = s->head->offset + r0 * rb;
+		s->items[i].hi = s->head->offset + r1 * rb;
+	}
+}
+
+/* A small tensor read whole into a new allocation. */
+static int read_small(struct wt_stream *s, const struct gguf_tensor *t, float **out,
+		      uint64_t *bytes, int *err)
+{
+	if (!(*out = llm_mem_alloc(s->mem, (size_t)t->size, err)))
+		return *err;
+	*bytes = t->size;
+	return *err = s->rd.read(s->rd.ctx, t->offset, *out, (size_t)t->size);
+}
+
+static int alloc_all(struct wt_stream *s, int *e)
+{
+	struct llm_mem *m = s->mem;
+
+	if (!(s->items = llm_mem_alloc(m, s->n_items * sizeof *s->items, e)) ||
+	    !(s->lt = llm_mem_alloc(m, (size_t)s->n_layer * wt_n_layer_slots * sizeof *s->lt, e)) ||
+	    !(s->row = llm_mem_alloc(m, (size_t)s->row_bytes, e)))
+		return *e;
+	for (uint32_t i = 0; i < s->n_slots; i++) {
+		struct st_slot *sl = &s->slots[i];
+		sl->item = -1;
+		if (!(sl->io = llm_mem_alloc(m, s->io_cap * sizeof *sl->io, e)) ||
+		    !(sl->alloc = llm_mem_alloc(m, (size_t)(s->slot_bytes + ST_ALIGN), e)))
+			return *e;
+		sl->buf = (uint8_t *)up((uintptr_t)sl->alloc, ST_ALIGN);
+	}
+	return 0;
+}
+
+int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm_reader *rd,
+		   int disk, struct seal_ctx *seal, struct llm_mem *mem, uint32_t n_layer,
+		   uint32_t n_embd, uint32_t n_slots, char *err, size_t errlen)
+{
+	const struct gguf_tensor *onorm = gguf_find_tensor(g, "output_norm.weight");
+	const struct gguf_tensor *rf = gguf_find_tensor(g, "rope_freqs.weight");
+	struct plat_disk_info di;
+	struct wt_stream *s;
+	uint64_t slot = 0;
+	int e = 0;
+
+	memset(w, 0, sizeof *w);
+	if (!gguf_find_tensor(g, "token_embd.weight") || !onorm) {
+		plat_snprintf(err, errlen, "weights: tensor '%s' missing",
+			      onorm ? "token_embd.weight" : "output_norm.weight");
+		return -LLMK_EFORMAT;
+	}
+	if ((e = plat_disk_info(disk, &di))) {
+		plat_snprintf(err, errlen, "stream: disk %d: %s", disk, plat_strerror(e));
+		return e;
+	}
+	if (!(s = llm_mem_alloc(mem, sizeof *s, &e)))
+		goto fail;
+	s->g = g;
+	s->rd = *rd;
+	s->mem = mem;
+	s->seal = seal;
+	s->disk = disk;
+	s->disk_size = di.capacity;
+	s->n_layer = n_layer;
+	s->n_embd = n_embd;
+	s->embd = gguf_find_tensor(g, "token_embd.weight");
+	s->head = head_tensor(g);
+	s->row_bytes = quant_row_bytes(s->embd->type, s->embd->ne[0]);
+	measure(g, seal, n_layer, &s->slot_bytes, &s->head_rows, &s->n_items);
+	s->n_slots = n_slots < 1 ? 1 : n_slots > STREAM_MAX_SLOTS ? STREAM_MAX_SLOTS : n_slots;
+	s->io_cap = io_per_slot(s->slot_bytes);
+	slot = s->slot_bytes;
+	if (alloc_all(s, &e) || read_small(s, onorm, &s->onorm, &s->onorm_bytes, &e) ||
+	    (rf && read_small(s, rf, &s->rfreq, &s->rfreq_bytes, &e))) {
+		st_close(s);
+		goto fail;
+	}
+	fill_tables(s);
+	w->ops = &st_ops;
+	w->impl = s;
+	w->output_norm = s->onorm;
+	w->rope_freqs = s->rfreq;
+	w->head_chunk = s->head_rows;
+	w->resident_bytes = (uint64_t)s->n_slots * s->slot_bytes;
+	w->kind = "streaming";
+	return 0;
+fail:
+	plat_snprintf(err, errlen, "stream: setting up %u slots of %llu bytes: %s", n_slots,
+		      (unsigned long long)slot, plat_strerror(e));
+	return e;
+}

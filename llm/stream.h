@@ -1,0 +1,56 @@
+/*
+ * llm/stream.h — the layer streamer: the weights interface (weights.h) over
+ * a model that stays on its disk.
+ *
+ * The forward pass walks the same items in the same order every pass:
+ * layer 0 .. n_layer-1, then the output head in row chunks. The streamer
+ * keeps n_slots buffers, each as large as the largest item's disk span, and
+ * keeps every slot not in use busy reading the items that come next
+ * (asynchronous plat_disk_read_async requests of STREAM_PIECE bytes, many in
+ * flight), so while layer l computes, layers l+1 .. l+n_slots-1 arrive.
+ * Token-embedding rows are read one row at a time when asked for; the
+ * output norm and rope frequencies (a few KiB) are held.
+ *
+ * Sealed images (llm/seal.h): a slot reads the whole chunks its item's
+ * plaintext range touches, verifies and decrypts them in place at acquire
+ * (seal_decrypt_chunks: a bad tag zeroes the slot, the acquire fails with
+ * -LLMK_EAUTH and every later one too), and zeroizes the plaintext at release.
+ *
+ * Every buffer comes from the session's llm_mem, so mem-budget bounds it.
+ */
+#ifndef LLM_STREAM_H
+#define LLM_STREAM_H
+
+#include "seal.h"
+#include "weights.h"
+
+#define STREAM_PIECE (2u << 20)  /* bytes per async request */
+#define STREAM_MAX_SLOTS 8u
+
+/* What streaming a model costs, before any allocation (for the memory plan). */
+struct stream_need {
+	uint64_t slot_bytes;   /* charge of one slot (page-rounded) */
+	uint64_t fixed_bytes;  /* everything else the streamer allocates for n_slots */
+	uint32_t n_items;      /* layers + head chunks: slots beyond this are useless */
+	uint32_t head_rows;    /* output-head rows per chunk */
+};
+
+/*
+ * Size the streamer for g read through disk (plain) or seal (sealed: the
+ * disk holds seal's image; NULL otherwise) with n_slots slots. The tensor
+ * layout must already have been checked (model_check_layout).
+ */
+void stream_measure(const struct gguf_file *g, const struct seal_ctx *seal, uint32_t n_layer,
+		    uint32_t n_embd, uint32_t n_slots, struct stream_need *out);
+
+/*
+ * Open the streamer: rd reads the plaintext GGUF (for embedding rows and the
+ * small tensors), disk is the platform disk the slots read from directly
+ * (the image itself when seal is non-NULL). n_slots >= 1. On error returns
+ * -LLMK_E* with one line in err and holds nothing.
+ */
+int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm_reader *rd,
+		   int disk, struct seal_ctx *seal, struct llm_mem *mem, uint32_t n_layer,
+		   uint32_t n_embd, uint32_t n_slots, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * shell/cmd_stream.c — the memory plan and streamer lines of `info` and
+ * `stats` (cmd_stream.h).
+ */
+#include "cmd_stream.h"
+#include "shell.h"
+
+void shell_stream_info(const struct engine *e)
+{
+	char a[32], b[32], c[32];
+
+	if (e->streaming)
+		plat_printf("  plan           streaming: %u slots of %s, kv %s, scratch %s\n",
+			    e->n_slots, shell_human_size(e->slot_bytes, a, sizeof a),
+			    shell_human_size(e->kv_bytes, b, sizeof b),
+			    shell_human_size(e->scratch_bytes, c, sizeof c));
+	else
+		plat_printf("  plan           resident: weights %s, kv %s, scratch %s\n",
+			    shell_human_size(e->weight_bytes, a, sizeof a),
+			    shell_human_size(e->kv_bytes, b, sizeof b),
+			    shell_human_size(e->scratch_bytes, c, sizeof c));
+}
+
+void shell_stream_stats(struct engine *e)
+{
+	struct wt_io_stats io;
+	uint64_t run = e->stats.prompt_ns + e->stats.gen_ns;
+	uint64_t wait, compute;
+	char a[32], b[32];
+
+	wt_io_stats(&e->model.w, &io, false);
+	plat_printf("  memory      peak %s of %s (now %s)\n",
+		    shell_human_size(e->mem.peak, a, sizeof a),
+		    e->cfg.mem_budget ? shell_human_size(e->cfg.mem_budget, b, sizeof b) : "no budget",
+		    shell_human_size(e->mem.used, b + 16, 16));
+	if (!e->streaming)
+		return;
+	/* waiting for a slot and decrypting happen inside the forward pass:
+	 * the rest of it is computation */
+	wait = io.wait_ns < run ? io.wait_ns : run;
+	compute = run - wait - (io.decrypt_ns < run - wait ? io.decrypt_ns : run - wait);
+	plat_printf("  disk        read %s in %llu requests, %.2f GB/s over the run; %llu misses\n",
+		    shell_human_size(io.bytes_read, a, sizeof a), (unsigned long long)io.reads,
+		    run ? (double)io.bytes_read / (double)run : 0.0, (unsigned long long)io.misses);
+	plat_printf("  time        compute %.1f ms, waiting on the disk %.1f ms, decrypt %.1f ms: "
+		    "overlap %.0f%% (share of the run not waiting)\n",
+		    (double)compute / 1e6, (double)wait / 1e6, (double)io.decrypt_ns / 1e6,
+		    run ? 100.0 * (double)(run - wait) / (double)run : 0.0);
+}
