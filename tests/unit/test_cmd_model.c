@@ -395,7 +395,8 @@ TEST(cmd_profile_counts_stages_and_layers)
 }
 
 /* A budget between "weights + scratch" and "+ the full context" gets a
- * smaller cache; generation then ends when the context is full. */
+ * smaller cache when the weights are resident (forced: the plan would stream
+ * them); generation then ends when the context is full. */
 TEST(cmd_budget_shrinks_the_context)
 {
 	struct session s;
@@ -406,7 +407,7 @@ TEST(cmd_budget_shrinks_the_context)
 		SKIP("no testdata (LLMK_TESTDATA)");
 	run(&s, "config threads 1", &st);
 	run(&s, "config mem-budget 5100K", &st);
-	const char *out = run(&s, "load llama", &st); /* general.name, any case */
+	const char *out = run(&s, "load --resident llama", &st); /* general.name, any case */
 	if (st)
 		fprintf(stderr, "  %s", out);
 	CHECK_EQ_INT(st, 0);
