@@ -226,6 +226,9 @@ static void stories(const char *gguf, const char *refs, uint32_t kv_type, uint32
 		CHECK_EQ_INT(ref_parse(line, r), 0);
 		CHECK_EQ_INT(tmodel_open(&t, path, kv_type, 128, n_batch), 0);
 		m = greedy_check(&t, r, min_match < 0 ? 0.02 : 1.0, &worst);
+		if (getenv("LLMK_VERBOSE"))
+			fprintf(stderr, "  %s case %d: %d of %d tokens, logits off by %g\n", gguf,
+				n_cases, m, r->n_tokens, worst);
 		if (m != r->n_tokens && min_match < 0)
 			fprintf(stderr, "  %s: case %d: %d of %d tokens match (logits off by %g)\n",
 				gguf, n_cases, m, r->n_tokens, worst);
@@ -308,9 +311,9 @@ static void zoo_check(const char *name)
 			CHECK_EQ_INT(model_forward(&t.m, &t.s, &t.mm, &t.kv, &r->tokens[i], 1, pos++,
 						   true), 0);
 	}
-	if (worst > tol)
-		fprintf(stderr, "  zoo %s (%s rows, act %s): logits off by %g > %g\n", name, q->impl,
-			quant_name(q->act_type), worst, tol);
+	if (worst > tol || getenv("LLMK_VERBOSE"))
+		fprintf(stderr, "  zoo %s (%s rows, act %s): logits off by %g (tolerance %g)\n", name,
+			q->impl, quant_name(q->act_type), worst, tol);
 	CHECK(worst <= tol);
 	tmodel_close(&t);
 	free(text);
