@@ -277,12 +277,26 @@ static int parse_flag(struct shell *sh, struct gen_args *a, const char *f, const
 		a->g.stops[a->g.n_stops++] = v;
 		return 0;
 	}
-	if (!strcmp(f, "--logit-bias"))
-		return flag_bias(sh, v, p);
-	return shell_err(sh, -LLMK_EINVAL, "%s: unknown flag '%s'", sh->argv[0], f);
+	return flag_bias(sh, v, p); /* --logit-bias, the last of value_flags */
 }
 
-/* Flags anywhere; the one other word is the text. */
+/* The flags that take a value (parse_flag knows each). */
+static const char *const value_flags[] = {
+	"-n", "--n-predict", "--temp", "--top-k", "--top-p", "--min-p", "--typical",
+	"--repeat-penalty", "--repeat-last-n", "--presence-penalty", "--frequency-penalty",
+	"--mirostat", "--mirostat-lr", "--mirostat-ent", "--seed", "--stop", "--logit-bias", NULL,
+};
+
+static bool takes_value(const char *f)
+{
+	for (int i = 0; value_flags[i]; i++)
+		if (!strcmp(f, value_flags[i]))
+			return true;
+	return false;
+}
+
+/* Flags anywhere; the one other word is the text. A word starting with '-'
+ * is a flag, so a prompt starting with '-' needs a leading space: " -x". */
 static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, struct gen_args *a)
 {
 	int r;
@@ -293,16 +307,14 @@ static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, 
 		const char *f = argv[i];
 		if (!strcmp(f, "--ids")) {
 			a->ids = true;
-		} else if (f[0] == '-' && f[1] && !(f[1] >= '0' && f[1] <= '9') && strcmp(f, "-n") &&
-			   strncmp(f, "--", 2)) {
-			return shell_err(sh, -LLMK_EINVAL, "%s: unknown flag '%s'", argv[0], f);
-		} else if (f[0] == '-' && f[1] && !(f[1] >= '0' && f[1] <= '9')) {
+		} else if (f[0] == '-' && f[1]) {
+			if (!takes_value(f))
+				return shell_err(sh, -LLMK_EINVAL, "%s: unknown flag '%s'", argv[0], f);
 			if (i + 1 >= argc)
 				return shell_err(sh, -LLMK_EINVAL, "%s: flag '%s' needs a value",
 						 argv[0], f);
-			if ((r = parse_flag(sh, a, f, argv[i + 1])))
+			if ((r = parse_flag(sh, a, f, argv[++i])))
 				return r;
-			i++;
 		} else if (a->text) {
 			return shell_err(sh, -LLMK_EINVAL, "%s: more than one prompt ('%s'); quote it",
 					 argv[0], f);
