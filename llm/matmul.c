@@ -2,12 +2,13 @@
  * llm/matmul.c — weight x activation products over the worker pool.
  *
  * Two steps per call: (1) convert the B activation rows once to the weight
- * type's act_type (Q8_0, Q8_1, Q8_K or F32; llm/quant.h), (2) split the M
- * weight rows into one contiguous range per worker. Each worker walks its
- * range in tiles of MM_TILE rows and, inside a tile, computes every token:
- * the tile's weights (at most a few hundred KiB) stay in cache while the B
- * activation rows stream past, so prefill reads each weight byte from memory
- * once per call, and decode (B == 1) streams the weights exactly once.
+ * type's act_type (Q8_0, Q8_1, Q8_K or F32; llm/quant.h), (2) cut the M
+ * weight rows into tiles of MM_TILE rows that the workers claim in turn.
+ * Inside a tile every token is computed, QUANT_GEMM_COLS at a time by the
+ * row's gemm where it has one: the tile's weights (at most a few hundred
+ * KiB) stay in cache while the B activation rows stream past, so prefill
+ * reads each weight byte from memory once per call, and decode (B == 1)
+ * streams the weights exactly once.
  */
 #include "matmul.h"
 
@@ -63,6 +64,8 @@ struct mm_job {
 	const uint8_t *act;   /* converted activations */
 	size_t a_stride;      /* bytes per converted activation row */
 	size_t M, K, B;
+	size_t tiles;         /* ceil(M / MM_TILE) */
+	size_t next;          /* next unclaimed tile (atomic) */
 };
 
 /* Worker i of n converts activation rows [B i / n, B (i + 1) / n). */
@@ -75,36 +78,40 @@ static void mm_convert_task(void *arg, int i, int n)
 		j->at->from_float(j->x + b * j->K, (void *)(j->act + b * j->a_stride), j->K);
 }
 
+/* Rows [t0, t0 + MM_TILE) for every token. */
+static void mm_tile(const struct mm_job *j, size_t t0)
+{
+	size_t t1 = t0 + MM_TILE < j->M ? t0 + MM_TILE : j->M, b;
+	quant_vec_dot_fn dot = j->wt->vec_dot;
+	quant_gemm_fn gemm = j->wt->gemm;
+
+	/* groups of QUANT_GEMM_COLS tokens share each unpacked weight block */
+	for (b = 0; gemm && b + QUANT_GEMM_COLS <= j->B; b += QUANT_GEMM_COLS)
+		for (size_t r = t0; r < t1; r++)
+			gemm(j->K, j->w + r * j->w_stride, j->act + b * j->a_stride, j->a_stride,
+			     j->out + b * j->M + r, j->M, QUANT_GEMM_COLS);
+	for (; b < j->B; b++) {
+		const void *a = j->act + b * j->a_stride;
+		float *o = j->out + b * j->M;
+		for (size_t r = t0; r < t1; r++)
+			o[r] = dot(j->K, j->w + r * j->w_stride, a);
+	}
+}
+
 /*
- * Worker i of n owns weight rows [r0, r1): ranges are cut on MM_TILE
- * boundaries so two workers never share a tile (or a cache line of out).
+ * Workers claim tiles one at a time from a shared counter, so a worker that
+ * starts late (a busy host, a slower core) does less of the work instead of
+ * holding everyone up. Each row is computed whole by one worker, so the
+ * result does not depend on the thread count. Two tiles never share a
+ * cache line of out when out is 64-byte aligned (16 floats per tile).
  */
 static void mm_dot_task(void *arg, int i, int n)
 {
 	struct mm_job *j = arg;
-	size_t tiles = (j->M + MM_TILE - 1) / MM_TILE;
-	size_t r0 = tiles * (size_t)i / (size_t)n * MM_TILE;
-	size_t r1 = tiles * (size_t)(i + 1) / (size_t)n * MM_TILE;
-	quant_vec_dot_fn dot = j->wt->vec_dot;
-	quant_gemm_fn gemm = j->wt->gemm;
-	size_t b = 0;
+	size_t t;
 
-	if (r1 > j->M)
-		r1 = j->M;
-	for (size_t t0 = r0; t0 < r1; t0 += MM_TILE) {
-		size_t t1 = t0 + MM_TILE < r1 ? t0 + MM_TILE : r1;
-		/* groups of QUANT_GEMM_COLS tokens share each unpacked weight block */
-		for (b = 0; gemm && b + QUANT_GEMM_COLS <= j->B; b += QUANT_GEMM_COLS)
-			for (size_t r = t0; r < t1; r++)
-				gemm(j->K, j->w + r * j->w_stride, j->act + b * j->a_stride,
-				     j->a_stride, j->out + b * j->M + r, j->M, QUANT_GEMM_COLS);
-		for (; b < j->B; b++) {
-			const void *a = j->act + b * j->a_stride;
-			float *o = j->out + b * j->M;
-			for (size_t r = t0; r < t1; r++)
-				o[r] = dot(j->K, j->w + r * j->w_stride, a);
-		}
-	}
+	while ((t = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->tiles)
+		mm_tile(j, t * MM_TILE);
 }
 
 int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
@@ -132,6 +139,8 @@ int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
 	j.M = M;
 	j.K = K;
 	j.B = B;
+	j.tiles = (M + MM_TILE - 1) / MM_TILE;
+	j.next = 0;
 	j.a_stride = (abytes + 63) & ~(size_t)63;
 	nt = c->n_threads < 1 ? 1 : c->n_threads;
 	if (j.at->type == GGML_TYPE_F32) {
