@@ -616,6 +616,27 @@ static const char *chat_keep(struct engine *e, const char *s, size_t n)
 	return p;
 }
 
+int engine_chat_system(struct engine *e, const char *text, char *err, size_t errlen)
+{
+	const char *c;
+	int r;
+
+	if ((r = need_model(e, err, errlen)))
+		return r;
+	if (e->n_msgs) {
+		plat_snprintf(err, errlen, "a system message must come first (use 'chat --reset')");
+		return -LLMK_EINVAL;
+	}
+	if (!(c = chat_keep(e, text, strlen(text)))) {
+		plat_snprintf(err, errlen, "conversation is full (use 'chat --reset')");
+		return -LLMK_ERANGE;
+	}
+	e->msgs[0].role = "system";
+	e->msgs[0].content = c;
+	e->n_msgs = 1;
+	return 0;
+}
+
 void engine_chat_reset(struct engine *e)
 {
 	e->n_msgs = 0;

@@ -136,5 +136,7 @@ int engine_infer(struct engine *e, const char *prompt, struct engine_gen *g,
 int engine_chat(struct engine *e, const char *user, struct engine_gen *g,
 		char *err, size_t errlen);
 void engine_chat_reset(struct engine *e);
+/* Open the conversation with a system message (only before the first turn). */
+int engine_chat_system(struct engine *e, const char *text, char *err, size_t errlen);
 
 #endif

@@ -172,7 +172,8 @@ static int cmd_info(struct shell *sh, int argc, char **argv)
 struct gen_args {
 	struct engine_gen g;
 	bool ids;
-	const char *text; /* the prompt (infer) */
+	const char *text;   /* the prompt (infer) or message (chat) */
+	const char *system; /* chat --system */
 };
 
 static int flag_u32(struct shell *sh, const char *what, const char *v, uint64_t lo, uint64_t hi,
@@ -277,6 +278,12 @@ static int parse_flag(struct shell *sh, struct gen_args *a, const char *f, const
 		a->g.stops[a->g.n_stops++] = v;
 		return 0;
 	}
+	if (!strcmp(f, "--system")) {
+		if (strcmp(sh->argv[0], "chat"))
+			return shell_err(sh, -LLMK_EINVAL, "%s: --system is for chat", sh->argv[0]);
+		a->system = v;
+		return 0;
+	}
 	return flag_bias(sh, v, p); /* --logit-bias, the last of value_flags */
 }
 
@@ -284,7 +291,8 @@ static int parse_flag(struct shell *sh, struct gen_args *a, const char *f, const
 static const char *const value_flags[] = {
 	"-n", "--n-predict", "--temp", "--top-k", "--top-p", "--min-p", "--typical",
 	"--repeat-penalty", "--repeat-last-n", "--presence-penalty", "--frequency-penalty",
-	"--mirostat", "--mirostat-lr", "--mirostat-ent", "--seed", "--stop", "--logit-bias", NULL,
+	"--mirostat", "--mirostat-lr", "--mirostat-ent", "--seed", "--stop", "--system",
+	"--logit-bias", NULL,
 };
 
 static bool takes_value(const char *f)
@@ -438,6 +446,11 @@ static int cmd_chat(struct shell *sh, int argc, char **argv)
 		return r;
 	if (!loaded(sh) || e->vocab_only)
 		return shell_err(sh, -LLMK_EINVAL, "chat: no model loaded (use 'load N')");
+	if (a.system) {
+		char err[128];
+		if ((r = engine_chat_system(e, a.system, err, sizeof err)))
+			return shell_err(sh, r, "chat: %s", err);
+	}
 	if (a.text)
 		return chat_turn(sh, e, &a, a.text);
 	plat_printf("chat (%s template): type a message; an empty line or /exit ends\n",
@@ -542,7 +555,7 @@ const struct shell_cmd shell_cmds_model[] = {
 	 "      [--frequency-penalty P] [--mirostat 2] [--seed S] [--stop S]... [--logit-bias ID+B]\n"
 	 "      [--ids]",
 	 "generate a continuation of PROMPT", cmd_infer},
-	{"chat", "chat [\"MESSAGE\"] [flags as infer] | chat --reset",
+	{"chat", "chat [\"MESSAGE\"] [--system \"TEXT\"] [flags as infer] | chat --reset",
 	 "multi-turn chat (lines until an empty line or /exit)", cmd_chat},
 	{"stats", "stats", "prompt and generation speed of the last run", cmd_stats},
 	{"profile", "profile [on|off|reset]", "forward-pass time per stage and per layer",

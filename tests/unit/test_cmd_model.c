@@ -252,9 +252,18 @@ TEST(cmd_chat_reuses_earlier_turns)
 	CHECK_EQ_INT(e->n_msgs, 4);
 	CHECK(e->stats.n_reused > 5);
 	CHECK(e->stats.n_prompt < e->stats.n_reused);
+	out = run(&s, "chat \"more\" --system \"late\"", &st);
+	CHECK_EQ_INT(st, -LLMK_EINVAL);
+	CHECK(strstr(out, "must come first") != NULL);
 	out = run(&s, "chat --reset", &st);
 	CHECK(strstr(out, "cleared") != NULL);
 	CHECK_EQ_INT(e->n_msgs, 0);
+	run(&s, "chat \"Tim\" --system \"You tell stories.\" -n 4 --temp 0", &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK_EQ_INT(e->n_msgs, 3);
+	CHECK_STR(e->msgs[0].role, "system");
+	CHECK_STR(e->msgs[0].content, "You tell stories.");
+	run(&s, "chat --reset", &st);
 	/* everything load took comes back */
 	CHECK(e->mem.used > 0);
 	run(&s, "unload", &st);
