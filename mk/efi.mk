@@ -160,7 +160,7 @@ run: ## boot llmk in QEMU (MODEL=path or DISKS="a b c"; default: the tiny refere
 	@exec $(QEMU_PY) run $(RUN_DISKS)
 
 test-qemu-$(ARCH):
-	@$(MAKE) --no-print-directory $(ESP_IMG)
+	@$(MAKE) --no-print-directory $(ESP_IMG) $(if $(wildcard tools/host/main.c),$(B)/host/llmctl)
 	@tests/stage.sh qemu-$(ARCH) python3 tests/qemu/test_boot.py --arch $(ARCH) --esp $(ESP_IMG)
 
 # `make ARCH=other test` still runs the x86_64 stage: re-enter with ARCH.

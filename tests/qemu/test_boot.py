@@ -212,6 +212,7 @@ def main():
     test_config(args)
     test_tpm(args)
     test_piped_run(args, disks[0][0])
+    test_model(args)
     print(f"{results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
     return 0 if results["failed"] == 0 else 1
 
@@ -295,6 +296,35 @@ def test_tpm(args):
         if tpm.poll() is None:
             tpm.kill()
         tpm.wait()
+
+
+def test_model(args):
+    """The tiny reference model, streamed off a virtio-blk disk through the
+    async reads, writes the same text on bare metal as build/host/llmctl."""
+    name = "streamed inference on bare metal = host llmctl"
+    testdata = os.environ.get("LLMK_TESTDATA", "../shared/testdata")
+    model = os.path.join(testdata, "stories260K", "stories260K.gguf")
+    llmctl = os.path.join("build", "host", "llmctl")
+    if not os.path.isfile(model) or not os.path.isfile(llmctl):
+        results["skipped"] += 1
+        print(f"skip {name}: needs {model} and {llmctl}")
+        return
+    cmds = ["load 0 --stream", 'infer "Once upon a time" -n 40 --seed 1']
+    host = subprocess.run([llmctl, "--disk", model] + [a for c in cmds for a in ("-c", c)],
+                          capture_output=True, timeout=120)
+    want = host.stdout.decode("utf-8", "replace").strip().splitlines()[-1:]
+    vm = Llmk(args.arch, args.esp, [model])
+    try:
+        vm.wait_prompt(180)
+        vm.command(cmds[0], 120)
+        got = vm.command(cmds[1], 300).strip().splitlines()[-1:]
+        check(name, host.returncode == 0 and got == want and want, f"kernel {got}\nhost   {want}")
+        vm.send("poweroff\n")
+        vm.wait_exit(30)
+    except TimeoutError as e:
+        fail(name, e)
+    finally:
+        vm.close()
 
 
 def test_piped_run(args, disk):
