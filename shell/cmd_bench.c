@@ -237,8 +237,8 @@ static int bench_model(struct shell *sh, const struct bench_opts *o)
 	struct bench_stat pp = {0, 0}, tg = {0, 0};
 	struct llm_mem bwmem;
 	uint64_t tok_bytes;
-	double bw = 0, eff;
-	char size[32];
+	double bw = 0, eff, n_params;
+	char size[32], params[32];
 	const char *name;
 	int threads, r;
 
@@ -279,14 +279,15 @@ static int bench_model(struct shell *sh, const struct bench_opts *o)
 	}
 	plat_printf("| model | size | params | quant | threads | test | t/s |\n"
 		    "| ----- | ---- | ------ | ----- | ------- | ---- | --- |\n");
+	n_params = (double)e->model.hp.n_params;
+	plat_snprintf(params, sizeof params, n_params >= 1e9 ? "%.2f B" : "%.2f M",
+		      n_params >= 1e9 ? n_params * 1e-9 : n_params * 1e-6);
 	if (o->pp)
-		plat_printf("| %s | %s | %.2f B | %s | %d | pp%llu | %.2f ± %.2f |\n", name, size,
-			    (double)e->model.hp.n_params * 1e-9, bench_ftype(e), (int)o->threads,
-			    (unsigned long long)o->pp, pp.mean, pp.sd);
+		plat_printf("| %s | %s | %s | %s | %d | pp%llu | %.2f ± %.2f |\n", name, size, params,
+			    bench_ftype(e), (int)o->threads, (unsigned long long)o->pp, pp.mean, pp.sd);
 	if (o->tg)
-		plat_printf("| %s | %s | %.2f B | %s | %d | tg%llu | %.2f ± %.2f |\n", name, size,
-			    (double)e->model.hp.n_params * 1e-9, bench_ftype(e), (int)o->threads,
-			    (unsigned long long)o->tg, tg.mean, tg.sd);
+		plat_printf("| %s | %s | %s | %s | %d | tg%llu | %.2f ± %.2f |\n", name, size, params,
+			    bench_ftype(e), (int)o->threads, (unsigned long long)o->tg, tg.mean, tg.sd);
 	plat_printf("%s%s, %llu repetitions, kernels %s\n", plat_machine(), bench_emulated(),
 		    (unsigned long long)o->reps, quant_get(GGML_TYPE_Q8_0)->impl);
 	if (o->tg)
