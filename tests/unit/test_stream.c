@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -350,27 +349,63 @@ TEST(stream_sealed_equals_plain_and_damage_stops_generation)
 }
 
 /* ---- the process's peak RSS: a child llmctl ---- */
-static long child_maxrss_kb(const char *llmctl, const char *model, const char *budget_cmd,
-			    const char *load, const char *infer)
+/*
+ * Start llmctl on model reading commands from a pipe, send script and a
+ * marker line, wait for the marker's error line, then read VmHWM (KiB) from
+ * /proc/<pid>/status while the child still runs: exec gave it a fresh
+ * address space, so this is its own peak (a fork's rusage would include the
+ * test runner's pages). -1 on failure.
+ */
+static long child_hwm_kb(const char *llmctl, const char *model, const char *script)
 {
-	struct rusage ru;
-	int st;
-	pid_t pid = fork();
+	int in[2], out[2], st;
+	char buf[4096], path[64];
+	size_t got = 0;
+	long hwm = -1;
+	FILE *f;
+	pid_t pid;
 
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		dup2(fd, 1);
-		if (infer)
-			execl(llmctl, llmctl, "--cpus", "1", "--disk", model, "-c", budget_cmd, "-c", load,
-			      "-c", infer, (char *)NULL);
-		else
-			execl(llmctl, llmctl, "--cpus", "1", "--disk", model, "-c", "version",
-			      (char *)NULL);
+	if (pipe(in) || pipe(out))
+		return -1;
+	if ((pid = fork()) == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(out[1], 2);
+		close(in[1]);
+		close(out[0]);
+		execl(llmctl, llmctl, "--cpus", "1", "--disk", model, (char *)NULL);
 		_exit(127);
 	}
-	if (pid < 0 || wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
-		return -1;
-	return ru.ru_maxrss;
+	close(in[0]);
+	close(out[1]);
+	if (pid > 0 && write(in[1], script, strlen(script)) == (ssize_t)strlen(script) &&
+	    write(in[1], "stream-test-mark\n", 17) == 17) {
+		for (;;) {
+			ssize_t k = read(out[0], buf + got, sizeof buf - 1 - got);
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+			buf[got] = 0;
+			if (strstr(buf, "stream-test-mark"))
+				break;
+			if (got > sizeof buf / 2) { /* keep the tail only */
+				memmove(buf, buf + got - 64, 64);
+				got = 64;
+			}
+		}
+		snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+		if ((f = fopen(path, "r"))) {
+			while (fgets(buf, sizeof buf, f))
+				if (sscanf(buf, "VmHWM: %ld kB", &hwm) == 1)
+					break;
+			fclose(f);
+		}
+	}
+	close(in[1]);
+	close(out[0]);
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	return hwm;
 }
 
 TEST(stream_peak_rss_of_llmctl_within_budget)
@@ -391,12 +426,12 @@ TEST(stream_peak_rss_of_llmctl_within_budget)
 	/* ~25 MB of weights against a 16 MiB budget */
 	snprintf(model, sizeof model, "%s/stream-rss.gguf", test_tmpdir());
 	CHECK(make_model(model, 6, 512, 1536, 4000, "Q8_0", false));
-	base = child_maxrss_kb(llmctl, model, NULL, NULL, NULL);
-	run = child_maxrss_kb(llmctl, model, "config mem-budget 16M", "load 0",
-			      "infer --temp 0 -n 4 \"Once upon a time\"");
+	base = child_hwm_kb(llmctl, model, "");
+	run = child_hwm_kb(llmctl, model, "config mem-budget 16M\nload 0\n"
+			   "infer --temp 0 -n 4 \"Once upon a time\"\n");
 	/* the measurement sees weights: resident, the same run holds them all */
-	res = child_maxrss_kb(llmctl, model, "config mem-budget 0", "load --resident 0",
-			      "infer --temp 0 -n 4 \"Once upon a time\"");
+	res = child_hwm_kb(llmctl, model, "load --resident 0\n"
+			   "infer --temp 0 -n 4 \"Once upon a time\"\n");
 	CHECK(base > 0 && run > 0 && res > 0);
 	fprintf(stderr, "  llmctl peak RSS: %ld KiB idle, %ld KiB streaming (budget %ld KiB), "
 		"%ld KiB resident\n", base, run, budget_kb, res);
