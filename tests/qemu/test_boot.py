@@ -306,8 +306,12 @@ def test_model(args):
     model = os.path.join(testdata, "stories260K", "stories260K.gguf")
     llmctl = os.path.join("build", "host", "llmctl")
     if not os.path.isfile(model) or not os.path.isfile(llmctl):
-        results["skipped"] += 1
-        print(f"skip {name}: needs {model} and {llmctl}")
+        why = f"needs {model} and {llmctl}"
+        if os.environ.get("LLMK_REQUIRE_TESTDATA") == "1":
+            fail(name, why + " (LLMK_REQUIRE_TESTDATA=1)")
+        else:
+            results["skipped"] += 1
+            print(f"skip {name}: {why}")
         return
     cmds = ["load 0 --stream", 'infer "Once upon a time" -n 40 --seed 1']
     host = subprocess.run([llmctl, "--disk", model] + [a for c in cmds for a in ("-c", c)],
