@@ -228,13 +228,15 @@ static struct vblk_disk *disk_of(int disk)
 	return disk >= 0 && disk < vblk.n ? &vblk.disks[disk] : NULL;
 }
 
-#define CHECK_DISK(d, disk)                  \
-	do {                                 \
-		if (!(d = disk_of(disk)))    \
-			return -LLMK_ENOENT; \
-		if (d->broken)               \
-			return -LLMK_EIO;    \
-	} while (0)
+/* The disk to read from: -LLMK_ENOENT for no such index, -LLMK_EIO once the
+ * device was taken offline. */
+static int usable(int disk, struct vblk_disk **out)
+{
+	*out = disk_of(disk);
+	if (!*out)
+		return -LLMK_ENOENT;
+	return (*out)->broken ? -LLMK_EIO : 0;
+}
 
 static bool in_range(const struct vblk_disk *d, uint64_t off, uint64_t len)
 {
@@ -244,8 +246,10 @@ static bool in_range(const struct vblk_disk *d, uint64_t off, uint64_t len)
 int plat_disk_read_async(int disk, uint64_t off, void *buf, size_t len, struct plat_io *io)
 {
 	struct vblk_disk *d;
+	int err = usable(disk, &d);
 
-	CHECK_DISK(d, disk);
+	if (err)
+		return err;
 	if (off % SECTOR || len % SECTOR || (uintptr_t)buf % SECTOR)
 		return -LLMK_EINVAL;
 	if (!in_range(d, off, len))
@@ -261,9 +265,10 @@ int plat_disk_read(int disk, uint64_t off, void *buf, size_t len)
 	struct vblk_disk *d;
 	uint8_t *p = buf;
 	struct plat_io io;
-	int err;
+	int err = usable(disk, &d);
 
-	CHECK_DISK(d, disk);
+	if (err)
+		return err;
 	if (!in_range(d, off, len))
 		return -LLMK_ERANGE;
 	while (len) {
