@@ -323,12 +323,32 @@ def test_model(args):
         vm.command(cmds[0], 120)
         got = vm.command(cmds[1], 300).strip().splitlines()[-1:]
         check(name, host.returncode == 0 and got == want and want, f"kernel {got}\nhost   {want}")
+        test_stream_budget(vm)
         vm.send("poweroff\n")
         vm.wait_exit(30)
     except TimeoutError as e:
         fail(name, e)
     finally:
         vm.close()
+
+
+def test_stream_budget(vm):
+    """Under a small mem-budget, `load --stream` gives the greedy ids of the
+    resident weights, and the allocator's high-water mark stays in budget."""
+    name = "mem-budget 6M + load --stream: greedy ids = resident, peak within budget"
+    infer = 'infer "Once upon a time" -n 24 --temp 0 --ids'
+    vm.command("config mem-budget 6M", 30)
+    load_s = vm.command("load --stream 0", 120)
+    got = re.search(r"^ids:(.*)$", vm.command(infer, 300), re.M)
+    stats = vm.command("stats", 30)
+    vm.command("config mem-budget 0", 30)
+    load_r = vm.command("load --resident 0", 120)
+    want = re.search(r"^ids:(.*)$", vm.command(infer, 300), re.M)
+    peak = re.search(r"memory +peak ([0-9.]+) (KiB|MiB) of 6.00 MiB", stats)
+    peak_b = float(peak.group(1)) * (1024 if peak.group(2) == "KiB" else 1 << 20) if peak else 1e12
+    check(name, "streaming" in load_s and "resident" in load_r and got and want and
+          got.group(1) == want.group(1) and peak_b <= 6 << 20,
+          f"{load_s}\n{load_r}\nstream {got and got.group(1)}\nresident {want and want.group(1)}\n{stats}")
 
 
 def test_piped_run(args, disk):
