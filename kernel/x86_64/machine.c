@@ -36,8 +36,10 @@ int arch_console_getc(void)
 
 /*
  * Count TSC ticks across CALIBRATE_MS of the ACPI PM timer (ACPI 6.5 §4.8.3.3:
- * 3.579545 MHz, 24 or 32 bits, wraps). Without a PM timer, CPUID leaf 0x15
- * (Intel SDM Vol. 2A: TSC/crystal ratio) or 0x16 (base MHz) is the fallback.
+ * 3.579545 MHz, 24 or 32 bits, wraps). Without a PM timer (hardware-reduced
+ * ACPI), the hypervisor's timing leaf 0x40000010 (EAX = TSC kHz, the
+ * VMware/KVM convention), CPUID leaf 0x15 (Intel SDM Vol. 2A: TSC/crystal
+ * ratio) or 0x16 (base MHz) is the fallback.
  */
 uint64_t arch_counter_calibrate(void)
 {
@@ -56,6 +58,9 @@ uint64_t arch_counter_calibrate(void)
 		t1 = arch_counter();
 		return (t1 - t0) * ACPI_PM_TIMER_HZ / ticks;
 	}
+	if ((cpuid(1, 0).c & (1u << 31)) && cpuid(0x40000000, 0).a >= 0x40000010 &&
+	    (r = cpuid(0x40000010, 0)).a)
+		return (uint64_t)r.a * 1000;
 	if (cpuid(0, 0).a >= 0x15) {
 		r = cpuid(0x15, 0);
 		if (r.a && r.b && r.c)
