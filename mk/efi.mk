@@ -150,9 +150,12 @@ $(B)/gen/model.gguf: $(MKMODEL)
 	@mkdir -p $(@D)
 	$(MKMODEL) --name llmk-default -o $@.tmp && mv $@.tmp $@
 
+# QEMU_ARGS adds QEMU options, e.g. QEMU_ARGS="-device tpm-crb,tpmdev=..." (a vTPM).
 QEMU_MEM ?= 2G
 QEMU_SMP ?= 2
-QEMU_PY := python3 tests/qemu/qemu.py --arch $(ARCH) --esp $(ESP_IMG) --mem $(QEMU_MEM) --smp $(QEMU_SMP)
+QEMU_ARGS ?=
+QEMU_PY := python3 tests/qemu/qemu.py --arch $(ARCH) --esp $(ESP_IMG) --mem $(QEMU_MEM) \
+	--smp $(QEMU_SMP) --qemu-args '$(QEMU_ARGS)'
 
 run: ## boot llmk in QEMU (MODEL=path or DISKS="a b c"; default: the tiny reference model)
 	@tools/deps.sh

@@ -18,6 +18,7 @@ Python standard library only.
 import argparse
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -160,12 +161,13 @@ def run(args):
     if sys.stdin.isatty():
         workdir = tempfile.mkdtemp(prefix="llmk-qemu-")
         cmd = qemu_command(args.arch, args.esp, args.disks, args.mem, args.smp, workdir,
-                           interactive=True)
+                           interactive=True, extra=shlex.split(args.qemu_args))
         print("llmk: QEMU with serial on this terminal; Ctrl-A x quits", file=sys.stderr)
         rc = subprocess.call(cmd)
         shutil.rmtree(workdir, ignore_errors=True)
         return rc
-    vm = Llmk(args.arch, args.esp, args.disks, args.mem, args.smp, echo=sys.stdout.buffer)
+    vm = Llmk(args.arch, args.esp, args.disks, args.mem, args.smp, echo=sys.stdout.buffer,
+              extra=shlex.split(args.qemu_args))
     try:
         vm.wait_prompt(args.boot_timeout)
         for line in sys.stdin.buffer:
@@ -194,6 +196,7 @@ def main():
     ap.add_argument("--esp", required=True, help="FAT boot image (make image)")
     ap.add_argument("--mem", default="2G")
     ap.add_argument("--smp", type=int, default=2)
+    ap.add_argument("--qemu-args", default="", help="more QEMU arguments (one shell-quoted string)")
     ap.add_argument("--boot-timeout", type=float, default=300)
     ap.add_argument("--command-timeout", type=float, default=3600)
     sub = ap.add_subparsers(dest="what", required=True)
