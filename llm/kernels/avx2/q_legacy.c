@@ -79,33 +79,54 @@ void avx2_q8_1_from_float(const float *src, void *dst, size_t n)
 #define ACT(T, j, i) ((const struct T *)((const uint8_t *)act + (size_t)(j) * as) + (i))
 #define INLINE static inline __attribute__((always_inline))
 
-/* Symmetric types: signed quants q of a block against each row's Q8_0 block.
- * Even and odd blocks go to two accumulators (two FMA chains in flight). */
-#define SYM_STEP(NC, UNPACK, i, h)                                                    \
+/* Scales of four consecutive blocks (f16 fields `stride` bytes apart). */
+static inline __m128 f16x4(const void *p, size_t stride)
+{
+	const uint8_t *b = p;
+	uint16_t h[4];
+
+	for (int k = 0; k < 4; k++)
+		memcpy(&h[k], b + k * stride, 2);
+	return _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)h));
+}
+
+/* Lane k of v in all 8 lanes. */
+#define LANE(v, k) _mm256_broadcastss_ps(_mm_permute_ps(v, (k) * 0x55))
+
+/* Symmetric types: signed quants q of a block against each row's Q8_0 block,
+ * scaled by d (the product of the two block scales, as a float). Even and
+ * odd blocks go to two accumulators (two FMA chains in flight). */
+#define SYM_STEP(NC, UNPACK, i, h, DSET)                                              \
 	do {                                                                          \
 		__m256i q = UNPACK(i);                                                \
 		__m256i aq = _mm256_sign_epi8(q, q);                                  \
-		float dw = avx2_f16(x[i].d);                                          \
 		for (int j = 0; j < NC; j++) {                                        \
 			const struct block_q8_0 *y = ACT(block_q8_0, j, i);           \
 			__m256i a = _mm256_sign_epi8(_mm256_loadu_si256((const __m256i *)y->qs), q); \
 			__m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(aq, a), _mm256_set1_epi16(1)); \
-			acc[h][j] = _mm256_fmadd_ps(_mm256_set1_ps(dw * avx2_f16(y->d)), \
-						    _mm256_cvtepi32_ps(p), acc[h][j]);  \
+			acc[h][j] = _mm256_fmadd_ps(DSET, _mm256_cvtepi32_ps(p), acc[h][j]); \
 		}                                                                     \
 	} while (0)
 
+/* The four blocks' scale products come from one conversion per side; the
+ * products are the same floats as the one-block path's. */
 #define SYM_BODY(NC, UNPACK)                                                          \
 	__m256 acc[2][NC];                                                            \
 	size_t nb = n / 32, i = 0;                                                    \
 	for (int j = 0; j < NC; j++)                                                  \
 		acc[0][j] = acc[1][j] = _mm256_setzero_ps();                          \
-	for (; i + 2 <= nb; i += 2) {                                                 \
-		SYM_STEP(NC, UNPACK, i, 0);                                           \
-		SYM_STEP(NC, UNPACK, i + 1, 1);                                       \
+	for (; i + 4 <= nb; i += 4) {                                                 \
+		__m128 dw = f16x4(&x[i].d, sizeof x[0]), d4[NC];                      \
+		for (int j = 0; j < NC; j++)                                          \
+			d4[j] = _mm_mul_ps(dw, f16x4(&ACT(block_q8_0, j, i)->d, sizeof(struct block_q8_0))); \
+		SYM_STEP(NC, UNPACK, i, 0, LANE(d4[j], 0));                           \
+		SYM_STEP(NC, UNPACK, i + 1, 1, LANE(d4[j], 1));                       \
+		SYM_STEP(NC, UNPACK, i + 2, 0, LANE(d4[j], 2));                       \
+		SYM_STEP(NC, UNPACK, i + 3, 1, LANE(d4[j], 3));                       \
 	}                                                                             \
-	if (i < nb)                                                                   \
-		SYM_STEP(NC, UNPACK, i, 0);                                           \
+	for (; i < nb; i++)                                                           \
+		SYM_STEP(NC, UNPACK, i, i & 1,                                        \
+			 _mm256_set1_ps(avx2_f16(x[i].d) * avx2_f16(ACT(block_q8_0, j, i)->d))); \
 	for (int j = 0; j < NC; j++)                                                  \
 		out[j * os] = avx2_hsum(_mm256_add_ps(acc[0][j], acc[1][j]))
 
