@@ -109,8 +109,9 @@ $(EFI_DIR)/llmk.so: $(EFI_KERNEL_OBJ) $(EFI_ENGINE_OBJ) $(EFI_DIR)/libbearssl.a 
 		$(EFI_ENGINE_OBJ) $(EFI_DIR)/libbearssl.a $(GNUEFI_LIB)/libgnuefi.a \
 		$(shell $(EFI_CC) -print-libgcc-file-name)
 	@# _relocate() in GNU-EFI applies only RELATIVE fix-ups; anything else
-	@# would be left pointing at address 0 once the firmware moves us.
-	@if readelf -rW $@ | awk 'NR>3 && $$3 ~ /^R_/ && $$3 != "R_X86_64_RELATIVE" && $$3 != "R_AARCH64_RELATIVE"' | grep -q .; then \
+	@# would be left pointing at address 0 once the firmware moves us. NONE
+	@# entries (slots ld reserved, then resolved itself) are skipped by it.
+	@if readelf -rW $@ | awk 'NR>3 && $$3 ~ /^R_/ && $$3 !~ /^R_(X86_64|AARCH64)_(RELATIVE|NONE)$$/' | grep -q .; then \
 		echo "$@: dynamic relocations other than RELATIVE:"; readelf -rW $@ | grep -v RELATIVE; rm -f $@; exit 1; fi
 
 $(EFI_DIR)/llmk.efi: $(EFI_DIR)/llmk.so

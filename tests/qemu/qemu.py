@@ -37,6 +37,18 @@ FIRMWARE = {
         "esp": lambda img: ["-drive", f"file={img},format=raw,if=none,id=esp,snapshot=on",
                             "-device", "ide-hd,drive=esp,bus=ide.0,bootindex=0"],
     },
+    # virt has no IDE: the boot image sits on virtio-scsi, which AAVMF boots
+    # from and the kernel does not drive, so only the model disks are
+    # virtio-blk (disk 0 is the first of them on both arches).
+    "aarch64": {
+        "qemu": "qemu-system-aarch64",
+        "code": ["/usr/share/AAVMF/AAVMF_CODE.fd"],
+        "vars": ["/usr/share/AAVMF/AAVMF_VARS.fd"],
+        "machine": ["-M", "virt", "-cpu", "max", "-accel", "tcg"],
+        "esp": lambda img: ["-drive", f"file={img},format=raw,if=none,id=esp,snapshot=on",
+                            "-device", "virtio-scsi-pci,id=scsi0",
+                            "-device", "scsi-hd,drive=esp,bus=scsi0.0,bootindex=0"],
+    },
 }
 
 

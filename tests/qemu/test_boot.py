@@ -179,6 +179,10 @@ def main():
     ap.add_argument("--workdir", default="build/qemu-test")
     args = ap.parse_args()
     disks, extents = make_disks(args.workdir)
+    # aarch64 (AAVMF under TCG) gets the disks session and the model boot
+    # only: each further boot costs the firmware's start-up again, and
+    # `make test` must fit in its hour.
+    full = args.arch == "x86_64"
     t0 = time.monotonic()
     vm = Llmk(args.arch, args.esp, [d[0] for d in disks])
     try:
@@ -191,6 +195,9 @@ def main():
         if args.arch == "x86_64":
             check("AVX2 and FMA usable (CR4.OSXSAVE, XCR0) under -cpu max",
                   re.search(r"features.*\bavx2\b.*\bfma\b", out), out)
+        if args.arch == "aarch64":
+            check("NEON and dotprod seen (ID_AA64PFR0/ISAR0) under -cpu max",
+                  re.search(r"features.*\bneon\b.*\bdotprod\b", out), out)
         out = vm.command("uptime")
         print(f"     bench: {out.strip()}")
         test_clock(vm)
@@ -199,11 +206,13 @@ def main():
         out = vm.command("disks bench 2", 300)
         print(f"     bench: {out.strip()}")
         test_bad_inputs(vm, len(disks))
-        vm.send("reboot\n")
-        vm.expect(rb"llmk \d+\.\d+\.\d+ \(git", 180)
-        vm.wait_prompt(180)
-        out = vm.command("disks")
-        check("reboot comes back with the same disks", f"disk {len(disks) - 1}:" in out, out)
+        if full:
+            vm.send("reboot\n")
+            vm.expect(rb"llmk \d+\.\d+\.\d+ \(git", 180)
+            vm.wait_prompt(180)
+            out = vm.command("disks")
+            check("reboot comes back with the same disks", f"disk {len(disks) - 1}:" in out,
+                  out)
         vm.send("poweroff\n")
         rc = vm.wait_exit(30)
         check("poweroff ends QEMU with exit 0", rc == 0, f"exit {rc}\n" + vm.output()[-500:])
@@ -211,9 +220,10 @@ def main():
         fail("session", e)
     finally:
         vm.close()
-    test_config(args)
-    test_tpm(args)
-    test_piped_run(args, disks[0][0])
+    if full:
+        test_config(args)
+        test_tpm(args)
+        test_piped_run(args, disks[0][0])
     test_model(args)
     print(f"{results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
     return 0 if results["failed"] == 0 else 1
