@@ -1,0 +1,111 @@
+/*
+ * tools/kbench.c — build/host/kbench: per-core speed of the quant rows,
+ * measured in this thread's CPU time, so a busy shared machine (other
+ * processes taking turns on the cores) does not distort it the way wall-clock
+ * numbers (`llmctl bench --kernels`) are distorted.
+ *
+ *   kbench [-K N] [TYPE...]      default: K = 4096, every weight type
+ *
+ * For each type: decode (vec_dot, one activation row) in weight GB/s and
+ * GOP/s, prefill (gemm, 4 activation rows; vec_dot when the row has none)
+ * in GOP/s, for the selected rows and the scalar rows, and the speedups.
+ * The 64 weight rows stay in L2: this is compute speed, not memory speed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../llm/quant.h"
+
+#define ROWS 64
+
+static double cpu_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Seconds of CPU per weight row: decode (nc 0) or prefill of 4 rows (nc 4). */
+static double time_rows(const struct quant_type *q, const uint8_t *w, size_t rb, size_t K,
+			const uint8_t *act, size_t ab, int nc)
+{
+	volatile float sink = 0;
+	double t0 = cpu_s(), t;
+	long reps = 0;
+	float o[QUANT_GEMM_COLS];
+
+	do {
+		for (size_t r = 0; r < ROWS; r++) {
+			if (!nc) {
+				sink += q->vec_dot(K, w + r * rb, act);
+			} else if (q->gemm) {
+				q->gemm(K, w + r * rb, act, ab, o, 1, nc);
+				sink += o[0];
+			} else {
+				for (int j = 0; j < nc; j++)
+					sink += q->vec_dot(K, w + r * rb, act + (size_t)j * ab);
+			}
+		}
+		reps++;
+		t = cpu_s() - t0;
+	} while (t < 0.25);
+	return t / (double)(reps * ROWS);
+}
+
+int main(int argc, char **argv)
+{
+	static const uint32_t all[] = {
+		GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
+		GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
+		GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+	};
+	size_t K = 4096;
+	int first = 1;
+	uint64_t seed = 1;
+
+	if (argc > 2 && !strcmp(argv[1], "-K")) {
+		K = (size_t)strtoul(argv[2], NULL, 0);
+		first = 3;
+	}
+	if (!K || K % 256) {
+		fprintf(stderr, "kbench: -K %zu: must be a positive multiple of 256\n", K);
+		return 2;
+	}
+	quant_init(plat_cpu_features());
+	float *x = malloc(K * QUANT_GEMM_COLS * sizeof(float));
+	quant_fill_random(GGML_TYPE_F32, x, K * QUANT_GEMM_COLS, 1.0f, &seed);
+	printf("per core, CPU time, K = %zu, %d rows in cache\n", K, ROWS);
+	printf("| type | impl         | decode GB/s | scalar | speedup | prefill GOP/s | scalar | speedup |\n");
+	printf("| ---- | ------------ | ----------- | ------ | ------- | ------------- | ------ | ------- |\n");
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		uint32_t t = all[i];
+		int want = argc <= first;
+		for (int a = first; a < argc; a++)
+			want |= !strcmp(argv[a], quant_name(t));
+		if (!want)
+			continue;
+		const struct quant_type *q[2] = {quant_get(t), quant_scalar(t)};
+		const struct quant_type *at[2] = {quant_get(q[0]->act_type), quant_scalar(q[0]->act_type)};
+		size_t rb = quant_row_bytes(t, K), ab = quant_row_bytes(at[1]->type, K);
+		uint8_t *w = malloc(rb * ROWS), *act = malloc(ab * QUANT_GEMM_COLS);
+		double dec[2], pre[2];
+		quant_fill_random(t, w, K * ROWS, 0.02f, &seed);
+		for (int s = 0; s < 2; s++) {
+			for (int j = 0; j < QUANT_GEMM_COLS; j++)
+				at[s]->from_float(x + (size_t)j * K, act + (size_t)j * ab, K);
+			dec[s] = time_rows(q[s], w, rb, K, act, ab, 0);
+			pre[s] = time_rows(q[s], w, rb, K, act, ab, QUANT_GEMM_COLS);
+		}
+		printf("| %-4s | %-12s | %11.2f | %6.2f | %6.1fx | %13.1f | %6.2f | %6.1fx |\n",
+		       quant_name(t), q[0]->impl, rb / dec[0] * 1e-9, rb / dec[1] * 1e-9,
+		       dec[1] / dec[0], 2.0 * K * QUANT_GEMM_COLS / pre[0] * 1e-9,
+		       2.0 * K * QUANT_GEMM_COLS / pre[1] * 1e-9, pre[1] / pre[0]);
+		free(w);
+		free(act);
+	}
+	free(x);
+	return 0;
+}
