@@ -309,6 +309,21 @@ static int decrypt(struct wt_stream *s, struct st_slot *sl)
 	return 0;
 }
 
+/*
+ * Slots reading items the pass skipped (the head after a prompt batch that
+ * needs no logits): anything not within the n_slots items from item onward
+ * in ring order will not be asked for before the ring comes round again.
+ */
+static void drop_skipped(struct wt_stream *s, uint32_t item)
+{
+	for (uint32_t i = 0; i < s->n_slots; i++) {
+		struct st_slot *sl = &s->slots[i];
+		uint32_t ahead = ((uint32_t)sl->item + s->n_items - item) % s->n_items;
+		if (sl->state == ST_LOADING && ahead >= s->n_slots)
+			drop(s, sl);
+	}
+}
+
 /* The slot holding item, read, verified and held; NULL with *err on failure. */
 static struct st_slot *get(struct wt_stream *s, uint32_t item, int *err)
 {
@@ -316,6 +331,8 @@ static struct st_slot *get(struct wt_stream *s, uint32_t item, int *err)
 	uint64_t t0 = plat_time_ns();
 	int e;
 
+	if (sl)
+		drop_skipped(s, item);
 	if (!sl) {
 		s->st.misses++;
 		drain(s);

@@ -185,6 +185,20 @@ TEST(stream_forced_modes_and_refusal)
 	CHECK_EQ_INT(greedy(e, 0, ENGINE_WEIGHTS_STREAM, 64 << 20, NULL, got, err, sizeof err),
 		     N_IDS);
 	CHECK(memcmp(got, want, sizeof want) == 0);
+	/* a prompt in several batches: the head read ahead after a batch that
+	 * needs no logits is dropped, not a miss; only the first acquire misses */
+	{
+		struct wt_io_stats io;
+		e->cfg.n_batch = 2;
+		memset(got, 0, sizeof got);
+		CHECK_EQ_INT(greedy(e, 0, ENGINE_WEIGHTS_STREAM, 0, NULL, got, err, sizeof err),
+			     N_IDS);
+		CHECK(memcmp(got, want, sizeof want) == 0);
+		CHECK(e->stats.n_prompt > 2);
+		wt_io_stats(&e->model.w, &io, false);
+		CHECK_EQ_INT(io.misses, 1);
+		e->cfg.n_batch = ENGINE_DEFAULT_BATCH;
+	}
 	/* resident forced where only streaming fits: refused */
 	CHECK_EQ_INT(greedy(e, 0, ENGINE_WEIGHTS_RESIDENT, 2 << 20, NULL, got, err, sizeof err),
 		     -LLMK_EBUDGET);
