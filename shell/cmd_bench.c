@@ -69,8 +69,9 @@ static int bench_parse(struct shell *sh, int argc, char **argv, struct bench_opt
 					 argv[i], "bench [-p N] [-n N] [-r R] [-t T] [--json] [--kernels [TYPE]]");
 		if (i + 1 == argc)
 			return shell_err(sh, -LLMK_EINVAL, "bench: %s needs a value", argv[i]);
-		err = shell_arg_u64(sh, argv[i], argv[i + 1], v == &o->pp || v == &o->tg ? 0 : 1,
-				    hi, v);
+		char what[16];
+		plat_snprintf(what, sizeof what, "bench %s", argv[i]);
+		err = shell_arg_u64(sh, what, argv[i + 1], v == &o->pp || v == &o->tg ? 0 : 1, hi, v);
 		if (err)
 			return err;
 		i++;
