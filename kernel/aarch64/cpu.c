@@ -82,14 +82,14 @@ static void detect_machine(void)
 	if (impl == 0 && part == 'Q') {
 		cpu.emulated = true;
 		cpu.machine = "QEMU TCG";
-		plat_snprintf(cpu.name, sizeof cpu.name, "QEMU max (MIDR %#llx)",
-			      (unsigned long long)cpu.midr);
+		plat_snprintf(cpu.name, sizeof cpu.name, "QEMU max (MIDR %#llx) at EL%u",
+			      (unsigned long long)cpu.midr, aarch64_el());
 		return;
 	}
 	vendor = impl == 0x41 ? "Arm" : impl == 0x51 ? "Qualcomm" : impl == 0x61 ? "Apple" :
 		 impl == 0xc0 ? "Ampere" : impl == 0x48 ? "HiSilicon" : "implementer";
-	plat_snprintf(cpu.name, sizeof cpu.name, "%s %#x part %#x (MIDR %#llx)", vendor, impl,
-		      part, (unsigned long long)cpu.midr);
+	plat_snprintf(cpu.name, sizeof cpu.name, "%s %#x part %#x (MIDR %#llx) at EL%u", vendor,
+		      impl, part, (unsigned long long)cpu.midr, aarch64_el());
 	cpu.machine = "aarch64 machine";
 }
 

@@ -46,6 +46,22 @@ static const char *ec_name(unsigned ec)
 	}
 }
 
+/* DDI 0487 D19.2.37, ISS for aborts: the fault status code in bits 5:0
+ * (DFSC/IFSC); for the common kinds the low two bits are the table level. */
+static const char *abort_kind(uint64_t esr, unsigned *level)
+{
+	unsigned fsc = (unsigned)esr & 0x3f;
+
+	*level = fsc & 3;
+	switch (fsc >> 2) {
+	case 0x1: return "translation fault (address not mapped)";
+	case 0x2: return "access flag fault";
+	case 0x3: return "permission fault";
+	}
+	*level = 0;
+	return fsc == 0x21 ? "alignment fault" : fsc == 0x10 ? "external abort" : "fault";
+}
+
 void trap_handler(const struct trap_frame *f)
 {
 	static int depth;
@@ -73,6 +89,12 @@ void trap_handler(const struct trap_frame *f)
 		    (unsigned long long)f->x[1], (unsigned long long)f->x[2],
 		    (unsigned long long)f->x[3], (unsigned long long)f->x[30],
 		    (unsigned long long)f->sp);
+	if (ec == 0x20 || ec == 0x21 || ec == 0x24 || ec == 0x25) {
+		unsigned level;
+		const char *kind = abort_kind(esr, &level);
+		plat_printf("cpu: %s, table level %u%s\n", kind, level,
+			    (ec == 0x24 || ec == 0x25) && (esr & (1u << 6)) ? ", on a write" : "");
+	}
 	plat_panic("cpu: %s (ESR %#llx, EC %#x) at ELR %#llx, FAR %#llx; llmk loaded at %#llx",
 		   ec_name(ec), (unsigned long long)esr, ec, (unsigned long long)elr,
 		   (unsigned long long)far,
