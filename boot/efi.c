@@ -185,6 +185,21 @@ static void read_root_files(EFI_LOADED_IMAGE *li)
 	root->Close(root);
 }
 
+/* Intel SDM Vol. 3A §9.4.4.1: a STARTUP IPI starts an AP in real mode at
+ * vector << 12, so its first code must sit in a page below 1 MiB. Taken as
+ * EfiLoaderCode while the firmware still owns the map: it stays ours after
+ * ExitBootServices and is not made non-executable by a firmware NX policy
+ * (OVMF marks free memory NX). Page 0 is left out. */
+static void reserve_ap_boot_page(void)
+{
+#ifdef __x86_64__
+	EFI_PHYSICAL_ADDRESS a = 0x9ffff;
+
+	if (bs->AllocatePages(AllocateMaxAddress, EfiLoaderCode, 1, &a) == EFI_SUCCESS && a)
+		bi.ap_boot_page = a;
+#endif
+}
+
 /* UEFI 2.10 §7.4 ExitBootServices: the key must come from the last
  * GetMemoryMap; if it fails, only GetMemoryMap and ExitBootServices may be
  * called again, so the buffer is allocated with room to spare first. */
@@ -237,6 +252,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
 	scan_config_tables();
 	find_tcg2_log();
+	reserve_ap_boot_page();
 	if (bs->HandleProtocol(image, &loaded_image_guid, (void **)&li) == EFI_SUCCESS && li) {
 		read_load_options(li);
 		read_root_files(li);

@@ -275,32 +275,67 @@ int acpi_ecam(int i, struct acpi_ecam *out)
 	return 0;
 }
 
-/* ACPI 6.5 §5.2.12 MADT: count enabled (or online-capable) processors:
- * Local APIC (type 0), x2APIC (type 9), GICC (type 0xb). */
-int acpi_cpu_count(void)
+/* ACPI 6.5 §5.2.12 MADT: one processor entry's flags and firmware id:
+ * Local APIC (type 0: APIC id at 3), x2APIC (type 9: id at 4), GICC
+ * (type 0xb: MPIDR at 68). Flags bit 0 enabled, bit 1 online-capable.
+ * Returns false for other entry types. */
+static bool madt_cpu(const uint8_t *e, uint32_t *flags, uint64_t *id)
+{
+	if (e[0] == 0 && e[1] >= 8) {
+		*flags = rd32(e + 4);
+		*id = e[3];
+	} else if (e[0] == 9 && e[1] >= 16) {
+		*flags = rd32(e + 8);
+		*id = rd32(e + 4);
+	} else if (e[0] == 0xb && e[1] >= 76) {
+		*flags = rd32(e + 12);
+		*id = rd64(e + 68);
+	} else if (e[0] == 0xb && e[1] >= 16) {
+		*flags = rd32(e + 12);
+		*id = ~0ull;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* Walk the MADT's processor entries; count those with any of the flags in
+ * want, storing up to max of their ids. */
+static int madt_cpus(uint32_t want, uint64_t *ids, int max)
 {
 	const struct sdt_header *m = acpi_table("APIC", 0);
 	int n = 0;
 
 	if (!m)
-		return 1;
+		return 0;
 	for (uint32_t off = sizeof *m + 8; off + 2 <= m->length;) {
 		const uint8_t *e = (const uint8_t *)m + off;
-		uint32_t flags = 0;
+		uint32_t flags;
+		uint64_t id;
 
 		if (e[1] < 2 || off + e[1] > m->length)
 			break;
-		if (e[0] == 0 && e[1] >= 8)
-			flags = rd32(e + 4);
-		else if (e[0] == 9 && e[1] >= 16)
-			flags = rd32(e + 8);
-		else if (e[0] == 0xb && e[1] >= 16)
-			flags = rd32(e + 12);
-		if (flags & 3)
+		if (madt_cpu(e, &flags, &id) && (flags & want)) {
+			if (n < max)
+				ids[n] = id;
 			n++;
+		}
 		off += e[1];
 	}
+	return n;
+}
+
+/* Enabled (or online-capable) processors, at least the one running this. */
+int acpi_cpu_count(void)
+{
+	int n = madt_cpus(3, NULL, 0);
+
 	return n ? n : 1;
+}
+
+int acpi_cpu_ids(uint64_t *ids, int max)
+{
+	return madt_cpus(1, ids, max);
 }
 
 /* Microsoft SPCR (rev 2+): interface type at 36, base address GAS at 40.

@@ -37,6 +37,9 @@ uint32_t acpi_pm_timer_read(void);
 
 int acpi_ecam(int i, struct acpi_ecam *out);    /* -LLMK_ENOENT past the last */
 int acpi_cpu_count(void);                       /* enabled CPUs in the MADT, >= 1 */
+/* Firmware ids (x86 APIC id, arm64 MPIDR) of the enabled CPUs, BSP included:
+ * the count (may exceed max; only max are stored), 0 without a MADT. */
+int acpi_cpu_ids(uint64_t *ids, int max);
 int acpi_spcr(struct acpi_uart *out);           /* -LLMK_ENOENT without SPCR */
 
 int acpi_poweroff(void); /* returns only on failure */

@@ -35,6 +35,11 @@ void arch_dma_barrier(void);      /* order memory against a device's view */
 __attribute__((noreturn)) void arch_halt(void);
 __attribute__((noreturn)) void arch_poweroff(void);
 __attribute__((noreturn)) void arch_reboot(void);
+/* Start the other CPUs the firmware lists (MADT) as workers 1.. of the pool,
+ * each entering smp_ap_main(i) with interrupts off and the boot CPU's SIMD
+ * state enabled; at most max CPUs in all. Returns the CPUs running, the boot
+ * CPU included (1 when none could be started, which it reports). */
+int arch_start_cpus(int max);
 /* Call fn(arg) on a new stack; fn never returns. */
 __attribute__((noreturn)) void arch_run_on_stack(void (*fn)(void *), void *arg, void *top);
 

@@ -54,6 +54,10 @@ struct boot_info {
 	uint64_t tcg2_final;  /* EFI_TCG2_FINAL_EVENTS_TABLE, 0 if none */
 	int tcg2_truncated;
 
+	/* x86_64: one page below 1 MiB, EfiLoaderCode (ours and executable in
+	 * the firmware's page tables), for the AP start-up code; 0 if none. */
+	uint64_t ap_boot_page;
+
 	uint64_t image_base;  /* where the firmware loaded llmk.efi */
 	uint64_t image_size;
 

@@ -21,6 +21,14 @@ void time_init(uint64_t counter_hz);
 uint64_t time_counter_hz(void);
 uint64_t time_counter_to_ns(uint64_t c);
 
+/* kernel/smp.c: the worker pool behind plat_parallel */
+#define SMP_MAX_CPUS 64
+void smp_init(void); /* after time_init: starts the other CPUs (arch_start_cpus) */
+/* An AP's life once its arch start-up is done: join the pool as worker cpu. */
+__attribute__((noreturn)) void smp_ap_main(int cpu);
+/* For arch_start_cpus: wait up to ns for worker cpu to join the pool. */
+bool smp_ap_wait(int cpu, uint64_t ns);
+
 /* kernel/console.c */
 void console_puts(const char *s);
 

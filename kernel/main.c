@@ -59,6 +59,7 @@ static void kernel_start(void *arg)
 	plat_printf("time: counter %llu.%03llu MHz; firmware took %llu ms to reach llmk\n",
 		    (unsigned long long)(hz / 1000000), (unsigned long long)(hz / 1000 % 1000),
 		    (unsigned long long)(time_counter_to_ns(bi->counter_at_entry) / 1000000));
+	smp_init();
 	print_cpu();
 	print_memory();
 	if ((n = pci_init()) < 0)

@@ -62,19 +62,6 @@ bool plat_emulated(void)
 	return arch_emulated();
 }
 
-/* Only the boot CPU runs until the application processors are started
- * (issue 4), so that is the count plat_parallel can use. */
-int plat_cpu_count(void)
-{
-	return 1;
-}
-
-void plat_parallel(plat_task_fn fn, void *arg, int n)
-{
-	(void)n;
-	fn(arg, 0, 1);
-}
-
 int plat_entropy(void *buf, size_t n)
 {
 	uint8_t *p = buf;

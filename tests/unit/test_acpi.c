@@ -90,6 +90,7 @@ static void build(struct tables *t, const uint8_t *aml, size_t aml_len)
 	e += sizeof lapic;
 	e[0] = 9;
 	e[1] = 16;
+	e[4] = 0x20;
 	e[8] = 1;
 	seal(t->madt, sizeof t->madt, "APIC");
 
@@ -132,6 +133,12 @@ TEST(acpi_walks_xsdt_fadt_mcfg_madt)
 	CHECK_EQ_INT(ec.bus_end, 0xff);
 	CHECK_EQ_INT(acpi_ecam(1, &ec), -LLMK_ENOENT);
 	CHECK_EQ_INT(acpi_cpu_count(), 3);
+	/* Only enabled CPUs are started: APIC id 0 and x2APIC id 0x20. */
+	uint64_t ids[4] = { 0 };
+	CHECK_EQ_INT(acpi_cpu_ids(ids, 4), 2);
+	CHECK_EQ_INT(ids[0], 0);
+	CHECK_EQ_INT(ids[1], 0x20);
+	CHECK_EQ_INT(acpi_cpu_ids(ids, 1), 2);
 	CHECK_EQ_INT(acpi_pm_timer_mask(), 0xffffffffu);
 	t.pm_tmr = 123456;
 	CHECK_EQ_INT(acpi_pm_timer_read(), 123456);
