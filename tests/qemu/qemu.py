@@ -2,7 +2,7 @@
 """tests/qemu/qemu.py - boot llmk under QEMU and talk to it over the serial line.
 
 One place builds the QEMU command line, for `make run` and for the tests:
-  x86_64: -M q35 -cpu max, TCG, OVMF (pflash code + a fresh copy of the vars),
+  x86_64: -M q35 -cpu max, TCG (multi-threaded: a host thread per vCPU), OVMF (pflash code + a fresh copy of the vars),
           the FAT boot image on the q35 AHCI controller, each disk a
           virtio-blk-pci device (read-only, serial = the file's name).
 Serial is the console (OVMF's and then the kernel's COM1).
@@ -33,7 +33,7 @@ FIRMWARE = {
         "qemu": "qemu-system-x86_64",
         "code": ["/usr/share/OVMF/OVMF_CODE_4M.fd", "/usr/share/OVMF/OVMF_CODE.fd"],
         "vars": ["/usr/share/OVMF/OVMF_VARS_4M.fd", "/usr/share/OVMF/OVMF_VARS.fd"],
-        "machine": ["-M", "q35", "-cpu", "max", "-accel", "tcg"],
+        "machine": ["-M", "q35", "-cpu", "max", "-accel", "tcg,thread=multi"],
         "esp": lambda img: ["-drive", f"file={img},format=raw,if=none,id=esp,snapshot=on",
                             "-device", "ide-hd,drive=esp,bus=ide.0,bootindex=0"],
     },

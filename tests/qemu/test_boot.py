@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qemu import Llmk  # noqa: E402
 
 GIB = 1 << 30
+SMP_ARCHES = {"x86_64"}  # where kernel/<arch> starts the other CPUs
 results = {"passed": 0, "failed": 0, "skipped": 0}
 
 
@@ -192,6 +193,9 @@ def main():
         out = vm.command("version")
         check("version names arch and build id",
               args.arch in out and bid and bid.group(1) in out, banner + out)
+        if args.arch in SMP_ARCHES:
+            check("version counts 2 CPUs under -smp 2 (APs started, kernel/smp.c)",
+                  re.search(r"cpus\s+2\b", out) and "smp: 2 CPUs" in banner, banner + out)
         if args.arch == "x86_64":
             check("AVX2 and FMA usable (CR4.OSXSAVE, XCR0) under -cpu max",
                   re.search(r"features.*\bavx2\b.*\bfma\b", out), out)
@@ -268,6 +272,40 @@ def test_config(args):
         vm.close()
 
 
+def bench_tg(vm, threads):
+    out = vm.command(f"bench -p 16 -n 16 -r 2 -t {threads}", 300)
+    m = re.search(rf"\| {threads} \| tg16 \| ([0-9.]+) ", out)
+    p = re.search(rf"\| {threads} \| pp16 \| ([0-9.]+) ", out)
+    return (float(p.group(1)) if p else None), (float(m.group(1)) if m else None), out
+
+
+def test_threads(vm, arch):
+    """In the model boot (-smp 2): the application processors run the
+    engine's kernels (SIMD included) as plat_parallel workers, and greedy
+    tokens with 2 threads equal those with 1. The bench speedup is printed,
+    not checked (TCG on a shared host: indicative only)."""
+    if arch not in SMP_ARCHES:
+        results["skipped"] += 1
+        print(f"skip threads: no application processor start-up on {arch} yet")
+        return
+    vm.command("load 0", 120)
+    got = {}
+    for t in (1, 2):
+        vm.command(f"config threads {t}")
+        out = vm.command('infer "Once upon a time" -n 40 --temp 0 --ids', 300)
+        m = re.search(r"^ids:(.*)$", out, re.M)
+        got[t] = (m.group(1).strip() if m else None, out)
+    check("2 threads (BSP + AP) give the 1-thread tokens",
+          got[1][0] and got[1][0] == got[2][0], f"{got[1][1]}\n{got[2][1]}")
+    pp1, tg1, out1 = bench_tg(vm, 1)
+    pp2, tg2, out2 = bench_tg(vm, 2)
+    if check("bench runs with 1 and 2 threads", tg1 and tg2 and pp1 and pp2, out1 + out2):
+        print(f"     bench: stories260K emulated, 2 vs 1 threads: pp16 {pp2:.2f} vs "
+              f"{pp1:.2f} t/s ({pp2 / pp1:.2f}x), tg16 {tg2:.2f} vs {tg1:.2f} t/s "
+              f"({tg2 / tg1:.2f}x)")
+    vm.command("config threads 0")
+
+
 def test_tpm(args):
     """With a vTPM (swtpm, TPM CRB) OVMF keeps a TCG2 event log; boot/ must
     find it before ExitBootServices and hand it over."""
@@ -336,6 +374,7 @@ def test_model(args):
         got = vm.command(cmds[1], 300).strip().splitlines()[-1:]
         check(name, host.returncode == 0 and got == want and want, f"kernel {got}\nhost   {want}")
         test_stream_budget(vm)
+        test_threads(vm, args.arch)
         vm.send("poweroff\n")
         vm.wait_exit(30)
     except TimeoutError as e:
