@@ -38,5 +38,8 @@ static inline unsigned id_field(uint64_t reg, unsigned lsb)
 
 void trap_init(void);
 unsigned aarch64_el(void);
+/* kernel/aarch64/machine.c: PSCI through the FADT's conduit. */
+int psci_conduit(void);
+int64_t psci_call(uint32_t fn, uint64_t a1, uint64_t a2, uint64_t a3);
 
 #endif

@@ -76,6 +76,48 @@ arch_run_on_stack:
 	blr x3
 	brk #0
 
+/*
+ * A secondary CPU's first instructions (PSCI CPU_ON entry point, DEN0022D
+ * §6.4: EL1, MMU and caches off, x0 = the context id, here the address of
+ * a struct smp_start in kernel/aarch64/smp.c). Load the boot CPU's
+ * translation regime and system control, turn the MMU on (the code runs at
+ * the same address before and after: the firmware's map is an identity
+ * map), take a stack and call entry(cpu). Only aligned 64-bit loads before
+ * the MMU is on: memory is Device there (DDI 0487 D8.2.10).
+ */
+	.globl smp_entry
+	.hidden smp_entry
+	.balign 8
+smp_entry:
+	msr daifset, #0xf
+	ldr x1, [x0, #0]
+	msr mair_el1, x1
+	ldr x1, [x0, #8]
+	msr tcr_el1, x1
+	ldr x1, [x0, #16]
+	msr ttbr0_el1, x1
+	ldr x1, [x0, #24]
+	msr ttbr1_el1, x1
+	ldr x1, [x0, #40]
+	msr vbar_el1, x1
+	ldr x1, [x0, #48]
+	msr cpacr_el1, x1
+	isb
+	tlbi vmalle1
+	dsb nsh
+	isb
+	ldr x1, [x0, #32]
+	msr sctlr_el1, x1
+	isb
+	ldr x1, [x0, #56]
+	mov sp, x1
+	ldr x2, [x0, #64]
+	ldr x0, [x0, #72]
+	mov x29, #0
+	mov x30, #0
+	blr x2
+	brk #0
+
 	/* Emergency stack for trap_entry: one fault's frame plus the panic
 	 * path (plat_vsnprintf, the console). */
 	.bss

@@ -54,7 +54,7 @@ uint64_t arch_counter_calibrate(void)
 #define ARM_BOOT_PSCI_USE_HVC (1u << 1)
 
 /* 1: HVC, 0: SMC, or -LLMK_ENOENT (no FADT) / -LLMK_ENOTSUP (not PSCI). */
-static int psci_conduit(void)
+int psci_conduit(void)
 {
 	const uint8_t *f = acpi_table("FACP", 0);
 	uint32_t len;
@@ -71,20 +71,24 @@ static int psci_conduit(void)
 	return (flags & ARM_BOOT_PSCI_USE_HVC) ? 1 : 0;
 }
 
-/* Returns only on failure, with PSCI's error code (DEN0022D §5.2.2) or ours. */
-static int64_t psci_call(uint32_t fn)
+/* PSCI's return value (DEN0022D §5.2.2: 0 or a negative PSCI error), or our
+ * -LLMK_* when there is no conduit. */
+int64_t psci_call(uint32_t fn, uint64_t a1, uint64_t a2, uint64_t a3)
 {
 	int conduit = psci_conduit();
 
 	if (conduit < 0)
 		return conduit;
-	/* Set only now: a call in between may reuse x0 (GCC's local register
+	/* Set only now: a call in between may reuse x0-x3 (GCC's local register
 	 * variables are guaranteed only at the asm that uses them). */
 	register uint64_t x0 __asm__("x0") = fn;
+	register uint64_t x1 __asm__("x1") = a1;
+	register uint64_t x2 __asm__("x2") = a2;
+	register uint64_t x3 __asm__("x3") = a3;
 	if (conduit)
-		__asm__ volatile("hvc #0" : "+r"(x0) : : "x1", "x2", "x3", "memory");
+		__asm__ volatile("hvc #0" : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3) : : "memory");
 	else
-		__asm__ volatile("smc #0" : "+r"(x0) : : "x1", "x2", "x3", "memory");
+		__asm__ volatile("smc #0" : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3) : : "memory");
 	return (int64_t)x0;
 }
 
@@ -100,10 +104,10 @@ static __attribute__((noreturn)) void psci_failed(const char *what, int64_t r)
 
 void arch_poweroff(void)
 {
-	psci_failed("poweroff", psci_call(PSCI_SYSTEM_OFF));
+	psci_failed("poweroff", psci_call(PSCI_SYSTEM_OFF, 0, 0, 0));
 }
 
 void arch_reboot(void)
 {
-	psci_failed("reboot", psci_call(PSCI_SYSTEM_RESET));
+	psci_failed("reboot", psci_call(PSCI_SYSTEM_RESET, 0, 0, 0));
 }

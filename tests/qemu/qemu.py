@@ -44,7 +44,7 @@ FIRMWARE = {
         "qemu": "qemu-system-aarch64",
         "code": ["/usr/share/AAVMF/AAVMF_CODE.fd"],
         "vars": ["/usr/share/AAVMF/AAVMF_VARS.fd"],
-        "machine": ["-M", "virt", "-cpu", "max", "-accel", "tcg"],
+        "machine": ["-M", "virt", "-cpu", "max", "-accel", "tcg,thread=multi"],
         "esp": lambda img: ["-drive", f"file={img},format=raw,if=none,id=esp,snapshot=on",
                             "-device", "virtio-scsi-pci,id=scsi0",
                             "-device", "scsi-hd,drive=esp,bus=scsi0.0,bootindex=0"],

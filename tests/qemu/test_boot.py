@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qemu import Llmk  # noqa: E402
 
 GIB = 1 << 30
-SMP_ARCHES = {"x86_64"}  # where kernel/<arch> starts the other CPUs
+SMP_ARCHES = {"x86_64", "aarch64"}  # where kernel/<arch> starts the other CPUs
 results = {"passed": 0, "failed": 0, "skipped": 0}
 
 
