@@ -19,7 +19,10 @@ GIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 # ---- host build: the engine + shell on Linux (tools/host implements platform.h) ----
 HOST_CC ?= gcc
 WARN := -Wall -Wextra -Wno-unused-parameter
-HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffile-prefix-map=$(CURDIR)/= -fno-strict-aliasing \
+# -ffp-contract=off (here, mk/efi.mk, mk/a64.mk): no implicit a * b + c -> FMA
+# (GCC's default on AArch64), so the scalar reference rows round every product
+# the same way on every target and the SIMD rows can match them bit for bit.
+HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffp-contract=off -ffile-prefix-map=$(CURDIR)/= -fno-strict-aliasing \
 	-DLLMK_VERSION='"$(VERSION)"' -DLLMK_GIT='"$(GIT)"' -MMD -MP
 HOST_LDLIBS := -lbearssl -lpthread -lm
 

@@ -36,7 +36,7 @@ EFI_OBJCOPY := $(EFI_OBJCOPY_$(ARCH))
 GNUEFI_INC := $(GNUEFI_INC_$(ARCH))
 GNUEFI_LIB := $(GNUEFI_LIB_$(ARCH))
 
-EFI_COMMON_CFLAGS := -std=gnu11 -O2 $(WARN) -ffreestanding -fno-stack-protector -fpic \
+EFI_COMMON_CFLAGS := -std=gnu11 -O2 $(WARN) -ffp-contract=off -ffreestanding -fno-stack-protector -fpic \
 	-fvisibility=hidden -fshort-wchar -fno-strict-aliasing -fno-tree-loop-distribute-patterns \
 	-ffile-prefix-map=$(CURDIR)/= $(EFI_ARCH_CFLAGS_$(ARCH)) -MMD -MP
 EFI_KERNEL_CFLAGS := $(EFI_COMMON_CFLAGS) $(EFI_KERNEL_CFLAGS_$(ARCH)) \
