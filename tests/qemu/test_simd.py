@@ -3,7 +3,7 @@
 with -smp 2 and stories260K on a virtio disk, then check that
 
   - `selftest` passes (every selected row against the scalar rows, on the
-    emulated CPU: AVX2 under QEMU TCG x86_64),
+    emulated CPU: AVX2 under QEMU TCG x86_64, NEON with SDOT on aarch64),
   - `bench --kernels Q4_0` and the model `bench` run and say "(emulated)",
   - greedy output with `config threads 2` equals `config threads 1`.
 
