@@ -188,8 +188,9 @@ static void read_root_files(EFI_LOADED_IMAGE *li)
 /* Intel SDM Vol. 3A §9.4.4.1: a STARTUP IPI starts an AP in real mode at
  * vector << 12, so its first code must sit in a page below 1 MiB. Taken as
  * EfiLoaderCode while the firmware still owns the map: it stays ours after
- * ExitBootServices and is not made non-executable by a firmware NX policy
- * (OVMF marks free memory NX). Page 0 is left out. */
+ * ExitBootServices, and a firmware NX policy for free or data memory (edk2's
+ * PcdDxeNxMemoryProtectionPolicy; Debian's OVMF leaves it off) does not
+ * apply to loader code. Page 0 is left out. */
 static void reserve_ap_boot_page(void)
 {
 #ifdef __x86_64__
