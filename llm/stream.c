@@ -213,8 +213,11 @@ static void issue(struct wt_stream *s, struct st_slot *sl, uint32_t item)
 			io->done = 1;
 			sl->sync_io = (int32_t)sl->n_io;
 		} else if ((io->status = plat_disk_read_async(s->disk, off, dst, (size_t)n, io))) {
+			/* refused at submission: the slot fails with this error
+			 * when acquired; nothing after it is issued */
 			io->done = 1;
-			sl->sync_io = (int32_t)sl->n_io;
+			sl->sync_io = (int32_t)sl->n_io++;
+			break;
 		}
 		sl->n_io++;
 		s->st.reads++;
