@@ -83,11 +83,11 @@ deps: ## install build/test dependencies (Debian packages by name; idempotent)
 # Each test stage writes "PASSED FAILED SKIPPED" to $(B)/results/<stage>;
 # test-summary adds them up and prints the closing line.
 RESULTS := $(B)/results
-test-unit: $(B)/host/unittest ## host unit and parity tests
+test-unit: $(B)/host/unittest $(B)/host/llmctl ## host unit and parity tests
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh unit $(B)/host/unittest
 
-test-asan: $(B)/host-asan/unittest ## host unit tests under ASan+UBSan
+test-asan: $(B)/host-asan/unittest $(B)/host-asan/llmctl ## host unit tests under ASan+UBSan
 	@mkdir -p $(RESULTS)
 	@ASAN_OPTIONS=detect_leaks=1 tests/stage.sh asan $(B)/host-asan/unittest
 

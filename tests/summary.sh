@@ -5,6 +5,8 @@ for r in "$1"/*; do
 	case "$r" in *.log) continue ;; esac
 	[ -f "$r" ] || continue
 	read a b c < "$r"
+	# only stage result files: three counts
+	case "$a$b$c" in *[!0-9]*|'') continue ;; esac
 	echo "  $(basename "$r"): $a passed, $b failed, $c skipped"
 	p=$((p + a)); f=$((f + b)); s=$((s + c))
 done

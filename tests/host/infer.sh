@@ -6,6 +6,8 @@
 llmctl=${1:-build/host/llmctl}
 td=${LLMK_TESTDATA:-../shared/testdata}/stories260K
 pass=0 fail=0 skip=0
+cases=$(mktemp) || exit 1
+trap 'rm -f "$cases"' EXIT
 if [ ! -f "$td/refs-F32.jsonl" ]; then
 	echo "skip: no stories260K reference data in $td"
 	[ "$LLMK_REQUIRE_TESTDATA" = 1 ] && fail=1 || skip=1
@@ -20,7 +22,7 @@ import json, sys
 for l in open(sys.argv[1]):
     r = json.loads(l)
     print(r["prompt"] + "\t" + "ids: " + " ".join(map(str, r["tokens"])))
-' "$td/$refs" > build/results/infer-cases.txt || exit 1
+' "$td/$refs" > "$cases" || exit 1
 	while IFS="$(printf '\t')" read -r prompt want; do
 		got=$(LLMK_CPUS=1 "$llmctl" --disk "$td/$gguf" -c 'load 0' \
 			-c "infer \"$prompt\" -n 64 --temp 0 --ids" </dev/null | grep '^ids:')
@@ -30,7 +32,7 @@ for l in open(sys.argv[1]):
 			fail=$((fail + 1)); echo "FAIL $gguf: $prompt"
 			echo "     want $want"; echo "     got  $got"
 		fi
-	done < build/results/infer-cases.txt
+	done < "$cases"
 done
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]
