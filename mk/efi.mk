@@ -118,14 +118,16 @@ $(EFI_DIR)/llmk.efi: $(EFI_DIR)/llmk.so
 	$(EFI_OBJCOPY) $(EFI_OBJCOPY_FLAGS_$(ARCH)) $< $@
 
 # The boot volume: a FAT image, reproducible (fixed volume id and serial,
-# every timestamp SOURCE_DATE_EPOCH). LLMK_CFG=file adds it as /llmk.cfg.
+# every timestamp SOURCE_DATE_EPOCH). LLMK_CFG=file adds it as /llmk.cfg;
+# ESP_FILES="a b" adds more files to the root (a key file llmk.cfg names).
 ESP_KIB := 16384
 LLMK_CFG ?=
-# The image is rebuilt when LLMK_CFG names another file (or none).
+ESP_FILES ?=
+# The image is rebuilt when LLMK_CFG or ESP_FILES name other files (or none).
 $(EFI_DIR)/esp.cfg: FORCE
 	@mkdir -p $(@D)
-	@echo '$(LLMK_CFG)' | cmp -s - $@ || echo '$(LLMK_CFG)' > $@
-$(ESP_IMG): $(EFI_IMG) $(LLMK_CFG) $(EFI_DIR)/esp.cfg
+	@echo '$(LLMK_CFG) $(ESP_FILES)' | cmp -s - $@ || echo '$(LLMK_CFG) $(ESP_FILES)' > $@
+$(ESP_IMG): $(EFI_IMG) $(LLMK_CFG) $(ESP_FILES) $(EFI_DIR)/esp.cfg
 	@rm -f $@ $@.tmp && mkdir -p $(EFI_DIR)/esp
 	cp $(EFI_IMG) $(EFI_DIR)/esp/$(EFI_BOOT_NAME_$(ARCH))
 	touch -d @$(SOURCE_DATE_EPOCH) $(EFI_DIR)/esp/$(EFI_BOOT_NAME_$(ARCH))
@@ -133,6 +135,7 @@ $(ESP_IMG): $(EFI_IMG) $(LLMK_CFG) $(EFI_DIR)/esp.cfg
 	MTOOLS_SKIP_CHECK=1 mmd -i $@.tmp ::/EFI ::/EFI/BOOT
 	MTOOLS_SKIP_CHECK=1 mcopy -m -i $@.tmp $(EFI_DIR)/esp/$(EFI_BOOT_NAME_$(ARCH)) ::/EFI/BOOT/
 	$(if $(LLMK_CFG),cp $(LLMK_CFG) $(EFI_DIR)/esp/llmk.cfg && touch -d @$(SOURCE_DATE_EPOCH) $(EFI_DIR)/esp/llmk.cfg && MTOOLS_SKIP_CHECK=1 mcopy -m -i $@.tmp $(EFI_DIR)/esp/llmk.cfg ::/)
+	$(foreach f,$(ESP_FILES),cp $(f) $(EFI_DIR)/esp/$(notdir $(f)) && touch -d @$(SOURCE_DATE_EPOCH) $(EFI_DIR)/esp/$(notdir $(f)) && MTOOLS_SKIP_CHECK=1 mcopy -m -i $@.tmp $(EFI_DIR)/esp/$(notdir $(f)) ::/ &&) true
 	mv $@.tmp $@
 
 -include $(shell find $(EFI_OBJ_DIR) -name '*.d' 2>/dev/null)
@@ -158,10 +161,13 @@ QEMU_ARGS ?=
 QEMU_PY := python3 tests/qemu/qemu.py --arch $(ARCH) --esp $(ESP_IMG) --mem $(QEMU_MEM) \
 	--smp $(QEMU_SMP) --qemu-args '$(QEMU_ARGS)'
 
-run: ## boot llmk in QEMU (MODEL=path or DISKS="a b c"; default: the tiny reference model)
+# PROMPT: what `make run` asks disk 0's model first, at a terminal or with
+# nothing on stdin (PROMPT= for none); piped commands are sent as they are.
+PROMPT ?= Once upon a time
+run: ## boot llmk in QEMU and answer PROMPT (MODEL=path or DISKS="a b c"; default: the tiny reference model)
 	@tools/deps.sh
 	@$(MAKE) --no-print-directory $(ESP_IMG) $(filter $(B)/gen/%,$(RUN_DISKS))
-	@exec $(QEMU_PY) run $(RUN_DISKS)
+	@exec $(QEMU_PY) run --prompt '$(subst ','\'',$(PROMPT))' $(RUN_DISKS)
 
 test-qemu-$(ARCH):
 	@$(MAKE) --no-print-directory $(ESP_IMG) $(if $(wildcard tools/host/main.c),$(B)/host/llmctl)

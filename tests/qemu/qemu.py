@@ -7,11 +7,13 @@ One place builds the QEMU command line, for `make run` and for the tests:
           virtio-blk-pci device (read-only, serial = the file's name).
 Serial is the console (OVMF's and then the kernel's COM1).
 
-`qemu.py run DISK...`: with a terminal on stdin, QEMU owns it (-nographic;
-Ctrl-A x quits). With stdin piped, commands are sent one line per `llm> `
-prompt: the firmware reads the serial line while it boots and would eat (or
-act on) anything sent before the kernel's prompt. At the end of the input,
-QEMU is stopped if the commands did not power it off.
+`qemu.py run [--prompt TEXT] DISK...`: waits for the kernel's `llm> ` prompt
+(the firmware reads the serial line while it boots and would eat, or act on,
+anything sent before it). With a terminal on stdin: loads disk 0, answers
+TEXT, then the terminal is raw and wired to the serial line (Ctrl-A x quits).
+With stdin piped, commands are sent one line per prompt; at the end of the
+input QEMU is stopped if the commands did not power it off. With nothing on
+stdin at all, it loads disk 0, answers TEXT and powers off.
 
 Python standard library only.
 """
@@ -166,31 +168,84 @@ class Llmk:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
+def greet(vm, prompt, timeout):
+    """Load disk 0 and answer PROMPT on it (greedy, so a first run shows the
+    model's own best continuation), as a first look at the model."""
+    if not prompt:
+        return
+    out = vm.command("load 0", timeout)
+    if "loaded disk" in out:
+        quoted = prompt.replace("\\", "\\\\").replace('"', '\\"')
+        vm.command(f'infer "{quoted}" -n 64 --temp 0', timeout)
+
+
+def relay_terminal(vm):
+    """The user's terminal, raw, wired to the serial line until QEMU exits
+    or the user types Ctrl-A x (as QEMU's own -nographic console)."""
+    import select
+    import termios
+    import tty
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    print("llmk: Ctrl-A x quits", file=sys.stderr, end="\r\n")
+    tty.setraw(fd)
+    ctrl_a = False
+    try:
+        while vm.proc.poll() is None:
+            r, _, _ = select.select([fd], [], [], 0.2)
+            if not r:
+                continue
+            data = os.read(fd, 1024)
+            if not data:
+                break
+            out = bytearray()
+            for c in data:
+                if ctrl_a:
+                    ctrl_a = False
+                    if c in (ord("x"), ord("X")):
+                        return 0
+                    if c != 1:
+                        out.append(1)
+                elif c == 1:
+                    ctrl_a = True
+                    continue
+                out.append(c)
+            vm.send(bytes(out))
+        return vm.wait_exit(3) or 0
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        print(file=sys.stderr)
+
+
 def run(args):
     for d in args.disks:
         if not os.path.isfile(d):
             sys.exit(f"qemu.py: disk {d}: no such file")
-    if sys.stdin.isatty():
-        workdir = tempfile.mkdtemp(prefix="llmk-qemu-")
-        cmd = qemu_command(args.arch, args.esp, args.disks, args.mem, args.smp, workdir,
-                           interactive=True, extra=shlex.split(args.qemu_args))
-        print("llmk: QEMU with serial on this terminal; Ctrl-A x quits", file=sys.stderr)
-        rc = subprocess.call(cmd)
-        shutil.rmtree(workdir, ignore_errors=True)
-        return rc
+    greeting = args.prompt if args.disks else ""
     vm = Llmk(args.arch, args.esp, args.disks, args.mem, args.smp, echo=sys.stdout.buffer,
               extra=shlex.split(args.qemu_args))
     try:
         vm.wait_prompt(args.boot_timeout)
+        if sys.stdin.isatty():
+            # Answer the greeting first, then hand the console to the user.
+            greet(vm, greeting, args.command_timeout)
+            return relay_terminal(vm)
+        sent = 0
         for line in sys.stdin.buffer:
             vm.send(line.rstrip(b"\r\n") + b"\n")
+            sent += 1
             try:
                 vm.wait_prompt(args.command_timeout)
             except TimeoutError:
                 if vm.eof:
                     return vm.wait_exit(10) or 0
                 raise
-        rc = vm.wait_exit(3)
+        if sent == 0:
+            # Nothing on stdin (make run </dev/null, or from a script): answer
+            # the greeting so a first run shows the model working.
+            greet(vm, greeting, args.command_timeout)
+            vm.send(b"poweroff\n")
+        rc = vm.wait_exit(10 if sent == 0 else 3)
         if rc is None:
             print("\nllmk: end of input; stopping QEMU", file=sys.stderr)
             return 0
@@ -213,6 +268,8 @@ def main():
     ap.add_argument("--command-timeout", type=float, default=3600)
     sub = ap.add_subparsers(dest="what", required=True)
     r = sub.add_parser("run", help="boot and attach the console")
+    r.add_argument("--prompt", default="",
+                   help="with a terminal, or nothing on stdin: load disk 0 and answer this first")
     r.add_argument("disks", nargs="*")
     args = ap.parse_args()
     sys.exit(run(args))

@@ -418,6 +418,27 @@ def test_piped_run(args, disk):
                   f"exit {p.returncode}\n{out[-800:]}\n{p.stderr.decode()[-400:]}")
         except subprocess.TimeoutExpired:
             fail(name, "timeout")
+    # `make run </dev/null` on the default model: loads disk 0, answers the
+    # prompt greedily (the reference continuation) and powers off with 0.
+    name = "run with nothing on stdin: loads disk 0 and answers --prompt"
+    testdata = os.environ.get("LLMK_TESTDATA", "../shared/testdata")
+    model = os.path.join(testdata, "stories260K", "stories260K.gguf")
+    if not os.path.isfile(model):
+        if os.environ.get("LLMK_REQUIRE_TESTDATA") == "1":
+            fail(name, f"needs {model} (LLMK_REQUIRE_TESTDATA=1)")
+        else:
+            results["skipped"] += 1
+            print(f"skip {name}: needs {model}")
+        return
+    cmd = base[:-2] + ["run", "--prompt", "Once upon a time", model]
+    try:
+        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
+        out = p.stdout.decode("utf-8", "replace")
+        check(name, p.returncode == 0 and "loaded disk 0" in out and
+              ", there was a little girl named Lily" in out,
+              f"exit {p.returncode}\n{out[-800:]}\n{p.stderr.decode()[-400:]}")
+    except subprocess.TimeoutExpired:
+        fail(name, "timeout")
 
 
 if __name__ == "__main__":
