@@ -187,7 +187,6 @@ def relay_terminal(vm):
     import tty
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
-    print("llmk: Ctrl-A x quits", file=sys.stderr, end="\r\n")
     tty.setraw(fd)
     ctrl_a = False
     try:
@@ -222,6 +221,8 @@ def run(args):
         if not os.path.isfile(d):
             sys.exit(f"qemu.py: disk {d}: no such file")
     greeting = args.prompt if args.disks else ""
+    if sys.stdin.isatty():
+        print("llmk: QEMU with serial on this terminal; Ctrl-A x quits", file=sys.stderr)
     vm = Llmk(args.arch, args.esp, args.disks, args.mem, args.smp, echo=sys.stdout.buffer,
               extra=shlex.split(args.qemu_args))
     try:
