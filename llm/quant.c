@@ -12,6 +12,7 @@
 #include "kernels/scalar/scalar.h"
 #if defined(__x86_64__)
 #include "kernels/avx2/avx2_rows.h"
+#include "kernels/avx512/avx512_rows.h"
 #elif defined(__aarch64__)
 #include "kernels/neon/neon_rows.h"
 #endif
@@ -57,6 +58,40 @@ const struct quant_type *quant_get(uint32_t t)
 	return selected[t] ? selected[t] : quant_scalar(t);
 }
 
+static quant_tile_fn tiles[GGML_TYPE_COUNT];
+static const char *tile_impl[GGML_TYPE_COUNT];
+
+int quant_register_tile(uint32_t t, quant_tile_fn fn, const char *impl)
+{
+	const struct quant_type *ref = quant_scalar(t);
+
+	if (!ref || !ref->vec_dot || !fn)
+		return -LLMK_EINVAL;
+	tiles[t] = fn;
+	tile_impl[t] = impl;
+	return 0;
+}
+
+quant_tile_fn quant_get_tile(uint32_t t, const char **impl)
+{
+	if (t >= GGML_TYPE_COUNT)
+		return NULL;
+	if (impl)
+		*impl = tile_impl[t];
+	return tiles[t];
+}
+
+/* Worst case over the tile functions (llm/kernels/avx512/tile.c): the
+ * repacked weights of QUANT_TILE_ROWS rows (a byte per element and two
+ * floats per 16 elements), and a float and an int per 16 activations. */
+size_t quant_tile_scratch(size_t n, size_t B)
+{
+	size_t w = QUANT_TILE_ROWS * (n + n / 16 * 8);
+	size_t a = B * (n / 16) * 8;
+
+	return ((w + 63) & ~(size_t)63) + ((a + 63) & ~(size_t)63) + 256;
+}
+
 int quant_register(const struct quant_type *row)
 {
 	const struct quant_type *ref = quant_scalar(row->type);
@@ -72,12 +107,16 @@ int quant_register(const struct quant_type *row)
 
 void quant_init(uint32_t cpu_features)
 {
-	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++)
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
 		selected[t] = quant_scalar(t);
+		tiles[t] = NULL;
+		tile_impl[t] = NULL;
+	}
 	/* Per-ISA registration, most general first so that the wider ISA's
 	 * rows win (see quant.h, "Adding SIMD rows"). */
 #if defined(__x86_64__)
 	quant_avx2_init(cpu_features);
+	quant_avx512_init(cpu_features);
 #elif defined(__aarch64__)
 	quant_neon_init(cpu_features);
 #endif

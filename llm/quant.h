@@ -38,6 +38,22 @@ typedef void (*quant_from_float_fn)(const float *src, void *dst, size_t n);
 typedef void (*quant_gemm_fn)(size_t n, const void *w, const void *act, size_t act_stride,
 			      float *out, size_t out_stride, int nc);
 
+/*
+ * tile contract (optional; prefill with many tokens): weight rows [0, nr) of
+ * w (w_stride bytes apart, 1 <= nr <= QUANT_TILE_ROWS, n % 256 == 0 or the
+ * type's block) against B activation rows act + b * as bytes (already in the
+ * row's act_type), out[b * os + r] = their dot products. scratch holds
+ * quant_tile_scratch(n, B) bytes, 64-byte aligned, owned by the calling
+ * worker. Each result depends only on its weight row and its activation row
+ * (never on nr, B, the tile or the thread), and is within the selftest's
+ * bound of vec_dot.
+ */
+#define QUANT_TILE_ROWS 16
+typedef void (*quant_tile_fn)(size_t n, const void *w, size_t w_stride, int nr,
+			      const void *act, size_t as, size_t B, float *out, size_t os,
+			      void *scratch);
+size_t quant_tile_scratch(size_t n, size_t B);
+
 struct quant_type {
 	const char *name;      /* "Q4_K" */
 	uint32_t type;         /* enum ggml_type */
@@ -68,6 +84,10 @@ void quant_init(uint32_t cpu_features);
  * activation blocks as the scalar row's. Returns 0 or -LLMK_EINVAL.
  */
 int quant_register(const struct quant_type *row);
+/* A tile function for type t (see the tile contract); the last registered
+ * wins, quant_init() clears them. quant_get_tile(): NULL when there is none. */
+int quant_register_tile(uint32_t t, quant_tile_fn fn, const char *impl);
+quant_tile_fn quant_get_tile(uint32_t t, const char **impl);
 /* The selected row for type t, or NULL if the type is unknown. */
 const struct quant_type *quant_get(uint32_t t);
 /* The scalar reference row for type t, or NULL. */
