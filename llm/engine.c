@@ -144,7 +144,7 @@ static int plan(struct engine *e, char *err, size_t errlen)
 		widest = (uint64_t)hp->n_head * hp->head_dim;
 	e->scratch_bytes = model_scratch_bytes(hp, e->cfg.n_batch, threads(e)) +
 			   (uint64_t)hp->n_vocab * sizeof(struct sample_cand) +
-			   (uint64_t)e->cfg.n_batch * widest * sizeof(float) + TOK_RESERVE;
+			   mm_scratch_bytes(widest, e->cfg.n_batch, (int)threads(e)) + TOK_RESERVE;
 	/* per position: K+V, the token lists, the text and chat buffers */
 	per_pos = kv_bytes(e->cfg.kv_type, hp->n_layer, 1, kv_dim) + 2 * sizeof(int32_t) +
 		  3 * TEXT_PER_TOKEN;

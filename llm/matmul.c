@@ -9,12 +9,33 @@
  * KiB) stay in cache while the B activation rows stream past, so prefill
  * reads each weight byte from memory once per call, and decode (B == 1)
  * streams the weights exactly once.
+ *
+ * Where the weight type has tile functions (llm/quant.h) and the batch is
+ * at least MM_TILE_MIN_B tokens, a tile is handed to them whole instead:
+ * they repack its weights once into the worker's scratch and run every
+ * token against the repacked rows.
  */
 #include "matmul.h"
 
 /* Rows per tile: 16 rows of a 2048-wide Q8_0 matrix is 34 KiB, of a 5632-wide
  * one 94 KiB; both stay in L2 while the tokens pass. */
 #define MM_TILE 16
+_Static_assert(MM_TILE <= QUANT_TILE_ROWS, "a tile fits the tile functions");
+#define MM_TILE_MIN_B 4
+
+static size_t align64(size_t x)
+{
+	return (x + 63) & ~(size_t)63;
+}
+
+uint64_t mm_scratch_bytes(size_t K, size_t B, int n_threads)
+{
+	uint64_t act = align64(K * sizeof(float)) * B; /* the widest act type, F32 */
+
+	act += align64(QUANT_TILE_PREP_FLOATS(K) * sizeof(float)) * B;
+	act += (uint64_t)(n_threads < 1 ? 1 : n_threads) * align64(quant_tile_scratch(K));
+	return (act + 4095) & ~(uint64_t)4095;
+}
 
 int mm_init(struct mm_ctx *c, struct llm_mem *mem, int n_threads)
 {
@@ -36,7 +57,9 @@ void mm_free(struct mm_ctx *c)
 	}
 }
 
-/* Scratch for the converted activations; grows, never shrinks. */
+/* Scratch for the converted activations; grows, never shrinks. The old
+ * buffer goes back first (nothing in it is kept), so growing never holds
+ * both against the budget. */
 static int mm_reserve(struct mm_ctx *c, size_t bytes)
 {
 	int err = 0;
@@ -45,11 +68,13 @@ static int mm_reserve(struct mm_ctx *c, size_t bytes)
 	if (bytes <= c->act_cap)
 		return 0;
 	bytes = (bytes + 4095) & ~(size_t)4095;
+	if (c->act)
+		llm_mem_free(c->mem, c->act, c->act_cap);
+	c->act = NULL;
+	c->act_cap = 0;
 	p = llm_mem_alloc(c->mem, bytes, &err);
 	if (!p)
 		return err ? err : -LLMK_ENOMEM;
-	if (c->act)
-		llm_mem_free(c->mem, c->act, c->act_cap);
 	c->act = p;
 	c->act_cap = bytes;
 	return 0;
@@ -66,6 +91,11 @@ struct mm_job {
 	size_t M, K, B;
 	size_t tiles;         /* ceil(M / MM_TILE) */
 	size_t next;          /* next unclaimed tile (atomic) */
+	const struct quant_tile *tile; /* NULL: gemm / vec_dot */
+	float *prep;          /* B rows of QUANT_TILE_PREP_FLOATS(K) */
+	size_t p_stride;      /* floats per prep row */
+	uint8_t *scratch;     /* per worker, s_stride bytes each */
+	size_t s_stride;
 };
 
 /* Worker i of n converts activation rows [B i / n, B (i + 1) / n). */
@@ -74,8 +104,11 @@ static void mm_convert_task(void *arg, int i, int n)
 	struct mm_job *j = arg;
 	size_t b0 = j->B * (size_t)i / (size_t)n, b1 = j->B * (size_t)(i + 1) / (size_t)n;
 
-	for (size_t b = b0; b < b1; b++)
+	for (size_t b = b0; b < b1; b++) {
 		j->at->from_float(j->x + b * j->K, (void *)(j->act + b * j->a_stride), j->K);
+		if (j->tile)
+			j->tile->prep(j->K, j->act + b * j->a_stride, j->prep + b * j->p_stride);
+	}
 }
 
 /* Rows [t0, t0 + MM_TILE) for every token. */
@@ -108,10 +141,18 @@ static void mm_tile(const struct mm_job *j, size_t t0)
 static void mm_dot_task(void *arg, int i, int n)
 {
 	struct mm_job *j = arg;
-	size_t t;
+	size_t t, r0;
 
-	while ((t = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->tiles)
-		mm_tile(j, t * MM_TILE);
+	while ((t = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->tiles) {
+		r0 = t * MM_TILE;
+		if (j->tile)
+			j->tile->tile(j->K, j->w + r0 * j->w_stride, j->w_stride,
+				      (int)(j->M - r0 < MM_TILE ? j->M - r0 : MM_TILE), j->act,
+				      j->a_stride, j->prep, j->B, j->out + r0, j->M,
+				      j->scratch + (size_t)i * j->s_stride);
+		else
+			mm_tile(j, r0);
+	}
 }
 
 int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
@@ -141,9 +182,27 @@ int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
 	j.B = B;
 	j.tiles = (M + MM_TILE - 1) / MM_TILE;
 	j.next = 0;
-	j.a_stride = (abytes + 63) & ~(size_t)63;
+	j.a_stride = align64(abytes);
 	nt = c->n_threads < 1 ? 1 : c->n_threads;
-	if (j.at->type == GGML_TYPE_F32) {
+	j.tile = NULL;
+	if (!c->scalar && B >= MM_TILE_MIN_B && K % 32 == 0 && j.at->type != GGML_TYPE_F32)
+		j.tile = quant_get_tile(wtype);
+	if (j.tile) {
+		size_t abytes_all = j.a_stride * B;
+		j.p_stride = QUANT_TILE_PREP_FLOATS(K);
+		j.s_stride = align64(quant_tile_scratch(K));
+		err = mm_reserve(c, abytes_all + align64(j.p_stride * sizeof(float)) * B +
+				    j.s_stride * (size_t)nt);
+		if (err)
+			return err;
+		j.act = c->act;
+		j.prep = (float *)((uint8_t *)c->act + abytes_all);
+		j.scratch = (uint8_t *)c->act + abytes_all + align64(j.p_stride * sizeof(float)) * B;
+		if (B >= (size_t)nt && nt > 1)
+			plat_parallel(mm_convert_task, &j, nt);
+		else
+			mm_convert_task(&j, 0, 1);
+	} else if (j.at->type == GGML_TYPE_F32) {
 		/* Float activations are used in place: no copy. */
 		j.act = (const uint8_t *)x;
 		j.a_stride = K * sizeof(float);

@@ -21,6 +21,9 @@ struct mm_ctx {
 };
 
 int mm_init(struct mm_ctx *c, struct llm_mem *mem, int n_threads);
+/* The most scratch mm_matmul takes for K-wide inputs in batches of B with
+ * n_threads workers (activation copy, tile prep, per-worker tile scratch). */
+uint64_t mm_scratch_bytes(size_t K, size_t B, int n_threads);
 void mm_free(struct mm_ctx *c);
 
 /*

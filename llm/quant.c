@@ -58,38 +58,28 @@ const struct quant_type *quant_get(uint32_t t)
 	return selected[t] ? selected[t] : quant_scalar(t);
 }
 
-static quant_tile_fn tiles[GGML_TYPE_COUNT];
-static const char *tile_impl[GGML_TYPE_COUNT];
+static const struct quant_tile *tiles[GGML_TYPE_COUNT];
 
-int quant_register_tile(uint32_t t, quant_tile_fn fn, const char *impl)
+int quant_register_tile(uint32_t t, const struct quant_tile *tile)
 {
 	const struct quant_type *ref = quant_scalar(t);
 
-	if (!ref || !ref->vec_dot || !fn)
+	if (!ref || !ref->vec_dot || !tile || !tile->tile || !tile->prep)
 		return -LLMK_EINVAL;
-	tiles[t] = fn;
-	tile_impl[t] = impl;
+	tiles[t] = tile;
 	return 0;
 }
 
-quant_tile_fn quant_get_tile(uint32_t t, const char **impl)
+const struct quant_tile *quant_get_tile(uint32_t t)
 {
-	if (t >= GGML_TYPE_COUNT)
-		return NULL;
-	if (impl)
-		*impl = tile_impl[t];
-	return tiles[t];
+	return t < GGML_TYPE_COUNT ? tiles[t] : NULL;
 }
 
-/* Worst case over the tile functions (llm/kernels/avx512/tile.c): the
- * repacked weights of QUANT_TILE_ROWS rows (a byte per element and two
- * floats per 16 elements), and a float and an int per 16 activations. */
-size_t quant_tile_scratch(size_t n, size_t B)
+/* The repacked weights of QUANT_TILE_ROWS rows: a byte per element, and a
+ * scale and an offset (floats) per row per 16 elements at the finest. */
+size_t quant_tile_scratch(size_t n)
 {
-	size_t w = QUANT_TILE_ROWS * (n + n / 16 * 8);
-	size_t a = B * (n / 16) * 8;
-
-	return ((w + 63) & ~(size_t)63) + ((a + 63) & ~(size_t)63) + 256;
+	return QUANT_TILE_ROWS * (n + n / 16 * 2 * sizeof(float)) + 64;
 }
 
 int quant_register(const struct quant_type *row)
@@ -110,7 +100,6 @@ void quant_init(uint32_t cpu_features)
 	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
 		selected[t] = quant_scalar(t);
 		tiles[t] = NULL;
-		tile_impl[t] = NULL;
 	}
 	/* Per-ISA registration, most general first so that the wider ISA's
 	 * rows win (see quant.h, "Adding SIMD rows"). */

@@ -39,20 +39,29 @@ typedef void (*quant_gemm_fn)(size_t n, const void *w, const void *act, size_t a
 			      float *out, size_t out_stride, int nc);
 
 /*
- * tile contract (optional; prefill with many tokens): weight rows [0, nr) of
- * w (w_stride bytes apart, 1 <= nr <= QUANT_TILE_ROWS, n % 256 == 0 or the
- * type's block) against B activation rows act + b * as bytes (already in the
- * row's act_type), out[b * os + r] = their dot products. scratch holds
- * quant_tile_scratch(n, B) bytes, 64-byte aligned, owned by the calling
- * worker. Each result depends only on its weight row and its activation row
- * (never on nr, B, the tile or the thread), and is within the selftest's
- * bound of vec_dot.
+ * tile contract (optional; prefill with many tokens). prep runs once per
+ * activation row after from_float: it writes QUANT_TILE_PREP_FLOATS(n)
+ * floats (per-sub-block scales and sums) for that row. tile then computes
+ * weight rows [0, nr) of w (w_stride bytes apart, 1 <= nr <= QUANT_TILE_ROWS)
+ * against B activation rows act + b * as bytes (in the row's act_type) with
+ * their prep rows prep + b * QUANT_TILE_PREP_FLOATS(n): out[b * os + r].
+ * scratch holds quant_tile_scratch(n) bytes, 64-byte aligned, owned by the
+ * calling worker. Each result depends only on its weight row and activation
+ * row (never on nr, B, the tile or the thread) and is within the selftest's
+ * bound of vec_dot. n must be a multiple of the type's block and of 32.
  */
 #define QUANT_TILE_ROWS 16
+#define QUANT_TILE_PREP_FLOATS(n) ((n) / 8)
+typedef void (*quant_tile_prep_fn)(size_t n, const void *act, float *prep);
 typedef void (*quant_tile_fn)(size_t n, const void *w, size_t w_stride, int nr,
-			      const void *act, size_t as, size_t B, float *out, size_t os,
-			      void *scratch);
-size_t quant_tile_scratch(size_t n, size_t B);
+			      const void *act, size_t as, const float *prep, size_t B,
+			      float *out, size_t os, void *scratch);
+size_t quant_tile_scratch(size_t n);
+struct quant_tile {
+	quant_tile_fn tile;
+	quant_tile_prep_fn prep;
+	const char *impl;
+};
 
 struct quant_type {
 	const char *name;      /* "Q4_K" */
@@ -84,10 +93,11 @@ void quant_init(uint32_t cpu_features);
  * activation blocks as the scalar row's. Returns 0 or -LLMK_EINVAL.
  */
 int quant_register(const struct quant_type *row);
-/* A tile function for type t (see the tile contract); the last registered
- * wins, quant_init() clears them. quant_get_tile(): NULL when there is none. */
-int quant_register_tile(uint32_t t, quant_tile_fn fn, const char *impl);
-quant_tile_fn quant_get_tile(uint32_t t, const char **impl);
+/* The tile functions of weight type t (see the tile contract); the last
+ * registered wins, quant_init() clears them. quant_get_tile(): NULL when
+ * there are none. */
+int quant_register_tile(uint32_t t, const struct quant_tile *tile);
+const struct quant_tile *quant_get_tile(uint32_t t);
 /* The selected row for type t, or NULL if the type is unknown. */
 const struct quant_type *quant_get(uint32_t t);
 /* The scalar reference row for type t, or NULL. */

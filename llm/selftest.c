@@ -7,6 +7,9 @@
 #define ST_MAXN 1024
 
 struct st_buf {
+	_Alignas(64) uint8_t tile_scratch[QUANT_TILE_ROWS * (ST_MAXN + ST_MAXN / 16 * 8) + 64];
+	float prep[3 * QUANT_TILE_PREP_FLOATS(ST_MAXN)];
+	float tout[3 * QUANT_TILE_ROWS];
 	uint8_t w[ST_MAXN * 4];          /* weights, any type (F32 is the largest) */
 	uint8_t a[ST_MAXN * 4];          /* activations in act_type (F32 is the largest) */
 	uint8_t a2[ST_MAXN * 4];         /* the same, from the selected from_float */
@@ -167,6 +170,42 @@ static void st_check_act(struct selftest_report *r, struct st_buf *b, uint32_t a
 		st_fail(r, e, verbose, "from_float differs", n, -1, ac, 0, 0);
 }
 
+/* The tile functions: 16 copies of the row against 3 copies of the
+ * activations give vec_dot within the bound, all the same bits, and the
+ * same bits again as a tile of 3 rows and 1 token (a result depends only on
+ * its row and token). */
+static void st_check_tile(struct selftest_report *r, struct st_buf *b, uint32_t t, size_t n,
+			  int wc, int ac, float want, float bound, bool verbose)
+{
+	const struct quant_tile *qt = quant_get_tile(t);
+	struct selftest_type *e = st_entry(r, t);
+	float one[QUANT_TILE_ROWS];
+
+	if (!qt || n % 32 || quant_tile_scratch(n) > sizeof b->tile_scratch)
+		return;
+	for (int k = 0; k < 3; k++) /* a prep row per token */
+		qt->prep(n, b->a, b->prep + k * QUANT_TILE_PREP_FLOATS(n));
+	qt->tile(n, b->w, 0, QUANT_TILE_ROWS, b->a, 0, b->prep, 3, b->tout, QUANT_TILE_ROWS,
+		 b->tile_scratch);
+	qt->tile(n, b->w, 0, 3, b->a, 0, b->prep, 1, one, QUANT_TILE_ROWS, b->tile_scratch);
+	e->checks++;
+	r->checks++;
+	if (!(st_fabs(b->tout[0] - want) <= bound)) {
+		st_fail(r, e, verbose, "tile outside bound", n, wc, ac, b->tout[0], want);
+		return;
+	}
+	if (bound > 0 && st_fabs(b->tout[0] - want) / bound > e->worst)
+		e->worst = st_fabs(b->tout[0] - want) / bound;
+	for (int k = 0; k < 3 * QUANT_TILE_ROWS; k++) {
+		float g = k < 3 ? one[k] : b->tout[k];
+		if (memcmp(&g, &b->tout[0], sizeof g)) {
+			st_fail(r, e, verbose, "tile result depends on its place", n, wc, ac, g,
+				b->tout[0]);
+			return;
+		}
+	}
+}
+
 static void st_check_dot(struct selftest_report *r, struct st_buf *b, uint32_t t, size_t n,
 			 int wc, int ac, bool verbose)
 {
@@ -201,6 +240,7 @@ static void st_check_dot(struct selftest_report *r, struct st_buf *b, uint32_t t
 	}
 	if (bound > 0 && err / bound > e->worst)
 		e->worst = err / bound;
+	st_check_tile(r, b, t, n, wc, ac, want, bound, verbose);
 	if (sel->gemm) {
 		/* gemm takes vec_dot's float steps: the same bits, 4 columns and 3 */
 		float g[QUANT_GEMM_COLS];

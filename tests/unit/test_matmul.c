@@ -134,3 +134,48 @@ TEST(matmul_threads_give_identical_bits)
 	free(o2);
 	free(w);
 }
+
+/* Prefill tiles (llm/quant.h, tile contract): a result depends only on its
+ * weight row and its token, not on the batch size or where the tile cuts the
+ * rows, so a prompt gives the same numbers however it is batched. */
+TEST(matmul_tile_results_depend_only_on_row_and_token)
+{
+	const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K};
+	struct llm_mem mem;
+	struct mm_ctx c;
+	size_t M = 70, K = 512, B = 13;
+	float *x = malloc(B * K * sizeof(float)), *o1 = malloc(B * M * 4), *o2 = malloc(B * M * 4);
+	uint8_t *w = malloc(quant_row_bytes(GGML_TYPE_Q8_0, K) * M);
+	uint64_t seed = 9;
+	int tiles = 0;
+
+	quant_init(plat_cpu_features());
+	llm_mem_init(&mem, 0);
+	CHECK_EQ_INT(mm_init(&c, &mem, 2), 0);
+	quant_fill_random(GGML_TYPE_F32, x, B * K, 1.0f, &seed);
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+		tiles += quant_get_tile(types[i]) != NULL;
+		quant_fill_random(types[i], w, M * K, 0.02f, &seed);
+		CHECK_EQ_INT(mm_matmul(&c, o1, w, types[i], M, K, x, B), 0);
+		/* 5 tokens; rows 3..39 (tiles cut at 19 and 35 instead of 16 and 32) */
+		CHECK_EQ_INT(mm_matmul(&c, o2, w + 3 * quant_row_bytes(types[i], K), types[i], 37,
+				       K, x + 4 * K, 5), 0);
+		for (size_t b = 0; b < 5; b++)
+			for (size_t r = 0; r < 37; r++)
+				if (memcmp(&o2[b * 37 + r], &o1[(b + 4) * M + r + 3], sizeof(float))) {
+					fprintf(stderr, "  %s token %zu row %zu: %.9g vs %.9g\n",
+						quant_name(types[i]), b + 4, r + 3, o2[b * 37 + r],
+						o1[(b + 4) * M + r + 3]);
+					CHECK(0);
+					b = 5;
+					break;
+				}
+	}
+	if (plat_cpu_features() & PLAT_CPU_AVX512VNNI)
+		CHECK_EQ_INT(tiles, 4);
+	mm_free(&c);
+	free(x);
+	free(o1);
+	free(o2);
+	free(w);
+}

@@ -1,9 +1,329 @@
 /*
- * llm/kernels/avx512/tile.c — prefill tiles (llm/quant.h, tile contract).
+ * llm/kernels/avx512/tile.c — prefill tiles (llm/quant.h, tile contract) on
+ * AVX-512 VNNI.
+ *
+ * A tile of up to 16 weight rows is first repacked into the worker's
+ * scratch, in one form for every weight type: each element an unsigned byte
+ * u, and per row and sub-block of G elements (G = 32, or 16 for the types
+ * whose scales are per 16) two floats ws and wm with
+ *
+ *     weight = ws * u + wm            (Q4_0: u = q, ws = d, wm = -8 d;
+ *                                      Q8_0: u = q + 128, wm = -128 d;
+ *                                      Q4_K: ws = d sc, wm = -dmin m;
+ *                                      Q6_K: u = q, ws = d sc, wm = -32 d sc)
+ *
+ * Bytes are laid out so that one 512-bit register holds elements 4g..4g+3 of
+ * all 16 rows (a dword per row): vpdpbusd against the four activation bytes
+ * of one token, broadcast, adds those four products into each row's lane.
+ * With an activation sub-block's scale da and the sum of its quants sa (the
+ * prep row), one sub-block adds
+ *
+ *     da * ws * sum(u * qa) + wm * (da * sa)
+ *
+ * to each row's float lane: the integer sum is exact, the float steps are
+ * the same for every row and token whatever the tile, batch or thread, so a
+ * result depends only on its row and its token. The weights are unpacked
+ * once per tile and used by every token of the batch: prefill becomes a run
+ * of vpdpbusd over data in L1/L2.
  */
+#include <immintrin.h>
+
+#include "../scalar/scalar.h"
 #include "avx512_rows.h"
+
+typedef int32_t u32_unaligned __attribute__((may_alias, aligned(1)));
+
+static inline int32_t ld32(const int8_t *p)
+{
+	return *(const u32_unaligned *)p;
+}
+
+/* The repacked tile in scratch: bytes [n / 4][16 rows][4], then ws and wm
+ * [n / G][16 rows]. */
+struct rtile {
+	uint8_t *q;
+	float *ws, *wm;
+};
+
+static struct rtile rtile_at(void *scratch, size_t n, int G)
+{
+	struct rtile t;
+
+	t.q = scratch;
+	t.ws = (float *)(t.q + 16 * n);
+	t.wm = t.ws + n / (size_t)G * 16;
+	return t;
+}
+
+/* 32 bytes of row r's elements 32 i .. 32 i + 31 (in order) into the tile:
+ * dword k goes to group 8 i + k, row r. */
+static inline void put32(uint8_t *q, size_t i, int r, __m256i v)
+{
+	const __m256i idx = _mm256_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112);
+
+	_mm256_i32scatter_epi32((int *)(q + i * 8 * 64 + (size_t)r * 4), idx, v, 4);
+}
+
+/* Rows nr..15 of the tile: zero bytes and zero scales, so their lanes stay
+ * finite (they are never stored). */
+static void zero_rows(struct rtile *t, size_t n, int G, int nr)
+{
+	if (nr == 16)
+		return;
+	for (size_t g = 0; g < n / 4; g++)
+		for (int r = nr; r < 16; r++)
+			((uint32_t *)t->q)[g * 16 + (size_t)r] = 0;
+	for (size_t s = 0; s < n / (size_t)G; s++)
+		for (int r = nr; r < 16; r++)
+			t->ws[s * 16 + (size_t)r] = t->wm[s * 16 + (size_t)r] = 0;
+}
+
+static inline __m256i nibbles_lo_hi(const uint8_t *qs16)
+{
+	__m128i b = _mm_loadu_si128((const __m128i *)qs16);
+	__m256i v = _mm256_set_m128i(_mm_srli_epi16(b, 4), b);
+
+	return _mm256_and_si256(v, _mm256_set1_epi8(0x0f));
+}
+
+static void repack_q4_0(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+{
+	for (int r = 0; r < nr; r++) {
+		const struct block_q4_0 *b = (const void *)(w + (size_t)r * w_stride);
+		for (size_t i = 0; i < n / 32; i++) {
+			float d = q_f16(b[i].d);
+			put32(t->q, i, r, nibbles_lo_hi(b[i].qs));
+			t->ws[i * 16 + (size_t)r] = d;
+			t->wm[i * 16 + (size_t)r] = -8.0f * d;
+		}
+	}
+}
+
+static void repack_q8_0(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+{
+	const __m256i flip = _mm256_set1_epi8((char)0x80);
+
+	for (int r = 0; r < nr; r++) {
+		const struct block_q8_0 *b = (const void *)(w + (size_t)r * w_stride);
+		for (size_t i = 0; i < n / 32; i++) {
+			float d = q_f16(b[i].d);
+			__m256i v = _mm256_loadu_si256((const __m256i *)b[i].qs);
+			put32(t->q, i, r, _mm256_xor_si256(v, flip)); /* q + 128 */
+			t->ws[i * 16 + (size_t)r] = d;
+			t->wm[i * 16 + (size_t)r] = -128.0f * d;
+		}
+	}
+}
+
+/* ggml get_scale_min_k4, as llm/kernels/scalar/q_k.c */
+static inline void scale_min_k4(const uint8_t *q, int j, int *sc, int *m)
+{
+	if (j < 4) {
+		*sc = q[j] & 63;
+		*m = q[j + 4] & 63;
+	} else {
+		*sc = (q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4);
+		*m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+	}
+}
+
+/* Q4_K: sub-block 2 c holds the low nibbles of qs[32 c .. 32 c + 31], 2 c + 1
+ * the high nibbles. */
+static void repack_q4_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+{
+	const __m256i m4 = _mm256_set1_epi8(0x0f);
+
+	for (int r = 0; r < nr; r++) {
+		const struct block_q4_K *b = (const void *)(w + (size_t)r * w_stride);
+		for (size_t i = 0; i < n / QK_K; i++) {
+			float d = q_f16(b[i].d), dmin = q_f16(b[i].dmin);
+			for (int c = 0; c < 4; c++) {
+				__m256i v = _mm256_loadu_si256((const __m256i *)(b[i].qs + 32 * c));
+				size_t s = i * 8 + 2 * (size_t)c;
+				int sc, m;
+				put32(t->q, s, r, _mm256_and_si256(v, m4));
+				put32(t->q, s + 1, r, _mm256_and_si256(_mm256_srli_epi16(v, 4), m4));
+				scale_min_k4(b[i].scales, 2 * c, &sc, &m);
+				t->ws[s * 16 + (size_t)r] = d * (float)sc;
+				t->wm[s * 16 + (size_t)r] = -(dmin * (float)m);
+				scale_min_k4(b[i].scales, 2 * c + 1, &sc, &m);
+				t->ws[(s + 1) * 16 + (size_t)r] = d * (float)sc;
+				t->wm[(s + 1) * 16 + (size_t)r] = -(dmin * (float)m);
+			}
+		}
+	}
+}
+
+/* Q6_K (sub-blocks of 16): element 128 h + 32 j + l takes its low 4 bits from
+ * ql[64 h + l + 32 (j & 1)] (low nibble for j < 2, high for j >= 2) and its
+ * top 2 bits from qh[32 h + l] at bit 2 j; stored with +32. */
+static void repack_q6_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+{
+	const __m256i m4 = _mm256_set1_epi8(0x0f), m2 = _mm256_set1_epi8(3);
+
+	for (int r = 0; r < nr; r++) {
+		const struct block_q6_K *b = (const void *)(w + (size_t)r * w_stride);
+		for (size_t i = 0; i < n / QK_K; i++) {
+			float d = q_f16(b[i].d);
+			for (int h = 0; h < 2; h++) {
+				const uint8_t *ql = b[i].ql + 64 * h, *qh = b[i].qh + 32 * h;
+				__m256i l0 = _mm256_loadu_si256((const __m256i *)ql);
+				__m256i l1 = _mm256_loadu_si256((const __m256i *)(ql + 32));
+				__m256i hb = _mm256_loadu_si256((const __m256i *)qh);
+				size_t e32 = i * 8 + 4 * (size_t)h; /* index of 32-element run */
+				for (int j = 0; j < 4; j++) {
+					__m256i lo = j & 1 ? l1 : l0;
+					__m256i hi2 = _mm256_and_si256(_mm256_srli_epi16(hb, 2 * j), m2);
+					if (j >= 2)
+						lo = _mm256_srli_epi16(lo, 4);
+					lo = _mm256_and_si256(lo, m4);
+					put32(t->q, e32 + (size_t)j, r,
+					      _mm256_or_si256(lo, _mm256_slli_epi16(hi2, 4)));
+				}
+			}
+			for (int s = 0; s < QK_K / 16; s++) {
+				float ds = d * (float)b[i].scales[s];
+				size_t k = (i * 16 + (size_t)s) * 16 + (size_t)r;
+				t->ws[k] = ds;
+				t->wm[k] = -32.0f * ds;
+			}
+		}
+	}
+}
+
+/*
+ * C tokens against the repacked tile. QB, QBYTES, QOFF: the activation
+ * type's block (elements, bytes, offset of the quants); G: sub-block.
+ */
+static inline __attribute__((always_inline)) void
+run_cols(const struct rtile *t, size_t n, const int8_t *const *a, const float *const *p,
+	 float *const *o, __mmask16 km, const int C, const int G, const size_t QB,
+	 const size_t QBYTES, const size_t QOFF)
+{
+	__m512 f[8];
+	__m512i acc[8], wv[8];
+
+	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+		f[c] = _mm512_setzero_ps();
+	for (size_t s = 0; s < n / (size_t)G; s++) {
+		size_t k0 = s * (size_t)G, aoff = k0 / QB * QBYTES + QOFF + k0 % QB;
+		const uint8_t *qg = t->q + k0 / 4 * 64;
+		__m512 ws = _mm512_loadu_ps(t->ws + s * 16), wm = _mm512_loadu_ps(t->wm + s * 16);
+		_Pragma("GCC unroll 8") for (int j = 0; j < G / 4; j++)
+			wv[j] = _mm512_loadu_si512(qg + 64 * j);
+		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+			acc[c] = _mm512_setzero_si512();
+		_Pragma("GCC unroll 8") for (int j = 0; j < G / 4; j++)
+			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+				acc[c] = _mm512_dpbusd_epi32(acc[c], wv[j],
+							     _mm512_set1_epi32(ld32(a[c] + aoff + 4 * j)));
+		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+			__m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[c]), ws);
+			f[c] = _mm512_fmadd_ps(x, _mm512_set1_ps(p[c][2 * s]), f[c]);
+			f[c] = _mm512_fmadd_ps(wm, _mm512_set1_ps(p[c][2 * s + 1]), f[c]);
+		}
+	}
+	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+		_mm512_mask_storeu_ps(o[c], km, f[c]);
+}
+
+#define COLS(C)                                                                         \
+	for (; b + (C) <= B; b += (C)) {                                               \
+		const int8_t *a[8];                                                    \
+		const float *p[8];                                                     \
+		float *o[8];                                                           \
+		for (int c = 0; c < (C); c++) {                                        \
+			a[c] = (const int8_t *)act + (b + (size_t)c) * as;             \
+			p[c] = prep + (b + (size_t)c) * QUANT_TILE_PREP_FLOATS(n);     \
+			o[c] = out + (b + (size_t)c) * os;                             \
+		}                                                                      \
+		run_cols(&t, n, a, p, o, km, (C), G, QB, QBYTES, QOFF);                \
+	}
+
+/* One tile function per weight type: repack, then every token, 8 at a time. */
+#define TILE_FN(T, G_, ACT)                                                             \
+	static void tile_##T(size_t n, const void *w, size_t w_stride, int nr,         \
+			     const void *act, size_t as, const float *prep, size_t B,  \
+			     float *out, size_t os, void *scratch)                     \
+	{                                                                              \
+		const int G = (G_);                                                    \
+		const size_t QB = ACT##_QB, QBYTES = ACT##_BYTES, QOFF = ACT##_OFF;   \
+		struct rtile t = rtile_at(scratch, n, G);                              \
+		__mmask16 km = (__mmask16)((1u << nr) - 1);                            \
+		size_t b = 0;                                                          \
+		repack_##T(w, w_stride, nr, n, &t);                                    \
+		zero_rows(&t, n, G, nr);                                               \
+		COLS(8)                                                                \
+		COLS(4)                                                                \
+		COLS(2)                                                                \
+		COLS(1)                                                                \
+	}
+
+#define Q8_0_QB QK8_0
+#define Q8_0_BYTES sizeof(struct block_q8_0)
+#define Q8_0_OFF 2
+#define Q8_K_QB QK_K
+#define Q8_K_BYTES sizeof(struct block_q8_K)
+#define Q8_K_OFF 4
+_Static_assert(__builtin_offsetof(struct block_q8_0, qs) == Q8_0_OFF, "q8_0 quants");
+_Static_assert(__builtin_offsetof(struct block_q8_K, qs) == Q8_K_OFF, "q8_K quants");
+
+TILE_FN(q4_0, 32, Q8_0)
+TILE_FN(q8_0, 32, Q8_0)
+TILE_FN(q4_K, 32, Q8_K)
+TILE_FN(q6_K, 16, Q8_K)
+
+/* prep rows: (da, da * sum of the sub-block's quants) per sub-block */
+static void prep_q8_0(size_t n, const void *act, float *prep)
+{
+	const struct block_q8_0 *b = act;
+
+	for (size_t i = 0; i < n / QK8_0; i++) {
+		float d = q_f16(b[i].d);
+		int s = 0;
+		for (int k = 0; k < QK8_0; k++)
+			s += b[i].qs[k];
+		prep[2 * i] = d;
+		prep[2 * i + 1] = d * (float)s;
+	}
+}
+
+static void prep_q8_K_32(size_t n, const void *act, float *prep)
+{
+	const struct block_q8_K *b = act;
+
+	for (size_t i = 0; i < n / QK_K; i++)
+		for (int s = 0; s < QK_K / 32; s++) {
+			float *o = prep + 2 * (i * (QK_K / 32) + (size_t)s);
+			o[0] = b[i].d;
+			o[1] = b[i].d * (float)(b[i].bsums[2 * s] + b[i].bsums[2 * s + 1]);
+		}
+}
+
+static void prep_q8_K_16(size_t n, const void *act, float *prep)
+{
+	const struct block_q8_K *b = act;
+
+	for (size_t i = 0; i < n / QK_K; i++)
+		for (int s = 0; s < QK_K / 16; s++) {
+			float *o = prep + 2 * (i * (QK_K / 16) + (size_t)s);
+			o[0] = b[i].d;
+			o[1] = b[i].d * (float)b[i].bsums[s];
+		}
+}
+
+static const struct quant_tile tiles[] = {
+	{tile_q4_0, prep_q8_0, "avx512vnni"},
+	{tile_q8_0, prep_q8_0, "avx512vnni"},
+	{tile_q4_K, prep_q8_K_32, "avx512vnni"},
+	{tile_q6_K, prep_q8_K_16, "avx512vnni"},
+};
+static const uint32_t tile_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K,
+				      GGML_TYPE_Q6_K};
 
 void avx512_tile_register(uint32_t cpu_features)
 {
 	(void)cpu_features;
+	for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++)
+		quant_register_tile(tile_types[i], &tiles[i]);
 }
