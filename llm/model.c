@@ -11,6 +11,7 @@
  */
 #include "model.h"
 #include "math.h"
+#include "vmath.h"
 
 /* ---- hyperparameters ---- */
 static int get_u32(const struct gguf_file *g, const struct model_hparams *hp, const char *sfx,
@@ -270,7 +271,7 @@ static size_t scratch_floats(const struct model_hparams *hp, uint32_t B, uint32_
 	size_t KV = (size_t)hp->n_head_kv * hp->head_dim, F = hp->n_ff;
 	/* x xb q k v att hb hb2 tiles amax asum logits */
 	size_t p[12] = {B * E, B * (E > Q ? E : Q), B * Q, B * KV, B * KV, B * Q, B * F, B * F,
-			(size_t)W * 2 * MODEL_ATT_TILE * hp->head_dim, (size_t)B * hp->n_head,
+			(size_t)W * 3 * MODEL_ATT_TILE * hp->head_dim, (size_t)B * hp->n_head,
 			(size_t)B * hp->n_head, hp->n_vocab};
 	size_t n = 0;
 
@@ -433,9 +434,30 @@ static void rope(const struct model *m, float *x, uint32_t n_heads, uint32_t pos
 	}
 }
 
-static float silu(float x)
+/* h = silu(h) * h2 over n values, cut between the workers (a prompt batch
+ * has n = B x n_ff: the exp of each is worth spreading). */
+struct swiglu_job {
+	float *h;
+	const float *h2;
+	size_t n;
+};
+
+static void swiglu_task(void *arg, int i, int nw)
 {
-	return x / (1.0f + math_expf(-x));
+	struct swiglu_job *j = arg;
+	size_t a = j->n * (size_t)i / (size_t)nw, b = j->n * (size_t)(i + 1) / (size_t)nw;
+
+	vmath()->swiglu(j->h + a, j->h2 + a, b - a);
+}
+
+static void swiglu(struct model_scratch *s, float *h, const float *h2, size_t n)
+{
+	struct swiglu_job j = {h, h2, n};
+
+	if (s->n_workers > 1 && n >= 16384)
+		plat_parallel(swiglu_task, &j, (int)s->n_workers);
+	else
+		swiglu_task(&j, 0, 1);
 }
 
 /*
@@ -447,13 +469,8 @@ static float silu(float x)
  * 2018): per (token, head) a running maximum, a running sum, and the output
  * accumulator rescaled when the maximum moves.
  */
-/*
- * Vectors of 4 floats (GCC vector extensions): the compiler lowers them to
- * whatever the target has (SSE, NEON), and each lane is plain IEEE
- * arithmetic, so every build computes the same bits. o += w * v is
- * elementwise (the same bits as the scalar loop); q . k with hd a multiple
- * of 16 sums in 16 lanes (four vectors), then the lanes in a fixed tree.
- */
+/* Vectors of 4 floats (GCC vector extensions): lane-wise IEEE arithmetic,
+ * the same bits as the scalar loop on every target. */
 typedef float att_v4 __attribute__((vector_size(16)));
 
 static inline att_v4 att_ld(const float *p)
@@ -469,28 +486,6 @@ static inline void att_st(float *p, att_v4 v)
 	memcpy(p, &v, sizeof v);
 }
 
-static float att_dot(const float *q, const float *k, uint32_t hd)
-{
-	float d = 0.0f;
-
-	if (hd % 16 == 0) {
-		att_v4 a[4] = {0};
-		float l[16];
-		for (uint32_t i = 0; i < hd; i += 16)
-			for (int v = 0; v < 4; v++)
-				a[v] += att_ld(q + i + 4 * v) * att_ld(k + i + 4 * v);
-		for (int v = 0; v < 4; v++)
-			att_st(l + 4 * v, a[v]);
-		for (int w = 8; w >= 1; w /= 2)
-			for (int i = 0; i < w; i++)
-				l[i] += l[i + w];
-		return l[0];
-	}
-	for (uint32_t i = 0; i < hd; i++)
-		d += q[i] * k[i];
-	return d;
-}
-
 /* o *= r, elementwise */
 static void att_scale(float *o, float r, uint32_t hd)
 {
@@ -503,17 +498,7 @@ static void att_scale(float *o, float r, uint32_t hd)
 		o[i] *= r;
 }
 
-/* o += w * v, elementwise */
-static void att_axpy(float *o, float w, const float *v, uint32_t hd)
-{
-	uint32_t i = 0;
-
-	if (hd % 4 == 0)
-		for (; i < hd; i += 4)
-			att_st(o + i, att_ld(o + i) + w * att_ld(v + i));
-	for (; i < hd; i++)
-		o[i] += w * v[i];
-}
+_Static_assert(MODEL_ATT_TILE == VM_ATT_LD, "an attention tile is a row of the transposed K");
 
 struct att_job {
 	const struct model *m;
@@ -523,9 +508,10 @@ struct att_job {
 };
 
 static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t nt,
-		     const float *kt, const float *vt)
+		     const float *kT, const float *vt)
 {
 	const struct model_hparams *hp = &j->m->hp;
+	const struct vmath_ops *vm = vmath();
 	uint32_t hd = hp->head_dim, group = hp->n_head / hp->n_head_kv, Q = hp->n_head * hd;
 	float scale = 1.0f / math_sqrtf((float)hd);
 	struct model_scratch *s = j->s;
@@ -539,28 +525,28 @@ static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t 
 			const float *q = s->q + (size_t)b * Q + (size_t)h * hd;
 			float *o = s->att + (size_t)b * Q + (size_t)h * hd;
 			float *mx = &s->amax[b * hp->n_head + h], *sum = &s->asum[b * hp->n_head + h];
-			float sc[MODEL_ATT_TILE], tmax = -1e30f;
+			float sc[MODEL_ATT_TILE], w[MODEL_ATT_TILE], tmax = -1e30f;
 			/* scores of the tile, then one rescale if its maximum is new */
-			for (uint32_t t = 0; t < tend; t++) {
-				sc[t] = att_dot(q, kt + (size_t)t * hd, hd) * scale;
+			vm->att_scores(sc, q, kT, tend, hd, scale);
+			for (uint32_t t = 0; t < tend; t++)
 				tmax = sc[t] > tmax ? sc[t] : tmax;
-			}
 			if (tmax > *mx) {
 				float r = math_expf(*mx - tmax);
 				*sum *= r;
 				att_scale(o, r, hd);
 				*mx = tmax;
 			}
-			for (uint32_t t = 0; t < tend; t++) {
-				float w = math_expf(sc[t] - *mx);
-				*sum += w;
-				att_axpy(o, w, vt + (size_t)t * hd, hd);
-			}
+			for (uint32_t t = 0; t < tend; t++)
+				sc[t] -= *mx;
+			vm->expf_n(w, sc, tend);
+			for (uint32_t t = 0; t < tend; t++)
+				*sum += w[t];
+			vm->att_accum(o, vt, w, tend, hd);
 		}
 	}
 }
 
-static void att_group(const struct att_job *j, uint32_t g, float *kt, float *vt)
+static void att_group(const struct att_job *j, uint32_t g, float *kt, float *vt, float *kT)
 {
 	const struct model_hparams *hp = &j->m->hp;
 	uint32_t hd = hp->head_dim, group = hp->n_head / hp->n_head_kv, Q = hp->n_head * hd;
@@ -581,7 +567,11 @@ static void att_group(const struct att_job *j, uint32_t g, float *kt, float *vt)
 			kv_load_k_part(j->kv, j->l, t0 + t, g * hd, hd, kt + (size_t)t * hd);
 			kv_load_v_part(j->kv, j->l, t0 + t, g * hd, hd, vt + (size_t)t * hd);
 		}
-		att_tile(j, g, t0, nt, kt, vt);
+		/* K transposed: the scores of 16 positions are then 16 lanes */
+		for (uint32_t t = 0; t < nt; t++)
+			for (uint32_t i = 0; i < hd; i++)
+				kT[(size_t)i * VM_ATT_LD + t] = kt[(size_t)t * hd + i];
+		att_tile(j, g, t0, nt, kT, vt);
 	}
 	for (uint32_t b = 0; b < j->B; b++)
 		for (uint32_t h = g * group; h < (g + 1) * group; h++) {
@@ -596,10 +586,10 @@ static void att_worker(void *arg, int wi, int nw)
 {
 	const struct att_job *j = arg;
 	size_t tile = (size_t)MODEL_ATT_TILE * j->m->hp.head_dim;
-	float *kt = j->s->tiles + (size_t)wi * 2 * tile;
+	float *kt = j->s->tiles + (size_t)wi * 3 * tile;
 
 	for (uint32_t g = (uint32_t)wi; g < j->m->hp.n_head_kv; g += (uint32_t)nw)
-		att_group(j, g, kt, kt + tile);
+		att_group(j, g, kt, kt + tile, kt + 2 * tile);
 }
 
 static void attention(const struct model *m, struct model_scratch *s, const struct kv_cache *kv,
@@ -678,8 +668,7 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	if ((e = matmul(mm, s->hb, &w.w_gate, s->xb, B)) ||
 	    (e = matmul(mm, s->hb2, &w.w_up, s->xb, B)))
 		goto out;
-	for (size_t i = 0; i < (size_t)B * F; i++)
-		s->hb[i] = silu(s->hb[i]) * s->hb2[i];
+	swiglu(s, s->hb, s->hb2, (size_t)B * F);
 	lap(m, MS_FFN, &t);
 	if ((e = matmul(mm, s->xb, &w.w_down, s->hb, B)))
 		goto out;

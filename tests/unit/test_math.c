@@ -213,3 +213,78 @@ TEST(math_double_kernels)
 	CHECK(worst < 1e-15);
 	CHECK_EQ_INT(math_exp(-740.0) > 0, 1); /* subnormal result */
 }
+
+/* llm/vmath.h: the generic and the selected (AVX-512 here) builds give the
+ * bits of the scalar code they replace. */
+#include "../../llm/vmath.h"
+#include "../../llm/quant.h"
+
+static void vmath_check(const struct vmath_ops *vm)
+{
+	enum { N = 4099 };
+	static float x[N], y[N], h[N], h2[N], h0[N];
+	uint64_t st = 77;
+	int bad = 0;
+
+	quant_fill_random(GGML_TYPE_F32, x, 4096, 30.0f, &st);
+	for (int i = 4096; i < N; i++)
+		x[i] = (float)i / 100.0f;
+	/* edges: the vector path's range, overflow, underflow, NaN, inf */
+	const float edge[] = {690.0f, -690.0f, 690.5f, -700.0f, 88.8f, -104.0f, -0.0f, 1e-30f,
+			      __builtin_nanf(""), __builtin_inff(), -__builtin_inff(), 3e38f};
+	for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+		x[100 + i] = edge[i];
+	vm->expf_n(y, x, N);
+	for (int i = 0; i < N; i++) {
+		float want = math_expf(x[i]);
+		if (memcmp(&want, &y[i], 4) && bad++ < 3)
+			fprintf(stderr, "  %s expf(%.9g) = %.9g, math_expf %.9g\n", vm->impl, x[i],
+				y[i], want);
+	}
+	for (int i = 0; i < N; i++) {
+		h[i] = h0[i] = x[i] / 4;
+		h2[i] = x[(i * 7) % N];
+	}
+	vm->swiglu(h, h2, N);
+	for (int i = 0; i < N; i++) {
+		float want = h0[i] / (1.0f + math_expf(-h0[i])) * h2[i];
+		if (memcmp(&want, &h[i], 4) && bad++ < 6)
+			fprintf(stderr, "  %s swiglu(%.9g) = %.9g, want %.9g\n", vm->impl, h0[i], h[i],
+				want);
+	}
+	/* attention: hd 64 and 8, tiles of 64 and 37 positions */
+	for (uint32_t hd = 8; hd <= 64; hd *= 8)
+		for (uint32_t nt = 37; nt <= 64; nt += 27) {
+			float kT[64 * VM_ATT_LD], sc[64], o[64], o2[64], w[64];
+			for (uint32_t i = 0; i < hd * VM_ATT_LD; i++)
+				kT[i] = x[i % N] / 30;
+			vm->att_scores(sc, x, kT, nt, hd, 0.125f);
+			for (uint32_t t = 0; t < nt; t++) {
+				float d = 0.0f;
+				for (uint32_t i = 0; i < hd; i++)
+					d += x[i] * kT[i * VM_ATT_LD + t];
+				d *= 0.125f;
+				if (memcmp(&d, &sc[t], 4) && bad++ < 9)
+					fprintf(stderr, "  %s score %u: %.9g vs %.9g\n", vm->impl, t, sc[t], d);
+				w[t] = y[t] / 1e10f;
+			}
+			for (uint32_t i = 0; i < hd; i++)
+				o[i] = o2[i] = h2[i];
+			vm->att_accum(o, kT, w, nt, hd);
+			for (uint32_t t = 0; t < nt; t++)
+				for (uint32_t i = 0; i < hd; i++)
+					o2[i] += w[t] * kT[t * hd + i];
+			if (memcmp(o, o2, hd * 4) && bad++ < 12)
+				fprintf(stderr, "  %s att_accum differs (hd %u nt %u)\n", vm->impl, hd, nt);
+		}
+	CHECK_EQ_INT(bad, 0);
+}
+
+TEST(vmath_same_bits_as_scalar)
+{
+	quant_init(plat_cpu_features());
+	vmath_check(&vmath_generic);
+	vmath_check(vmath());
+	if (plat_cpu_features() & PLAT_CPU_AVX512BW)
+		CHECK_STR(vmath()->impl, "avx512");
+}

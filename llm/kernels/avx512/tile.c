@@ -33,9 +33,20 @@
 
 typedef int32_t u32_unaligned __attribute__((may_alias, aligned(1)));
 
-static inline int32_t ld32(const int8_t *p)
+/* acc += w . (the four bytes at p, broadcast): vpdpbusd with an embedded
+ * {1to16} broadcast operand, which GCC does not form from set1 by itself
+ * (that costs a separate vpbroadcastd per product). */
+static inline __m512i dpbusd_bcast(__m512i acc, __m512i w, const int8_t *p)
 {
-	return *(const u32_unaligned *)p;
+	__asm__("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(w), "m"(*(const u32_unaligned *)p));
+	return acc;
+}
+
+/* f += x * (the float at p, broadcast): vfmadd231ps with {1to16}. */
+static inline __m512 fmadd_bcast(__m512 f, __m512 x, const float *p)
+{
+	__asm__("vfmadd231ps %2%{1to16%}, %1, %0" : "+v"(f) : "v"(x), "m"(*p));
+	return f;
 }
 
 /* The repacked tile in scratch: bytes [n / 4][16 rows][4], then ws and wm
@@ -215,12 +226,11 @@ run_cols(const struct rtile *t, size_t n, const int8_t *const *a, const float *c
 			acc[c] = _mm512_setzero_si512();
 		_Pragma("GCC unroll 8") for (int j = 0; j < G / 4; j++)
 			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-				acc[c] = _mm512_dpbusd_epi32(acc[c], wv[j],
-							     _mm512_set1_epi32(ld32(a[c] + aoff + 4 * j)));
+				acc[c] = dpbusd_bcast(acc[c], wv[j], a[c] + aoff + 4 * j);
 		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
 			__m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[c]), ws);
-			f[c] = _mm512_fmadd_ps(x, _mm512_set1_ps(p[c][2 * s]), f[c]);
-			f[c] = _mm512_fmadd_ps(wm, _mm512_set1_ps(p[c][2 * s + 1]), f[c]);
+			f[c] = fmadd_bcast(f[c], x, &p[c][2 * s]);
+			f[c] = fmadd_bcast(f[c], wm, &p[c][2 * s + 1]);
 		}
 	}
 	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)

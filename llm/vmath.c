@@ -1,0 +1,30 @@
+/*
+ * llm/vmath.c — llm/vmath.h for the baseline target, and the selection.
+ */
+#include "vmath.h"
+
+#define VM_OPS vmath_generic
+#define VM_IMPL "generic"
+#include "vmath_impl.inc"
+
+#if defined(__x86_64__)
+extern const struct vmath_ops vmath_avx512;
+#endif
+
+static const struct vmath_ops *vm_sel = &vmath_generic;
+
+void vmath_init(uint32_t cpu_features)
+{
+	vm_sel = &vmath_generic;
+#if defined(__x86_64__)
+	if ((cpu_features & (PLAT_CPU_AVX512F | PLAT_CPU_AVX512BW | PLAT_CPU_AVX512VL)) ==
+	    (PLAT_CPU_AVX512F | PLAT_CPU_AVX512BW | PLAT_CPU_AVX512VL))
+		vm_sel = &vmath_avx512;
+#endif
+	(void)cpu_features;
+}
+
+const struct vmath_ops *vmath(void)
+{
+	return vm_sel;
+}

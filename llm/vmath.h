@@ -1,0 +1,39 @@
+/*
+ * llm/vmath.h — the engine's vector loops outside the matmuls: exp over an
+ * array, SwiGLU, and the attention inner loops.
+ *
+ * One source (llm/vmath_impl.inc, GCC vector extensions of 16 floats)
+ * compiled twice: for the baseline target (llm/vmath.c) and with AVX-512
+ * (llm/kernels/avx512/vmath.c); vmath_init() picks one from the CPU
+ * features. Vector-extension arithmetic is lane-wise IEEE with no
+ * reassociation (-ffp-contract=off everywhere), so both give the very bits
+ * of the scalar code they replace (math_expf, the scalar attention loops):
+ * tests/unit/test_math.c checks it.
+ */
+#ifndef LLM_VMATH_H
+#define LLM_VMATH_H
+
+#include "../kernel/platform.h"
+
+#define VM_ATT_LD 64 /* the transposed K tile's row length (positions) */
+
+struct vmath_ops {
+	const char *impl;
+	/* y[i] = math_expf(x[i]) */
+	void (*expf_n)(float *y, const float *x, size_t n);
+	/* h[i] = h[i] / (1 + math_expf(-h[i])) * h2[i] */
+	void (*swiglu)(float *h, const float *h2, size_t n);
+	/* sc[t] = (sum_i q[i] kT[i * VM_ATT_LD + t], summed in i order) * scale,
+	 * t < nt <= VM_ATT_LD (kT: hd rows of VM_ATT_LD positions) */
+	void (*att_scores)(float *sc, const float *q, const float *kT, uint32_t nt, uint32_t hd,
+			   float scale);
+	/* o[i] += w[t] * v[t * hd + i] for t = 0, 1, .. nt - 1 in turn */
+	void (*att_accum)(float *o, const float *v, const float *w, uint32_t nt, uint32_t hd);
+};
+
+void vmath_init(uint32_t cpu_features);
+const struct vmath_ops *vmath(void);
+/* The baseline build of the ops (always available; tests compare against it). */
+extern const struct vmath_ops vmath_generic;
+
+#endif
