@@ -27,7 +27,9 @@
 
 #define ENGINE_MAX_STOPS 8
 #define ENGINE_MAX_MSGS 256
-#define ENGINE_DEFAULT_BATCH 64
+/* prompt tokens per forward pass: a prefill tile repacks its weights once
+ * per pass, so a 128-token prompt in one pass costs one repack */
+#define ENGINE_DEFAULT_BATCH 128
 #define ENGINE_STREAM_SLOTS 4   /* slots the streamer takes when the budget allows */
 
 /* How load holds the weights: by the memory plan, or forced (load --resident/--stream). */

@@ -66,27 +66,42 @@ static struct rtile rtile_at(void *scratch, size_t n, int G)
 	return t;
 }
 
-/* 32 bytes of row r's elements 32 i .. 32 i + 31 (in order) into the tile:
- * dword k goes to group 8 i + k, row r. */
-static inline void put32(uint8_t *q, size_t i, int r, __m256i v)
+/* F16C: exact for every half, as q_f16(). */
+static inline float f16(uint16_t h)
 {
-	const __m256i idx = _mm256_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112);
-
-	_mm256_i32scatter_epi32((int *)(q + i * 8 * 64 + (size_t)r * 4), idx, v, 4);
+	return _cvtsh_ss(h);
 }
 
-/* Rows nr..15 of the tile: zero bytes and zero scales, so their lanes stay
- * finite (they are never stored). */
-static void zero_rows(struct rtile *t, size_t n, int G, int nr)
+/*
+ * The 32 bytes of 16 rows' run i (elements 32 i .. 32 i + 31) into the tile:
+ * group 8 i + j holds dword j of rows 0..15. An 8 x 8 dword transpose in each
+ * 256-bit half (rows 0-7 low, 8-15 high), then 128-bit lanes put in order.
+ */
+static inline void put_run(uint8_t *q, size_t i, const __m256i *R)
 {
-	if (nr == 16)
-		return;
-	for (size_t g = 0; g < n / 4; g++)
-		for (int r = nr; r < 16; r++)
-			((uint32_t *)t->q)[g * 16 + (size_t)r] = 0;
-	for (size_t s = 0; s < n / (size_t)G; s++)
-		for (int r = nr; r < 16; r++)
-			t->ws[s * 16 + (size_t)r] = t->wm[s * 16 + (size_t)r] = 0;
+	__m512i z[8], t[8], u[8];
+
+	for (int k = 0; k < 8; k++)
+		z[k] = _mm512_inserti64x4(_mm512_castsi256_si512(R[k]), R[k + 8], 1);
+	for (int k = 0; k < 8; k += 2) {
+		t[k] = _mm512_unpacklo_epi32(z[k], z[k + 1]);
+		t[k + 1] = _mm512_unpackhi_epi32(z[k], z[k + 1]);
+	}
+	for (int k = 0; k < 8; k += 4) {
+		u[k] = _mm512_unpacklo_epi64(t[k], t[k + 2]);
+		u[k + 1] = _mm512_unpackhi_epi64(t[k], t[k + 2]);
+		u[k + 2] = _mm512_unpacklo_epi64(t[k + 1], t[k + 3]);
+		u[k + 3] = _mm512_unpackhi_epi64(t[k + 1], t[k + 3]);
+	}
+	/* u[c] (c < 4), 128-bit lane l: dword c (l even) or c + 4 (l odd) of
+	 * rows 0-3 (l < 2) or 8-11; u[c + 4] the same for rows 4-7 / 12-15 */
+	for (int c = 0; c < 4; c++)
+		for (int hi = 0; hi < 2; hi++) {
+			__m512i x = hi ? _mm512_shuffle_i32x4(u[c], u[c + 4], 0xdd) /* l1 l3 l1 l3 */
+				       : _mm512_shuffle_i32x4(u[c], u[c + 4], 0x88); /* l0 l2 l0 l2 */
+			x = _mm512_shuffle_i32x4(x, x, 0xd8); /* lanes 0 2 1 3 */
+			_mm512_storeu_si512(q + (i * 8 + (size_t)c + 4 * (size_t)hi) * 64, x);
+		}
 }
 
 static inline __m256i nibbles_lo_hi(const uint8_t *qs16)
@@ -97,33 +112,29 @@ static inline __m256i nibbles_lo_hi(const uint8_t *qs16)
 	return _mm256_and_si256(v, _mm256_set1_epi8(0x0f));
 }
 
-static void repack_q4_0(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+/*
+ * run_T(row, i, &ws, &wm): row's run i as 32 unsigned bytes, and the scale
+ * and offset of the sub-blocks it covers (G = 32: one; G = 16: two).
+ */
+static inline __m256i run_q4_0(const uint8_t *row, size_t i, float *ws, float *wm)
 {
-	for (int r = 0; r < nr; r++) {
-		const struct block_q4_0 *b = (const void *)(w + (size_t)r * w_stride);
-		for (size_t i = 0; i < n / 32; i++) {
-			float d = q_f16(b[i].d);
-			put32(t->q, i, r, nibbles_lo_hi(b[i].qs));
-			t->ws[i * 16 + (size_t)r] = d;
-			t->wm[i * 16 + (size_t)r] = -8.0f * d;
-		}
-	}
+	const struct block_q4_0 *b = (const struct block_q4_0 *)row + i;
+	float d = f16(b->d);
+
+	ws[0] = d;
+	wm[0] = -8.0f * d;
+	return nibbles_lo_hi(b->qs);
 }
 
-static void repack_q8_0(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+static inline __m256i run_q8_0(const uint8_t *row, size_t i, float *ws, float *wm)
 {
-	const __m256i flip = _mm256_set1_epi8((char)0x80);
+	const struct block_q8_0 *b = (const struct block_q8_0 *)row + i;
+	float d = f16(b->d);
 
-	for (int r = 0; r < nr; r++) {
-		const struct block_q8_0 *b = (const void *)(w + (size_t)r * w_stride);
-		for (size_t i = 0; i < n / 32; i++) {
-			float d = q_f16(b[i].d);
-			__m256i v = _mm256_loadu_si256((const __m256i *)b[i].qs);
-			put32(t->q, i, r, _mm256_xor_si256(v, flip)); /* q + 128 */
-			t->ws[i * 16 + (size_t)r] = d;
-			t->wm[i * 16 + (size_t)r] = -128.0f * d;
-		}
-	}
+	ws[0] = d;
+	wm[0] = -128.0f * d;
+	return _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)b->qs),
+				_mm256_set1_epi8((char)0x80)); /* q + 128 */
 }
 
 /* ggml get_scale_min_k4, as llm/kernels/scalar/q_k.c */
@@ -138,69 +149,53 @@ static inline void scale_min_k4(const uint8_t *q, int j, int *sc, int *m)
 	}
 }
 
-/* Q4_K: sub-block 2 c holds the low nibbles of qs[32 c .. 32 c + 31], 2 c + 1
- * the high nibbles. */
-static void repack_q4_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+/* Q4_K: run 2 c of a superblock is the low nibbles of qs[32 c .. 32 c + 31],
+ * run 2 c + 1 the high nibbles; a run is a sub-block. */
+static inline __m256i run_q4_K(const uint8_t *row, size_t i, float *ws, float *wm)
 {
-	const __m256i m4 = _mm256_set1_epi8(0x0f);
+	const struct block_q4_K *b = (const struct block_q4_K *)row + i / 8;
+	int j = (int)(i % 8), sc, m;
+	__m256i v = _mm256_loadu_si256((const __m256i *)(b->qs + 32 * (j / 2)));
 
-	for (int r = 0; r < nr; r++) {
-		const struct block_q4_K *b = (const void *)(w + (size_t)r * w_stride);
-		for (size_t i = 0; i < n / QK_K; i++) {
-			float d = q_f16(b[i].d), dmin = q_f16(b[i].dmin);
-			for (int c = 0; c < 4; c++) {
-				__m256i v = _mm256_loadu_si256((const __m256i *)(b[i].qs + 32 * c));
-				size_t s = i * 8 + 2 * (size_t)c;
-				int sc, m;
-				put32(t->q, s, r, _mm256_and_si256(v, m4));
-				put32(t->q, s + 1, r, _mm256_and_si256(_mm256_srli_epi16(v, 4), m4));
-				scale_min_k4(b[i].scales, 2 * c, &sc, &m);
-				t->ws[s * 16 + (size_t)r] = d * (float)sc;
-				t->wm[s * 16 + (size_t)r] = -(dmin * (float)m);
-				scale_min_k4(b[i].scales, 2 * c + 1, &sc, &m);
-				t->ws[(s + 1) * 16 + (size_t)r] = d * (float)sc;
-				t->wm[(s + 1) * 16 + (size_t)r] = -(dmin * (float)m);
-			}
-		}
-	}
+	scale_min_k4(b->scales, j, &sc, &m);
+	ws[0] = f16(b->d) * (float)sc;
+	wm[0] = -(f16(b->dmin) * (float)m);
+	if (j & 1)
+		v = _mm256_srli_epi16(v, 4);
+	return _mm256_and_si256(v, _mm256_set1_epi8(0x0f));
 }
 
-/* Q6_K (sub-blocks of 16): element 128 h + 32 j + l takes its low 4 bits from
+/* Q6_K: element 128 h + 32 j + l takes its low 4 bits from
  * ql[64 h + l + 32 (j & 1)] (low nibble for j < 2, high for j >= 2) and its
- * top 2 bits from qh[32 h + l] at bit 2 j; stored with +32. */
-static void repack_q6_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+ * top 2 bits from qh[32 h + l] at bit 2 j; stored with +32. Sub-blocks of 16. */
+static inline __m256i run_q6_K(const uint8_t *row, size_t i, float *ws, float *wm)
 {
-	const __m256i m4 = _mm256_set1_epi8(0x0f), m2 = _mm256_set1_epi8(3);
+	const struct block_q6_K *b = (const struct block_q6_K *)row + i / 8;
+	int h = (int)(i % 8) / 4, j = (int)(i % 4);
+	float d = f16(b->d);
+	__m256i lo = _mm256_loadu_si256((const __m256i *)(b->ql + 64 * h + 32 * (j & 1)));
+	__m256i hb = _mm256_loadu_si256((const __m256i *)(b->qh + 32 * h));
 
-	for (int r = 0; r < nr; r++) {
-		const struct block_q6_K *b = (const void *)(w + (size_t)r * w_stride);
-		for (size_t i = 0; i < n / QK_K; i++) {
-			float d = q_f16(b[i].d);
-			for (int h = 0; h < 2; h++) {
-				const uint8_t *ql = b[i].ql + 64 * h, *qh = b[i].qh + 32 * h;
-				__m256i l0 = _mm256_loadu_si256((const __m256i *)ql);
-				__m256i l1 = _mm256_loadu_si256((const __m256i *)(ql + 32));
-				__m256i hb = _mm256_loadu_si256((const __m256i *)qh);
-				size_t e32 = i * 8 + 4 * (size_t)h; /* index of 32-element run */
-				for (int j = 0; j < 4; j++) {
-					__m256i lo = j & 1 ? l1 : l0;
-					__m256i hi2 = _mm256_and_si256(_mm256_srli_epi16(hb, 2 * j), m2);
-					if (j >= 2)
-						lo = _mm256_srli_epi16(lo, 4);
-					lo = _mm256_and_si256(lo, m4);
-					put32(t->q, e32 + (size_t)j, r,
-					      _mm256_or_si256(lo, _mm256_slli_epi16(hi2, 4)));
-				}
-			}
-			for (int s = 0; s < QK_K / 16; s++) {
-				float ds = d * (float)b[i].scales[s];
-				size_t k = (i * 16 + (size_t)s) * 16 + (size_t)r;
-				t->ws[k] = ds;
-				t->wm[k] = -32.0f * ds;
-			}
-		}
+	for (int k = 0; k < 2; k++) {
+		float ds = d * (float)b->scales[2 * (i % 8) + (size_t)k];
+		ws[k] = ds;
+		wm[k] = -32.0f * ds;
 	}
+	if (j >= 2)
+		lo = _mm256_srli_epi16(lo, 4);
+	lo = _mm256_and_si256(lo, _mm256_set1_epi8(0x0f));
+	hb = _mm256_and_si256(_mm256_srli_epi16(hb, 2 * j), _mm256_set1_epi8(3));
+	return _mm256_or_si256(lo, _mm256_slli_epi16(hb, 4));
 }
+
+/* Rows [0, nr) of the weights into the tile; rows nr..15 get zero bytes and
+ * zero scales, so their lanes stay finite (they are never stored). */
+#define REPACK_FN(T, G)                                                                 	static void repack_##T(const uint8_t *w, size_t w_stride, int nr, size_t n,     			       struct rtile *t)                                         	{                                                                               		for (size_t i = 0; i < n / 32; i++) {                                   			__m256i R[16];                                                  			for (int r = 0; r < 16; r++) {                                  				float ws[2] = {0, 0}, wm[2] = {0, 0};                    				R[r] = r < nr ? run_##T(w + (size_t)r * w_stride, i, ws, wm) 					      : _mm256_setzero_si256();                   				for (size_t k = 0; k < 32 / (G); k++) {                  					t->ws[(i * (32 / (G)) + k) * 16 + (size_t)r] = ws[k]; 					t->wm[(i * (32 / (G)) + k) * 16 + (size_t)r] = wm[k]; 				}                                                       			}                                                               			put_run(t->q, i, R);                                            		}                                                                       	}
+
+REPACK_FN(q4_0, 32)
+REPACK_FN(q8_0, 32)
+REPACK_FN(q4_K, 32)
+REPACK_FN(q6_K, 16)
 
 /*
  * C tokens against the repacked tile. QB, QBYTES, QOFF: the activation
@@ -262,7 +257,6 @@ run_cols(const struct rtile *t, size_t n, const int8_t *const *a, const float *c
 		__mmask16 km = (__mmask16)((1u << nr) - 1);                            \
 		size_t b = 0;                                                          \
 		repack_##T(w, w_stride, nr, n, &t);                                    \
-		zero_rows(&t, n, G, nr);                                               \
 		COLS(8)                                                                \
 		COLS(4)                                                                \
 		COLS(2)                                                                \
