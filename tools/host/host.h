@@ -10,6 +10,7 @@
 /* Attach a file as the next disk (index = count before the call). Read-only.
  * Returns the index or -LLMK_E*; errno-style reason printed by the caller. */
 int host_add_disk(const char *path);
+void host_set_direct(bool on); /* before host_add_disk: O_DIRECT reads too */
 void host_remove_disks(void);
 void host_set_cmdline(const char *cmdline);
 /* Contents of --config FILE; NULL clears. Copied. */
