@@ -17,8 +17,10 @@ void vmath_init(uint32_t cpu_features)
 {
 	vm_sel = &vmath_generic;
 #if defined(__x86_64__)
-	if ((cpu_features & (PLAT_CPU_AVX512F | PLAT_CPU_AVX512BW | PLAT_CPU_AVX512VL)) ==
-	    (PLAT_CPU_AVX512F | PLAT_CPU_AVX512BW | PLAT_CPU_AVX512VL))
+	const uint32_t need = PLAT_CPU_AVX512F | PLAT_CPU_AVX512BW | PLAT_CPU_AVX512DQ |
+			      PLAT_CPU_AVX512VL;
+
+	if ((cpu_features & need) == need)
 		vm_sel = &vmath_avx512;
 #endif
 	(void)cpu_features;

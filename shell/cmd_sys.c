@@ -73,7 +73,7 @@ static const struct {
 	{PLAT_CPU_SSE42, "sse4.2"},       {PLAT_CPU_AVX2, "avx2"},
 	{PLAT_CPU_FMA, "fma"},            {PLAT_CPU_F16C, "f16c"},
 	{PLAT_CPU_AVX512F, "avx512f"},    {PLAT_CPU_AVX512BW, "avx512bw"},
-	{PLAT_CPU_AVX512VL, "avx512vl"},  {PLAT_CPU_AVX512VNNI, "avx512vnni"},
+	{PLAT_CPU_AVX512DQ, "avx512dq"}, {PLAT_CPU_AVX512VL, "avx512vl"},  {PLAT_CPU_AVX512VNNI, "avx512vnni"},
 	{PLAT_CPU_AVX512BF16, "avx512bf16"}, {PLAT_CPU_AVXVNNI, "avxvnni"},
 	{PLAT_CPU_RDRAND, "rdrand"},      {PLAT_CPU_NEON, "neon"},
 	{PLAT_CPU_DOTPROD, "dotprod"},    {PLAT_CPU_FP16, "fp16"},

@@ -78,6 +78,8 @@ static void detect_features(void)
 	}
 	if (avx512_ok && (l7.b & (1u << 16))) {
 		f |= PLAT_CPU_AVX512F;
+		if (l7.b & (1u << 17))
+			f |= PLAT_CPU_AVX512DQ;
 		if (l7.b & (1u << 30))
 			f |= PLAT_CPU_AVX512BW;
 		if (l7.b & (1u << 31))

@@ -387,6 +387,8 @@ uint32_t plat_cpu_features(void)
 		f |= PLAT_CPU_AVX512BW;
 	if (__builtin_cpu_supports("avx512vl"))
 		f |= PLAT_CPU_AVX512VL;
+	if (__builtin_cpu_supports("avx512dq"))
+		f |= PLAT_CPU_AVX512DQ;
 	if (__builtin_cpu_supports("avx512vnni"))
 		f |= PLAT_CPU_AVX512VNNI;
 	if (__builtin_cpu_supports("avx512bf16"))

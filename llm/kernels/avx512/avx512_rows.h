@@ -13,7 +13,8 @@
 #include "../../quant.h"
 
 #define AVX512_NEED (PLAT_CPU_AVX2 | PLAT_CPU_FMA | PLAT_CPU_F16C | PLAT_CPU_AVX512F | \
-		     PLAT_CPU_AVX512BW | PLAT_CPU_AVX512VL | PLAT_CPU_AVX512VNNI)
+		     PLAT_CPU_AVX512BW | PLAT_CPU_AVX512DQ | PLAT_CPU_AVX512VL | \
+		     PLAT_CPU_AVX512VNNI)
 
 void quant_avx512_init(uint32_t cpu_features);
 
