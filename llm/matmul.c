@@ -22,6 +22,12 @@
 #define MM_TILE 16
 _Static_assert(MM_TILE <= QUANT_TILE_ROWS, "a tile fits the tile functions");
 #define MM_TILE_MIN_B 4
+/* Decode claims runs of tiles: each worker then streams long contiguous
+ * stretches of the matrix (the hardware prefetchers follow them; one tile at
+ * a time interleaves the workers every 16 rows and reads at ~80% of the speed
+ * the same run measures), while MM_DECODE_CHUNKS runs per worker keep a late
+ * worker from holding the others up. */
+#define MM_DECODE_CHUNKS 4
 
 static size_t align64(size_t x)
 {
@@ -91,6 +97,7 @@ struct mm_job {
 	size_t M, K, B;
 	size_t tiles;         /* ceil(M / MM_TILE) */
 	size_t next;          /* next unclaimed tile (atomic) */
+	size_t claim;         /* tiles a worker claims at once */
 	const struct quant_tile *tile; /* NULL: gemm / vec_dot */
 	float *prep;          /* B rows of QUANT_TILE_PREP_FLOATS(K) */
 	size_t p_stride;      /* floats per prep row */
@@ -141,10 +148,16 @@ static void mm_tile(const struct mm_job *j, size_t t0)
 static void mm_dot_task(void *arg, int i, int n)
 {
 	struct mm_job *j = arg;
-	size_t t, r0;
+	size_t t = 0, r0, step = j->claim, k = step;
 
-	while ((t = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->tiles) {
-		r0 = t * MM_TILE;
+	for (;;) {
+		if (k == step) {
+			t = __atomic_fetch_add(&j->next, step, __ATOMIC_RELAXED);
+			k = 0;
+		}
+		if (t + k >= j->tiles)
+			break;
+		r0 = (t + k++) * MM_TILE;
 		if (j->tile)
 			j->tile->tile(j->K, j->w + r0 * j->w_stride, j->w_stride,
 				      (int)(j->M - r0 < MM_TILE ? j->M - r0 : MM_TILE), j->act,
@@ -182,6 +195,7 @@ int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
 	j.B = B;
 	j.tiles = (M + MM_TILE - 1) / MM_TILE;
 	j.next = 0;
+	j.claim = 1;
 	j.a_stride = align64(abytes);
 	nt = c->n_threads < 1 ? 1 : c->n_threads;
 	j.tile = NULL;
@@ -216,6 +230,8 @@ int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
 		else
 			mm_convert_task(&j, 0, 1);
 	}
+	if (B == 1 && j.tiles / ((size_t)nt * MM_DECODE_CHUNKS) > 1)
+		j.claim = j.tiles / ((size_t)nt * MM_DECODE_CHUNKS);
 	if (nt > 1 && M >= 2 * MM_TILE)
 		plat_parallel(mm_dot_task, &j, nt);
 	else
