@@ -1,5 +1,6 @@
 # mk/engine.mk — the engine inside the kernel: stories260K reference
-# continuations through `infer` in QEMU (tests/qemu/test_infer.py).
+# continuations through `infer` in QEMU (tests/qemu/test_infer.py), on both
+# arches.
 .PHONY: test-qemu-infer-$(ARCH)
 test-qemu-infer-$(ARCH):
 	@$(MAKE) --no-print-directory $(ESP_IMG)
@@ -13,6 +14,14 @@ test-qemu-infer-x86_64:
 endif
 test-qemu-infer-x86_64: ## infer in the kernel (QEMU x86_64): stories260K reference continuations
 TEST_STAGES += test-qemu-infer-x86_64
+
+ifneq ($(ARCH),aarch64)
+.PHONY: test-qemu-infer-aarch64
+test-qemu-infer-aarch64:
+	@$(MAKE) --no-print-directory ARCH=aarch64 test-qemu-infer-aarch64
+endif
+test-qemu-infer-aarch64: ## infer in the kernel (QEMU aarch64): stories260K reference continuations
+TEST_STAGES += test-qemu-infer-aarch64
 
 # The same references through the real llmctl binary (main.c, the linked tables).
 .PHONY: test-llmctl-infer

@@ -6,6 +6,7 @@ A64_CC ?= aarch64-linux-gnu-gcc
 A64_DIR := $(B)/a64
 A64_SRC := $(sort tests/unit/runner.c tests/unit/test_simd.c tests/unit/test_matmul.c \
 	tests/unit/test_quant.c llm/quant.c llm/quant_fill.c llm/selftest.c llm/matmul.c \
+	llm/vmath.c llm/math.c \
 	llm/mem.c llm/gguf.c kernel/fmt.c tools/host/plat.c \
 	$(wildcard llm/kernels/scalar/*.c llm/kernels/neon/*.c))
 A64_OBJ := $(patsubst %.c,$(A64_DIR)/obj/%.o,$(A64_SRC))
