@@ -79,16 +79,36 @@ static const char *sz(uint64_t b, char *buf, size_t n)
 	return buf;
 }
 
+/* No mem-budget: the plan takes what the machine has free now (the engine's
+ * own holdings included), less a reserve for the platform (disk queues, the
+ * shell), so a model larger than the memory streams instead of failing. The
+ * allocator itself stays unlimited. 0 when the platform cannot tell. */
+static uint64_t implicit_budget(const struct engine *e)
+{
+	struct plat_mem_stats ms;
+	uint64_t have;
+
+	plat_mem_stats(&ms);
+	have = ms.free + e->mem.used;
+	return have > (32ull << 20) ? have - have / 32 - (8ull << 20) : 0;
+}
+
+static const char *budget_what(const struct engine *e)
+{
+	return e->cfg.mem_budget ? "mem-budget is" : "free memory (no mem-budget) is";
+}
+
 /*
  * Streaming plan: the streamer's slots instead of the weights. As many slots
  * (up to ENGINE_STREAM_SLOTS) as leave the configured context; if none do,
  * two slots and the context the rest holds. Refused when two slots and
  * MIN_CTX positions do not fit.
  */
-static int plan_stream(struct engine *e, uint64_t per_pos, char *err, size_t errlen)
+static int plan_stream(struct engine *e, uint64_t budget, uint64_t per_pos, char *err,
+		       size_t errlen)
 {
 	const struct model_hparams *hp = &e->model.hp;
-	uint64_t budget = e->cfg.mem_budget, base, need;
+	uint64_t base, need;
 	uint32_t n = ENGINE_STREAM_SLOTS, lo;
 	struct stream_need nd;
 	char a[32], b[32], c[32], d[32];
@@ -103,10 +123,10 @@ static int plan_stream(struct engine *e, uint64_t per_pos, char *err, size_t err
 	need = base + n * nd.slot_bytes + (uint64_t)MIN_CTX * per_pos;
 	if (budget && need > budget) {
 		plat_snprintf(err, errlen, PLAN_ERR " %s to stream (%u slots of %s, scratch %s, "
-			      "kv for %u positions %s) but mem-budget is %s",
+			      "kv for %u positions %s) but %s %s",
 			      sz(need, a, sizeof a), n, sz(nd.slot_bytes, b, sizeof b),
 			      sz(e->scratch_bytes, c, sizeof c), MIN_CTX,
-			      sz(MIN_CTX * per_pos, d, sizeof d), sz(budget, d + 16, 16));
+			      sz(MIN_CTX * per_pos, d, sizeof d), budget_what(e), sz(budget, d + 16, 16));
 		return -LLMK_EBUDGET;
 	}
 	if (budget && (budget - base - n * nd.slot_bytes) / per_pos < e->n_ctx)
@@ -148,10 +168,12 @@ static int plan(struct engine *e, char *err, size_t errlen)
 	/* per position: K+V, the token lists, the text and chat buffers */
 	per_pos = kv_bytes(e->cfg.kv_type, hp->n_layer, 1, kv_dim) + 2 * sizeof(int32_t) +
 		  3 * TEXT_PER_TOKEN;
+	if (!budget)
+		budget = implicit_budget(e);
 	if (!budget) {
 		e->streaming = e->cfg.weights == ENGINE_WEIGHTS_STREAM;
 		if (e->streaming)
-			return plan_stream(e, per_pos, err, errlen);
+			return plan_stream(e, 0, per_pos, err, errlen);
 		e->kv_bytes = kv_bytes(e->cfg.kv_type, hp->n_layer, e->n_ctx, kv_dim);
 		return 0;
 	}
@@ -159,11 +181,12 @@ static int plan(struct engine *e, char *err, size_t errlen)
 	e->streaming = e->cfg.weights == ENGINE_WEIGHTS_STREAM ||
 		       (e->cfg.weights == ENGINE_WEIGHTS_AUTO && fixed + e->n_ctx * per_pos > budget);
 	if (e->streaming)
-		return plan_stream(e, per_pos, err, errlen);
+		return plan_stream(e, budget, per_pos, err, errlen);
 	if (fixed + (uint64_t)MIN_CTX * per_pos > budget) {
-		plat_snprintf(err, errlen, PLAN_ERR " %s (weights %s) but mem-budget is %s",
+		plat_snprintf(err, errlen, PLAN_ERR " %s (weights %s) but %s %s",
 			      sz(fixed + MIN_CTX * per_pos, a, sizeof a),
-			      sz(e->weight_bytes, b, sizeof b), sz(budget, b + 16, 16));
+			      sz(e->weight_bytes, b, sizeof b), budget_what(e),
+			      sz(budget, b + 16, 16));
 		return -LLMK_EBUDGET;
 	}
 	room = (budget - fixed) / per_pos;

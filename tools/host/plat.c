@@ -176,8 +176,20 @@ void plat_mem_stats(struct plat_mem_stats *st)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), avail = sysconf(_SC_AVPHYS_PAGES);
 	long psz = sysconf(_SC_PAGESIZE);
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	unsigned long long kb;
+
 	st->total = (uint64_t)pages * (uint64_t)psz;
 	st->free = (uint64_t)avail * (uint64_t)psz;
+	/* free for a process: MemAvailable counts the page cache it could take */
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+			st->free = (uint64_t)kb * 1024;
+			break;
+		}
+	if (f)
+		fclose(f);
 	st->used = atomic_load(&mem_used);
 	st->used_peak = atomic_load(&mem_peak);
 }
