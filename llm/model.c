@@ -460,6 +460,8 @@ static void swiglu(struct model_scratch *s, float *h, const float *h2, size_t n)
 		swiglu_task(&j, 0, 1);
 }
 
+_Static_assert(MODEL_ATT_TILE == VM_ATT_LD, "an attention tile is a row of the transposed K");
+
 /*
  * Causal attention for a batch: token b (position pos + b) attends to cache
  * positions 0..pos+b. Work is split by KV head (a GQA group of query heads
@@ -469,37 +471,6 @@ static void swiglu(struct model_scratch *s, float *h, const float *h2, size_t n)
  * 2018): per (token, head) a running maximum, a running sum, and the output
  * accumulator rescaled when the maximum moves.
  */
-/* Vectors of 4 floats (GCC vector extensions): lane-wise IEEE arithmetic,
- * the same bits as the scalar loop on every target. */
-typedef float att_v4 __attribute__((vector_size(16)));
-
-static inline att_v4 att_ld(const float *p)
-{
-	att_v4 v;
-
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-
-static inline void att_st(float *p, att_v4 v)
-{
-	memcpy(p, &v, sizeof v);
-}
-
-/* o *= r, elementwise */
-static void att_scale(float *o, float r, uint32_t hd)
-{
-	uint32_t i = 0;
-
-	if (hd % 4 == 0)
-		for (; i < hd; i += 4)
-			att_st(o + i, att_ld(o + i) * r);
-	for (; i < hd; i++)
-		o[i] *= r;
-}
-
-_Static_assert(MODEL_ATT_TILE == VM_ATT_LD, "an attention tile is a row of the transposed K");
-
 struct att_job {
 	const struct model *m;
 	struct model_scratch *s;
@@ -533,7 +504,8 @@ static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t 
 			if (tmax > *mx) {
 				float r = math_expf(*mx - tmax);
 				*sum *= r;
-				att_scale(o, r, hd);
+				for (uint32_t i = 0; i < hd; i++)
+					o[i] *= r;
 				*mx = tmax;
 			}
 			for (uint32_t t = 0; t < tend; t++)
