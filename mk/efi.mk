@@ -170,7 +170,7 @@ run: ## boot llmk in QEMU and answer PROMPT (MODEL=path or DISKS="a b c"; defaul
 	@exec $(QEMU_PY) run --prompt '$(subst ','\'',$(PROMPT))' $(RUN_DISKS)
 
 test-qemu-$(ARCH):
-	@$(MAKE) --no-print-directory $(ESP_IMG) $(if $(wildcard tools/host/main.c),$(B)/host/llmctl)
+	@$(MAKE) --no-print-directory $(ESP_IMG) $(if $(wildcard tools/host/main.c),$(B)/host/llmctl $(B)/host/mkmodel)
 	@tests/stage.sh qemu-$(ARCH) python3 tests/qemu/test_boot.py --arch $(ARCH) --esp $(ESP_IMG)
 
 # `make ARCH=other test` still runs the x86_64 stage: re-enter with ARCH.

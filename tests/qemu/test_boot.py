@@ -228,6 +228,7 @@ def main():
         test_config(args)
         test_tpm(args)
         test_piped_run(args, disks[0][0])
+        test_larger_than_memory(args)
     test_model(args)
     print(f"{results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
     return 0 if results["failed"] == 0 else 1
@@ -439,6 +440,40 @@ def test_piped_run(args, disk):
               f"exit {p.returncode}\n{out[-800:]}\n{p.stderr.decode()[-400:]}")
     except subprocess.TimeoutExpired:
         fail(name, "timeout")
+
+
+def test_larger_than_memory(args):
+    """No mem-budget set: a model larger than the guest's memory (a 268 MB F32
+    model in a 256M guest) is planned against the free memory and streams,
+    and gives the host's greedy ids."""
+    name = "model larger than the guest, no mem-budget: streams, ids = host"
+    mkmodel = os.path.join("build", "host", "mkmodel")
+    llmctl = os.path.join("build", "host", "llmctl")
+    model = os.path.join(args.workdir, "big-f32.gguf")
+    if not os.path.exists(model):
+        subprocess.run([mkmodel, "--type", "F32", "--layers", "4", "--dim", "1024", "--ffn", "4096",
+                        "--heads", "8", "--kv-heads", "4", "-o", model + ".tmp"], check=True,
+                       stdout=subprocess.DEVNULL)
+        os.replace(model + ".tmp", model)
+    infer = 'infer "Once upon" -n 2 --temp 0 --ids'
+    host = subprocess.run([llmctl, "--disk", model, "-c", "load --resident 0", "-c", infer],
+                          capture_output=True, timeout=300).stdout.decode("utf-8", "replace")
+    want = re.search(r"^ids:(.*)$", host, re.M)
+    vm = Llmk(args.arch, args.esp, [model], mem="256M")
+    try:
+        vm.wait_prompt(180)
+        load = vm.command("load 0", 120)
+        out = vm.command(infer, 600)
+        got = re.search(r"^ids:(.*)$", out, re.M)
+        check(name, "streaming" in load and want and got and got.group(1) == want.group(1),
+              f"{load}\n{out}\nhost: {host}")
+        vm.send("poweroff\n")
+        vm.wait_exit(30)
+    except TimeoutError as e:
+        fail(name, e)
+    finally:
+        vm.close()
+    os.remove(model)
 
 
 if __name__ == "__main__":

@@ -149,22 +149,6 @@ static inline void scale_min_k4(const uint8_t *q, int j, int *sc, int *m)
 	}
 }
 
-/* Q4_K: run 2 c of a superblock is the low nibbles of qs[32 c .. 32 c + 31],
- * run 2 c + 1 the high nibbles; a run is a sub-block. */
-static inline __m256i run_q4_K(const uint8_t *row, size_t i, float *ws, float *wm)
-{
-	const struct block_q4_K *b = (const struct block_q4_K *)row + i / 8;
-	int j = (int)(i % 8), sc, m;
-	__m256i v = _mm256_loadu_si256((const __m256i *)(b->qs + 32 * (j / 2)));
-
-	scale_min_k4(b->scales, j, &sc, &m);
-	ws[0] = f16(b->d) * (float)sc;
-	wm[0] = -(f16(b->dmin) * (float)m);
-	if (j & 1)
-		v = _mm256_srli_epi16(v, 4);
-	return _mm256_and_si256(v, _mm256_set1_epi8(0x0f));
-}
-
 /* Q6_K: element 128 h + 32 j + l takes its low 4 bits from
  * ql[64 h + l + 32 (j & 1)] (low nibble for j < 2, high for j >= 2) and its
  * top 2 bits from qh[32 h + l] at bit 2 j; stored with +32. Sub-blocks of 16. */
@@ -194,8 +178,42 @@ static inline __m256i run_q6_K(const uint8_t *row, size_t i, float *ws, float *w
 
 REPACK_FN(q4_0, 32)
 REPACK_FN(q8_0, 32)
-REPACK_FN(q4_K, 32)
 REPACK_FN(q6_K, 16)
+
+/* Q4_K, a superblock at a time: the 8 scales and mins of each row once (not
+ * per run), then runs 2 c and 2 c + 1: the low and the high nibbles of
+ * qs[32 c .. 32 c + 31]; a run is a sub-block. */
+static void repack_q4_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+{
+	const __m256i m4 = _mm256_set1_epi8(0x0f);
+
+	for (size_t sb = 0; sb < n / QK_K; sb++) {
+		for (int r = 0; r < 16; r++) {
+			const struct block_q4_K *b = (const struct block_q4_K *)(w + (size_t)r * w_stride) + sb;
+			float d = r < nr ? f16(b->d) : 0.0f, dmin = r < nr ? f16(b->dmin) : 0.0f;
+			for (int j = 0; j < 8; j++) {
+				int sc = 0, m = 0;
+				if (r < nr)
+					scale_min_k4(b->scales, j, &sc, &m);
+				t->ws[(sb * 8 + (size_t)j) * 16 + (size_t)r] = d * (float)sc;
+				t->wm[(sb * 8 + (size_t)j) * 16 + (size_t)r] = -(dmin * (float)m);
+			}
+		}
+		for (int c = 0; c < 4; c++) {
+			__m256i lo[16], hi[16];
+			for (int r = 0; r < 16; r++) {
+				const struct block_q4_K *b =
+					(const struct block_q4_K *)(w + (size_t)r * w_stride) + sb;
+				__m256i v = r < nr ? _mm256_loadu_si256((const __m256i *)(b->qs + 32 * c))
+						   : _mm256_setzero_si256();
+				lo[r] = _mm256_and_si256(v, m4);
+				hi[r] = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+			}
+			put_run(t->q, sb * 8 + 2 * (size_t)c, lo);
+			put_run(t->q, sb * 8 + 2 * (size_t)c + 1, hi);
+		}
+	}
+}
 
 /*
  * C tokens against the repacked tile. QB, QBYTES, QOFF: the activation
