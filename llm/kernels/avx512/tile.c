@@ -20,7 +20,9 @@
  *
  *     da * ws * sum(u * qa) + wm * (da * sa)
  *
- * to each row's float lane: the integer sum is exact, the float steps are
+ * to each row's float lane (for Q8_K activations, whose da is per
+ * superblock, the sub-blocks' ws * sum(u * qa) + wm * sa gather first and
+ * meet da once). The integer sum is exact; the float steps are
  * the same for every row and token whatever the tile, batch or thread, so a
  * result depends only on its row and its token. The weights are unpacked
  * once per tile and used by every token of the batch: prefill becomes a run
@@ -224,11 +226,14 @@ run_cols(const struct rtile *t, size_t n, const int8_t *const *a, const float *c
 	 float *const *o, __mmask16 km, const int C, const int G, const size_t QB,
 	 const size_t QBYTES, const size_t QOFF)
 {
-	__m512 f[8];
+	/* SB sub-blocks share one activation scale (Q8_K: a superblock): their
+	 * terms gather in g unscaled, and g joins f times da once per SB */
+	const size_t SB = QB / (size_t)G;
+	__m512 f[8], g[8];
 	__m512i acc[8], wv[8];
 
 	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-		f[c] = _mm512_setzero_ps();
+		f[c] = g[c] = _mm512_setzero_ps();
 	for (size_t s = 0; s < n / (size_t)G; s++) {
 		size_t k0 = s * (size_t)G, aoff = k0 / QB * QBYTES + QOFF + k0 % QB;
 		const uint8_t *qg = t->q + k0 / 4 * 64;
@@ -240,11 +245,25 @@ run_cols(const struct rtile *t, size_t n, const int8_t *const *a, const float *c
 		_Pragma("GCC unroll 8") for (int j = 0; j < G / 4; j++)
 			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
 				acc[c] = dpbusd_bcast(acc[c], wv[j], a[c] + aoff + 4 * j);
-		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
-			__m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[c]), ws);
-			f[c] = fmadd_bcast(f[c], x, &p[c][2 * s]);
-			f[c] = fmadd_bcast(f[c], wm, &p[c][2 * s + 1]);
+		if (SB == 1) {
+			/* prep (da, da sa) per sub-block */
+			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+				__m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[c]), ws);
+				f[c] = fmadd_bcast(f[c], x, &p[c][2 * s]);
+				f[c] = fmadd_bcast(f[c], wm, &p[c][2 * s + 1]);
+			}
+			continue;
 		}
+		/* prep (da, sa) per sub-block */
+		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+			g[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[c]), ws, g[c]);
+			g[c] = fmadd_bcast(g[c], wm, &p[c][2 * s + 1]);
+		}
+		if (s % SB == SB - 1)
+			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+				f[c] = fmadd_bcast(f[c], g[c], &p[c][2 * s]);
+				g[c] = _mm512_setzero_ps();
+			}
 	}
 	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
 		_mm512_mask_storeu_ps(o[c], km, f[c]);
@@ -295,7 +314,8 @@ TILE_FN(q8_0, 32, Q8_0)
 TILE_FN(q4_K, 32, Q8_K)
 TILE_FN(q6_K, 16, Q8_K)
 
-/* prep rows: (da, da * sum of the sub-block's quants) per sub-block */
+/* prep rows, a pair per sub-block: Q8_0 (da, da * sum of the sub-block's
+ * quants); Q8_K (da, sum), da then applied once per superblock (run_cols) */
 static void prep_q8_0(size_t n, const void *act, float *prep)
 {
 	const struct block_q8_0 *b = act;
@@ -318,7 +338,7 @@ static void prep_q8_K_32(size_t n, const void *act, float *prep)
 		for (int s = 0; s < QK_K / 32; s++) {
 			float *o = prep + 2 * (i * (QK_K / 32) + (size_t)s);
 			o[0] = b[i].d;
-			o[1] = b[i].d * (float)(b[i].bsums[2 * s] + b[i].bsums[2 * s + 1]);
+			o[1] = (float)(b[i].bsums[2 * s] + b[i].bsums[2 * s + 1]);
 		}
 }
 
@@ -330,7 +350,7 @@ static void prep_q8_K_16(size_t n, const void *act, float *prep)
 		for (int s = 0; s < QK_K / 16; s++) {
 			float *o = prep + 2 * (i * (QK_K / 16) + (size_t)s);
 			o[0] = b[i].d;
-			o[1] = b[i].d * (float)b[i].bsums[s];
+			o[1] = (float)b[i].bsums[s];
 		}
 }
 
