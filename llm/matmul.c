@@ -201,30 +201,25 @@ int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
 	j.tile = NULL;
 	if (!c->scalar && B >= MM_TILE_MIN_B && K % 32 == 0 && j.at->type != GGML_TYPE_F32)
 		j.tile = quant_get_tile(wtype);
-	if (j.tile) {
-		size_t abytes_all = j.a_stride * B;
-		j.p_stride = QUANT_TILE_PREP_FLOATS(K);
-		j.s_stride = align64(quant_tile_scratch(K));
-		err = mm_reserve(c, abytes_all + align64(j.p_stride * sizeof(float)) * B +
-				    j.s_stride * (size_t)nt);
-		if (err)
-			return err;
-		j.act = c->act;
-		j.prep = (float *)((uint8_t *)c->act + abytes_all);
-		j.scratch = (uint8_t *)c->act + abytes_all + align64(j.p_stride * sizeof(float)) * B;
-		if (B >= (size_t)nt && nt > 1)
-			plat_parallel(mm_convert_task, &j, nt);
-		else
-			mm_convert_task(&j, 0, 1);
-	} else if (j.at->type == GGML_TYPE_F32) {
+	if (!j.tile && j.at->type == GGML_TYPE_F32) {
 		/* Float activations are used in place: no copy. */
 		j.act = (const uint8_t *)x;
 		j.a_stride = K * sizeof(float);
 	} else {
-		err = mm_reserve(c, j.a_stride * B);
+		/* converted activations; with tiles, their prep rows and each
+		 * worker's tile scratch after them */
+		size_t abytes_all = j.a_stride * B, pbytes = 0;
+		if (j.tile) {
+			j.p_stride = QUANT_TILE_PREP_FLOATS(K);
+			j.s_stride = align64(quant_tile_scratch(K));
+			pbytes = align64(j.p_stride * sizeof(float)) * B;
+		}
+		err = mm_reserve(c, abytes_all + pbytes + (j.tile ? j.s_stride * (size_t)nt : 0));
 		if (err)
 			return err;
 		j.act = c->act;
+		j.prep = (float *)((uint8_t *)c->act + abytes_all);
+		j.scratch = (uint8_t *)c->act + abytes_all + pbytes;
 		if (B >= (size_t)nt && nt > 1)
 			plat_parallel(mm_convert_task, &j, nt);
 		else

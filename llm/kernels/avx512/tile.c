@@ -330,28 +330,31 @@ static void prep_q8_0(size_t n, const void *act, float *prep)
 	}
 }
 
-static void prep_q8_K_32(size_t n, const void *act, float *prep)
+/* Q8_K: (d, sum of the G quants) for each sub-block of G = 16 or 32, from
+ * the 16-quant bsums */
+static inline void prep_q8_K(size_t n, const void *act, float *prep, const int G)
 {
 	const struct block_q8_K *b = act;
 
 	for (size_t i = 0; i < n / QK_K; i++)
-		for (int s = 0; s < QK_K / 32; s++) {
-			float *o = prep + 2 * (i * (QK_K / 32) + (size_t)s);
+		for (int s = 0; s < QK_K / G; s++) {
+			float *o = prep + 2 * (i * (size_t)(QK_K / G) + (size_t)s);
+			int sum = 0;
+			for (int k = 0; k < G / 16; k++)
+				sum += b[i].bsums[s * (G / 16) + k];
 			o[0] = b[i].d;
-			o[1] = (float)(b[i].bsums[2 * s] + b[i].bsums[2 * s + 1]);
+			o[1] = (float)sum;
 		}
+}
+
+static void prep_q8_K_32(size_t n, const void *act, float *prep)
+{
+	prep_q8_K(n, act, prep, 32);
 }
 
 static void prep_q8_K_16(size_t n, const void *act, float *prep)
 {
-	const struct block_q8_K *b = act;
-
-	for (size_t i = 0; i < n / QK_K; i++)
-		for (int s = 0; s < QK_K / 16; s++) {
-			float *o = prep + 2 * (i * (QK_K / 16) + (size_t)s);
-			o[0] = b[i].d;
-			o[1] = (float)b[i].bsums[s];
-		}
+	prep_q8_K(n, act, prep, 16);
 }
 
 static const struct quant_tile tiles[] = {
