@@ -10,6 +10,9 @@
  * GOP/s, prefill (gemm, 4 activation rows; vec_dot when the row has none)
  * in GOP/s, for the selected rows and the scalar rows, and the speedups.
  * The 64 weight rows stay in L2: this is compute speed, not memory speed.
+ * Types with a prefill tile (llm/quant.h) also get the tile's speed over
+ * TILE_B tokens, and the share of it spent repacking the weights (a tile
+ * call with no tokens).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +22,7 @@
 #include "../llm/quant.h"
 
 #define ROWS 64
+#define TILE_B 128
 
 static double cpu_s(void)
 {
@@ -53,6 +57,63 @@ static double time_rows(const struct quant_type *q, const uint8_t *w, size_t rb,
 		t = cpu_s() - t0;
 	} while (t < 0.25);
 	return t / (double)(reps * ROWS);
+}
+
+/* Seconds of CPU per 16-row tile against B tokens (B = 0: the repack alone):
+ * the best of 8 windows, as the other vCPU's neighbours come and go. */
+static double time_tile(const struct quant_tile *qt, const uint8_t *w, size_t rb, size_t K,
+			const uint8_t *act, size_t ab, const float *prep, size_t B, float *out,
+			void *scratch)
+{
+	double best = 1e30;
+
+	for (int win = 0; win < 8; win++) {
+		double t0 = cpu_s(), t;
+		long reps = 0;
+		do {
+			for (size_t r = 0; r < ROWS; r += QUANT_TILE_ROWS)
+				qt->tile(K, w + r * rb, rb, QUANT_TILE_ROWS, act, ab, prep, B,
+					 out, QUANT_TILE_ROWS, scratch);
+			reps++;
+			t = cpu_s() - t0;
+		} while (t < 0.04);
+		t /= (double)(reps * (ROWS / QUANT_TILE_ROWS));
+		best = t < best ? t : best;
+	}
+	return best;
+}
+
+/* The tile line for type t, if it has a tile: GMAC/s over TILE_B tokens and
+ * the repack's share of that time. */
+static void tile_line(uint32_t t, const struct quant_type *at, size_t K, const float *x,
+		      uint64_t *seed)
+{
+	const struct quant_tile *qt = quant_get_tile(t);
+	if (!qt)
+		return;
+	size_t rb = quant_row_bytes(t, K), ab = quant_row_bytes(at->type, K);
+	size_t pf = QUANT_TILE_PREP_FLOATS(K);
+	uint8_t *w = malloc(rb * ROWS), *act = malloc(ab * TILE_B);
+	float *prep = malloc(pf * TILE_B * sizeof(float));
+	float *out = malloc(TILE_B * QUANT_TILE_ROWS * sizeof(float));
+	void *scratch = aligned_alloc(64, (quant_tile_scratch(K) + 63) / 64 * 64);
+
+	quant_fill_random(t, w, K * ROWS, 0.02f, seed);
+	for (size_t j = 0; j < TILE_B; j++) {
+		at->from_float(x + j % QUANT_GEMM_COLS * K, act + j * ab, K);
+		qt->prep(K, act + j * ab, prep + j * pf);
+	}
+	double full = time_tile(qt, w, rb, K, act, ab, prep, TILE_B, out, scratch);
+	double repack = time_tile(qt, w, rb, K, act, ab, prep, 0, out, scratch);
+	printf("| %-4s | tile %-7s | %d tokens: %.1f GMAC/s, repack %.0f%% of it (%.1f GB/s of weights)\n",
+	       quant_name(t), qt->impl, TILE_B,
+	       (double)K * QUANT_TILE_ROWS * TILE_B / full * 1e-9, 100.0 * repack / full,
+	       (double)rb * QUANT_TILE_ROWS / repack * 1e-9);
+	free(w);
+	free(act);
+	free(prep);
+	free(out);
+	free(scratch);
 }
 
 int main(int argc, char **argv)
@@ -105,6 +166,7 @@ int main(int argc, char **argv)
 		       2.0 * K * QUANT_GEMM_COLS / pre[1] * 1e-9, pre[1] / pre[0]);
 		free(w);
 		free(act);
+		tile_line(t, at[0], K, x, &seed);
 	}
 	free(x);
 	return 0;

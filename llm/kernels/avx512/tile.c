@@ -7,26 +7,29 @@
  * u, and per row and sub-block of G elements (G = 32, or 16 for the types
  * whose scales are per 16) two floats ws and wm with
  *
- *     weight = ws * u + wm            (Q4_0: u = q, ws = d, wm = -8 d;
- *                                      Q8_0: u = q + 128, wm = -128 d;
- *                                      Q4_K: ws = d sc, wm = -dmin m;
- *                                      Q6_K: u = q, ws = d sc, wm = -32 d sc)
+ *     weight = ws * (u - o) + wm      (Q4_0: u = q, o = 8, ws = d;
+ *                                      Q8_0: u = q + 128, o = 128, ws = d;
+ *                                      Q4_K: o = 0, ws = d sc, wm = -dmin m;
+ *                                      Q6_K: u = q, o = 32, ws = d sc)
  *
  * Bytes are laid out so that one 512-bit register holds elements 4g..4g+3 of
  * all 16 rows (a dword per row): vpdpbusd against the four activation bytes
  * of one token, broadcast, adds those four products into each row's lane.
- * With an activation sub-block's scale da and the sum of its quants sa (the
- * prep row), one sub-block adds
+ * The offset o is the same for every row, so its term -o * sum(qa) is the
+ * token's: its prep row holds it per sub-block as an int32, and each
+ * sub-block's integer sum starts from it (a broadcast load, no arithmetic),
+ * so the sum is sum((u - o) * qa), exact. With an activation sub-block's
+ * scale da and the sum of its quants sa (the prep row), one sub-block adds
  *
- *     da * ws * sum(u * qa) + wm * (da * sa)
+ *     da * ws * sum((u - o) * qa)  [+ wm * da * sa, Q4_K only]
  *
  * to each row's float lane (for Q8_K activations, whose da is per
- * superblock, the sub-blocks' ws * sum(u * qa) + wm * sa gather first and
- * meet da once). The integer sum is exact; the float steps are
- * the same for every row and token whatever the tile, batch or thread, so a
- * result depends only on its row and its token. The weights are unpacked
- * once per tile and used by every token of the batch: prefill becomes a run
- * of vpdpbusd over data in L1/L2.
+ * superblock, the sub-blocks' terms gather first and meet da once). The
+ * integer sum is exact; the float steps are the same for every row and
+ * token whatever the tile, batch or thread, so a result depends only on its
+ * row and its token. The weights are unpacked once per tile and used by
+ * every token of the batch: prefill becomes a run of vpdpbusd over data in
+ * L1/L2, with two or three float operations per sub-block and token.
  */
 #include <immintrin.h>
 
@@ -124,7 +127,7 @@ static inline __m256i run_q4_0(const uint8_t *row, size_t i, float *ws, float *w
 	float d = f16(b->d);
 
 	ws[0] = d;
-	wm[0] = -8.0f * d;
+	wm[0] = 0.0f;
 	return nibbles_lo_hi(b->qs);
 }
 
@@ -134,7 +137,7 @@ static inline __m256i run_q8_0(const uint8_t *row, size_t i, float *ws, float *w
 	float d = f16(b->d);
 
 	ws[0] = d;
-	wm[0] = -128.0f * d;
+	wm[0] = 0.0f;
 	return _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)b->qs),
 				_mm256_set1_epi8((char)0x80)); /* q + 128 */
 }
@@ -165,7 +168,7 @@ static inline __m256i run_q6_K(const uint8_t *row, size_t i, float *ws, float *w
 	for (int k = 0; k < 2; k++) {
 		float ds = d * (float)b->scales[2 * (i % 8) + (size_t)k];
 		ws[k] = ds;
-		wm[k] = -32.0f * ds;
+		wm[k] = 0.0f;
 	}
 	if (j >= 2)
 		lo = _mm256_srli_epi16(lo, 4);
@@ -219,12 +222,15 @@ static void repack_q4_K(const uint8_t *w, size_t w_stride, int nr, size_t n, str
 
 /*
  * C tokens against the repacked tile. QB, QBYTES, QOFF: the activation
- * type's block (elements, bytes, offset of the quants); G: sub-block.
+ * type's block (elements, bytes, offset of the quants); G: sub-block; MINS:
+ * the weights have a min term (Q4_K: prep holds (da, sa), sa a float);
+ * otherwise prep holds (da, -o * sa as an int32) and the integer sums start
+ * from the latter.
  */
 static inline __attribute__((always_inline)) void
 run_cols(const struct rtile *t, size_t n, const int8_t *const *a, const float *const *p,
 	 float *const *o, __mmask16 km, const int C, const int G, const size_t QB,
-	 const size_t QBYTES, const size_t QOFF)
+	 const size_t QBYTES, const size_t QOFF, const int MINS)
 {
 	/* SB sub-blocks share one activation scale (Q8_K: a superblock): their
 	 * terms gather in g unscaled, and g joins f times da once per SB */
@@ -237,27 +243,30 @@ run_cols(const struct rtile *t, size_t n, const int8_t *const *a, const float *c
 	for (size_t s = 0; s < n / (size_t)G; s++) {
 		size_t k0 = s * (size_t)G, aoff = k0 / QB * QBYTES + QOFF + k0 % QB;
 		const uint8_t *qg = t->q + k0 / 4 * 64;
-		__m512 ws = _mm512_loadu_ps(t->ws + s * 16), wm = _mm512_loadu_ps(t->wm + s * 16);
+		__m512 ws = _mm512_loadu_ps(t->ws + s * 16);
 		_Pragma("GCC unroll 8") for (int j = 0; j < G / 4; j++)
 			wv[j] = _mm512_loadu_si512(qg + 64 * j);
 		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-			acc[c] = _mm512_setzero_si512();
+			acc[c] = MINS ? _mm512_setzero_si512()
+				      : _mm512_set1_epi32(*(const int32_t *)&p[c][2 * s + 1]);
 		_Pragma("GCC unroll 8") for (int j = 0; j < G / 4; j++)
 			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
 				acc[c] = dpbusd_bcast(acc[c], wv[j], a[c] + aoff + 4 * j);
 		if (SB == 1) {
-			/* prep (da, da sa) per sub-block */
+			/* prep (da, -o sa) per sub-block */
 			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
 				__m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[c]), ws);
 				f[c] = fmadd_bcast(f[c], x, &p[c][2 * s]);
-				f[c] = fmadd_bcast(f[c], wm, &p[c][2 * s + 1]);
 			}
 			continue;
 		}
-		/* prep (da, sa) per sub-block */
-		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+		/* prep (da, sa or -o sa) per sub-block */
+		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
 			g[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[c]), ws, g[c]);
-			g[c] = fmadd_bcast(g[c], wm, &p[c][2 * s + 1]);
+		if (MINS) {
+			__m512 wm = _mm512_loadu_ps(t->wm + s * 16);
+			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+				g[c] = fmadd_bcast(g[c], wm, &p[c][2 * s + 1]);
 		}
 		if (s % SB == SB - 1)
 			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
@@ -279,16 +288,16 @@ run_cols(const struct rtile *t, size_t n, const int8_t *const *a, const float *c
 			p[c] = prep + (b + (size_t)c) * QUANT_TILE_PREP_FLOATS(n);     \
 			o[c] = out + (b + (size_t)c) * os;                             \
 		}                                                                      \
-		run_cols(&t, n, a, p, o, km, (C), G, QB, QBYTES, QOFF);                \
+		run_cols(&t, n, a, p, o, km, (C), G, QB, QBYTES, QOFF, MINS);                \
 	}
 
 /* One tile function per weight type: repack, then every token, 8 at a time. */
-#define TILE_FN(T, G_, ACT)                                                             \
+#define TILE_FN(T, G_, ACT, MINS_)                                                             \
 	static void tile_##T(size_t n, const void *w, size_t w_stride, int nr,         \
 			     const void *act, size_t as, const float *prep, size_t B,  \
 			     float *out, size_t os, void *scratch)                     \
 	{                                                                              \
-		const int G = (G_);                                                    \
+		const int G = (G_), MINS = (MINS_);                                    \
 		const size_t QB = ACT##_QB, QBYTES = ACT##_BYTES, QOFF = ACT##_OFF;   \
 		struct rtile t = rtile_at(scratch, n, G);                              \
 		__mmask16 km = (__mmask16)((1u << nr) - 1);                            \
@@ -309,59 +318,79 @@ run_cols(const struct rtile *t, size_t n, const int8_t *const *a, const float *c
 _Static_assert(__builtin_offsetof(struct block_q8_0, qs) == Q8_0_OFF, "q8_0 quants");
 _Static_assert(__builtin_offsetof(struct block_q8_K, qs) == Q8_K_OFF, "q8_K quants");
 
-TILE_FN(q4_0, 32, Q8_0)
-TILE_FN(q8_0, 32, Q8_0)
-TILE_FN(q4_K, 32, Q8_K)
-TILE_FN(q6_K, 16, Q8_K)
+TILE_FN(q4_0, 32, Q8_0, 0)
+TILE_FN(q8_0, 32, Q8_0, 0)
+TILE_FN(q4_K, 32, Q8_K, 1)
+TILE_FN(q6_K, 16, Q8_K, 0)
 
-/* prep rows, a pair per sub-block: Q8_0 (da, da * sum of the sub-block's
- * quants); Q8_K (da, sum), da then applied once per superblock (run_cols) */
-static void prep_q8_0(size_t n, const void *act, float *prep)
+/*
+ * prep rows, a pair per sub-block: da, then -o * sa as an int32 (o the
+ * weight type's offset, sa the sum of the sub-block's quants), or for Q4_K
+ * sa as a float (its min term). Q8_0 da per block of 32; Q8_K da per
+ * superblock, applied once per superblock (run_cols).
+ */
+static inline void prep_put(float *o, float da, int sa, int off)
+{
+	o[0] = da;
+	if (off) {
+		int32_t v = -off * sa;
+		__builtin_memcpy(&o[1], &v, sizeof v);
+	} else {
+		o[1] = (float)sa;
+	}
+}
+
+static inline void prep_q8_0(size_t n, const void *act, float *prep, const int off)
 {
 	const struct block_q8_0 *b = act;
 
 	for (size_t i = 0; i < n / QK8_0; i++) {
-		float d = q_f16(b[i].d);
 		int s = 0;
 		for (int k = 0; k < QK8_0; k++)
 			s += b[i].qs[k];
-		prep[2 * i] = d;
-		prep[2 * i + 1] = d * (float)s;
+		prep_put(prep + 2 * i, q_f16(b[i].d), s, off);
 	}
 }
 
-/* Q8_K: (d, sum of the G quants) for each sub-block of G = 16 or 32, from
- * the 16-quant bsums */
-static inline void prep_q8_K(size_t n, const void *act, float *prep, const int G)
+/* Q8_K: for each sub-block of G = 16 or 32, from the 16-quant bsums */
+static inline void prep_q8_K(size_t n, const void *act, float *prep, const int G, const int off)
 {
 	const struct block_q8_K *b = act;
 
 	for (size_t i = 0; i < n / QK_K; i++)
 		for (int s = 0; s < QK_K / G; s++) {
-			float *o = prep + 2 * (i * (size_t)(QK_K / G) + (size_t)s);
 			int sum = 0;
 			for (int k = 0; k < G / 16; k++)
 				sum += b[i].bsums[s * (G / 16) + k];
-			o[0] = b[i].d;
-			o[1] = (float)sum;
+			prep_put(prep + 2 * (i * (size_t)(QK_K / G) + (size_t)s), b[i].d, sum, off);
 		}
 }
 
-static void prep_q8_K_32(size_t n, const void *act, float *prep)
+static void prep_q4_0(size_t n, const void *act, float *prep)
 {
-	prep_q8_K(n, act, prep, 32);
+	prep_q8_0(n, act, prep, 8);
 }
 
-static void prep_q8_K_16(size_t n, const void *act, float *prep)
+static void prep_q8_0_w(size_t n, const void *act, float *prep)
 {
-	prep_q8_K(n, act, prep, 16);
+	prep_q8_0(n, act, prep, 128);
+}
+
+static void prep_q4_K(size_t n, const void *act, float *prep)
+{
+	prep_q8_K(n, act, prep, 32, 0);
+}
+
+static void prep_q6_K(size_t n, const void *act, float *prep)
+{
+	prep_q8_K(n, act, prep, 16, 32);
 }
 
 static const struct quant_tile tiles[] = {
-	{tile_q4_0, prep_q8_0, "avx512vnni"},
-	{tile_q8_0, prep_q8_0, "avx512vnni"},
-	{tile_q4_K, prep_q8_K_32, "avx512vnni"},
-	{tile_q6_K, prep_q8_K_16, "avx512vnni"},
+	{tile_q4_0, prep_q4_0, "avx512vnni"},
+	{tile_q8_0, prep_q8_0_w, "avx512vnni"},
+	{tile_q4_K, prep_q4_K, "avx512vnni"},
+	{tile_q6_K, prep_q6_K, "avx512vnni"},
 };
 static const uint32_t tile_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K,
 				      GGML_TYPE_Q6_K};
