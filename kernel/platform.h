@@ -122,6 +122,10 @@ enum {
 	PLAT_CPU_AVXVNNI = 1u << 9,
 	PLAT_CPU_RDRAND = 1u << 10,
 	PLAT_CPU_AVX512DQ = 1u << 11,
+	PLAT_CPU_AES = 1u << 12,        /* AES-NI */
+	PLAT_CPU_PCLMUL = 1u << 13,     /* PCLMULQDQ */
+	PLAT_CPU_VAES = 1u << 14,       /* AES-NI on ymm/zmm (with AVX-512: zmm) */
+	PLAT_CPU_VPCLMUL = 1u << 15,    /* VPCLMULQDQ */
 	PLAT_CPU_NEON = 1u << 16,
 	PLAT_CPU_DOTPROD = 1u << 17,
 	PLAT_CPU_FP16 = 1u << 18,

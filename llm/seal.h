@@ -34,6 +34,7 @@
 #ifndef LLM_SEAL_H
 #define LLM_SEAL_H
 
+#include "aesgcm.h"
 #include "gguf.h"
 
 #include <bearssl.h>
@@ -127,8 +128,13 @@ struct seal_ctx {
 	struct llm_mem *mem;
 	br_aes_gen_ctr_keys aes;      /* image key schedule */
 	br_gcm_context gcm;           /* initialised template; copied per chunk */
-	const char *aes_impl;         /* "aes_x86ni" / "aes_ct64" */
-	const char *ghash_impl;       /* "ghash_pclmul" / "ghash_ctmul64" */
+	const char *aes_impl;         /* chunks: "aes_vaes512" / "aes_x86ni" / "aes_ct64" */
+	const char *ghash_impl;       /* "ghash_vpclmul512" / "ghash_pclmul" / "ghash_ctmul64" */
+	/* The chunks' fast path (llm/aesgcm.h), NULL when the CPU has none; its
+	 * key and the GHASH of H are set with the image key, then only read. */
+	const struct aesgcm_ops *fast;
+	struct aesgcm_key fast_key;
+	struct aesgcm_prefix fast_h;
 	uint8_t *region;              /* bytes [512, data_off): the tag table */
 	size_t region_len;
 	uint8_t *chunk;               /* one chunk of plaintext (cache for read()) */

@@ -66,6 +66,11 @@ static void detect_features(void)
 		f |= PLAT_CPU_SSE42;
 	if (l1.c & (1u << 30))
 		f |= PLAT_CPU_RDRAND;
+	/* SDM Vol. 2A CPUID leaf 1 ECX: bit 25 AES-NI, bit 1 PCLMULQDQ (SSE state). */
+	if (l1.c & (1u << 25))
+		f |= PLAT_CPU_AES;
+	if (l1.c & (1u << 1))
+		f |= PLAT_CPU_PCLMUL;
 	if (avx_ok) {
 		if (l1.c & (1u << 12))
 			f |= PLAT_CPU_FMA;
@@ -75,6 +80,11 @@ static void detect_features(void)
 			f |= PLAT_CPU_AVX2;
 		if (l71.a & (1u << 4))
 			f |= PLAT_CPU_AVXVNNI;
+		/* leaf 7 ECX bit 9 VAES, bit 10 VPCLMULQDQ: VEX/EVEX forms, AVX state */
+		if (l7.c & (1u << 9))
+			f |= PLAT_CPU_VAES;
+		if (l7.c & (1u << 10))
+			f |= PLAT_CPU_VPCLMUL;
 	}
 	if (avx512_ok && (l7.b & (1u << 16))) {
 		f |= PLAT_CPU_AVX512F;

@@ -405,6 +405,16 @@ uint32_t plat_cpu_features(void)
 		f |= PLAT_CPU_AVX512VNNI;
 	if (__builtin_cpu_supports("avx512bf16"))
 		f |= PLAT_CPU_AVX512BF16;
+	/* AES-GCM's fast path (llm/aesgcm.c) wants these with AVX-512F, whose
+	 * OS support (XCR0) libgcc checks. */
+	if (__builtin_cpu_supports("aes"))
+		f |= PLAT_CPU_AES;
+	if (__builtin_cpu_supports("pclmul"))
+		f |= PLAT_CPU_PCLMUL;
+	if (__builtin_cpu_supports("vaes"))
+		f |= PLAT_CPU_VAES;
+	if (__builtin_cpu_supports("vpclmulqdq"))
+		f |= PLAT_CPU_VPCLMUL;
 	unsigned a, b, c, d;
 	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
 	if (c & (1u << 29))
