@@ -148,7 +148,8 @@ int model_read_hparams(struct model_hparams *hp, const struct gguf_file *g,
 	    (e = get_f32(g, hp, "attention.layer_norm_rms_epsilon", &hp->norm_eps, err, errlen)) ||
 	    (e = read_rope_scaling(hp, g, err, errlen)))
 		return e;
-	if (hp->rope_dim > hp->head_dim || hp->rope_dim % 2 || hp->rope_base <= 0.0f) {
+	if (hp->rope_dim > hp->head_dim || hp->rope_dim > MODEL_MAX_ROPE_DIM || hp->rope_dim % 2 ||
+	    hp->rope_base <= 0.0f) {
 		plat_snprintf(err, errlen, "model: rope dimension %u / base %g not usable with "
 			      "head size %u", hp->rope_dim, (double)hp->rope_base, hp->head_dim);
 		return -LLMK_EFORMAT;
@@ -413,15 +414,15 @@ static void rmsnorm(float *o, const float *x, const float *w, uint32_t n, float 
 		o[i] = x[i] * ss * w[i];
 }
 
-/* Rotate the first rope_dim elements of each of n_heads heads of x. */
-static void rope(const struct model *m, float *x, uint32_t n_heads, uint32_t pos)
+/* Rotate the first rope_dim elements of each of n_heads heads of x by the
+ * angles whose cosines and sines are cs[2 i], cs[2 i + 1]. */
+static void rope(const struct model *m, float *x, uint32_t n_heads, const float *cs)
 {
 	const struct model_hparams *hp = &m->hp;
 	uint32_t half = hp->rope_dim / 2;
 
 	for (uint32_t i = 0; i < half; i++) {
-		float th = (float)pos * m->inv_freq[i];
-		float c = math_cosf(th), s = math_sinf(th);
+		float c = cs[2 * i], s = cs[2 * i + 1];
 		/* NORM: adjacent pairs (2i, 2i+1); NeoX: (i, i + d/2) */
 		uint32_t a = hp->rope_neox ? i : 2 * i;
 		uint32_t b = hp->rope_neox ? i + half : 2 * i + 1;
@@ -432,6 +433,67 @@ static void rope(const struct model *m, float *x, uint32_t n_heads, uint32_t pos
 			v[b] = x0 * s + x1 * c;
 		}
 	}
+}
+
+/*
+ * The per-token steps of a batch, cut between the workers by token (each
+ * token's result is computed whole by one worker, so it does not depend on
+ * the thread count): TOK_ADD x += xb; TOK_NORM xb = rmsnorm(x); TOK_ROPE_KV
+ * RoPE on q and k (the angles once per token for both) and the KV store.
+ */
+enum { TOK_ADD = 1, TOK_NORM = 2, TOK_ROPE_KV = 4 };
+
+struct tok_job {
+	const struct model *m;
+	struct model_scratch *s;
+	struct kv_cache *kv;
+	const float *norm_w;
+	uint32_t l, B, pos;
+	int what;
+};
+
+static void tok_task(void *arg, int wi, int nw)
+{
+	const struct tok_job *j = arg;
+	const struct model_hparams *hp = &j->m->hp;
+	struct model_scratch *s = j->s;
+	uint32_t E = hp->n_embd, Q = hp->n_head * hp->head_dim, KV = hp->n_head_kv * hp->head_dim;
+	uint32_t b0 = (uint32_t)((uint64_t)j->B * (uint32_t)wi / (uint32_t)nw);
+	uint32_t b1 = (uint32_t)((uint64_t)j->B * (uint32_t)(wi + 1) / (uint32_t)nw);
+	float cs[MODEL_MAX_ROPE_DIM];
+
+	for (uint32_t b = b0; b < b1; b++) {
+		float *x = s->x + (size_t)b * E, *xb = s->xb + (size_t)b * E;
+		if (j->what & TOK_ADD)
+			for (uint32_t i = 0; i < E; i++)
+				x[i] += xb[i];
+		if (j->what & TOK_NORM)
+			rmsnorm(xb, x, j->norm_w, E, hp->norm_eps);
+		if (j->what & TOK_ROPE_KV) {
+			uint32_t p = j->pos + b;
+			for (uint32_t i = 0; i < hp->rope_dim / 2; i++) {
+				float th = (float)p * j->m->inv_freq[i];
+				cs[2 * i] = math_cosf(th);
+				cs[2 * i + 1] = math_sinf(th);
+			}
+			rope(j->m, s->q + (size_t)b * Q, hp->n_head, cs);
+			rope(j->m, s->k + (size_t)b * KV, hp->n_head_kv, cs);
+			kv_store(j->kv, j->l, p, s->k + (size_t)b * KV, s->v + (size_t)b * KV);
+		}
+	}
+}
+
+static void per_token(const struct model *m, struct model_scratch *s, struct kv_cache *kv,
+		      uint32_t l, uint32_t B, uint32_t pos, int what, const float *norm_w)
+{
+	struct tok_job j = {m, s, kv, norm_w, l, B, pos, what};
+	uint32_t nw = s->n_workers < B ? s->n_workers : B;
+
+	/* waking the pool costs more than a few tokens' worth */
+	if (nw > 1 && B >= 8)
+		plat_parallel(tok_task, &j, (int)nw);
+	else
+		tok_task(&j, 0, 1);
 }
 
 /* h = silu(h) * h2 over n values, cut between the workers (a prompt batch
@@ -596,7 +658,7 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 			 struct kv_cache *kv, uint32_t l, uint32_t B, uint32_t pos)
 {
 	const struct model_hparams *hp = &m->hp;
-	uint32_t E = hp->n_embd, Q = hp->n_head * hp->head_dim;
+	uint32_t Q = hp->n_head * hp->head_dim;
 	uint32_t KV = hp->n_head_kv * hp->head_dim, F = hp->n_ff;
 	uint64_t t0 = clock_start(m), t = t0;
 	struct wt_layer w;
@@ -607,8 +669,7 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	lap(m, MS_ACQUIRE, &t);
 
 	/* attention block */
-	for (uint32_t b = 0; b < B; b++)
-		rmsnorm(s->xb + (size_t)b * E, s->x + (size_t)b * E, w.attn_norm, E, hp->norm_eps);
+	per_token(m, s, kv, l, B, pos, TOK_NORM, w.attn_norm);
 	lap(m, MS_NORM, &t);
 	if ((e = matmul(mm, s->q, &w.wq, s->xb, B)) || (e = matmul(mm, s->k, &w.wk, s->xb, B)) ||
 	    (e = matmul(mm, s->v, &w.wv, s->xb, B)))
@@ -619,23 +680,16 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 		add_bias(s->v, w.bv, KV, B);
 	}
 	lap(m, MS_QKV, &t);
-	for (uint32_t b = 0; b < B; b++) {
-		rope(m, s->q + (size_t)b * Q, hp->n_head, pos + b);
-		rope(m, s->k + (size_t)b * KV, hp->n_head_kv, pos + b);
-		kv_store(kv, l, pos + b, s->k + (size_t)b * KV, s->v + (size_t)b * KV);
-	}
+	per_token(m, s, kv, l, B, pos, TOK_ROPE_KV, NULL);
 	lap(m, MS_ROPE_KV, &t);
 	attention(m, s, kv, l, B, pos);
 	lap(m, MS_ATTN, &t);
 	if ((e = matmul(mm, s->xb, &w.wo, s->att, B)))
 		goto out;
-	for (size_t i = 0; i < (size_t)B * E; i++)
-		s->x[i] += s->xb[i];
 	lap(m, MS_WO, &t);
 
-	/* feed-forward block: down(silu(gate(x)) * up(x)) */
-	for (uint32_t b = 0; b < B; b++)
-		rmsnorm(s->xb + (size_t)b * E, s->x + (size_t)b * E, w.ffn_norm, E, hp->norm_eps);
+	/* feed-forward block: down(silu(gate(x)) * up(x)), after the residual */
+	per_token(m, s, kv, l, B, pos, TOK_ADD | TOK_NORM, w.ffn_norm);
 	lap(m, MS_NORM, &t);
 	if ((e = matmul(mm, s->hb, &w.w_gate, s->xb, B)) ||
 	    (e = matmul(mm, s->hb2, &w.w_up, s->xb, B)))
@@ -644,8 +698,7 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	lap(m, MS_FFN, &t);
 	if ((e = matmul(mm, s->xb, &w.w_down, s->hb, B)))
 		goto out;
-	for (size_t i = 0; i < (size_t)B * E; i++)
-		s->x[i] += s->xb[i];
+	per_token(m, s, kv, l, B, pos, TOK_ADD, NULL);
 	lap(m, MS_DOWN, &t);
 out:
 	wt_layer_release(&m->w, l);

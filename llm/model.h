@@ -52,6 +52,8 @@ int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g
 
 /* Attention reads the cache in tiles of this many positions. */
 #define MODEL_ATT_TILE 64
+/* RoPE dimensions a model may rotate (real models: 64 to 256) */
+#define MODEL_MAX_ROPE_DIM 1024
 
 /* Scratch for a batch of up to n_batch tokens and n_workers attention workers. */
 struct model_scratch {
