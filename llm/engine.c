@@ -170,6 +170,7 @@ static int plan(struct engine *e, char *err, size_t errlen)
 		  3 * TEXT_PER_TOKEN;
 	if (!budget)
 		budget = implicit_budget(e);
+	e->plan_budget = budget;
 	if (!budget) {
 		e->streaming = e->cfg.weights == ENGINE_WEIGHTS_STREAM;
 		if (e->streaming)

@@ -108,6 +108,8 @@ struct engine {
 	size_t chat_len, chat_cap;
 
 	uint64_t weight_bytes, kv_bytes, scratch_bytes;
+	uint64_t plan_budget;   /* what the plan fitted: mem-budget, or the free
+				   memory when none is set (0: unknown) */
 	bool streaming;         /* the plan: weights streamed through slots */
 	uint32_t n_slots;       /* streaming: slots, each slot_bytes */
 	uint64_t slot_bytes;

@@ -117,7 +117,7 @@ static void info_quant_mix(const struct gguf_file *g)
 static void info_model(struct engine *e)
 {
 	const struct model_hparams *hp = &e->model.hp;
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], bud[48];
 
 	plat_printf("  architecture   %s\n", hp->arch_name);
 	plat_printf("  parameters     %llu (%.2f M)\n", (unsigned long long)hp->n_params,
@@ -136,8 +136,7 @@ static void info_model(struct engine *e)
 		    shell_human_size(e->weight_bytes, a, sizeof a), e->model.w.kind,
 		    shell_human_size(e->kv_bytes, b, sizeof b), kv_type_name(e->kv.type),
 		    shell_human_size(e->scratch_bytes, c, sizeof c),
-		    shell_human_size(e->mem.used, a + 16, 16),
-		    e->cfg.mem_budget ? shell_human_size(e->cfg.mem_budget, b + 16, 16) : "no budget");
+		    shell_human_size(e->mem.used, a + 16, 16), shell_budget(e, bud, sizeof bud));
 	shell_stream_info(e);
 }
 

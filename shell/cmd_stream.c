@@ -21,17 +21,29 @@ void shell_stream_info(const struct engine *e)
 			    shell_human_size(e->scratch_bytes, c, sizeof c));
 }
 
+const char *shell_budget(const struct engine *e, char *buf, size_t n)
+{
+	char a[32];
+
+	if (e->cfg.mem_budget)
+		return shell_human_size(e->cfg.mem_budget, buf, n);
+	if (!e->plan_budget)
+		return "no budget";
+	plat_snprintf(buf, n, "%s (the free memory; no mem-budget)", shell_human_size(e->plan_budget, a, sizeof a));
+	return buf;
+}
+
 void shell_stream_stats(struct engine *e)
 {
 	struct wt_io_stats io;
 	uint64_t run = e->stats.prompt_ns + e->stats.gen_ns;
 	uint64_t wait, compute;
-	char a[32], b[32];
+	char a[32], b[32], bud[48];
 
 	wt_io_stats(&e->model.w, &io, false);
 	plat_printf("  memory      peak %s of %s (now %s)\n",
 		    shell_human_size(e->mem.peak, a, sizeof a),
-		    e->cfg.mem_budget ? shell_human_size(e->cfg.mem_budget, b, sizeof b) : "no budget",
+		    shell_budget(e, bud, sizeof bud),
 		    shell_human_size(e->mem.used, b + 16, 16));
 	if (!e->streaming)
 		return;

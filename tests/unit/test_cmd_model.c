@@ -185,6 +185,8 @@ TEST(cmd_infer_first_20_ids_and_text)
 	CHECK(strstr(out, "20 tokens") != NULL && strstr(out, "tok/s") != NULL);
 	out = run(&s, "info", &st);
 	CHECK(strstr(out, "llama") && strstr(out, "context        128"));
+	/* no mem-budget: the plan's bound is the free memory, and info says so */
+	CHECK(strstr(out, "(the free memory; no mem-budget)") != NULL);
 	free(text);
 	close_session(&s);
 }
