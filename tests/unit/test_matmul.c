@@ -135,6 +135,50 @@ TEST(matmul_threads_give_identical_bits)
 	free(w);
 }
 
+/* A prompt batch (the tiles, distinct rows) against one token at a time
+ * (vec_dot): the same within a small relative bound, so a tile that mixed up
+ * rows or sub-block scales would fail here even if it did so consistently. */
+TEST(matmul_tiles_match_vec_dot_on_distinct_rows)
+{
+	const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K};
+	struct llm_mem mem;
+	struct mm_ctx c;
+	size_t M = 37, K = 768, B = 9;
+	float *x = malloc(B * K * sizeof(float)), *o1 = malloc(B * M * 4), *o2 = malloc(M * 4);
+	uint8_t *w = malloc(quant_row_bytes(GGML_TYPE_Q8_0, K) * M);
+	uint64_t seed = 11;
+
+	quant_init(plat_cpu_features());
+	llm_mem_init(&mem, 0);
+	CHECK_EQ_INT(mm_init(&c, &mem, 2), 0);
+	quant_fill_random(GGML_TYPE_F32, x, B * K, 1.0f, &seed);
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+		int bad = 0;
+		/* rows of different sizes, so a row's scales are its own */
+		for (size_t r = 0; r < M; r++)
+			quant_fill_random(types[i], w + r * quant_row_bytes(types[i], K), K,
+					  0.02f * (float)(r % 5 + 1), &seed);
+		CHECK_EQ_INT(mm_matmul(&c, o1, w, types[i], M, K, x, B), 0);
+		for (size_t b = 0; b < B && !bad; b++) {
+			CHECK_EQ_INT(mm_matmul(&c, o2, w, types[i], M, K, x + b * K, 1), 0);
+			for (size_t r = 0; r < M && !bad; r++) {
+				float d = o1[b * M + r] - o2[r], mag = o2[r] < 0 ? -o2[r] : o2[r];
+				if ((d < 0 ? -d : d) > 1e-3f * (mag + 1.0f)) {
+					fprintf(stderr, "  %s token %zu row %zu: tile %.9g, vec_dot %.9g\n",
+						quant_name(types[i]), b, r, o1[b * M + r], o2[r]);
+					bad = 1;
+				}
+			}
+		}
+		CHECK(!bad);
+	}
+	mm_free(&c);
+	free(x);
+	free(o1);
+	free(o2);
+	free(w);
+}
+
 /* Prefill tiles (llm/quant.h, tile contract): a result depends only on its
  * weight row and its token, not on the batch size or where the tile cuts the
  * rows, so a prompt gives the same numbers however it is batched. */

@@ -71,11 +71,6 @@ static struct rtile rtile_at(void *scratch, size_t n, int G)
 	return t;
 }
 
-/* F16C: exact for every half, as q_f16(). */
-static inline float f16(uint16_t h)
-{
-	return _cvtsh_ss(h);
-}
 
 /*
  * The 32 bytes of 16 rows' run i (elements 32 i .. 32 i + 31) into the tile:
@@ -118,91 +113,109 @@ static inline __m256i nibbles_lo_hi(const uint8_t *qs16)
 }
 
 /*
- * run_T(row, i, &ws, &wm): row's run i as 32 unsigned bytes, and the scale
- * and offset of the sub-blocks it covers (G = 32: one; G = 16: two).
+ * The scales: the dword at byte off of each of the 16 rows, one gather
+ * (rows nr..15 are not read and give 0, so their scales are 0). idx holds
+ * r * w_stride; offsets stay inside a block, so nothing past the tensor is
+ * read.
  */
-static inline __m256i run_q4_0(const uint8_t *row, size_t i, float *ws, float *wm)
+static inline __m512i row_dwords(const uint8_t *w, __m512i idx, __mmask16 km, size_t off)
 {
-	const struct block_q4_0 *b = (const struct block_q4_0 *)row + i;
-	float d = f16(b->d);
-
-	ws[0] = d;
-	wm[0] = 0.0f;
-	return nibbles_lo_hi(b->qs);
+	return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), km, idx, w + off, 1);
 }
 
-static inline __m256i run_q8_0(const uint8_t *row, size_t i, float *ws, float *wm)
+static inline __m512i row_index(size_t w_stride)
 {
-	const struct block_q8_0 *b = (const struct block_q8_0 *)row + i;
-	float d = f16(b->d);
-
-	ws[0] = d;
-	wm[0] = 0.0f;
-	return _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)b->qs),
-				_mm256_set1_epi8((char)0x80)); /* q + 128 */
+	return _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+						    14, 15),
+				  _mm512_set1_epi32((int)w_stride));
 }
 
-/* ggml get_scale_min_k4, as llm/kernels/scalar/q_k.c */
-static inline void scale_min_k4(const uint8_t *q, int j, int *sc, int *m)
+/* F16C on the low (hi = 0) or high half of each dword: exact, as q_f16(). */
+static inline __m512 half_of(__m512i v, int hi)
 {
-	if (j < 4) {
-		*sc = q[j] & 63;
-		*m = q[j + 4] & 63;
-	} else {
-		*sc = (q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4);
-		*m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+	if (hi)
+		v = _mm512_srli_epi32(v, 16);
+	return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(v));
+}
+
+/* Q4_0 and Q8_0: block i of 16 rows, its d (a dword at the block start:
+ * d and the first two quants) as ws; bytes through put_run. */
+static void repack_q4_0(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+{
+	const __m512i idx = row_index(w_stride);
+	const __mmask16 km = (__mmask16)((1u << nr) - 1);
+
+	for (size_t i = 0; i < n / 32; i++) {
+		__m256i R[16];
+		size_t off = i * sizeof(struct block_q4_0);
+		for (int r = 0; r < 16; r++)
+			R[r] = r < nr ? nibbles_lo_hi(w + (size_t)r * w_stride + off + 2)
+				      : _mm256_setzero_si256();
+		_mm512_storeu_ps(t->ws + i * 16, half_of(row_dwords(w, idx, km, off), 0));
+		put_run(t->q, i, R);
 	}
 }
 
-/* Q6_K: element 128 h + 32 j + l takes its low 4 bits from
- * ql[64 h + l + 32 (j & 1)] (low nibble for j < 2, high for j >= 2) and its
- * top 2 bits from qh[32 h + l] at bit 2 j; stored with +32. Sub-blocks of 16. */
-static inline __m256i run_q6_K(const uint8_t *row, size_t i, float *ws, float *wm)
+static void repack_q8_0(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
 {
-	const struct block_q6_K *b = (const struct block_q6_K *)row + i / 8;
-	int h = (int)(i % 8) / 4, j = (int)(i % 4);
-	float d = f16(b->d);
-	__m256i lo = _mm256_loadu_si256((const __m256i *)(b->ql + 64 * h + 32 * (j & 1)));
-	__m256i hb = _mm256_loadu_si256((const __m256i *)(b->qh + 32 * h));
+	const __m512i idx = row_index(w_stride);
+	const __mmask16 km = (__mmask16)((1u << nr) - 1);
+	const __m256i x80 = _mm256_set1_epi8((char)0x80);
 
-	for (int k = 0; k < 2; k++) {
-		float ds = d * (float)b->scales[2 * (i % 8) + (size_t)k];
-		ws[k] = ds;
-		wm[k] = 0.0f;
+	for (size_t i = 0; i < n / 32; i++) {
+		__m256i R[16];
+		size_t off = i * sizeof(struct block_q8_0);
+		for (int r = 0; r < 16; r++)
+			R[r] = r < nr ? _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(
+								 w + (size_t)r * w_stride + off + 2)),
+							 x80) /* q + 128 */
+				      : _mm256_setzero_si256();
+		_mm512_storeu_ps(t->ws + i * 16, half_of(row_dwords(w, idx, km, off), 0));
+		put_run(t->q, i, R);
 	}
-	if (j >= 2)
-		lo = _mm256_srli_epi16(lo, 4);
-	lo = _mm256_and_si256(lo, _mm256_set1_epi8(0x0f));
-	hb = _mm256_and_si256(_mm256_srli_epi16(hb, 2 * j), _mm256_set1_epi8(3));
-	return _mm256_or_si256(lo, _mm256_slli_epi16(hb, 4));
 }
 
-/* Rows [0, nr) of the weights into the tile; rows nr..15 get zero bytes and
- * zero scales, so their lanes stay finite (they are never stored). */
-#define REPACK_FN(T, G)                                                                 	static void repack_##T(const uint8_t *w, size_t w_stride, int nr, size_t n,     			       struct rtile *t)                                         	{                                                                               		for (size_t i = 0; i < n / 32; i++) {                                   			__m256i R[16];                                                  			for (int r = 0; r < 16; r++) {                                  				float ws[2] = {0, 0}, wm[2] = {0, 0};                    				R[r] = r < nr ? run_##T(w + (size_t)r * w_stride, i, ws, wm) 					      : _mm256_setzero_si256();                   				for (size_t k = 0; k < 32 / (G); k++) {                  					t->ws[(i * (32 / (G)) + k) * 16 + (size_t)r] = ws[k]; 					t->wm[(i * (32 / (G)) + k) * 16 + (size_t)r] = wm[k]; 				}                                                       			}                                                               			put_run(t->q, i, R);                                            		}                                                                       	}
-
-REPACK_FN(q4_0, 32)
-REPACK_FN(q8_0, 32)
-REPACK_FN(q6_K, 16)
-
-/* Q4_K, a superblock at a time: the 8 scales and mins of each row once (not
- * per run), then runs 2 c and 2 c + 1: the low and the high nibbles of
- * qs[32 c .. 32 c + 31]; a run is a sub-block. */
+/*
+ * Q4_K, a superblock at a time: the 8 scales and mins of the 16 rows from
+ * three gathered dwords (ggml get_scale_min_k4, as
+ * llm/kernels/scalar/q_k.c: sub-block j < 4 has sc = q[j] & 63,
+ * m = q[j + 4] & 63; j >= 4 takes the low 4 bits from q[j + 4] and the top
+ * 2 from q[j - 4] and q[j]), then runs 2 c and 2 c + 1: the low and the high
+ * nibbles of qs[32 c .. 32 c + 31]; a run is a sub-block.
+ */
 static void repack_q4_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
 {
+	const __m512i idx = row_index(w_stride), m6 = _mm512_set1_epi32(63),
+		      m4d = _mm512_set1_epi32(15), m2 = _mm512_set1_epi32(3);
 	const __m256i m4 = _mm256_set1_epi8(0x0f);
+	const __mmask16 km = (__mmask16)((1u << nr) - 1);
 
 	for (size_t sb = 0; sb < n / QK_K; sb++) {
-		for (int r = 0; r < 16; r++) {
-			const struct block_q4_K *b = (const struct block_q4_K *)(w + (size_t)r * w_stride) + sb;
-			float d = r < nr ? f16(b->d) : 0.0f, dmin = r < nr ? f16(b->dmin) : 0.0f;
-			for (int j = 0; j < 8; j++) {
-				int sc = 0, m = 0;
-				if (r < nr)
-					scale_min_k4(b->scales, j, &sc, &m);
-				t->ws[(sb * 8 + (size_t)j) * 16 + (size_t)r] = d * (float)sc;
-				t->wm[(sb * 8 + (size_t)j) * 16 + (size_t)r] = -(dmin * (float)m);
+		size_t off = sb * sizeof(struct block_q4_K);
+		__m512i dd = row_dwords(w, idx, km, off);
+		__m512i q0 = row_dwords(w, idx, km, off + 4), q1 = row_dwords(w, idx, km, off + 8),
+			q2 = row_dwords(w, idx, km, off + 12);
+		__m512 d = half_of(dd, 0), dmin = half_of(dd, 1);
+		for (int j = 0; j < 8; j++) {
+			__m512i sc, m;
+			if (j < 4) {
+				sc = _mm512_and_si512(_mm512_srli_epi32(q0, (unsigned)(8 * j)), m6);
+				m = _mm512_and_si512(_mm512_srli_epi32(q1, (unsigned)(8 * j)), m6);
+			} else {
+				unsigned k = (unsigned)(j - 4);
+				__m512i h0 = _mm512_and_si512(_mm512_srli_epi32(q0, 8 * k + 6), m2);
+				__m512i h1 = _mm512_and_si512(_mm512_srli_epi32(q1, 8 * k + 6), m2);
+				sc = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(q2, 8 * k), m4d),
+						     _mm512_slli_epi32(h0, 4));
+				m = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(q2, 8 * k + 4), m4d),
+						    _mm512_slli_epi32(h1, 4));
 			}
+			/* d * (float)sc and -(dmin * (float)m), as the scalar row */
+			_mm512_storeu_ps(t->ws + (sb * 8 + (size_t)j) * 16,
+					 _mm512_mul_ps(d, _mm512_cvtepi32_ps(sc)));
+			_mm512_storeu_ps(t->wm + (sb * 8 + (size_t)j) * 16,
+					 _mm512_sub_ps(_mm512_setzero_ps(),
+						       _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(m))));
 		}
 		for (int c = 0; c < 4; c++) {
 			__m256i lo[16], hi[16];
@@ -216,6 +229,55 @@ static void repack_q4_K(const uint8_t *w, size_t w_stride, int nr, size_t n, str
 			}
 			put_run(t->q, sb * 8 + 2 * (size_t)c, lo);
 			put_run(t->q, sb * 8 + 2 * (size_t)c + 1, hi);
+		}
+	}
+}
+
+/*
+ * Q6_K, a superblock at a time: the 16 int8 scales of the 16 rows from four
+ * gathered dwords and d (the high half of the dword at byte 206, which ends
+ * with the block), ws = d * sc; then its 8 runs of 32. Element 128 h + 32 j
+ * + l takes its low 4 bits from ql[64 h + l + 32 (j & 1)] (low nibble for
+ * j < 2, high for j >= 2) and its top 2 bits from qh[32 h + l] at bit 2 j;
+ * stored with +32. Sub-blocks of 16.
+ */
+static void repack_q6_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+{
+	const __m512i idx = row_index(w_stride);
+	const __m256i m4 = _mm256_set1_epi8(0x0f), m2 = _mm256_set1_epi8(3);
+	const __mmask16 km = (__mmask16)((1u << nr) - 1);
+
+	for (size_t sb = 0; sb < n / QK_K; sb++) {
+		size_t off = sb * sizeof(struct block_q6_K);
+		__m512 d = half_of(row_dwords(w, idx, km, off + 206), 1);
+		for (int k = 0; k < 4; k++) {
+			__m512i v = row_dwords(w, idx, km, off + 192 + 4 * (size_t)k);
+			for (int b = 0; b < 4; b++) {
+				/* byte b, sign-extended */
+				__m512i sc = _mm512_srai_epi32(_mm512_slli_epi32(v, (unsigned)(24 - 8 * b)), 24);
+				_mm512_storeu_ps(t->ws + (sb * 16 + 4 * (size_t)k + (size_t)b) * 16,
+						 _mm512_mul_ps(d, _mm512_cvtepi32_ps(sc)));
+			}
+		}
+		for (int i = 0; i < 8; i++) {
+			int h = i / 4, j = i % 4;
+			__m256i R[16];
+			for (int r = 0; r < 16; r++) {
+				const struct block_q6_K *b =
+					(const struct block_q6_K *)(w + (size_t)r * w_stride) + sb;
+				if (r >= nr) {
+					R[r] = _mm256_setzero_si256();
+					continue;
+				}
+				__m256i lo = _mm256_loadu_si256((const __m256i *)(b->ql + 64 * h + 32 * (j & 1)));
+				__m256i hb = _mm256_loadu_si256((const __m256i *)(b->qh + 32 * h));
+				if (j >= 2)
+					lo = _mm256_srli_epi16(lo, 4);
+				lo = _mm256_and_si256(lo, m4);
+				hb = _mm256_and_si256(_mm256_srli_epi16(hb, 2 * j), m2);
+				R[r] = _mm256_or_si256(lo, _mm256_slli_epi16(hb, 4));
+			}
+			put_run(t->q, sb * 8 + (size_t)i, R);
 		}
 	}
 }
