@@ -13,7 +13,7 @@
  *                      PCLMULQDQ.
  *
  * Contracts (every implementation):
- *   - 96-bit IVs only (J0 = IV || 0^31 || 1, SP 800-38D §7.1 step 2).
+ *   - 96-bit IVs only (J0 = IV || 0^31 || 1, SP 800-38D §7.2 step 2).
  *   - a key is set once (setkey) and then only read: any number of threads
  *     may decrypt with one key at once.
  *   - no data-dependent branches or memory indices on keys or data; the tag

