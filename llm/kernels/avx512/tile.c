@@ -10,6 +10,7 @@
  *     weight = ws * (u - o) + wm      (Q4_0: u = q, o = 8, ws = d;
  *                                      Q8_0: u = q + 128, o = 128, ws = d;
  *                                      Q4_K: o = 0, ws = d sc, wm = -dmin m;
+ *                                      Q5_K: as Q4_K, u = q + 16 h;
  *                                      Q6_K: u = q, o = 32, ws = d sc)
  *
  * Bytes are laid out so that one 512-bit register holds elements 4g..4g+3 of
@@ -176,22 +177,27 @@ static void repack_q8_0(const uint8_t *w, size_t w_stride, int nr, size_t n, str
 }
 
 /*
- * Q4_K, a superblock at a time: the 8 scales and mins of the 16 rows from
- * three gathered dwords (ggml get_scale_min_k4, as
+ * Q4_K and Q5_K (the same header: d, dmin, 12 bytes of scales; Q5_K then
+ * 32 bytes of qh), a superblock at a time: the 8 scales and mins of the 16
+ * rows from three gathered dwords (ggml get_scale_min_k4, as
  * llm/kernels/scalar/q_k.c: sub-block j < 4 has sc = q[j] & 63,
  * m = q[j + 4] & 63; j >= 4 takes the low 4 bits from q[j + 4] and the top
  * 2 from q[j - 4] and q[j]), then runs 2 c and 2 c + 1: the low and the high
- * nibbles of qs[32 c .. 32 c + 31]; a run is a sub-block.
+ * nibbles of qs[32 c .. 32 c + 31], for Q5_K plus 16 where bit 2 c (or
+ * 2 c + 1) of qh[l] is set; a run is a sub-block.
  */
-static void repack_q4_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+static inline __attribute__((always_inline)) void
+repack_kmins(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t,
+	     const size_t BYTES, const int QH)
 {
 	const __m512i idx = row_index(w_stride), m6 = _mm512_set1_epi32(63),
 		      m4d = _mm512_set1_epi32(15), m2 = _mm512_set1_epi32(3);
-	const __m256i m4 = _mm256_set1_epi8(0x0f);
+	const __m256i m4 = _mm256_set1_epi8(0x0f), one = _mm256_set1_epi8(1);
 	const __mmask16 km = (__mmask16)((1u << nr) - 1);
+	const size_t qs_off = QH ? 48 : 16;
 
 	for (size_t sb = 0; sb < n / QK_K; sb++) {
-		size_t off = sb * sizeof(struct block_q4_K);
+		size_t off = sb * BYTES;
 		__m512i dd = row_dwords(w, idx, km, off);
 		__m512i q0 = row_dwords(w, idx, km, off + 4), q1 = row_dwords(w, idx, km, off + 8),
 			q2 = row_dwords(w, idx, km, off + 12);
@@ -220,18 +226,41 @@ static void repack_q4_K(const uint8_t *w, size_t w_stride, int nr, size_t n, str
 		for (int c = 0; c < 4; c++) {
 			__m256i lo[16], hi[16];
 			for (int r = 0; r < 16; r++) {
-				const struct block_q4_K *b =
-					(const struct block_q4_K *)(w + (size_t)r * w_stride) + sb;
-				__m256i v = r < nr ? _mm256_loadu_si256((const __m256i *)(b->qs + 32 * c))
-						   : _mm256_setzero_si256();
+				const uint8_t *b = w + (size_t)r * w_stride + off;
+				if (r >= nr) {
+					lo[r] = hi[r] = _mm256_setzero_si256();
+					continue;
+				}
+				__m256i v = _mm256_loadu_si256((const __m256i *)(b + qs_off + 32 * c));
 				lo[r] = _mm256_and_si256(v, m4);
 				hi[r] = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+				if (QH) {
+					__m256i h = _mm256_loadu_si256((const __m256i *)(b + 16));
+					__m256i h_lo = _mm256_and_si256(_mm256_srli_epi16(h, 2 * c), one);
+					__m256i h_hi = _mm256_and_si256(_mm256_srli_epi16(h, 2 * c + 1), one);
+					lo[r] = _mm256_or_si256(lo[r], _mm256_slli_epi16(h_lo, 4));
+					hi[r] = _mm256_or_si256(hi[r], _mm256_slli_epi16(h_hi, 4));
+				}
 			}
 			put_run(t->q, sb * 8 + 2 * (size_t)c, lo);
 			put_run(t->q, sb * 8 + 2 * (size_t)c + 1, hi);
 		}
 	}
 }
+
+static void repack_q4_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+{
+	repack_kmins(w, w_stride, nr, n, t, sizeof(struct block_q4_K), 0);
+}
+
+static void repack_q5_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+{
+	repack_kmins(w, w_stride, nr, n, t, sizeof(struct block_q5_K), 1);
+}
+
+_Static_assert(__builtin_offsetof(struct block_q4_K, qs) == 16, "q4_K quants");
+_Static_assert(__builtin_offsetof(struct block_q5_K, qh) == 16, "q5_K high bits");
+_Static_assert(__builtin_offsetof(struct block_q5_K, qs) == 48, "q5_K quants");
 
 /*
  * Q6_K, a superblock at a time: the 16 int8 scales of the 16 rows from four
@@ -383,6 +412,7 @@ _Static_assert(__builtin_offsetof(struct block_q8_K, qs) == Q8_K_OFF, "q8_K quan
 TILE_FN(q4_0, 32, Q8_0, 0)
 TILE_FN(q8_0, 32, Q8_0, 0)
 TILE_FN(q4_K, 32, Q8_K, 1)
+TILE_FN(q5_K, 32, Q8_K, 1)
 TILE_FN(q6_K, 16, Q8_K, 0)
 
 /*
@@ -452,10 +482,11 @@ static const struct quant_tile tiles[] = {
 	{tile_q4_0, prep_q4_0, "avx512vnni"},
 	{tile_q8_0, prep_q8_0_w, "avx512vnni"},
 	{tile_q4_K, prep_q4_K, "avx512vnni"},
+	{tile_q5_K, prep_q4_K, "avx512vnni"},
 	{tile_q6_K, prep_q6_K, "avx512vnni"},
 };
 static const uint32_t tile_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K,
-				      GGML_TYPE_Q6_K};
+				      GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
 
 void avx512_tile_register(uint32_t cpu_features)
 {
