@@ -140,8 +140,8 @@ TEST(matmul_threads_give_identical_bits)
  * rows or sub-block scales would fail here even if it did so consistently. */
 TEST(matmul_tiles_match_vec_dot_on_distinct_rows)
 {
-	const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K,
-				  GGML_TYPE_Q6_K};
+	const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
+				  GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
 	struct llm_mem mem;
 	struct mm_ctx c;
 	size_t M = 37, K = 768, B = 9;
@@ -185,8 +185,8 @@ TEST(matmul_tiles_match_vec_dot_on_distinct_rows)
  * rows, so a prompt gives the same numbers however it is batched. */
 TEST(matmul_tile_results_depend_only_on_row_and_token)
 {
-	const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K,
-				  GGML_TYPE_Q6_K};
+	const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
+				  GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
 	struct llm_mem mem;
 	struct mm_ctx c;
 	size_t M = 70, K = 512, B = 13;
@@ -218,7 +218,7 @@ TEST(matmul_tile_results_depend_only_on_row_and_token)
 				}
 	}
 	if (plat_cpu_features() & PLAT_CPU_AVX512VNNI)
-		CHECK_EQ_INT(tiles, 5);
+		CHECK_EQ_INT(tiles, 7);
 	mm_free(&c);
 	free(x);
 	free(o1);

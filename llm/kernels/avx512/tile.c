@@ -11,7 +11,9 @@
  *                                      Q8_0: u = q + 128, o = 128, ws = d;
  *                                      Q4_K: o = 0, ws = d sc, wm = -dmin m;
  *                                      Q5_K: as Q4_K, u = q + 16 h;
- *                                      Q6_K: u = q, o = 32, ws = d sc)
+ *                                      Q6_K: u = q, o = 32, ws = d sc;
+ *                                      Q2_K: o = 0, ws = d sc, wm = -dmin m;
+ *                                      Q3_K: u = q + 4 h, o = 4, ws = d sc)
  *
  * Bytes are laid out so that one 512-bit register holds elements 4g..4g+3 of
  * all 16 rows (a dword per row): vpdpbusd against the four activation bytes
@@ -263,6 +265,111 @@ _Static_assert(__builtin_offsetof(struct block_q5_K, qh) == 16, "q5_K high bits"
 _Static_assert(__builtin_offsetof(struct block_q5_K, qs) == 48, "q5_K quants");
 
 /*
+ * Q2_K, a superblock at a time: the 16 (scale, min) nibble pairs of the 16
+ * rows from four gathered dwords, d and dmin from the dword at byte 80; then
+ * its 8 runs of 32: element 128 n + 32 j + l is bits 2 j..2 j + 1 of
+ * qs[32 n + l]. Sub-blocks of 16, with mins.
+ */
+static void repack_q2_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+{
+	const __m512i idx = row_index(w_stride), m4d = _mm512_set1_epi32(15);
+	const __m256i m2 = _mm256_set1_epi8(3);
+	const __mmask16 km = (__mmask16)((1u << nr) - 1);
+
+	for (size_t sb = 0; sb < n / QK_K; sb++) {
+		size_t off = sb * sizeof(struct block_q2_K);
+		__m512i dd = row_dwords(w, idx, km, off + 80);
+		__m512 d = half_of(dd, 0), dmin = half_of(dd, 1);
+		for (int k = 0; k < 4; k++) {
+			__m512i v = row_dwords(w, idx, km, off + 4 * (size_t)k);
+			for (int b = 0; b < 4; b++) {
+				size_t sub = sb * 16 + 4 * (size_t)k + (size_t)b;
+				__m512i sc = _mm512_and_si512(_mm512_srli_epi32(v, (unsigned)(8 * b)), m4d);
+				__m512i m = _mm512_and_si512(_mm512_srli_epi32(v, (unsigned)(8 * b + 4)), m4d);
+				_mm512_storeu_ps(t->ws + sub * 16, _mm512_mul_ps(d, _mm512_cvtepi32_ps(sc)));
+				_mm512_storeu_ps(t->wm + sub * 16,
+						 _mm512_sub_ps(_mm512_setzero_ps(),
+							       _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(m))));
+			}
+		}
+		for (int i = 0; i < 8; i++) {
+			__m256i R[16];
+			for (int r = 0; r < 16; r++) {
+				const struct block_q2_K *b =
+					(const struct block_q2_K *)(w + (size_t)r * w_stride) + sb;
+				R[r] = r < nr ? _mm256_and_si256(
+							_mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)(
+										  b->qs + 32 * (i / 4))),
+									  2 * (i % 4)),
+							m2)
+					      : _mm256_setzero_si256();
+			}
+			put_run(t->q, sb * 8 + (size_t)i, R);
+		}
+	}
+}
+
+/*
+ * Q3_K, a superblock at a time: the 16 6-bit scales of the 16 rows (low
+ * nibbles in bytes 0..7, s < 8 low and s >= 8 high nibble of byte s % 8;
+ * top 2 bits in byte 8 + s % 4 at bit 2 (s / 4); stored with +32) from three
+ * gathered dwords, d from the high half of the dword at byte 106 (which ends
+ * with the block); then its 8 runs: element 128 n + 32 j + l has bits
+ * 2 j..2 j + 1 of qs[32 n + l] and, as bit 2, bit 4 n + j of hmask[l]; the
+ * offset is 4. Sub-blocks of 16.
+ */
+static void repack_q3_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+{
+	const __m512i idx = row_index(w_stride), m4d = _mm512_set1_epi32(15),
+		      m2d = _mm512_set1_epi32(3), k32 = _mm512_set1_epi32(32);
+	const __m256i m2 = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1);
+	const __mmask16 km = (__mmask16)((1u << nr) - 1);
+
+	for (size_t sb = 0; sb < n / QK_K; sb++) {
+		size_t off = sb * sizeof(struct block_q3_K);
+		__m512 d = half_of(row_dwords(w, idx, km, off + 106), 1);
+		__m512i lo[2] = {row_dwords(w, idx, km, off + 96), row_dwords(w, idx, km, off + 100)};
+		__m512i hi = row_dwords(w, idx, km, off + 104);
+		for (int s = 0; s < 16; s++) {
+			unsigned byte = (unsigned)(s % 4);
+			__m512i l = _mm512_and_si512(
+				_mm512_srli_epi32(lo[(s % 8) / 4], 8 * byte + (s < 8 ? 0 : 4)), m4d);
+			__m512i h = _mm512_and_si512(
+				_mm512_srli_epi32(hi, 8 * byte + 2 * (unsigned)(s / 4)), m2d);
+			__m512i sc = _mm512_sub_epi32(_mm512_or_si512(l, _mm512_slli_epi32(h, 4)), k32);
+			_mm512_storeu_ps(t->ws + (sb * 16 + (size_t)s) * 16,
+					 _mm512_mul_ps(d, _mm512_cvtepi32_ps(sc)));
+		}
+		for (int i = 0; i < 8; i++) {
+			int nn = i / 4, j = i % 4;
+			__m256i R[16];
+			for (int r = 0; r < 16; r++) {
+				const struct block_q3_K *b =
+					(const struct block_q3_K *)(w + (size_t)r * w_stride) + sb;
+				if (r >= nr) {
+					R[r] = _mm256_setzero_si256();
+					continue;
+				}
+				__m256i q = _mm256_loadu_si256((const __m256i *)(b->qs + 32 * nn));
+				__m256i hm = _mm256_loadu_si256((const __m256i *)b->hmask);
+				q = _mm256_and_si256(_mm256_srli_epi16(q, 2 * j), m2);
+				hm = _mm256_and_si256(_mm256_srli_epi16(hm, 4 * nn + j), one);
+				R[r] = _mm256_or_si256(q, _mm256_slli_epi16(hm, 2));
+			}
+			put_run(t->q, sb * 8 + (size_t)i, R);
+		}
+	}
+}
+
+_Static_assert(__builtin_offsetof(struct block_q2_K, qs) == 16 &&
+		       __builtin_offsetof(struct block_q2_K, d) == 80,
+	       "q2_K layout");
+_Static_assert(__builtin_offsetof(struct block_q3_K, qs) == 32 &&
+		       __builtin_offsetof(struct block_q3_K, scales) == 96 &&
+		       __builtin_offsetof(struct block_q3_K, d) == 108,
+	       "q3_K layout");
+
+/*
  * Q6_K, a superblock at a time: the 16 int8 scales of the 16 rows from four
  * gathered dwords and d (the high half of the dword at byte 206, which ends
  * with the block), ws = d * sc; then its 8 runs of 32. Element 128 h + 32 j
@@ -414,6 +521,8 @@ TILE_FN(q8_0, 32, Q8_0, 0)
 TILE_FN(q4_K, 32, Q8_K, 1)
 TILE_FN(q5_K, 32, Q8_K, 1)
 TILE_FN(q6_K, 16, Q8_K, 0)
+TILE_FN(q2_K, 16, Q8_K, 1)
+TILE_FN(q3_K, 16, Q8_K, 0)
 
 /*
  * prep rows, a pair per sub-block: da, then -o * sa as an int32 (o the
@@ -478,15 +587,28 @@ static void prep_q6_K(size_t n, const void *act, float *prep)
 	prep_q8_K(n, act, prep, 16, 32);
 }
 
+static void prep_q2_K(size_t n, const void *act, float *prep)
+{
+	prep_q8_K(n, act, prep, 16, 0);
+}
+
+static void prep_q3_K(size_t n, const void *act, float *prep)
+{
+	prep_q8_K(n, act, prep, 16, 4);
+}
+
 static const struct quant_tile tiles[] = {
 	{tile_q4_0, prep_q4_0, "avx512vnni"},
 	{tile_q8_0, prep_q8_0_w, "avx512vnni"},
 	{tile_q4_K, prep_q4_K, "avx512vnni"},
 	{tile_q5_K, prep_q4_K, "avx512vnni"},
 	{tile_q6_K, prep_q6_K, "avx512vnni"},
+	{tile_q2_K, prep_q2_K, "avx512vnni"},
+	{tile_q3_K, prep_q3_K, "avx512vnni"},
 };
 static const uint32_t tile_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K,
-				      GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
+				      GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K,
+				      GGML_TYPE_Q3_K};
 
 void avx512_tile_register(uint32_t cpu_features)
 {
