@@ -428,7 +428,7 @@ static void repack_q6_K(const uint8_t *w, size_t w_stride, int nr, size_t n, str
 static inline __attribute__((always_inline)) void
 run_cols(const struct rtile *t, size_t n, const int8_t *const *a, const float *const *p,
 	 float *const *o, __mmask16 km, const int C, const int G, const size_t QB,
-	 const size_t QBYTES, const size_t QOFF, const int MINS)
+	 const size_t QBYTES, const size_t QOFF, const int MINS, const char *pf, size_t pf_step)
 {
 	/* SB sub-blocks share one activation scale (Q8_K: a superblock): their
 	 * terms gather in g unscaled, and g joins f times da once per SB */
@@ -439,6 +439,9 @@ run_cols(const struct rtile *t, size_t n, const int8_t *const *a, const float *c
 	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
 		f[c] = g[c] = _mm512_setzero_ps();
 	for (size_t s = 0; s < n / (size_t)G; s++) {
+		if (pf)
+			for (size_t o = 0; o < pf_step; o += 64)
+				_mm_prefetch(pf + s * pf_step + o, _MM_HINT_T1);
 		size_t k0 = s * (size_t)G, aoff = k0 / QB * QBYTES + QOFF + k0 % QB;
 		const uint8_t *qg = t->q + k0 / 4 * 64;
 		__m512 ws = _mm512_loadu_ps(t->ws + s * 16);
@@ -486,10 +489,14 @@ run_cols(const struct rtile *t, size_t n, const int8_t *const *a, const float *c
 			p[c] = prep + (b + (size_t)c) * QUANT_TILE_PREP_FLOATS(n);     \
 			o[c] = out + (b + (size_t)c) * os;                             \
 		}                                                                      \
-		run_cols(&t, n, a, p, o, km, (C), G, QB, QBYTES, QOFF, MINS);                \
+		run_cols(&t, n, a, p, o, km, (C), G, QB, QBYTES, QOFF, MINS,           \
+			 b ? NULL : next, pf_step);                                    \
 	}
 
-/* One tile function per weight type: repack, then every token, 8 at a time. */
+/* One tile function per weight type: repack, then every token, 8 at a time.
+ * While the first tokens run, the 16 rows after the tile are prefetched into
+ * L2 (a worker's next tile, or its sibling's: both share the core's L2), so
+ * the next repack does not wait on memory. */
 #define TILE_FN(T, G_, ACT, MINS_)                                                             \
 	static void tile_##T(size_t n, const void *w, size_t w_stride, int nr,         \
 			     const void *act, size_t as, const float *prep, size_t B,  \
@@ -500,6 +507,8 @@ run_cols(const struct rtile *t, size_t n, const int8_t *const *a, const float *c
 		struct rtile t = rtile_at(scratch, n, G);                              \
 		__mmask16 km = (__mmask16)((1u << nr) - 1);                            \
 		size_t b = 0;                                                          \
+		const char *next = (const char *)w + 16 * w_stride;                    \
+		size_t pf_step = (16 * w_stride / (n / (size_t)G) + 63) / 64 * 64;     \
 		repack_##T(w, w_stride, nr, n, &t);                                    \
 		COLS(8)                                                                \
 		COLS(4)                                                                \
