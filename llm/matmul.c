@@ -133,7 +133,11 @@ static void mm_tile(const struct mm_job *j, size_t t0)
 	for (; b < j->B; b++) {
 		const void *a = j->act + b * j->a_stride;
 		float *o = j->out + b * j->M;
-		for (size_t r = t0; r < t1; r++)
+		size_t r = t0;
+		/* QUANT_ROWS rows share the activation work (vec_dot's bits) */
+		for (; j->wt->rows && r + QUANT_ROWS <= t1; r += QUANT_ROWS)
+			j->wt->rows(j->K, j->w + r * j->w_stride, j->w_stride, a, o + r);
+		for (; r < t1; r++)
 			o[r] = dot(j->K, j->w + r * j->w_stride, a);
 	}
 }

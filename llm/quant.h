@@ -39,6 +39,15 @@ typedef void (*quant_gemm_fn)(size_t n, const void *w, const void *act, size_t a
 			      float *out, size_t out_stride, int nc);
 
 /*
+ * rows: QUANT_ROWS weight rows (w_stride bytes apart) against one activation
+ * row, for decode: out[k] for row k, each with exactly vec_dot's bits (the
+ * work that depends on the activations alone is shared by the rows).
+ */
+#define QUANT_ROWS 4
+typedef void (*quant_rows_fn)(size_t n, const void *w, size_t w_stride, const void *act,
+			      float *out);
+
+/*
  * tile contract (optional; prefill with many tokens). prep runs once per
  * activation row after from_float: it writes QUANT_TILE_PREP_FLOATS(n)
  * floats (per-sub-block scales and sums) for that row. tile then computes
@@ -75,6 +84,7 @@ struct quant_type {
 	quant_vec_dot_fn vec_dot;      /* NULL for activation-only types (Q8_1, Q8_K) */
 	const char *impl;      /* "scalar", "avx2", "avx512", "avx512vnni", "neon", "neon-dotprod" */
 	quant_gemm_fn gemm;    /* NULL: matmul calls vec_dot per activation row */
+	quant_rows_fn rows;    /* NULL: decode calls vec_dot per weight row */
 };
 
 /* Select SIMD rows for features (plat_cpu_features()); scalar rows stay available.

@@ -3,6 +3,7 @@
 #include "test.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../llm/matmul.h"
 
@@ -133,6 +134,51 @@ TEST(matmul_threads_give_identical_bits)
 	free(o1);
 	free(o2);
 	free(w);
+}
+
+/* Decode's multi-row kernels (quant rows) give each row vec_dot's bits, for
+ * every type that has them, on distinct rows and block counts that leave a
+ * tail for the AVX2 row. */
+TEST(quant_rows_give_vec_dot_bits)
+{
+	const size_t Ks[] = {256, 288, 4096 + 96};
+	uint64_t seed = 13;
+	int have = 0;
+
+	quant_init(plat_cpu_features());
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+		const struct quant_type *q = quant_get(t);
+		if (!q || !q->rows)
+			continue;
+		have++;
+		const struct quant_type *at = quant_get(q->act_type);
+		for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ki++) {
+			size_t K = Ks[ki];
+			if (K % q->blck)
+				continue;
+			size_t rb = quant_row_bytes(t, K);
+			uint8_t *w = malloc(rb * QUANT_ROWS), *a = malloc(quant_row_bytes(at->type, K));
+			float *x = malloc(K * sizeof(float)), out[QUANT_ROWS];
+			quant_fill_random(GGML_TYPE_F32, x, K, 1.0f, &seed);
+			at->from_float(x, a, K);
+			for (int r = 0; r < QUANT_ROWS; r++)
+				quant_fill_random(t, w + (size_t)r * rb, K, 0.01f * (float)(r + 1), &seed);
+			q->rows(K, w, rb, a, out);
+			for (int r = 0; r < QUANT_ROWS; r++) {
+				float want = q->vec_dot(K, w + (size_t)r * rb, a);
+				if (memcmp(&want, &out[r], sizeof want)) {
+					fprintf(stderr, "  %s K %zu row %d: rows %.9g, vec_dot %.9g\n",
+						q->name, K, r, out[r], want);
+					CHECK(0);
+				}
+			}
+			free(w);
+			free(a);
+			free(x);
+		}
+	}
+	if (plat_cpu_features() & PLAT_CPU_AVX512VNNI)
+		CHECK(have > 0);
 }
 
 /* A prompt batch (the tiles, distinct rows) against one token at a time

@@ -9,7 +9,7 @@
 #include "avx2_rows.h"
 
 #define AROW(T, NAME, BLCK, BYTES, ACT, TO, FROM, DOT, GEMM) \
-	{NAME, T, BLCK, BYTES, ACT, TO, FROM, DOT, "avx2", GEMM}
+	{NAME, T, BLCK, BYTES, ACT, TO, FROM, DOT, "avx2", GEMM, NULL}
 #define B(T) sizeof(struct block_##T)
 
 static const struct quant_type avx2_rows[] = {

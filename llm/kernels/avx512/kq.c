@@ -482,7 +482,7 @@ KQ_ROWS(q6_K, 32, offsetof(struct block_q6_K, d) - 2, true, KQ_OFF)
 
 #define KQ_ROW(T, NAME, TT)                                                             \
 	{NAME, T, QK_K, sizeof(struct block_##TT), GGML_TYPE_Q8_K, TT##_to_float, NULL, \
-	 avx512_##TT##_vec_dot, "avx512vnni", avx512_##TT##_gemm}
+	 avx512_##TT##_vec_dot, "avx512vnni", avx512_##TT##_gemm, NULL}
 
 static const struct quant_type avx512_kq_rows[] = {
 	KQ_ROW(GGML_TYPE_Q2_K, "Q2_K", q2_K),

@@ -272,6 +272,61 @@ LG_INLINE void lg_q4_0(size_t n, const void *w, const void *act, size_t as, floa
 	}
 }
 
+/*
+ * QUANT_ROWS Q4_0 weight rows (w_stride bytes apart) against one Q8_0
+ * activation row, for decode. Everything that depends on the activations
+ * alone is done once for the rows: their scales, the pairs of activation
+ * blocks, and the zero point's term o * sum(a), negated, which then starts
+ * each row's vpdpbusd (the same exact int32 as lg_q4_0's difference). Each
+ * row's float steps are lg_q4_0's, so each result has vec_dot's bits.
+ */
+static void lg_q4_0_rows(size_t n, const void *w, size_t w_stride, const void *act, float *out)
+{
+	const struct block_q8_0 *y = act;
+	const __m512i nib16 = lg_bytes2(0x0f, (char)0xf0), off = lg_bytes2(8, (char)128);
+	size_t nb = n / 32, i;
+	__m512 acc[QUANT_ROWS];
+
+	LG_UNROLL
+	for (int k = 0; k < QUANT_ROWS; k++)
+		acc[k] = _mm512_setzero_ps();
+	for (i = 0; i + 8 <= nb; i += 8) {
+		__m512 fa = lg_cvt_par(lg_d_q8_0(y + i));
+		__m512i a[4], neg[4];
+		LG_UNROLL
+		for (int p = 0; p < 4; p++) {
+			const struct block_q8_0 *yb = y + i + 2 * p;
+			a[p] = lg_2x32(yb[0].qs, yb[1].qs);
+			neg[p] = _mm512_sub_epi32(_mm512_setzero_si512(),
+						  _mm512_dpbusd_epi32(_mm512_setzero_si512(), off, a[p]));
+		}
+		LG_UNROLL
+		for (int k = 0; k < QUANT_ROWS; k++) {
+			const struct block_q4_0 *x =
+				(const struct block_q4_0 *)((const uint8_t *)w + (size_t)k * w_stride);
+			__m512 s = _mm512_mul_ps(lg_cvt_par(lg_d_q4_0(x + i)), fa);
+			__m512 s16 = _mm512_mul_ps(s, _mm512_set1_ps(0.0625f));
+			lg_prefetch(x + i, LG_BATCH(q4_0));
+			LG_UNROLL
+			for (int p = 0; p < 4; p++) {
+				const struct block_q4_0 *xb = x + i + 2 * p;
+				__m512i q = lg_q4x2(xb[0].qs, xb[1].qs, nib16);
+				__m512i si = lg_idx4(4 * p, 16 + 4 * p, 4 * p + 3, 19 + 4 * p);
+				__m512i d = _mm512_dpbusd_epi32(neg[p], q, a[p]);
+				acc[k] = lg_fma(d, _mm512_permutex2var_ps(s, si, s16), acc[k]);
+			}
+		}
+	}
+	LG_UNROLL
+	for (int k = 0; k < QUANT_ROWS; k++) {
+		const struct block_q4_0 *x =
+			(const struct block_q4_0 *)((const uint8_t *)w + (size_t)k * w_stride);
+		out[k] = lg_hsum(acc[k]);
+		if (i < nb)
+			out[k] += avx2_q4_0_vec_dot((nb - i) * 32, x + i, y + i);
+	}
+}
+
 /* Q5_0 against Q8_0: as Q4_0 with 5-bit quants and zero point 16. */
 LG_INLINE void lg_q5_0(size_t n, const void *w, const void *act, size_t as, float *out,
 		       size_t os, const int nc)
@@ -545,7 +600,9 @@ static float lg_bf16_vec_dot(size_t n, const void *w, const void *act)
 
 /* Geometry, act_type, to_float and from_float as the AVX2 rows (init.c there). */
 #define LG_ROW(T, NAME, BLCK, BYTES, ACT, TO, FROM, DOT, GEMM) \
-	{NAME, T, BLCK, BYTES, ACT, TO, FROM, DOT, "avx512vnni", GEMM}
+	{NAME, T, BLCK, BYTES, ACT, TO, FROM, DOT, "avx512vnni", GEMM, NULL}
+#define LG_ROW_R(T, NAME, BLCK, BYTES, ACT, TO, FROM, DOT, GEMM, ROWS) \
+	{NAME, T, BLCK, BYTES, ACT, TO, FROM, DOT, "avx512vnni", GEMM, ROWS}
 #define LG_B(T) sizeof(struct block_##T)
 
 static const struct quant_type lg_rows[] = {
@@ -555,8 +612,8 @@ static const struct quant_type lg_rows[] = {
 	       lg_f16_vec_dot, NULL),
 	LG_ROW(GGML_TYPE_BF16, "BF16", 1, 2, GGML_TYPE_F32, avx2_bf16_to_float, q_bf16_from_float,
 	       lg_bf16_vec_dot, NULL),
-	LG_ROW(GGML_TYPE_Q4_0, "Q4_0", QK4_0, LG_B(q4_0), GGML_TYPE_Q8_0, q4_0_to_float, NULL,
-	       lg_q4_0_vec_dot, lg_q4_0_gemm),
+	LG_ROW_R(GGML_TYPE_Q4_0, "Q4_0", QK4_0, LG_B(q4_0), GGML_TYPE_Q8_0, q4_0_to_float, NULL,
+		 lg_q4_0_vec_dot, lg_q4_0_gemm, lg_q4_0_rows),
 	LG_ROW(GGML_TYPE_Q4_1, "Q4_1", QK4_1, LG_B(q4_1), GGML_TYPE_Q8_1, q4_1_to_float, NULL,
 	       lg_q4_1_vec_dot, lg_q4_1_gemm),
 	LG_ROW(GGML_TYPE_Q5_0, "Q5_0", QK5_0, LG_B(q5_0), GGML_TYPE_Q8_0, q5_0_to_float, NULL,

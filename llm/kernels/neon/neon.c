@@ -21,7 +21,7 @@ static inline int32x4_t dot16(int32x4_t acc, int8x16_t a, int8x16_t b)
 #include "rows.inc"
 
 #define NROW(T, NAME, BLCK, BYTES, ACT, TO, FROM, DOT, IMPL) \
-	{NAME, T, BLCK, BYTES, ACT, TO, FROM, DOT, IMPL, NULL}
+	{NAME, T, BLCK, BYTES, ACT, TO, FROM, DOT, IMPL, NULL, NULL}
 #define B(T) sizeof(struct block_##T)
 
 /* The rows with prefix P (neon, neondot): geometry and act_type as the
