@@ -443,12 +443,41 @@ static void rope(const struct model *m, float *x, uint32_t n_heads, const float 
  */
 enum { TOK_ADD = 1, TOK_NORM = 2, TOK_ROPE_KV = 4 };
 
+/*
+ * Where the tokens of a batch are: one sequence's consecutive positions
+ * pos, pos + 1, .. (base and tpos NULL), or one token per sequence (several
+ * sequences decoding together): token b at position tpos[b] of its
+ * sequence, whose cache rows start at base[b]. RoPE takes the position in
+ * the sequence; the KV row and the attended range [base, base + position]
+ * are in the cache.
+ */
+struct bpos {
+	uint32_t pos;
+	const uint32_t *base, *tpos;
+};
+
+static inline uint32_t bp_pos(const struct bpos *p, uint32_t b)
+{
+	return p->tpos ? p->tpos[b] : p->pos + b;
+}
+
+static inline uint32_t bp_lo(const struct bpos *p, uint32_t b)
+{
+	return p->base ? p->base[b] : 0;
+}
+
+static inline uint32_t bp_row(const struct bpos *p, uint32_t b)
+{
+	return bp_lo(p, b) + bp_pos(p, b);
+}
+
 struct tok_job {
 	const struct model *m;
 	struct model_scratch *s;
 	struct kv_cache *kv;
 	const float *norm_w;
-	uint32_t l, B, pos;
+	uint32_t l, B;
+	const struct bpos *bp;
 	int what;
 };
 
@@ -470,7 +499,7 @@ static void tok_task(void *arg, int wi, int nw)
 		if (j->what & TOK_NORM)
 			rmsnorm(xb, x, j->norm_w, E, hp->norm_eps);
 		if (j->what & TOK_ROPE_KV) {
-			uint32_t p = j->pos + b;
+			uint32_t p = bp_pos(j->bp, b);
 			for (uint32_t i = 0; i < hp->rope_dim / 2; i++) {
 				float th = (float)p * j->m->inv_freq[i];
 				cs[2 * i] = math_cosf(th);
@@ -478,15 +507,16 @@ static void tok_task(void *arg, int wi, int nw)
 			}
 			rope(j->m, s->q + (size_t)b * Q, hp->n_head, cs);
 			rope(j->m, s->k + (size_t)b * KV, hp->n_head_kv, cs);
-			kv_store(j->kv, j->l, p, s->k + (size_t)b * KV, s->v + (size_t)b * KV);
+			kv_store(j->kv, j->l, bp_row(j->bp, b), s->k + (size_t)b * KV,
+				 s->v + (size_t)b * KV);
 		}
 	}
 }
 
 static void per_token(const struct model *m, struct model_scratch *s, struct kv_cache *kv,
-		      uint32_t l, uint32_t B, uint32_t pos, int what, const float *norm_w)
+		      uint32_t l, uint32_t B, const struct bpos *bp, int what, const float *norm_w)
 {
-	struct tok_job j = {m, s, kv, norm_w, l, B, pos, what};
+	struct tok_job j = {m, s, kv, norm_w, l, B, bp, what};
 	uint32_t nw = s->n_workers < B ? s->n_workers : B;
 
 	/* waking the pool costs more than a few tokens' worth */
@@ -537,7 +567,8 @@ struct att_job {
 	const struct model *m;
 	struct model_scratch *s;
 	const struct kv_cache *kv;
-	uint32_t l, B, pos;
+	uint32_t l, B;
+	const struct bpos *bp;
 };
 
 static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t nt,
@@ -550,9 +581,11 @@ static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t 
 	struct model_scratch *s = j->s;
 
 	for (uint32_t b = 0; b < j->B; b++) {
-		uint32_t p = j->pos + b, tend;
-		if (p < t0)
+		/* the token attends to cache rows lo..p: tile positions ts..tend-1 */
+		uint32_t p = bp_row(j->bp, b), lo = bp_lo(j->bp, b), ts, tend;
+		if (p < t0 || lo >= t0 + nt)
 			continue;
+		ts = lo > t0 ? lo - t0 : 0;
 		tend = p - t0 + 1 < nt ? p - t0 + 1 : nt;
 		for (uint32_t h = g * group; h < (g + 1) * group; h++) {
 			const float *q = s->q + (size_t)b * Q + (size_t)h * hd;
@@ -560,8 +593,9 @@ static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t 
 			float *mx = &s->amax[b * hp->n_head + h], *sum = &s->asum[b * hp->n_head + h];
 			float sc[MODEL_ATT_TILE], w[MODEL_ATT_TILE], tmax = -1e30f;
 			/* scores of the tile, then one rescale if its maximum is new */
-			vm->att_scores(sc, q, kT, tend, hd, scale);
-			for (uint32_t t = 0; t < tend; t++)
+			uint32_t nt_b = tend - ts;
+			vm->att_scores(sc, q, kT + ts, nt_b, hd, scale);
+			for (uint32_t t = 0; t < nt_b; t++)
 				tmax = sc[t] > tmax ? sc[t] : tmax;
 			if (tmax > *mx) {
 				float r = math_expf(*mx - tmax);
@@ -570,12 +604,12 @@ static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t 
 					o[i] *= r;
 				*mx = tmax;
 			}
-			for (uint32_t t = 0; t < tend; t++)
+			for (uint32_t t = 0; t < nt_b; t++)
 				sc[t] -= *mx;
-			vm->expf_n(w, sc, tend);
-			for (uint32_t t = 0; t < tend; t++)
+			vm->expf_n(w, sc, nt_b);
+			for (uint32_t t = 0; t < nt_b; t++)
 				*sum += w[t];
-			vm->att_accum(o, vt, w, tend, hd);
+			vm->att_accum(o, vt + (size_t)ts * hd, w, nt_b, hd);
 		}
 	}
 }
@@ -584,8 +618,14 @@ static void att_group(const struct att_job *j, uint32_t g, float *kt, float *vt,
 {
 	const struct model_hparams *hp = &j->m->hp;
 	uint32_t hd = hp->head_dim, group = hp->n_head / hp->n_head_kv, Q = hp->n_head * hd;
-	uint32_t end = j->pos + j->B; /* positions 0..end-1 are in the cache */
+	uint32_t lo = UINT32_MAX, end = 0; /* the rows any token attends to */
 	struct model_scratch *s = j->s;
+
+	for (uint32_t b = 0; b < j->B; b++) {
+		uint32_t a = bp_lo(j->bp, b), z = bp_row(j->bp, b) + 1;
+		lo = a < lo ? a : lo;
+		end = z > end ? z : end;
+	}
 
 	for (uint32_t b = 0; b < j->B; b++) {
 		for (uint32_t h = g * group; h < (g + 1) * group; h++) {
@@ -595,8 +635,13 @@ static void att_group(const struct att_job *j, uint32_t g, float *kt, float *vt,
 		memset(s->att + (size_t)b * Q + (size_t)g * group * hd, 0,
 		       (size_t)group * hd * sizeof(float));
 	}
-	for (uint32_t t0 = 0; t0 < end; t0 += MODEL_ATT_TILE) {
+	for (uint32_t t0 = lo / MODEL_ATT_TILE * MODEL_ATT_TILE; t0 < end; t0 += MODEL_ATT_TILE) {
 		uint32_t nt = end - t0 < MODEL_ATT_TILE ? end - t0 : MODEL_ATT_TILE;
+		bool used = j->bp->base == NULL;
+		for (uint32_t b = 0; !used && b < j->B; b++)
+			used = bp_lo(j->bp, b) < t0 + nt && bp_row(j->bp, b) >= t0;
+		if (!used) /* between the sequences of a multi-sequence batch */
+			continue;
 		for (uint32_t t = 0; t < nt; t++) {
 			kv_load_k_part(j->kv, j->l, t0 + t, g * hd, hd, kt + (size_t)t * hd);
 			kv_load_v_part(j->kv, j->l, t0 + t, g * hd, hd, vt + (size_t)t * hd);
@@ -627,13 +672,13 @@ static void att_worker(void *arg, int wi, int nw)
 }
 
 static void attention(const struct model *m, struct model_scratch *s, const struct kv_cache *kv,
-		      uint32_t l, uint32_t B, uint32_t pos)
+		      uint32_t l, uint32_t B, const struct bpos *bp)
 {
-	struct att_job j = {m, s, kv, l, B, pos};
+	struct att_job j = {m, s, kv, l, B, bp};
 	uint32_t nw = s->n_workers < m->hp.n_head_kv ? s->n_workers : m->hp.n_head_kv;
 
 	/* waking the pool costs more than a small attention (short contexts) */
-	uint64_t work = (uint64_t)B * (pos + B) * m->hp.n_head * m->hp.head_dim;
+	uint64_t work = (uint64_t)B * (bp_pos(bp, B - 1) + 1) * m->hp.n_head * m->hp.head_dim;
 	if (nw <= 1 || work < (1u << 16))
 		att_worker(&j, 0, 1);
 	else
@@ -653,9 +698,9 @@ static void add_bias(float *x, const float *b, uint32_t n, uint32_t B)
 			x[(size_t)r * n + i] += b[i];
 }
 
-/* One layer over a batch of B tokens at positions pos..pos+B-1. */
+/* One layer over a batch of B tokens at the positions bp gives. */
 static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
-			 struct kv_cache *kv, uint32_t l, uint32_t B, uint32_t pos)
+			 struct kv_cache *kv, uint32_t l, uint32_t B, const struct bpos *bp)
 {
 	const struct model_hparams *hp = &m->hp;
 	uint32_t Q = hp->n_head * hp->head_dim;
@@ -669,7 +714,7 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	lap(m, MS_ACQUIRE, &t);
 
 	/* attention block */
-	per_token(m, s, kv, l, B, pos, TOK_NORM, w.attn_norm);
+	per_token(m, s, kv, l, B, bp, TOK_NORM, w.attn_norm);
 	lap(m, MS_NORM, &t);
 	if ((e = matmul(mm, s->q, &w.wq, s->xb, B)) || (e = matmul(mm, s->k, &w.wk, s->xb, B)) ||
 	    (e = matmul(mm, s->v, &w.wv, s->xb, B)))
@@ -680,16 +725,16 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 		add_bias(s->v, w.bv, KV, B);
 	}
 	lap(m, MS_QKV, &t);
-	per_token(m, s, kv, l, B, pos, TOK_ROPE_KV, NULL);
+	per_token(m, s, kv, l, B, bp, TOK_ROPE_KV, NULL);
 	lap(m, MS_ROPE_KV, &t);
-	attention(m, s, kv, l, B, pos);
+	attention(m, s, kv, l, B, bp);
 	lap(m, MS_ATTN, &t);
 	if ((e = matmul(mm, s->xb, &w.wo, s->att, B)))
 		goto out;
 	lap(m, MS_WO, &t);
 
 	/* feed-forward block: down(silu(gate(x)) * up(x)), after the residual */
-	per_token(m, s, kv, l, B, pos, TOK_ADD | TOK_NORM, w.ffn_norm);
+	per_token(m, s, kv, l, B, bp, TOK_ADD | TOK_NORM, w.ffn_norm);
 	lap(m, MS_NORM, &t);
 	if ((e = matmul(mm, s->hb, &w.w_gate, s->xb, B)) ||
 	    (e = matmul(mm, s->hb2, &w.w_up, s->xb, B)))
@@ -698,7 +743,7 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	lap(m, MS_FFN, &t);
 	if ((e = matmul(mm, s->xb, &w.w_down, s->hb, B)))
 		goto out;
-	per_token(m, s, kv, l, B, pos, TOK_ADD, NULL);
+	per_token(m, s, kv, l, B, bp, TOK_ADD, NULL);
 	lap(m, MS_DOWN, &t);
 out:
 	wt_layer_release(&m->w, l);
@@ -738,8 +783,9 @@ static int forward_batch(struct model *m, struct model_scratch *s, struct mm_ctx
 		if ((e = wt_embed_row(&m->w, tok[b], s->x + (size_t)b * hp->n_embd)))
 			return e;
 	lap(m, MS_EMBED, &t);
+	struct bpos bp = {pos, NULL, NULL};
 	for (uint32_t l = 0; l < hp->n_layer; l++)
-		if ((e = layer_forward(m, s, mm, kv, l, B, pos)))
+		if ((e = layer_forward(m, s, mm, kv, l, B, &bp)))
 			return e;
 	if (m->prof.on) {
 		m->prof.tokens += B;
@@ -768,4 +814,71 @@ int model_forward(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
 			return e;
 	}
 	return 0;
+}
+
+/* Logits of all n rows of x: each row normed into xb, then the head a
+ * chunk at a time, in pieces of rows whose n x rows outputs fit s->logits,
+ * copied out to row i of logits. */
+static int head_rows(struct model *m, struct model_scratch *s, struct mm_ctx *mm, uint32_t n,
+		     float *logits)
+{
+	const struct model_hparams *hp = &m->hp;
+	uint32_t E = hp->n_embd, chunk = m->w.head_chunk, piece = hp->n_vocab / n;
+	int e = 0;
+
+	for (uint32_t b = 0; b < n; b++)
+		rmsnorm(s->xb + (size_t)b * E, s->x + (size_t)b * E, m->w.output_norm, E,
+			hp->norm_eps);
+	for (uint32_t r0 = 0; r0 < hp->n_vocab && !e; r0 += chunk) {
+		uint32_t nr = hp->n_vocab - r0 < chunk ? hp->n_vocab - r0 : chunk;
+		struct wt_mat h;
+		if ((e = wt_head_acquire(&m->w, r0, nr, &h)))
+			break;
+		for (uint32_t k0 = 0; k0 < nr && !e; k0 += piece) {
+			struct wt_mat sub = h;
+			uint32_t k = nr - k0 < piece ? nr - k0 : piece;
+			sub.data = (const uint8_t *)h.data + (size_t)k0 * quant_row_bytes(h.type, h.cols);
+			sub.rows = k;
+			if ((e = matmul(mm, s->logits, &sub, s->xb, n)))
+				break;
+			for (uint32_t b = 0; b < n; b++)
+				memcpy(logits + (size_t)b * hp->n_vocab + r0 + k0,
+				       s->logits + (size_t)b * k, (size_t)k * sizeof(float));
+		}
+		wt_head_release(&m->w, r0);
+	}
+	return e;
+}
+
+int model_forward_seqs(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
+		       struct kv_cache *kv, const int32_t *tokens, const uint32_t *base,
+		       const uint32_t *pos, uint32_t n, float *logits)
+{
+	const struct model_hparams *hp = &m->hp;
+	struct bpos bp = {0, base, pos};
+	uint64_t t = clock_start(m);
+	int e;
+
+	if (n == 0 || n > s->n_batch)
+		return -LLMK_ERANGE;
+	for (uint32_t i = 0; i < n; i++)
+		if ((uint64_t)base[i] + pos[i] >= kv->n_ctx)
+			return -LLMK_ERANGE;
+	for (uint32_t b = 0; b < n; b++)
+		if ((e = wt_embed_row(&m->w, tokens[b], s->x + (size_t)b * hp->n_embd)))
+			return e;
+	lap(m, MS_EMBED, &t);
+	for (uint32_t l = 0; l < hp->n_layer; l++)
+		if ((e = layer_forward(m, s, mm, kv, l, n, &bp)))
+			return e;
+	if (m->prof.on) {
+		m->prof.tokens += n;
+		m->prof.passes++;
+	}
+	if (!logits)
+		return 0;
+	t = clock_start(m);
+	e = head_rows(m, s, mm, n, logits);
+	lap(m, MS_HEAD, &t);
+	return e;
 }

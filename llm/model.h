@@ -114,4 +114,17 @@ int model_forward(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
 		  struct kv_cache *kv, const int32_t *tokens, uint32_t n, uint32_t pos,
 		  bool want_logits);
 
+/*
+ * One decode step of n sequences together (n <= s->n_batch): token
+ * tokens[i] of sequence i at position pos[i] in that sequence, whose cache
+ * rows start at base[i] (sequences own disjoint ranges of kv; base[i] +
+ * pos[i] < kv->n_ctx). The n tokens share each pass over the weights. If
+ * logits is not NULL, row i's logits go to logits + i * n_vocab. Returns 0
+ * or -LLMK_E* (-LLMK_ERANGE for a position outside the cache or n out of
+ * range).
+ */
+int model_forward_seqs(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
+		       struct kv_cache *kv, const int32_t *tokens, const uint32_t *base,
+		       const uint32_t *pos, uint32_t n, float *logits);
+
 #endif

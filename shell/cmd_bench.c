@@ -19,6 +19,7 @@ static const uint32_t bench_types[] = {
 
 struct bench_opts {
 	uint64_t pp, tg, reps, threads;
+	uint64_t batch;         /* --batch B: B sequences decode together (tg) */
 	bool json, kernels;
 	uint32_t only;          /* --kernels TYPE: one type; GGML_TYPE_COUNT = all */
 };
@@ -33,6 +34,7 @@ static int bench_parse(struct shell *sh, int argc, char **argv, struct bench_opt
 	o->pp = 128;
 	o->tg = 64;
 	o->reps = 3;
+	o->batch = 1;
 	o->threads = (uint64_t)plat_cpu_count();
 	o->json = o->kernels = false;
 	o->only = GGML_TYPE_COUNT;
@@ -56,6 +58,8 @@ static int bench_parse(struct shell *sh, int argc, char **argv, struct bench_opt
 			v = &o->reps, hi = 1000;
 		else if (!strcmp(argv[i], "-t"))
 			v = &o->threads, hi = (uint64_t)plat_cpu_count();
+		else if (!strcmp(argv[i], "--batch"))
+			v = &o->batch, hi = 1024;
 		if (!v && o->kernels && argv[i][0] != '-') {
 			for (uint32_t k = 0; k < N_BENCH_TYPES; k++)
 				if (!strcmp(argv[i], quant_name(bench_types[k])))
@@ -66,7 +70,7 @@ static int bench_parse(struct shell *sh, int argc, char **argv, struct bench_opt
 		}
 		if (!v)
 			return shell_err(sh, -LLMK_EINVAL, "bench: unknown option '%s' (usage: %s)",
-					 argv[i], "bench [-p N] [-n N] [-r R] [-t T] [--json] [--kernels [TYPE]]");
+					 argv[i], "bench [-p N] [-n N] [-r R] [-t T] [--batch B] [--json] [--kernels [TYPE]]");
 		if (i + 1 == argc)
 			return shell_err(sh, -LLMK_EINVAL, "bench: %s needs a value", argv[i]);
 		char what[16];
@@ -187,6 +191,36 @@ static struct bench_stat bench_stats(const double *v, uint32_t n)
 	return st;
 }
 
+/*
+ * tg steps of nseq sequences decoding together: sequence i in cache rows
+ * from i * (n_ctx / nseq), one random token each per step, every row's
+ * logits computed (into lg, nseq x n_vocab): each step is one pass over the
+ * weights for nseq tokens.
+ */
+static int bench_run_seqs(struct engine *e, uint32_t nseq, uint32_t tg, float *lg, uint64_t *seed,
+			  uint64_t *ns)
+{
+	uint32_t base[ENGINE_BENCH_MAX_SEQS], pos[ENGINE_BENCH_MAX_SEQS];
+	int32_t tok[ENGINE_BENCH_MAX_SEQS];
+	uint64_t t0;
+	int r = 0;
+
+	for (uint32_t i = 0; i < nseq; i++)
+		base[i] = i * (e->n_ctx / nseq);
+	e->n_past = 0; /* the cache no longer holds a conversation */
+	t0 = plat_time_ns();
+	for (uint32_t k = 0; k < tg && !r; k++) {
+		for (uint32_t i = 0; i < nseq; i++) {
+			*seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+			tok[i] = (int32_t)((*seed >> 33) % e->model.hp.n_vocab);
+			pos[i] = k;
+		}
+		r = model_forward_seqs(&e->model, &e->s, &e->mm, &e->kv, tok, base, pos, nseq, lg);
+	}
+	*ns = plat_time_ns() - t0;
+	return r;
+}
+
 /* One timed run: pp > 0 evaluates pp tokens as prompt batches from position
  * 0; else tg tokens one at a time. Random token ids, as llama-bench. */
 static int bench_run(struct engine *e, uint32_t pp, uint32_t tg, uint64_t *seed, uint64_t *ns)
@@ -211,22 +245,27 @@ static int bench_run(struct engine *e, uint32_t pp, uint32_t tg, uint64_t *seed,
 }
 
 static int bench_test(struct shell *sh, struct engine *e, const struct bench_opts *o, bool pp,
-		      struct bench_stat *st)
+		      float *lg, struct bench_stat *st)
 {
 	double v[1000];
 	uint64_t seed = 1, ns;
-	uint32_t n = (uint32_t)(pp ? o->pp : o->tg);
+	uint32_t n = (uint32_t)(pp ? o->pp : o->tg), nseq = pp ? 1 : (uint32_t)o->batch;
 	int r;
 
 	/* warm-up run (page in the weights, wake the workers), not counted */
-	if ((r = bench_run(e, pp ? (n < 16 ? n : 16) : 0, pp ? 0 : 1, &seed, &ns)))
+	r = nseq > 1 ? bench_run_seqs(e, nseq, 1, lg, &seed, &ns)
+		     : bench_run(e, pp ? (n < 16 ? n : 16) : 0, pp ? 0 : 1, &seed, &ns);
+	if (r)
 		return r;
 	for (uint64_t i = 0; i < o->reps; i++) {
 		if (shell_poll_cancel(sh))
 			return -LLMK_ECANCEL;
-		if ((r = bench_run(e, pp ? n : 0, pp ? 0 : n, &seed, &ns)))
+		r = nseq > 1 ? bench_run_seqs(e, nseq, n, lg, &seed, &ns)
+			     : bench_run(e, pp ? n : 0, pp ? 0 : n, &seed, &ns);
+		if (r)
 			return r;
-		v[i] = (double)n * 1e9 / (double)(ns ? ns : 1);
+		/* tokens of every sequence */
+		v[i] = (double)n * nseq * 1e9 / (double)(ns ? ns : 1);
 	}
 	*st = bench_stats(v, (uint32_t)o->reps);
 	return 0;
@@ -242,6 +281,8 @@ static int bench_model(struct shell *sh, const struct bench_opts *o)
 	char size[32], params[32];
 	const char *name;
 	int threads, r;
+	float *lg = NULL;
+	size_t lg_bytes = 0;
 
 	if (!e || !e->loaded || e->vocab_only)
 		return shell_err(sh, -LLMK_EINVAL, "bench: no model loaded (load N first; "
@@ -249,33 +290,56 @@ static int bench_model(struct shell *sh, const struct bench_opts *o)
 	if (o->pp > e->n_ctx || o->tg > e->n_ctx)
 		return shell_err(sh, -LLMK_ERANGE, "bench: -p %llu / -n %llu exceed the context (%u)",
 				 (unsigned long long)o->pp, (unsigned long long)o->tg, e->n_ctx);
+	if (o->batch > e->s.n_batch || o->batch > ENGINE_BENCH_MAX_SEQS)
+		return shell_err(sh, -LLMK_ERANGE, "bench: --batch %llu: at most %u sequences "
+				 "(config batch, then load again, for more)",
+				 (unsigned long long)o->batch,
+				 e->s.n_batch < ENGINE_BENCH_MAX_SEQS ? e->s.n_batch
+								       : ENGINE_BENCH_MAX_SEQS);
+	if (o->batch > 1 && o->tg > e->n_ctx / o->batch)
+		return shell_err(sh, -LLMK_ERANGE, "bench: --batch %llu -n %llu: each sequence gets "
+				 "%llu of the %u context positions",
+				 (unsigned long long)o->batch, (unsigned long long)o->tg,
+				 (unsigned long long)(e->n_ctx / o->batch), e->n_ctx);
+	if (o->batch > 1 && o->tg) {
+		int err = 0;
+		lg_bytes = (size_t)o->batch * e->model.hp.n_vocab * sizeof(float);
+		lg = llm_mem_alloc(&e->mem, lg_bytes, &err);
+		if (!lg)
+			return shell_err(sh, err ? err : -LLMK_ENOMEM, "bench: --batch %llu: no memory "
+					 "for the logits (%llu bytes)", (unsigned long long)o->batch,
+					 (unsigned long long)lg_bytes);
+	}
 	threads = e->mm.n_threads;
 	e->mm.n_threads = (int)o->threads;
 	llm_mem_init(&bwmem, 0);
 	r = bench_mem_read(&bwmem, (int)o->threads, 256u << 20, plat_emulated() ? 0 : 300000000ull, &bw);
 	if (!r && o->pp)
-		r = bench_test(sh, e, o, true, &pp);
+		r = bench_test(sh, e, o, true, NULL, &pp);
 	if (!r && o->tg)
-		r = bench_test(sh, e, o, false, &tg);
+		r = bench_test(sh, e, o, false, lg, &tg);
+	if (lg)
+		llm_mem_free(&e->mem, lg, lg_bytes);
 	e->mm.n_threads = threads;
 	e->n_past = 0;
 	if (r)
 		return shell_err(sh, r, "bench: %s", plat_strerror(r));
 	name = e->model.hp.name[0] ? e->model.hp.name : e->model.hp.arch_name;
 	tok_bytes = bench_token_bytes(e);
-	eff = (double)tok_bytes * tg.mean * 1e-9;
+	eff = (double)tok_bytes * tg.mean / (double)o->batch * 1e-9; /* a pass per step */
 	shell_human_size(e->weight_bytes, size, sizeof size);
 	if (o->json) {
 		plat_printf("{\"model\": \"%s\", \"size\": %llu, \"params\": %llu, \"quant\": \"%s\", "
 			    "\"threads\": %d, \"machine\": \"%s%s\", \"pp\": %llu, \"pp_ts\": %.3f, "
 			    "\"pp_sd\": %.3f, \"tg\": %llu, \"tg_ts\": %.3f, \"tg_sd\": %.3f, "
 			    "\"token_bytes\": %llu, \"eff_gbs\": %.3f, \"mem_read_gbs\": %.3f, "
-			    "\"bw_fraction\": %.4f, \"reps\": %llu}\n",
+			    "\"bw_fraction\": %.4f, \"reps\": %llu, \"batch\": %llu}\n",
 			    name, (unsigned long long)e->weight_bytes,
 			    (unsigned long long)e->model.hp.n_params, bench_ftype(e), (int)o->threads,
 			    plat_machine(), bench_emulated(), (unsigned long long)o->pp, pp.mean, pp.sd,
 			    (unsigned long long)o->tg, tg.mean, tg.sd, (unsigned long long)tok_bytes, eff,
-			    bw, bw > 0 ? eff / bw : 0, (unsigned long long)o->reps);
+			    bw, bw > 0 ? eff / bw : 0, (unsigned long long)o->reps,
+			    (unsigned long long)o->batch);
 		return 0;
 	}
 	plat_printf("| model | size | params | quant | threads | test | t/s |\n"
@@ -286,12 +350,23 @@ static int bench_model(struct shell *sh, const struct bench_opts *o)
 	if (o->pp)
 		plat_printf("| %s | %s | %s | %s | %d | pp%llu | %.2f ± %.2f |\n", name, size, params,
 			    bench_ftype(e), (int)o->threads, (unsigned long long)o->pp, pp.mean, pp.sd);
-	if (o->tg)
+	if (o->tg && o->batch > 1)
+		plat_printf("| %s | %s | %s | %s | %d | tg%llu x%llu seqs | %.2f ± %.2f |\n", name, size,
+			    params, bench_ftype(e), (int)o->threads, (unsigned long long)o->tg,
+			    (unsigned long long)o->batch, tg.mean, tg.sd);
+	else if (o->tg)
 		plat_printf("| %s | %s | %s | %s | %d | tg%llu | %.2f ± %.2f |\n", name, size, params,
 			    bench_ftype(e), (int)o->threads, (unsigned long long)o->tg, tg.mean, tg.sd);
 	plat_printf("%s%s, %llu repetitions, kernels %s\n", plat_machine(), bench_emulated(),
 		    (unsigned long long)o->reps, quant_get(GGML_TYPE_Q8_0)->impl);
-	if (o->tg)
+	if (o->tg && o->batch > 1)
+		plat_printf("decode: %llu sequences share each pass: %.1f MB of weights per pass, "
+			    "%.2f passes/s, %.2f GB/s effective; memory read %.2f GB/s (%d threads, "
+			    "this run): %.0f%% of the bandwidth limit\n",
+			    (unsigned long long)o->batch, (double)tok_bytes * 1e-6,
+			    tg.mean / (double)o->batch, eff, bw, (int)o->threads,
+			    bw > 0 ? 100.0 * eff / bw : 0);
+	else if (o->tg)
 		plat_printf("decode: %.1f MB of weights per token, %.2f GB/s effective; memory read "
 			    "%.2f GB/s (%d threads, this run): %.0f%% of the bandwidth limit\n",
 			    (double)tok_bytes * 1e-6, eff, bw, (int)o->threads, bw > 0 ? 100.0 * eff / bw : 0);
@@ -332,8 +407,10 @@ static int cmd_selftest(struct shell *sh, int argc, char **argv)
 }
 
 const struct shell_cmd shell_cmds_bench[] = {
-	{"bench", "bench [-p N] [-n N] [-r R] [-t T] [--json]\nbench --kernels [TYPE] [-t T] [--json]",
-	 "model pp/tg tok/s and memory bandwidth; or matmul kernels per quant type", cmd_bench},
+	{"bench", "bench [-p N] [-n N] [-r R] [-t T] [--batch B] [--json]\n"
+		  "bench --kernels [TYPE] [-t T] [--json]",
+	 "model pp/tg tok/s and memory bandwidth (--batch B: B sequences decode together, "
+	 "sharing each pass); or matmul kernels per quant type", cmd_bench},
 	{"selftest", "selftest", "check the SIMD kernels against the scalar reference here",
 	 cmd_selftest},
 	{0},

@@ -34,5 +34,23 @@ for l in open(sys.argv[1]):
 		fi
 	done < "$cases"
 done
+# bench --batch: sequences decoding together, a table row and the shared-pass
+# line; too many sequences for the context is one error line, and the shell
+# keeps serving
+out=$("$llmctl" --disk "$td/stories260K.gguf" -c 'config ctx 64' -c 'load 0' \
+	-c 'bench -p 0 -n 8 -r 1 --batch 4' </dev/null 2>&1)
+case "$out" in
+*"tg8 x4 seqs |"*"decode: 4 sequences share each pass"*)
+	pass=$((pass + 1)); echo "ok   bench --batch 4" ;;
+*) fail=$((fail + 1)); echo "FAIL bench --batch 4"; echo "$out" | sed 's/^/     /' ;;
+esac
+out=$(printf 'config ctx 64\nload 0\nbench -p 0 -n 32 --batch 4\nuptime\n' |
+	"$llmctl" --disk "$td/stories260K.gguf" 2>&1)
+if [ "$(echo "$out" | grep -c '^error: bench: --batch 4 -n 32: each sequence gets 16 of the 64')" = 1 ] &&
+	echo "$out" | grep -q '^up '; then
+	pass=$((pass + 1)); echo "ok   bench --batch past the context: one error, keeps serving"
+else
+	fail=$((fail + 1)); echo "FAIL bench --batch past the context"; echo "$out" | sed 's/^/     /'
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]

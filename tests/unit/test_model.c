@@ -357,3 +357,94 @@ TEST(model_rejects_unknown_architecture_by_name)
 	CHECK(strstr(err, "'gpt2'") != NULL);
 	gguf_close(&g);
 }
+
+/* Three sequences decoded together from cache rows base[i], greedy: their
+ * ids, and the last step's logits in lg (NS x n_vocab). */
+enum { NS = 3, STEPS = 12 };
+static void run_together(struct tmodel *t, const uint32_t *base, int32_t ids[NS][STEPS], float *lg)
+{
+	uint32_t pos[NS], V = t->m.hp.n_vocab;
+	int32_t tok[NS];
+
+	for (int i = 0; i < NS; i++) {
+		pos[i] = 0;
+		tok[i] = 1;
+	}
+	CHECK_EQ_INT(model_forward_seqs(&t->m, &t->s, &t->mm, &t->kv, tok, base, pos, NS, NULL), 0);
+	for (int i = 0; i < NS; i++) {
+		pos[i] = 1;
+		tok[i] = 300 + 17 * i;
+	}
+	for (int k = 0; k < STEPS; k++) {
+		CHECK_EQ_INT(model_forward_seqs(&t->m, &t->s, &t->mm, &t->kv, tok, base, pos, NS, lg),
+			     0);
+		for (int i = 0; i < NS; i++) {
+			ids[i][k] = argmax(lg + (size_t)i * V, V);
+			tok[i] = ids[i][k];
+			pos[i]++;
+		}
+	}
+}
+
+/*
+ * Several sequences decoding together (model_forward_seqs) give each
+ * sequence what it gets alone: stories260K (F32 rows, one thread), three
+ * different prompts, 12 greedy steps each. With cache ranges 64 apart their
+ * attention tiles split where a lone sequence's do, and the logits are the
+ * same bits; with ranges that start inside a tile (40 and 100), the same ids.
+ */
+TEST(model_sequences_together_match_each_alone)
+{
+	char path[4096];
+	const char *dir = testdata_dir();
+	struct tmodel t;
+	int32_t alone[NS][STEPS], together[NS][STEPS];
+	float *alone_logits, *lg;
+	uint32_t V;
+
+	if (!dir)
+		SKIP("no testdata (LLMK_TESTDATA)");
+	snprintf(path, sizeof path, "%s/stories260K/stories260K.gguf", dir);
+	CHECK_EQ_INT(tmodel_open(&t, path, GGML_TYPE_F16, 192, 8), 0);
+	V = t.m.hp.n_vocab;
+	alone_logits = malloc((size_t)NS * V * sizeof(float));
+	lg = malloc((size_t)NS * V * sizeof(float));
+	for (int i = 0; i < NS; i++) {
+		int32_t prompt[2] = {1, 300 + 17 * i};
+		CHECK_EQ_INT(model_forward(&t.m, &t.s, &t.mm, &t.kv, prompt, 2, 0, true), 0);
+		for (int k = 0; k < STEPS; k++) {
+			alone[i][k] = argmax(t.s.logits, V);
+			if (k == STEPS - 1)
+				memcpy(alone_logits + (size_t)i * V, t.s.logits, V * sizeof(float));
+			else
+				CHECK_EQ_INT(model_forward(&t.m, &t.s, &t.mm, &t.kv, &alone[i][k], 1,
+							   2 + (uint32_t)k, true), 0);
+		}
+	}
+	{
+		const uint32_t aligned[NS] = {0, 64, 128}, inside[NS] = {0, 40, 100};
+		run_together(&t, aligned, together, lg);
+		for (int i = 0; i < NS; i++) {
+			for (int k = 0; k < STEPS; k++)
+				CHECK_EQ_INT(together[i][k], alone[i][k]);
+			CHECK(memcmp(lg + (size_t)i * V, alone_logits + (size_t)i * V,
+				     V * sizeof(float)) == 0);
+		}
+		run_together(&t, inside, together, lg);
+		for (int i = 0; i < NS; i++)
+			for (int k = 0; k < STEPS; k++)
+				CHECK_EQ_INT(together[i][k], alone[i][k]);
+	}
+	/* a position outside the cache, or more sequences than the batch */
+	{
+		uint32_t base[1] = {191}, pos[1] = {1};
+		int32_t tok[1] = {1};
+		CHECK_EQ_INT(model_forward_seqs(&t.m, &t.s, &t.mm, &t.kv, tok, base, pos, 1, NULL),
+			     -LLMK_ERANGE);
+		CHECK_EQ_INT(model_forward_seqs(&t.m, &t.s, &t.mm, &t.kv, tok, base, pos, 9, NULL),
+			     -LLMK_ERANGE);
+	}
+	free(alone_logits);
+	free(lg);
+	tmodel_close(&t);
+}
