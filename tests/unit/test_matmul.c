@@ -184,7 +184,43 @@ TEST(quant_rows_give_vec_dot_bits)
 /* A prompt batch (the tiles, distinct rows) against one token at a time
  * (vec_dot): the same within a small relative bound, so a tile that mixed up
  * rows or sub-block scales would fail here even if it did so consistently. */
-TEST(matmul_tiles_match_vec_dot_on_distinct_rows)
+/* The CPU features without AVX-512: the AVX2 tiles and rows. */
+static uint32_t avx2_only(void)
+{
+	return plat_cpu_features() &
+	       ~(uint32_t)(PLAT_CPU_AVX512F | PLAT_CPU_AVX512BW | PLAT_CPU_AVX512VL |
+			   PLAT_CPU_AVX512DQ | PLAT_CPU_AVX512VNNI | PLAT_CPU_AVX512BF16);
+}
+
+/*
+ * Row r of type t with every quant at its largest (all quant bits set) and
+ * its f16 scales 1: the products a tile sums in narrow integers are then at
+ * their extremes against activations of +-1 (quants +-127).
+ */
+static void extreme_row(uint32_t t, uint8_t *row, size_t K)
+{
+	static const struct {
+		uint32_t type;
+		size_t block, f16[2];
+	} f[] = {
+		{GGML_TYPE_Q4_0, 18, {0, 0}},    {GGML_TYPE_Q8_0, 34, {0, 0}},
+		{GGML_TYPE_Q2_K, 84, {80, 82}},  {GGML_TYPE_Q3_K, 110, {108, 108}},
+		{GGML_TYPE_Q4_K, 144, {0, 2}},   {GGML_TYPE_Q5_K, 176, {0, 2}},
+		{GGML_TYPE_Q6_K, 210, {208, 208}},
+	};
+	size_t bytes = quant_row_bytes(t, K);
+
+	memset(row, t == GGML_TYPE_Q8_0 ? 0x7f : 0xff, bytes);
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+		if (f[i].type == t)
+			for (size_t o = 0; o < bytes; o += f[i].block)
+				for (int k = 0; k < 2; k++) {
+					row[o + f[i].f16[k]] = 0x00; /* f16 1.0 */
+					row[o + f[i].f16[k] + 1] = 0x3c;
+				}
+}
+
+static void tiles_match_vec_dot(uint32_t features)
 {
 	const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
 				  GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
@@ -195,7 +231,7 @@ TEST(matmul_tiles_match_vec_dot_on_distinct_rows)
 	uint8_t *w = malloc(quant_row_bytes(GGML_TYPE_Q8_0, K) * M);
 	uint64_t seed = 11;
 
-	quant_init(plat_cpu_features());
+	quant_init(features);
 	llm_mem_init(&mem, 0);
 	CHECK_EQ_INT(mm_init(&c, &mem, 2), 0);
 	quant_fill_random(GGML_TYPE_F32, x, B * K, 1.0f, &seed);
@@ -205,6 +241,13 @@ TEST(matmul_tiles_match_vec_dot_on_distinct_rows)
 		for (size_t r = 0; r < M; r++)
 			quant_fill_random(types[i], w + r * quant_row_bytes(types[i], K), K,
 					  0.02f * (float)(r % 5 + 1), &seed);
+		/* and two rows at the extremes, against tokens of all +1 and all -1 */
+		extreme_row(types[i], w + 5 * quant_row_bytes(types[i], K), K);
+		extreme_row(types[i], w + 20 * quant_row_bytes(types[i], K), K);
+		for (size_t k = 0; k < K; k++) {
+			x[3 * K + k] = 1.0f;
+			x[6 * K + k] = -1.0f;
+		}
 		CHECK_EQ_INT(mm_matmul(&c, o1, w, types[i], M, K, x, B), 0);
 		for (size_t b = 0; b < B && !bad; b++) {
 			CHECK_EQ_INT(mm_matmul(&c, o2, w, types[i], M, K, x + b * K, 1), 0);
@@ -226,10 +269,18 @@ TEST(matmul_tiles_match_vec_dot_on_distinct_rows)
 	free(w);
 }
 
+TEST(matmul_tiles_match_vec_dot_on_distinct_rows)
+{
+	tiles_match_vec_dot(plat_cpu_features());
+	if (plat_cpu_features() & PLAT_CPU_AVX512VNNI) /* and the AVX2 tiles */
+		tiles_match_vec_dot(avx2_only());
+	quant_init(plat_cpu_features());
+}
+
 /* Prefill tiles (llm/quant.h, tile contract): a result depends only on its
  * weight row and its token, not on the batch size or where the tile cuts the
  * rows, so a prompt gives the same numbers however it is batched. */
-TEST(matmul_tile_results_depend_only_on_row_and_token)
+static void tiles_depend_only_on_row_and_token(uint32_t features)
 {
 	const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
 				  GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
@@ -241,7 +292,7 @@ TEST(matmul_tile_results_depend_only_on_row_and_token)
 	uint64_t seed = 9;
 	int tiles = 0;
 
-	quant_init(plat_cpu_features());
+	quant_init(features);
 	llm_mem_init(&mem, 0);
 	CHECK_EQ_INT(mm_init(&c, &mem, 2), 0);
 	quant_fill_random(GGML_TYPE_F32, x, B * K, 1.0f, &seed);
@@ -263,11 +314,21 @@ TEST(matmul_tile_results_depend_only_on_row_and_token)
 					break;
 				}
 	}
-	if (plat_cpu_features() & PLAT_CPU_AVX512VNNI)
+	if (features & PLAT_CPU_AVX512VNNI)
 		CHECK_EQ_INT(tiles, 7);
+	else if (features & PLAT_CPU_AVX2)
+		CHECK_EQ_INT(tiles, 6); /* not Q8_0 */
 	mm_free(&c);
 	free(x);
 	free(o1);
 	free(o2);
 	free(w);
+}
+
+TEST(matmul_tile_results_depend_only_on_row_and_token)
+{
+	tiles_depend_only_on_row_and_token(plat_cpu_features());
+	if (plat_cpu_features() & PLAT_CPU_AVX512VNNI) /* and the AVX2 tiles */
+		tiles_depend_only_on_row_and_token(avx2_only());
+	quant_init(plat_cpu_features());
 }

@@ -43,4 +43,7 @@ AVX2_GEMM(q4_K);
 AVX2_GEMM(q5_K);
 AVX2_GEMM(q6_K);
 
+/* The prefill tiles (tile.c) of the types whose quants fit vpmaddubsw. */
+void avx2_tile_register(void);
+
 #endif

@@ -533,87 +533,14 @@ TILE_FN(q6_K, 16, Q8_K, 0)
 TILE_FN(q2_K, 16, Q8_K, 1)
 TILE_FN(q3_K, 16, Q8_K, 0)
 
-/*
- * prep rows, a pair per sub-block: da, then -o * sa as an int32 (o the
- * weight type's offset, sa the sum of the sub-block's quants), or for Q4_K
- * sa as a float (its min term). Q8_0 da per block of 32; Q8_K da per
- * superblock, applied once per superblock (run_cols).
- */
-static inline void prep_put(float *o, float da, int sa, int off)
-{
-	o[0] = da;
-	if (off) {
-		int32_t v = -off * sa;
-		__builtin_memcpy(&o[1], &v, sizeof v);
-	} else {
-		o[1] = (float)sa;
-	}
-}
-
-static inline void prep_q8_0(size_t n, const void *act, float *prep, const int off)
-{
-	const struct block_q8_0 *b = act;
-
-	for (size_t i = 0; i < n / QK8_0; i++) {
-		int s = 0;
-		for (int k = 0; k < QK8_0; k++)
-			s += b[i].qs[k];
-		prep_put(prep + 2 * i, q_f16(b[i].d), s, off);
-	}
-}
-
-/* Q8_K: for each sub-block of G = 16 or 32, from the 16-quant bsums */
-static inline void prep_q8_K(size_t n, const void *act, float *prep, const int G, const int off)
-{
-	const struct block_q8_K *b = act;
-
-	for (size_t i = 0; i < n / QK_K; i++)
-		for (int s = 0; s < QK_K / G; s++) {
-			int sum = 0;
-			for (int k = 0; k < G / 16; k++)
-				sum += b[i].bsums[s * (G / 16) + k];
-			prep_put(prep + 2 * (i * (size_t)(QK_K / G) + (size_t)s), b[i].d, sum, off);
-		}
-}
-
-static void prep_q4_0(size_t n, const void *act, float *prep)
-{
-	prep_q8_0(n, act, prep, 8);
-}
-
-static void prep_q8_0_w(size_t n, const void *act, float *prep)
-{
-	prep_q8_0(n, act, prep, 128);
-}
-
-static void prep_q4_K(size_t n, const void *act, float *prep)
-{
-	prep_q8_K(n, act, prep, 32, 0);
-}
-
-static void prep_q6_K(size_t n, const void *act, float *prep)
-{
-	prep_q8_K(n, act, prep, 16, 32);
-}
-
-static void prep_q2_K(size_t n, const void *act, float *prep)
-{
-	prep_q8_K(n, act, prep, 16, 0);
-}
-
-static void prep_q3_K(size_t n, const void *act, float *prep)
-{
-	prep_q8_K(n, act, prep, 16, 4);
-}
-
 static const struct quant_tile tiles[] = {
-	{tile_q4_0, prep_q4_0, "avx512vnni"},
-	{tile_q8_0, prep_q8_0_w, "avx512vnni"},
-	{tile_q4_K, prep_q4_K, "avx512vnni"},
-	{tile_q5_K, prep_q4_K, "avx512vnni"},
-	{tile_q6_K, prep_q6_K, "avx512vnni"},
-	{tile_q2_K, prep_q2_K, "avx512vnni"},
-	{tile_q3_K, prep_q3_K, "avx512vnni"},
+	{tile_q4_0, tile_prep_q4_0, "avx512vnni"},
+	{tile_q8_0, tile_prep_q8_0, "avx512vnni"},
+	{tile_q4_K, tile_prep_kmins32, "avx512vnni"},
+	{tile_q5_K, tile_prep_kmins32, "avx512vnni"},
+	{tile_q6_K, tile_prep_q6_K, "avx512vnni"},
+	{tile_q2_K, tile_prep_kmins16, "avx512vnni"},
+	{tile_q3_K, tile_prep_q3_K, "avx512vnni"},
 };
 static const uint32_t tile_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K,
 				      GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K,

@@ -104,4 +104,15 @@ float q6_K_vec_dot(size_t n, const void *w, const void *act);
 void q8_K_to_float(const void *src, float *dst, size_t n);
 void q8_K_from_float(const float *src, void *dst, size_t n);
 
+/* Prep rows of the prefill tiles (tile_prep.c), by weight type: Q4_0 and
+ * Q8_0 (zero points 8, 128; Q8_0 activations), the K-quants with mins
+ * (sub-blocks of 32: Q4_K, Q5_K; of 16: Q2_K), Q6_K and Q3_K (zero points 32,
+ * 4; sub-blocks of 16). */
+void tile_prep_q4_0(size_t n, const void *act, float *prep);
+void tile_prep_q8_0(size_t n, const void *act, float *prep);
+void tile_prep_kmins32(size_t n, const void *act, float *prep);
+void tile_prep_kmins16(size_t n, const void *act, float *prep);
+void tile_prep_q6_K(size_t n, const void *act, float *prep);
+void tile_prep_q3_K(size_t n, const void *act, float *prep);
+
 #endif
