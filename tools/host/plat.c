@@ -405,22 +405,25 @@ uint32_t plat_cpu_features(void)
 		f |= PLAT_CPU_AVX512VNNI;
 	if (__builtin_cpu_supports("avx512bf16"))
 		f |= PLAT_CPU_AVX512BF16;
-	/* AES-GCM's fast path (llm/aesgcm.c) wants these with AVX-512F, whose
-	 * OS support (XCR0) libgcc checks. */
-	if (__builtin_cpu_supports("aes"))
-		f |= PLAT_CPU_AES;
-	if (__builtin_cpu_supports("pclmul"))
-		f |= PLAT_CPU_PCLMUL;
-	if (__builtin_cpu_supports("vaes"))
-		f |= PLAT_CPU_VAES;
-	if (__builtin_cpu_supports("vpclmulqdq"))
-		f |= PLAT_CPU_VPCLMUL;
 	unsigned a, b, c, d;
 	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
 	if (c & (1u << 29))
 		f |= PLAT_CPU_F16C;
 	if (c & (1u << 30))
 		f |= PLAT_CPU_RDRAND;
+	/* AES-GCM's fast path (llm/aesgcm.c): CPUID.1:ECX[25] AES-NI, [1]
+	 * PCLMULQDQ; CPUID.7.0:ECX[9] VAES, [10] VPCLMULQDQ, counted only with
+	 * AVX2, whose OS support (XCR0) libgcc has checked (clang's
+	 * __builtin_cpu_supports knows no "vaes"). */
+	if (c & (1u << 25))
+		f |= PLAT_CPU_AES;
+	if (c & (1u << 1))
+		f |= PLAT_CPU_PCLMUL;
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
+	if ((f & PLAT_CPU_AVX2) && (c & (1u << 9)))
+		f |= PLAT_CPU_VAES;
+	if ((f & PLAT_CPU_AVX2) && (c & (1u << 10)))
+		f |= PLAT_CPU_VPCLMUL;
 	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(1));
 	if (a & (1u << 4))
 		f |= PLAT_CPU_AVXVNNI;
