@@ -25,8 +25,10 @@ _Static_assert(MM_TILE <= QUANT_TILE_ROWS, "a tile fits the tile functions");
 /* Decode claims runs of tiles: each worker then streams long contiguous
  * stretches of the matrix (the hardware prefetchers follow them; one tile at
  * a time interleaves the workers every 16 rows and reads at ~80% of the speed
- * the same run measures), while MM_DECODE_CHUNKS runs per worker keep a late
- * worker from holding the others up. */
+ * the same run measures). Runs are guided: half of what is left over the
+ * workers, down to a quarter of tiles / (MM_DECODE_CHUNKS x workers), so the
+ * workers finish together instead of one waiting out the other's last long
+ * run. */
 #define MM_DECODE_CHUNKS 4
 
 static size_t align64(size_t x)
@@ -152,11 +154,25 @@ static void mm_tile(const struct mm_job *j, size_t t0)
 static void mm_dot_task(void *arg, int i, int n)
 {
 	struct mm_job *j = arg;
-	size_t t = 0, r0, step = j->claim, k = step;
+	size_t t = 0, r0, step = 0, k = 0;
 
 	for (;;) {
 		if (k == step) {
-			t = __atomic_fetch_add(&j->next, step, __ATOMIC_RELAXED);
+			/* guided: a share of what is left (at least j->claim / 4 and
+			 * 1), so runs start long and the last ones are short */
+			size_t cur = __atomic_load_n(&j->next, __ATOMIC_RELAXED), want;
+			do {
+				if (cur >= j->tiles)
+					return;
+				want = j->claim > 1 ? (j->tiles - cur) / (2 * (size_t)n) : 1;
+				if (want < j->claim / 4)
+					want = j->claim / 4;
+				if (want < 1)
+					want = 1;
+			} while (!__atomic_compare_exchange_n(&j->next, &cur, cur + want, true,
+							      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+			t = cur;
+			step = want;
 			k = 0;
 		}
 		if (t + k >= j->tiles)
