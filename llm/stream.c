@@ -584,6 +584,9 @@ int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm
 		goto fail;
 	}
 	fill_tables(s);
+	/* start reading the first items now, so the first pass (a prompt) does
+	 * not wait for layer 0 to be read from scratch */
+	fill(s);
 	w->ops = &st_ops;
 	w->impl = s;
 	w->output_norm = s->onorm;
