@@ -36,7 +36,7 @@ static void print_cpu(void)
 		{ PLAT_CPU_AVX512DQ, "avx512dq" }, { PLAT_CPU_AVX512VL, "avx512vl" }, { PLAT_CPU_AVX512VNNI, "avx512vnni" },
 		{ PLAT_CPU_AVX512BF16, "avx512bf16" }, { PLAT_CPU_AVXVNNI, "avxvnni" },
 		{ PLAT_CPU_AES, "aes" }, { PLAT_CPU_PCLMUL, "pclmulqdq" },
-		{ PLAT_CPU_VAES, "vaes" }, { PLAT_CPU_VPCLMUL, "vpclmulqdq" },
+		{ PLAT_CPU_VAES, "vaes" }, { PLAT_CPU_VPCLMUL, "vpclmulqdq" }, { PLAT_CPU_SHA, "sha" },
 		{ PLAT_CPU_RDRAND, "rdrand" }, { PLAT_CPU_NEON, "neon" },
 		{ PLAT_CPU_DOTPROD, "dotprod" }, { PLAT_CPU_FP16, "fp16" },
 		{ PLAT_CPU_RNDR, "rndr" }, { PLAT_CPU_I8MM, "i8mm" },

@@ -131,6 +131,7 @@ enum {
 	PLAT_CPU_FP16 = 1u << 18,
 	PLAT_CPU_RNDR = 1u << 19,
 	PLAT_CPU_I8MM = 1u << 20,
+	PLAT_CPU_SHA = 1u << 21,        /* x86 SHA extensions (SHA-NI) */
 };
 uint32_t plat_cpu_features(void);    /* usable (enabled by the OS/kernel) features */
 const char *plat_arch(void);         /* "x86_64" or "aarch64" */

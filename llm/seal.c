@@ -10,6 +10,7 @@
  * times BearSSL's speed); the same tags, the same errors.
  */
 #include "seal.h"
+#include "sha256.h"
 
 static const char seal_kdf_info[] = "llmk-seal v1 aes-256-gcm";
 static const char seal_keyid_label[] = "llmk-seal key-id v1";
@@ -562,7 +563,7 @@ int seal_open(struct seal_ctx *c, const struct llm_reader *under, const struct s
 		seal_close(c);
 		return e;
 	}
-	br_sha256_init(&c->sha);
+	llm_sha256_init(&c->sha);
 	return 0;
 }
 
@@ -610,10 +611,10 @@ static int digest_feed(struct seal_ctx *c, uint64_t i, const uint8_t *p)
 
 	if (i != c->sha_next)
 		return 0;
-	br_sha256_update(&c->sha, p, left < cs ? (size_t)left : (size_t)cs);
+	llm_sha256_update(&c->sha, p, left < cs ? (size_t)left : (size_t)cs);
 	if (++c->sha_next < c->hdr.n_chunks)
 		return 0;
-	br_sha256_out(&c->sha, d);
+	llm_sha256_out(&c->sha, d);
 	if (ct_equal(d, c->hdr.plain_sha256, sizeof d))
 		return 0;
 	return seal_fail(c, -LLMK_EAUTH,
@@ -718,14 +719,14 @@ void seal_reader(struct seal_ctx *c, struct llm_reader *out)
 int seal_verify_all(struct seal_ctx *c, bool (*cancel)(void *arg), void *arg, char *err,
 		    size_t errlen)
 {
-	br_sha256_context s;
+	struct llm_sha256 s;
 	uint64_t cs = c->hdr.chunk_size;
 	uint8_t d[32];
 	char got[65], want[65];
 	int e = 0;
 
 	c->chunk_idx = UINT64_MAX;
-	br_sha256_init(&s);
+	llm_sha256_init(&s);
 	for (uint64_t i = 0; !e && i < c->hdr.n_chunks; i++) {
 		uint64_t left = c->hdr.plain_size - i * cs;
 		if (cancel && cancel(arg)) {
@@ -736,11 +737,11 @@ int seal_verify_all(struct seal_ctx *c, bool (*cancel)(void *arg), void *arg, ch
 		if (!e)
 			e = seal_decrypt_chunks(c, i, 1, c->chunk);
 		if (!e)
-			br_sha256_update(&s, c->chunk, left < cs ? (size_t)left : (size_t)cs);
+			llm_sha256_update(&s, c->chunk, left < cs ? (size_t)left : (size_t)cs);
 	}
 	seal_zeroize(c->chunk, (size_t)cs);
 	if (!e) {
-		br_sha256_out(&s, d);
+		llm_sha256_out(&s, d);
 		if (!ct_equal(d, c->hdr.plain_sha256, sizeof d))
 			e = seal_fail(c, -LLMK_EAUTH,
 				      "seal: plaintext SHA-256 %s does not match the header's %s",

@@ -39,6 +39,8 @@
 
 #include <bearssl.h>
 
+#include "sha256.h"
+
 #define SEAL_MAGIC "LLMKSEAL"
 #define SEAL_VERSION 1u
 #define SEAL_HEADER_SIZE 512u
@@ -139,7 +141,7 @@ struct seal_ctx {
 	size_t region_len;
 	uint8_t *chunk;               /* one chunk of plaintext (cache for read()) */
 	uint64_t chunk_idx;           /* chunk held in `chunk`, or UINT64_MAX */
-	br_sha256_context sha;        /* whole-file digest, fed in chunk order */
+	struct llm_sha256 sha;        /* whole-file digest, fed in chunk order */
 	uint64_t sha_next;            /* next chunk the digest wants */
 	int failed;                   /* sticky: first -LLMK_EAUTH, set atomically */
 	char err[200];                /* that failure's message */

@@ -7,6 +7,8 @@
 
 #include <bearssl.h>
 
+#include "../llm/sha256.h"
+
 /* ---- help ---- */
 #define HELP_COL 34 /* usage column width; summaries start after it */
 
@@ -77,6 +79,7 @@ static const struct {
 	{PLAT_CPU_AVX512BF16, "avx512bf16"}, {PLAT_CPU_AVXVNNI, "avxvnni"},
 	{PLAT_CPU_AES, "aes"},            {PLAT_CPU_PCLMUL, "pclmulqdq"},
 	{PLAT_CPU_VAES, "vaes"},          {PLAT_CPU_VPCLMUL, "vpclmulqdq"},
+	{PLAT_CPU_SHA, "sha"},
 	{PLAT_CPU_RDRAND, "rdrand"},      {PLAT_CPU_NEON, "neon"},
 	{PLAT_CPU_DOTPROD, "dotprod"},    {PLAT_CPU_FP16, "fp16"},
 	{PLAT_CPU_RNDR, "rndr"},          {PLAT_CPU_I8MM, "i8mm"},
@@ -266,12 +269,12 @@ static int disk_list(struct shell *sh)
 }
 
 struct hash_ctx {
-	br_sha256_context sha;
+	struct llm_sha256 sha;
 };
 
 static void hash_consume(void *ctx, const void *p, size_t n)
 {
-	br_sha256_update(&((struct hash_ctx *)ctx)->sha, p, n);
+	llm_sha256_update(&((struct hash_ctx *)ctx)->sha, p, n);
 }
 
 /* Print "X MB/s" the way bench and hash both do; MB = 10^6 bytes. */
@@ -321,7 +324,7 @@ static int disk_hash(struct shell *sh, int argc, char **argv)
 		return shell_err(sh, r, "disks hash: disk %d: %s", disk, plat_strerror(r));
 	if ((r = disk_range(sh, disk, argc, argv, in.capacity, &off, &len)))
 		return r;
-	br_sha256_init(&hc.sha);
+	llm_sha256_init(&hc.sha);
 	uint64_t t0 = plat_time_ns();
 	r = shell_disk_stream(sh, disk, off, len, 0, hash_consume, &hc, &done);
 	uint64_t t1 = plat_time_ns();
@@ -331,7 +334,7 @@ static int disk_hash(struct shell *sh, int argc, char **argv)
 	if (r)
 		return shell_err(sh, r, "disks hash: disk %d: read failed at byte %llu: %s", disk,
 				 (unsigned long long)(off + done), plat_strerror(r));
-	br_sha256_out(&hc.sha, dig);
+	llm_sha256_out(&hc.sha, dig);
 	for (int i = 0; i < 32; i++)
 		plat_snprintf(hex + 2 * i, 3, "%02x", dig[i]);
 	plat_printf("%s  disk %d offset %llu length %llu (", hex, disk, (unsigned long long)off,

@@ -192,19 +192,19 @@ static int cmd_keygen(const struct opts *o)
 /* SHA-256 of the whole input; also checks it is a GGUF. */
 static int hash_input(const struct llm_reader *in, uint8_t *buf, uint8_t sha[32], const char *p)
 {
-	br_sha256_context s;
+	struct llm_sha256 s;
 
 	if (in->size < 4 || in->read(in->ctx, 0, buf, 4) || memcmp(buf, "GGUF", 4) != 0)
 		return fail("'%s' is not a GGUF file (no \"GGUF\" magic)", p);
-	br_sha256_init(&s);
+	llm_sha256_init(&s);
 	for (uint64_t off = 0; off < in->size;) {
 		size_t n = in->size - off < IO_BUF ? (size_t)(in->size - off) : IO_BUF;
 		if (in->read(in->ctx, off, buf, n))
 			return fail("reading '%s' at %llu failed", p, (unsigned long long)off);
-		br_sha256_update(&s, buf, n);
+		llm_sha256_update(&s, buf, n);
 		off += n;
 	}
-	br_sha256_out(&s, sha);
+	llm_sha256_out(&s, sha);
 	return 0;
 }
 
@@ -214,23 +214,23 @@ static int write_chunks(struct seal_ctx *c, const struct llm_reader *in, int out
 			uint8_t *region, const char *p)
 {
 	const struct seal_header *h = &c->hdr;
-	br_sha256_context s;
+	struct llm_sha256 s;
 	uint8_t sha[32];
 
-	br_sha256_init(&s);
+	llm_sha256_init(&s);
 	for (uint64_t i = 0; i < h->n_chunks; i++) {
 		uint64_t off = i * h->chunk_size, left = h->plain_size - off;
 		size_t n = left < h->chunk_size ? (size_t)left : h->chunk_size;
 		memset(buf + n, 0, h->chunk_size - n);
 		if (in->read(in->ctx, off, buf, n))
 			return fail("reading '%s' at %llu failed", p, (unsigned long long)off);
-		br_sha256_update(&s, buf, n);
+		llm_sha256_update(&s, buf, n);
 		seal_encrypt_chunk(c, i, buf, region + i * SEAL_TAG_SIZE);
 		if (write_all(out, seal_chunk_offset(c, i), buf, h->chunk_size))
 			return fail("writing chunk %llu failed: %s", (unsigned long long)i,
 				    strerror(errno));
 	}
-	br_sha256_out(&s, sha);
+	llm_sha256_out(&s, sha);
 	if (memcmp(sha, h->plain_sha256, 32) != 0)
 		return fail("'%s' changed while it was being sealed", p);
 	return 0;

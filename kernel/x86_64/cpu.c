@@ -86,6 +86,8 @@ static void detect_features(void)
 		if (l7.c & (1u << 10))
 			f |= PLAT_CPU_VPCLMUL;
 	}
+	if (l7.b & (1u << 29)) /* SHA extensions: xmm, SSE state only */
+		f |= PLAT_CPU_SHA;
 	if (avx512_ok && (l7.b & (1u << 16))) {
 		f |= PLAT_CPU_AVX512F;
 		if (l7.b & (1u << 17))

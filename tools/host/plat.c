@@ -424,6 +424,8 @@ uint32_t plat_cpu_features(void)
 		f |= PLAT_CPU_VAES;
 	if ((f & PLAT_CPU_AVX2) && (c & (1u << 10)))
 		f |= PLAT_CPU_VPCLMUL;
+	if (b & (1u << 29)) /* CPUID.7.0:EBX[29]: SHA extensions (xmm only) */
+		f |= PLAT_CPU_SHA;
 	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(1));
 	if (a & (1u << 4))
 		f |= PLAT_CPU_AVXVNNI;
