@@ -30,22 +30,6 @@
 #include "../scalar/scalar.h"
 #include "avx2_rows.h"
 
-/* The repacked tile: bytes [n / 4][16][4], then ws and wm [n / G][16]. */
-struct rtile2 {
-	uint8_t *q;
-	float *ws, *wm;
-};
-
-static struct rtile2 rtile2_at(void *scratch, size_t n, int G)
-{
-	struct rtile2 t;
-
-	t.q = scratch;
-	t.ws = (float *)(t.q + 16 * n);
-	t.wm = t.ws + n / (size_t)G * 16;
-	return t;
-}
-
 /*
  * run_T(row, i, ws, wm): row's run i (elements 32 i .. 32 i + 31) as 32
  * bytes u, and the scale (and min) of each sub-block it covers: one for
@@ -73,18 +57,6 @@ static __m256i run_q4_0(const uint8_t *row, size_t i, float *ws, float *wm)
 	return nib_lo_hi(b->qs);
 }
 
-/* ggml get_scale_min_k4 */
-static void scale_min_k4(const uint8_t *q, int j, int *sc, int *m)
-{
-	if (j < 4) {
-		*sc = q[j] & 63;
-		*m = q[j + 4] & 63;
-	} else {
-		*sc = (q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4);
-		*m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-	}
-}
-
 /* Q4_K / Q5_K: run i is sub-block j = i % 8 of superblock i / 8: the low
  * (j even) or high nibbles of qs[32 (j / 2) + l], plus 16 for Q5_K where bit
  * j of qh[l] is set. */
@@ -96,7 +68,7 @@ static inline __m256i run_kmins(uint16_t hd, uint16_t hm, const uint8_t *scales,
 
 	if (qh)
 		u = _mm256_or_si256(u, _mm256_slli_epi16(bits(qh, j, 1), 4));
-	scale_min_k4(scales, j, &sc, &m);
+	q_scale_min_k4(scales, j, &sc, &m);
 	ws[0] = q_f16(hd) * (float)sc;
 	wm[0] = -(q_f16(hm) * (float)m);
 	return u;
@@ -199,7 +171,7 @@ static inline void put8(uint8_t *dst, const __m256i *R)
 
 /* Rows [0, nr) into the tile (rows nr..15: zero bytes and scales). */
 static inline __attribute__((always_inline)) void
-repack(run_fn run, const uint8_t *w, size_t w_stride, int nr, size_t n, int G, struct rtile2 *t)
+repack(run_fn run, const uint8_t *w, size_t w_stride, int nr, size_t n, int G, struct q_rtile *t)
 {
 	const size_t per = 32 / (size_t)G; /* sub-blocks per run */
 
@@ -225,7 +197,7 @@ repack(run_fn run, const uint8_t *w, size_t w_stride, int nr, size_t n, int G, s
  * DEPTH: groups whose vpmaddubsw sums add in int16.
  */
 static inline __attribute__((always_inline)) void
-cols(const struct rtile2 *t, size_t n, const int8_t *const *a, const float *const *p,
+cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *const *p,
      float *const *o, int nr, const int C, const int G, const size_t QB, const size_t QBYTES,
      const size_t QOFF, const int MINS, const int DEPTH)
 {
@@ -319,7 +291,7 @@ cols(const struct rtile2 *t, size_t n, const int8_t *const *a, const float *cons
 	{                                                                                \
 		const int G = (G_), MINS = (MINS_), DEPTH = (DEPTH_);                    \
 		const size_t QB = ACT##_QB2, QBYTES = ACT##_BYTES2, QOFF = ACT##_OFF2;   \
-		struct rtile2 t = rtile2_at(scratch, n, G);                              \
+		struct q_rtile t = q_rtile_at(scratch, n, G);                              \
 		size_t b = 0;                                                            \
 		repack(run_##T, w, w_stride, nr, n, G, &t);                              \
 		A2_COLS(2)                                                               \

@@ -57,24 +57,6 @@ static inline __m512 fmadd_bcast(__m512 f, __m512 x, const float *p)
 	return f;
 }
 
-/* The repacked tile in scratch: bytes [n / 4][16 rows][4], then ws and wm
- * [n / G][16 rows]. */
-struct rtile {
-	uint8_t *q;
-	float *ws, *wm;
-};
-
-static struct rtile rtile_at(void *scratch, size_t n, int G)
-{
-	struct rtile t;
-
-	t.q = scratch;
-	t.ws = (float *)(t.q + 16 * n);
-	t.wm = t.ws + n / (size_t)G * 16;
-	return t;
-}
-
-
 /*
  * The 32 bytes of 16 rows' run i (elements 32 i .. 32 i + 31) into the tile:
  * group 8 i + j holds dword j of rows 0..15. An 8 x 8 dword transpose in each
@@ -143,7 +125,7 @@ static inline __m512 half_of(__m512i v, int hi)
 
 /* Q4_0 and Q8_0: block i of 16 rows, its d (a dword at the block start:
  * d and the first two quants) as ws; bytes through put_run. */
-static void repack_q4_0(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+static void repack_q4_0(const uint8_t *w, size_t w_stride, int nr, size_t n, struct q_rtile *t)
 {
 	const __m512i idx = row_index(w_stride);
 	const __mmask16 km = (__mmask16)((1u << nr) - 1);
@@ -159,7 +141,7 @@ static void repack_q4_0(const uint8_t *w, size_t w_stride, int nr, size_t n, str
 	}
 }
 
-static void repack_q8_0(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+static void repack_q8_0(const uint8_t *w, size_t w_stride, int nr, size_t n, struct q_rtile *t)
 {
 	const __m512i idx = row_index(w_stride);
 	const __mmask16 km = (__mmask16)((1u << nr) - 1);
@@ -189,7 +171,7 @@ static void repack_q8_0(const uint8_t *w, size_t w_stride, int nr, size_t n, str
  * 2 c + 1) of qh[l] is set; a run is a sub-block.
  */
 static inline __attribute__((always_inline)) void
-repack_kmins(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t,
+repack_kmins(const uint8_t *w, size_t w_stride, int nr, size_t n, struct q_rtile *t,
 	     const size_t BYTES, const int QH)
 {
 	const __m512i idx = row_index(w_stride), m6 = _mm512_set1_epi32(63),
@@ -250,12 +232,12 @@ repack_kmins(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *
 	}
 }
 
-static void repack_q4_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+static void repack_q4_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct q_rtile *t)
 {
 	repack_kmins(w, w_stride, nr, n, t, sizeof(struct block_q4_K), 0);
 }
 
-static void repack_q5_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+static void repack_q5_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct q_rtile *t)
 {
 	repack_kmins(w, w_stride, nr, n, t, sizeof(struct block_q5_K), 1);
 }
@@ -270,7 +252,7 @@ _Static_assert(__builtin_offsetof(struct block_q5_K, qs) == 48, "q5_K quants");
  * its 8 runs of 32: element 128 n + 32 j + l is bits 2 j..2 j + 1 of
  * qs[32 n + l]. Sub-blocks of 16, with mins.
  */
-static void repack_q2_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+static void repack_q2_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct q_rtile *t)
 {
 	const __m512i idx = row_index(w_stride), m4d = _mm512_set1_epi32(15);
 	const __m256i m2 = _mm256_set1_epi8(3);
@@ -318,7 +300,7 @@ static void repack_q2_K(const uint8_t *w, size_t w_stride, int nr, size_t n, str
  * 2 j..2 j + 1 of qs[32 n + l] and, as bit 2, bit 4 n + j of hmask[l]; the
  * offset is 4. Sub-blocks of 16.
  */
-static void repack_q3_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+static void repack_q3_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct q_rtile *t)
 {
 	const __m512i idx = row_index(w_stride), m4d = _mm512_set1_epi32(15),
 		      m2d = _mm512_set1_epi32(3), k32 = _mm512_set1_epi32(32);
@@ -377,7 +359,7 @@ _Static_assert(__builtin_offsetof(struct block_q3_K, qs) == 32 &&
  * j < 2, high for j >= 2) and its top 2 bits from qh[32 h + l] at bit 2 j;
  * stored with +32. Sub-blocks of 16.
  */
-static void repack_q6_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct rtile *t)
+static void repack_q6_K(const uint8_t *w, size_t w_stride, int nr, size_t n, struct q_rtile *t)
 {
 	const __m512i idx = row_index(w_stride);
 	const __m256i m4 = _mm256_set1_epi8(0x0f), m2 = _mm256_set1_epi8(3);
@@ -426,7 +408,7 @@ static void repack_q6_K(const uint8_t *w, size_t w_stride, int nr, size_t n, str
  * from the latter.
  */
 static inline __attribute__((always_inline)) void
-run_cols(const struct rtile *t, size_t n, const int8_t *const *a, const float *const *p,
+run_cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *const *p,
 	 float *const *o, __mmask16 km, const int C, const int G, const size_t QB,
 	 const size_t QBYTES, const size_t QOFF, const int MINS, const char *pf, size_t pf_step)
 {
@@ -504,7 +486,7 @@ run_cols(const struct rtile *t, size_t n, const int8_t *const *a, const float *c
 	{                                                                              \
 		const int G = (G_), MINS = (MINS_);                                    \
 		const size_t QB = ACT##_QB, QBYTES = ACT##_BYTES, QOFF = ACT##_OFF;   \
-		struct rtile t = rtile_at(scratch, n, G);                              \
+		struct q_rtile t = q_rtile_at(scratch, n, G);                              \
 		__mmask16 km = (__mmask16)((1u << nr) - 1);                            \
 		size_t b = 0;                                                          \
 		const char *next = (const char *)w + 16 * w_stride;                    \

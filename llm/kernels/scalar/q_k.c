@@ -55,20 +55,6 @@ static void unpack_q3_K(const struct block_q3_K *b, struct kq *k)
 	k->sub = 16;
 }
 
-/* Q4_K/Q5_K 6-bit scales and mins (ggml get_scale_min_k4): sub-blocks 0..3 in
- * the low 6 bits of bytes 0..3 (scales) and 4..7 (mins); 4..7 take their low
- * nibbles from bytes 8..11 and their top 2 bits from the top of bytes 0..7. */
-static void scale_min_k4(const uint8_t *q, int j, int *sc, int *m)
-{
-	if (j < 4) {
-		*sc = q[j] & 63;
-		*m = q[j + 4] & 63;
-	} else {
-		*sc = (q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4);
-		*m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-	}
-}
-
 /* Q4_K: element 64 c + l (l < 32) is the low nibble of qs[32 c + l], element
  * 64 c + 32 + l the high nibble: sub-block s = e / 32. */
 static void unpack_q4_K(const struct block_q4_K *b, struct kq *k)
@@ -79,7 +65,7 @@ static void unpack_q4_K(const struct block_q4_K *b, struct kq *k)
 			k->q[64 * c + 32 + l] = (int8_t)(b->qs[32 * c + l] >> 4);
 		}
 	for (int s = 0; s < 8; s++)
-		scale_min_k4(b->scales, s, &k->sc[s], &k->m[s]);
+		q_scale_min_k4(b->scales, s, &k->sc[s], &k->m[s]);
 	k->sub = 32;
 }
 
@@ -93,7 +79,7 @@ static void unpack_q5_K(const struct block_q5_K *b, struct kq *k)
 			k->q[64 * c + 32 + l] = (int8_t)((b->qs[32 * c + l] >> 4) | (h & 2) << 3);
 		}
 	for (int s = 0; s < 8; s++)
-		scale_min_k4(b->scales, s, &k->sc[s], &k->m[s]);
+		q_scale_min_k4(b->scales, s, &k->sc[s], &k->m[s]);
 	k->sub = 32;
 }
 

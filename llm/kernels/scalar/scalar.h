@@ -104,6 +104,38 @@ float q6_K_vec_dot(size_t n, const void *w, const void *act);
 void q8_K_to_float(const void *src, float *dst, size_t n);
 void q8_K_from_float(const float *src, void *dst, size_t n);
 
+/* Q4_K/Q5_K 6-bit scales and mins (ggml get_scale_min_k4): sub-blocks 0..3 in
+ * the low 6 bits of bytes 0..3 (scales) and 4..7 (mins); 4..7 take their low
+ * nibbles from bytes 8..11 and their top 2 bits from the top of bytes 0..7. */
+static inline void q_scale_min_k4(const uint8_t *q, int j, int *sc, int *m)
+{
+	if (j < 4) {
+		*sc = q[j] & 63;
+		*m = q[j + 4] & 63;
+	} else {
+		*sc = (q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4);
+		*m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+	}
+}
+
+/* The repacked prefill tile in a worker's scratch, the form of every ISA's
+ * tiles (llm/kernels/avx512/tile.c): bytes [n / 4][16 rows][4], then the
+ * sub-block scales ws and mins wm, [n / G][16 rows] each. */
+struct q_rtile {
+	uint8_t *q;
+	float *ws, *wm;
+};
+
+static inline struct q_rtile q_rtile_at(void *scratch, size_t n, int G)
+{
+	struct q_rtile t;
+
+	t.q = scratch;
+	t.ws = (float *)(t.q + 16 * n);
+	t.wm = t.ws + n / (size_t)G * 16;
+	return t;
+}
+
 /* Prep rows of the prefill tiles (tile_prep.c), by weight type: Q4_0 and
  * Q8_0 (zero points 8, 128; Q8_0 activations), the K-quants with mins
  * (sub-blocks of 32: Q4_K, Q5_K; of 16: Q2_K), Q6_K and Q3_K (zero points 32,
