@@ -219,12 +219,21 @@ int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
 	j.a_stride = align64(abytes);
 	nt = c->n_threads < 1 ? 1 : c->n_threads;
 	j.tile = NULL;
-	if (!c->scalar && B >= MM_TILE_MIN_B && K % 32 == 0 && j.at->type != GGML_TYPE_F32)
+	if (!c->scalar && B >= MM_TILE_MIN_B && K % 32 == 0)
 		j.tile = quant_get_tile(wtype);
-	if (!j.tile && j.at->type == GGML_TYPE_F32) {
-		/* Float activations are used in place: no copy. */
+	if (j.at->type == GGML_TYPE_F32) {
+		/* Float activations are used in place: no copy, and no prep rows
+		 * (the float tiles have none); tiles get each worker's scratch. */
 		j.act = (const uint8_t *)x;
 		j.a_stride = K * sizeof(float);
+		j.prep = NULL;
+		j.p_stride = 0;
+		if (j.tile) {
+			j.s_stride = align64(quant_tile_scratch(K));
+			if ((err = mm_reserve(c, j.s_stride * (size_t)nt)))
+				return err;
+			j.scratch = (uint8_t *)c->act;
+		}
 	} else {
 		/* converted activations; with tiles, their prep rows and each
 		 * worker's tile scratch after them */

@@ -77,10 +77,11 @@ const struct quant_tile *quant_get_tile(uint32_t t)
 }
 
 /* The repacked weights of QUANT_TILE_ROWS rows: a byte per element, and a
- * scale and an offset (floats) per row per 16 elements at the finest. */
+ * scale and an offset (floats) per row per 16 elements at the finest; or the
+ * float tiles' two bytes (F16, BF16) per element. */
 size_t quant_tile_scratch(size_t n)
 {
-	return QUANT_TILE_ROWS * (n + n / 16 * 2 * sizeof(float)) + 64;
+	return QUANT_TILE_ROWS * (2 * n + n / 16 * 2 * sizeof(float)) + 64;
 }
 
 int quant_register(const struct quant_type *row)

@@ -58,6 +58,8 @@ typedef void (*quant_rows_fn)(size_t n, const void *w, size_t w_stride, const vo
  * calling worker. Each result depends only on its weight row and activation
  * row (never on nr, B, the tile or the thread) and is within the selftest's
  * bound of vec_dot. n must be a multiple of the type's block and of 32.
+ * Types whose act_type is F32 (the float tiles) see the F32 activations in
+ * place: no from_float and no prep rows (prep NULL; their prep does nothing).
  */
 #define QUANT_TILE_ROWS 16
 #define QUANT_TILE_PREP_FLOATS(n) ((n) / 8)

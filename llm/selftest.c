@@ -7,7 +7,7 @@
 #define ST_MAXN 1024
 
 struct st_buf {
-	_Alignas(64) uint8_t tile_scratch[QUANT_TILE_ROWS * (ST_MAXN + ST_MAXN / 16 * 8) + 64];
+	_Alignas(64) uint8_t tile_scratch[QUANT_TILE_ROWS * (2 * ST_MAXN + ST_MAXN / 16 * 8) + 64];
 	float prep[3 * QUANT_TILE_PREP_FLOATS(ST_MAXN)];
 	float tout[3 * QUANT_TILE_ROWS];
 	uint8_t w[ST_MAXN * 4];          /* weights, any type (F32 is the largest) */

@@ -515,6 +515,83 @@ TILE_FN(q6_K, 16, Q8_K, 0)
 TILE_FN(q2_K, 16, Q8_K, 1)
 TILE_FN(q3_K, 16, Q8_K, 0)
 
+/*
+ * Float weights (F16, BF16) against F32 activations (no prep rows): the 16
+ * rows' elements are transposed into [n][16] halves in scratch, then for
+ * every element one conversion to 16 floats serves C tokens' FMAs with the
+ * activation broadcast from memory. Each result is its row's and token's
+ * sum in element order, whatever the tile, batch or thread.
+ */
+static inline __m512 half16(const uint16_t *p, const int BF)
+{
+	__m256i h = _mm256_load_si256((const __m256i *)p);
+
+	if (BF)
+		return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+	return _mm512_cvtph_ps(h);
+}
+
+static inline __attribute__((always_inline)) void
+float_cols(const uint16_t *t, size_t n, const float *const *x, float *const *o, __mmask16 km,
+	   const int C, const int BF)
+{
+	__m512 f[8];
+
+	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+		f[c] = _mm512_setzero_ps();
+	for (size_t k = 0; k < n; k++) {
+		__m512 wv = half16(t + k * 16, BF);
+		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+			f[c] = fmadd_bcast(f[c], wv, x[c] + k);
+	}
+	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+		_mm512_mask_storeu_ps(o[c], km, f[c]);
+}
+
+#define FCOLS(C)                                                                          \
+	for (; b + (C) <= B; b += (C)) {                                                 \
+		const float *x[8];                                                       \
+		float *o[8];                                                             \
+		for (int c = 0; c < (C); c++) {                                          \
+			x[c] = (const float *)((const uint8_t *)act + (b + (size_t)c) * as); \
+			o[c] = out + (b + (size_t)c) * os;                               \
+		}                                                                        \
+		float_cols(t, n, x, o, km, (C), BF);                                     \
+	}
+
+#define FLOAT_TILE(T, BF_)                                                                \
+	static void tile_##T(size_t n, const void *w, size_t w_stride, int nr,           \
+			     const void *act, size_t as, const float *prep, size_t B,    \
+			     float *out, size_t os, void *scratch)                       \
+	{                                                                                \
+		const int BF = (BF_);                                                    \
+		uint16_t *t = scratch;                                                   \
+		__mmask16 km = (__mmask16)((1u << nr) - 1);                              \
+		size_t b = 0;                                                            \
+		(void)prep;                                                              \
+		for (int r = 0; r < 16; r++) {                                           \
+			const uint16_t *row = (const uint16_t *)((const uint8_t *)w +    \
+								 (size_t)r * w_stride);  \
+			for (size_t k = 0; k < n; k++)                                   \
+				t[k * 16 + (size_t)r] = r < nr ? row[k] : 0;             \
+		}                                                                        \
+		FCOLS(8)                                                                 \
+		FCOLS(4)                                                                 \
+		FCOLS(2)                                                                 \
+		FCOLS(1)                                                                 \
+	}
+
+FLOAT_TILE(f16, 0)
+FLOAT_TILE(bf16, 1)
+
+/* the float tiles have no prep rows: their activations are F32 */
+static void prep_none(size_t n, const void *act, float *prep)
+{
+	(void)n;
+	(void)act;
+	(void)prep;
+}
+
 static const struct quant_tile tiles[] = {
 	{tile_q4_0, tile_prep_q4_0, "avx512vnni"},
 	{tile_q8_0, tile_prep_q8_0, "avx512vnni"},
@@ -523,10 +600,12 @@ static const struct quant_tile tiles[] = {
 	{tile_q6_K, tile_prep_q6_K, "avx512vnni"},
 	{tile_q2_K, tile_prep_kmins16, "avx512vnni"},
 	{tile_q3_K, tile_prep_q3_K, "avx512vnni"},
+	{tile_f16, prep_none, "avx512vnni"},
+	{tile_bf16, prep_none, "avx512vnni"},
 };
 static const uint32_t tile_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K,
 				      GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K,
-				      GGML_TYPE_Q3_K};
+				      GGML_TYPE_Q3_K, GGML_TYPE_F16,  GGML_TYPE_BF16};
 
 void avx512_tile_register(uint32_t cpu_features)
 {
