@@ -859,7 +859,8 @@ int model_forward_seqs(struct model *m, struct model_scratch *s, struct mm_ctx *
 	uint64_t t = clock_start(m);
 	int e;
 
-	if (n == 0 || n > s->n_batch)
+	/* (the head's rows go through s->logits, n_vocab floats, n at a time) */
+	if (n == 0 || n > s->n_batch || (logits && n > hp->n_vocab))
 		return -LLMK_ERANGE;
 	for (uint32_t i = 0; i < n; i++)
 		if ((uint64_t)base[i] + pos[i] >= kv->n_ctx)

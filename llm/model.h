@@ -120,8 +120,8 @@ int model_forward(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
  * rows start at base[i] (sequences own disjoint ranges of kv; base[i] +
  * pos[i] < kv->n_ctx). The n tokens share each pass over the weights. If
  * logits is not NULL, row i's logits go to logits + i * n_vocab. Returns 0
- * or -LLMK_E* (-LLMK_ERANGE for a position outside the cache or n out of
- * range).
+ * or -LLMK_E* (-LLMK_ERANGE for a position outside the cache, n = 0 or more
+ * than s->n_batch, or, with logits, more than n_vocab).
  */
 int model_forward_seqs(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
 		       struct kv_cache *kv, const int32_t *tokens, const uint32_t *base,
