@@ -559,6 +559,32 @@ float_cols(const uint16_t *t, size_t n, const float *const *x, float *const *o, 
 		float_cols(t, n, x, o, km, (C), BF);                                     \
 	}
 
+/* The 16 rows' halves (F16 or BF16) into [n][16]: each 16-element stretch
+ * is 8 dwords (pairs of halves) per row, transposed by put_run into 8 zmm of
+ * the 16 rows' pairs; the low and high halves of those are elements 2 c and
+ * 2 c + 1. n is a multiple of 32 (the tile contract). */
+static void repack_halves(const void *w, size_t w_stride, int nr, size_t n, uint16_t *t)
+{
+	_Alignas(64) uint8_t tmp[8 * 64];
+
+	for (size_t k0 = 0; k0 < n; k0 += 16) {
+		__m256i R[16];
+		for (int r = 0; r < 16; r++)
+			R[r] = r < nr ? _mm256_loadu_si256((const __m256i *)((const uint8_t *)w +
+									   (size_t)r * w_stride +
+									   2 * k0))
+				      : _mm256_setzero_si256();
+		put_run(tmp, 0, R);
+		for (int c = 0; c < 8; c++) {
+			__m512i z = _mm512_load_si512(tmp + 64 * c);
+			_mm256_store_si256((__m256i *)(t + (k0 + 2 * (size_t)c) * 16),
+					   _mm512_cvtepi32_epi16(z));
+			_mm256_store_si256((__m256i *)(t + (k0 + 2 * (size_t)c + 1) * 16),
+					   _mm512_cvtepi32_epi16(_mm512_srli_epi32(z, 16)));
+		}
+	}
+}
+
 #define FLOAT_TILE(T, BF_)                                                                \
 	static void tile_##T(size_t n, const void *w, size_t w_stride, int nr,           \
 			     const void *act, size_t as, const float *prep, size_t B,    \
@@ -569,12 +595,7 @@ float_cols(const uint16_t *t, size_t n, const float *const *x, float *const *o, 
 		__mmask16 km = (__mmask16)((1u << nr) - 1);                              \
 		size_t b = 0;                                                            \
 		(void)prep;                                                              \
-		for (int r = 0; r < 16; r++) {                                           \
-			const uint16_t *row = (const uint16_t *)((const uint8_t *)w +    \
-								 (size_t)r * w_stride);  \
-			for (size_t k = 0; k < n; k++)                                   \
-				t[k * 16 + (size_t)r] = r < nr ? row[k] : 0;             \
-		}                                                                        \
+		repack_halves(w, w_stride, nr, n, t);                                    \
 		FCOLS(8)                                                                 \
 		FCOLS(4)                                                                 \
 		FCOLS(2)                                                                 \
