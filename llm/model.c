@@ -771,9 +771,10 @@ static int head_forward(struct model *m, struct model_scratch *s, struct mm_ctx 
 	return e;
 }
 
-static int forward_batch(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
-			 struct kv_cache *kv, const int32_t *tok, uint32_t B, uint32_t pos,
-			 bool want_logits)
+/* A pass of B tokens through the embedding and every layer, at the
+ * positions bp gives (one sequence's run, or several sequences' tokens). */
+static int layers_pass(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
+		       struct kv_cache *kv, const int32_t *tok, uint32_t B, const struct bpos *bp)
 {
 	const struct model_hparams *hp = &m->hp;
 	uint64_t t = clock_start(m);
@@ -783,16 +784,26 @@ static int forward_batch(struct model *m, struct model_scratch *s, struct mm_ctx
 		if ((e = wt_embed_row(&m->w, tok[b], s->x + (size_t)b * hp->n_embd)))
 			return e;
 	lap(m, MS_EMBED, &t);
-	struct bpos bp = {pos, NULL, NULL};
 	for (uint32_t l = 0; l < hp->n_layer; l++)
-		if ((e = layer_forward(m, s, mm, kv, l, B, &bp)))
+		if ((e = layer_forward(m, s, mm, kv, l, B, bp)))
 			return e;
 	if (m->prof.on) {
 		m->prof.tokens += B;
 		m->prof.passes++;
 	}
-	if (!want_logits)
-		return 0;
+	return 0;
+}
+
+static int forward_batch(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
+			 struct kv_cache *kv, const int32_t *tok, uint32_t B, uint32_t pos,
+			 bool want_logits)
+{
+	struct bpos bp = {pos, NULL, NULL};
+	uint64_t t;
+	int e;
+
+	if ((e = layers_pass(m, s, mm, kv, tok, B, &bp)) || !want_logits)
+		return e;
 	t = clock_start(m);
 	e = head_forward(m, s, mm, B);
 	lap(m, MS_HEAD, &t);
@@ -856,7 +867,7 @@ int model_forward_seqs(struct model *m, struct model_scratch *s, struct mm_ctx *
 {
 	const struct model_hparams *hp = &m->hp;
 	struct bpos bp = {0, base, pos};
-	uint64_t t = clock_start(m);
+	uint64_t t;
 	int e;
 
 	/* (the head's rows go through s->logits, n_vocab floats, n at a time) */
@@ -865,19 +876,8 @@ int model_forward_seqs(struct model *m, struct model_scratch *s, struct mm_ctx *
 	for (uint32_t i = 0; i < n; i++)
 		if ((uint64_t)base[i] + pos[i] >= kv->n_ctx)
 			return -LLMK_ERANGE;
-	for (uint32_t b = 0; b < n; b++)
-		if ((e = wt_embed_row(&m->w, tokens[b], s->x + (size_t)b * hp->n_embd)))
-			return e;
-	lap(m, MS_EMBED, &t);
-	for (uint32_t l = 0; l < hp->n_layer; l++)
-		if ((e = layer_forward(m, s, mm, kv, l, n, &bp)))
-			return e;
-	if (m->prof.on) {
-		m->prof.tokens += n;
-		m->prof.passes++;
-	}
-	if (!logits)
-		return 0;
+	if ((e = layers_pass(m, s, mm, kv, tokens, n, &bp)) || !logits)
+		return e;
 	t = clock_start(m);
 	e = head_rows(m, s, mm, n, logits);
 	lap(m, MS_HEAD, &t);
