@@ -214,7 +214,8 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 		r = wt_stream_open(&w, &e->g, &e->rd, e->disk, e->sealed ? &e->seal : NULL, &e->mem,
 				   h.n_layer, h.n_embd, e->n_slots, err, errlen);
 	else
-		r = wt_resident_open(&w, &e->g, &e->rd, &e->mem, h.n_layer, h.n_embd, err, errlen);
+		r = wt_resident_open(&w, &e->g, &e->rd, &e->mem, h.n_layer, h.n_embd,
+				     !e->cfg.no_pack, err, errlen);
 	if (r)
 		return r;
 	if ((r = model_init(&e->model, &h, &w, &e->mem))) {

@@ -47,6 +47,7 @@ struct engine_config {
 	/* Key for sealed disks (llm/seal.h); NULL = none. Owned by the caller. */
 	const struct seal_keysrc *keysrc;
 	enum engine_weights weights;
+	bool no_pack;           /* keep resident weights in GGUF order (quant.h, packed) */
 };
 
 struct engine_stats {

@@ -105,6 +105,7 @@ struct mm_job {
 	size_t p_stride;      /* floats per prep row */
 	uint8_t *scratch;     /* per worker, s_stride bytes each */
 	size_t s_stride;
+	quant_pack_fn unpack; /* packed weights for the rows: each tile unpacked first */
 };
 
 /* Worker i of n converts activation rows [B i / n, B (i + 1) / n). */
@@ -120,17 +121,26 @@ static void mm_convert_task(void *arg, int i, int n)
 	}
 }
 
-/* Rows [t0, t0 + MM_TILE) for every token. */
-static void mm_tile(const struct mm_job *j, size_t t0)
+/* Rows [t0, t0 + MM_TILE) for every token; s: the worker's scratch. */
+static void mm_tile(const struct mm_job *j, size_t t0, uint8_t *s)
 {
 	size_t t1 = t0 + MM_TILE < j->M ? t0 + MM_TILE : j->M, b;
 	quant_vec_dot_fn dot = j->wt->vec_dot;
 	quant_gemm_fn gemm = j->wt->gemm;
+	const uint8_t *w = j->w;
+
+	if (j->unpack) {
+		/* a packed group (whole: M % 16 == 0) back in row order */
+		size_t g = MM_TILE * j->w_stride;
+		memcpy(s, j->w + t0 * j->w_stride, g);
+		j->unpack(j->K, s, s + g);
+		w = s - t0 * j->w_stride;
+	}
 
 	/* groups of QUANT_GEMM_COLS tokens share each unpacked weight block */
 	for (b = 0; gemm && b + QUANT_GEMM_COLS <= j->B; b += QUANT_GEMM_COLS)
 		for (size_t r = t0; r < t1; r++)
-			gemm(j->K, j->w + r * j->w_stride, j->act + b * j->a_stride, j->a_stride,
+			gemm(j->K, w + r * j->w_stride, j->act + b * j->a_stride, j->a_stride,
 			     j->out + b * j->M + r, j->M, QUANT_GEMM_COLS);
 	for (; b < j->B; b++) {
 		const void *a = j->act + b * j->a_stride;
@@ -138,9 +148,9 @@ static void mm_tile(const struct mm_job *j, size_t t0)
 		size_t r = t0;
 		/* QUANT_ROWS rows share the activation work (vec_dot's bits) */
 		for (; j->wt->rows && r + QUANT_ROWS <= t1; r += QUANT_ROWS)
-			j->wt->rows(j->K, j->w + r * j->w_stride, j->w_stride, a, o + r);
+			j->wt->rows(j->K, w + r * j->w_stride, j->w_stride, a, o + r);
 		for (; r < t1; r++)
-			o[r] = dot(j->K, j->w + r * j->w_stride, a);
+			o[r] = dot(j->K, w + r * j->w_stride, a);
 	}
 }
 
@@ -184,18 +194,21 @@ static void mm_dot_task(void *arg, int i, int n)
 				      j->a_stride, j->prep, j->B, j->out + r0, j->M,
 				      j->scratch + (size_t)i * j->s_stride);
 		else
-			mm_tile(j, r0);
+			mm_tile(j, r0, j->scratch + (size_t)i * j->s_stride);
 	}
 }
 
-int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
-	      size_t M, size_t K, const float *x, size_t B)
+static int mm_run(struct mm_ctx *c, float *out, const void *w, uint32_t wtype, bool packed,
+		  size_t M, size_t K, const float *x, size_t B)
 {
 	struct mm_job j;
 	size_t abytes;
 	int err, nt;
+	const struct quant_packed *pk = packed ? quant_get_packed(wtype) : NULL;
 
 	if (!c || !out || !w || !x || !M || !B)
+		return -LLMK_EINVAL;
+	if (packed && !quant_can_pack(wtype, M, K))
 		return -LLMK_EINVAL;
 	j.wt = c->scalar ? quant_scalar(wtype) : quant_get(wtype);
 	if (!j.wt || !j.wt->vec_dot)
@@ -219,8 +232,17 @@ int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
 	j.a_stride = align64(abytes);
 	nt = c->n_threads < 1 ? 1 : c->n_threads;
 	j.tile = NULL;
-	if (!c->scalar && B >= MM_TILE_MIN_B && K % 32 == 0)
+	j.unpack = NULL;
+	j.s_stride = 0;
+	j.scratch = NULL;
+	if (pk && !c->scalar)
+		j.tile = &pk->tile; /* every batch: nothing else reads packed rows */
+	else if (pk)
+		j.unpack = pk->unpack;
+	else if (!c->scalar && B >= MM_TILE_MIN_B && K % 32 == 0)
 		j.tile = quant_get_tile(wtype);
+	if (j.unpack && 2 * MM_TILE * j.w_stride > align64(quant_tile_scratch(K)))
+		return -LLMK_EINVAL; /* (every packed type fits: at most 34 K bytes) */
 	if (j.at->type == GGML_TYPE_F32) {
 		/* Float activations are used in place: no copy, and no prep rows
 		 * (the float tiles have none); tiles get each worker's scratch. */
@@ -228,7 +250,7 @@ int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
 		j.a_stride = K * sizeof(float);
 		j.prep = NULL;
 		j.p_stride = 0;
-		if (j.tile) {
+		if (j.tile || j.unpack) {
 			j.s_stride = align64(quant_tile_scratch(K));
 			if ((err = mm_reserve(c, j.s_stride * (size_t)nt)))
 				return err;
@@ -240,10 +262,11 @@ int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
 		size_t abytes_all = j.a_stride * B, pbytes = 0;
 		if (j.tile) {
 			j.p_stride = QUANT_TILE_PREP_FLOATS(K);
-			j.s_stride = align64(quant_tile_scratch(K));
 			pbytes = align64(j.p_stride * sizeof(float)) * B;
 		}
-		err = mm_reserve(c, abytes_all + pbytes + (j.tile ? j.s_stride * (size_t)nt : 0));
+		if (j.tile || j.unpack)
+			j.s_stride = align64(quant_tile_scratch(K));
+		err = mm_reserve(c, abytes_all + pbytes + j.s_stride * (size_t)nt);
 		if (err)
 			return err;
 		j.act = c->act;
@@ -261,4 +284,16 @@ int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
 	else
 		mm_dot_task(&j, 0, 1);
 	return 0;
+}
+
+int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
+	      size_t M, size_t K, const float *x, size_t B)
+{
+	return mm_run(c, out, w, wtype, false, M, K, x, B);
+}
+
+int mm_matmul_packed(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
+		     size_t M, size_t K, const float *x, size_t B)
+{
+	return mm_run(c, out, w, wtype, true, M, K, x, B);
 }

@@ -33,5 +33,11 @@ void mm_free(struct mm_ctx *c);
  */
 int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
 	      size_t M, size_t K, const float *x, size_t B);
+/* The same product with W packed (quant.h struct quant_packed; M % 16 == 0,
+ * quant_can_pack()): the type's packed tile for every batch, or, with the
+ * scalar rows forced, each group unpacked into the worker's scratch first.
+ * -LLMK_EINVAL when the type has no packed form on this CPU. */
+int mm_matmul_packed(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
+		     size_t M, size_t K, const float *x, size_t B);
 
 #endif

@@ -688,6 +688,9 @@ static void attention(const struct model *m, struct model_scratch *s, const stru
 static int matmul(struct mm_ctx *mm, float *out, const struct wt_mat *w, const float *x,
 		  uint32_t B)
 {
+	if (w->packed)
+		return mm_matmul_packed(mm, out, w->data, w->type, (size_t)w->rows,
+					(size_t)w->cols, x, B);
 	return mm_matmul(mm, out, w->data, w->type, (size_t)w->rows, (size_t)w->cols, x, B);
 }
 
@@ -845,6 +848,10 @@ static int head_rows(struct model *m, struct model_scratch *s, struct mm_ctx *mm
 		struct wt_mat h;
 		if ((e = wt_head_acquire(&m->w, r0, nr, &h)))
 			break;
+		if (h.packed) /* pieces of whole packed groups */
+			piece = piece / QUANT_TILE_ROWS * QUANT_TILE_ROWS;
+		if (!piece)
+			e = -LLMK_ERANGE;
 		for (uint32_t k0 = 0; k0 < nr && !e; k0 += piece) {
 			struct wt_mat sub = h;
 			uint32_t k = nr - k0 < piece ? nr - k0 : piece;

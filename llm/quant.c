@@ -76,6 +76,31 @@ const struct quant_tile *quant_get_tile(uint32_t t)
 	return t < GGML_TYPE_COUNT ? tiles[t] : NULL;
 }
 
+static const struct quant_packed *packed[GGML_TYPE_COUNT];
+
+int quant_register_packed(uint32_t t, const struct quant_packed *p)
+{
+	const struct quant_type *ref = quant_scalar(t);
+
+	if (!ref || !ref->vec_dot || !p || !p->pack || !p->unpack || !p->tile.tile ||
+	    !p->tile.prep || !p->unit || p->unit % ref->blck)
+		return -LLMK_EINVAL;
+	packed[t] = p;
+	return 0;
+}
+
+const struct quant_packed *quant_get_packed(uint32_t t)
+{
+	return t < GGML_TYPE_COUNT ? packed[t] : NULL;
+}
+
+bool quant_can_pack(uint32_t t, uint64_t rows, uint64_t n)
+{
+	const struct quant_packed *p = quant_get_packed(t);
+
+	return p && rows && rows % QUANT_TILE_ROWS == 0 && n && n % p->unit == 0;
+}
+
 /* The repacked weights of QUANT_TILE_ROWS rows: a byte per element, and a
  * scale and an offset (floats) per row per 16 elements at the finest; or the
  * float tiles' two bytes (F16, BF16) per element. */
@@ -102,6 +127,7 @@ void quant_init(uint32_t cpu_features)
 	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
 		selected[t] = quant_scalar(t);
 		tiles[t] = NULL;
+		packed[t] = NULL;
 	}
 	/* Per-ISA registration, most general first so that the wider ISA's
 	 * rows win (see quant.h, "Adding SIMD rows"). */

@@ -74,6 +74,27 @@ struct quant_tile {
 	const char *impl;
 };
 
+/*
+ * Packed weights (optional; a loaded model's resident weight matrices). pack
+ * rewrites one group of QUANT_TILE_ROWS consecutive rows of n elements in
+ * place (the group keeps its 16 row-bytes; tmp holds as many) into a layout
+ * its tile reads directly, with no repack into scratch: the scales of the
+ * 16 rows side by side, then their quants interleaved a dword per row, so
+ * one 512-bit load holds four bytes of every row. unpack restores the
+ * GGUF rows exactly. tile and prep follow the tile contract with w a packed
+ * group (w_stride the row bytes, nr 16, no scratch) and B from 1 up: a
+ * packed matrix is read by nothing else, decode included. Its results are
+ * the same bits as the type's unpacked tile (where it has one). A matrix
+ * is packed only when its rows are a multiple of 16 and n a multiple of
+ * unit. The layouts are in llm/kernels/scalar/pack.c.
+ */
+typedef void (*quant_pack_fn)(size_t n, void *group, void *tmp);
+struct quant_packed {
+	quant_pack_fn pack, unpack;
+	struct quant_tile tile;
+	uint32_t unit;         /* n % unit == 0 */
+};
+
 struct quant_type {
 	const char *name;      /* "Q4_K" */
 	uint32_t type;         /* enum ggml_type */
@@ -110,6 +131,12 @@ int quant_register(const struct quant_type *row);
  * there are none. */
 int quant_register_tile(uint32_t t, const struct quant_tile *tile);
 const struct quant_tile *quant_get_tile(uint32_t t);
+/* The packed-weight functions of weight type t (as tiles: the last
+ * registered wins, quant_init() clears them); NULL when there are none. */
+int quant_register_packed(uint32_t t, const struct quant_packed *p);
+const struct quant_packed *quant_get_packed(uint32_t t);
+/* Whether a rows x n matrix of type t can be packed on this CPU. */
+bool quant_can_pack(uint32_t t, uint64_t rows, uint64_t n);
 /* The selected row for type t, or NULL if the type is unknown. */
 const struct quant_type *quant_get(uint32_t t);
 /* The scalar reference row for type t, or NULL. */

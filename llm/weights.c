@@ -59,8 +59,68 @@ static const void *res_ptr(const struct wt_resident *r, const struct gguf_tensor
 
 static struct wt_mat res_mat(const struct wt_resident *r, const struct gguf_tensor *t)
 {
-	struct wt_mat m = {res_ptr(r, t), t->type, t->ne[1], t->ne[0]};
+	struct wt_mat m = {res_ptr(r, t), t->type, t->ne[1], t->ne[0], false};
 	return m;
+}
+
+/* Pack m in place, a group of 16 rows at a time, when its type has a packed
+ * form here; tmp holds a group. Returns the bytes packed. */
+static uint64_t res_pack(struct wt_mat *m, uint8_t *tmp, size_t tmp_bytes)
+{
+	const struct quant_packed *p = quant_get_packed(m->type);
+	size_t g = QUANT_TILE_ROWS * (size_t)quant_row_bytes(m->type, m->cols);
+
+	if (!quant_can_pack(m->type, m->rows, m->cols) || g > tmp_bytes)
+		return 0;
+	for (uint64_t r = 0; r < m->rows; r += QUANT_TILE_ROWS)
+		p->pack((size_t)m->cols, (uint8_t *)m->data + r / QUANT_TILE_ROWS * g, tmp);
+	m->packed = true;
+	return (uint64_t)g * (m->rows / QUANT_TILE_ROWS);
+}
+
+/* The widest group of 16 rows among the matrices res_pack may pack. */
+static size_t res_pack_tmp(const struct wt_resident *r)
+{
+	size_t most = 0;
+
+	for (uint32_t l = 0; l < r->n_layer; l++)
+		for (uint32_t s = 0; s < wt_n_layer_slots; s++) {
+			const struct wt_mat *m;
+			if (wt_layer_slots[s].kind != WT_MAT)
+				continue;
+			m = (const struct wt_mat *)((const uint8_t *)&r->layers[l] +
+						    wt_layer_slots[s].offset);
+			if (m->data && QUANT_TILE_ROWS * quant_row_bytes(m->type, m->cols) > most)
+				most = QUANT_TILE_ROWS * quant_row_bytes(m->type, m->cols);
+		}
+	if (r->head.data != r->embd.data &&
+	    QUANT_TILE_ROWS * quant_row_bytes(r->head.type, r->head.cols) > most)
+		most = QUANT_TILE_ROWS * quant_row_bytes(r->head.type, r->head.cols);
+	return most;
+}
+
+/* Pack what can be packed; without the memory for a group's copy, nothing
+ * is (the plain rows work everywhere). */
+static uint64_t res_pack_all(struct wt_resident *r)
+{
+	size_t tb = res_pack_tmp(r);
+	uint64_t done = 0;
+	int e = 0;
+	uint8_t *tmp = tb ? llm_mem_alloc(r->mem, tb, &e) : NULL;
+
+	if (!tmp)
+		return 0;
+	for (uint32_t l = 0; l < r->n_layer; l++)
+		for (uint32_t s = 0; s < wt_n_layer_slots; s++)
+			if (wt_layer_slots[s].kind == WT_MAT)
+				done += res_pack((struct wt_mat *)((uint8_t *)&r->layers[l] +
+								   wt_layer_slots[s].offset),
+						 tmp, tb);
+	/* a tied head is the embedding, whose rows are read one by one */
+	if (r->head.data != r->embd.data)
+		done += res_pack(&r->head, tmp, tb);
+	llm_mem_free(r->mem, tmp, tb);
+	return done;
 }
 
 static int res_layer_acquire(void *impl, uint32_t layer, struct wt_layer *out)
@@ -158,7 +218,7 @@ static void res_fill_layer(struct wt_resident *r, uint32_t l)
 }
 
 int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm_reader *rd,
-		     struct llm_mem *mem, uint32_t n_layer, uint32_t n_embd,
+		     struct llm_mem *mem, uint32_t n_layer, uint32_t n_embd, bool pack,
 		     char *err, size_t errlen)
 {
 	const struct gguf_tensor *embd = gguf_find_tensor(g, "token_embd.weight");
@@ -200,6 +260,8 @@ int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct l
 	r->embd = res_mat(r, embd);
 	/* tied output: no output.weight means the head is the embedding matrix */
 	r->head = res_mat(r, head ? head : embd);
+	if (pack)
+		w->packed_bytes = res_pack_all(r);
 
 	w->ops = &res_ops;
 	w->impl = r;

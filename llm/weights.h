@@ -25,6 +25,7 @@ struct wt_mat {
 	const void *data;
 	uint32_t type;
 	uint64_t rows, cols;
+	bool packed; /* groups of 16 rows in the type's packed layout (quant.h) */
 };
 
 /* One transformer block. 1-D tensors (norms, biases) are always F32. */
@@ -80,6 +81,7 @@ struct wt_ctx {
 	uint32_t head_chunk;      /* rows per head_acquire */
 	uint64_t resident_bytes;  /* weight bytes this implementation holds */
 	const char *kind;         /* "resident", "streaming" */
+	uint64_t packed_bytes;    /* weight bytes held packed (quant.h) */
 };
 
 static inline int wt_layer_acquire(struct wt_ctx *w, uint32_t layer, struct wt_layer *out)
@@ -111,10 +113,13 @@ void wt_io_stats(struct wt_ctx *w, struct wt_io_stats *out, bool reset);
  * Resident weights: the tensor data section [g->data_offset, g->extent) read
  * from r into one allocation from mem. The tensor layout must already have
  * been checked (model_check_layout). n_layer and n_embd come from the model.
- * On error returns -LLMK_E* with one line in err.
+ * With pack, each layer matrix and an untied output head whose type has a
+ * packed form on this CPU (quant_can_pack) is packed in place after the
+ * read (anything that hashes the model reads it before). On error returns
+ * -LLMK_E* with one line in err.
  */
 int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm_reader *r,
-		     struct llm_mem *mem, uint32_t n_layer, uint32_t n_embd,
+		     struct llm_mem *mem, uint32_t n_layer, uint32_t n_embd, bool pack,
 		     char *err, size_t errlen);
 
 #endif

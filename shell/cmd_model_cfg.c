@@ -107,6 +107,19 @@ static void get_kvtype(struct shell *sh, char *b, size_t n)
 	plat_snprintf(b, n, "%s", kv_type_name(cfg(sh)->kv_type));
 }
 
+static int set_pack(struct shell *sh, const char *v)
+{
+	if (strcmp(v, "on") && strcmp(v, "off"))
+		return shell_err(sh, -LLMK_EINVAL, "config pack: expected on or off, got '%s'", v);
+	cfg(sh)->no_pack = !strcmp(v, "off");
+	return 0;
+}
+
+static void get_pack(struct shell *sh, char *b, size_t n)
+{
+	plat_snprintf(b, n, "%s", cfg(sh)->no_pack ? "off" : "on");
+}
+
 static int set_seed(struct shell *sh, const char *v)
 {
 	if (!strcmp(v, "random")) {
@@ -165,6 +178,8 @@ const struct shell_config_key shell_config_model[] = {
 	 set_budget, get_budget},
 	{"kv-type", "f16, q8_0 or f32: KV cache format (next load)", set_kvtype, get_kvtype},
 	{"batch", "prompt tokens per forward pass (next load)", set_batch, get_batch},
+	{"pack", "on or off: resident weights rearranged for the packed kernels, where "
+	 "the CPU has them (next load)", set_pack, get_pack},
 	{"n-predict", "default max new tokens for infer/chat", set_npredict, get_npredict},
 	{"temp", "sampling temperature; 0 = greedy", set_temp, get_temp},
 	{"top-k", "keep the K most likely tokens; 0 = off", set_topk, get_topk},

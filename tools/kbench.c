@@ -109,6 +109,17 @@ static void tile_line(uint32_t t, const struct quant_type *at, size_t K, const f
 	       quant_name(t), qt->impl, TILE_B,
 	       (double)K * QUANT_TILE_ROWS * TILE_B / full * 1e-9, 100.0 * repack / full,
 	       (double)rb * QUANT_TILE_ROWS / repack * 1e-9);
+	const struct quant_packed *pk = quant_get_packed(t);
+	if (pk && K % pk->unit == 0) {
+		/* the same rows packed: decode (one token) and the prompt batch */
+		for (size_t r = 0; r < ROWS; r += QUANT_TILE_ROWS)
+			pk->pack(K, w + r * rb, scratch);
+		double one = time_tile(&pk->tile, w, rb, K, act, ab, prep, 1, out, scratch);
+		double many = time_tile(&pk->tile, w, rb, K, act, ab, prep, TILE_B, out, scratch);
+		printf("| %-4s | %-12s | decode %.2f GB/s, %d tokens: %.1f GMAC/s\n", quant_name(t),
+		       pk->tile.impl, (double)rb * QUANT_TILE_ROWS / one * 1e-9, TILE_B,
+		       (double)K * QUANT_TILE_ROWS * TILE_B / many * 1e-9);
+	}
 	free(w);
 	free(act);
 	free(prep);

@@ -336,3 +336,83 @@ TEST(matmul_tile_results_depend_only_on_row_and_token)
 		tiles_depend_only_on_row_and_token(avx2_only());
 	quant_init(plat_cpu_features());
 }
+
+/*
+ * Packed weights (llm/quant.h, struct quant_packed): pack then unpack gives
+ * the rows back byte for byte; the packed tile gives the unpacked tile's
+ * bits for a prompt batch and for each token alone (decode); with the scalar
+ * rows forced, packed groups are unpacked first and give the plain bits.
+ */
+TEST(matmul_packed_gives_the_tile_bits)
+{
+	const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K};
+	struct llm_mem mem;
+	struct mm_ctx c;
+	size_t M = 48, K = 768, B = 9;
+	float *x = malloc(B * K * sizeof(float)), *o1 = malloc(B * M * 4), *o2 = malloc(B * M * 4);
+	uint8_t *w = malloc(quant_row_bytes(GGML_TYPE_Q8_0, K) * M); /* the widest listed */
+	uint8_t *wp = malloc(quant_row_bytes(GGML_TYPE_Q8_0, K) * M);
+	uint8_t *tmp = malloc(quant_row_bytes(GGML_TYPE_Q8_0, K) * 16);
+	uint64_t seed = 5;
+	int have = 0;
+
+	quant_init(plat_cpu_features());
+	llm_mem_init(&mem, 0);
+	CHECK_EQ_INT(mm_init(&c, &mem, 2), 0);
+	quant_fill_random(GGML_TYPE_F32, x, B * K, 1.0f, &seed);
+	for (size_t k = 0; k < K; k++)
+		x[3 * K + k] = 1.0f;
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+		const struct quant_packed *p = quant_get_packed(types[i]);
+		size_t rb = quant_row_bytes(types[i], K);
+		if (!p) {
+			CHECK_EQ_INT(mm_matmul_packed(&c, o2, w, types[i], M, K, x, 1), -LLMK_EINVAL);
+			continue;
+		}
+		have++;
+		for (size_t r = 0; r < M; r++)
+			quant_fill_random(types[i], w + r * rb, K, 0.02f * (float)(r % 5 + 1), &seed);
+		extreme_row(types[i], w + 5 * rb, K);
+		memcpy(wp, w, M * rb);
+		for (size_t g = 0; g < M / 16; g++)
+			p->pack(K, wp + g * 16 * rb, tmp);
+		CHECK(memcmp(wp, w, M * rb) != 0);
+		CHECK_EQ_INT(mm_matmul(&c, o1, w, types[i], M, K, x, B), 0);
+		CHECK_EQ_INT(mm_matmul_packed(&c, o2, wp, types[i], M, K, x, B), 0);
+		for (size_t k = 0; k < B * M; k++)
+			if (memcmp(&o1[k], &o2[k], 4)) {
+				fprintf(stderr, "  %s token %zu row %zu: packed %.9g, tile %.9g\n",
+					quant_name(types[i]), k / M, k % M, o2[k], o1[k]);
+				CHECK(0);
+				break;
+			}
+		for (size_t b = 0; b < B; b++) {
+			CHECK_EQ_INT(mm_matmul_packed(&c, o2, wp, types[i], M, K, x + b * K, 1), 0);
+			if (memcmp(o2, o1 + b * M, M * 4)) {
+				fprintf(stderr, "  %s token %zu: decode %.9g, tile %.9g\n",
+					quant_name(types[i]), b, o2[0], o1[b * M]);
+				CHECK(0);
+				break;
+			}
+		}
+		c.scalar = true;
+		CHECK_EQ_INT(mm_matmul(&c, o1, w, types[i], M, K, x, 2), 0);
+		CHECK_EQ_INT(mm_matmul_packed(&c, o2, wp, types[i], M, K, x, 2), 0);
+		CHECK(memcmp(o1, o2, 2 * M * 4) == 0);
+		c.scalar = false;
+		/* not a whole number of groups */
+		CHECK_EQ_INT(mm_matmul_packed(&c, o2, wp, types[i], M - 8, K, x, 1), -LLMK_EINVAL);
+		for (size_t g = 0; g < M / 16; g++)
+			p->unpack(K, wp + g * 16 * rb, tmp);
+		CHECK(memcmp(wp, w, M * rb) == 0);
+	}
+	if (plat_cpu_features() & PLAT_CPU_AVX512VNNI)
+		CHECK_EQ_INT(have, 4);
+	mm_free(&c);
+	free(x);
+	free(o1);
+	free(o2);
+	free(w);
+	free(wp);
+	free(tmp);
+}

@@ -605,6 +605,244 @@ static void repack_halves(const void *w, size_t w_stride, int nr, size_t n, uint
 FLOAT_TILE(f16, 0)
 FLOAT_TILE(bf16, 1)
 
+/*
+ * Packed tiles (llm/quant.h struct quant_packed; the layouts are in
+ * llm/kernels/scalar/pack.c): the weights are read where they lie, a 64-byte
+ * load holding a dword of each of the 16 rows, and unpacked in registers
+ * (nibbles masked and shifted, Q8_0 biased by 128, Q6_K's two bit fields
+ * joined) into exactly the bytes the repack above writes to scratch, with
+ * the same scales; the integer sums and float steps are run_cols's, so the
+ * results are the unpacked tiles' bits. Each unpacked register serves C
+ * tokens; with C = 1 this is decode, and reading the weights once is the
+ * whole cost. The first pass over a group prefetches PK_AHEAD bytes ahead
+ * into L2, as the decode rows do.
+ */
+#define PK_AHEAD 4096
+
+/* (always_inline: a function that only prefetches counts as free of side
+ * effects, and GCC deletes calls to it before they would be inlined) */
+static inline __attribute__((always_inline)) void pk_prefetch(const uint8_t *p, size_t bytes,
+							     int on)
+{
+	if (on)
+		for (size_t o = 0; o < bytes; o += 64)
+			_mm_prefetch((const char *)p + PK_AHEAD + o, _MM_HINT_T1);
+}
+
+static inline __m512 pk_halves(const uint8_t *p)
+{
+	return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p));
+}
+
+/* Q4_0 / Q8_0: pairs of blocks; Q8 = 1 for Q8_0 (8 dwords of s8 quants, as u8 + 128) */
+static inline __attribute__((always_inline)) void
+pk_cols_q40(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
+	    float *const *o, const int C, const int Q8, int pf)
+{
+	const __m512i m4 = _mm512_set1_epi8(0x0f), x80 = _mm512_set1_epi8((char)0x80);
+	const size_t QW = Q8 ? 8 : 4, UNIT = 64 + 2 * 64 * QW;
+	__m512 f[8];
+	__m512i acc[8], wv[8];
+
+	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+		f[c] = _mm512_setzero_ps();
+	for (size_t i = 0; i < n / 32; i++) {
+		const uint8_t *u = g + (i / 2) * UNIT, *q = u + 64 + (i & 1) * 64 * QW;
+		size_t aoff = i * Q8_0_BYTES + Q8_0_OFF;
+		__m512 ws = pk_halves(u + 32 * (i & 1));
+		pk_prefetch(u + (i & 1) * (UNIT / 2), UNIT / 2, pf);
+		if (Q8) {
+			_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+				wv[j] = _mm512_xor_si512(_mm512_loadu_si512(q + 64 * j), x80);
+		} else {
+			_Pragma("GCC unroll 4") for (int j = 0; j < 4; j++) {
+				__m512i z = _mm512_loadu_si512(q + 64 * j);
+				wv[j] = _mm512_and_si512(z, m4);
+				wv[4 + j] = _mm512_and_si512(_mm512_srli_epi16(z, 4), m4);
+			}
+		}
+		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+			acc[c] = _mm512_set1_epi32(*(const int32_t *)&p[c][2 * i + 1]);
+		_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+				acc[c] = dpbusd_bcast(acc[c], wv[j], a[c] + aoff + 4 * j);
+		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+			__m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[c]), ws);
+			f[c] = fmadd_bcast(f[c], x, &p[c][2 * i]);
+		}
+	}
+	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+		_mm512_storeu_ps(o[c], f[c]);
+}
+
+/* Q4_K: a superblock of 2304 bytes, its (d, dmin) and scale dwords first */
+static inline __attribute__((always_inline)) void
+pk_cols_q4K(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
+	    float *const *o, const int C, int pf)
+{
+	const __m512i m4 = _mm512_set1_epi8(0x0f), m6 = _mm512_set1_epi32(63),
+		      m4d = _mm512_set1_epi32(15), m2 = _mm512_set1_epi32(3);
+	__m512 f[8], gs[8], ws[8], wm[8];
+	__m512i acc[8], wv[8];
+
+	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+		f[c] = gs[c] = _mm512_setzero_ps();
+	for (size_t sb = 0; sb < n / QK_K; sb++) {
+		const uint8_t *u = g + sb * 2304;
+		__m512i dd = _mm512_loadu_si512(u), q0 = _mm512_loadu_si512(u + 64),
+			q1 = _mm512_loadu_si512(u + 128), q2 = _mm512_loadu_si512(u + 192);
+		__m512 d = half_of(dd, 0), dmin = half_of(dd, 1);
+		pk_prefetch(u, 2304, pf);
+		/* as repack_kmins */
+		_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
+			__m512i sc, m;
+			if (j < 4) {
+				sc = _mm512_and_si512(_mm512_srli_epi32(q0, (unsigned)(8 * j)), m6);
+				m = _mm512_and_si512(_mm512_srli_epi32(q1, (unsigned)(8 * j)), m6);
+			} else {
+				unsigned k = (unsigned)(j - 4);
+				__m512i h0 = _mm512_and_si512(_mm512_srli_epi32(q0, 8 * k + 6), m2);
+				__m512i h1 = _mm512_and_si512(_mm512_srli_epi32(q1, 8 * k + 6), m2);
+				sc = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(q2, 8 * k), m4d),
+						     _mm512_slli_epi32(h0, 4));
+				m = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(q2, 8 * k + 4), m4d),
+						    _mm512_slli_epi32(h1, 4));
+			}
+			ws[j] = _mm512_mul_ps(d, _mm512_cvtepi32_ps(sc));
+			wm[j] = _mm512_sub_ps(_mm512_setzero_ps(), _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(m)));
+		}
+		_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
+			const uint8_t *q = u + 256 + 64 * 8 * (size_t)(j / 2);
+			size_t s = sb * 8 + (size_t)j, aoff = sb * Q8_K_BYTES + Q8_K_OFF + 32 * (size_t)j;
+			_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++) {
+				__m512i z = _mm512_loadu_si512(q + 64 * k);
+				wv[k] = _mm512_and_si512(j & 1 ? _mm512_srli_epi16(z, 4) : z, m4);
+			}
+			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+				acc[c] = _mm512_setzero_si512();
+			_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
+				_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+					acc[c] = dpbusd_bcast(acc[c], wv[k], a[c] + aoff + 4 * k);
+			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+				gs[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[c]), ws[j], gs[c]);
+				gs[c] = fmadd_bcast(gs[c], wm[j], &p[c][2 * s + 1]);
+			}
+			if (j == 7)
+				_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+					f[c] = fmadd_bcast(f[c], gs[c], &p[c][2 * s]);
+					gs[c] = _mm512_setzero_ps();
+				}
+		}
+	}
+	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+		_mm512_storeu_ps(o[c], f[c]);
+}
+
+/* Q6_K: a superblock of 3360 bytes: ql, qh, scale dwords, d */
+static inline __attribute__((always_inline)) void
+pk_cols_q6K(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
+	    float *const *o, const int C, int pf)
+{
+	const __m512i m4 = _mm512_set1_epi8(0x0f), m2 = _mm512_set1_epi8(3);
+	__m512 f[8], gs[8], ws[16];
+	__m512i acc[8], wv[8];
+
+	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+		f[c] = gs[c] = _mm512_setzero_ps();
+	for (size_t sb = 0; sb < n / QK_K; sb++) {
+		const uint8_t *u = g + sb * 3360;
+		__m512 d = pk_halves(u + 3328);
+		pk_prefetch(u, 3360, pf);
+		_Pragma("GCC unroll 4") for (int k = 0; k < 4; k++) {
+			__m512i v = _mm512_loadu_si512(u + 3072 + 64 * k);
+			_Pragma("GCC unroll 4") for (int b = 0; b < 4; b++) {
+				__m512i sc = _mm512_srai_epi32(_mm512_slli_epi32(v, (unsigned)(24 - 8 * b)), 24);
+				ws[4 * k + b] = _mm512_mul_ps(d, _mm512_cvtepi32_ps(sc));
+			}
+		}
+		for (int i = 0; i < 8; i++) {
+			int h = i / 4, j = i % 4;
+			const uint8_t *ql = u + 64 * (size_t)(16 * h + 8 * (j & 1));
+			const uint8_t *qh = u + 2048 + 64 * (size_t)(8 * h);
+			_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++) {
+				__m512i lo = _mm512_loadu_si512(ql + 64 * k);
+				__m512i hb = _mm512_loadu_si512(qh + 64 * k);
+				if (j >= 2)
+					lo = _mm512_srli_epi16(lo, 4);
+				lo = _mm512_and_si512(lo, m4);
+				hb = _mm512_and_si512(_mm512_srli_epi16(hb, (unsigned)(2 * j)), m2);
+				wv[k] = _mm512_or_si512(lo, _mm512_slli_epi16(hb, 4));
+			}
+			_Pragma("GCC unroll 2") for (int half = 0; half < 2; half++) {
+				size_t s = sb * 16 + 2 * (size_t)i + (size_t)half;
+				size_t aoff = sb * Q8_K_BYTES + Q8_K_OFF + 32 * (size_t)i + 16 * (size_t)half;
+				_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+					acc[c] = _mm512_set1_epi32(*(const int32_t *)&p[c][2 * s + 1]);
+				_Pragma("GCC unroll 4") for (int k = 0; k < 4; k++)
+					_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+						acc[c] = dpbusd_bcast(acc[c], wv[4 * half + k],
+								      a[c] + aoff + 4 * k);
+				_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+					gs[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[c]),
+								ws[2 * i + half], gs[c]);
+			}
+		}
+		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+			f[c] = fmadd_bcast(f[c], gs[c], &p[c][2 * (sb * 16 + 15)]);
+			gs[c] = _mm512_setzero_ps();
+		}
+	}
+	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+		_mm512_storeu_ps(o[c], f[c]);
+}
+
+#define PK_COLS(C, CALL)                                                              \
+	for (; b + (C) <= B; b += (C)) {                                             \
+		const int8_t *a[8];                                                  \
+		const float *p[8];                                                   \
+		float *o[8];                                                         \
+		for (int c = 0; c < (C); c++) {                                      \
+			a[c] = (const int8_t *)act + (b + (size_t)c) * as;           \
+			p[c] = prep + (b + (size_t)c) * QUANT_TILE_PREP_FLOATS(n);   \
+			o[c] = out + (b + (size_t)c) * os;                           \
+		}                                                                    \
+		CALL;                                                                \
+	}
+
+#define PK_TILE(NAME, CALL)                                                              \
+	static void NAME(size_t n, const void *w, size_t w_stride, int nr, const void *act, \
+			 size_t as, const float *prep, size_t B, float *out, size_t os,     \
+			 void *scratch)                                                     \
+	{                                                                                   \
+		const uint8_t *g = w;                                                       \
+		size_t b = 0;                                                               \
+		(void)w_stride;                                                             \
+		(void)nr;                                                                   \
+		(void)scratch;                                                              \
+		PK_COLS(8, CALL(8))                                                         \
+		PK_COLS(4, CALL(4))                                                         \
+		PK_COLS(2, CALL(2))                                                         \
+		PK_COLS(1, CALL(1))                                                         \
+	}
+
+#define PK_Q40(C) pk_cols_q40(g, n, a, p, o, (C), 0, b == 0)
+#define PK_Q80(C) pk_cols_q40(g, n, a, p, o, (C), 1, b == 0)
+#define PK_Q4K(C) pk_cols_q4K(g, n, a, p, o, (C), b == 0)
+#define PK_Q6K(C) pk_cols_q6K(g, n, a, p, o, (C), b == 0)
+PK_TILE(ptile_q4_0, PK_Q40)
+PK_TILE(ptile_q8_0, PK_Q80)
+PK_TILE(ptile_q4_K, PK_Q4K)
+PK_TILE(ptile_q6_K, PK_Q6K)
+
+static const struct quant_packed packs[] = {
+	{pk_pack_q4_0, pk_unpack_q4_0, {ptile_q4_0, tile_prep_q4_0, "avx512vnni packed"}, 64},
+	{pk_pack_q8_0, pk_unpack_q8_0, {ptile_q8_0, tile_prep_q8_0, "avx512vnni packed"}, 64},
+	{pk_pack_q4_K, pk_unpack_q4_K, {ptile_q4_K, tile_prep_kmins32, "avx512vnni packed"}, 256},
+	{pk_pack_q6_K, pk_unpack_q6_K, {ptile_q6_K, tile_prep_q6_K, "avx512vnni packed"}, 256},
+};
+static const uint32_t pack_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K,
+				      GGML_TYPE_Q6_K};
+
 /* the float tiles have no prep rows: their activations are F32 */
 static void prep_none(size_t n, const void *act, float *prep)
 {
@@ -633,4 +871,6 @@ void avx512_tile_register(uint32_t cpu_features)
 	(void)cpu_features;
 	for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++)
 		quant_register_tile(tile_types[i], &tiles[i]);
+	for (size_t i = 0; i < sizeof packs / sizeof packs[0]; i++)
+		quant_register_packed(pack_types[i], &packs[i]);
 }

@@ -147,4 +147,15 @@ void tile_prep_kmins16(size_t n, const void *act, float *prep);
 void tile_prep_q6_K(size_t n, const void *act, float *prep);
 void tile_prep_q3_K(size_t n, const void *act, float *prep);
 
+/* The packed layouts (pack.c; llm/quant.h struct quant_packed): one group
+ * of 16 rows of n elements, in place; tmp holds the group's bytes. */
+void pk_pack_q4_0(size_t n, void *group, void *tmp);
+void pk_unpack_q4_0(size_t n, void *group, void *tmp);
+void pk_pack_q8_0(size_t n, void *group, void *tmp);
+void pk_unpack_q8_0(size_t n, void *group, void *tmp);
+void pk_pack_q4_K(size_t n, void *group, void *tmp);
+void pk_unpack_q4_K(size_t n, void *group, void *tmp);
+void pk_pack_q6_K(size_t n, void *group, void *tmp);
+void pk_unpack_q6_K(size_t n, void *group, void *tmp);
+
 #endif

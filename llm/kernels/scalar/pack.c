@@ -1,0 +1,109 @@
+/*
+ * llm/kernels/scalar/pack.c — the packed weight layouts (llm/quant.h,
+ * struct quant_packed), shared by every ISA's packed tiles.
+ *
+ * A group of 16 rows is cut into units (a pair of 32-element blocks, or a
+ * superblock of 256) and each unit of the 16 rows is written as a list of
+ * pieces, one after another: a half (2 bytes) of each row side by side (a
+ * scale: 16 halves), or k dwords of each row interleaved, dword j of row r
+ * at 4 (16 j + r) (so one 64-byte load holds dword j of all 16 rows). The
+ * bytes are the rows' own, moved: the group keeps its size, and unpack
+ * gives back the GGUF rows exactly.
+ *
+ *   Q4_0, 64 elements (2 blocks, 576 bytes): d of block 0, d of block 1,
+ *         then the 4 quant dwords of block 0, then of block 1
+ *   Q8_0, 64 elements (2 blocks, 1088 bytes): the same, 8 quant dwords
+ *   Q4_K, 256 elements (2304 bytes): the block's 36 dwords (d and dmin,
+ *         3 of scales, 32 of quants)
+ *   Q6_K, 256 elements (3360 bytes): 32 dwords of ql, 16 of qh, 4 of
+ *         scales, then d
+ *
+ * Where the unit's offsets are multiples of 64 from a 64-byte-aligned
+ * group (all of these when the group is), no load of the tiles splits a
+ * cache line.
+ */
+#include "scalar.h"
+
+struct piece {
+	uint8_t blk;     /* block within the unit */
+	uint8_t dwords;  /* 0: one half */
+	uint16_t off;    /* byte offset in the block */
+};
+
+struct layout {
+	uint16_t blocks, block_bytes; /* per unit */
+	uint8_t n;
+	struct piece p[4];
+};
+
+static const struct layout lay_q4_0 = {2, 18, 4, {{0, 0, 0}, {1, 0, 0}, {0, 4, 2}, {1, 4, 2}}};
+static const struct layout lay_q8_0 = {2, 34, 4, {{0, 0, 0}, {1, 0, 0}, {0, 8, 2}, {1, 8, 2}}};
+static const struct layout lay_q4_K = {1, 144, 1, {{0, 36, 0}}};
+static const struct layout lay_q6_K = {1, 210, 4, {{0, 32, 0}, {0, 16, 128}, {0, 4, 192}, {0, 0, 208}}};
+
+_Static_assert(sizeof(struct block_q4_0) == 18 && sizeof(struct block_q8_0) == 34 &&
+		       sizeof(struct block_q4_K) == 144 && sizeof(struct block_q6_K) == 210,
+	       "packed layouts");
+_Static_assert(__builtin_offsetof(struct block_q6_K, qh) == 128 &&
+		       __builtin_offsetof(struct block_q6_K, scales) == 192 &&
+		       __builtin_offsetof(struct block_q6_K, d) == 208,
+	       "q6_K pieces");
+
+/* Move the group between row order (rows: 16 rows of rb bytes) and packed
+ * order (p), either way. */
+static void move(const struct layout *L, size_t n, size_t unit, uint8_t *rows, uint8_t *p,
+		 int to_packed)
+{
+	size_t rb = n / unit * L->blocks * L->block_bytes;
+
+	for (size_t u = 0; u < n / unit; u++)
+		for (int k = 0; k < L->n; k++) {
+			const struct piece *pc = &L->p[k];
+			uint8_t *src = rows + (u * L->blocks + pc->blk) * L->block_bytes + pc->off;
+			if (!pc->dwords) {
+				for (size_t r = 0; r < QUANT_TILE_ROWS; r++, p += 2) {
+					if (to_packed)
+						memcpy(p, src + r * rb, 2);
+					else
+						memcpy(src + r * rb, p, 2);
+				}
+				continue;
+			}
+			for (size_t r = 0; r < QUANT_TILE_ROWS; r++)
+				for (size_t j = 0; j < pc->dwords; j++) {
+					uint8_t *d = p + 4 * (16 * j + r), *s = src + r * rb + 4 * j;
+					if (to_packed)
+						memcpy(d, s, 4);
+					else
+						memcpy(s, d, 4);
+				}
+			p += 64 * (size_t)pc->dwords;
+		}
+}
+
+static void pack_with(const struct layout *L, size_t unit, size_t n, void *group, void *tmp)
+{
+	memcpy(tmp, group, QUANT_TILE_ROWS * (n / unit * L->blocks * L->block_bytes));
+	move(L, n, unit, tmp, group, 1);
+}
+
+static void unpack_with(const struct layout *L, size_t unit, size_t n, void *group, void *tmp)
+{
+	memcpy(tmp, group, QUANT_TILE_ROWS * (n / unit * L->blocks * L->block_bytes));
+	move(L, n, unit, group, tmp, 0);
+}
+
+#define PACK_FNS(T, UNIT)                                              \
+	void pk_pack_##T(size_t n, void *group, void *tmp)                \
+	{                                                              \
+		pack_with(&lay_##T, (UNIT), n, group, tmp);            \
+	}                                                              \
+	void pk_unpack_##T(size_t n, void *group, void *tmp)              \
+	{                                                              \
+		unpack_with(&lay_##T, (UNIT), n, group, tmp);          \
+	}
+
+PACK_FNS(q4_0, 64)
+PACK_FNS(q8_0, 64)
+PACK_FNS(q4_K, 256)
+PACK_FNS(q6_K, 256)
