@@ -743,7 +743,7 @@ static inline __attribute__((always_inline)) void
 pk_cols_q6K(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
 	    float *const *o, const int C, int pf)
 {
-	const __m512i m4 = _mm512_set1_epi8(0x0f), m2 = _mm512_set1_epi8(3);
+	const __m512i m4 = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30);
 	__m512 f[8], gs[8], ws[16];
 	__m512i acc[8], wv[8];
 
@@ -764,14 +764,20 @@ pk_cols_q6K(const uint8_t *g, size_t n, const int8_t *const *a, const float *con
 			int h = i / 4, j = i % 4;
 			const uint8_t *ql = u + 64 * (size_t)(16 * h + 8 * (j & 1));
 			const uint8_t *qh = u + 2048 + 64 * (size_t)(8 * h);
+			/* bits 2 j, 2 j + 1 of qh to bits 4, 5 (the rest cleared),
+			 * then one ternary op: bits 0-3 from ql (or its high
+			 * nibble), bits 4-7 from them (0xe4: m4 ? lo : hb) */
 			_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++) {
 				__m512i lo = _mm512_loadu_si512(ql + 64 * k);
 				__m512i hb = _mm512_loadu_si512(qh + 64 * k);
 				if (j >= 2)
 					lo = _mm512_srli_epi16(lo, 4);
-				lo = _mm512_and_si512(lo, m4);
-				hb = _mm512_and_si512(_mm512_srli_epi16(hb, (unsigned)(2 * j)), m2);
-				wv[k] = _mm512_or_si512(lo, _mm512_slli_epi16(hb, 4));
+				if (j < 2)
+					hb = _mm512_slli_epi16(hb, (unsigned)(4 - 2 * j));
+				else if (j == 3)
+					hb = _mm512_srli_epi16(hb, 2);
+				hb = _mm512_and_si512(hb, m30);
+				wv[k] = _mm512_ternarylogic_epi32(lo, hb, m4, 0xe4);
 			}
 			_Pragma("GCC unroll 2") for (int half = 0; half < 2; half++) {
 				size_t s = sb * 16 + 2 * (size_t)i + (size_t)half;
