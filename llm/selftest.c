@@ -170,6 +170,36 @@ static void st_check_act(struct selftest_report *r, struct st_buf *b, uint32_t a
 		st_fail(r, e, verbose, "from_float differs", n, -1, ac, 0, 0);
 }
 
+/* The packed form (quant.h struct quant_packed): a group of 16 copies of
+ * the row, packed, against 3 tokens and against 1 (decode) gives the
+ * unpacked tile's bits (tile). The group and pack's copy use the tile
+ * scratch, which packed tiles do not need. */
+static void st_check_packed(struct selftest_report *r, struct st_buf *b, uint32_t t, size_t n,
+			    int wc, int ac, float tile, bool verbose)
+{
+	const struct quant_packed *p = quant_get_packed(t);
+	struct selftest_type *e = st_entry(r, t);
+	size_t rb = (size_t)quant_row_bytes(t, n);
+	uint8_t *g = b->tile_scratch, *tmp = g + QUANT_TILE_ROWS * rb;
+
+	if (!p || n % p->unit || 2 * QUANT_TILE_ROWS * rb > sizeof b->tile_scratch)
+		return;
+	for (int k = 0; k < QUANT_TILE_ROWS; k++)
+		memcpy(g + k * rb, b->w, rb);
+	p->pack(n, g, tmp);
+	p->tile.tile(n, g, rb, QUANT_TILE_ROWS, b->a, 0, b->prep, 3, b->tout, QUANT_TILE_ROWS, NULL);
+	p->tile.tile(n, g, rb, QUANT_TILE_ROWS, b->a, 0, b->prep, 1,
+		     b->tout + 3 * QUANT_TILE_ROWS - QUANT_TILE_ROWS, QUANT_TILE_ROWS, NULL);
+	e->checks++;
+	r->checks++;
+	for (int k = 0; k < 3 * QUANT_TILE_ROWS; k++)
+		if (memcmp(&b->tout[k], &tile, sizeof tile)) {
+			st_fail(r, e, verbose, "packed tile differs from the tile", n, wc, ac,
+				b->tout[k], tile);
+			return;
+		}
+}
+
 /* The tile functions: 16 copies of the row against 3 copies of the
  * activations give vec_dot within the bound, all the same bits, and the
  * same bits again as a tile of 3 rows and 1 token (a result depends only on
@@ -204,6 +234,7 @@ static void st_check_tile(struct selftest_report *r, struct st_buf *b, uint32_t 
 			return;
 		}
 	}
+	st_check_packed(r, b, t, n, wc, ac, b->tout[0], verbose);
 }
 
 static void st_check_dot(struct selftest_report *r, struct st_buf *b, uint32_t t, size_t n,

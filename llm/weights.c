@@ -63,25 +63,53 @@ static struct wt_mat res_mat(const struct wt_resident *r, const struct gguf_tens
 	return m;
 }
 
-/* Pack m in place, a group of 16 rows at a time, when its type has a packed
- * form here; tmp holds a group. Returns the bytes packed. */
-static uint64_t res_pack(struct wt_mat *m, uint8_t *tmp, size_t tmp_bytes)
-{
-	const struct quant_packed *p = quant_get_packed(m->type);
-	size_t g = QUANT_TILE_ROWS * (size_t)quant_row_bytes(m->type, m->cols);
+struct pack_job {
+	const struct quant_packed *p;
+	uint8_t *data, *tmp;  /* tmp: tmp_bytes per worker */
+	size_t group, tmp_bytes, groups, cols;
+};
 
-	if (!quant_can_pack(m->type, m->rows, m->cols) || g > tmp_bytes)
-		return 0;
-	for (uint64_t r = 0; r < m->rows; r += QUANT_TILE_ROWS)
-		p->pack((size_t)m->cols, (uint8_t *)m->data + r / QUANT_TILE_ROWS * g, tmp);
-	m->packed = true;
-	return (uint64_t)g * (m->rows / QUANT_TILE_ROWS);
+static void pack_task(void *arg, int i, int n)
+{
+	struct pack_job *j = arg;
+	size_t g0 = j->groups * (size_t)i / (size_t)n, g1 = j->groups * (size_t)(i + 1) / (size_t)n;
+
+	for (size_t g = g0; g < g1; g++)
+		j->p->pack(j->cols, j->data + g * j->group, j->tmp + (size_t)i * j->tmp_bytes);
 }
 
-/* The widest group of 16 rows among the matrices res_pack may pack. */
+size_t wt_pack_group_bytes(uint32_t type, uint64_t rows, uint64_t cols)
+{
+	if (!quant_can_pack(type, rows, cols))
+		return 0;
+	return QUANT_TILE_ROWS * (size_t)quant_row_bytes(type, cols);
+}
+
+uint64_t wt_pack_mat(struct wt_mat *m, uint8_t *tmp, size_t tmp_bytes, int nw)
+{
+	struct pack_job j;
+
+	j.group = wt_pack_group_bytes(m->type, m->rows, m->cols);
+	if (!j.group || j.group > tmp_bytes || m->packed)
+		return 0;
+	j.p = quant_get_packed(m->type);
+	j.tmp = tmp;
+	j.tmp_bytes = tmp_bytes;
+	j.data = (uint8_t *)m->data;
+	j.groups = (size_t)(m->rows / QUANT_TILE_ROWS);
+	j.cols = (size_t)m->cols;
+	if (nw > 1 && j.groups >= (size_t)nw)
+		plat_parallel(pack_task, &j, nw);
+	else
+		pack_task(&j, 0, 1);
+	m->packed = true;
+	return (uint64_t)j.group * j.groups;
+}
+
+/* The widest group of 16 rows among the matrices res_pack_all may pack. */
 static size_t res_pack_tmp(const struct wt_resident *r)
 {
-	size_t most = 0;
+	size_t most = 0, g;
 
 	for (uint32_t l = 0; l < r->n_layer; l++)
 		for (uint32_t s = 0; s < wt_n_layer_slots; s++) {
@@ -90,37 +118,46 @@ static size_t res_pack_tmp(const struct wt_resident *r)
 				continue;
 			m = (const struct wt_mat *)((const uint8_t *)&r->layers[l] +
 						    wt_layer_slots[s].offset);
-			if (m->data && QUANT_TILE_ROWS * quant_row_bytes(m->type, m->cols) > most)
-				most = QUANT_TILE_ROWS * quant_row_bytes(m->type, m->cols);
+			if (m->data && (g = wt_pack_group_bytes(m->type, m->rows, m->cols)) > most)
+				most = g;
 		}
 	if (r->head.data != r->embd.data &&
-	    QUANT_TILE_ROWS * quant_row_bytes(r->head.type, r->head.cols) > most)
-		most = QUANT_TILE_ROWS * quant_row_bytes(r->head.type, r->head.cols);
+	    (g = wt_pack_group_bytes(r->head.type, r->head.rows, r->head.cols)) > most)
+		most = g;
 	return most;
 }
 
-/* Pack what can be packed; without the memory for a group's copy, nothing
- * is (the plain rows work everywhere). */
-static uint64_t res_pack_all(struct wt_resident *r)
+/* Pack what can be packed with threads workers; without the memory for
+ * the groups' copies, nothing is (the plain rows work everywhere). */
+static uint64_t res_pack_all(struct wt_resident *r, int threads)
 {
-	size_t tb = res_pack_tmp(r);
 	uint64_t done = 0;
-	int e = 0;
-	uint8_t *tmp = tb ? llm_mem_alloc(r->mem, tb, &e) : NULL;
+	size_t tb = (res_pack_tmp(r) + 63) & ~(size_t)63;
+	int e = 0, nw = wt_pack_workers(threads);
+	uint8_t *tmp;
 
-	if (!tmp)
+	if (!tb || !(tmp = llm_mem_alloc(r->mem, tb * (size_t)nw, &e)))
 		return 0;
 	for (uint32_t l = 0; l < r->n_layer; l++)
 		for (uint32_t s = 0; s < wt_n_layer_slots; s++)
 			if (wt_layer_slots[s].kind == WT_MAT)
-				done += res_pack((struct wt_mat *)((uint8_t *)&r->layers[l] +
-								   wt_layer_slots[s].offset),
-						 tmp, tb);
+				done += wt_pack_mat((struct wt_mat *)((uint8_t *)&r->layers[l] +
+								      wt_layer_slots[s].offset),
+						    tmp, tb, nw);
 	/* a tied head is the embedding, whose rows are read one by one */
 	if (r->head.data != r->embd.data)
-		done += res_pack(&r->head, tmp, tb);
-	llm_mem_free(r->mem, tmp, tb);
+		done += wt_pack_mat(&r->head, tmp, tb, nw);
+	llm_mem_free(r->mem, tmp, tb * (size_t)nw);
 	return done;
+}
+
+int wt_pack_workers(int threads)
+{
+	int n = plat_cpu_count();
+
+	if (threads < 1)
+		threads = 1;
+	return n >= 1 && threads > n ? n : threads;
 }
 
 static int res_layer_acquire(void *impl, uint32_t layer, struct wt_layer *out)
@@ -218,7 +255,7 @@ static void res_fill_layer(struct wt_resident *r, uint32_t l)
 }
 
 int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm_reader *rd,
-		     struct llm_mem *mem, uint32_t n_layer, uint32_t n_embd, bool pack,
+		     struct llm_mem *mem, uint32_t n_layer, uint32_t n_embd, int pack,
 		     char *err, size_t errlen)
 {
 	const struct gguf_tensor *embd = gguf_find_tensor(g, "token_embd.weight");
@@ -260,8 +297,11 @@ int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct l
 	r->embd = res_mat(r, embd);
 	/* tied output: no output.weight means the head is the embedding matrix */
 	r->head = res_mat(r, head ? head : embd);
-	if (pack)
-		w->packed_bytes = res_pack_all(r);
+	if (pack > 0) {
+		uint64_t t0 = plat_time_ns();
+		w->packed_bytes = res_pack_all(r, pack);
+		w->pack_ns = plat_time_ns() - t0;
+	}
 
 	w->ops = &res_ops;
 	w->impl = r;

@@ -57,6 +57,7 @@ struct wt_io_stats {
 	uint64_t wait_ns;     /* acquire blocked waiting on the disk */
 	uint64_t decrypt_ns;  /* verifying and decrypting sealed chunks */
 	uint64_t misses;      /* acquires whose item was not read ahead */
+	uint64_t pack_ns;     /* packing items as they arrive (wt_pack_mat) */
 };
 
 struct wt_ops {
@@ -82,6 +83,7 @@ struct wt_ctx {
 	uint64_t resident_bytes;  /* weight bytes this implementation holds */
 	const char *kind;         /* "resident", "streaming" */
 	uint64_t packed_bytes;    /* weight bytes held packed (quant.h) */
+	uint64_t pack_ns;         /* time packing them took at open */
 };
 
 static inline int wt_layer_acquire(struct wt_ctx *w, uint32_t layer, struct wt_layer *out)
@@ -110,16 +112,29 @@ void wt_close(struct wt_ctx *w);
 void wt_io_stats(struct wt_ctx *w, struct wt_io_stats *out, bool reset);
 
 /*
+ * Packing (quant.h struct quant_packed), for both implementations: the
+ * bytes of a group of 16 rows of m when it can be packed on this CPU, else 0;
+ * m packed in place by nw workers (wt_pack_workers), each with tmp_bytes of
+ * tmp (at least the group); returns the bytes packed (0: m left as it is).
+ * Resident and streamed weights pack the same matrices (the layers', and an
+ * output head that is not the embedding), so both give the same bits.
+ */
+size_t wt_pack_group_bytes(uint32_t type, uint64_t rows, uint64_t cols);
+uint64_t wt_pack_mat(struct wt_mat *m, uint8_t *tmp, size_t tmp_bytes, int nw);
+int wt_pack_workers(int threads); /* threads, at most the CPUs plat_parallel has */
+
+/*
  * Resident weights: the tensor data section [g->data_offset, g->extent) read
  * from r into one allocation from mem. The tensor layout must already have
  * been checked (model_check_layout). n_layer and n_embd come from the model.
- * With pack, each layer matrix and an untied output head whose type has a
- * packed form on this CPU (quant_can_pack) is packed in place after the
- * read (anything that hashes the model reads it before). On error returns
- * -LLMK_E* with one line in err.
+ * With pack > 0, each layer matrix and an untied output head whose type has
+ * a packed form on this CPU (quant_can_pack) is packed in place after the
+ * read, by that many workers (anything that hashes the model reads it
+ * before); 0 leaves the rows as they are. On error returns -LLMK_E* with
+ * one line in err.
  */
 int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm_reader *r,
-		     struct llm_mem *mem, uint32_t n_layer, uint32_t n_embd, bool pack,
+		     struct llm_mem *mem, uint32_t n_layer, uint32_t n_embd, int pack,
 		     char *err, size_t errlen);
 
 #endif

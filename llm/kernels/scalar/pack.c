@@ -54,13 +54,14 @@ _Static_assert(__builtin_offsetof(struct block_q6_K, qh) == 128 &&
 static void move(const struct layout *L, size_t n, size_t unit, uint8_t *rows, uint8_t *p,
 		 int to_packed)
 {
-	size_t rb = n / unit * L->blocks * L->block_bytes;
+	const size_t rb = n / unit * L->blocks * L->block_bytes, bb = L->block_bytes;
+	const int np = L->n;
 
 	for (size_t u = 0; u < n / unit; u++)
-		for (int k = 0; k < L->n; k++) {
-			const struct piece *pc = &L->p[k];
-			uint8_t *src = rows + (u * L->blocks + pc->blk) * L->block_bytes + pc->off;
-			if (!pc->dwords) {
+		for (int k = 0; k < np; k++) {
+			const size_t dw = L->p[k].dwords;
+			uint8_t *src = rows + (u * L->blocks + L->p[k].blk) * bb + L->p[k].off;
+			if (!dw) {
 				for (size_t r = 0; r < QUANT_TILE_ROWS; r++, p += 2) {
 					if (to_packed)
 						memcpy(p, src + r * rb, 2);
@@ -69,15 +70,18 @@ static void move(const struct layout *L, size_t n, size_t unit, uint8_t *rows, u
 				}
 				continue;
 			}
-			for (size_t r = 0; r < QUANT_TILE_ROWS; r++)
-				for (size_t j = 0; j < pc->dwords; j++) {
-					uint8_t *d = p + 4 * (16 * j + r), *s = src + r * rb + 4 * j;
-					if (to_packed)
-						memcpy(d, s, 4);
-					else
-						memcpy(s, d, 4);
-				}
-			p += 64 * (size_t)pc->dwords;
+			/* a dword of each row per 64 bytes: rows outer, so each
+			 * row's dwords are read (or written) in a run */
+			for (size_t r = 0; r < QUANT_TILE_ROWS; r++) {
+				uint8_t *s = src + r * rb, *d = p + 4 * r;
+				if (to_packed)
+					for (size_t j = 0; j < dw; j++)
+						memcpy(d + 64 * j, s + 4 * j, 4);
+				else
+					for (size_t j = 0; j < dw; j++)
+						memcpy(s + 4 * j, d + 64 * j, 4);
+			}
+			p += 64 * dw;
 		}
 }
 
