@@ -692,7 +692,6 @@ pk_cols_q4K(const uint8_t *g, size_t n, const int8_t *const *a, const float *con
 		__m512i dd = _mm512_loadu_si512(u), q0 = _mm512_loadu_si512(u + 64),
 			q1 = _mm512_loadu_si512(u + 128), q2 = _mm512_loadu_si512(u + 192);
 		__m512 d = half_of(dd, 0), dmin = half_of(dd, 1);
-		pk_prefetch(u, 2304, pf);
 		/* as repack_kmins */
 		_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
 			__m512i sc, m;
@@ -714,6 +713,8 @@ pk_cols_q4K(const uint8_t *g, size_t n, const int8_t *const *a, const float *con
 		_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
 			const uint8_t *q = u + 256 + 64 * 8 * (size_t)(j / 2);
 			size_t s = sb * 8 + (size_t)j, aoff = sb * Q8_K_BYTES + Q8_K_OFF + 32 * (size_t)j;
+			/* a sub-block's share of the superblock's 36 lines */
+			pk_prefetch(u + 320 * j, j < 7 ? 320 : 2304 - 320 * 7, pf);
 			_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++) {
 				__m512i z = _mm512_loadu_si512(q + 64 * k);
 				wv[k] = _mm512_and_si512(j & 1 ? _mm512_srli_epi16(z, 4) : z, m4);
@@ -738,13 +739,15 @@ pk_cols_q4K(const uint8_t *g, size_t n, const int8_t *const *a, const float *con
 		_mm512_storeu_ps(o[c], f[c]);
 }
 
-/* Q6_K: a superblock of 3360 bytes: ql, qh, scale dwords, d */
+/* Q6_K: a superblock of 3360 bytes: X, Y, Z per (h, k) (pack.c), the scales
+ * by sub-block, d */
 static inline __attribute__((always_inline)) void
 pk_cols_q6K(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
 	    float *const *o, const int C, int pf)
 {
-	const __m512i m4 = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30);
-	__m512 f[8], gs[8], ws[16];
+	const __m512i m4 = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30),
+		      m3f = _mm512_set1_epi8(0x3f);
+	__m512 f[8], gs[8];
 	__m512i acc[8], wv[8];
 
 	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
@@ -752,36 +755,32 @@ pk_cols_q6K(const uint8_t *g, size_t n, const int8_t *const *a, const float *con
 	for (size_t sb = 0; sb < n / QK_K; sb++) {
 		const uint8_t *u = g + sb * 3360;
 		__m512 d = pk_halves(u + 3328);
-		pk_prefetch(u, 3360, pf);
-		_Pragma("GCC unroll 4") for (int k = 0; k < 4; k++) {
-			__m512i v = _mm512_loadu_si512(u + 3072 + 64 * k);
-			_Pragma("GCC unroll 4") for (int b = 0; b < 4; b++) {
-				__m512i sc = _mm512_srai_epi32(_mm512_slli_epi32(v, (unsigned)(24 - 8 * b)), 24);
-				ws[4 * k + b] = _mm512_mul_ps(d, _mm512_cvtepi32_ps(sc));
-			}
-		}
-		for (int i = 0; i < 8; i++) {
+		_Pragma("GCC unroll 8") for (int i = 0; i < 8; i++) {
 			int h = i / 4, j = i % 4;
-			const uint8_t *ql = u + 64 * (size_t)(16 * h + 8 * (j & 1));
-			const uint8_t *qh = u + 2048 + 64 * (size_t)(8 * h);
-			/* bits 2 j, 2 j + 1 of qh to bits 4, 5 (the rest cleared),
-			 * then one ternary op: bits 0-3 from ql (or its high
-			 * nibble), bits 4-7 from them (0xe4: m4 ? lo : hb) */
+			/* a run's share of the superblock's lines (7 of 53) */
+			pk_prefetch(u + 448 * i, i < 7 ? 448 : 3360 - 448 * 7, pf);
+			const uint8_t *x = u + 64 * 3 * (size_t)(8 * h);
+			/* run j of X, Y, Z: v0 = X & 63, v1 = Y & 63; v2, v3 take
+			 * Z's nibble and bits 6-7 of X or Y moved to 4-5 (0xe4:
+			 * m4 ? low : high) */
 			_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++) {
-				__m512i lo = _mm512_loadu_si512(ql + 64 * k);
-				__m512i hb = _mm512_loadu_si512(qh + 64 * k);
-				if (j >= 2)
-					lo = _mm512_srli_epi16(lo, 4);
-				if (j < 2)
-					hb = _mm512_slli_epi16(hb, (unsigned)(4 - 2 * j));
-				else if (j == 3)
-					hb = _mm512_srli_epi16(hb, 2);
-				hb = _mm512_and_si512(hb, m30);
-				wv[k] = _mm512_ternarylogic_epi32(lo, hb, m4, 0xe4);
+				const uint8_t *r = x + 64 * 3 * (size_t)k;
+				if (j < 2) {
+					wv[k] = _mm512_and_si512(_mm512_loadu_si512(r + 64 * j), m3f);
+				} else {
+					__m512i z = _mm512_loadu_si512(r + 128);
+					__m512i t = _mm512_srli_epi16(_mm512_loadu_si512(r + 64 * (j - 2)), 2);
+					if (j == 3)
+						z = _mm512_srli_epi16(z, 4);
+					wv[k] = _mm512_ternarylogic_epi32(z, _mm512_and_si512(t, m30), m4, 0xe4);
+				}
 			}
 			_Pragma("GCC unroll 2") for (int half = 0; half < 2; half++) {
 				size_t s = sb * 16 + 2 * (size_t)i + (size_t)half;
 				size_t aoff = sb * Q8_K_BYTES + Q8_K_OFF + 32 * (size_t)i + 16 * (size_t)half;
+				/* ws = d * sc, as the repack */
+				__m512 ws = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
+					_mm_loadu_si128((const __m128i *)(u + 3072 + 16 * (s % 16))))));
 				_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
 					acc[c] = _mm512_set1_epi32(*(const int32_t *)&p[c][2 * s + 1]);
 				_Pragma("GCC unroll 4") for (int k = 0; k < 4; k++)
@@ -789,8 +788,7 @@ pk_cols_q6K(const uint8_t *g, size_t n, const int8_t *const *a, const float *con
 						acc[c] = dpbusd_bcast(acc[c], wv[4 * half + k],
 								      a[c] + aoff + 4 * k);
 				_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-					gs[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[c]),
-								ws[2 * i + half], gs[c]);
+					gs[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[c]), ws, gs[c]);
 			}
 		}
 		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
