@@ -680,8 +680,8 @@ static inline __attribute__((always_inline)) void
 pk_cols_q4K(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
 	    float *const *o, const int C, int pf)
 {
-	const __m512i m4 = _mm512_set1_epi8(0x0f), m6 = _mm512_set1_epi32(63),
-		      m4d = _mm512_set1_epi32(15), m2 = _mm512_set1_epi32(3);
+	const __m512i m4 = _mm512_set1_epi8(0x0f), mf0 = _mm512_set1_epi8((char)0xf0),
+		      m3f = _mm512_set1_epi8(0x3f), m30 = _mm512_set1_epi8(0x30);
 	__m512 f[8], gs[8], ws[8], wm[8];
 	__m512i acc[8], wv[8];
 
@@ -692,21 +692,23 @@ pk_cols_q4K(const uint8_t *g, size_t n, const int8_t *const *a, const float *con
 		__m512i dd = _mm512_loadu_si512(u), q0 = _mm512_loadu_si512(u + 64),
 			q1 = _mm512_loadu_si512(u + 128), q2 = _mm512_loadu_si512(u + 192);
 		__m512 d = half_of(dd, 0), dmin = half_of(dd, 1);
-		/* as repack_kmins */
+		/* ggml get_scale_min_k4 (as repack_kmins) in byte space: byte k
+		 * of sc03/m03 holds sc/m of sub-block k, of sc47/m47 those of
+		 * sub-block 4 + k (low nibble from q2, top two bits from bits
+		 * 6-7 of q0 or q1; 0xe4: m4 ? a : b); then one byte shuffle per
+		 * sub-block puts its byte in each row's lane */
+		__m512i sc03 = _mm512_and_si512(q0, m3f), m03 = _mm512_and_si512(q1, m3f);
+		__m512i sc47 = _mm512_ternarylogic_epi32(
+			q2, _mm512_and_si512(_mm512_srli_epi32(q0, 2), m30), m4, 0xe4);
+		__m512i m47 = _mm512_ternarylogic_epi32(
+			_mm512_srli_epi32(q2, 4), _mm512_and_si512(_mm512_srli_epi32(q1, 2), m30), m4, 0xe4);
 		_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
-			__m512i sc, m;
-			if (j < 4) {
-				sc = _mm512_and_si512(_mm512_srli_epi32(q0, (unsigned)(8 * j)), m6);
-				m = _mm512_and_si512(_mm512_srli_epi32(q1, (unsigned)(8 * j)), m6);
-			} else {
-				unsigned k = (unsigned)(j - 4);
-				__m512i h0 = _mm512_and_si512(_mm512_srli_epi32(q0, 8 * k + 6), m2);
-				__m512i h1 = _mm512_and_si512(_mm512_srli_epi32(q1, 8 * k + 6), m2);
-				sc = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(q2, 8 * k), m4d),
-						     _mm512_slli_epi32(h0, 4));
-				m = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(q2, 8 * k + 4), m4d),
-						    _mm512_slli_epi32(h1, 4));
-			}
+			const int k = j % 4;
+			const __m512i pick = _mm512_set4_epi32(
+				(int)(0x80808000u | (unsigned)(12 + k)), (int)(0x80808000u | (unsigned)(8 + k)),
+				(int)(0x80808000u | (unsigned)(4 + k)), (int)(0x80808000u | (unsigned)k));
+			__m512i sc = _mm512_shuffle_epi8(j < 4 ? sc03 : sc47, pick);
+			__m512i m = _mm512_shuffle_epi8(j < 4 ? m03 : m47, pick);
 			ws[j] = _mm512_mul_ps(d, _mm512_cvtepi32_ps(sc));
 			wm[j] = _mm512_sub_ps(_mm512_setzero_ps(), _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(m)));
 		}
@@ -715,16 +717,29 @@ pk_cols_q4K(const uint8_t *g, size_t n, const int8_t *const *a, const float *con
 			size_t s = sb * 8 + (size_t)j, aoff = sb * Q8_K_BYTES + Q8_K_OFF + 32 * (size_t)j;
 			/* a sub-block's share of the superblock's 36 lines */
 			pk_prefetch(u + 320 * j, j < 7 ? 320 : 2304 - 320 * 7, pf);
-			_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++) {
-				__m512i z = _mm512_loadu_si512(q + 64 * k);
-				wv[k] = _mm512_and_si512(j & 1 ? _mm512_srli_epi16(z, 4) : z, m4);
-			}
-			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-				acc[c] = _mm512_setzero_si512();
+			/* odd sub-blocks: the high nibbles in place (16 q), the sums
+			 * shifted back after (exact: multiples of 16) */
 			_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
+				wv[k] = _mm512_and_si512(_mm512_loadu_si512(q + 64 * k), j & 1 ? mf0 : m4);
+			if (C == 1) {
+				/* one token: two chains of vpdpbusd, not one of 8 */
+				__m512i a2 = _mm512_setzero_si512();
+				acc[0] = _mm512_setzero_si512();
+				_Pragma("GCC unroll 4") for (int k = 0; k < 8; k += 2) {
+					acc[0] = dpbusd_bcast(acc[0], wv[k], a[0] + aoff + 4 * k);
+					a2 = dpbusd_bcast(a2, wv[k + 1], a[0] + aoff + 4 * k + 4);
+				}
+				acc[0] = _mm512_add_epi32(acc[0], a2);
+			} else {
 				_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-					acc[c] = dpbusd_bcast(acc[c], wv[k], a[c] + aoff + 4 * k);
+					acc[c] = _mm512_setzero_si512();
+				_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
+					_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+						acc[c] = dpbusd_bcast(acc[c], wv[k], a[c] + aoff + 4 * k);
+			}
 			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+				if (j & 1)
+					acc[c] = _mm512_srai_epi32(acc[c], 4);
 				gs[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[c]), ws[j], gs[c]);
 				gs[c] = fmadd_bcast(gs[c], wm[j], &p[c][2 * s + 1]);
 			}
