@@ -36,21 +36,13 @@ static void bw_task(void *arg, int i, int n)
 	j->sink[(i & 7) * 8] = s0[0] + s0[1];
 }
 
-int bench_mem_read(struct llm_mem *mem, int threads, size_t bytes, uint64_t min_ns, double *gbs)
+int bench_mem_read_buf(void *buf, size_t bytes, int threads, uint64_t min_ns, double *gbs)
 {
 	struct bw_job j;
-	uint64_t *buf, start, best = 0;
-	int err = 0;
+	uint64_t start, best = 0;
 
-	bytes &= ~(size_t)4095;
-	buf = llm_mem_alloc(mem, bytes, &err);
-	if (!buf)
-		return err ? err : -LLMK_ENOMEM;
-	/* touch every page so the first pass measures memory, not page faults */
-	for (size_t k = 0; k < bytes / 8; k += 512)
-		buf[k] = k;
 	j.buf = buf;
-	j.words = bytes / 8;
+	j.words = (bytes & ~(size_t)4095) / 8;
 	start = plat_time_ns();
 	for (int pass = 0; pass < 3 || plat_time_ns() - start < min_ns; pass++) {
 		uint64_t t0 = plat_time_ns(), dt;
@@ -59,8 +51,31 @@ int bench_mem_read(struct llm_mem *mem, int threads, size_t bytes, uint64_t min_
 		if (!best || dt < best)
 			best = dt;
 	}
-	llm_mem_free(mem, buf, bytes);
-	*gbs = (double)bytes / (double)(best ? best : 1);
+	*gbs = (double)(j.words * 8) / (double)(best ? best : 1);
+	return 0;
+}
+
+void *bench_mem_buf(struct llm_mem *mem, size_t bytes, int *err)
+{
+	uint64_t *buf;
+
+	bytes &= ~(size_t)4095;
+	buf = llm_mem_alloc(mem, bytes, err);
+	/* touch every page so the first pass measures memory, not page faults */
+	for (size_t k = 0; buf && k < bytes / 8; k += 512)
+		buf[k] = k;
+	return buf;
+}
+
+int bench_mem_read(struct llm_mem *mem, int threads, size_t bytes, uint64_t min_ns, double *gbs)
+{
+	int err = 0;
+	void *buf = bench_mem_buf(mem, bytes, &err);
+
+	if (!buf)
+		return err ? err : -LLMK_ENOMEM;
+	bench_mem_read_buf(buf, bytes, threads, min_ns, gbs);
+	llm_mem_free(mem, buf, bytes & ~(size_t)4095);
 	return 0;
 }
 

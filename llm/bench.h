@@ -14,6 +14,11 @@
  * min_ns; the best pass counts. *gbs in 1e9 bytes/s.
  */
 int bench_mem_read(struct llm_mem *mem, int threads, size_t bytes, uint64_t min_ns, double *gbs);
+/* The same in two steps, to measure again and again (the model benchmark
+ * probes before each repetition): a buffer of bytes (page-rounded down,
+ * every page touched; free it with llm_mem_free), and one measurement. */
+void *bench_mem_buf(struct llm_mem *mem, size_t bytes, int *err);
+int bench_mem_read_buf(void *buf, size_t bytes, int threads, uint64_t min_ns, double *gbs);
 
 struct bench_kernel {
 	uint32_t type;

@@ -63,6 +63,9 @@ TEST(simd_bench_and_selftest_commands)
 	CHECK(strstr(out, "| 1 | pp8 | ") != NULL);
 	CHECK(strstr(out, "| 1 | tg4 | ") != NULL);
 	CHECK(strstr(out, "% of the bandwidth limit") != NULL);
+	/* the probe runs before each repetition; the fraction is theirs */
+	CHECK(strstr(out, "median of the probes before each repetition") != NULL);
+	CHECK(strstr(out, "(median of the repetitions; ") != NULL);
 	out = simd_run(sh, &cap, "bench -p 4 -n 0 -r 1 --json", &r);
 	CHECK_EQ_INT(r, 0);
 	CHECK(strstr(out, "\"pp\": 4, \"pp_ts\": ") != NULL);
