@@ -113,8 +113,7 @@ static int plan_stream(struct engine *e, uint64_t budget, uint64_t per_pos, char
 	struct stream_need nd;
 	char a[32], b[32], c[32], d[32];
 
-	stream_measure(&e->g, e->sealed ? &e->seal : NULL, hp->n_layer, hp->n_embd, n,
-		       e->cfg.no_pack ? 0 : (int)threads(e), &nd);
+	stream_measure(&e->g, e->sealed ? &e->seal : NULL, hp->n_layer, hp->n_embd, n, &nd);
 	if (n > nd.n_items)
 		n = nd.n_items;
 	lo = n < 2 ? n : 2;
@@ -213,8 +212,7 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 		return r;
 	if (e->streaming)
 		r = wt_stream_open(&w, &e->g, &e->rd, e->disk, e->sealed ? &e->seal : NULL, &e->mem,
-				   h.n_layer, h.n_embd, e->n_slots, e->cfg.no_pack ? 0 : (int)threads(e),
-				   err, errlen);
+				   h.n_layer, h.n_embd, e->n_slots, err, errlen);
 	else
 		r = wt_resident_open(&w, &e->g, &e->rd, &e->mem, h.n_layer, h.n_embd,
 				     e->cfg.no_pack ? 0 : (int)threads(e), err, errlen);

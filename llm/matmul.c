@@ -13,7 +13,10 @@
  * Where the weight type has tile functions (llm/quant.h) and the batch is
  * at least MM_TILE_MIN_B tokens, a tile is handed to them whole instead:
  * they repack its weights once into the worker's scratch and run every
- * token against the repacked rows.
+ * token against the repacked rows. Packed weights (mm_matmul_packed) go to
+ * the type's packed tile, which reads them in place with the tile's bits;
+ * a type that has a packed form on this CPU uses the tile for every batch
+ * even unpacked, so both give the same numbers.
  */
 #include "matmul.h"
 
@@ -239,7 +242,10 @@ static int mm_run(struct mm_ctx *c, float *out, const void *w, uint32_t wtype, b
 		j.tile = &pk->tile; /* every batch: nothing else reads packed rows */
 	else if (pk)
 		j.unpack = pk->unpack;
-	else if (!c->scalar && B >= MM_TILE_MIN_B && K % 32 == 0)
+	else if (!c->scalar && K % 32 == 0 && (B >= MM_TILE_MIN_B || quant_can_pack(wtype, M, K)))
+		/* a type that packs here takes the tile for every batch, packed
+		 * or not, so packing (and streaming, which does not pack) never
+		 * changes a result */
 		j.tile = quant_get_tile(wtype);
 	if (j.unpack && 2 * MM_TILE * j.w_stride > align64(quant_tile_scratch(K)))
 		return -LLMK_EINVAL; /* (every packed type fits: at most 34 K bytes) */

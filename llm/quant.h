@@ -84,9 +84,10 @@ struct quant_tile {
  * GGUF rows exactly. tile and prep follow the tile contract with w a packed
  * group (w_stride the row bytes, nr 16, no scratch) and B from 1 up: a
  * packed matrix is read by nothing else, decode included. Its results are
- * the same bits as the type's unpacked tile (where it has one). A matrix
- * is packed only when its rows are a multiple of 16 and n a multiple of
- * unit. The layouts are in llm/kernels/scalar/pack.c.
+ * the same bits as the type's unpacked tile, which a type with a packed
+ * form must have (matmul then takes that tile for every batch of unpacked
+ * rows too). A matrix is packed only when its rows are a multiple of 16
+ * and n a multiple of unit. The layouts are in llm/kernels/scalar/pack.c.
  */
 typedef void (*quant_pack_fn)(size_t n, void *group, void *tmp);
 struct quant_packed {

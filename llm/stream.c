@@ -49,10 +49,6 @@ struct wt_stream {
 	uint8_t *row;
 	uint64_t row_bytes;
 	uint32_t next;                  /* next item to read ahead */
-	int pack_nw;                    /* workers packing each item as it arrives; 0: none */
-	bool head_packs;                /* the head is its own tensor (not the embedding) */
-	uint8_t *pack_tmp;              /* pack_tmp_bytes per worker */
-	size_t pack_tmp_bytes;
 	struct st_slot slots[STREAM_MAX_SLOTS];
 	struct wt_io_stats st;
 };
@@ -130,8 +126,6 @@ static void measure(const struct gguf_file *g, const struct seal_ctx *seal, uint
 	rows = (s - 2 * u) / rb;
 	if (rows > h->ne[1])
 		rows = h->ne[1];
-	else if (rows >= QUANT_TILE_ROWS) /* whole packed groups (wt_pack_mat) */
-		rows = rows / QUANT_TILE_ROWS * QUANT_TILE_ROWS;
 	*slot = s;
 	*head_rows = (uint32_t)rows;
 	*n_items = n_layer + (uint32_t)((h->ne[1] + rows - 1) / rows);
@@ -148,31 +142,8 @@ static uint64_t small_bytes(const struct gguf_file *g, const char *name)
 	return t ? t->size : 0;
 }
 
-/* The widest group of 16 rows of what the streamer packs (layer matrices,
- * head chunks of head_rows rows unless the head is the embedding); 0: none. */
-static size_t pack_group_max(const struct gguf_file *g, uint32_t n_layer, uint32_t head_rows)
-{
-	const struct gguf_tensor *h = gguf_find_tensor(g, "output.weight");
-	char name[96];
-	size_t most = 0, b;
-
-	for (uint32_t l = 0; l < n_layer; l++)
-		for (uint32_t k = 0; k < wt_n_layer_slots; k++) {
-			const struct gguf_tensor *t;
-			if (wt_layer_slots[k].kind != WT_MAT)
-				continue;
-			wt_tensor_name(name, sizeof name, l, wt_layer_slots[k].suffix);
-			if ((t = gguf_find_tensor(g, name)) &&
-			    (b = wt_pack_group_bytes(t->type, t->ne[1], t->ne[0])) > most)
-				most = b;
-		}
-	if (h && (b = wt_pack_group_bytes(h->type, head_rows, h->ne[0])) > most)
-		most = b;
-	return (most + 63) & ~(size_t)63;
-}
-
 void stream_measure(const struct gguf_file *g, const struct seal_ctx *seal, uint32_t n_layer,
-		    uint32_t n_embd, uint32_t n_slots, int pack, struct stream_need *out)
+		    uint32_t n_embd, uint32_t n_slots, struct stream_need *out)
 {
 	const struct gguf_tensor *e = gguf_find_tensor(g, "token_embd.weight");
 	uint64_t slot, fixed;
@@ -186,9 +157,6 @@ void stream_measure(const struct gguf_file *g, const struct seal_ctx *seal, uint
 	if (gguf_find_tensor(g, "rope_freqs.weight"))
 		fixed += charge(small_bytes(g, "rope_freqs.weight"));
 	fixed += (uint64_t)n_slots * charge(io_per_slot(slot) * sizeof(struct plat_io));
-	if (pack > 0 && pack_group_max(g, n_layer, out->head_rows))
-		fixed += charge((uint64_t)wt_pack_workers(pack) *
-				pack_group_max(g, n_layer, out->head_rows));
 	out->fixed_bytes = fixed;
 	(void)n_embd;
 }
@@ -359,48 +327,6 @@ static void drop_skipped(struct wt_stream *s, uint32_t item)
 	}
 }
 
-/* Head chunk k's first row and rows. */
-static void head_chunk(const struct wt_stream *s, uint32_t k, uint64_t *r0, uint64_t *n)
-{
-	*r0 = (uint64_t)k * s->head_rows;
-	*n = s->head->ne[1] - *r0 < s->head_rows ? s->head->ne[1] - *r0 : s->head_rows;
-}
-
-/* Whether a matrix of this shape is packed when its item arrives. */
-static bool st_packs(const struct wt_stream *s, uint32_t type, uint64_t rows, uint64_t cols)
-{
-	size_t g = wt_pack_group_bytes(type, rows, cols);
-
-	return s->pack_nw && g && g <= s->pack_tmp_bytes;
-}
-
-/* Pack the item's matrices in the slot, as the resident weights are
- * (weights.h), so streaming gives resident's bits. */
-static void pack_item(struct wt_stream *s, struct st_slot *sl, uint32_t item)
-{
-	uint64_t t0 = plat_time_ns();
-
-	if (item < s->n_layer) {
-		for (uint32_t k = 0; k < wt_n_layer_slots; k++) {
-			const struct gguf_tensor *t = s->lt[(size_t)item * wt_n_layer_slots + k];
-			struct wt_mat m;
-			if (!t || wt_layer_slots[k].kind != WT_MAT)
-				continue;
-			m = (struct wt_mat){sl->buf + (t->offset - sl->base), t->type, t->ne[1],
-					    t->ne[0], false};
-			wt_pack_mat(&m, s->pack_tmp, s->pack_tmp_bytes, s->pack_nw);
-		}
-	} else if (s->head_packs) {
-		uint64_t r0, n, rb = quant_row_bytes(s->head->type, s->head->ne[0]);
-		struct wt_mat m;
-		head_chunk(s, item - s->n_layer, &r0, &n);
-		m = (struct wt_mat){sl->buf + (s->head->offset + rb * r0 - sl->base), s->head->type,
-				    n, s->head->ne[0], false};
-		wt_pack_mat(&m, s->pack_tmp, s->pack_tmp_bytes, s->pack_nw);
-	}
-	s->st.pack_ns += plat_time_ns() - t0;
-}
-
 /* The slot holding item, read, verified and held; NULL with *err on failure. */
 static struct st_slot *get(struct wt_stream *s, uint32_t item, int *err)
 {
@@ -424,8 +350,6 @@ static struct st_slot *get(struct wt_stream *s, uint32_t item, int *err)
 	s->st.wait_ns += plat_time_ns() - t0;
 	if (!e && s->seal)
 		e = decrypt(s, sl);
-	if (!e && s->pack_nw)
-		pack_item(s, sl, item);
 	if (e) {
 		drop(s, sl);
 		*err = e;
@@ -469,8 +393,7 @@ static int st_layer_acquire(void *impl, uint32_t l, struct wt_layer *out)
 		if (wt_layer_slots[k].kind == WT_VEC) {
 			*(const float **)field = p;
 		} else {
-			struct wt_mat m = {p, t->type, t->ne[1], t->ne[0],
-					   st_packs(s, t->type, t->ne[1], t->ne[0])};
+			struct wt_mat m = {p, t->type, t->ne[1], t->ne[0], false};
 			*(struct wt_mat *)field = m;
 		}
 	}
@@ -505,16 +428,11 @@ static int st_embed_row(void *impl, int32_t id, float *out)
 static int st_head_acquire(void *impl, uint32_t row0, uint32_t n, struct wt_mat *out)
 {
 	struct wt_stream *s = impl;
-	uint64_t rb = quant_row_bytes(s->head->type, s->head->ne[0]), c0, cn;
+	uint64_t rb = quant_row_bytes(s->head->type, s->head->ne[0]);
 	struct st_slot *sl;
-	bool packed;
 	int e = 0;
 
 	if (row0 % s->head_rows || n > s->head_rows || (uint64_t)row0 + n > s->head->ne[1])
-		return -LLMK_ERANGE;
-	head_chunk(s, row0 / s->head_rows, &c0, &cn);
-	packed = s->head_packs && st_packs(s, s->head->type, cn, s->head->ne[0]);
-	if (packed && n != cn) /* a packed chunk is taken whole */
 		return -LLMK_ERANGE;
 	if (!(sl = get(s, s->n_layer + row0 / s->head_rows, &e)))
 		return e;
@@ -522,7 +440,7 @@ static int st_head_acquire(void *impl, uint32_t row0, uint32_t n, struct wt_mat 
 	out->type = s->head->type;
 	out->rows = n;
 	out->cols = s->head->ne[0];
-	out->packed = packed;
+	out->packed = false;
 	return 0;
 }
 
@@ -565,8 +483,6 @@ static void st_close(void *impl)
 		llm_mem_free(mem, s->rfreq, (size_t)s->rfreq_bytes);
 	if (s->row)
 		llm_mem_free(mem, s->row, (size_t)s->row_bytes);
-	if (s->pack_tmp)
-		llm_mem_free(mem, s->pack_tmp, s->pack_tmp_bytes * (size_t)s->pack_nw);
 	llm_mem_free(mem, s, sizeof *s);
 }
 
@@ -622,17 +538,12 @@ static int alloc_all(struct wt_stream *s, int *e)
 			return *e;
 		sl->buf = (uint8_t *)up((uintptr_t)sl->alloc, ST_ALIGN);
 	}
-	if (s->pack_nw && s->pack_tmp_bytes &&
-	    !(s->pack_tmp = llm_mem_alloc(m, s->pack_tmp_bytes * (size_t)s->pack_nw, e)))
-		return *e;
-	if (!s->pack_tmp_bytes)
-		s->pack_nw = 0;
 	return 0;
 }
 
 int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm_reader *rd,
 		   int disk, struct seal_ctx *seal, struct llm_mem *mem, uint32_t n_layer,
-		   uint32_t n_embd, uint32_t n_slots, int pack, char *err, size_t errlen)
+		   uint32_t n_embd, uint32_t n_slots, char *err, size_t errlen)
 {
 	const struct gguf_tensor *onorm = gguf_find_tensor(g, "output_norm.weight");
 	const struct gguf_tensor *rf = gguf_find_tensor(g, "rope_freqs.weight");
@@ -665,9 +576,6 @@ int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm
 	s->head = head_tensor(g);
 	s->row_bytes = quant_row_bytes(s->embd->type, s->embd->ne[0]);
 	measure(g, seal, n_layer, &s->slot_bytes, &s->head_rows, &s->n_items);
-	s->pack_nw = pack > 0 ? wt_pack_workers(pack) : 0;
-	s->pack_tmp_bytes = pack > 0 ? pack_group_max(g, n_layer, s->head_rows) : 0;
-	s->head_packs = gguf_find_tensor(g, "output.weight") != NULL;
 	s->n_slots = n_slots < 1 ? 1 : n_slots > STREAM_MAX_SLOTS ? STREAM_MAX_SLOTS : n_slots;
 	s->io_cap = io_per_slot(s->slot_bytes);
 	slot = s->slot_bytes;

@@ -41,19 +41,16 @@ struct stream_need {
  * layout must already have been checked (model_check_layout).
  */
 void stream_measure(const struct gguf_file *g, const struct seal_ctx *seal, uint32_t n_layer,
-		    uint32_t n_embd, uint32_t n_slots, int pack, struct stream_need *out);
+		    uint32_t n_embd, uint32_t n_slots, struct stream_need *out);
 
 /*
  * Open the streamer: rd reads the plaintext GGUF (for embedding rows and the
  * small tensors), disk is the platform disk the slots read from directly
- * (the image itself when seal is non-NULL). n_slots >= 1. pack > 0: each
- * item's matrices are packed (weights.h, wt_pack_mat) by that many workers
- * when it arrives, as resident weights are, so the two give the same bits;
- * stream_measure takes the same pack. On error returns -LLMK_E* with one
- * line in err and holds nothing.
+ * (the image itself when seal is non-NULL). n_slots >= 1. On error returns
+ * -LLMK_E* with one line in err and holds nothing.
  */
 int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm_reader *rd,
 		   int disk, struct seal_ctx *seal, struct llm_mem *mem, uint32_t n_layer,
-		   uint32_t n_embd, uint32_t n_slots, int pack, char *err, size_t errlen);
+		   uint32_t n_embd, uint32_t n_slots, char *err, size_t errlen);
 
 #endif

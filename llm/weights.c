@@ -78,18 +78,22 @@ static void pack_task(void *arg, int i, int n)
 		j->p->pack(j->cols, j->data + g * j->group, j->tmp + (size_t)i * j->tmp_bytes);
 }
 
-size_t wt_pack_group_bytes(uint32_t type, uint64_t rows, uint64_t cols)
+/* Bytes of a group of 16 rows of such a matrix when it can be packed on
+ * this CPU (quant_can_pack), else 0. */
+static size_t pack_group_bytes(uint32_t type, uint64_t rows, uint64_t cols)
 {
 	if (!quant_can_pack(type, rows, cols))
 		return 0;
 	return QUANT_TILE_ROWS * (size_t)quant_row_bytes(type, cols);
 }
 
-uint64_t wt_pack_mat(struct wt_mat *m, uint8_t *tmp, size_t tmp_bytes, int nw)
+/* m packed in place by nw workers, each with tmp_bytes of tmp (at least a
+ * group), runs of groups each; the bytes packed (0: m left as it is). */
+static uint64_t pack_mat(struct wt_mat *m, uint8_t *tmp, size_t tmp_bytes, int nw)
 {
 	struct pack_job j;
 
-	j.group = wt_pack_group_bytes(m->type, m->rows, m->cols);
+	j.group = pack_group_bytes(m->type, m->rows, m->cols);
 	if (!j.group || j.group > tmp_bytes || m->packed)
 		return 0;
 	j.p = quant_get_packed(m->type);
@@ -106,6 +110,16 @@ uint64_t wt_pack_mat(struct wt_mat *m, uint8_t *tmp, size_t tmp_bytes, int nw)
 	return (uint64_t)j.group * j.groups;
 }
 
+/* threads, at most the CPUs plat_parallel has */
+static int pack_workers(int threads)
+{
+	int n = plat_cpu_count();
+
+	if (threads < 1)
+		threads = 1;
+	return n >= 1 && threads > n ? n : threads;
+}
+
 /* The widest group of 16 rows among the matrices res_pack_all may pack. */
 static size_t res_pack_tmp(const struct wt_resident *r)
 {
@@ -118,11 +132,11 @@ static size_t res_pack_tmp(const struct wt_resident *r)
 				continue;
 			m = (const struct wt_mat *)((const uint8_t *)&r->layers[l] +
 						    wt_layer_slots[s].offset);
-			if (m->data && (g = wt_pack_group_bytes(m->type, m->rows, m->cols)) > most)
+			if (m->data && (g = pack_group_bytes(m->type, m->rows, m->cols)) > most)
 				most = g;
 		}
 	if (r->head.data != r->embd.data &&
-	    (g = wt_pack_group_bytes(r->head.type, r->head.rows, r->head.cols)) > most)
+	    (g = pack_group_bytes(r->head.type, r->head.rows, r->head.cols)) > most)
 		most = g;
 	return most;
 }
@@ -133,7 +147,7 @@ static uint64_t res_pack_all(struct wt_resident *r, int threads)
 {
 	uint64_t done = 0;
 	size_t tb = (res_pack_tmp(r) + 63) & ~(size_t)63;
-	int e = 0, nw = wt_pack_workers(threads);
+	int e = 0, nw = pack_workers(threads);
 	uint8_t *tmp;
 
 	if (!tb || !(tmp = llm_mem_alloc(r->mem, tb * (size_t)nw, &e)))
@@ -141,24 +155,16 @@ static uint64_t res_pack_all(struct wt_resident *r, int threads)
 	for (uint32_t l = 0; l < r->n_layer; l++)
 		for (uint32_t s = 0; s < wt_n_layer_slots; s++)
 			if (wt_layer_slots[s].kind == WT_MAT)
-				done += wt_pack_mat((struct wt_mat *)((uint8_t *)&r->layers[l] +
+				done += pack_mat((struct wt_mat *)((uint8_t *)&r->layers[l] +
 								      wt_layer_slots[s].offset),
 						    tmp, tb, nw);
 	/* a tied head is the embedding, whose rows are read one by one */
 	if (r->head.data != r->embd.data)
-		done += wt_pack_mat(&r->head, tmp, tb, nw);
+		done += pack_mat(&r->head, tmp, tb, nw);
 	llm_mem_free(r->mem, tmp, tb * (size_t)nw);
 	return done;
 }
 
-int wt_pack_workers(int threads)
-{
-	int n = plat_cpu_count();
-
-	if (threads < 1)
-		threads = 1;
-	return n >= 1 && threads > n ? n : threads;
-}
 
 static int res_layer_acquire(void *impl, uint32_t layer, struct wt_layer *out)
 {

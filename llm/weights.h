@@ -57,7 +57,6 @@ struct wt_io_stats {
 	uint64_t wait_ns;     /* acquire blocked waiting on the disk */
 	uint64_t decrypt_ns;  /* verifying and decrypting sealed chunks */
 	uint64_t misses;      /* acquires whose item was not read ahead */
-	uint64_t pack_ns;     /* packing items as they arrive (wt_pack_mat) */
 };
 
 struct wt_ops {
@@ -110,18 +109,6 @@ void wt_close(struct wt_ctx *w);
 /* The counters since the last reset (zeros for an implementation without
  * disk traffic); reset: start counting again. */
 void wt_io_stats(struct wt_ctx *w, struct wt_io_stats *out, bool reset);
-
-/*
- * Packing (quant.h struct quant_packed), for both implementations: the
- * bytes of a group of 16 rows of m when it can be packed on this CPU, else 0;
- * m packed in place by nw workers (wt_pack_workers), each with tmp_bytes of
- * tmp (at least the group); returns the bytes packed (0: m left as it is).
- * Resident and streamed weights pack the same matrices (the layers', and an
- * output head that is not the embedding), so both give the same bits.
- */
-size_t wt_pack_group_bytes(uint32_t type, uint64_t rows, uint64_t cols);
-uint64_t wt_pack_mat(struct wt_mat *m, uint8_t *tmp, size_t tmp_bytes, int nw);
-int wt_pack_workers(int threads); /* threads, at most the CPUs plat_parallel has */
 
 /*
  * Resident weights: the tensor data section [g->data_offset, g->extent) read

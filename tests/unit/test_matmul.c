@@ -387,6 +387,9 @@ TEST(matmul_packed_gives_the_tile_bits)
 				break;
 			}
 		for (size_t b = 0; b < B; b++) {
+			/* unpacked rows of a type that packs take the tile too */
+			CHECK_EQ_INT(mm_matmul(&c, o2, w, types[i], M, K, x + b * K, 1), 0);
+			CHECK(memcmp(o2, o1 + b * M, M * 4) == 0);
 			CHECK_EQ_INT(mm_matmul_packed(&c, o2, wp, types[i], M, K, x + b * K, 1), 0);
 			if (memcmp(o2, o1 + b * M, M * 4)) {
 				fprintf(stderr, "  %s token %zu: decode %.9g, tile %.9g\n",
