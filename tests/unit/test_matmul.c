@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../../llm/matmul.h"
+#include "../../llm/kernels/scalar/scalar.h"
 
 static const uint32_t mm_types[] = {
 	GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
@@ -377,6 +378,19 @@ TEST(matmul_packed_gives_the_tile_bits)
 		for (size_t g = 0; g < M / 16; g++)
 			p->pack(K, wp + g * 16 * rb, tmp);
 		CHECK(memcmp(wp, w, M * rb) != 0);
+		{
+			/* the registered pack writes the reference layout (pack.c) */
+			quant_pack_fn ref = types[i] == GGML_TYPE_Q4_0   ? pk_pack_q4_0
+					    : types[i] == GGML_TYPE_Q8_0 ? pk_pack_q8_0
+					    : types[i] == GGML_TYPE_Q4_K ? pk_pack_q4_K
+									 : pk_pack_q6_K;
+			uint8_t *wr = malloc(M * rb);
+			memcpy(wr, w, M * rb);
+			for (size_t g = 0; g < M / 16; g++)
+				ref(K, wr + g * 16 * rb, tmp);
+			CHECK(memcmp(wr, wp, M * rb) == 0);
+			free(wr);
+		}
 		CHECK_EQ_INT(mm_matmul(&c, o1, w, types[i], M, K, x, B), 0);
 		CHECK_EQ_INT(mm_matmul_packed(&c, o2, wp, types[i], M, K, x, B), 0);
 		for (size_t k = 0; k < B * M; k++)

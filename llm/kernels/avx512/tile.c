@@ -754,7 +754,7 @@ pk_cols_q4K(const uint8_t *g, size_t n, const int8_t *const *a, const float *con
 		_mm512_storeu_ps(o[c], f[c]);
 }
 
-/* Q6_K: a superblock of 3360 bytes: X, Y, Z per (h, k) (pack.c), the scales
+/* Q6_K: a superblock of 3360 bytes: X, Y, Z for each h (pack.c), the scales
  * by sub-block, d */
 static inline __attribute__((always_inline)) void
 pk_cols_q6K(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
@@ -774,17 +774,17 @@ pk_cols_q6K(const uint8_t *g, size_t n, const int8_t *const *a, const float *con
 			int h = i / 4, j = i % 4;
 			/* a run's share of the superblock's lines (7 of 53) */
 			pk_prefetch(u + 448 * i, i < 7 ? 448 : 3360 - 448 * 7, pf);
-			const uint8_t *x = u + 64 * 3 * (size_t)(8 * h);
+			const uint8_t *x = u + 1536 * (size_t)h;
 			/* run j of X, Y, Z: v0 = X & 63, v1 = Y & 63; v2, v3 take
 			 * Z's nibble and bits 6-7 of X or Y moved to 4-5 (0xe4:
 			 * m4 ? low : high) */
 			_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++) {
-				const uint8_t *r = x + 64 * 3 * (size_t)k;
+				const uint8_t *r = x + 64 * (size_t)k;
 				if (j < 2) {
-					wv[k] = _mm512_and_si512(_mm512_loadu_si512(r + 64 * j), m3f);
+					wv[k] = _mm512_and_si512(_mm512_loadu_si512(r + 512 * j), m3f);
 				} else {
-					__m512i z = _mm512_loadu_si512(r + 128);
-					__m512i t = _mm512_srli_epi16(_mm512_loadu_si512(r + 64 * (j - 2)), 2);
+					__m512i z = _mm512_loadu_si512(r + 1024);
+					__m512i t = _mm512_srli_epi16(_mm512_loadu_si512(r + 512 * (j - 2)), 2);
 					if (j == 3)
 						z = _mm512_srli_epi16(z, 4);
 					wv[k] = _mm512_ternarylogic_epi32(z, _mm512_and_si512(t, m30), m4, 0xe4);
@@ -853,11 +853,61 @@ PK_TILE(ptile_q8_0, PK_Q80)
 PK_TILE(ptile_q4_K, PK_Q4K)
 PK_TILE(ptile_q6_K, PK_Q6K)
 
+/*
+ * Q6_K packed (the layout of pk_pack_q6_K in pack.c, which unpacks it), a
+ * superblock of the 16 rows at a time: each row's X, Y, Z for one h are 32
+ * bytes computed on ymm, then put_run interleaves the 16 rows' dwords into
+ * 8 registers; the scales are a 16 x 16 byte transpose, d 16 halves.
+ */
+static void pack_q6_K_fast(size_t n, void *group, void *tmp)
+{
+	const size_t rb = n / QK_K * sizeof(struct block_q6_K);
+	const __m256i m4 = _mm256_set1_epi8(0x0f), m3 = _mm256_set1_epi8(3),
+		      m30 = _mm256_set1_epi8(0x30), mc0 = _mm256_set1_epi8((char)0xc0),
+		      mf0 = _mm256_set1_epi8((char)0xf0);
+	uint8_t *rows = tmp, *p = group;
+
+	memcpy(tmp, group, QUANT_TILE_ROWS * rb);
+	for (size_t u = 0; u < n / QK_K; u++, p += 3360) {
+		for (int h = 0; h < 2; h++) {
+			__m256i X[16], Y[16], Z[16];
+			for (int r = 0; r < 16; r++) {
+				const struct block_q6_K *b = (const struct block_q6_K *)(rows + r * rb) + u;
+				__m256i l0 = _mm256_loadu_si256((const __m256i *)(b->ql + 64 * h));
+				__m256i l1 = _mm256_loadu_si256((const __m256i *)(b->ql + 64 * h + 32));
+				__m256i qh = _mm256_loadu_si256((const __m256i *)(b->qh + 32 * h));
+				/* X = (l0 & 15) | (qh & 3) << 4 | (qh & 0x30) << 2 */
+				X[r] = _mm256_or_si256(
+					_mm256_or_si256(_mm256_and_si256(l0, m4),
+							_mm256_slli_epi16(_mm256_and_si256(qh, m3), 4)),
+					_mm256_slli_epi16(_mm256_and_si256(qh, m30), 2));
+				/* Y = (l1 & 15) | (qh << 2) & 0x30 | qh & 0xc0 */
+				Y[r] = _mm256_or_si256(
+					_mm256_or_si256(_mm256_and_si256(l1, m4),
+							_mm256_and_si256(_mm256_slli_epi16(qh, 2), m30)),
+					_mm256_and_si256(qh, mc0));
+				/* Z = (l0 >> 4) | (l1 & 0xf0) */
+				Z[r] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
+						       _mm256_and_si256(l1, mf0));
+			}
+			put_run(p + 1536 * (size_t)h, 0, X);
+			put_run(p + 1536 * (size_t)h + 512, 0, Y);
+			put_run(p + 1536 * (size_t)h + 1024, 0, Z);
+		}
+		for (int r = 0; r < 16; r++) {
+			const struct block_q6_K *b = (const struct block_q6_K *)(rows + r * rb) + u;
+			for (int sb = 0; sb < 16; sb++)
+				p[3072 + 16 * sb + r] = (uint8_t)b->scales[sb];
+			memcpy(p + 3328 + 2 * r, &b->d, 2);
+		}
+	}
+}
+
 static const struct quant_packed packs[] = {
 	{pk_pack_q4_0, pk_unpack_q4_0, {ptile_q4_0, tile_prep_q4_0, "avx512vnni packed"}, 64},
 	{pk_pack_q8_0, pk_unpack_q8_0, {ptile_q8_0, tile_prep_q8_0, "avx512vnni packed"}, 64},
 	{pk_pack_q4_K, pk_unpack_q4_K, {ptile_q4_K, tile_prep_kmins32, "avx512vnni packed"}, 256},
-	{pk_pack_q6_K, pk_unpack_q6_K, {ptile_q6_K, tile_prep_q6_K, "avx512vnni packed"}, 256},
+	{pack_q6_K_fast, pk_unpack_q6_K, {ptile_q6_K, tile_prep_q6_K, "avx512vnni packed"}, 256},
 };
 static const uint32_t pack_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K,
 				      GGML_TYPE_Q6_K};

@@ -111,8 +111,9 @@ PACK_FNS(q4_K, 256)
  * Q6_K. Element 128 h + 32 j + l (h < 2, j < 4, l < 32) has the value
  * v = low | high << 4, low from ql[64 h + 32 (j & 1) + l] (its low nibble for
  * j < 2, high for j >= 2) and high from bits 2 j, 2 j + 1 of qh[32 h + l].
- * Packed, for each h and k < 8 three 64-byte registers X, Y, Z hold, for
- * l = 4 k + q in byte 4 r + q of row r:
+ * Packed, for each h three runs of 8 64-byte registers X, Y, Z (at
+ * 1536 h, + 512, + 1024; register k 64 k further) hold, for l = 4 k + q in
+ * byte 4 r + q of row r:
  *
  *     X = v0 | (v2 >> 4) << 6      Y = v1 | (v3 >> 4) << 6
  *     Z = (v2 & 15) | (v3 & 15) << 4                       (vj: run j's v)
@@ -137,7 +138,7 @@ static void q6_move(size_t n, uint8_t *rows, uint8_t *p, int to_packed)
 			struct block_q6_K *b = (struct block_q6_K *)(rows + r * rb) + u;
 			for (int h = 0; h < 2; h++)
 				for (int l = 0; l < 32; l++) {
-					uint8_t *x = p + (size_t)((h * 8 + l / 4) * 3) * 64 + 4 * r + l % 4;
+					uint8_t *x = p + 1536 * (size_t)h + 64 * (size_t)(l / 4) + 4 * r + l % 4;
 					uint8_t *ql0 = &b->ql[64 * h + l], *ql1 = ql0 + 32;
 					uint8_t *qh = &b->qh[32 * h + l];
 					if (to_packed) {
@@ -146,12 +147,12 @@ static void q6_move(size_t n, uint8_t *rows, uint8_t *p, int to_packed)
 							v[j] = (((j & 1 ? *ql1 : *ql0) >> (j >= 2 ? 4 : 0)) & 15) |
 							       ((*qh >> (2 * j)) & 3) << 4;
 						x[0] = (uint8_t)(v[0] | (v[2] >> 4) << 6);
-						x[64] = (uint8_t)(v[1] | (v[3] >> 4) << 6);
-						x[128] = (uint8_t)((v[2] & 15) | (v[3] & 15) << 4);
+						x[512] = (uint8_t)(v[1] | (v[3] >> 4) << 6);
+						x[1024] = (uint8_t)((v[2] & 15) | (v[3] & 15) << 4);
 					} else {
-						int v0 = x[0] & 63, v1 = x[64] & 63;
-						int v2 = (x[128] & 15) | (x[0] >> 6) << 4;
-						int v3 = (x[128] >> 4) | (x[64] >> 6) << 4;
+						int v0 = x[0] & 63, v1 = x[512] & 63;
+						int v2 = (x[1024] & 15) | (x[0] >> 6) << 4;
+						int v3 = (x[1024] >> 4) | (x[512] >> 6) << 4;
 						*ql0 = (uint8_t)((v0 & 15) | (v2 & 15) << 4);
 						*ql1 = (uint8_t)((v1 & 15) | (v3 & 15) << 4);
 						*qh = (uint8_t)(v0 >> 4 | (v1 >> 4) << 2 | (v2 >> 4) << 4 |
