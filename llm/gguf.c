@@ -99,8 +99,7 @@ static int perr(struct gguf_parse *p, int code, const char *fmt, ...)
 	return code;
 }
 
-/* Names from the file go into messages: keep them printable and short. */
-static void safe_name(char *dst, size_t cap, const char *s, uint64_t len)
+void gguf_safe_name(char *dst, size_t cap, const char *s, uint64_t len)
 {
 	size_t n = 0;
 
@@ -119,7 +118,7 @@ static void set_ctx(struct gguf_parse *p, const char *what, const struct gguf_st
 {
 	char nm[64];
 
-	safe_name(nm, sizeof nm, name->s, name->len);
+	gguf_safe_name(nm, sizeof nm, name->s, name->len);
 	plat_snprintf(p->ctx, sizeof p->ctx, "%s '%s'", what, nm);
 }
 
@@ -504,7 +503,7 @@ static int check_tensor_bounds(struct gguf_parse *p, struct gguf_tensor *t)
 	uint64_t size = p->r->size;
 	char nm[64];
 
-	safe_name(nm, sizeof nm, t->name, strlen(t->name));
+	gguf_safe_name(nm, sizeof nm, t->name, strlen(t->name));
 	if (t->offset > size - p->g->data_offset)
 		return perr(p, -LLMK_EFORMAT,
 			    "tensor '%s' starts past end of file (offset 0x%llx + data 0x%llx > %llu)",
@@ -533,8 +532,8 @@ static int check_overlaps(struct gguf_parse *p, struct kidx *k)
 		const struct gguf_tensor *x = &ts[k[i - 1].idx], *y = &ts[k[i].idx];
 		if (x->offset + x->size <= y->offset)
 			continue;
-		safe_name(a, sizeof a, x->name, strlen(x->name));
-		safe_name(b, sizeof b, y->name, strlen(y->name));
+		gguf_safe_name(a, sizeof a, x->name, strlen(x->name));
+		gguf_safe_name(b, sizeof b, y->name, strlen(y->name));
 		return perr(p, -LLMK_EFORMAT,
 			    "tensor '%s' (offset 0x%llx, %llu bytes) overlaps tensor '%s' (offset 0x%llx)",
 			    a, (unsigned long long)x->offset, (unsigned long long)x->size, b,
@@ -568,7 +567,7 @@ static int check_dups(struct gguf_parse *p, struct kidx *k, uint64_t n,
 		const struct gguf_str *y = get(p->g, k[i].idx, &sb);
 		if (!str_eq(x, y))
 			continue;
-		safe_name(nm, sizeof nm, x->s, x->len);
+		gguf_safe_name(nm, sizeof nm, x->s, x->len);
 		return perr(p, -LLMK_EFORMAT, "duplicate %s '%s'", what, nm);
 	}
 	return 0;

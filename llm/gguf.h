@@ -119,4 +119,9 @@ void llm_reader_mem(struct llm_reader *r, struct llm_membuf *mb, const void *p, 
 /* Reader over a platform disk: ctx is the disk index cast (intptr_t). */
 void llm_reader_disk(struct llm_reader *r, int disk);
 
+/* Strings from the file go into messages: s (len bytes) into dst (cap >= 8
+ * bytes), printable ASCII kept, anything else '?', cut with "..." so one
+ * line stays one line. */
+void gguf_safe_name(char *dst, size_t cap, const char *s, uint64_t len);
+
 #endif

@@ -192,7 +192,9 @@ static int load_kind(struct tok *t, const struct gguf_file *g, char *err, size_t
 		return 0;
 	}
 	if (strcmp(s->s, "gpt2") != 0) {
-		plat_snprintf(err, errlen, "tok: unsupported tokenizer model '%s' (%smodel)", s->s, KEY);
+		char nm[64];
+		gguf_safe_name(nm, sizeof nm, s->s, s->len);
+		plat_snprintf(err, errlen, "tok: unsupported tokenizer model '%s' (%smodel)", nm, KEY);
 		return -LLMK_ENOTSUP;
 	}
 	t->kind = TOK_BPE;
@@ -214,7 +216,8 @@ static int load_kind(struct tok *t, const struct gguf_file *g, char *err, size_t
 		t->clean_spaces = !p->keep_spaces;
 		return 0;
 	}
-	plat_snprintf(err, errlen, "tok: unsupported pre-tokenizer '%s' (%spre)", s->s, KEY);
+	gguf_safe_name(t->pre_name, sizeof t->pre_name, s->s, s->len);
+	plat_snprintf(err, errlen, "tok: unsupported pre-tokenizer '%s' (%spre)", t->pre_name, KEY);
 	return -LLMK_ENOTSUP;
 }
 
@@ -273,7 +276,9 @@ static int load_tokens(struct tok *t, const struct gguf_file *g, char *err, size
 			return -LLMK_ENOMEM;
 		tk->len = (uint32_t)len;
 		if (tok_find(t, s, len) != TOK_NULL) {
-			plat_snprintf(err, errlen, "tok: duplicate token '%s' (ids %d and %u)", tk->text,
+			char nm[64];
+			gguf_safe_name(nm, sizeof nm, s, len);
+			plat_snprintf(err, errlen, "tok: duplicate token '%s' (ids %d and %u)", nm,
 				      (int)tok_find(t, s, len), i);
 			return -LLMK_EFORMAT;
 		}

@@ -46,15 +46,18 @@ def main():
     toks = byte_map() + [m.replace(" ", "") for m in merges] + ["<|endoftext|>"]
     types = [1] * (len(toks) - 1) + [3]
     eot = len(toks) - 1
+    # the last: a pre-tokenizer name with control bytes, which an error
+    # message must not copy (one line per error: fuzz_gguf's invariant)
     for pre in ["gpt2", "llama-bpe", "qwen2", "falcon", "starcoder", "deepseek-llm",
-                "deepseek-coder", "default"]:
+                "deepseek-coder", "default", "def\nault\x1b[2J"]:
         kvs = [kv_str("general.architecture", "llama"), kv_str("tokenizer.ggml.model", "gpt2"),
                kv_str("tokenizer.ggml.pre", pre), kv_strs("tokenizer.ggml.tokens", toks),
                kv_i32s("tokenizer.ggml.token_type", types),
                kv_strs("tokenizer.ggml.merges", merges),
                kv_u32("tokenizer.ggml.bos_token_id", eot), kv_u32("tokenizer.ggml.eos_token_id", eot)]
         data = b"GGUF" + struct.pack("<IQQ", 3, 0, len(kvs)) + b"".join(kvs)
-        with open("%s/seed-bpe-%s.gguf" % (out, pre), "wb") as f:
+        name = "".join(c if c.isalnum() or c == "-" else "_" for c in pre)
+        with open("%s/seed-bpe-%s.gguf" % (out, name), "wb") as f:
             f.write(data)
 
 
