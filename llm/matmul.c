@@ -109,6 +109,7 @@ struct mm_job {
 	uint8_t *scratch;     /* per worker, s_stride bytes each */
 	size_t s_stride;
 	quant_pack_fn unpack; /* packed weights for the rows: each tile unpacked first */
+	quant_pack_to_fn pack_to; /* plain rows for the packed tile: each tile packed first */
 };
 
 /* Worker i of n converts activation rows [B i / n, B (i + 1) / n). */
@@ -191,7 +192,14 @@ static void mm_dot_task(void *arg, int i, int n)
 		if (t + k >= j->tiles)
 			break;
 		r0 = (t + k++) * MM_TILE;
-		if (j->tile)
+		if (j->pack_to) {
+			/* plain rows into the worker's scratch, packed (whole
+			 * groups: M % 16 == 0), for the packed tile */
+			uint8_t *g = j->scratch + (size_t)i * j->s_stride;
+			j->pack_to(j->K, j->w + r0 * j->w_stride, g);
+			j->tile->tile(j->K, g, j->w_stride, MM_TILE, j->act, j->a_stride, j->prep,
+				      j->B, j->out + r0, j->M, NULL);
+		} else if (j->tile)
 			j->tile->tile(j->K, j->w + r0 * j->w_stride, j->w_stride,
 				      (int)(j->M - r0 < MM_TILE ? j->M - r0 : MM_TILE), j->act,
 				      j->a_stride, j->prep, j->B, j->out + r0, j->M,
@@ -236,17 +244,24 @@ static int mm_run(struct mm_ctx *c, float *out, const void *w, uint32_t wtype, b
 	nt = c->n_threads < 1 ? 1 : c->n_threads;
 	j.tile = NULL;
 	j.unpack = NULL;
+	j.pack_to = NULL;
 	j.s_stride = 0;
 	j.scratch = NULL;
-	if (pk && !c->scalar)
+	if (pk && !c->scalar) {
 		j.tile = &pk->tile; /* every batch: nothing else reads packed rows */
-	else if (pk)
+	} else if (pk) {
 		j.unpack = pk->unpack;
-	else if (!c->scalar && K % 32 == 0 && (B >= MM_TILE_MIN_B || quant_can_pack(wtype, M, K)))
-		/* a type that packs here takes the tile for every batch, packed
-		 * or not, so packing (and streaming, which does not pack) never
-		 * changes a result */
+	} else if (!c->scalar && K % 32 == 0 && B >= MM_TILE_MIN_B) {
 		j.tile = quant_get_tile(wtype);
+	} else if (!c->scalar && quant_can_pack(wtype, M, K)) {
+		/* A type that packs here gives the tile's bits for every batch,
+		 * packed or not, so packing (and streaming, which does not pack)
+		 * never changes a result: a few tokens take the packed tile on
+		 * each tile packed into scratch (cheaper than the repack). */
+		pk = quant_get_packed(wtype);
+		j.tile = &pk->tile;
+		j.pack_to = pk->pack_to;
+	}
 	if (j.unpack && 2 * MM_TILE * j.w_stride > align64(quant_tile_scratch(K)))
 		return -LLMK_EINVAL; /* (every packed type fits: at most 34 K bytes) */
 	if (j.at->type == GGML_TYPE_F32) {

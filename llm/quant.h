@@ -90,8 +90,11 @@ struct quant_tile {
  * and n a multiple of unit. The layouts are in llm/kernels/scalar/pack.c.
  */
 typedef void (*quant_pack_fn)(size_t n, void *group, void *tmp);
+/* pack_to: 16 rows at src (contiguous) packed into dst, out of place. */
+typedef void (*quant_pack_to_fn)(size_t n, const void *src, void *dst);
 struct quant_packed {
 	quant_pack_fn pack, unpack;
+	quant_pack_to_fn pack_to;
 	struct quant_tile tile;
 	uint32_t unit;         /* n % unit == 0 */
 };

@@ -854,21 +854,98 @@ PK_TILE(ptile_q4_K, PK_Q4K)
 PK_TILE(ptile_q6_K, PK_Q6K)
 
 /*
+ * The other packs on AVX-512 (the layouts of pack.c): each run of 8 dwords
+ * of the 16 rows goes through put_run (one 512-bit register per dword of
+ * all 16 rows), the f16 scales are 16 halves. Q4_0 and Q8_0 a pair of
+ * blocks at a time, Q4_K a superblock (36 dwords: 4 runs and a half).
+ */
+static inline __m256i pk_row2(const uint8_t *a, const uint8_t *b)
+{
+	return _mm256_set_m128i(_mm_loadu_si128((const __m128i *)b),
+				_mm_loadu_si128((const __m128i *)a));
+}
+
+static void pack_q4_0_to(size_t n, const void *src, void *dst)
+{
+	const size_t rb = n / 32 * 18;
+	const uint8_t *rows = src;
+	uint8_t *p = dst;
+
+	for (size_t i = 0; i < n / 64; i++, p += 576) {
+		__m256i R[16];
+		pk_prefetch(rows + 16 * rb + 576 * i, 576, 1); /* the next group */
+		for (int r = 0; r < 16; r++) {
+			const uint8_t *b = rows + (size_t)r * rb + 36 * i;
+			memcpy(p + 2 * r, b, 2);
+			memcpy(p + 32 + 2 * r, b + 18, 2);
+			R[r] = pk_row2(b + 2, b + 20);
+		}
+		put_run(p + 64, 0, R);
+	}
+}
+
+static void pack_q8_0_to(size_t n, const void *src, void *dst)
+{
+	const size_t rb = n / 32 * 34;
+	const uint8_t *rows = src;
+	uint8_t *p = dst;
+
+	for (size_t i = 0; i < n / 64; i++, p += 1088) {
+		__m256i R[16], S[16];
+		pk_prefetch(rows + 16 * rb + 1088 * i, 1088, 1); /* the next group */
+		for (int r = 0; r < 16; r++) {
+			const uint8_t *b = rows + (size_t)r * rb + 68 * i;
+			memcpy(p + 2 * r, b, 2);
+			memcpy(p + 32 + 2 * r, b + 34, 2);
+			R[r] = _mm256_loadu_si256((const __m256i *)(b + 2));
+			S[r] = _mm256_loadu_si256((const __m256i *)(b + 36));
+		}
+		put_run(p + 64, 0, R);
+		put_run(p + 576, 0, S);
+	}
+}
+
+static void pack_q4_K_to(size_t n, const void *src, void *dst)
+{
+	const size_t rb = n / QK_K * 144;
+	const uint8_t *rows = src;
+	uint8_t *p = dst;
+	_Alignas(64) uint8_t last[8 * 64];
+
+	for (size_t u = 0; u < n / QK_K; u++, p += 2304) {
+		__m256i R[16];
+		pk_prefetch(rows + 16 * rb + 2304 * u, 2304, 1); /* the next group */
+		for (int k = 0; k < 4; k++) {
+			for (int r = 0; r < 16; r++)
+				R[r] = _mm256_loadu_si256(
+					(const __m256i *)(rows + (size_t)r * rb + 144 * u + 32 * (size_t)k));
+			put_run(p + 512 * (size_t)k, 0, R);
+		}
+		for (int r = 0; r < 16; r++) /* dwords 32..35, the last 16 bytes */
+			R[r] = _mm256_castsi128_si256(_mm_loadu_si128(
+				(const __m128i *)(rows + (size_t)r * rb + 144 * u + 128)));
+		put_run(last, 0, R);
+		memcpy(p + 2048, last, 4 * 64);
+	}
+}
+
+/*
  * Q6_K packed (the layout of pk_pack_q6_K in pack.c, which unpacks it), a
  * superblock of the 16 rows at a time: each row's X, Y, Z for one h are 32
  * bytes computed on ymm, then put_run interleaves the 16 rows' dwords into
  * 8 registers; the scales are a 16 x 16 byte transpose, d 16 halves.
  */
-static void pack_q6_K_fast(size_t n, void *group, void *tmp)
+static void pack_q6_K_to(size_t n, const void *src, void *dst)
 {
 	const size_t rb = n / QK_K * sizeof(struct block_q6_K);
 	const __m256i m4 = _mm256_set1_epi8(0x0f), m3 = _mm256_set1_epi8(3),
 		      m30 = _mm256_set1_epi8(0x30), mc0 = _mm256_set1_epi8((char)0xc0),
 		      mf0 = _mm256_set1_epi8((char)0xf0);
-	uint8_t *rows = tmp, *p = group;
+	const uint8_t *rows = src;
+	uint8_t *p = dst;
 
-	memcpy(tmp, group, QUANT_TILE_ROWS * rb);
 	for (size_t u = 0; u < n / QK_K; u++, p += 3360) {
+		pk_prefetch(rows + 16 * rb + 3360 * u, 3360, 1); /* the next group */
 		for (int h = 0; h < 2; h++) {
 			__m256i X[16], Y[16], Z[16];
 			for (int r = 0; r < 16; r++) {
@@ -903,11 +980,27 @@ static void pack_q6_K_fast(size_t n, void *group, void *tmp)
 	}
 }
 
+/* In place (the weights at load): the rows copied to tmp, packed back. */
+#define PACK_IN_PLACE(T, BLOCK, BYTES)                                          \
+	static void pack_##T##_fast(size_t n, void *group, void *tmp)         \
+	{                                                                       \
+		memcpy(tmp, group, QUANT_TILE_ROWS * (n / (BLOCK) * (BYTES)));  \
+		pack_##T##_to(n, tmp, group);                                   \
+	}
+PACK_IN_PLACE(q4_0, 32, 18)
+PACK_IN_PLACE(q8_0, 32, 34)
+PACK_IN_PLACE(q4_K, QK_K, 144)
+PACK_IN_PLACE(q6_K, QK_K, 210)
+
 static const struct quant_packed packs[] = {
-	{pk_pack_q4_0, pk_unpack_q4_0, {ptile_q4_0, tile_prep_q4_0, "avx512vnni packed"}, 64},
-	{pk_pack_q8_0, pk_unpack_q8_0, {ptile_q8_0, tile_prep_q8_0, "avx512vnni packed"}, 64},
-	{pk_pack_q4_K, pk_unpack_q4_K, {ptile_q4_K, tile_prep_kmins32, "avx512vnni packed"}, 256},
-	{pack_q6_K_fast, pk_unpack_q6_K, {ptile_q6_K, tile_prep_q6_K, "avx512vnni packed"}, 256},
+	{pack_q4_0_fast, pk_unpack_q4_0, pack_q4_0_to,
+	 {ptile_q4_0, tile_prep_q4_0, "avx512vnni packed"}, 64},
+	{pack_q8_0_fast, pk_unpack_q8_0, pack_q8_0_to,
+	 {ptile_q8_0, tile_prep_q8_0, "avx512vnni packed"}, 64},
+	{pack_q4_K_fast, pk_unpack_q4_K, pack_q4_K_to,
+	 {ptile_q4_K, tile_prep_kmins32, "avx512vnni packed"}, 256},
+	{pack_q6_K_fast, pk_unpack_q6_K, pack_q6_K_to,
+	 {ptile_q6_K, tile_prep_q6_K, "avx512vnni packed"}, 256},
 };
 static const uint32_t pack_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K,
 				      GGML_TYPE_Q6_K};
