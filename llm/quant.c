@@ -82,7 +82,7 @@ int quant_register_packed(uint32_t t, const struct quant_packed *p)
 {
 	const struct quant_type *ref = quant_scalar(t);
 
-	if (!ref || !ref->vec_dot || !p || !p->pack || !p->unpack || !p->pack_to || !p->tile.tile ||
+	if (!ref || !ref->vec_dot || !p || !p->pack_to || !p->unpack || !p->tile.tile ||
 	    !p->tile.prep || !p->unit || p->unit % ref->blck || !tiles[t])
 		return -LLMK_EINVAL;
 	packed[t] = p;

@@ -75,13 +75,13 @@ struct quant_tile {
 };
 
 /*
- * Packed weights (optional; a loaded model's resident weight matrices). pack
- * rewrites one group of QUANT_TILE_ROWS consecutive rows of n elements in
- * place (the group keeps its 16 row-bytes; tmp holds as many) into a layout
- * its tile reads directly, with no repack into scratch: the scales of the
+ * Packed weights (optional; a loaded model's resident weight matrices).
+ * pack_to rewrites one group of QUANT_TILE_ROWS consecutive rows of n
+ * elements (the group keeps its 16 row-bytes) into a layout its tile reads
+ * directly, with no repack into scratch: the scales of the
  * 16 rows side by side, then their quants interleaved a dword per row, so
  * one 512-bit load holds four bytes of every row. unpack restores the
- * GGUF rows exactly. tile and prep follow the tile contract with w a packed
+ * GGUF rows exactly, in place (tmp holds the group's bytes). tile and prep follow the tile contract with w a packed
  * group (w_stride the row bytes, nr 16, no scratch) and B from 1 up: a
  * packed matrix is read by nothing else, decode included. Its results are
  * the same bits as the type's unpacked tile, which a type with a packed
@@ -90,11 +90,12 @@ struct quant_tile {
  * and n a multiple of unit. The layouts are in llm/kernels/scalar/pack.c.
  */
 typedef void (*quant_pack_fn)(size_t n, void *group, void *tmp);
-/* pack_to: 16 rows at src (contiguous) packed into dst, out of place. */
+/* pack_to: 16 rows at src (contiguous) packed into dst, out of place (in
+ * place: the group copied to tmp, then packed back from it). */
 typedef void (*quant_pack_to_fn)(size_t n, const void *src, void *dst);
 struct quant_packed {
-	quant_pack_fn pack, unpack;
 	quant_pack_to_fn pack_to;
+	quant_pack_fn unpack;
 	struct quant_tile tile;
 	uint32_t unit;         /* n % unit == 0 */
 };

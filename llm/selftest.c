@@ -180,13 +180,13 @@ static void st_check_packed(struct selftest_report *r, struct st_buf *b, uint32_
 	const struct quant_packed *p = quant_get_packed(t);
 	struct selftest_type *e = st_entry(r, t);
 	size_t rb = (size_t)quant_row_bytes(t, n);
-	uint8_t *g = b->tile_scratch, *tmp = g + QUANT_TILE_ROWS * rb;
+	uint8_t *rows = b->tile_scratch, *g = rows + QUANT_TILE_ROWS * rb;
 
 	if (!p || n % p->unit || 2 * QUANT_TILE_ROWS * rb > sizeof b->tile_scratch)
 		return;
 	for (int k = 0; k < QUANT_TILE_ROWS; k++)
-		memcpy(g + k * rb, b->w, rb);
-	p->pack(n, g, tmp);
+		memcpy(rows + k * rb, b->w, rb);
+	p->pack_to(n, rows, g);
 	p->tile.tile(n, g, rb, QUANT_TILE_ROWS, b->a, 0, b->prep, 3, b->tout, QUANT_TILE_ROWS, NULL);
 	p->tile.tile(n, g, rb, QUANT_TILE_ROWS, b->a, 0, b->prep, 1,
 		     b->tout + 3 * QUANT_TILE_ROWS - QUANT_TILE_ROWS, QUANT_TILE_ROWS, NULL);

@@ -74,8 +74,11 @@ static void pack_task(void *arg, int i, int n)
 	struct pack_job *j = arg;
 	size_t g0 = j->groups * (size_t)i / (size_t)n, g1 = j->groups * (size_t)(i + 1) / (size_t)n;
 
-	for (size_t g = g0; g < g1; g++)
-		j->p->pack(j->cols, j->data + g * j->group, j->tmp + (size_t)i * j->tmp_bytes);
+	for (size_t g = g0; g < g1; g++) {
+		uint8_t *rows = j->data + g * j->group, *tmp = j->tmp + (size_t)i * j->tmp_bytes;
+		memcpy(tmp, rows, j->group); /* in place: packed back from a copy */
+		j->p->pack_to(j->cols, tmp, rows);
+	}
 }
 
 /* Bytes of a group of 16 rows of such a matrix when it can be packed on

@@ -112,8 +112,10 @@ static void tile_line(uint32_t t, const struct quant_type *at, size_t K, const f
 	const struct quant_packed *pk = quant_get_packed(t);
 	if (pk && K % pk->unit == 0) {
 		/* the same rows packed: decode (one token) and the prompt batch */
-		for (size_t r = 0; r < ROWS; r += QUANT_TILE_ROWS)
-			pk->pack(K, w + r * rb, scratch);
+		for (size_t r = 0; r < ROWS; r += QUANT_TILE_ROWS) {
+			memcpy(scratch, w + r * rb, QUANT_TILE_ROWS * rb);
+			pk->pack_to(K, scratch, w + r * rb);
+		}
 		double one = time_tile(&pk->tile, w, rb, K, act, ab, prep, 1, out, scratch);
 		double many = time_tile(&pk->tile, w, rb, K, act, ab, prep, TILE_B, out, scratch);
 		printf("| %-4s | %-12s | decode %.2f GB/s, %d tokens: %.1f GMAC/s\n", quant_name(t),

@@ -376,7 +376,7 @@ TEST(matmul_packed_gives_the_tile_bits)
 		extreme_row(types[i], w + 5 * rb, K);
 		memcpy(wp, w, M * rb);
 		for (size_t g = 0; g < M / 16; g++)
-			p->pack(K, wp + g * 16 * rb, tmp);
+			p->pack_to(K, w + g * 16 * rb, wp + g * 16 * rb);
 		CHECK(memcmp(wp, w, M * rb) != 0);
 		{
 			/* the registered pack writes the reference layout (pack.c) */

@@ -980,27 +980,11 @@ static void pack_q6_K_to(size_t n, const void *src, void *dst)
 	}
 }
 
-/* In place (the weights at load): the rows copied to tmp, packed back. */
-#define PACK_IN_PLACE(T, BLOCK, BYTES)                                          \
-	static void pack_##T##_fast(size_t n, void *group, void *tmp)         \
-	{                                                                       \
-		memcpy(tmp, group, QUANT_TILE_ROWS * (n / (BLOCK) * (BYTES)));  \
-		pack_##T##_to(n, tmp, group);                                   \
-	}
-PACK_IN_PLACE(q4_0, 32, 18)
-PACK_IN_PLACE(q8_0, 32, 34)
-PACK_IN_PLACE(q4_K, QK_K, 144)
-PACK_IN_PLACE(q6_K, QK_K, 210)
-
 static const struct quant_packed packs[] = {
-	{pack_q4_0_fast, pk_unpack_q4_0, pack_q4_0_to,
-	 {ptile_q4_0, tile_prep_q4_0, "avx512vnni packed"}, 64},
-	{pack_q8_0_fast, pk_unpack_q8_0, pack_q8_0_to,
-	 {ptile_q8_0, tile_prep_q8_0, "avx512vnni packed"}, 64},
-	{pack_q4_K_fast, pk_unpack_q4_K, pack_q4_K_to,
-	 {ptile_q4_K, tile_prep_kmins32, "avx512vnni packed"}, 256},
-	{pack_q6_K_fast, pk_unpack_q6_K, pack_q6_K_to,
-	 {ptile_q6_K, tile_prep_q6_K, "avx512vnni packed"}, 256},
+	{pack_q4_0_to, pk_unpack_q4_0, {ptile_q4_0, tile_prep_q4_0, "avx512vnni packed"}, 64},
+	{pack_q8_0_to, pk_unpack_q8_0, {ptile_q8_0, tile_prep_q8_0, "avx512vnni packed"}, 64},
+	{pack_q4_K_to, pk_unpack_q4_K, {ptile_q4_K, tile_prep_kmins32, "avx512vnni packed"}, 256},
+	{pack_q6_K_to, pk_unpack_q6_K, {ptile_q6_K, tile_prep_q6_K, "avx512vnni packed"}, 256},
 };
 static const uint32_t pack_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K,
 				      GGML_TYPE_Q6_K};
