@@ -78,16 +78,17 @@ struct quant_tile {
  * Packed weights (optional; a loaded model's resident weight matrices).
  * pack_to rewrites one group of QUANT_TILE_ROWS consecutive rows of n
  * elements (the group keeps its 16 row-bytes) into a layout its tile reads
- * directly, with no repack into scratch: the scales of the
- * 16 rows side by side, then their quants interleaved a dword per row, so
- * one 512-bit load holds four bytes of every row. unpack restores the
- * GGUF rows exactly, in place (tmp holds the group's bytes). tile and prep follow the tile contract with w a packed
- * group (w_stride the row bytes, nr 16, no scratch) and B from 1 up: a
- * packed matrix is read by nothing else, decode included. Its results are
- * the same bits as the type's unpacked tile, which a type with a packed
- * form must have (matmul then takes that tile for every batch of unpacked
- * rows too). A matrix is packed only when its rows are a multiple of 16
- * and n a multiple of unit. The layouts are in llm/kernels/scalar/pack.c.
+ * directly, with no repack into scratch: the scales of the 16 rows side by
+ * side, then their quants interleaved a dword per row, so one 512-bit load
+ * holds four bytes of every row. unpack restores the GGUF rows exactly, in
+ * place (tmp holds the group's bytes). tile and prep follow the tile
+ * contract with w a packed group (w_stride the row bytes, nr 16, no
+ * scratch) and B from 1 up: a packed matrix is read by nothing else, decode
+ * included. Its results are the same bits as the type's unpacked tile,
+ * which a type with a packed form must have; matmul gives those bits for
+ * unpacked rows of such a type at every batch too. A matrix is packed only
+ * when its rows are a multiple of 16 and n a multiple of unit. The layouts
+ * are in llm/kernels/scalar/pack.c.
  */
 typedef void (*quant_pack_fn)(size_t n, void *group, void *tmp);
 /* pack_to: 16 rows at src (contiguous) packed into dst, out of place (in
