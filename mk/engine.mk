@@ -25,7 +25,7 @@ TEST_STAGES += test-qemu-infer-aarch64
 
 # The same references through the real llmctl binary (main.c, the linked tables).
 .PHONY: test-llmctl-infer
-test-llmctl-infer: $(B)/host/llmctl ## llmctl -c 'load 0' -c 'infer ... --temp 0 --ids': stories260K references
+test-llmctl-infer: $(B)/host/llmctl $(B)/host/mkmodel ## llmctl -c 'load 0' -c 'infer ... --temp 0 --ids': stories260K references, packed = plain = streamed
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh llmctl-infer tests/host/infer.sh $(B)/host/llmctl
 TEST_STAGES += test-llmctl-infer
