@@ -461,19 +461,25 @@ run_cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float 
 		_mm512_mask_storeu_ps(o[c], km, f[c]);
 }
 
-#define COLS(C)                                                                         \
-	for (; b + (C) <= B; b += (C)) {                                               \
-		const int8_t *a[8];                                                    \
-		const float *p[8];                                                     \
-		float *o[8];                                                           \
-		for (int c = 0; c < (C); c++) {                                        \
-			a[c] = (const int8_t *)act + (b + (size_t)c) * as;             \
-			p[c] = prep + (b + (size_t)c) * QUANT_TILE_PREP_FLOATS(n);     \
-			o[c] = out + (b + (size_t)c) * os;                             \
-		}                                                                      \
-		run_cols(&t, n, a, p, o, km, (C), G, QB, QBYTES, QOFF, MINS,           \
-			 b ? NULL : next, pf_step);                                    \
+/* Every token of the batch, C at a time: the activation, prep and output
+ * pointers of tokens b .. b + C - 1, then the call (the repacked and the
+ * packed tiles alike). */
+#define TOKEN_GROUPS(C, ...)                                                          \
+	for (; b + (C) <= B; b += (C)) {                                             \
+		const int8_t *a[8];                                                  \
+		const float *p[8];                                                   \
+		float *o[8];                                                         \
+		for (int c = 0; c < (C); c++) {                                      \
+			a[c] = (const int8_t *)act + (b + (size_t)c) * as;           \
+			p[c] = prep + (b + (size_t)c) * QUANT_TILE_PREP_FLOATS(n);   \
+			o[c] = out + (b + (size_t)c) * os;                           \
+		}                                                                    \
+		__VA_ARGS__;                                                         \
 	}
+
+#define COLS(C)                                                                  \
+	TOKEN_GROUPS(C, run_cols(&t, n, a, p, o, km, (C), G, QB, QBYTES, QOFF, MINS, \
+				 b ? NULL : next, pf_step))
 
 /* One tile function per weight type: repack, then every token, 8 at a time.
  * While the first tokens run, the 16 rows after the tile are prefetched into
@@ -815,19 +821,6 @@ pk_cols_q6K(const uint8_t *g, size_t n, const int8_t *const *a, const float *con
 		_mm512_storeu_ps(o[c], f[c]);
 }
 
-#define PK_COLS(C, CALL)                                                              \
-	for (; b + (C) <= B; b += (C)) {                                             \
-		const int8_t *a[8];                                                  \
-		const float *p[8];                                                   \
-		float *o[8];                                                         \
-		for (int c = 0; c < (C); c++) {                                      \
-			a[c] = (const int8_t *)act + (b + (size_t)c) * as;           \
-			p[c] = prep + (b + (size_t)c) * QUANT_TILE_PREP_FLOATS(n);   \
-			o[c] = out + (b + (size_t)c) * os;                           \
-		}                                                                    \
-		CALL;                                                                \
-	}
-
 #define PK_TILE(NAME, CALL)                                                              \
 	static void NAME(size_t n, const void *w, size_t w_stride, int nr, const void *act, \
 			 size_t as, const float *prep, size_t B, float *out, size_t os,     \
@@ -838,10 +831,10 @@ pk_cols_q6K(const uint8_t *g, size_t n, const int8_t *const *a, const float *con
 		(void)w_stride;                                                             \
 		(void)nr;                                                                   \
 		(void)scratch;                                                              \
-		PK_COLS(8, CALL(8))                                                         \
-		PK_COLS(4, CALL(4))                                                         \
-		PK_COLS(2, CALL(2))                                                         \
-		PK_COLS(1, CALL(1))                                                         \
+		TOKEN_GROUPS(8, CALL(8))                                                    \
+		TOKEN_GROUPS(4, CALL(4))                                                    \
+		TOKEN_GROUPS(2, CALL(2))                                                    \
+		TOKEN_GROUPS(1, CALL(1))                                                    \
 	}
 
 #define PK_Q40(C) pk_cols_q40(g, n, a, p, o, (C), 0, b == 0)
