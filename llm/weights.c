@@ -168,7 +168,6 @@ static uint64_t res_pack_all(struct wt_resident *r, int threads)
 	return done;
 }
 
-
 static int res_layer_acquire(void *impl, uint32_t layer, struct wt_layer *out)
 {
 	struct wt_resident *r = impl;
