@@ -31,7 +31,9 @@ _Static_assert(MM_TILE <= QUANT_TILE_ROWS, "a tile fits the tile functions");
  * the same run measures). Runs are guided: half of what is left over the
  * workers, down to a quarter of tiles / (MM_DECODE_CHUNKS x workers), so the
  * workers finish together instead of one waiting out the other's last long
- * run. */
+ * run. Packed types with decode lanes (llm/quant.h) claim lane steps
+ * instead, each a tile from each quarter of the matrix, so each worker reads
+ * QUANT_LANES streams at once. */
 #define MM_DECODE_CHUNKS 4
 
 static size_t align64(size_t x)
@@ -110,6 +112,11 @@ struct mm_job {
 	size_t s_stride;
 	quant_pack_fn unpack; /* packed weights for the rows: each tile unpacked first */
 	quant_pack_to_fn pack_to; /* plain rows for the packed tile: each tile packed first */
+	/* Decode of packed weights with lanes: the matrix's lane_tiles tiles
+	 * are QUANT_LANES lanes of `tiles` tiles each (the last may be short),
+	 * and claim k is a lane step, tile k of every lane read side by side. */
+	quant_lanes_fn lanes;
+	size_t lane_tiles;
 };
 
 /* Worker i of n converts activation rows [B i / n, B (i + 1) / n). */
@@ -191,6 +198,18 @@ static void mm_dot_task(void *arg, int i, int n)
 		}
 		if (t + k >= j->tiles)
 			break;
+		if (j->lanes) {
+			const void *g[QUANT_LANES];
+			float *o[QUANT_LANES];
+			int ng = 0;
+			for (size_t tt = t + k++; ng < QUANT_LANES && tt < j->lane_tiles;
+			     tt += j->tiles, ng++) {
+				g[ng] = j->w + tt * MM_TILE * j->w_stride;
+				o[ng] = j->out + tt * MM_TILE;
+			}
+			j->lanes(j->K, g, ng, j->act, j->prep, o);
+			continue;
+		}
 		r0 = (t + k++) * MM_TILE;
 		if (j->pack_to) {
 			/* plain rows into the worker's scratch, packed (whole
@@ -247,8 +266,15 @@ static int mm_run(struct mm_ctx *c, float *out, const void *w, uint32_t wtype, b
 	j.pack_to = NULL;
 	j.s_stride = 0;
 	j.scratch = NULL;
+	j.lanes = NULL;
+	j.lane_tiles = 0;
 	if (pk && !c->scalar) {
 		j.tile = &pk->tile; /* every batch: nothing else reads packed rows */
+		if (B == 1 && pk->lanes) {
+			j.lanes = pk->lanes;
+			j.lane_tiles = j.tiles;
+			j.tiles = (j.tiles + QUANT_LANES - 1) / QUANT_LANES;
+		}
 	} else if (pk) {
 		j.unpack = pk->unpack;
 	} else if (!c->scalar && K % 32 == 0 && B >= MM_TILE_MIN_B) {

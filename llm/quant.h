@@ -94,11 +94,18 @@ typedef void (*quant_pack_fn)(size_t n, void *group, void *tmp);
 /* pack_to: 16 rows at src (contiguous) packed into dst, out of place (in
  * place: the group copied to tmp, then packed back from it). */
 typedef void (*quant_pack_to_fn)(size_t n, const void *src, void *dst);
+/* lanes (optional): decode, one token (B = 1, the prep and converted
+ * activation of tile) against ng <= QUANT_LANES packed groups at once, read
+ * side by side; out[i] gets group i's 16 results, the bits tile gives. */
+#define QUANT_LANES 4
+typedef void (*quant_lanes_fn)(size_t n, const void *const *groups, int ng, const void *act,
+			       const float *prep, float *const *out);
 struct quant_packed {
 	quant_pack_to_fn pack_to;
 	quant_pack_fn unpack;
 	struct quant_tile tile;
 	uint32_t unit;         /* n % unit == 0 */
+	quant_lanes_fn lanes;
 };
 
 struct quant_type {

@@ -171,8 +171,8 @@ static void st_check_act(struct selftest_report *r, struct st_buf *b, uint32_t a
 }
 
 /* The packed form (quant.h struct quant_packed): a group of 16 copies of
- * the row, packed, against 3 tokens and against 1 (decode) gives the
- * unpacked tile's bits (tile). The group and pack's copy use the tile
+ * the row, packed, against 3 tokens, against 1 (decode) and in decode lanes
+ * gives the unpacked tile's bits (tile). The group and pack's copy use the tile
  * scratch, which packed tiles do not need. */
 static void st_check_packed(struct selftest_report *r, struct st_buf *b, uint32_t t, size_t n,
 			    int wc, int ac, float tile, bool verbose)
@@ -190,6 +190,12 @@ static void st_check_packed(struct selftest_report *r, struct st_buf *b, uint32_
 	p->tile.tile(n, g, rb, QUANT_TILE_ROWS, b->a, 0, b->prep, 3, b->tout, QUANT_TILE_ROWS, NULL);
 	p->tile.tile(n, g, rb, QUANT_TILE_ROWS, b->a, 0, b->prep, 1,
 		     b->tout + 3 * QUANT_TILE_ROWS - QUANT_TILE_ROWS, QUANT_TILE_ROWS, NULL);
+	if (p->lanes) {
+		/* decode lanes: the group twice, over the first two tokens' results */
+		const void *gl[2] = {g, g};
+		float *ol[2] = {b->tout, b->tout + QUANT_TILE_ROWS};
+		p->lanes(n, gl, 2, b->a, b->prep, ol);
+	}
 	e->checks++;
 	r->checks++;
 	for (int k = 0; k < 3 * QUANT_TILE_ROWS; k++)

@@ -341,15 +341,16 @@ TEST(matmul_tile_results_depend_only_on_row_and_token)
 /*
  * Packed weights (llm/quant.h, struct quant_packed): pack then unpack gives
  * the rows back byte for byte; the packed tile gives the unpacked tile's
- * bits for a prompt batch and for each token alone (decode); with the scalar
- * rows forced, packed groups are unpacked first and give the plain bits.
+ * bits for a prompt batch and for each token alone (decode, the lanes: 7
+ * groups make lanes of 2, 2, 2 and 1 groups); with the scalar rows forced,
+ * packed groups are unpacked first and give the plain bits.
  */
 TEST(matmul_packed_gives_the_tile_bits)
 {
 	const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K};
 	struct llm_mem mem;
 	struct mm_ctx c;
-	size_t M = 48, K = 768, B = 9;
+	size_t M = 112, K = 768, B = 9;
 	float *x = malloc(B * K * sizeof(float)), *o1 = malloc(B * M * 4), *o2 = malloc(B * M * 4);
 	uint8_t *w = malloc(quant_row_bytes(GGML_TYPE_Q8_0, K) * M); /* the widest listed */
 	uint8_t *wp = malloc(quant_row_bytes(GGML_TYPE_Q8_0, K) * M);
@@ -405,12 +406,14 @@ TEST(matmul_packed_gives_the_tile_bits)
 			CHECK_EQ_INT(mm_matmul(&c, o2, w, types[i], M, K, x + b * K, 1), 0);
 			CHECK(memcmp(o2, o1 + b * M, M * 4) == 0);
 			CHECK_EQ_INT(mm_matmul_packed(&c, o2, wp, types[i], M, K, x + b * K, 1), 0);
-			if (memcmp(o2, o1 + b * M, M * 4)) {
-				fprintf(stderr, "  %s token %zu: decode %.9g, tile %.9g\n",
-					quant_name(types[i]), b, o2[0], o1[b * M]);
-				CHECK(0);
-				break;
-			}
+			for (size_t r = 0; r < M; r++)
+				if (memcmp(&o2[r], &o1[b * M + r], 4)) {
+					fprintf(stderr, "  %s token %zu row %zu: decode %.9g, tile %.9g\n",
+						quant_name(types[i]), b, r, o2[r], o1[b * M + r]);
+					CHECK(0);
+					b = B;
+					break;
+				}
 		}
 		c.scalar = true;
 		CHECK_EQ_INT(mm_matmul(&c, o1, w, types[i], M, K, x, 2), 0);

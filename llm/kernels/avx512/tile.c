@@ -628,11 +628,11 @@ FLOAT_TILE(bf16, 1)
 /* (always_inline: a function that only prefetches counts as free of side
  * effects, and GCC deletes calls to it before they would be inlined) */
 static inline __attribute__((always_inline)) void pk_prefetch(const uint8_t *p, size_t bytes,
-							     int on)
+							     size_t ahead)
 {
-	if (on)
+	if (ahead)
 		for (size_t o = 0; o < bytes; o += 64)
-			_mm_prefetch((const char *)p + PK_AHEAD + o, _MM_HINT_T1);
+			_mm_prefetch((const char *)p + ahead + o, _MM_HINT_T1);
 }
 
 static inline __m512 pk_halves(const uint8_t *p)
@@ -640,185 +640,224 @@ static inline __m512 pk_halves(const uint8_t *p)
 	return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p));
 }
 
+/*
+ * Each type has a step: one block (Q4_0, Q8_0) or superblock (Q4_K, Q6_K)
+ * of a packed group g for C tokens, into their sums f (and the superblock
+ * partials gs); ahead: prefetch distance, 0 for none. The tiles run the
+ * steps of one group in order; the decode lanes below the steps of G groups
+ * side by side.
+ */
+
 /* Q4_0 / Q8_0: pairs of blocks; Q8 = 1 for Q8_0 (8 dwords of s8 quants, as u8 + 128) */
 static inline __attribute__((always_inline)) void
-pk_cols_q40(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
-	    float *const *o, const int C, const int Q8, int pf)
+pk_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *const *p,
+	    __m512 *f, const int C, const int Q8, size_t ahead)
 {
 	const __m512i m4 = _mm512_set1_epi8(0x0f), x80 = _mm512_set1_epi8((char)0x80);
 	const size_t QW = Q8 ? 8 : 4, UNIT = 64 + 2 * 64 * QW;
-	__m512 f[8];
+	const uint8_t *u = g + (i / 2) * UNIT, *q = u + 64 + (i & 1) * 64 * QW;
+	size_t aoff = i * Q8_0_BYTES + Q8_0_OFF;
+	__m512 ws = pk_halves(u + 32 * (i & 1));
 	__m512i acc[8], wv[8];
 
-	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-		f[c] = _mm512_setzero_ps();
-	for (size_t i = 0; i < n / 32; i++) {
-		const uint8_t *u = g + (i / 2) * UNIT, *q = u + 64 + (i & 1) * 64 * QW;
-		size_t aoff = i * Q8_0_BYTES + Q8_0_OFF;
-		__m512 ws = pk_halves(u + 32 * (i & 1));
-		pk_prefetch(u + (i & 1) * (UNIT / 2), UNIT / 2, pf);
-		if (Q8) {
-			_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-				wv[j] = _mm512_xor_si512(_mm512_loadu_si512(q + 64 * j), x80);
-		} else {
-			_Pragma("GCC unroll 4") for (int j = 0; j < 4; j++) {
-				__m512i z = _mm512_loadu_si512(q + 64 * j);
-				wv[j] = _mm512_and_si512(z, m4);
-				wv[4 + j] = _mm512_and_si512(_mm512_srli_epi16(z, 4), m4);
-			}
-		}
-		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-			acc[c] = _mm512_set1_epi32(*(const int32_t *)&p[c][2 * i + 1]);
+	pk_prefetch(u + (i & 1) * (UNIT / 2), UNIT / 2, ahead);
+	if (Q8) {
 		_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
-			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-				acc[c] = dpbusd_bcast(acc[c], wv[j], a[c] + aoff + 4 * j);
-		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
-			__m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[c]), ws);
-			f[c] = fmadd_bcast(f[c], x, &p[c][2 * i]);
+			wv[j] = _mm512_xor_si512(_mm512_loadu_si512(q + 64 * j), x80);
+	} else {
+		_Pragma("GCC unroll 4") for (int j = 0; j < 4; j++) {
+			__m512i z = _mm512_loadu_si512(q + 64 * j);
+			wv[j] = _mm512_and_si512(z, m4);
+			wv[4 + j] = _mm512_and_si512(_mm512_srli_epi16(z, 4), m4);
 		}
 	}
 	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-		_mm512_storeu_ps(o[c], f[c]);
+		acc[c] = _mm512_set1_epi32(*(const int32_t *)&p[c][2 * i + 1]);
+	_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
+		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+			acc[c] = dpbusd_bcast(acc[c], wv[j], a[c] + aoff + 4 * j);
+	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+		__m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[c]), ws);
+		f[c] = fmadd_bcast(f[c], x, &p[c][2 * i]);
+	}
 }
 
 /* Q4_K: a superblock of 2304 bytes, its (d, dmin) and scale dwords first */
 static inline __attribute__((always_inline)) void
-pk_cols_q4K(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
-	    float *const *o, const int C, int pf)
+pk_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *const *p,
+	    __m512 *f, __m512 *gs, const int C, size_t ahead)
 {
 	const __m512i m4 = _mm512_set1_epi8(0x0f), mf0 = _mm512_set1_epi8((char)0xf0),
 		      m3f = _mm512_set1_epi8(0x3f), m30 = _mm512_set1_epi8(0x30);
-	__m512 f[8], gs[8], ws[8], wm[8];
+	__m512 ws[8], wm[8];
 	__m512i acc[8], wv[8];
-
-	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-		f[c] = gs[c] = _mm512_setzero_ps();
-	for (size_t sb = 0; sb < n / QK_K; sb++) {
-		const uint8_t *u = g + sb * 2304;
-		__m512i dd = _mm512_loadu_si512(u), q0 = _mm512_loadu_si512(u + 64),
-			q1 = _mm512_loadu_si512(u + 128), q2 = _mm512_loadu_si512(u + 192);
-		__m512 d = half_of(dd, 0), dmin = half_of(dd, 1);
-		/* ggml get_scale_min_k4 (as repack_kmins) in byte space: byte k
-		 * of sc03/m03 holds sc/m of sub-block k, of sc47/m47 those of
-		 * sub-block 4 + k (low nibble from q2, top two bits from bits
-		 * 6-7 of q0 or q1; 0xe4: m4 ? a : b); then one byte shuffle per
-		 * sub-block puts its byte in each row's lane */
-		__m512i sc03 = _mm512_and_si512(q0, m3f), m03 = _mm512_and_si512(q1, m3f);
-		__m512i sc47 = _mm512_ternarylogic_epi32(
-			q2, _mm512_and_si512(_mm512_srli_epi32(q0, 2), m30), m4, 0xe4);
-		__m512i m47 = _mm512_ternarylogic_epi32(
-			_mm512_srli_epi32(q2, 4), _mm512_and_si512(_mm512_srli_epi32(q1, 2), m30), m4, 0xe4);
-		_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
-			const int k = j % 4;
-			const __m512i pick = _mm512_set4_epi32(
-				(int)(0x80808000u | (unsigned)(12 + k)), (int)(0x80808000u | (unsigned)(8 + k)),
-				(int)(0x80808000u | (unsigned)(4 + k)), (int)(0x80808000u | (unsigned)k));
-			__m512i sc = _mm512_shuffle_epi8(j < 4 ? sc03 : sc47, pick);
-			__m512i m = _mm512_shuffle_epi8(j < 4 ? m03 : m47, pick);
-			ws[j] = _mm512_mul_ps(d, _mm512_cvtepi32_ps(sc));
-			wm[j] = _mm512_sub_ps(_mm512_setzero_ps(), _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(m)));
-		}
-		_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
-			const uint8_t *q = u + 256 + 64 * 8 * (size_t)(j / 2);
-			size_t s = sb * 8 + (size_t)j, aoff = sb * Q8_K_BYTES + Q8_K_OFF + 32 * (size_t)j;
-			/* a sub-block's share of the superblock's 36 lines */
-			pk_prefetch(u + 320 * j, j < 7 ? 320 : 2304 - 320 * 7, pf);
-			/* odd sub-blocks: the high nibbles in place (16 q), the sums
-			 * shifted back after (exact: multiples of 16) */
-			_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
-				wv[k] = _mm512_and_si512(_mm512_loadu_si512(q + 64 * k), j & 1 ? mf0 : m4);
-			if (C == 1) {
-				/* one token: two chains of vpdpbusd, not one of 8 */
-				__m512i a2 = _mm512_setzero_si512();
-				acc[0] = _mm512_setzero_si512();
-				_Pragma("GCC unroll 4") for (int k = 0; k < 8; k += 2) {
-					acc[0] = dpbusd_bcast(acc[0], wv[k], a[0] + aoff + 4 * k);
-					a2 = dpbusd_bcast(a2, wv[k + 1], a[0] + aoff + 4 * k + 4);
-				}
-				acc[0] = _mm512_add_epi32(acc[0], a2);
-			} else {
-				_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-					acc[c] = _mm512_setzero_si512();
-				_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
-					_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-						acc[c] = dpbusd_bcast(acc[c], wv[k], a[c] + aoff + 4 * k);
-			}
-			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
-				if (j & 1)
-					acc[c] = _mm512_srai_epi32(acc[c], 4);
-				gs[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[c]), ws[j], gs[c]);
-				gs[c] = fmadd_bcast(gs[c], wm[j], &p[c][2 * s + 1]);
-			}
-			if (j == 7)
-				_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
-					f[c] = fmadd_bcast(f[c], gs[c], &p[c][2 * s]);
-					gs[c] = _mm512_setzero_ps();
-				}
-		}
+	const uint8_t *u = g + sb * 2304;
+	__m512i dd = _mm512_loadu_si512(u), q0 = _mm512_loadu_si512(u + 64),
+		q1 = _mm512_loadu_si512(u + 128), q2 = _mm512_loadu_si512(u + 192);
+	__m512 d = half_of(dd, 0), dmin = half_of(dd, 1);
+	/* ggml get_scale_min_k4 (as repack_kmins) in byte space: byte k
+	 * of sc03/m03 holds sc/m of sub-block k, of sc47/m47 those of
+	 * sub-block 4 + k (low nibble from q2, top two bits from bits
+	 * 6-7 of q0 or q1; 0xe4: m4 ? a : b); then one byte shuffle per
+	 * sub-block puts its byte in each row's lane */
+	__m512i sc03 = _mm512_and_si512(q0, m3f), m03 = _mm512_and_si512(q1, m3f);
+	__m512i sc47 = _mm512_ternarylogic_epi32(
+		q2, _mm512_and_si512(_mm512_srli_epi32(q0, 2), m30), m4, 0xe4);
+	__m512i m47 = _mm512_ternarylogic_epi32(
+		_mm512_srli_epi32(q2, 4), _mm512_and_si512(_mm512_srli_epi32(q1, 2), m30), m4, 0xe4);
+	_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
+		const int k = j % 4;
+		const __m512i pick = _mm512_set4_epi32(
+			(int)(0x80808000u | (unsigned)(12 + k)), (int)(0x80808000u | (unsigned)(8 + k)),
+			(int)(0x80808000u | (unsigned)(4 + k)), (int)(0x80808000u | (unsigned)k));
+		__m512i sc = _mm512_shuffle_epi8(j < 4 ? sc03 : sc47, pick);
+		__m512i m = _mm512_shuffle_epi8(j < 4 ? m03 : m47, pick);
+		ws[j] = _mm512_mul_ps(d, _mm512_cvtepi32_ps(sc));
+		wm[j] = _mm512_sub_ps(_mm512_setzero_ps(), _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(m)));
 	}
-	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-		_mm512_storeu_ps(o[c], f[c]);
+	_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
+		const uint8_t *q = u + 256 + 64 * 8 * (size_t)(j / 2);
+		size_t s = sb * 8 + (size_t)j, aoff = sb * Q8_K_BYTES + Q8_K_OFF + 32 * (size_t)j;
+		/* a sub-block's share of the superblock's 36 lines */
+		pk_prefetch(u + 320 * j, j < 7 ? 320 : 2304 - 320 * 7, ahead);
+		/* odd sub-blocks: the high nibbles in place (16 q), the sums
+		 * shifted back after (exact: multiples of 16) */
+		_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
+			wv[k] = _mm512_and_si512(_mm512_loadu_si512(q + 64 * k), j & 1 ? mf0 : m4);
+		if (C == 1) {
+			/* one token: two chains of vpdpbusd, not one of 8 */
+			__m512i a2 = _mm512_setzero_si512();
+			acc[0] = _mm512_setzero_si512();
+			_Pragma("GCC unroll 4") for (int k = 0; k < 8; k += 2) {
+				acc[0] = dpbusd_bcast(acc[0], wv[k], a[0] + aoff + 4 * k);
+				a2 = dpbusd_bcast(a2, wv[k + 1], a[0] + aoff + 4 * k + 4);
+			}
+			acc[0] = _mm512_add_epi32(acc[0], a2);
+		} else {
+			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+				acc[c] = _mm512_setzero_si512();
+			_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
+				_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+					acc[c] = dpbusd_bcast(acc[c], wv[k], a[c] + aoff + 4 * k);
+		}
+		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+			if (j & 1)
+				acc[c] = _mm512_srai_epi32(acc[c], 4);
+			gs[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[c]), ws[j], gs[c]);
+			gs[c] = fmadd_bcast(gs[c], wm[j], &p[c][2 * s + 1]);
+		}
+		if (j == 7)
+			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+				f[c] = fmadd_bcast(f[c], gs[c], &p[c][2 * s]);
+				gs[c] = _mm512_setzero_ps();
+			}
+	}
 }
 
 /* Q6_K: a superblock of 3360 bytes: X, Y, Z for each h (pack.c), the scales
  * by sub-block, d */
 static inline __attribute__((always_inline)) void
-pk_cols_q6K(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
-	    float *const *o, const int C, int pf)
+pk_step_q6K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *const *p,
+	    __m512 *f, __m512 *gs, const int C, size_t ahead)
 {
 	const __m512i m4 = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30),
 		      m3f = _mm512_set1_epi8(0x3f);
-	__m512 f[8], gs[8];
 	__m512i acc[8], wv[8];
+	const uint8_t *u = g + sb * 3360;
+	__m512 d = pk_halves(u + 3328);
+
+	_Pragma("GCC unroll 8") for (int i = 0; i < 8; i++) {
+		int h = i / 4, j = i % 4;
+		/* a run's share of the superblock's lines (7 of 53) */
+		pk_prefetch(u + 448 * i, i < 7 ? 448 : 3360 - 448 * 7, ahead);
+		const uint8_t *x = u + 1536 * (size_t)h;
+		/* run j of X, Y, Z: v0 = X & 63, v1 = Y & 63; v2, v3 take
+		 * Z's nibble and bits 6-7 of X or Y moved to 4-5 (0xe4:
+		 * m4 ? low : high) */
+		_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++) {
+			const uint8_t *r = x + 64 * (size_t)k;
+			if (j < 2) {
+				wv[k] = _mm512_and_si512(_mm512_loadu_si512(r + 512 * j), m3f);
+			} else {
+				__m512i z = _mm512_loadu_si512(r + 1024);
+				__m512i t = _mm512_srli_epi16(_mm512_loadu_si512(r + 512 * (j - 2)), 2);
+				if (j == 3)
+					z = _mm512_srli_epi16(z, 4);
+				wv[k] = _mm512_ternarylogic_epi32(z, _mm512_and_si512(t, m30), m4, 0xe4);
+			}
+		}
+		_Pragma("GCC unroll 2") for (int half = 0; half < 2; half++) {
+			size_t s = sb * 16 + 2 * (size_t)i + (size_t)half;
+			size_t aoff = sb * Q8_K_BYTES + Q8_K_OFF + 32 * (size_t)i + 16 * (size_t)half;
+			/* ws = d * sc, as the repack */
+			__m512 ws = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
+				_mm_loadu_si128((const __m128i *)(u + 3072 + 16 * (s % 16))))));
+			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+				acc[c] = _mm512_set1_epi32(*(const int32_t *)&p[c][2 * s + 1]);
+			_Pragma("GCC unroll 4") for (int k = 0; k < 4; k++)
+				_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+					acc[c] = dpbusd_bcast(acc[c], wv[4 * half + k],
+							      a[c] + aoff + 4 * k);
+			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+				gs[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[c]), ws, gs[c]);
+		}
+	}
+	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+		f[c] = fmadd_bcast(f[c], gs[c], &p[c][2 * (sb * 16 + 15)]);
+		gs[c] = _mm512_setzero_ps();
+	}
+}
+
+/* Steps of the four types as one call: block or superblock i of g. */
+#define PK_STEP(T, g, i, a, p, f, gs, C, ahead)                                          \
+	do {                                                                             \
+		if ((T) == GGML_TYPE_Q4_0 || (T) == GGML_TYPE_Q8_0)                      \
+			pk_step_q40(g, i, a, p, f, C, (T) == GGML_TYPE_Q8_0, ahead);     \
+		else if ((T) == GGML_TYPE_Q4_K)                                          \
+			pk_step_q4K(g, i, a, p, f, gs, C, ahead);                        \
+		else                                                                     \
+			pk_step_q6K(g, i, a, p, f, gs, C, ahead);                        \
+	} while (0)
+
+/* A tile: every step of group g for C tokens; the first pass (pf) prefetches
+ * PK_AHEAD bytes ahead into L2, as the decode rows do. */
+static inline __attribute__((always_inline)) void
+pk_cols(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
+	float *const *o, const int C, const uint32_t T, int pf)
+{
+	const size_t steps = T == GGML_TYPE_Q4_0 || T == GGML_TYPE_Q8_0 ? n / 32 : n / QK_K;
+	__m512 f[8], gs[8];
 
 	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
 		f[c] = gs[c] = _mm512_setzero_ps();
-	for (size_t sb = 0; sb < n / QK_K; sb++) {
-		const uint8_t *u = g + sb * 3360;
-		__m512 d = pk_halves(u + 3328);
-		_Pragma("GCC unroll 8") for (int i = 0; i < 8; i++) {
-			int h = i / 4, j = i % 4;
-			/* a run's share of the superblock's lines (7 of 53) */
-			pk_prefetch(u + 448 * i, i < 7 ? 448 : 3360 - 448 * 7, pf);
-			const uint8_t *x = u + 1536 * (size_t)h;
-			/* run j of X, Y, Z: v0 = X & 63, v1 = Y & 63; v2, v3 take
-			 * Z's nibble and bits 6-7 of X or Y moved to 4-5 (0xe4:
-			 * m4 ? low : high) */
-			_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++) {
-				const uint8_t *r = x + 64 * (size_t)k;
-				if (j < 2) {
-					wv[k] = _mm512_and_si512(_mm512_loadu_si512(r + 512 * j), m3f);
-				} else {
-					__m512i z = _mm512_loadu_si512(r + 1024);
-					__m512i t = _mm512_srli_epi16(_mm512_loadu_si512(r + 512 * (j - 2)), 2);
-					if (j == 3)
-						z = _mm512_srli_epi16(z, 4);
-					wv[k] = _mm512_ternarylogic_epi32(z, _mm512_and_si512(t, m30), m4, 0xe4);
-				}
-			}
-			_Pragma("GCC unroll 2") for (int half = 0; half < 2; half++) {
-				size_t s = sb * 16 + 2 * (size_t)i + (size_t)half;
-				size_t aoff = sb * Q8_K_BYTES + Q8_K_OFF + 32 * (size_t)i + 16 * (size_t)half;
-				/* ws = d * sc, as the repack */
-				__m512 ws = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
-					_mm_loadu_si128((const __m128i *)(u + 3072 + 16 * (s % 16))))));
-				_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-					acc[c] = _mm512_set1_epi32(*(const int32_t *)&p[c][2 * s + 1]);
-				_Pragma("GCC unroll 4") for (int k = 0; k < 4; k++)
-					_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-						acc[c] = dpbusd_bcast(acc[c], wv[4 * half + k],
-								      a[c] + aoff + 4 * k);
-				_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-					gs[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[c]), ws, gs[c]);
-			}
-		}
-		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
-			f[c] = fmadd_bcast(f[c], gs[c], &p[c][2 * (sb * 16 + 15)]);
-			gs[c] = _mm512_setzero_ps();
-		}
-	}
+	for (size_t i = 0; i < steps; i++)
+		PK_STEP(T, g, i, a, p, f, gs, C, pf ? PK_AHEAD : 0);
 	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
 		_mm512_storeu_ps(o[c], f[c]);
+}
+
+/*
+ * Decode lanes (struct quant_packed lanes): one token against G packed
+ * groups, a step of each in turn, so a worker reads G memory streams at
+ * once instead of one: a core's reads in flight are bounded per stream (4
+ * streams a thread read 10-15% more here than one). Each group's steps are
+ * its tile's with C = 1, in the same order, so the bits are the tile's.
+ */
+#define LANE_AHEAD 2048
+
+static inline __attribute__((always_inline)) void
+pk_lanes(const uint8_t *const *g, const int G, size_t n, const int8_t *a, const float *p,
+	 float *const *o, const int Q8)
+{
+	__m512 f[QUANT_LANES];
+
+	_Pragma("GCC unroll 4") for (int l = 0; l < G; l++)
+		f[l] = _mm512_setzero_ps();
+	for (size_t i = 0; i < n / 32; i++)
+		_Pragma("GCC unroll 4") for (int l = 0; l < G; l++)
+			pk_step_q40(g[l], i, &a, &p, &f[l], 1, Q8, LANE_AHEAD);
+	_Pragma("GCC unroll 4") for (int l = 0; l < G; l++)
+		_mm512_storeu_ps(o[l], f[l]);
 }
 
 #define PK_TILE(NAME, CALL)                                                              \
@@ -837,14 +876,30 @@ pk_cols_q6K(const uint8_t *g, size_t n, const int8_t *const *a, const float *con
 		TOKEN_GROUPS(1, CALL(1))                                                    \
 	}
 
-#define PK_Q40(C) pk_cols_q40(g, n, a, p, o, (C), 0, b == 0)
-#define PK_Q80(C) pk_cols_q40(g, n, a, p, o, (C), 1, b == 0)
-#define PK_Q4K(C) pk_cols_q4K(g, n, a, p, o, (C), b == 0)
-#define PK_Q6K(C) pk_cols_q6K(g, n, a, p, o, (C), b == 0)
+#define PK_Q40(C) pk_cols(g, n, a, p, o, (C), GGML_TYPE_Q4_0, b == 0)
+#define PK_Q80(C) pk_cols(g, n, a, p, o, (C), GGML_TYPE_Q8_0, b == 0)
+#define PK_Q4K(C) pk_cols(g, n, a, p, o, (C), GGML_TYPE_Q4_K, b == 0)
+#define PK_Q6K(C) pk_cols(g, n, a, p, o, (C), GGML_TYPE_Q6_K, b == 0)
 PK_TILE(ptile_q4_0, PK_Q40)
 PK_TILE(ptile_q8_0, PK_Q80)
 PK_TILE(ptile_q4_K, PK_Q4K)
 PK_TILE(ptile_q6_K, PK_Q6K)
+
+#define PK_LANES(NAME, Q8)                                                               \
+	static void NAME(size_t n, const void *const *groups, int ng, const void *act,      \
+			 const float *prep, float *const *out)                              \
+	{                                                                                   \
+		const uint8_t *const *g = (const uint8_t *const *)groups;                   \
+		switch (ng) {                                                               \
+		case 4: pk_lanes(g, 4, n, act, prep, out, (Q8)); break;                     \
+		case 3: pk_lanes(g, 3, n, act, prep, out, (Q8)); break;                     \
+		case 2: pk_lanes(g, 2, n, act, prep, out, (Q8)); break;                     \
+		default: pk_lanes(g, 1, n, act, prep, out, (Q8)); break;                    \
+		}                                                                           \
+	}
+_Static_assert(QUANT_LANES == 4, "PK_LANES has a case for each lane count");
+PK_LANES(lanes_q4_0, 0)
+PK_LANES(lanes_q8_0, 1)
 
 /*
  * The other packs on AVX-512 (the layouts of pack.c): each run of 8 dwords
@@ -866,7 +921,7 @@ static void pack_q4_0_to(size_t n, const void *src, void *dst)
 
 	for (size_t i = 0; i < n / 64; i++, p += 576) {
 		__m256i R[16];
-		pk_prefetch(rows + 16 * rb + 576 * i, 576, 1); /* the next group */
+		pk_prefetch(rows + 16 * rb + 576 * i, 576, PK_AHEAD); /* the next group */
 		for (int r = 0; r < 16; r++) {
 			const uint8_t *b = rows + (size_t)r * rb + 36 * i;
 			memcpy(p + 2 * r, b, 2);
@@ -885,7 +940,7 @@ static void pack_q8_0_to(size_t n, const void *src, void *dst)
 
 	for (size_t i = 0; i < n / 64; i++, p += 1088) {
 		__m256i R[16], S[16];
-		pk_prefetch(rows + 16 * rb + 1088 * i, 1088, 1); /* the next group */
+		pk_prefetch(rows + 16 * rb + 1088 * i, 1088, PK_AHEAD); /* the next group */
 		for (int r = 0; r < 16; r++) {
 			const uint8_t *b = rows + (size_t)r * rb + 68 * i;
 			memcpy(p + 2 * r, b, 2);
@@ -907,7 +962,7 @@ static void pack_q4_K_to(size_t n, const void *src, void *dst)
 
 	for (size_t u = 0; u < n / QK_K; u++, p += 2304) {
 		__m256i R[16];
-		pk_prefetch(rows + 16 * rb + 2304 * u, 2304, 1); /* the next group */
+		pk_prefetch(rows + 16 * rb + 2304 * u, 2304, PK_AHEAD); /* the next group */
 		for (int k = 0; k < 4; k++) {
 			for (int r = 0; r < 16; r++)
 				R[r] = _mm256_loadu_si256(
@@ -938,7 +993,7 @@ static void pack_q6_K_to(size_t n, const void *src, void *dst)
 	uint8_t *p = dst;
 
 	for (size_t u = 0; u < n / QK_K; u++, p += 3360) {
-		pk_prefetch(rows + 16 * rb + 3360 * u, 3360, 1); /* the next group */
+		pk_prefetch(rows + 16 * rb + 3360 * u, 3360, PK_AHEAD); /* the next group */
 		for (int h = 0; h < 2; h++) {
 			__m256i X[16], Y[16], Z[16];
 			for (int r = 0; r < 16; r++) {
@@ -974,10 +1029,10 @@ static void pack_q6_K_to(size_t n, const void *src, void *dst)
 }
 
 static const struct quant_packed packs[] = {
-	{pack_q4_0_to, pk_unpack_q4_0, {ptile_q4_0, tile_prep_q4_0, "avx512vnni packed"}, 64},
-	{pack_q8_0_to, pk_unpack_q8_0, {ptile_q8_0, tile_prep_q8_0, "avx512vnni packed"}, 64},
-	{pack_q4_K_to, pk_unpack_q4_K, {ptile_q4_K, tile_prep_kmins32, "avx512vnni packed"}, 256},
-	{pack_q6_K_to, pk_unpack_q6_K, {ptile_q6_K, tile_prep_q6_K, "avx512vnni packed"}, 256},
+	{pack_q4_0_to, pk_unpack_q4_0, {ptile_q4_0, tile_prep_q4_0, "avx512vnni packed"}, 64, lanes_q4_0},
+	{pack_q8_0_to, pk_unpack_q8_0, {ptile_q8_0, tile_prep_q8_0, "avx512vnni packed"}, 64, lanes_q8_0},
+	{pack_q4_K_to, pk_unpack_q4_K, {ptile_q4_K, tile_prep_kmins32, "avx512vnni packed"}, 256, NULL},
+	{pack_q6_K_to, pk_unpack_q6_K, {ptile_q6_K, tile_prep_q6_K, "avx512vnni packed"}, 256, NULL},
 };
 static const uint32_t pack_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K,
 				      GGML_TYPE_Q6_K};
