@@ -345,7 +345,7 @@ TEST(matmul_tile_results_depend_only_on_row_and_token)
  * groups make lanes of 2, 2, 2 and 1 groups); with the scalar rows forced,
  * packed groups are unpacked first and give the plain bits.
  */
-TEST(matmul_packed_gives_the_tile_bits)
+static void packed_gives_the_tile_bits(uint32_t features)
 {
 	const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K};
 	struct llm_mem mem;
@@ -358,7 +358,7 @@ TEST(matmul_packed_gives_the_tile_bits)
 	uint64_t seed = 5;
 	int have = 0;
 
-	quant_init(plat_cpu_features());
+	quant_init(features);
 	llm_mem_init(&mem, 0);
 	CHECK_EQ_INT(mm_init(&c, &mem, 2), 0);
 	quant_fill_random(GGML_TYPE_F32, x, B * K, 1.0f, &seed);
@@ -426,8 +426,10 @@ TEST(matmul_packed_gives_the_tile_bits)
 			p->unpack(K, wp + g * 16 * rb, tmp);
 		CHECK(memcmp(wp, w, M * rb) == 0);
 	}
-	if (plat_cpu_features() & PLAT_CPU_AVX512VNNI)
+	if (features & PLAT_CPU_AVX512VNNI)
 		CHECK_EQ_INT(have, 4);
+	else if (features & PLAT_CPU_AVX2)
+		CHECK_EQ_INT(have, 1); /* Q4_0 */
 	mm_free(&c);
 	free(x);
 	free(o1);
@@ -435,4 +437,12 @@ TEST(matmul_packed_gives_the_tile_bits)
 	free(w);
 	free(wp);
 	free(tmp);
+}
+
+TEST(matmul_packed_gives_the_tile_bits)
+{
+	packed_gives_the_tile_bits(plat_cpu_features());
+	if (plat_cpu_features() & PLAT_CPU_AVX512VNNI) /* and the AVX2 packed form */
+		packed_gives_the_tile_bits(avx2_only());
+	quant_init(plat_cpu_features());
 }

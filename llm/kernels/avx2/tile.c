@@ -164,9 +164,10 @@ static inline void put8(uint8_t *dst, const __m256i *R)
 	}
 	/* u[c], u[c + 4] (c < 4): dwords c (low lanes) and c + 4 of rows 0-3, 4-7 */
 	for (int c = 0; c < 4; c++) {
-		_mm256_store_si256((__m256i *)(dst + 64 * c), _mm256_permute2x128_si256(u[c], u[c + 4], 0x20));
-		_mm256_store_si256((__m256i *)(dst + 64 * (c + 4)),
-				   _mm256_permute2x128_si256(u[c], u[c + 4], 0x31));
+		_mm256_storeu_si256((__m256i *)(dst + 64 * c),
+				    _mm256_permute2x128_si256(u[c], u[c + 4], 0x20));
+		_mm256_storeu_si256((__m256i *)(dst + 64 * (c + 4)),
+				    _mm256_permute2x128_si256(u[c], u[c + 4], 0x31));
 	}
 }
 
@@ -316,6 +317,217 @@ A2_TILE(q6_K, 16, Q8_K, 0, 2)
 A2_TILE(q2_K, 16, Q8_K, 1, 4)
 A2_TILE(q3_K, 16, Q8_K, 0, 4)
 
+/*
+ * Packed Q4_0 (llm/quant.h struct quant_packed; the layout of pk_pack_q4_0
+ * in llm/kernels/scalar/pack.c, which the AVX-512 packed tiles read too): a
+ * pair of blocks of the 16 rows is 64 bytes of f16 scales, then for each
+ * block 4 lines of quant dwords, dword j of the 16 rows side by side (its
+ * low nibbles are quants 4 j .. 4 j + 3, its high ones 16 + 4 j ..). A line
+ * is two ymm here (rows 0-7, 8-15), read in place: no repack. The integer
+ * sums are cols()'s (a block's 8 vpmaddubsw per row add in int16:
+ * 8 * 2 * 15 * 127 < 32768) and so are the float steps, so the results are
+ * tile2_q4_0's bits, as llm/quant.h asks of a packed form.
+ */
+#define P2_UNIT 576     /* bytes of a pair of blocks of the 16 rows */
+#define P2_AHEAD 2048   /* prefetch distance (L2) in a group */
+
+/* (always_inline: a function that only prefetches counts as free of side
+ * effects, and GCC deletes calls to it before they would be inlined) */
+static inline __attribute__((always_inline)) void p2_prefetch(const uint8_t *p, size_t bytes,
+							     size_t ahead)
+{
+	if (ahead)
+		for (size_t o = 0; o < bytes; o += 64)
+			_mm_prefetch((const char *)p + ahead + o, _MM_HINT_T1);
+}
+
+/* Block i of packed group g for C tokens (1 or 2) into f[c][h] (rows 8 h ..) */
+static inline __attribute__((always_inline)) void
+p2_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *const *p,
+	    __m256 (*f)[2], const int C, size_t ahead)
+{
+	const __m256i m4 = _mm256_set1_epi8(15), ones = _mm256_set1_epi16(1);
+	const uint8_t *u = g + (i / 2) * P2_UNIT, *q = u + 64 + (i & 1) * 256;
+	size_t aoff = i * Q8_0_BYTES2 + Q8_0_OFF2;
+	__m256i s16[2][2];
+
+	p2_prefetch(u + (i & 1) * (P2_UNIT / 2), P2_UNIT / 2, ahead);
+	for (int c = 0; c < C; c++)
+		s16[c][0] = s16[c][1] = _mm256_setzero_si256();
+	for (int j = 0; j < 4; j++) {
+		__m256i w[2];
+		w[0] = _mm256_loadu_si256((const __m256i *)(q + 64 * j));
+		w[1] = _mm256_loadu_si256((const __m256i *)(q + 64 * j + 32));
+		for (int c = 0; c < C; c++) {
+			int32_t xl, xh;
+			memcpy(&xl, a[c] + aoff + 4 * j, sizeof xl);
+			memcpy(&xh, a[c] + aoff + 16 + 4 * j, sizeof xh);
+			__m256i al = _mm256_set1_epi32(xl), ah = _mm256_set1_epi32(xh);
+			for (int h = 0; h < 2; h++) {
+				__m256i lo = _mm256_and_si256(w[h], m4);
+				__m256i hi = _mm256_and_si256(_mm256_srli_epi16(w[h], 4), m4);
+				s16[c][h] = _mm256_add_epi16(s16[c][h], _mm256_maddubs_epi16(lo, al));
+				s16[c][h] = _mm256_add_epi16(s16[c][h], _mm256_maddubs_epi16(hi, ah));
+			}
+		}
+	}
+	for (int h = 0; h < 2; h++) {
+		__m256 ws = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 32 * (i & 1) + 16 * h)));
+		for (int c = 0; c < C; c++) {
+			int32_t init;
+			memcpy(&init, &p[c][2 * i + 1], sizeof init);
+			__m256i acc = _mm256_add_epi32(_mm256_set1_epi32(init),
+						       _mm256_madd_epi16(s16[c][h], ones));
+			__m256 x = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), ws);
+			f[c][h] = _mm256_fmadd_ps(x, _mm256_set1_ps(p[c][2 * i]), f[c][h]);
+		}
+	}
+}
+
+static inline __attribute__((always_inline)) void
+p2_cols_q40(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
+	    float *const *o, const int C, size_t ahead)
+{
+	__m256 f[2][2];
+
+	for (int c = 0; c < C; c++)
+		f[c][0] = f[c][1] = _mm256_setzero_ps();
+	for (size_t i = 0; i < n / 32; i++)
+		p2_step_q40(g, i, a, p, f, C, ahead);
+	for (int c = 0; c < C; c++) {
+		_mm256_storeu_ps(o[c], f[c][0]);
+		_mm256_storeu_ps(o[c] + 8, f[c][1]);
+	}
+}
+
+/* The packed group as tile2_q4_0's repack (the low and the high nibbles of
+ * each line, the scales widened), a line at a time: no transposes. */
+static void p2_unpack_tile_q40(const uint8_t *g, size_t n, struct q_rtile *t)
+{
+	const __m256i m4 = _mm256_set1_epi8(15);
+
+	for (size_t i = 0; i < n / 32; i++) {
+		const uint8_t *u = g + (i / 2) * P2_UNIT, *q = u + 64 + (i & 1) * 256;
+		p2_prefetch(u + (i & 1) * (P2_UNIT / 2), P2_UNIT / 2, P2_AHEAD);
+		for (int h = 0; h < 2; h++)
+			_mm256_storeu_ps(t->ws + i * 16 + 8 * (size_t)h,
+					 _mm256_cvtph_ps(_mm_loadu_si128(
+						 (const __m128i *)(u + 32 * (i & 1) + 16 * h))));
+		for (int j = 0; j < 4; j++)
+			for (int h = 0; h < 2; h++) {
+				__m256i w = _mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * h));
+				_mm256_store_si256((__m256i *)(t->q + i * 512 + 64 * j + 32 * h),
+						   _mm256_and_si256(w, m4));
+				_mm256_store_si256(
+					(__m256i *)(t->q + i * 512 + 64 * (j + 4) + 32 * h),
+					_mm256_and_si256(_mm256_srli_epi16(w, 4), m4));
+			}
+	}
+}
+
+static void ptile2_q4_0(size_t n, const void *w, size_t w_stride, int nr, const void *act,
+			size_t as, const float *prep, size_t B, float *out, size_t os,
+			void *scratch)
+{
+	size_t b = 0;
+
+	(void)w_stride;
+	(void)nr;
+	if (scratch && B >= 4) {
+		/* a prompt: unpacked once, the tokens then run as tile2_q4_0's
+		 * (a pass over the packed group per 2 tokens unpacks the
+		 * nibbles every time: 8% slower at 128 tokens) */
+		const int G = 32, MINS = 0, DEPTH = 8;
+		const size_t QB = Q8_0_QB2, QBYTES = Q8_0_BYTES2, QOFF = Q8_0_OFF2;
+		struct q_rtile t = q_rtile_at(scratch, n, G);
+		p2_unpack_tile_q40(w, n, &t);
+		nr = 16;
+		A2_COLS(2)
+		A2_COLS(1)
+		return;
+	}
+	for (; b < B;) {
+		const int8_t *a[2];
+		const float *p[2];
+		float *o[2];
+		int C = B - b >= 2 ? 2 : 1;
+		for (int c = 0; c < C; c++) {
+			a[c] = (const int8_t *)act + (b + (size_t)c) * as;
+			p[c] = prep + (b + (size_t)c) * QUANT_TILE_PREP_FLOATS(n);
+			o[c] = out + (b + (size_t)c) * os;
+		}
+		/* the first pass over the group prefetches ahead into L2 */
+		if (C == 2)
+			p2_cols_q40(w, n, a, p, o, 2, b ? 0 : P2_AHEAD);
+		else
+			p2_cols_q40(w, n, a, p, o, 1, b ? 0 : P2_AHEAD);
+		b += (size_t)C;
+	}
+}
+
+/* Decode lanes (llm/quant.h): one token against ng groups, a block of each
+ * in turn (ng memory streams at once), each group's steps as its tile's. */
+static inline __attribute__((always_inline)) void
+p2_lanes(const uint8_t *const *g, const int G, size_t n, const int8_t *a, const float *p,
+	 float *const *o)
+{
+	__m256 f[QUANT_LANES][2][2];
+
+	for (int l = 0; l < G; l++)
+		f[l][0][0] = f[l][0][1] = _mm256_setzero_ps();
+	for (size_t i = 0; i < n / 32; i++)
+		for (int l = 0; l < G; l++)
+			p2_step_q40(g[l], i, &a, &p, f[l], 1, P2_AHEAD);
+	for (int l = 0; l < G; l++) {
+		_mm256_storeu_ps(o[l], f[l][0][0]);
+		_mm256_storeu_ps(o[l] + 8, f[l][0][1]);
+	}
+}
+
+static void lanes2_q4_0(size_t n, const void *const *groups, int ng, const void *act,
+			const float *prep, float *const *out)
+{
+	const uint8_t *const *g = (const uint8_t *const *)groups;
+
+	switch (ng) {
+	case 4: p2_lanes(g, 4, n, act, prep, out); break;
+	case 3: p2_lanes(g, 3, n, act, prep, out); break;
+	case 2: p2_lanes(g, 2, n, act, prep, out); break;
+	default: p2_lanes(g, 1, n, act, prep, out); break;
+	}
+}
+_Static_assert(QUANT_LANES == 4, "lanes2_q4_0 has a case for each lane count");
+
+/* 16 rows into the packed layout: per pair of blocks the scales, then each
+ * row's two runs of 16 quant bytes as one ymm, transposed 8 rows at a time
+ * (put8: dword k of the 8 rows at 64 k). */
+static void pack2_q4_0_to(size_t n, const void *src, void *dst)
+{
+	const size_t rb = n / 32 * 18;
+	const uint8_t *rows = src;
+	uint8_t *p = dst;
+
+	for (size_t i = 0; i < n / 64; i++, p += P2_UNIT) {
+		__m256i R[16];
+		p2_prefetch(rows + 16 * rb + P2_UNIT * i, P2_UNIT, P2_AHEAD); /* the next group */
+		for (int r = 0; r < 16; r++) {
+			const uint8_t *b = rows + (size_t)r * rb + 36 * i;
+			memcpy(p + 2 * r, b, 2);
+			memcpy(p + 32 + 2 * r, b + 18, 2);
+			R[r] = _mm256_set_m128i(_mm_loadu_si128((const __m128i *)(b + 20)),
+						_mm_loadu_si128((const __m128i *)(b + 2)));
+		}
+		put8(p + 64, R);
+		put8(p + 64 + 32, R + 8);
+	}
+}
+
+static const struct quant_packed packs2[] = {
+	{pack2_q4_0_to, pk_unpack_q4_0, {ptile2_q4_0, tile_prep_q4_0, "avx2 packed"}, 64,
+	 lanes2_q4_0},
+};
+static const uint32_t pack2_types[] = {GGML_TYPE_Q4_0};
+
 static const struct quant_tile tiles2[] = {
 	{tile2_q4_0, tile_prep_q4_0, "avx2"},    {tile2_q4_K, tile_prep_kmins32, "avx2"},
 	{tile2_q5_K, tile_prep_kmins32, "avx2"}, {tile2_q6_K, tile_prep_q6_K, "avx2"},
@@ -328,4 +540,6 @@ void avx2_tile_register(void)
 {
 	for (size_t i = 0; i < sizeof tiles2 / sizeof tiles2[0]; i++)
 		quant_register_tile(tile2_types[i], &tiles2[i]);
+	for (size_t i = 0; i < sizeof packs2 / sizeof packs2[0]; i++)
+		quant_register_packed(pack2_types[i], &packs2[i]);
 }
