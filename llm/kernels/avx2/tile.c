@@ -522,11 +522,234 @@ static void pack2_q4_0_to(size_t n, const void *src, void *dst)
 	}
 }
 
+/*
+ * Packed Q4_K (the layout of pk_pack_q4_K: a superblock is 36 lines, dword
+ * k of the 16 rows side by side: (d, dmin), the 12 scale bytes, then the 32
+ * quant dwords). A half (8 rows) at a time, the scales and mins of the 8
+ * sub-blocks are unpacked in byte space (ggml get_scale_min_k4, as the
+ * AVX-512 packed tile) and widened to run_kmins's floats: ws = d * sc,
+ * wm = -(dmin * m). The quants of sub-block j are lines 4 + 8 (j / 2) ..,
+ * its low (j even) or high nibbles. Sums and float steps are cols()'s with
+ * G = 32 (DEPTH 8: 8 * 2 * 15 * 127 < 32768), so the bits are tile2_q4_K's.
+ */
+#define P2_SB 2304      /* bytes of a superblock of the 16 rows */
+
+struct p2_kscales {
+	__m256 d, dmin;
+	__m256i sc03, m03, sc47, m47; /* byte k of each row's dword: sub-block k (4 + k) */
+};
+
+/* Half h (rows 8 h .. 8 h + 7) of superblock u's scales. */
+static inline __attribute__((always_inline)) struct p2_kscales p2_kscales_at(const uint8_t *u,
+									      int h)
+{
+	const __m256i m3f = _mm256_set1_epi8(0x3f), m30 = _mm256_set1_epi8(0x30),
+		      m4 = _mm256_set1_epi8(0x0f);
+	/* the low and the high half of each dword into the low 8 bytes of each lane */
+	const __m256i lo16 = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1,
+					      -1, 0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1,
+					      -1, -1);
+	const __m256i hi16 = _mm256_setr_epi8(2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1,
+					      -1, -1, 2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1,
+					      -1, -1, -1, -1);
+	__m256i dd = _mm256_loadu_si256((const __m256i *)(u + 32 * h));
+	__m256i q0 = _mm256_loadu_si256((const __m256i *)(u + 64 + 32 * h));
+	__m256i q1 = _mm256_loadu_si256((const __m256i *)(u + 128 + 32 * h));
+	__m256i q2 = _mm256_loadu_si256((const __m256i *)(u + 192 + 32 * h));
+	struct p2_kscales k;
+
+	k.d = _mm256_cvtph_ps(_mm256_castsi256_si128(
+		_mm256_permute4x64_epi64(_mm256_shuffle_epi8(dd, lo16), 0x08)));
+	k.dmin = _mm256_cvtph_ps(_mm256_castsi256_si128(
+		_mm256_permute4x64_epi64(_mm256_shuffle_epi8(dd, hi16), 0x08)));
+	k.sc03 = _mm256_and_si256(q0, m3f);
+	k.m03 = _mm256_and_si256(q1, m3f);
+	/* j >= 4: the low 4 bits from q2 (low or high nibble), bits 4-5 from
+	 * bits 6-7 of q0 (scale) or q1 (min) */
+	k.sc47 = _mm256_or_si256(_mm256_and_si256(q2, m4),
+				 _mm256_and_si256(_mm256_srli_epi32(q0, 2), m30));
+	k.m47 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(q2, 4), m4),
+				_mm256_and_si256(_mm256_srli_epi32(q1, 2), m30));
+	return k;
+}
+
+/* Sub-block j's ws and wm for the half's 8 rows (run_kmins's floats). */
+static inline __attribute__((always_inline)) void p2_kscale(const struct p2_kscales *k, int j,
+							   __m256 *ws, __m256 *wm)
+{
+	const int b = j % 4;
+	const __m256i pick = _mm256_setr_epi32(
+		(int)(0x80808000u | (unsigned)b), (int)(0x80808000u | (unsigned)(4 + b)),
+		(int)(0x80808000u | (unsigned)(8 + b)), (int)(0x80808000u | (unsigned)(12 + b)),
+		(int)(0x80808000u | (unsigned)b), (int)(0x80808000u | (unsigned)(4 + b)),
+		(int)(0x80808000u | (unsigned)(8 + b)), (int)(0x80808000u | (unsigned)(12 + b)));
+	__m256i sc = _mm256_shuffle_epi8(j < 4 ? k->sc03 : k->sc47, pick);
+	__m256i m = _mm256_shuffle_epi8(j < 4 ? k->m03 : k->m47, pick);
+
+	*ws = _mm256_mul_ps(k->d, _mm256_cvtepi32_ps(sc));
+	*wm = _mm256_xor_ps(_mm256_mul_ps(k->dmin, _mm256_cvtepi32_ps(m)),
+			    _mm256_set1_ps(-0.0f)); /* -(dmin m), as run_kmins */
+}
+
+/* Superblock sb of packed group g, half h, for C tokens (1 or 2) into f[c]. */
+static inline __attribute__((always_inline)) void
+p2_step_q4K(const uint8_t *g, size_t sb, int h, const int8_t *const *a, const float *const *p,
+	    __m256 *f, const int C, size_t ahead)
+{
+	const __m256i m4 = _mm256_set1_epi8(15), ones = _mm256_set1_epi16(1);
+	const uint8_t *u = g + sb * P2_SB;
+	struct p2_kscales k = p2_kscales_at(u, h);
+	__m256 gs[2];
+
+	for (int c = 0; c < C; c++)
+		gs[c] = _mm256_setzero_ps();
+	for (int j = 0; j < 8; j++) {
+		const uint8_t *q = u + 256 + 512 * (size_t)(j / 2) + 32 * (size_t)h;
+		size_t s = sb * 8 + (size_t)j, aoff = sb * Q8_K_BYTES2 + Q8_K_OFF2 + 32 * (size_t)j;
+		__m256i s16[2];
+		__m256 ws, wm;
+		if (h == 0) /* a sub-block's share of the superblock's 36 lines */
+			p2_prefetch(u + 288 * j, 288, ahead);
+		for (int c = 0; c < C; c++)
+			s16[c] = _mm256_setzero_si256();
+		for (int l = 0; l < 8; l++) {
+			__m256i w = _mm256_loadu_si256((const __m256i *)(q + 64 * l));
+			w = _mm256_and_si256(j & 1 ? _mm256_srli_epi16(w, 4) : w, m4);
+			for (int c = 0; c < C; c++) {
+				int32_t x;
+				memcpy(&x, a[c] + aoff + 4 * l, sizeof x);
+				s16[c] = _mm256_add_epi16(
+					s16[c], _mm256_maddubs_epi16(w, _mm256_set1_epi32(x)));
+			}
+		}
+		p2_kscale(&k, j, &ws, &wm);
+		for (int c = 0; c < C; c++) {
+			__m256i acc = _mm256_add_epi32(_mm256_setzero_si256(),
+						       _mm256_madd_epi16(s16[c], ones));
+			gs[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), ws, gs[c]);
+			gs[c] = _mm256_fmadd_ps(wm, _mm256_set1_ps(p[c][2 * s + 1]), gs[c]);
+			if (j == 7)
+				f[c] = _mm256_fmadd_ps(gs[c], _mm256_set1_ps(p[c][2 * s]), f[c]);
+		}
+	}
+}
+
+static inline __attribute__((always_inline)) void
+p2_cols_q4K(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
+	    float *const *o, const int C, size_t ahead)
+{
+	for (int h = 0; h < 2; h++) {
+		__m256 f[2];
+		for (int c = 0; c < C; c++)
+			f[c] = _mm256_setzero_ps();
+		for (size_t sb = 0; sb < n / QK_K; sb++)
+			p2_step_q4K(g, sb, h, a, p, f, C, h ? 0 : ahead);
+		for (int c = 0; c < C; c++)
+			_mm256_storeu_ps(o[c] + 8 * h, f[c]);
+	}
+}
+
+/* The packed group as tile2_q4_K's repack: each quant line's low and high
+ * nibbles are lines of two sub-blocks' runs, ws and wm per run. */
+static void p2_unpack_tile_q4K(const uint8_t *g, size_t n, struct q_rtile *t)
+{
+	const __m256i m4 = _mm256_set1_epi8(15);
+
+	for (size_t sb = 0; sb < n / QK_K; sb++) {
+		const uint8_t *u = g + sb * P2_SB;
+		p2_prefetch(u, P2_SB, P2_AHEAD);
+		for (int h = 0; h < 2; h++) {
+			struct p2_kscales k = p2_kscales_at(u, h);
+			for (int j = 0; j < 8; j++) {
+				__m256 ws, wm;
+				p2_kscale(&k, j, &ws, &wm);
+				_mm256_storeu_ps(t->ws + (sb * 8 + (size_t)j) * 16 + 8 * (size_t)h, ws);
+				_mm256_storeu_ps(t->wm + (sb * 8 + (size_t)j) * 16 + 8 * (size_t)h, wm);
+			}
+			for (int j = 0; j < 8; j += 2)
+				for (int l = 0; l < 8; l++) {
+					const uint8_t *q = u + 256 + 512 * (size_t)(j / 2) + 64 * (size_t)l;
+					__m256i w = _mm256_loadu_si256((const __m256i *)(q + 32 * h));
+					uint8_t *d0 = t->q + (sb * 8 + (size_t)j) * 512 + 64 * (size_t)l;
+					_mm256_store_si256((__m256i *)(d0 + 32 * h), _mm256_and_si256(w, m4));
+					_mm256_store_si256((__m256i *)(d0 + 512 + 32 * h),
+							   _mm256_and_si256(_mm256_srli_epi16(w, 4), m4));
+				}
+		}
+	}
+}
+
+static void ptile2_q4_K(size_t n, const void *w, size_t w_stride, int nr, const void *act,
+			size_t as, const float *prep, size_t B, float *out, size_t os,
+			void *scratch)
+{
+	size_t b = 0;
+
+	(void)w_stride;
+	if (scratch && B >= 4) {
+		/* a prompt: unpacked once, then the tokens as tile2_q4_K's */
+		const int G = 32, MINS = 1, DEPTH = 8;
+		const size_t QB = Q8_K_QB2, QBYTES = Q8_K_BYTES2, QOFF = Q8_K_OFF2;
+		struct q_rtile t = q_rtile_at(scratch, n, G);
+		p2_unpack_tile_q4K(w, n, &t);
+		nr = 16;
+		A2_COLS(2)
+		A2_COLS(1)
+		return;
+	}
+	for (; b < B;) {
+		const int8_t *a[2];
+		const float *p[2];
+		float *o[2];
+		int C = B - b >= 2 ? 2 : 1;
+		for (int c = 0; c < C; c++) {
+			a[c] = (const int8_t *)act + (b + (size_t)c) * as;
+			p[c] = prep + (b + (size_t)c) * QUANT_TILE_PREP_FLOATS(n);
+			o[c] = out + (b + (size_t)c) * os;
+		}
+		if (C == 2)
+			p2_cols_q4K(w, n, a, p, o, 2, b ? 0 : P2_AHEAD);
+		else
+			p2_cols_q4K(w, n, a, p, o, 1, b ? 0 : P2_AHEAD);
+		b += (size_t)C;
+	}
+}
+
+/* 16 rows of Q4_K into the packed layout: per superblock the rows' 144
+ * bytes as 4 ymm runs and a last 16 bytes, transposed 8 rows at a time. */
+static void pack2_q4_K_to(size_t n, const void *src, void *dst)
+{
+	const size_t rb = n / QK_K * 144;
+	const uint8_t *rows = src;
+	uint8_t *p = dst;
+
+	for (size_t sb = 0; sb < n / QK_K; sb++, p += P2_SB) {
+		__m256i R[16];
+		_Alignas(32) uint8_t last[8 * 64];
+		p2_prefetch(rows + 16 * rb + P2_SB * sb, P2_SB, P2_AHEAD); /* the next group */
+		for (int k = 0; k < 4; k++) {
+			for (int r = 0; r < 16; r++)
+				R[r] = _mm256_loadu_si256(
+					(const __m256i *)(rows + (size_t)r * rb + 144 * sb + 32 * (size_t)k));
+			put8(p + 512 * (size_t)k, R);
+			put8(p + 512 * (size_t)k + 32, R + 8);
+		}
+		for (int r = 0; r < 16; r++) /* dwords 32..35, the last 16 bytes */
+			R[r] = _mm256_castsi128_si256(_mm_loadu_si128(
+				(const __m128i *)(rows + (size_t)r * rb + 144 * sb + 128)));
+		put8(last, R);
+		put8(last + 32, R + 8);
+		memcpy(p + 2048, last, 4 * 64);
+	}
+}
+
 static const struct quant_packed packs2[] = {
 	{pack2_q4_0_to, pk_unpack_q4_0, {ptile2_q4_0, tile_prep_q4_0, "avx2 packed"}, 64,
 	 lanes2_q4_0},
+	{pack2_q4_K_to, pk_unpack_q4_K, {ptile2_q4_K, tile_prep_kmins32, "avx2 packed"}, 256,
+	 NULL},
 };
-static const uint32_t pack2_types[] = {GGML_TYPE_Q4_0};
+static const uint32_t pack2_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K};
 
 static const struct quant_tile tiles2[] = {
 	{tile2_q4_0, tile_prep_q4_0, "avx2"},    {tile2_q4_K, tile_prep_kmins32, "avx2"},
