@@ -429,7 +429,7 @@ static void packed_gives_the_tile_bits(uint32_t features)
 	if (features & PLAT_CPU_AVX512VNNI)
 		CHECK_EQ_INT(have, 4);
 	else if (features & PLAT_CPU_AVX2)
-		CHECK_EQ_INT(have, 2); /* Q4_0, Q4_K */
+		CHECK_EQ_INT(have, 3); /* Q4_0, Q4_K, Q6_K */
 	mm_free(&c);
 	free(x);
 	free(o1);

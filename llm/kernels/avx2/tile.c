@@ -30,6 +30,7 @@
 
 #include "../scalar/scalar.h"
 #include "avx2_rows.h"
+#include "q6_xyz.h"
 
 /*
  * run_T(row, i, ws, wm): row's run i (elements 32 i .. 32 i + 31) as 32
@@ -743,13 +744,196 @@ static void pack2_q4_K_to(size_t n, const void *src, void *dst)
 	}
 }
 
+/*
+ * Packed Q6_K (the layout of pk_pack_q6_K: per superblock, for each h the
+ * 6-bit values as X, Y, Z, 8 lines each; the 16 sub-blocks' int8 scales of
+ * the 16 rows; d): run 4 h + j of a row is X & 63 (j = 0), Y & 63 (1), or
+ * Z's low (2) or high (3) nibble with bits 6-7 of X or Y as bits 4-5. Half
+ * (8 rows) at a time; sums and float steps are cols()'s with G = 16 (DEPTH
+ * 2: 2 * 2 * 63 * 128 < 32768), so the bits are tile2_q6_K's.
+ */
+#define P2_SB6 3360     /* bytes of a Q6_K superblock of the 16 rows */
+
+/* Line k of run i (rows 8 h8 ..) of superblock u, as unsigned 6-bit values. */
+static inline __attribute__((always_inline)) __m256i p2_q6_line(const uint8_t *u, int i, int k,
+							       int h8)
+{
+	const __m256i m4 = _mm256_set1_epi8(0x0f), m30 = _mm256_set1_epi8(0x30),
+		      m3f = _mm256_set1_epi8(0x3f);
+	const int j = i % 4;
+	const uint8_t *r = u + 1536 * (size_t)(i / 4) + 64 * (size_t)k + 32 * (size_t)h8;
+
+	if (j < 2)
+		return _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(r + 512 * j)), m3f);
+	__m256i z = _mm256_loadu_si256((const __m256i *)(r + 1024));
+	__m256i t = _mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)(r + 512 * (j - 2))), 2);
+	if (j == 3)
+		z = _mm256_srli_epi16(z, 4);
+	return _mm256_or_si256(_mm256_and_si256(z, m4), _mm256_and_si256(t, m30));
+}
+
+/* Sub-block s's ws (d times the int8 scale) for rows 8 h8 .. */
+static inline __m256 p2_q6_ws(const uint8_t *u, size_t s, __m256 d, int h8)
+{
+	__m128i sc = _mm_loadl_epi64((const __m128i *)(u + 3072 + 16 * (s % 16) + 8 * (size_t)h8));
+
+	return _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(sc)));
+}
+
+/* Superblock sb of packed group g, half h8, for C tokens (1 or 2) into f[c]. */
+static inline __attribute__((always_inline)) void
+p2_step_q6K(const uint8_t *g, size_t sb, int h8, const int8_t *const *a, const float *const *p,
+	    __m256 *f, const int C, size_t ahead)
+{
+	const __m256i ones = _mm256_set1_epi16(1);
+	const uint8_t *u = g + sb * P2_SB6;
+	__m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 3328 + 16 * h8)));
+	__m256 gs[2];
+
+	for (int c = 0; c < C; c++)
+		gs[c] = _mm256_setzero_ps();
+	for (int i = 0; i < 8; i++) {
+		__m256i wv[8];
+		if (h8 == 0) /* a run's share of the superblock's lines (7 of 53) */
+			p2_prefetch(u + 448 * i, i < 7 ? 448 : P2_SB6 - 448 * 7, ahead);
+		for (int k = 0; k < 8; k++)
+			wv[k] = p2_q6_line(u, i, k, h8);
+		for (int half = 0; half < 2; half++) {
+			size_t s = sb * 16 + 2 * (size_t)i + (size_t)half;
+			size_t aoff = sb * Q8_K_BYTES2 + Q8_K_OFF2 + 32 * (size_t)i + 16 * (size_t)half;
+			__m256 ws = p2_q6_ws(u, s, d, h8);
+			for (int c = 0; c < C; c++) {
+				int32_t init;
+				memcpy(&init, &p[c][2 * s + 1], sizeof init);
+				__m256i acc = _mm256_set1_epi32(init);
+				for (int j0 = 0; j0 < 4; j0 += 2) {
+					__m256i s16 = _mm256_setzero_si256();
+					for (int j = j0; j < j0 + 2; j++) {
+						int32_t x;
+						memcpy(&x, a[c] + aoff + 4 * j, sizeof x);
+						s16 = _mm256_add_epi16(
+							s16, _mm256_maddubs_epi16(wv[4 * half + j],
+										  _mm256_set1_epi32(x)));
+					}
+					acc = _mm256_add_epi32(acc, _mm256_madd_epi16(s16, ones));
+				}
+				gs[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), ws, gs[c]);
+			}
+		}
+	}
+	for (int c = 0; c < C; c++)
+		f[c] = _mm256_fmadd_ps(gs[c], _mm256_set1_ps(p[c][2 * (sb * 16 + 15)]), f[c]);
+}
+
+static inline __attribute__((always_inline)) void
+p2_cols_q6K(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
+	    float *const *o, const int C, size_t ahead)
+{
+	for (int h8 = 0; h8 < 2; h8++) {
+		__m256 f[2];
+		for (int c = 0; c < C; c++)
+			f[c] = _mm256_setzero_ps();
+		for (size_t sb = 0; sb < n / QK_K; sb++)
+			p2_step_q6K(g, sb, h8, a, p, f, C, h8 ? 0 : ahead);
+		for (int c = 0; c < C; c++)
+			_mm256_storeu_ps(o[c] + 8 * h8, f[c]);
+	}
+}
+
+/* The packed group as tile2_q6_K's repack: run lines and ws per sub-block. */
+static void p2_unpack_tile_q6K(const uint8_t *g, size_t n, struct q_rtile *t)
+{
+	for (size_t sb = 0; sb < n / QK_K; sb++) {
+		const uint8_t *u = g + sb * P2_SB6;
+		p2_prefetch(u, P2_SB6, P2_AHEAD);
+		for (int h8 = 0; h8 < 2; h8++) {
+			__m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 3328 + 16 * h8)));
+			for (int i = 0; i < 8; i++)
+				for (int k = 0; k < 8; k++)
+					_mm256_store_si256((__m256i *)(t->q + (sb * 8 + (size_t)i) * 512 +
+								       64 * (size_t)k + 32 * (size_t)h8),
+							   p2_q6_line(u, i, k, h8));
+			for (size_t s = 0; s < 16; s++)
+				_mm256_storeu_ps(t->ws + (sb * 16 + s) * 16 + 8 * (size_t)h8,
+						 p2_q6_ws(u, s, d, h8));
+		}
+	}
+}
+
+static void ptile2_q6_K(size_t n, const void *w, size_t w_stride, int nr, const void *act,
+			size_t as, const float *prep, size_t B, float *out, size_t os,
+			void *scratch)
+{
+	size_t b = 0;
+
+	(void)w_stride;
+	if (scratch && B >= 4) {
+		/* a prompt: unpacked once, then the tokens as tile2_q6_K's */
+		const int G = 16, MINS = 0, DEPTH = 2;
+		const size_t QB = Q8_K_QB2, QBYTES = Q8_K_BYTES2, QOFF = Q8_K_OFF2;
+		struct q_rtile t = q_rtile_at(scratch, n, G);
+		p2_unpack_tile_q6K(w, n, &t);
+		nr = 16;
+		A2_COLS(2)
+		A2_COLS(1)
+		return;
+	}
+	for (; b < B;) {
+		const int8_t *a[2];
+		const float *p[2];
+		float *o[2];
+		int C = B - b >= 2 ? 2 : 1;
+		for (int c = 0; c < C; c++) {
+			a[c] = (const int8_t *)act + (b + (size_t)c) * as;
+			p[c] = prep + (b + (size_t)c) * QUANT_TILE_PREP_FLOATS(n);
+			o[c] = out + (b + (size_t)c) * os;
+		}
+		if (C == 2)
+			p2_cols_q6K(w, n, a, p, o, 2, b ? 0 : P2_AHEAD);
+		else
+			p2_cols_q6K(w, n, a, p, o, 1, b ? 0 : P2_AHEAD);
+		b += (size_t)C;
+	}
+}
+
+/* 16 rows of Q6_K into the packed layout: X, Y, Z of each row (q6_xyz),
+ * transposed 8 rows at a time; the scales a byte per row, d a half. */
+static void pack2_q6_K_to(size_t n, const void *src, void *dst)
+{
+	const size_t rb = n / QK_K * sizeof(struct block_q6_K);
+	const uint8_t *rows = src;
+	uint8_t *p = dst;
+
+	for (size_t sb = 0; sb < n / QK_K; sb++, p += P2_SB6) {
+		p2_prefetch(rows + 16 * rb + P2_SB6 * sb, P2_SB6, P2_AHEAD); /* the next group */
+		for (int h = 0; h < 2; h++) {
+			__m256i X[16], Y[16], Z[16];
+			for (int r = 0; r < 16; r++)
+				q6_xyz((const struct block_q6_K *)(rows + r * rb) + sb, h, &X[r], &Y[r],
+				       &Z[r]);
+			for (int k = 0; k < 2; k++) {
+				put8(p + 1536 * (size_t)h + 32 * (size_t)k, X + 8 * k);
+				put8(p + 1536 * (size_t)h + 512 + 32 * (size_t)k, Y + 8 * k);
+				put8(p + 1536 * (size_t)h + 1024 + 32 * (size_t)k, Z + 8 * k);
+			}
+		}
+		for (int r = 0; r < 16; r++) {
+			const struct block_q6_K *b = (const struct block_q6_K *)(rows + r * rb) + sb;
+			for (int s = 0; s < 16; s++)
+				p[3072 + 16 * s + r] = (uint8_t)b->scales[s];
+			memcpy(p + 3328 + 2 * r, &b->d, 2);
+		}
+	}
+}
+
 static const struct quant_packed packs2[] = {
 	{pack2_q4_0_to, pk_unpack_q4_0, {ptile2_q4_0, tile_prep_q4_0, "avx2 packed"}, 64,
 	 lanes2_q4_0},
 	{pack2_q4_K_to, pk_unpack_q4_K, {ptile2_q4_K, tile_prep_kmins32, "avx2 packed"}, 256,
 	 NULL},
+	{pack2_q6_K_to, pk_unpack_q6_K, {ptile2_q6_K, tile_prep_q6_K, "avx2 packed"}, 256, NULL},
 };
-static const uint32_t pack2_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K};
+static const uint32_t pack2_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K};
 
 static const struct quant_tile tiles2[] = {
 	{tile2_q4_0, tile_prep_q4_0, "avx2"},    {tile2_q4_K, tile_prep_kmins32, "avx2"},

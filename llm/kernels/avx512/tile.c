@@ -36,6 +36,7 @@
  */
 #include <immintrin.h>
 
+#include "../avx2/q6_xyz.h"
 #include "../scalar/scalar.h"
 #include "avx512_rows.h"
 
@@ -980,15 +981,12 @@ static void pack_q4_K_to(size_t n, const void *src, void *dst)
 /*
  * Q6_K packed (the layout of pk_pack_q6_K in pack.c, which unpacks it), a
  * superblock of the 16 rows at a time: each row's X, Y, Z for one h are 32
- * bytes computed on ymm, then put_run interleaves the 16 rows' dwords into
+ * bytes computed on ymm (q6_xyz), then put_run interleaves the 16 rows' dwords into
  * 8 registers; the scales are a 16 x 16 byte transpose, d 16 halves.
  */
 static void pack_q6_K_to(size_t n, const void *src, void *dst)
 {
 	const size_t rb = n / QK_K * sizeof(struct block_q6_K);
-	const __m256i m4 = _mm256_set1_epi8(0x0f), m3 = _mm256_set1_epi8(3),
-		      m30 = _mm256_set1_epi8(0x30), mc0 = _mm256_set1_epi8((char)0xc0),
-		      mf0 = _mm256_set1_epi8((char)0xf0);
 	const uint8_t *rows = src;
 	uint8_t *p = dst;
 
@@ -996,25 +994,9 @@ static void pack_q6_K_to(size_t n, const void *src, void *dst)
 		pk_prefetch(rows + 16 * rb + 3360 * u, 3360, PK_AHEAD); /* the next group */
 		for (int h = 0; h < 2; h++) {
 			__m256i X[16], Y[16], Z[16];
-			for (int r = 0; r < 16; r++) {
-				const struct block_q6_K *b = (const struct block_q6_K *)(rows + r * rb) + u;
-				__m256i l0 = _mm256_loadu_si256((const __m256i *)(b->ql + 64 * h));
-				__m256i l1 = _mm256_loadu_si256((const __m256i *)(b->ql + 64 * h + 32));
-				__m256i qh = _mm256_loadu_si256((const __m256i *)(b->qh + 32 * h));
-				/* X = (l0 & 15) | (qh & 3) << 4 | (qh & 0x30) << 2 */
-				X[r] = _mm256_or_si256(
-					_mm256_or_si256(_mm256_and_si256(l0, m4),
-							_mm256_slli_epi16(_mm256_and_si256(qh, m3), 4)),
-					_mm256_slli_epi16(_mm256_and_si256(qh, m30), 2));
-				/* Y = (l1 & 15) | (qh << 2) & 0x30 | qh & 0xc0 */
-				Y[r] = _mm256_or_si256(
-					_mm256_or_si256(_mm256_and_si256(l1, m4),
-							_mm256_and_si256(_mm256_slli_epi16(qh, 2), m30)),
-					_mm256_and_si256(qh, mc0));
-				/* Z = (l0 >> 4) | (l1 & 0xf0) */
-				Z[r] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
-						       _mm256_and_si256(l1, mf0));
-			}
+			for (int r = 0; r < 16; r++)
+				q6_xyz((const struct block_q6_K *)(rows + r * rb) + u, h, &X[r], &Y[r],
+				       &Z[r]);
 			put_run(p + 1536 * (size_t)h, 0, X);
 			put_run(p + 1536 * (size_t)h + 512, 0, Y);
 			put_run(p + 1536 * (size_t)h + 1024, 0, Z);
