@@ -683,15 +683,18 @@ pk_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *con
 	}
 }
 
-/* Q4_K: a superblock of 2304 bytes, its (d, dmin) and scale dwords first */
+/* Q4_K: a superblock of 2304 bytes, its (d, dmin) and scale dwords first.
+ * The sums f of the tokens are read and written at o (fo: the step adds
+ * its superblock to o[c]): with C = 8, 8 acc, 8 gs and 8 f vectors do not
+ * fit the 32 registers beside the scales, and the spills GCC chose cost
+ * more than a load and a store per token and superblock. */
 static inline __attribute__((always_inline)) void
 pk_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *const *p,
-	    __m512 *f, __m512 *gs, const int C, size_t ahead)
+	    __m512 *f, float *const *fo, __m512 *gs, const int C, size_t ahead)
 {
 	const __m512i m4 = _mm512_set1_epi8(0x0f), mf0 = _mm512_set1_epi8((char)0xf0),
 		      m3f = _mm512_set1_epi8(0x3f), m30 = _mm512_set1_epi8(0x30);
-	__m512 ws[8], wm[8];
-	__m512i acc[8], wv[8];
+	__m512i acc[8];
 	const uint8_t *u = g + sb * 2304;
 	__m512i dd = _mm512_loadu_si512(u), q0 = _mm512_loadu_si512(u + 64),
 		q1 = _mm512_loadu_si512(u + 128), q2 = _mm512_loadu_si512(u + 192);
@@ -707,49 +710,54 @@ pk_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 	__m512i m47 = _mm512_ternarylogic_epi32(
 		_mm512_srli_epi32(q2, 4), _mm512_and_si512(_mm512_srli_epi32(q1, 2), m30), m4, 0xe4);
 	_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
-		const int k = j % 4;
+		const int k4 = j % 4;
 		const __m512i pick = _mm512_set4_epi32(
-			(int)(0x80808000u | (unsigned)(12 + k)), (int)(0x80808000u | (unsigned)(8 + k)),
-			(int)(0x80808000u | (unsigned)(4 + k)), (int)(0x80808000u | (unsigned)k));
+			(int)(0x80808000u | (unsigned)(12 + k4)), (int)(0x80808000u | (unsigned)(8 + k4)),
+			(int)(0x80808000u | (unsigned)(4 + k4)), (int)(0x80808000u | (unsigned)k4));
 		__m512i sc = _mm512_shuffle_epi8(j < 4 ? sc03 : sc47, pick);
 		__m512i m = _mm512_shuffle_epi8(j < 4 ? m03 : m47, pick);
-		ws[j] = _mm512_mul_ps(d, _mm512_cvtepi32_ps(sc));
-		wm[j] = _mm512_sub_ps(_mm512_setzero_ps(), _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(m)));
-	}
-	_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
+		__m512 ws = _mm512_mul_ps(d, _mm512_cvtepi32_ps(sc));
+		__m512 wm = _mm512_sub_ps(_mm512_setzero_ps(), _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(m)));
 		const uint8_t *q = u + 256 + 64 * 8 * (size_t)(j / 2);
 		size_t s = sb * 8 + (size_t)j, aoff = sb * Q8_K_BYTES + Q8_K_OFF + 32 * (size_t)j;
 		/* a sub-block's share of the superblock's 36 lines */
 		pk_prefetch(u + 320 * j, j < 7 ? 320 : 2304 - 320 * 7, ahead);
 		/* odd sub-blocks: the high nibbles in place (16 q), the sums
 		 * shifted back after (exact: multiples of 16) */
-		_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
-			wv[k] = _mm512_and_si512(_mm512_loadu_si512(q + 64 * k), j & 1 ? mf0 : m4);
 		if (C == 1) {
 			/* one token: two chains of vpdpbusd, not one of 8 */
 			__m512i a2 = _mm512_setzero_si512();
 			acc[0] = _mm512_setzero_si512();
 			_Pragma("GCC unroll 4") for (int k = 0; k < 8; k += 2) {
-				acc[0] = dpbusd_bcast(acc[0], wv[k], a[0] + aoff + 4 * k);
-				a2 = dpbusd_bcast(a2, wv[k + 1], a[0] + aoff + 4 * k + 4);
+				__m512i w0 = _mm512_and_si512(_mm512_loadu_si512(q + 64 * k), j & 1 ? mf0 : m4);
+				__m512i w1 = _mm512_and_si512(_mm512_loadu_si512(q + 64 * k + 64),
+							      j & 1 ? mf0 : m4);
+				acc[0] = dpbusd_bcast(acc[0], w0, a[0] + aoff + 4 * k);
+				a2 = dpbusd_bcast(a2, w1, a[0] + aoff + 4 * k + 4);
 			}
 			acc[0] = _mm512_add_epi32(acc[0], a2);
 		} else {
 			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
 				acc[c] = _mm512_setzero_si512();
-			_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
+			_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++) {
+				__m512i w = _mm512_and_si512(_mm512_loadu_si512(q + 64 * k), j & 1 ? mf0 : m4);
 				_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-					acc[c] = dpbusd_bcast(acc[c], wv[k], a[c] + aoff + 4 * k);
+					acc[c] = dpbusd_bcast(acc[c], w, a[c] + aoff + 4 * k);
+			}
 		}
 		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
 			if (j & 1)
 				acc[c] = _mm512_srai_epi32(acc[c], 4);
-			gs[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[c]), ws[j], gs[c]);
-			gs[c] = fmadd_bcast(gs[c], wm[j], &p[c][2 * s + 1]);
+			gs[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[c]), ws, gs[c]);
+			gs[c] = fmadd_bcast(gs[c], wm, &p[c][2 * s + 1]);
 		}
 		if (j == 7)
 			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
-				f[c] = fmadd_bcast(f[c], gs[c], &p[c][2 * s]);
+				if (fo)
+					_mm512_storeu_ps(fo[c], fmadd_bcast(_mm512_loadu_ps(fo[c]), gs[c],
+									    &p[c][2 * s]));
+				else
+					f[c] = fmadd_bcast(f[c], gs[c], &p[c][2 * s]);
 				gs[c] = _mm512_setzero_ps();
 			}
 	}
@@ -815,7 +823,7 @@ pk_step_q6K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 		if ((T) == GGML_TYPE_Q4_0 || (T) == GGML_TYPE_Q8_0)                      \
 			pk_step_q40(g, i, a, p, f, C, (T) == GGML_TYPE_Q8_0, ahead);     \
 		else if ((T) == GGML_TYPE_Q4_K)                                          \
-			pk_step_q4K(g, i, a, p, f, gs, C, ahead);                        \
+			pk_step_q4K(g, i, a, p, f, NULL, gs, C, ahead);                  \
 		else                                                                     \
 			pk_step_q6K(g, i, a, p, f, gs, C, ahead);                        \
 	} while (0)
@@ -831,6 +839,14 @@ pk_cols(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *
 
 	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
 		f[c] = gs[c] = _mm512_setzero_ps();
+	if (T == GGML_TYPE_Q4_K && C > 1) {
+		/* the sums at o (pk_step_q4K) */
+		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+			_mm512_storeu_ps(o[c], f[c]);
+		for (size_t i = 0; i < steps; i++)
+			pk_step_q4K(g, i, a, p, f, o, gs, C, pf ? PK_AHEAD : 0);
+		return;
+	}
 	for (size_t i = 0; i < steps; i++)
 		PK_STEP(T, g, i, a, p, f, gs, C, pf ? PK_AHEAD : 0);
 	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
