@@ -82,9 +82,10 @@ struct quant_tile {
  * side, then their quants interleaved a dword per row, so one 512-bit load
  * holds four bytes of every row. unpack restores the GGUF rows exactly, in
  * place (tmp holds the group's bytes). tile and prep follow the tile
- * contract with w a packed group (w_stride the row bytes, nr 16, no
- * scratch) and B from 1 up: a packed matrix is read by nothing else, decode
- * included. Its results are the same bits as the type's unpacked tile,
+ * contract with w a packed group (w_stride the row bytes, nr 16) and B from
+ * 1 up: a packed matrix is read by nothing else, decode included. scratch
+ * may be NULL; given the tile scratch, a tile may unpack the group into it
+ * once for a batch (the AVX2 tiles do from 4 tokens up). Its results are the same bits as the type's unpacked tile,
  * which a type with a packed form must have; matmul gives those bits for
  * unpacked rows of such a type at every batch too. A matrix is packed only
  * when its rows are a multiple of 16 and n a multiple of unit. The layouts
