@@ -926,12 +926,52 @@ static void pack2_q6_K_to(size_t n, const void *src, void *dst)
 	}
 }
 
+/* Decode lanes of the K-quants: a superblock of each group in turn, both
+ * halves (each half's sums in superblock order, as p2_cols_*). */
+static inline __attribute__((always_inline)) void
+p2_lanes_k(const uint8_t *const *g, const int G, size_t n, const int8_t *a, const float *p,
+	   float *const *o, const int Q6)
+{
+	__m256 f[QUANT_LANES][2];
+
+	for (int l = 0; l < G; l++)
+		f[l][0] = f[l][1] = _mm256_setzero_ps();
+	for (size_t sb = 0; sb < n / QK_K; sb++)
+		for (int l = 0; l < G; l++)
+			for (int h = 0; h < 2; h++) {
+				if (Q6)
+					p2_step_q6K(g[l], sb, h, &a, &p, &f[l][h], 1, h ? 0 : P2_AHEAD);
+				else
+					p2_step_q4K(g[l], sb, h, &a, &p, &f[l][h], 1, h ? 0 : P2_AHEAD);
+			}
+	for (int l = 0; l < G; l++) {
+		_mm256_storeu_ps(o[l], f[l][0]);
+		_mm256_storeu_ps(o[l] + 8, f[l][1]);
+	}
+}
+
+#define P2_KLANES(NAME, Q6)                                                               \
+	static void NAME(size_t n, const void *const *groups, int ng, const void *act,      \
+			 const float *prep, float *const *out)                              \
+	{                                                                                   \
+		const uint8_t *const *g = (const uint8_t *const *)groups;                   \
+		switch (ng) {                                                               \
+		case 4: p2_lanes_k(g, 4, n, act, prep, out, (Q6)); break;                   \
+		case 3: p2_lanes_k(g, 3, n, act, prep, out, (Q6)); break;                   \
+		case 2: p2_lanes_k(g, 2, n, act, prep, out, (Q6)); break;                   \
+		default: p2_lanes_k(g, 1, n, act, prep, out, (Q6)); break;                  \
+		}                                                                           \
+	}
+P2_KLANES(lanes2_q4_K, 0)
+P2_KLANES(lanes2_q6_K, 1)
+
 static const struct quant_packed packs2[] = {
 	{pack2_q4_0_to, pk_unpack_q4_0, {ptile2_q4_0, tile_prep_q4_0, "avx2 packed"}, 64,
 	 lanes2_q4_0},
 	{pack2_q4_K_to, pk_unpack_q4_K, {ptile2_q4_K, tile_prep_kmins32, "avx2 packed"}, 256,
-	 NULL},
-	{pack2_q6_K_to, pk_unpack_q6_K, {ptile2_q6_K, tile_prep_q6_K, "avx2 packed"}, 256, NULL},
+	 lanes2_q4_K},
+	{pack2_q6_K_to, pk_unpack_q6_K, {ptile2_q6_K, tile_prep_q6_K, "avx2 packed"}, 256,
+	 lanes2_q6_K},
 };
 static const uint32_t pack2_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K};
 
