@@ -318,6 +318,47 @@ A2_TILE(q6_K, 16, Q8_K, 0, 2)
 A2_TILE(q2_K, 16, Q8_K, 1, 4)
 A2_TILE(q3_K, 16, Q8_K, 0, 4)
 
+/* A packed tile: from 4 tokens up with the tile scratch, the group unpacked
+ * once into tile2's form and the tokens run as tile2's (cols: unpacking the
+ * nibbles again on every pass over the group made Q4_0 prompts 8% slower);
+ * else the tokens two at a time straight off the packed group (COLS_FN),
+ * the first pass prefetching ahead into L2. */
+#define P2_TILE(NAME, COLS_FN, UNPACK_FN, G_, ACT, MINS_, DEPTH_)                         \
+	static void NAME(size_t n, const void *w, size_t w_stride, int nr, const void *act,  \
+			 size_t as, const float *prep, size_t B, float *out, size_t os,      \
+			 void *scratch)                                                      \
+	{                                                                                    \
+		size_t b = 0;                                                                \
+		(void)w_stride;                                                              \
+		if (scratch && B >= 4) {                                                     \
+			const int G = (G_), MINS = (MINS_), DEPTH = (DEPTH_);                \
+			const size_t QB = ACT##_QB2, QBYTES = ACT##_BYTES2,                  \
+				     QOFF = ACT##_OFF2;                                      \
+			struct q_rtile t = q_rtile_at(scratch, n, G);                        \
+			UNPACK_FN(w, n, &t);                                                 \
+			nr = 16;                                                             \
+			A2_COLS(2)                                                           \
+			A2_COLS(1)                                                           \
+			return;                                                              \
+		}                                                                            \
+		for (; b < B;) {                                                             \
+			const int8_t *a[2];                                                  \
+			const float *p[2];                                                   \
+			float *o[2];                                                         \
+			int C = B - b >= 2 ? 2 : 1;                                          \
+			for (int c = 0; c < C; c++) {                                        \
+				a[c] = (const int8_t *)act + (b + (size_t)c) * as;           \
+				p[c] = prep + (b + (size_t)c) * QUANT_TILE_PREP_FLOATS(n);   \
+				o[c] = out + (b + (size_t)c) * os;                           \
+			}                                                                    \
+			if (C == 2)                                                          \
+				COLS_FN(w, n, a, p, o, 2, b ? 0 : P2_AHEAD);                 \
+			else                                                                 \
+				COLS_FN(w, n, a, p, o, 1, b ? 0 : P2_AHEAD);                 \
+			b += (size_t)C;                                                      \
+		}                                                                            \
+	}
+
 /*
  * Packed Q4_0 (llm/quant.h struct quant_packed; the layout of pk_pack_q4_0
  * in llm/kernels/scalar/pack.c, which the AVX-512 packed tiles read too): a
@@ -426,45 +467,7 @@ static void p2_unpack_tile_q40(const uint8_t *g, size_t n, struct q_rtile *t)
 	}
 }
 
-static void ptile2_q4_0(size_t n, const void *w, size_t w_stride, int nr, const void *act,
-			size_t as, const float *prep, size_t B, float *out, size_t os,
-			void *scratch)
-{
-	size_t b = 0;
-
-	(void)w_stride;
-	(void)nr;
-	if (scratch && B >= 4) {
-		/* a prompt: unpacked once, the tokens then run as tile2_q4_0's
-		 * (a pass over the packed group per 2 tokens unpacks the
-		 * nibbles every time: 8% slower at 128 tokens) */
-		const int G = 32, MINS = 0, DEPTH = 8;
-		const size_t QB = Q8_0_QB2, QBYTES = Q8_0_BYTES2, QOFF = Q8_0_OFF2;
-		struct q_rtile t = q_rtile_at(scratch, n, G);
-		p2_unpack_tile_q40(w, n, &t);
-		nr = 16;
-		A2_COLS(2)
-		A2_COLS(1)
-		return;
-	}
-	for (; b < B;) {
-		const int8_t *a[2];
-		const float *p[2];
-		float *o[2];
-		int C = B - b >= 2 ? 2 : 1;
-		for (int c = 0; c < C; c++) {
-			a[c] = (const int8_t *)act + (b + (size_t)c) * as;
-			p[c] = prep + (b + (size_t)c) * QUANT_TILE_PREP_FLOATS(n);
-			o[c] = out + (b + (size_t)c) * os;
-		}
-		/* the first pass over the group prefetches ahead into L2 */
-		if (C == 2)
-			p2_cols_q40(w, n, a, p, o, 2, b ? 0 : P2_AHEAD);
-		else
-			p2_cols_q40(w, n, a, p, o, 1, b ? 0 : P2_AHEAD);
-		b += (size_t)C;
-	}
-}
+P2_TILE(ptile2_q4_0, p2_cols_q40, p2_unpack_tile_q40, 32, Q8_0, 0, 8)
 
 /* Decode lanes (llm/quant.h): one token against ng groups, a block of each
  * in turn (ng memory streams at once), each group's steps as its tile's. */
@@ -680,41 +683,7 @@ static void p2_unpack_tile_q4K(const uint8_t *g, size_t n, struct q_rtile *t)
 	}
 }
 
-static void ptile2_q4_K(size_t n, const void *w, size_t w_stride, int nr, const void *act,
-			size_t as, const float *prep, size_t B, float *out, size_t os,
-			void *scratch)
-{
-	size_t b = 0;
-
-	(void)w_stride;
-	if (scratch && B >= 4) {
-		/* a prompt: unpacked once, then the tokens as tile2_q4_K's */
-		const int G = 32, MINS = 1, DEPTH = 8;
-		const size_t QB = Q8_K_QB2, QBYTES = Q8_K_BYTES2, QOFF = Q8_K_OFF2;
-		struct q_rtile t = q_rtile_at(scratch, n, G);
-		p2_unpack_tile_q4K(w, n, &t);
-		nr = 16;
-		A2_COLS(2)
-		A2_COLS(1)
-		return;
-	}
-	for (; b < B;) {
-		const int8_t *a[2];
-		const float *p[2];
-		float *o[2];
-		int C = B - b >= 2 ? 2 : 1;
-		for (int c = 0; c < C; c++) {
-			a[c] = (const int8_t *)act + (b + (size_t)c) * as;
-			p[c] = prep + (b + (size_t)c) * QUANT_TILE_PREP_FLOATS(n);
-			o[c] = out + (b + (size_t)c) * os;
-		}
-		if (C == 2)
-			p2_cols_q4K(w, n, a, p, o, 2, b ? 0 : P2_AHEAD);
-		else
-			p2_cols_q4K(w, n, a, p, o, 1, b ? 0 : P2_AHEAD);
-		b += (size_t)C;
-	}
-}
+P2_TILE(ptile2_q4_K, p2_cols_q4K, p2_unpack_tile_q4K, 32, Q8_K, 1, 8)
 
 /* 16 rows of Q4_K into the packed layout: per superblock the rows' 144
  * bytes as 4 ymm runs and a last 16 bytes, transposed 8 rows at a time. */
@@ -860,41 +829,7 @@ static void p2_unpack_tile_q6K(const uint8_t *g, size_t n, struct q_rtile *t)
 	}
 }
 
-static void ptile2_q6_K(size_t n, const void *w, size_t w_stride, int nr, const void *act,
-			size_t as, const float *prep, size_t B, float *out, size_t os,
-			void *scratch)
-{
-	size_t b = 0;
-
-	(void)w_stride;
-	if (scratch && B >= 4) {
-		/* a prompt: unpacked once, then the tokens as tile2_q6_K's */
-		const int G = 16, MINS = 0, DEPTH = 2;
-		const size_t QB = Q8_K_QB2, QBYTES = Q8_K_BYTES2, QOFF = Q8_K_OFF2;
-		struct q_rtile t = q_rtile_at(scratch, n, G);
-		p2_unpack_tile_q6K(w, n, &t);
-		nr = 16;
-		A2_COLS(2)
-		A2_COLS(1)
-		return;
-	}
-	for (; b < B;) {
-		const int8_t *a[2];
-		const float *p[2];
-		float *o[2];
-		int C = B - b >= 2 ? 2 : 1;
-		for (int c = 0; c < C; c++) {
-			a[c] = (const int8_t *)act + (b + (size_t)c) * as;
-			p[c] = prep + (b + (size_t)c) * QUANT_TILE_PREP_FLOATS(n);
-			o[c] = out + (b + (size_t)c) * os;
-		}
-		if (C == 2)
-			p2_cols_q6K(w, n, a, p, o, 2, b ? 0 : P2_AHEAD);
-		else
-			p2_cols_q6K(w, n, a, p, o, 1, b ? 0 : P2_AHEAD);
-		b += (size_t)C;
-	}
-}
+P2_TILE(ptile2_q6_K, p2_cols_q6K, p2_unpack_tile_q6K, 16, Q8_K, 0, 2)
 
 /* 16 rows of Q6_K into the packed layout: X, Y, Z of each row (q6_xyz),
  * transposed 8 rows at a time; the scales a byte per row, d a half. */
