@@ -25,6 +25,10 @@
  * Q8_0 weights (u up to 255) would overflow vpmaddubsw's int16 and keep the
  * gemm rows. The repack unpacks each row's run of 32 on ymm (scales in scalar
  * code) and transposes 8 rows at a time.
+ *
+ * Below the tiles, the packed forms of Q4_0, Q4_K and Q6_K (llm/quant.h
+ * struct quant_packed): the AVX-512 packed layout, read two ymm a line, with
+ * these tiles' sums and float steps, so their bits.
  */
 #include <immintrin.h>
 
@@ -628,8 +632,7 @@ p2_step_q4K(const uint8_t *g, size_t sb, int h, const int8_t *const *a, const fl
 		}
 		p2_kscale(&k, j, &ws, &wm);
 		for (int c = 0; c < C; c++) {
-			__m256i acc = _mm256_add_epi32(_mm256_setzero_si256(),
-						       _mm256_madd_epi16(s16[c], ones));
+			__m256i acc = _mm256_madd_epi16(s16[c], ones); /* from 0: mins */
 			gs[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), ws, gs[c]);
 			gs[c] = _mm256_fmadd_ps(wm, _mm256_set1_ps(p[c][2 * s + 1]), gs[c]);
 			if (j == 7)

@@ -620,9 +620,10 @@ FLOAT_TILE(bf16, 1)
  * joined) into exactly the bytes the repack above writes to scratch, with
  * the same scales; the integer sums and float steps are run_cols's, so the
  * results are the unpacked tiles' bits. Each unpacked register serves C
- * tokens; with C = 1 this is decode, and reading the weights once is the
- * whole cost. The first pass over a group prefetches PK_AHEAD bytes ahead
- * into L2, as the decode rows do.
+ * tokens; with C = 1 this is decode (Q4_0 and Q8_0 through the lanes
+ * below), and reading the weights once is the whole cost. The first pass
+ * over a group prefetches PK_AHEAD bytes ahead into L2, as the decode rows
+ * do.
  */
 #define PK_AHEAD 4096
 
