@@ -599,44 +599,64 @@ static inline __attribute__((always_inline)) void p2_kscale(const struct p2_ksca
 			    _mm256_set1_ps(-0.0f)); /* -(dmin m), as run_kmins */
 }
 
-/* Superblock sb of packed group g, half h, for C tokens (1 or 2) into f[c]. */
+/* Superblock sb of packed group g for C tokens (1 or 2) into f[c][h] (rows
+ * 8 h ..): both halves in one pass, each line's two ymm against the same
+ * broadcast activation; the halves' ws and wm go through the stack (16 ymm
+ * hold the sums, not the two halves' scales as well). */
 static inline __attribute__((always_inline)) void
-p2_step_q4K(const uint8_t *g, size_t sb, int h, const int8_t *const *a, const float *const *p,
-	    __m256 *f, const int C, size_t ahead)
+p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *const *p,
+	    __m256 (*f)[2], const int C, size_t ahead)
 {
 	const __m256i m4 = _mm256_set1_epi8(15), ones = _mm256_set1_epi16(1);
 	const uint8_t *u = g + sb * P2_SB;
-	struct p2_kscales k = p2_kscales_at(u, h);
-	__m256 gs[2];
+	_Alignas(32) float ws[2][8][8], wm[2][8][8];
+	__m256 gs[2][2];
 
+	for (int h = 0; h < 2; h++) {
+		struct p2_kscales k = p2_kscales_at(u, h);
+		for (int j = 0; j < 8; j++) {
+			__m256 x, y;
+			p2_kscale(&k, j, &x, &y);
+			_mm256_store_ps(ws[h][j], x);
+			_mm256_store_ps(wm[h][j], y);
+		}
+	}
 	for (int c = 0; c < C; c++)
-		gs[c] = _mm256_setzero_ps();
+		gs[c][0] = gs[c][1] = _mm256_setzero_ps();
 	for (int j = 0; j < 8; j++) {
-		const uint8_t *q = u + 256 + 512 * (size_t)(j / 2) + 32 * (size_t)h;
+		const uint8_t *q = u + 256 + 512 * (size_t)(j / 2);
 		size_t s = sb * 8 + (size_t)j, aoff = sb * Q8_K_BYTES2 + Q8_K_OFF2 + 32 * (size_t)j;
-		__m256i s16[2];
-		__m256 ws, wm;
-		if (h == 0) /* a sub-block's share of the superblock's 36 lines */
-			p2_prefetch(u + 288 * j, 288, ahead);
+		__m256i s16[2][2];
+		/* a sub-block's share of the superblock's 36 lines */
+		p2_prefetch(u + 288 * j, 288, ahead);
 		for (int c = 0; c < C; c++)
-			s16[c] = _mm256_setzero_si256();
+			s16[c][0] = s16[c][1] = _mm256_setzero_si256();
 		for (int l = 0; l < 8; l++) {
-			__m256i w = _mm256_loadu_si256((const __m256i *)(q + 64 * l));
-			w = _mm256_and_si256(j & 1 ? _mm256_srli_epi16(w, 4) : w, m4);
+			__m256i w[2];
+			for (int h = 0; h < 2; h++) {
+				w[h] = _mm256_loadu_si256((const __m256i *)(q + 64 * l + 32 * h));
+				w[h] = _mm256_and_si256(j & 1 ? _mm256_srli_epi16(w[h], 4) : w[h], m4);
+			}
 			for (int c = 0; c < C; c++) {
 				int32_t x;
 				memcpy(&x, a[c] + aoff + 4 * l, sizeof x);
-				s16[c] = _mm256_add_epi16(
-					s16[c], _mm256_maddubs_epi16(w, _mm256_set1_epi32(x)));
+				__m256i av = _mm256_set1_epi32(x);
+				for (int h = 0; h < 2; h++)
+					s16[c][h] = _mm256_add_epi16(s16[c][h],
+								     _mm256_maddubs_epi16(w[h], av));
 			}
 		}
-		p2_kscale(&k, j, &ws, &wm);
 		for (int c = 0; c < C; c++) {
-			__m256i acc = _mm256_madd_epi16(s16[c], ones); /* from 0: mins */
-			gs[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), ws, gs[c]);
-			gs[c] = _mm256_fmadd_ps(wm, _mm256_set1_ps(p[c][2 * s + 1]), gs[c]);
-			if (j == 7)
-				f[c] = _mm256_fmadd_ps(gs[c], _mm256_set1_ps(p[c][2 * s]), f[c]);
+			__m256 pm = _mm256_set1_ps(p[c][2 * s + 1]);
+			for (int h = 0; h < 2; h++) {
+				__m256i acc = _mm256_madd_epi16(s16[c][h], ones); /* from 0: mins */
+				gs[c][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc),
+							   _mm256_load_ps(ws[h][j]), gs[c][h]);
+				gs[c][h] = _mm256_fmadd_ps(_mm256_load_ps(wm[h][j]), pm, gs[c][h]);
+				if (j == 7)
+					f[c][h] = _mm256_fmadd_ps(gs[c][h], _mm256_set1_ps(p[c][2 * s]),
+								  f[c][h]);
+			}
 		}
 	}
 }
@@ -645,14 +665,15 @@ static inline __attribute__((always_inline)) void
 p2_cols_q4K(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
 	    float *const *o, const int C, size_t ahead)
 {
-	for (int h = 0; h < 2; h++) {
-		__m256 f[2];
-		for (int c = 0; c < C; c++)
-			f[c] = _mm256_setzero_ps();
-		for (size_t sb = 0; sb < n / QK_K; sb++)
-			p2_step_q4K(g, sb, h, a, p, f, C, h ? 0 : ahead);
-		for (int c = 0; c < C; c++)
-			_mm256_storeu_ps(o[c] + 8 * h, f[c]);
+	__m256 f[2][2];
+
+	for (int c = 0; c < C; c++)
+		f[c][0] = f[c][1] = _mm256_setzero_ps();
+	for (size_t sb = 0; sb < n / QK_K; sb++)
+		p2_step_q4K(g, sb, a, p, f, C, ahead);
+	for (int c = 0; c < C; c++) {
+		_mm256_storeu_ps(o[c], f[c][0]);
+		_mm256_storeu_ps(o[c] + 8, f[c][1]);
 	}
 }
 
@@ -876,12 +897,11 @@ p2_lanes_k(const uint8_t *const *g, const int G, size_t n, const int8_t *a, cons
 		f[l][0] = f[l][1] = _mm256_setzero_ps();
 	for (size_t sb = 0; sb < n / QK_K; sb++)
 		for (int l = 0; l < G; l++)
-			for (int h = 0; h < 2; h++) {
-				if (Q6)
+			if (Q6)
+				for (int h = 0; h < 2; h++)
 					p2_step_q6K(g[l], sb, h, &a, &p, &f[l][h], 1, h ? 0 : P2_AHEAD);
-				else
-					p2_step_q4K(g[l], sb, h, &a, &p, &f[l][h], 1, h ? 0 : P2_AHEAD);
-			}
+			else
+				p2_step_q4K(g[l], sb, &a, &p, &f[l], 1, P2_AHEAD);
 	for (int l = 0; l < G; l++) {
 		_mm256_storeu_ps(o[l], f[l][0]);
 		_mm256_storeu_ps(o[l] + 8, f[l][1]);
