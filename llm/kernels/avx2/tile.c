@@ -430,22 +430,6 @@ p2_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *con
 	}
 }
 
-static inline __attribute__((always_inline)) void
-p2_cols_q40(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
-	    float *const *o, const int C, size_t ahead)
-{
-	__m256 f[2][2];
-
-	for (int c = 0; c < C; c++)
-		f[c][0] = f[c][1] = _mm256_setzero_ps();
-	for (size_t i = 0; i < n / 32; i++)
-		p2_step_q40(g, i, a, p, f, C, ahead);
-	for (int c = 0; c < C; c++) {
-		_mm256_storeu_ps(o[c], f[c][0]);
-		_mm256_storeu_ps(o[c] + 8, f[c][1]);
-	}
-}
-
 /* The packed group as tile2_q4_0's repack (the low and the high nibbles of
  * each line, the scales widened), a line at a time: no transposes. */
 static void p2_unpack_tile_q40(const uint8_t *g, size_t n, struct q_rtile *t)
@@ -471,7 +455,6 @@ static void p2_unpack_tile_q40(const uint8_t *g, size_t n, struct q_rtile *t)
 	}
 }
 
-P2_TILE(ptile2_q4_0, p2_cols_q40, p2_unpack_tile_q40, 32, Q8_0, 0, 8)
 
 /* Decode lanes (llm/quant.h): one token against ng groups, a block of each
  * in turn (ng memory streams at once), each group's steps as its tile's. */
@@ -661,21 +644,29 @@ p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 	}
 }
 
+/* A tile's columns straight off packed group g (Q4_0, or Q4_K when K4): C
+ * tokens, the steps in order, the 16 sums of each token to o[c]. */
 static inline __attribute__((always_inline)) void
-p2_cols_q4K(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
-	    float *const *o, const int C, size_t ahead)
+p2_cols(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
+	float *const *o, const int C, size_t ahead, const int K4)
 {
 	__m256 f[2][2];
 
 	for (int c = 0; c < C; c++)
 		f[c][0] = f[c][1] = _mm256_setzero_ps();
-	for (size_t sb = 0; sb < n / QK_K; sb++)
-		p2_step_q4K(g, sb, a, p, f, C, ahead);
+	for (size_t i = 0; i < (K4 ? n / QK_K : n / 32); i++) {
+		if (K4)
+			p2_step_q4K(g, i, a, p, f, C, ahead);
+		else
+			p2_step_q40(g, i, a, p, f, C, ahead);
+	}
 	for (int c = 0; c < C; c++) {
 		_mm256_storeu_ps(o[c], f[c][0]);
 		_mm256_storeu_ps(o[c] + 8, f[c][1]);
 	}
 }
+#define p2_cols_q40(...) p2_cols(__VA_ARGS__, 0)
+#define p2_cols_q4K(...) p2_cols(__VA_ARGS__, 1)
 
 /* The packed group as tile2_q4_K's repack: each quant line's low and high
  * nibbles are lines of two sub-blocks' runs, ws and wm per run. */
@@ -707,6 +698,7 @@ static void p2_unpack_tile_q4K(const uint8_t *g, size_t n, struct q_rtile *t)
 	}
 }
 
+P2_TILE(ptile2_q4_0, p2_cols_q40, p2_unpack_tile_q40, 32, Q8_0, 0, 8)
 P2_TILE(ptile2_q4_K, p2_cols_q4K, p2_unpack_tile_q4K, 32, Q8_K, 1, 8)
 
 /* 16 rows of Q4_K into the packed layout: per superblock the rows' 144
