@@ -86,21 +86,50 @@ class Llmk:
 
     def __init__(self, arch, esp, disks=(), mem="2G", smp=2, echo=None, extra=()):
         self.workdir = tempfile.mkdtemp(prefix="llmk-qemu-")
-        self.cmd = qemu_command(arch, esp, list(disks), mem, smp, self.workdir, extra=extra)
-        self.out = bytearray()
+        self.qemu_args = (arch, esp, list(disks), mem, smp, extra)
         self.cond = threading.Condition()
         self.echo = echo
+        self.restarts = 0
+        self._start()
+
+    def _start(self):
+        arch, esp, disks, mem, smp, extra = self.qemu_args
+        self.cmd = qemu_command(arch, esp, disks, mem, smp, self.workdir, extra=extra)
+        self.out = bytearray()
         self.eof = False
+        self.mark = 0
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, bufsize=0)
-        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader = threading.Thread(target=self._read, args=(self.proc,), daemon=True)
         self.reader.start()
-        self.mark = 0
 
-    def _read(self):
+    def boot(self, timeout=180, firmware_timeout=120):
+        """Wait for the kernel's first prompt; returns what came before it.
+
+        AAVMF under TCG once stopped inside the firmware, before it loaded any
+        boot image (CI: its clear-screens and then nothing for 180 s; it
+        takes about 6 s here). A boot that shows no llmk banner within
+        `firmware_timeout` is therefore restarted, once, and that is said on
+        stdout. Once the banner is out, a missing prompt is llmk's and fails."""
+        try:
+            self.expect(rb"llmk \d+\.\d+\.\d+ \(git", min(timeout, firmware_timeout))
+        except TimeoutError as e:
+            if self.eof or self.restarts:
+                raise
+            tail = bytes(self.out[-300:]).decode("utf-8", "replace").strip()
+            print(f"     note: the firmware did not start llmk within {firmware_timeout}s "
+                  f"(output ends {tail[-120:]!r}); QEMU restarted once", flush=True)
+            self.restarts += 1
+            self._stop()
+            self._start()
+            self.expect(rb"llmk \d+\.\d+\.\d+ \(git", min(timeout, firmware_timeout))
+        self.mark = 0
+        return self.wait_prompt(timeout)
+
+    def _read(self, proc):
         while True:
-            b = self.proc.stdout.read1(65536) if hasattr(self.proc.stdout, "read1") \
-                else os.read(self.proc.stdout.fileno(), 65536)
+            b = proc.stdout.read1(65536) if hasattr(proc.stdout, "read1") \
+                else os.read(proc.stdout.fileno(), 65536)
             with self.cond:
                 if not b:
                     self.eof = True
@@ -160,11 +189,14 @@ class Llmk:
         except subprocess.TimeoutExpired:
             return None
 
-    def close(self):
+    def _stop(self):
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
         self.reader.join(5)
+
+    def close(self):
+        self._stop()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
@@ -226,7 +258,7 @@ def run(args):
     vm = Llmk(args.arch, args.esp, args.disks, args.mem, args.smp, echo=sys.stdout.buffer,
               extra=shlex.split(args.qemu_args))
     try:
-        vm.wait_prompt(args.boot_timeout)
+        vm.boot(args.boot_timeout)
         if sys.stdin.isatty():
             # Answer the greeting first, then hand the console to the user.
             greet(vm, greeting, args.command_timeout)

@@ -187,7 +187,7 @@ def main():
     t0 = time.monotonic()
     vm = Llmk(args.arch, args.esp, [d[0] for d in disks])
     try:
-        banner = vm.wait_prompt(180).decode("utf-8", "replace")
+        banner = vm.boot(180).decode("utf-8", "replace")
         ok(f"boot to the llm> prompt ({time.monotonic() - t0:.1f} s wall)")
         bid = re.search(r"build ([0-9a-f]{16})", banner)
         out = vm.command("version")
@@ -256,7 +256,7 @@ def test_config(args):
         "-drive", f"file=blkdebug:{rules}:{disk},format=raw,if=none,id=eio,readonly=on",
         "-device", "virtio-blk-pci,drive=eio,serial=eio"])
     try:
-        banner = vm.wait_prompt(180).decode("utf-8", "replace")
+        banner = vm.boot(180).decode("utf-8", "replace")
         check("llmk.cfg is read from the boot volume", "llmk.cfg read" in banner, banner)
         got, out = hash_of(vm, "0 0 1048576")
         check("disk with failing sectors: good range hashes right", got == sha(data[:1 << 20]), out)
@@ -334,7 +334,7 @@ def test_tpm(args):
         vm = Llmk(args.arch, args.esp, [], extra=[
             "-chardev", f"socket,id=chrtpm,path={sock}",
             "-tpmdev", "emulator,id=tpm0,chardev=chrtpm", "-device", "tpm-crb,tpmdev=tpm0"])
-        banner = vm.wait_prompt(180).decode("utf-8", "replace")
+        banner = vm.boot(180).decode("utf-8", "replace")
         m = re.search(r"TCG2 event log (0x[0-9a-f]+)", banner)
         check(name, m and int(m.group(1), 16) != 0, banner)
         vm.send("poweroff\n")
@@ -370,7 +370,7 @@ def test_model(args):
     want = host.stdout.decode("utf-8", "replace").strip().splitlines()[-1:]
     vm = Llmk(args.arch, args.esp, [model])
     try:
-        vm.wait_prompt(180)
+        vm.boot(180)
         vm.command(cmds[0], 120)
         got = vm.command(cmds[1], 300).strip().splitlines()[-1:]
         check(name, host.returncode == 0 and got == want and want, f"kernel {got}\nhost   {want}")
@@ -461,7 +461,7 @@ def test_larger_than_memory(args):
     want = re.search(r"^ids:(.*)$", host, re.M)
     vm = Llmk(args.arch, args.esp, [model], mem="256M")
     try:
-        vm.wait_prompt(180)
+        vm.boot(180)
         load = vm.command("load 0", 120)
         out = vm.command(infer, 600)
         got = re.search(r"^ids:(.*)$", out, re.M)

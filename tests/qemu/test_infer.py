@@ -49,7 +49,7 @@ def main():
         return 1 if results["failed"] else 0
     vm = Llmk(args.arch, args.esp, [os.path.join(st, g) for g, _ in files])
     try:
-        vm.wait_prompt(300)
+        vm.boot(300)
         vm.command("config threads 1")
         for disk, (gguf, refs) in enumerate(files):
             out = vm.command(f"load {disk}", 120)

@@ -47,7 +47,7 @@ def main():
     disks = [model] if os.path.exists(model) else []
     vm = Llmk(args.arch, args.esp, disks, smp=2)
     try:
-        vm.wait_prompt(300)
+        vm.boot(300)
         out = vm.command("selftest", 600)
         print("     " + "\n     ".join(out.strip().splitlines()[-3:]))
         check("selftest passes on the emulated CPU",

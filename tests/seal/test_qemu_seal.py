@@ -73,7 +73,7 @@ def main():
     key, good, bad = make_images(args.seal, model, args.workdir)
     vm = Llmk(args.arch, args.esp, [good, model, bad], mem="512M")
     try:
-        vm.wait_prompt(180)
+        vm.boot(180)
         out = vm.command(f"unseal {key}")
         check("unseal KEYHEX", "insecure development key" in out, out)
         out = vm.command("disks", 120)
@@ -118,7 +118,7 @@ def boot_with_key_file(args, good, model):
         subprocess.run(["mcopy", "-o", "-i", esp, src, dst], check=True, env=env)
     vm = Llmk(args.arch, esp, [good], mem="512M")
     try:
-        vm.wait_prompt(180)
+        vm.boot(180)
         out = vm.command("version")
         check("key file from llmk.cfg: version flags the development key",
               "model key insecure development key" in out and "model.key" in out, out)
