@@ -93,16 +93,26 @@ static int mm_reserve(struct mm_ctx *c, size_t bytes)
 	return 0;
 }
 
+/* One matrix of a call: its claims are [first, first + tiles) of the call's. */
+struct mm_part {
+	const uint8_t *w;
+	float *out;
+	size_t M;
+	size_t tiles;         /* claims: ceil(M / MM_TILE), or lane steps */
+	size_t lane_tiles;    /* with lanes: ceil(M / MM_TILE) */
+	size_t first;
+};
+
 struct mm_job {
 	const struct quant_type *wt, *at;
-	float *out;
-	const uint8_t *w;
+	struct mm_part part[MM_MAX_PARTS];
+	int n_parts;
 	size_t w_stride;      /* bytes per weight row */
 	const float *x;
 	const uint8_t *act;   /* converted activations */
 	size_t a_stride;      /* bytes per converted activation row */
-	size_t M, K, B;
-	size_t tiles;         /* ceil(M / MM_TILE) */
+	size_t K, B;
+	size_t tiles;         /* claims of all the parts */
 	size_t next;          /* next unclaimed tile (atomic) */
 	size_t claim;         /* tiles a worker claims at once */
 	const struct quant_tile *tile; /* NULL: gemm / vec_dot */
@@ -112,11 +122,10 @@ struct mm_job {
 	size_t s_stride;
 	quant_pack_fn unpack; /* packed weights for the rows: each tile unpacked first */
 	quant_pack_to_fn pack_to; /* plain rows for the packed tile: each tile packed first */
-	/* Decode of packed weights with lanes: the matrix's lane_tiles tiles
-	 * are QUANT_LANES lanes of `tiles` tiles each (the last may be short),
-	 * and claim k is a lane step, tile k of every lane read side by side. */
+	/* Decode of packed weights with lanes: a part's lane_tiles tiles are
+	 * QUANT_LANES lanes of `tiles` tiles each (the last may be short), and
+	 * its claim k is a lane step, tile k of every lane read side by side. */
 	quant_lanes_fn lanes;
-	size_t lane_tiles;
 };
 
 /* Worker i of n converts activation rows [B i / n, B (i + 1) / n). */
@@ -132,18 +141,18 @@ static void mm_convert_task(void *arg, int i, int n)
 	}
 }
 
-/* Rows [t0, t0 + MM_TILE) for every token; s: the worker's scratch. */
-static void mm_tile(const struct mm_job *j, size_t t0, uint8_t *s)
+/* Rows [t0, t0 + MM_TILE) of part p for every token; s: the worker's scratch. */
+static void mm_tile(const struct mm_job *j, const struct mm_part *p, size_t t0, uint8_t *s)
 {
-	size_t t1 = t0 + MM_TILE < j->M ? t0 + MM_TILE : j->M, b;
+	size_t M = p->M, t1 = t0 + MM_TILE < M ? t0 + MM_TILE : M, b;
 	quant_vec_dot_fn dot = j->wt->vec_dot;
 	quant_gemm_fn gemm = j->wt->gemm;
-	const uint8_t *w = j->w;
+	const uint8_t *w = p->w;
 
 	if (j->unpack) {
 		/* a packed group (whole: M % 16 == 0) back in row order */
 		size_t g = MM_TILE * j->w_stride;
-		memcpy(s, j->w + t0 * j->w_stride, g);
+		memcpy(s, p->w + t0 * j->w_stride, g);
 		j->unpack(j->K, s, s + g);
 		w = s - t0 * j->w_stride;
 	}
@@ -152,10 +161,10 @@ static void mm_tile(const struct mm_job *j, size_t t0, uint8_t *s)
 	for (b = 0; gemm && b + QUANT_GEMM_COLS <= j->B; b += QUANT_GEMM_COLS)
 		for (size_t r = t0; r < t1; r++)
 			gemm(j->K, w + r * j->w_stride, j->act + b * j->a_stride, j->a_stride,
-			     j->out + b * j->M + r, j->M, QUANT_GEMM_COLS);
+			     p->out + b * M + r, M, QUANT_GEMM_COLS);
 	for (; b < j->B; b++) {
 		const void *a = j->act + b * j->a_stride;
-		float *o = j->out + b * j->M;
+		float *o = p->out + b * M;
 		size_t r = t0;
 		/* QUANT_ROWS rows share the activation work (vec_dot's bits) */
 		for (; j->wt->rows && r + QUANT_ROWS <= t1; r += QUANT_ROWS)
@@ -175,7 +184,8 @@ static void mm_tile(const struct mm_job *j, size_t t0, uint8_t *s)
 static void mm_dot_task(void *arg, int i, int n)
 {
 	struct mm_job *j = arg;
-	size_t t = 0, r0, step = 0, k = 0;
+	const struct mm_part *p = j->part;
+	size_t t = 0, r0, step = 0, k = 0, u;
 
 	for (;;) {
 		if (k == step) {
@@ -198,47 +208,65 @@ static void mm_dot_task(void *arg, int i, int n)
 		}
 		if (t + k >= j->tiles)
 			break;
+		/* claims run in order, so the part only moves forward */
+		u = t + k++;
+		if (u < p->first)
+			p = j->part;
+		while (u >= p->first + p->tiles)
+			p++;
+		u -= p->first;
 		if (j->lanes) {
 			const void *g[QUANT_LANES];
 			float *o[QUANT_LANES];
 			int ng = 0;
-			for (size_t tt = t + k++; ng < QUANT_LANES && tt < j->lane_tiles;
-			     tt += j->tiles, ng++) {
-				g[ng] = j->w + tt * MM_TILE * j->w_stride;
-				o[ng] = j->out + tt * MM_TILE;
+			for (size_t tt = u; ng < QUANT_LANES && tt < p->lane_tiles;
+			     tt += p->tiles, ng++) {
+				g[ng] = p->w + tt * MM_TILE * j->w_stride;
+				o[ng] = p->out + tt * MM_TILE;
 			}
 			j->lanes(j->K, g, ng, j->act, j->prep, o);
 			continue;
 		}
-		r0 = (t + k++) * MM_TILE;
+		r0 = u * MM_TILE;
 		if (j->pack_to) {
 			/* plain rows into the worker's scratch, packed (whole
 			 * groups: M % 16 == 0), for the packed tile */
 			uint8_t *g = j->scratch + (size_t)i * j->s_stride;
-			j->pack_to(j->K, j->w + r0 * j->w_stride, g);
+			j->pack_to(j->K, p->w + r0 * j->w_stride, g);
 			j->tile->tile(j->K, g, j->w_stride, MM_TILE, j->act, j->a_stride, j->prep,
-				      j->B, j->out + r0, j->M, NULL);
+				      j->B, p->out + r0, p->M, NULL);
 		} else if (j->tile)
-			j->tile->tile(j->K, j->w + r0 * j->w_stride, j->w_stride,
-				      (int)(j->M - r0 < MM_TILE ? j->M - r0 : MM_TILE), j->act,
-				      j->a_stride, j->prep, j->B, j->out + r0, j->M,
+			j->tile->tile(j->K, p->w + r0 * j->w_stride, j->w_stride,
+				      (int)(p->M - r0 < MM_TILE ? p->M - r0 : MM_TILE), j->act,
+				      j->a_stride, j->prep, j->B, p->out + r0, p->M,
 				      j->scratch + (size_t)i * j->s_stride);
 		else
-			mm_tile(j, r0, j->scratch + (size_t)i * j->s_stride);
+			mm_tile(j, p, r0, j->scratch + (size_t)i * j->s_stride);
 	}
 }
 
-static int mm_run(struct mm_ctx *c, float *out, const void *w, uint32_t wtype, bool packed,
-		  size_t M, size_t K, const float *x, size_t B)
+static int mm_run(struct mm_ctx *c, int n, float *const out[], const void *const w[],
+		  const size_t Ms[], uint32_t wtype, bool packed, size_t K, const float *x, size_t B)
 {
 	struct mm_job j;
-	size_t abytes;
+	size_t abytes, M = 0;
 	int err, nt;
+	bool can_pack;
 	const struct quant_packed *pk = packed ? quant_get_packed(wtype) : NULL;
 
-	if (!c || !out || !w || !x || !M || !B)
+	if (!c || !out || !w || !Ms || !x || !B || n < 1 || n > MM_MAX_PARTS)
 		return -LLMK_EINVAL;
-	if (packed && !quant_can_pack(wtype, M, K))
+	/* the parts must take the same path (a plain part packs for the packed
+	 * tile where quant_can_pack says so) */
+	can_pack = quant_can_pack(wtype, Ms[0], K);
+	for (int p = 0; p < n; p++) {
+		if (!out[p] || !w[p] || !Ms[p])
+			return -LLMK_EINVAL;
+		if (quant_can_pack(wtype, Ms[p], K) != can_pack)
+			return -LLMK_EINVAL;
+		M += Ms[p];
+	}
+	if (packed && !can_pack)
 		return -LLMK_EINVAL;
 	j.wt = c->scalar ? quant_scalar(wtype) : quant_get(wtype);
 	if (!j.wt || !j.wt->vec_dot)
@@ -250,13 +278,10 @@ static int mm_run(struct mm_ctx *c, float *out, const void *w, uint32_t wtype, b
 	abytes = (size_t)quant_row_bytes(j.at->type, K);
 	if (!j.w_stride || !abytes)
 		return -LLMK_EINVAL;
-	j.out = out;
-	j.w = w;
 	j.x = x;
-	j.M = M;
 	j.K = K;
 	j.B = B;
-	j.tiles = (M + MM_TILE - 1) / MM_TILE;
+	j.n_parts = n;
 	j.next = 0;
 	j.claim = 1;
 	j.a_stride = align64(abytes);
@@ -267,19 +292,15 @@ static int mm_run(struct mm_ctx *c, float *out, const void *w, uint32_t wtype, b
 	j.s_stride = 0;
 	j.scratch = NULL;
 	j.lanes = NULL;
-	j.lane_tiles = 0;
 	if (pk && !c->scalar) {
 		j.tile = &pk->tile; /* every batch: nothing else reads packed rows */
-		if (B == 1 && pk->lanes) {
+		if (B == 1 && pk->lanes)
 			j.lanes = pk->lanes;
-			j.lane_tiles = j.tiles;
-			j.tiles = (j.tiles + QUANT_LANES - 1) / QUANT_LANES;
-		}
 	} else if (pk) {
 		j.unpack = pk->unpack;
 	} else if (!c->scalar && K % 32 == 0 && B >= MM_TILE_MIN_B) {
 		j.tile = quant_get_tile(wtype);
-	} else if (!c->scalar && quant_can_pack(wtype, M, K)) {
+	} else if (!c->scalar && can_pack) {
 		/* A type that packs here gives the tile's bits for every batch,
 		 * packed or not, so packing (and streaming, which does not pack)
 		 * never changes a result: a few tokens take the packed tile on
@@ -287,6 +308,18 @@ static int mm_run(struct mm_ctx *c, float *out, const void *w, uint32_t wtype, b
 		pk = quant_get_packed(wtype);
 		j.tile = &pk->tile;
 		j.pack_to = pk->pack_to;
+	}
+	j.tiles = 0;
+	for (int p = 0; p < n; p++) {
+		struct mm_part *q = &j.part[p];
+		q->w = w[p];
+		q->out = out[p];
+		q->M = Ms[p];
+		q->lane_tiles = (Ms[p] + MM_TILE - 1) / MM_TILE;
+		q->tiles = j.lanes ? (q->lane_tiles + QUANT_LANES - 1) / QUANT_LANES
+				   : q->lane_tiles;
+		q->first = j.tiles;
+		j.tiles += q->tiles;
 	}
 	if (j.unpack && 2 * MM_TILE * j.w_stride > align64(quant_tile_scratch(K)))
 		return -LLMK_EINVAL; /* (every packed type fits: at most 34 K bytes) */
@@ -324,8 +357,10 @@ static int mm_run(struct mm_ctx *c, float *out, const void *w, uint32_t wtype, b
 		else
 			mm_convert_task(&j, 0, 1);
 	}
-	if (B == 1 && j.tiles / ((size_t)nt * MM_DECODE_CHUNKS) > 1)
-		j.claim = j.tiles / ((size_t)nt * MM_DECODE_CHUNKS);
+	/* (sized by the parts' mean, so the last runs are as short as one
+	 * matrix's alone) */
+	if (B == 1 && j.tiles / ((size_t)nt * MM_DECODE_CHUNKS * (size_t)n) > 1)
+		j.claim = j.tiles / ((size_t)nt * MM_DECODE_CHUNKS * (size_t)n);
 	if (nt > 1 && M >= 2 * MM_TILE)
 		plat_parallel(mm_dot_task, &j, nt);
 	else
@@ -336,11 +371,17 @@ static int mm_run(struct mm_ctx *c, float *out, const void *w, uint32_t wtype, b
 int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
 	      size_t M, size_t K, const float *x, size_t B)
 {
-	return mm_run(c, out, w, wtype, false, M, K, x, B);
+	return mm_run(c, 1, &out, &w, &M, wtype, false, K, x, B);
 }
 
 int mm_matmul_packed(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
 		     size_t M, size_t K, const float *x, size_t B)
 {
-	return mm_run(c, out, w, wtype, true, M, K, x, B);
+	return mm_run(c, 1, &out, &w, &M, wtype, true, K, x, B);
+}
+
+int mm_matmul_n(struct mm_ctx *c, int n, float *const out[], const void *const w[],
+		const size_t M[], uint32_t wtype, bool packed, size_t K, const float *x, size_t B)
+{
+	return mm_run(c, n, out, w, M, wtype, packed, K, x, B);
 }

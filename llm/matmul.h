@@ -39,5 +39,15 @@ int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
  * -LLMK_EINVAL when the type has no packed form on this CPU. */
 int mm_matmul_packed(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
 		     size_t M, size_t K, const float *x, size_t B);
+/* n (<= MM_MAX_PARTS) products of one input in one call: out[p] = W_p x,
+ * W_p with M[p] rows, every W_p of type wtype, K wide, packed or not. The
+ * input is converted once and the workers claim tiles over all the parts in
+ * turn, so a small matrix's tail overlaps the next one's start (attention's
+ * Q, K and V; the feed-forward's gate and up). Each part gets the bits its
+ * own mm_matmul / mm_matmul_packed would give. -LLMK_EINVAL when the parts
+ * would not take the same path (quant_can_pack differs between them). */
+#define MM_MAX_PARTS 3
+int mm_matmul_n(struct mm_ctx *c, int n, float *const out[], const void *const w[],
+		const size_t M[], uint32_t wtype, bool packed, size_t K, const float *x, size_t B);
 
 #endif

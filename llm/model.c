@@ -694,6 +694,33 @@ static int matmul(struct mm_ctx *mm, float *out, const struct wt_mat *w, const f
 	return mm_matmul(mm, out, w->data, w->type, (size_t)w->rows, (size_t)w->cols, x, B);
 }
 
+/* n products of one input: one mm_matmul_n call where the matrices share
+ * type, layout and width (and so the path), else one call each. */
+static int matmul_n(struct mm_ctx *mm, int n, float *const out[],
+		    const struct wt_mat *const w[], const float *x, uint32_t B)
+{
+	const void *data[MM_MAX_PARTS];
+	size_t rows[MM_MAX_PARTS];
+	int p, e;
+
+	for (p = 0; p < n; p++) {
+		if (w[p]->type != w[0]->type || w[p]->packed != w[0]->packed ||
+		    w[p]->cols != w[0]->cols ||
+		    quant_can_pack(w[p]->type, w[p]->rows, w[p]->cols) !=
+			    quant_can_pack(w[0]->type, w[0]->rows, w[0]->cols))
+			break;
+		data[p] = w[p]->data;
+		rows[p] = (size_t)w[p]->rows;
+	}
+	if (p == n)
+		return mm_matmul_n(mm, n, out, data, rows, w[0]->type, w[0]->packed,
+				   (size_t)w[0]->cols, x, B);
+	for (p = 0; p < n; p++)
+		if ((e = matmul(mm, out[p], w[p], x, B)))
+			return e;
+	return 0;
+}
+
 static void add_bias(float *x, const float *b, uint32_t n, uint32_t B)
 {
 	for (uint32_t r = 0; r < B; r++)
@@ -719,8 +746,8 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	/* attention block */
 	per_token(m, s, kv, l, B, bp, TOK_NORM, w.attn_norm);
 	lap(m, MS_NORM, &t);
-	if ((e = matmul(mm, s->q, &w.wq, s->xb, B)) || (e = matmul(mm, s->k, &w.wk, s->xb, B)) ||
-	    (e = matmul(mm, s->v, &w.wv, s->xb, B)))
+	if ((e = matmul_n(mm, 3, (float *const[]){s->q, s->k, s->v},
+			  (const struct wt_mat *const[]){&w.wq, &w.wk, &w.wv}, s->xb, B)))
 		goto out;
 	if (w.bq) {
 		add_bias(s->q, w.bq, Q, B);
@@ -739,8 +766,8 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	/* feed-forward block: down(silu(gate(x)) * up(x)), after the residual */
 	per_token(m, s, kv, l, B, bp, TOK_ADD | TOK_NORM, w.ffn_norm);
 	lap(m, MS_NORM, &t);
-	if ((e = matmul(mm, s->hb, &w.w_gate, s->xb, B)) ||
-	    (e = matmul(mm, s->hb2, &w.w_up, s->xb, B)))
+	if ((e = matmul_n(mm, 2, (float *const[]){s->hb, s->hb2},
+			  (const struct wt_mat *const[]){&w.w_gate, &w.w_up}, s->xb, B)))
 		goto out;
 	swiglu(s, s->hb, s->hb2, (size_t)B * F);
 	lap(m, MS_FFN, &t);

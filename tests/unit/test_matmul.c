@@ -446,3 +446,88 @@ TEST(matmul_packed_gives_the_tile_bits)
 		packed_gives_the_tile_bits(avx2_only());
 	quant_init(plat_cpu_features());
 }
+
+/* Q, K and V (or gate and up) in one mm_matmul_n call: each part gets the
+ * bits of its own call, packed and plain, for one token (packed: the lanes)
+ * and a batch, with parts whose tiles do not fill a lane step. */
+static void matmul_n_case(struct mm_ctx *c, uint32_t t, bool packed, const size_t *M, size_t K,
+			  const float *x, size_t B, uint64_t *seed)
+{
+	size_t rb = quant_row_bytes(t, K);
+	const struct quant_packed *pk = quant_get_packed(t);
+	uint8_t *w[3];
+	float *o[3], *want = malloc(B * 128 * sizeof(float)); /* every M <= 128 */
+
+	for (int p = 0; p < 3; p++) {
+		w[p] = malloc(M[p] * rb);
+		o[p] = malloc(B * M[p] * sizeof(float));
+		quant_fill_random(t, w[p], M[p] * K, 0.02f * (float)(p + 1), seed);
+		if (packed) { /* (pack_to is out of place) */
+			uint8_t *plain = malloc(M[p] * rb);
+			memcpy(plain, w[p], M[p] * rb);
+			for (size_t g = 0; g < M[p] / 16; g++)
+				pk->pack_to(K, plain + g * 16 * rb, w[p] + g * 16 * rb);
+			free(plain);
+		}
+	}
+	CHECK_EQ_INT(mm_matmul_n(c, 3, o, (const void *const *)w, M, t, packed, K, x, B), 0);
+	for (int p = 0; p < 3; p++) {
+		int e = packed ? mm_matmul_packed(c, want, w[p], t, M[p], K, x, B)
+			       : mm_matmul(c, want, w[p], t, M[p], K, x, B);
+		CHECK_EQ_INT(e, 0);
+		if (memcmp(want, o[p], B * M[p] * sizeof(float))) {
+			fprintf(stderr, "  %s%s B %zu part %d: not its own call's bits\n",
+				quant_name(t), packed ? " packed" : "", B, p);
+			CHECK(0);
+		}
+		free(w[p]);
+		free(o[p]);
+	}
+	free(want);
+}
+
+TEST(matmul_n_gives_each_parts_bits)
+{
+	const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K,
+				  GGML_TYPE_Q6_K, GGML_TYPE_Q5_K, GGML_TYPE_F16};
+	const size_t whole[3] = {48, 16, 112}, ragged[3] = {37, 5, 70}, K = 512, B = 5;
+	struct llm_mem mem;
+	struct mm_ctx c;
+	float *x = malloc(B * K * sizeof(float)), *o[3];
+	const void *w[3];
+	uint64_t seed = 21;
+
+	quant_init(plat_cpu_features());
+	llm_mem_init(&mem, 0);
+	CHECK_EQ_INT(mm_init(&c, &mem, 2), 0);
+	quant_fill_random(GGML_TYPE_F32, x, B * K, 1.0f, &seed);
+	for (int scalar = 0; scalar < 2; scalar++) {
+		c.scalar = scalar;
+		for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+			bool packs = quant_can_pack(types[i], 16, K);
+			for (size_t b = 1; b <= B; b += B - 1) {
+				matmul_n_case(&c, types[i], false, whole, K, x, b, &seed);
+				if (packs)
+					matmul_n_case(&c, types[i], true, whole, K, x, b, &seed);
+				else
+					matmul_n_case(&c, types[i], false, ragged, K, x, b, &seed);
+			}
+		}
+	}
+	c.scalar = false;
+	/* parts that would take different paths, and part counts out of range */
+	for (int p = 0; p < 3; p++) {
+		o[p] = malloc(128 * sizeof(float));
+		w[p] = x;
+	}
+	if (quant_can_pack(GGML_TYPE_Q4_0, 16, K))
+		CHECK_EQ_INT(mm_matmul_n(&c, 2, o, w, (size_t[]){48, 37}, GGML_TYPE_Q4_0, false, K,
+					 x, 1), -LLMK_EINVAL);
+	CHECK_EQ_INT(mm_matmul_n(&c, 0, o, w, whole, GGML_TYPE_Q4_0, false, K, x, 1), -LLMK_EINVAL);
+	CHECK_EQ_INT(mm_matmul_n(&c, MM_MAX_PARTS + 1, o, w, whole, GGML_TYPE_Q4_0, false, K, x, 1),
+		     -LLMK_EINVAL);
+	for (int p = 0; p < 3; p++)
+		free(o[p]);
+	mm_free(&c);
+	free(x);
+}
