@@ -587,29 +587,42 @@ static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t 
 			continue;
 		ts = lo > t0 ? lo - t0 : 0;
 		tend = p - t0 + 1 < nt ? p - t0 + 1 : nt;
-		for (uint32_t h = g * group; h < (g + 1) * group; h++) {
-			const float *q = s->q + (size_t)b * Q + (size_t)h * hd;
-			float *o = s->att + (size_t)b * Q + (size_t)h * hd;
-			float *mx = &s->amax[b * hp->n_head + h], *sum = &s->asum[b * hp->n_head + h];
-			float sc[MODEL_ATT_TILE], w[MODEL_ATT_TILE], tmax = -1e30f;
-			/* scores of the tile, then one rescale if its maximum is new */
+		/* the group's heads VM_ATT_HEADS at a time: the scores and the
+		 * accumulation of each run side by side (vmath.h), the softmax
+		 * steps of each head as they were, in the same order */
+		for (uint32_t h0 = g * group; h0 < (g + 1) * group; h0 += VM_ATT_HEADS) {
+			uint32_t m = (g + 1) * group - h0 < VM_ATT_HEADS ? (g + 1) * group - h0
+									  : VM_ATT_HEADS;
 			uint32_t nt_b = tend - ts;
-			vm->att_scores(sc, q, kT + ts, nt_b, hd, scale);
-			for (uint32_t t = 0; t < nt_b; t++)
-				tmax = sc[t] > tmax ? sc[t] : tmax;
-			if (tmax > *mx) {
-				float r = math_expf(*mx - tmax);
-				*sum *= r;
-				for (uint32_t i = 0; i < hd; i++)
-					o[i] *= r;
-				*mx = tmax;
+			float *o = s->att + (size_t)b * Q + (size_t)h0 * hd;
+			float sc[VM_ATT_HEADS][MODEL_ATT_TILE], w[VM_ATT_HEADS][MODEL_ATT_TILE];
+			float sum[VM_ATT_HEADS];
+			vm->att_scores(sc[0], MODEL_ATT_TILE, s->q + (size_t)b * Q + (size_t)h0 * hd,
+				       hd, m, kT + ts, nt_b, hd, scale);
+			for (uint32_t h = 0; h < m; h++) {
+				float *mx = &s->amax[b * hp->n_head + h0 + h], tmax = -1e30f;
+				sum[h] = s->asum[b * hp->n_head + h0 + h];
+				/* one rescale if the tile's maximum is new */
+				for (uint32_t t = 0; t < nt_b; t++)
+					tmax = sc[h][t] > tmax ? sc[h][t] : tmax;
+				if (tmax > *mx) {
+					float r = math_expf(*mx - tmax);
+					sum[h] *= r;
+					for (uint32_t i = 0; i < hd; i++)
+						o[h * hd + i] *= r;
+					*mx = tmax;
+				}
+				for (uint32_t t = 0; t < nt_b; t++)
+					sc[h][t] -= *mx;
+				vm->expf_n(w[h], sc[h], nt_b);
 			}
+			/* each head's sum in t order, the heads' chains side by side */
 			for (uint32_t t = 0; t < nt_b; t++)
-				sc[t] -= *mx;
-			vm->expf_n(w, sc, nt_b);
-			for (uint32_t t = 0; t < nt_b; t++)
-				*sum += w[t];
-			vm->att_accum(o, vt + (size_t)ts * hd, w, nt_b, hd);
+				for (uint32_t h = 0; h < m; h++)
+					sum[h] += w[h][t];
+			for (uint32_t h = 0; h < m; h++)
+				s->asum[b * hp->n_head + h0 + h] = sum[h];
+			vm->att_accum(o, hd, vt + (size_t)ts * hd, w[0], MODEL_ATT_TILE, m, nt_b, hd);
 		}
 	}
 }

@@ -16,6 +16,7 @@
 #include "../kernel/platform.h"
 
 #define VM_ATT_LD 64 /* the transposed K tile's row length (positions) */
+#define VM_ATT_HEADS 8 /* heads the attention ops run side by side */
 
 struct vmath_ops {
 	const char *impl;
@@ -23,12 +24,16 @@ struct vmath_ops {
 	void (*expf_n)(float *y, const float *x, size_t n);
 	/* h[i] = h[i] / (1 + math_expf(-h[i])) * h2[i] */
 	void (*swiglu)(float *h, const float *h2, size_t n);
-	/* sc[t] = (sum_i q[i] kT[i * VM_ATT_LD + t], summed in i order) * scale,
-	 * t < nt <= VM_ATT_LD (kT: hd rows of VM_ATT_LD positions) */
-	void (*att_scores)(float *sc, const float *q, const float *kT, uint32_t nt, uint32_t hd,
-			   float scale);
-	/* o[i] += w[t] * v[t * hd + i] for t = 0, 1, .. nt - 1 in turn */
-	void (*att_accum)(float *o, const float *v, const float *w, uint32_t nt, uint32_t hd);
+	/* For each head h < nh (one KV head's group of queries, which share
+	 * the K tile): sc[h * ldsc + t] = (sum_i q[h * ldq + i] kT[i *
+	 * VM_ATT_LD + t], summed in i order) * scale, t < nt <= VM_ATT_LD (kT:
+	 * hd rows of VM_ATT_LD positions) */
+	void (*att_scores)(float *sc, size_t ldsc, const float *q, size_t ldq, uint32_t nh,
+			   const float *kT, uint32_t nt, uint32_t hd, float scale);
+	/* For each head h < nh: o[h * ldo + i] += w[h * ldw + t] v[t * hd + i]
+	 * for t = 0, 1, .. nt - 1 in turn */
+	void (*att_accum)(float *o, size_t ldo, const float *v, const float *w, size_t ldw,
+			  uint32_t nh, uint32_t nt, uint32_t hd);
 };
 
 void vmath_init(uint32_t cpu_features);

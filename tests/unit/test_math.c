@@ -252,31 +252,39 @@ static void vmath_check(const struct vmath_ops *vm)
 			fprintf(stderr, "  %s swiglu(%.9g) = %.9g, want %.9g\n", vm->impl, h0[i], h[i],
 				want);
 	}
-	/* attention: hd 64 and 8, tiles of 64 and 37 positions */
+	/* attention: hd 64 and 8, tiles of 64 and 37 positions, 1, 3 and 11
+	 * heads (11: a run of VM_ATT_HEADS and a short one) */
 	for (uint32_t hd = 8; hd <= 64; hd *= 8)
-		for (uint32_t nt = 37; nt <= 64; nt += 27) {
-			float kT[64 * VM_ATT_LD], sc[64], o[64], o2[64], w[64];
-			for (uint32_t i = 0; i < hd * VM_ATT_LD; i++)
-				kT[i] = x[i % N] / 30;
-			vm->att_scores(sc, x, kT, nt, hd, 0.125f);
-			for (uint32_t t = 0; t < nt; t++) {
-				float d = 0.0f;
-				for (uint32_t i = 0; i < hd; i++)
-					d += x[i] * kT[i * VM_ATT_LD + t];
-				d *= 0.125f;
-				if (memcmp(&d, &sc[t], 4) && bad++ < 9)
-					fprintf(stderr, "  %s score %u: %.9g vs %.9g\n", vm->impl, t, sc[t], d);
-				w[t] = y[t] / 1e10f;
+		for (uint32_t nt = 37; nt <= 64; nt += 27)
+			for (uint32_t nh = 1; nh <= 11; nh += nh == 1 ? 2 : 8) {
+				static float kT[64 * VM_ATT_LD], sc[11 * 64], o[11 * 64], o2[11 * 64],
+					w[11 * 64];
+				for (uint32_t i = 0; i < hd * VM_ATT_LD; i++)
+					kT[i] = x[i % N] / 30;
+				/* q of head h: x + h hd */
+				vm->att_scores(sc, 64, x, hd, nh, kT, nt, hd, 0.125f);
+				for (uint32_t h = 0; h < nh; h++)
+					for (uint32_t t = 0; t < nt; t++) {
+						float d = 0.0f;
+						for (uint32_t i = 0; i < hd; i++)
+							d += x[h * hd + i] * kT[i * VM_ATT_LD + t];
+						d *= 0.125f;
+						if (memcmp(&d, &sc[h * 64 + t], 4) && bad++ < 9)
+							fprintf(stderr, "  %s head %u score %u: %.9g vs %.9g\n",
+								vm->impl, h, t, sc[h * 64 + t], d);
+						w[h * 64 + t] = y[(3 * t + h) % 97] / 1e10f; /* (not the edge values from 100 on) */
+					}
+				for (uint32_t i = 0; i < nh * hd; i++)
+					o[i] = o2[i] = h2[i];
+				vm->att_accum(o, hd, kT, w, 64, nh, nt, hd);
+				for (uint32_t h = 0; h < nh; h++)
+					for (uint32_t t = 0; t < nt; t++)
+						for (uint32_t i = 0; i < hd; i++)
+							o2[h * hd + i] += w[h * 64 + t] * kT[t * hd + i];
+				if (memcmp(o, o2, nh * hd * 4) && bad++ < 12)
+					fprintf(stderr, "  %s att_accum differs (hd %u nt %u heads %u)\n",
+						vm->impl, hd, nt, nh);
 			}
-			for (uint32_t i = 0; i < hd; i++)
-				o[i] = o2[i] = h2[i];
-			vm->att_accum(o, kT, w, nt, hd);
-			for (uint32_t t = 0; t < nt; t++)
-				for (uint32_t i = 0; i < hd; i++)
-					o2[i] += w[t] * kT[t * hd + i];
-			if (memcmp(o, o2, hd * 4) && bad++ < 12)
-				fprintf(stderr, "  %s att_accum differs (hd %u nt %u)\n", vm->impl, hd, nt);
-		}
 	CHECK_EQ_INT(bad, 0);
 }
 
