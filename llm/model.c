@@ -596,30 +596,35 @@ static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t 
 			uint32_t nt_b = tend - ts;
 			float *o = s->att + (size_t)b * Q + (size_t)h0 * hd;
 			float sc[VM_ATT_HEADS][MODEL_ATT_TILE], w[VM_ATT_HEADS][MODEL_ATT_TILE];
-			float sum[VM_ATT_HEADS];
-			vm->att_scores(sc[0], MODEL_ATT_TILE, s->q + (size_t)b * Q + (size_t)h0 * hd,
-				       hd, m, kT + ts, nt_b, hd, scale);
+			float sum[VM_ATT_HEADS], tmax[VM_ATT_HEADS];
+			vm->att_scores(sc[0], MODEL_ATT_TILE, tmax,
+				       s->q + (size_t)b * Q + (size_t)h0 * hd, hd, m, kT + ts, nt_b,
+				       hd, scale);
 			for (uint32_t h = 0; h < m; h++) {
-				float *mx = &s->amax[b * hp->n_head + h0 + h], tmax = -1e30f;
+				float *mx = &s->amax[b * hp->n_head + h0 + h];
 				sum[h] = s->asum[b * hp->n_head + h0 + h];
 				/* one rescale if the tile's maximum is new */
-				for (uint32_t t = 0; t < nt_b; t++)
-					tmax = sc[h][t] > tmax ? sc[h][t] : tmax;
-				if (tmax > *mx) {
-					float r = math_expf(*mx - tmax);
+				if (tmax[h] > *mx) {
+					float r = math_expf(*mx - tmax[h]);
 					sum[h] *= r;
 					for (uint32_t i = 0; i < hd; i++)
 						o[h * hd + i] *= r;
-					*mx = tmax;
+					*mx = tmax[h];
 				}
 				for (uint32_t t = 0; t < nt_b; t++)
 					sc[h][t] -= *mx;
 				vm->expf_n(w[h], sc[h], nt_b);
 			}
-			/* each head's sum in t order, the heads' chains side by side */
-			for (uint32_t t = 0; t < nt_b; t++)
-				for (uint32_t h = 0; h < m; h++)
-					sum[h] += w[h][t];
+			/* each head's sum in t order, the heads' chains side by side
+			 * (all 8 in registers for the common full run) */
+			if (m == VM_ATT_HEADS)
+				for (uint32_t t = 0; t < nt_b; t++)
+					_Pragma("GCC unroll 8") for (uint32_t h = 0; h < VM_ATT_HEADS; h++)
+						sum[h] += w[h][t];
+			else
+				for (uint32_t t = 0; t < nt_b; t++)
+					for (uint32_t h = 0; h < m; h++)
+						sum[h] += w[h][t];
 			for (uint32_t h = 0; h < m; h++)
 				s->asum[b * hp->n_head + h0 + h] = sum[h];
 			vm->att_accum(o, hd, vt + (size_t)ts * hd, w[0], MODEL_ATT_TILE, m, nt_b, hd);

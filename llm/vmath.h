@@ -27,9 +27,10 @@ struct vmath_ops {
 	/* For each head h < nh (one KV head's group of queries, which share
 	 * the K tile): sc[h * ldsc + t] = (sum_i q[h * ldq + i] kT[i *
 	 * VM_ATT_LD + t], summed in i order) * scale, t < nt <= VM_ATT_LD (kT:
-	 * hd rows of VM_ATT_LD positions) */
-	void (*att_scores)(float *sc, size_t ldsc, const float *q, size_t ldq, uint32_t nh,
-			   const float *kT, uint32_t nt, uint32_t hd, float scale);
+	 * hd rows of VM_ATT_LD positions); mx[h] = the largest of the head's
+	 * nt scores, -1e30f if none is larger (NaN never counts) */
+	void (*att_scores)(float *sc, size_t ldsc, float *mx, const float *q, size_t ldq,
+			   uint32_t nh, const float *kT, uint32_t nt, uint32_t hd, float scale);
 	/* For each head h < nh: o[h * ldo + i] += w[h * ldw + t] v[t * hd + i]
 	 * for t = 0, 1, .. nt - 1 in turn */
 	void (*att_accum)(float *o, size_t ldo, const float *v, const float *w, size_t ldw,

@@ -262,7 +262,16 @@ static void vmath_check(const struct vmath_ops *vm)
 				for (uint32_t i = 0; i < hd * VM_ATT_LD; i++)
 					kT[i] = x[i % N] / 30;
 				/* q of head h: x + h hd */
-				vm->att_scores(sc, 64, x, hd, nh, kT, nt, hd, 0.125f);
+				float mx[11];
+				vm->att_scores(sc, 64, mx, x, hd, nh, kT, nt, hd, 0.125f);
+				for (uint32_t h = 0; h < nh; h++) {
+					float m = -1e30f;
+					for (uint32_t t = 0; t < nt; t++)
+						m = sc[h * 64 + t] > m ? sc[h * 64 + t] : m;
+					if (memcmp(&m, &mx[h], 4) && bad++ < 9)
+						fprintf(stderr, "  %s head %u max %.9g vs %.9g\n", vm->impl,
+							h, mx[h], m);
+				}
 				for (uint32_t h = 0; h < nh; h++)
 					for (uint32_t t = 0; t < nt; t++) {
 						float d = 0.0f;
