@@ -20,6 +20,7 @@ static const uint32_t bench_types[] = {
 struct bench_opts {
 	uint64_t pp, tg, reps, threads;
 	uint64_t batch;         /* --batch B: B sequences decode together (tg) */
+	uint64_t depth;         /* -d N: the tests run after N tokens in the cache */
 	bool json, kernels;
 	uint32_t only;          /* --kernels TYPE: one type; GGML_TYPE_COUNT = all */
 };
@@ -35,6 +36,7 @@ static int bench_parse(struct shell *sh, int argc, char **argv, struct bench_opt
 	o->tg = 64;
 	o->reps = 3;
 	o->batch = 1;
+	o->depth = 0;
 	o->threads = (uint64_t)plat_cpu_count();
 	o->json = o->kernels = false;
 	o->only = GGML_TYPE_COUNT;
@@ -60,6 +62,8 @@ static int bench_parse(struct shell *sh, int argc, char **argv, struct bench_opt
 			v = &o->threads, hi = (uint64_t)plat_cpu_count();
 		else if (!strcmp(argv[i], "--batch"))
 			v = &o->batch, hi = 1024;
+		else if (!strcmp(argv[i], "-d"))
+			v = &o->depth;
 		if (!v && o->kernels && argv[i][0] != '-') {
 			for (uint32_t k = 0; k < N_BENCH_TYPES; k++)
 				if (!strcmp(argv[i], quant_name(bench_types[k])))
@@ -70,12 +74,13 @@ static int bench_parse(struct shell *sh, int argc, char **argv, struct bench_opt
 		}
 		if (!v)
 			return shell_err(sh, -LLMK_EINVAL, "bench: unknown option '%s' (usage: %s)",
-					 argv[i], "bench [-p N] [-n N] [-r R] [-t T] [--batch B] [--json] [--kernels [TYPE]]");
+					 argv[i], "bench [-p N] [-n N] [-d N] [-r R] [-t T] [--batch B] [--json] [--kernels [TYPE]]");
 		if (i + 1 == argc)
 			return shell_err(sh, -LLMK_EINVAL, "bench: %s needs a value", argv[i]);
 		char what[16];
 		plat_snprintf(what, sizeof what, "bench %s", argv[i]);
-		err = shell_arg_u64(sh, what, argv[i + 1], v == &o->pp || v == &o->tg ? 0 : 1, hi, v);
+		err = shell_arg_u64(sh, what, argv[i + 1],
+				    v == &o->pp || v == &o->tg || v == &o->depth ? 0 : 1, hi, v);
 		if (err)
 			return err;
 		i++;
@@ -222,8 +227,10 @@ static int bench_run_seqs(struct engine *e, uint32_t nseq, uint32_t tg, float *l
 }
 
 /* One timed run: pp > 0 evaluates pp tokens as prompt batches from position
- * 0; else tg tokens one at a time. Random token ids, as llama-bench. */
-static int bench_run(struct engine *e, uint32_t pp, uint32_t tg, uint64_t *seed, uint64_t *ns)
+ * d; else tg tokens one at a time from d (the cache's rows before d hold
+ * bench_fill's tokens). Random token ids, as llama-bench. */
+static int bench_run(struct engine *e, uint32_t pp, uint32_t tg, uint32_t d, uint64_t *seed,
+		     uint64_t *ns)
 {
 	uint32_t n = pp ? pp : tg;
 	int32_t *tok = e->tok_buf;
@@ -237,11 +244,27 @@ static int bench_run(struct engine *e, uint32_t pp, uint32_t tg, uint64_t *seed,
 	e->n_past = 0; /* the cache no longer holds a conversation */
 	t0 = plat_time_ns();
 	if (pp)
-		r = model_forward(&e->model, &e->s, &e->mm, &e->kv, tok, pp, 0, true);
+		r = model_forward(&e->model, &e->s, &e->mm, &e->kv, tok, pp, d, true);
 	for (uint32_t i = 0; !pp && i < tg && !r; i++)
-		r = model_forward(&e->model, &e->s, &e->mm, &e->kv, &tok[i], 1, i, true);
+		r = model_forward(&e->model, &e->s, &e->mm, &e->kv, &tok[i], 1, d + i, true);
 	*ns = plat_time_ns() - t0;
 	return r;
+}
+
+/* -d N: N random tokens into the cache (untimed), which the runs then attend
+ * to, as llama-bench's depth. */
+static int bench_fill(struct engine *e, uint32_t d, uint64_t *seed)
+{
+	int32_t *tok = e->tok_buf;
+
+	if (!d)
+		return 0;
+	for (uint32_t i = 0; i < d; i++) {
+		*seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+		tok[i] = (int32_t)((*seed >> 33) % e->model.hp.n_vocab);
+	}
+	e->n_past = 0;
+	return model_forward(&e->model, &e->s, &e->mm, &e->kv, tok, d, 0, false);
 }
 
 /* The read-bandwidth probe before each decode repetition: the machine's
@@ -273,11 +296,14 @@ static int bench_test(struct shell *sh, struct engine *e, const struct bench_opt
 {
 	uint64_t seed = 1, ns;
 	uint32_t n = (uint32_t)(pp ? o->pp : o->tg), nseq = pp ? 1 : (uint32_t)o->batch;
+	uint32_t d = (uint32_t)o->depth;
 	int r;
 
+	if ((r = bench_fill(e, d, &seed)))
+		return r;
 	/* warm-up run (page in the weights, wake the workers), not counted */
 	r = nseq > 1 ? bench_run_seqs(e, nseq, 1, lg, &seed, &ns)
-		     : bench_run(e, pp ? (n < 16 ? n : 16) : 0, pp ? 0 : 1, &seed, &ns);
+		     : bench_run(e, pp ? (n < 16 ? n : 16) : 0, pp ? 0 : 1, d, &seed, &ns);
 	if (r)
 		return r;
 	for (uint64_t i = 0; i < o->reps; i++) {
@@ -286,7 +312,7 @@ static int bench_test(struct shell *sh, struct engine *e, const struct bench_opt
 		if (pr)
 			bench_mem_read_buf(pr->buf, pr->bytes, pr->threads, pr->min_ns, &pr->gbs[i]);
 		r = nseq > 1 ? bench_run_seqs(e, nseq, n, lg, &seed, &ns)
-			     : bench_run(e, pp ? n : 0, pp ? 0 : n, &seed, &ns);
+			     : bench_run(e, pp ? n : 0, pp ? 0 : n, d, &seed, &ns);
 		if (r)
 			return r;
 		/* tokens of every sequence */
@@ -304,7 +330,7 @@ static int bench_model(struct shell *sh, const struct bench_opts *o)
 	struct bench_probe *pr = NULL;
 	uint64_t tok_bytes;
 	double bw = 0, eff, n_params, frac = 0, flo = 0, fhi = 0, ppv[1000], tgv[1000];
-	char size[32], params[32];
+	char size[32], params[32], at[32] = "";
 	const char *name;
 	int threads, r;
 	float *lg = NULL;
@@ -313,9 +339,13 @@ static int bench_model(struct shell *sh, const struct bench_opts *o)
 	if (!e || !e->loaded || e->vocab_only)
 		return shell_err(sh, -LLMK_EINVAL, "bench: no model loaded (load N first; "
 				 "bench --kernels needs none)");
-	if (o->pp > e->n_ctx || o->tg > e->n_ctx)
-		return shell_err(sh, -LLMK_ERANGE, "bench: -p %llu / -n %llu exceed the context (%u)",
+	if (o->depth + o->pp > e->n_ctx || o->depth + o->tg > e->n_ctx)
+		return shell_err(sh, -LLMK_ERANGE, "bench: -d %llu with -p %llu / -n %llu exceeds "
+				 "the context (%u)", (unsigned long long)o->depth,
 				 (unsigned long long)o->pp, (unsigned long long)o->tg, e->n_ctx);
+	if (o->depth && o->batch > 1)
+		return shell_err(sh, -LLMK_EINVAL, "bench: -d and --batch do not go together "
+				 "(each sequence starts empty)");
 	if (o->batch > e->s.n_batch || o->batch > ENGINE_BENCH_MAX_SEQS)
 		return shell_err(sh, -LLMK_ERANGE, "bench: --batch %llu: at most %u sequences "
 				 "(config batch, then load again, for more)",
@@ -384,13 +414,13 @@ static int bench_model(struct shell *sh, const struct bench_opts *o)
 			    "\"threads\": %d, \"machine\": \"%s%s\", \"pp\": %llu, \"pp_ts\": %.3f, "
 			    "\"pp_sd\": %.3f, \"tg\": %llu, \"tg_ts\": %.3f, \"tg_sd\": %.3f, "
 			    "\"token_bytes\": %llu, \"eff_gbs\": %.3f, \"mem_read_gbs\": %.3f, "
-			    "\"bw_fraction\": %.4f, \"reps\": %llu, \"batch\": %llu}\n",
+			    "\"bw_fraction\": %.4f, \"reps\": %llu, \"batch\": %llu, \"depth\": %llu}\n",
 			    name, (unsigned long long)e->weight_bytes,
 			    (unsigned long long)e->model.hp.n_params, bench_ftype(e), (int)o->threads,
 			    plat_machine(), bench_emulated(), (unsigned long long)o->pp, pp.mean, pp.sd,
 			    (unsigned long long)o->tg, tg.mean, tg.sd, (unsigned long long)tok_bytes, eff,
 			    bw, frac, (unsigned long long)o->reps,
-			    (unsigned long long)o->batch);
+			    (unsigned long long)o->batch, (unsigned long long)o->depth);
 		return 0;
 	}
 	plat_printf("| model | size | params | quant | threads | test | t/s |\n"
@@ -398,16 +428,20 @@ static int bench_model(struct shell *sh, const struct bench_opts *o)
 	n_params = (double)e->model.hp.n_params;
 	plat_snprintf(params, sizeof params, n_params >= 1e9 ? "%.2f B" : "%.2f M",
 		      n_params >= 1e9 ? n_params * 1e-9 : n_params * 1e-6);
+	if (o->depth) /* llama-bench's "pp512 @ d4096" */
+		plat_snprintf(at, sizeof at, " @ d%llu", (unsigned long long)o->depth);
 	if (o->pp)
-		plat_printf("| %s | %s | %s | %s | %d | pp%llu | %.2f ± %.2f |\n", name, size, params,
-			    bench_ftype(e), (int)o->threads, (unsigned long long)o->pp, pp.mean, pp.sd);
+		plat_printf("| %s | %s | %s | %s | %d | pp%llu%s | %.2f ± %.2f |\n", name, size,
+			    params, bench_ftype(e), (int)o->threads, (unsigned long long)o->pp, at,
+			    pp.mean, pp.sd);
 	if (o->tg && o->batch > 1)
 		plat_printf("| %s | %s | %s | %s | %d | tg%llu x%llu seqs | %.2f ± %.2f |\n", name, size,
 			    params, bench_ftype(e), (int)o->threads, (unsigned long long)o->tg,
 			    (unsigned long long)o->batch, tg.mean, tg.sd);
 	else if (o->tg)
-		plat_printf("| %s | %s | %s | %s | %d | tg%llu | %.2f ± %.2f |\n", name, size, params,
-			    bench_ftype(e), (int)o->threads, (unsigned long long)o->tg, tg.mean, tg.sd);
+		plat_printf("| %s | %s | %s | %s | %d | tg%llu%s | %.2f ± %.2f |\n", name, size,
+			    params, bench_ftype(e), (int)o->threads, (unsigned long long)o->tg, at,
+			    tg.mean, tg.sd);
 	plat_printf("%s%s, %llu repetitions, kernels %s\n", plat_machine(), bench_emulated(),
 		    (unsigned long long)o->reps, quant_get(GGML_TYPE_Q8_0)->impl);
 	if (o->tg && o->batch > 1)
@@ -460,10 +494,11 @@ static int cmd_selftest(struct shell *sh, int argc, char **argv)
 }
 
 const struct shell_cmd shell_cmds_bench[] = {
-	{"bench", "bench [-p N] [-n N] [-r R] [-t T] [--batch B] [--json]\n"
+	{"bench", "bench [-p N] [-n N] [-d N] [-r R] [-t T] [--batch B] [--json]\n"
 		  "bench --kernels [TYPE] [-t T] [--json]",
-	 "model pp/tg tok/s and memory bandwidth (--batch B: B sequences decode together, "
-	 "sharing each pass); or matmul kernels per quant type", cmd_bench},
+	 "model pp/tg tok/s and memory bandwidth (-d N: after N tokens in the cache; "
+	 "--batch B: B sequences decode together, sharing each pass); or matmul kernels "
+	 "per quant type", cmd_bench},
 	{"selftest", "selftest", "check the SIMD kernels against the scalar reference here",
 	 cmd_selftest},
 	{0},

@@ -71,6 +71,29 @@ TEST(simd_bench_and_selftest_commands)
 	CHECK(strstr(out, "\"pp\": 4, \"pp_ts\": ") != NULL);
 	out = simd_run(sh, &cap, "bench -p 99999", &r);
 	CHECK_EQ_INT(r, -LLMK_ERANGE);
+	/* -d: the tests after that many tokens in the cache, labelled as
+	 * llama-bench does; the depth counts against the context */
+	out = simd_run(sh, &cap, "bench -p 8 -n 4 -d 24 -r 1 -t 1", &r);
+	CHECK_EQ_INT(r, 0);
+	CHECK(strstr(out, "| 1 | pp8 @ d24 | ") != NULL);
+	CHECK(strstr(out, "| 1 | tg4 @ d24 | ") != NULL);
+	out = simd_run(sh, &cap, "bench -p 0 -n 2 -d 5 -r 1 --json", &r);
+	CHECK_EQ_INT(r, 0);
+	CHECK(strstr(out, "\"depth\": 5}") != NULL);
+	out = simd_run(sh, &cap, "load 0", &r); /* (the context, from the model) */
+	CHECK_EQ_INT(r, 0);
+	{
+		char line[64];
+		snprintf(line, sizeof line, "bench -p 2 -n 0 -d %u", ((struct engine *)sh->engine)->n_ctx - 1);
+		out = simd_run(sh, &cap, line, &r);
+		CHECK_EQ_INT(r, -LLMK_ERANGE);
+		CHECK(strstr(out, "exceeds the context") != NULL);
+		snprintf(line, sizeof line, "bench -p 1 -n 0 -d %u -r 1", ((struct engine *)sh->engine)->n_ctx - 1);
+		out = simd_run(sh, &cap, line, &r);
+		CHECK_EQ_INT(r, 0);
+	}
+	out = simd_run(sh, &cap, "bench -p 0 -n 2 -d 4 --batch 2", &r);
+	CHECK_EQ_INT(r, -LLMK_EINVAL);
 	host_set_output(NULL, NULL);
 	if (sh->engine) {
 		engine_unload(sh->engine);
