@@ -142,3 +142,20 @@ void kv_load_v_part(const struct kv_cache *c, uint32_t layer, uint32_t pos, uint
 {
 	get_part(c, kv_row(c, c->v, layer, pos), off, n, out);
 }
+
+void kv_prefetch_parts(const struct kv_cache *c, uint32_t layer, uint32_t pos, uint32_t np,
+		       uint32_t off, uint32_t n)
+{
+	const struct quant_type *q = quant_get(c->type);
+	/* the bytes of the blocks the range touches */
+	size_t b0 = (size_t)(off / q->blck) * q->bytes;
+	size_t b1 = (size_t)((off + n + q->blck - 1) / q->blck) * q->bytes;
+
+	for (uint32_t t = pos; t < pos + np && t < c->n_ctx; t++) {
+		const uint8_t *k = kv_row(c, c->k, layer, t), *v = kv_row(c, c->v, layer, t);
+		for (size_t o = b0 & ~(size_t)63; o < b1; o += 64) {
+			__builtin_prefetch(k + o, 0, 3);
+			__builtin_prefetch(v + o, 0, 3);
+		}
+	}
+}

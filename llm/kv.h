@@ -45,5 +45,11 @@ void kv_load_k_part(const struct kv_cache *c, uint32_t layer, uint32_t pos, uint
 		    uint32_t n, float *out);
 void kv_load_v_part(const struct kv_cache *c, uint32_t layer, uint32_t pos, uint32_t off,
 		    uint32_t n, float *out);
+/* Ask for the K and V parts [off, off + n) of positions [pos, pos + np) to
+ * be fetched into the cache (a hint; attention asks for the next tile while
+ * it works on one: the parts of consecutive positions are a row apart, a
+ * pattern the hardware prefetchers do not follow). */
+void kv_prefetch_parts(const struct kv_cache *c, uint32_t layer, uint32_t pos, uint32_t np,
+		       uint32_t off, uint32_t n);
 
 #endif

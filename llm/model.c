@@ -680,6 +680,11 @@ static void att_group(const struct att_job *j, uint32_t g, float *kt, float *vt,
 			kv_load_k_part(j->kv, j->l, t0 + t, g * hd, hd, kt + (size_t)t * hd);
 			kv_load_v_part(j->kv, j->l, t0 + t, g * hd, hd, vt + (size_t)t * hd);
 		}
+		if (t0 + MODEL_ATT_TILE < end) /* the next tile's rows, while this one runs */
+			kv_prefetch_parts(j->kv, j->l, t0 + MODEL_ATT_TILE,
+					  end - t0 - MODEL_ATT_TILE < MODEL_ATT_TILE
+						  ? end - t0 - MODEL_ATT_TILE : MODEL_ATT_TILE,
+					  g * hd, hd);
 		/* K transposed: the scores of 16 positions are then 16 lanes */
 		for (uint32_t t = 0; t < nt; t++)
 			for (uint32_t i = 0; i < hd; i++)
