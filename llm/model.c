@@ -686,9 +686,7 @@ static void att_group(const struct att_job *j, uint32_t g, float *kt, float *vt,
 						  ? end - t0 - MODEL_ATT_TILE : MODEL_ATT_TILE,
 					  g * hd, hd);
 		/* K transposed: the scores of 16 positions are then 16 lanes */
-		for (uint32_t t = 0; t < nt; t++)
-			for (uint32_t i = 0; i < hd; i++)
-				kT[(size_t)i * VM_ATT_LD + t] = kt[(size_t)t * hd + i];
+		vmath()->att_transpose(kT, kt, nt, hd);
 		att_tile(j, g, t0, nt, kT, vt);
 	}
 	for (uint32_t b = 0; b < j->B; b++)

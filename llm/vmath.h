@@ -35,6 +35,10 @@ struct vmath_ops {
 	 * for t = 0, 1, .. nt - 1 in turn */
 	void (*att_accum)(float *o, size_t ldo, const float *v, const float *w, size_t ldw,
 			  uint32_t nh, uint32_t nt, uint32_t hd);
+	/* kT[i * VM_ATT_LD + t] = kt[t * hd + i], t < nt <= VM_ATT_LD, i < hd (K
+	 * tile rows to the positions-as-lanes layout att_scores reads; lanes
+	 * from nt up to the next 16 may be written too) */
+	void (*att_transpose)(float *kT, const float *kt, uint32_t nt, uint32_t hd);
 };
 
 void vmath_init(uint32_t cpu_features);

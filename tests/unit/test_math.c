@@ -298,6 +298,24 @@ static void vmath_check(const struct vmath_ops *vm)
 					fprintf(stderr, "  %s att_accum differs (hd %u nt %u heads %u)\n",
 						vm->impl, hd, nt, nh);
 			}
+	/* the K tile transposed: hd 64, 8 and 72 (a 16-row tail), nt 64, 37, 16, 1 */
+	{
+		static float kt[64 * 72], kT[72 * VM_ATT_LD];
+		const uint32_t hds[] = {64, 8, 72}, nts[] = {64, 37, 16, 1};
+		for (uint32_t a = 0; a < 3; a++)
+			for (uint32_t b = 0; b < 4; b++) {
+				uint32_t hd = hds[a], nt = nts[b];
+				for (uint32_t i = 0; i < 64 * 72; i++)
+					kt[i] = x[i % N];
+				vm->att_transpose(kT, kt, nt, hd);
+				for (uint32_t t = 0; t < nt; t++)
+					for (uint32_t i = 0; i < hd; i++)
+						if (memcmp(&kT[i * VM_ATT_LD + t], &kt[t * hd + i], 4) &&
+						    bad++ < 14)
+							fprintf(stderr, "  %s transpose hd %u nt %u: [%u][%u]\n",
+								vm->impl, hd, nt, i, t);
+			}
+	}
 	CHECK_EQ_INT(bad, 0);
 }
 
