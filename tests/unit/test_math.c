@@ -326,4 +326,13 @@ TEST(vmath_same_bits_as_scalar)
 	vmath_check(vmath());
 	if (plat_cpu_features() & PLAT_CPU_AVX512BW)
 		CHECK_STR(vmath()->impl, "avx512");
+#if defined(__x86_64__)
+	if (plat_cpu_features() & PLAT_CPU_AVX2) { /* the AVX2 build (Zen 2, 3) too */
+		extern const struct vmath_ops vmath_avx2;
+		vmath_check(&vmath_avx2);
+		vmath_init(plat_cpu_features() & ~(uint32_t)PLAT_CPU_AVX512F);
+		CHECK_STR(vmath()->impl, "avx2");
+		vmath_init(plat_cpu_features());
+	}
+#endif
 }
