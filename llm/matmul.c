@@ -106,7 +106,6 @@ struct mm_part {
 struct mm_job {
 	const struct quant_type *wt, *at;
 	struct mm_part part[MM_MAX_PARTS];
-	int n_parts;
 	size_t w_stride;      /* bytes per weight row */
 	const float *x;
 	const uint8_t *act;   /* converted activations */
@@ -208,10 +207,8 @@ static void mm_dot_task(void *arg, int i, int n)
 		}
 		if (t + k >= j->tiles)
 			break;
-		/* claims run in order, so the part only moves forward */
+		/* a worker's claims only move forward, and so does its part */
 		u = t + k++;
-		if (u < p->first)
-			p = j->part;
 		while (u >= p->first + p->tiles)
 			p++;
 		u -= p->first;
@@ -281,7 +278,6 @@ static int mm_run(struct mm_ctx *c, int n, float *const out[], const void *const
 	j.x = x;
 	j.K = K;
 	j.B = B;
-	j.n_parts = n;
 	j.next = 0;
 	j.claim = 1;
 	j.a_stride = align64(abytes);

@@ -19,7 +19,6 @@ void vmath_init(uint32_t cpu_features)
 #if defined(__x86_64__)
 	const uint32_t need = PLAT_CPU_AVX512F | PLAT_CPU_AVX512BW | PLAT_CPU_AVX512DQ |
 			      PLAT_CPU_AVX512VL;
-
 	const uint32_t avx2 = PLAT_CPU_AVX2 | PLAT_CPU_FMA | PLAT_CPU_F16C;
 
 	if ((cpu_features & need) == need)
