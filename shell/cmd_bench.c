@@ -196,6 +196,13 @@ static struct bench_stat bench_stats(const double *v, uint32_t n)
 	return st;
 }
 
+/* A random token id (a 64-bit LCG's high bits), as llama-bench feeds. */
+static int32_t bench_token(const struct engine *e, uint64_t *seed)
+{
+	*seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+	return (int32_t)((*seed >> 33) % e->model.hp.n_vocab);
+}
+
 /*
  * tg steps of nseq sequences decoding together: sequence i in cache rows
  * from i * (n_ctx / nseq), one random token each per step, every row's
@@ -216,8 +223,7 @@ static int bench_run_seqs(struct engine *e, uint32_t nseq, uint32_t tg, float *l
 	t0 = plat_time_ns();
 	for (uint32_t k = 0; k < tg && !r; k++) {
 		for (uint32_t i = 0; i < nseq; i++) {
-			*seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
-			tok[i] = (int32_t)((*seed >> 33) % e->model.hp.n_vocab);
+			tok[i] = bench_token(e, seed);
 			pos[i] = k;
 		}
 		r = model_forward_seqs(&e->model, &e->s, &e->mm, &e->kv, tok, base, pos, nseq, lg);
@@ -237,10 +243,8 @@ static int bench_run(struct engine *e, uint32_t pp, uint32_t tg, uint32_t d, uin
 	uint64_t t0;
 	int r = 0;
 
-	for (uint32_t i = 0; i < n; i++) {
-		*seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
-		tok[i] = (int32_t)((*seed >> 33) % e->model.hp.n_vocab);
-	}
+	for (uint32_t i = 0; i < n; i++)
+		tok[i] = bench_token(e, seed);
 	e->n_past = 0; /* the cache no longer holds a conversation */
 	t0 = plat_time_ns();
 	if (pp)
@@ -259,10 +263,8 @@ static int bench_fill(struct engine *e, uint32_t d, uint64_t *seed)
 
 	if (!d)
 		return 0;
-	for (uint32_t i = 0; i < d; i++) {
-		*seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
-		tok[i] = (int32_t)((*seed >> 33) % e->model.hp.n_vocab);
-	}
+	for (uint32_t i = 0; i < d; i++)
+		tok[i] = bench_token(e, seed);
 	e->n_past = 0;
 	return model_forward(&e->model, &e->s, &e->mm, &e->kv, tok, d, 0, false);
 }

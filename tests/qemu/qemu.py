@@ -29,6 +29,7 @@ import threading
 import time
 
 PROMPT = b"llm> "
+BANNER = rb"llmk \d+\.\d+\.\d+ \(git"  # the kernel's first line
 
 FIRMWARE = {
     "x86_64": {
@@ -112,8 +113,8 @@ class Llmk:
         `firmware_timeout` is therefore restarted, once, and that is said on
         stdout. Once the banner is out, a missing prompt is llmk's and fails."""
         try:
-            self.expect(rb"llmk \d+\.\d+\.\d+ \(git", min(timeout, firmware_timeout))
-        except TimeoutError as e:
+            self.expect(BANNER, min(timeout, firmware_timeout))
+        except TimeoutError:
             if self.eof or self.restarts:
                 raise
             tail = bytes(self.out[-300:]).decode("utf-8", "replace").strip()
@@ -122,7 +123,7 @@ class Llmk:
             self.restarts += 1
             self._stop()
             self._start()
-            self.expect(rb"llmk \d+\.\d+\.\d+ \(git", min(timeout, firmware_timeout))
+            self.expect(BANNER, min(timeout, firmware_timeout))
         self.mark = 0
         return self.wait_prompt(timeout)
 

@@ -23,7 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qemu import Llmk  # noqa: E402
+from qemu import BANNER, Llmk  # noqa: E402
 
 GIB = 1 << 30
 SMP_ARCHES = {"x86_64", "aarch64"}  # where kernel/<arch> starts the other CPUs
@@ -212,7 +212,7 @@ def main():
         test_bad_inputs(vm, len(disks))
         if full:
             vm.send("reboot\n")
-            vm.expect(rb"llmk \d+\.\d+\.\d+ \(git", 180)
+            vm.expect(BANNER, 180)
             vm.wait_prompt(180)
             out = vm.command("disks")
             check("reboot comes back with the same disks", f"disk {len(disks) - 1}:" in out,

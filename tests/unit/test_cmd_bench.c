@@ -77,9 +77,24 @@ TEST(simd_bench_and_selftest_commands)
 	CHECK_EQ_INT(r, 0);
 	CHECK(strstr(out, "| 1 | pp8 @ d24 | ") != NULL);
 	CHECK(strstr(out, "| 1 | tg4 @ d24 | ") != NULL);
-	out = simd_run(sh, &cap, "bench -p 0 -n 2 -d 5 -r 1 --json", &r);
-	CHECK_EQ_INT(r, 0);
-	CHECK(strstr(out, "\"depth\": 5}") != NULL);
+	{
+		/* the depth's rows are written: zero rows 0..4 of layer 0 first */
+		struct engine *e = sh->engine;
+		float zero[4096] = {0}, k[4096];
+		int any = 0;
+		CHECK(e->kv.kv_dim <= 4096);
+		for (uint32_t p = 0; p < 5; p++)
+			kv_store(&e->kv, 0, p, zero, zero);
+		out = simd_run(sh, &cap, "bench -p 0 -n 2 -d 5 -r 1 --json", &r);
+		CHECK_EQ_INT(r, 0);
+		CHECK(strstr(out, "\"depth\": 5}") != NULL);
+		for (uint32_t p = 0; p < 5; p++) {
+			kv_load_k(&e->kv, 0, p, k);
+			for (uint32_t i = 0; i < e->kv.kv_dim; i++)
+				any += k[i] != 0.0f;
+		}
+		CHECK(any > 0);
+	}
 	out = simd_run(sh, &cap, "load 0", &r); /* (the context, from the model) */
 	CHECK_EQ_INT(r, 0);
 	{
