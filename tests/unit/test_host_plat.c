@@ -2,6 +2,7 @@
 #include "test.h"
 #include "../../tools/host/host.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 static int make_file(const char *path, size_t n)
@@ -88,4 +89,30 @@ TEST(host_alloc_aligned_zeroed)
 	plat_mem_stats(&b);
 	CHECK(b.used >= a.used + (3 << 20));
 	plat_free(p, 3 << 20);
+}
+
+static long resident_pages(void)
+{
+	long size = 0, res = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (f && fscanf(f, "%ld %ld", &size, &res) != 2)
+		res = 0;
+	if (f)
+		fclose(f);
+	return res;
+}
+
+/* Large allocations start on a 2 MiB boundary (for huge pages) and are
+ * faulted in at once, not on first use. */
+TEST(host_alloc_large_prefaulted)
+{
+	size_t n = (8 << 20) + 4096;
+	long before = resident_pages();
+	uint8_t *p = plat_alloc(n, 64);
+	long after = resident_pages();
+	CHECK(p != NULL);
+	CHECK(((uintptr_t)p & ((2 << 20) - 1)) == 0);
+	CHECK(before > 0 && after - before >= (long)(n / 4096));
+	CHECK(p[0] == 0 && p[n - 1] == 0);
+	plat_free(p, n);
 }
