@@ -125,7 +125,34 @@ struct mm_job {
 	 * QUANT_LANES lanes of `tiles` tiles each (the last may be short), and
 	 * its claim k is a lane step, tile k of every lane read side by side. */
 	quant_lanes_fn lanes;
+	/* decode: the next product's weights, prefetched by idle workers */
+	const uint8_t *pf;
+	size_t pf_bytes;
+	size_t pf_next;       /* next unclaimed prefetch chunk (atomic) */
+	int done;             /* workers out of tiles (atomic) */
 };
+
+#define MM_PF_CHUNK 4096
+#define MM_PF_MAX ((size_t)4 << 20)
+
+/* A worker out of tiles: while another still works, prefetch the next
+ * product's weights a chunk at a time (the chunks claimed, so two idle
+ * workers do not fetch the same lines) into L2 and the last-level cache. */
+static void mm_idle(struct mm_job *j, int n)
+{
+	int done = __atomic_add_fetch(&j->done, 1, __ATOMIC_ACQ_REL);
+
+	while (j->pf && done < n) {
+		size_t o = __atomic_fetch_add(&j->pf_next, MM_PF_CHUNK, __ATOMIC_RELAXED);
+		if (o >= j->pf_bytes)
+			return;
+		const uint8_t *p = j->pf + o;
+		size_t e = j->pf_bytes - o < MM_PF_CHUNK ? j->pf_bytes - o : MM_PF_CHUNK;
+		for (size_t k = 0; k < e; k += 64)
+			__builtin_prefetch(p + k, 0, 2);
+		done = __atomic_load_n(&j->done, __ATOMIC_ACQUIRE);
+	}
+}
 
 /* Worker i of n converts activation rows [B i / n, B (i + 1) / n). */
 static void mm_convert_task(void *arg, int i, int n)
@@ -193,7 +220,7 @@ static void mm_dot_task(void *arg, int i, int n)
 			size_t cur = __atomic_load_n(&j->next, __ATOMIC_RELAXED), want;
 			do {
 				if (cur >= j->tiles)
-					return;
+					goto idle;
 				want = j->claim > 1 ? (j->tiles - cur) / (2 * (size_t)n) : 1;
 				if (want < j->claim / 4)
 					want = j->claim / 4;
@@ -240,6 +267,8 @@ static void mm_dot_task(void *arg, int i, int n)
 		else
 			mm_tile(j, p, r0, j->scratch + (size_t)i * j->s_stride);
 	}
+idle:
+	mm_idle(j, n);
 }
 
 static int mm_run(struct mm_ctx *c, int n, float *const out[], const void *const w[],
@@ -288,6 +317,16 @@ static int mm_run(struct mm_ctx *c, int n, float *const out[], const void *const
 	j.s_stride = 0;
 	j.scratch = NULL;
 	j.lanes = NULL;
+	j.pf = NULL;
+	j.pf_bytes = 0;
+	j.pf_next = 0;
+	j.done = 0;
+	if (B == 1 && c->next_w) {
+		j.pf = c->next_w;
+		j.pf_bytes = c->next_bytes < MM_PF_MAX ? c->next_bytes : MM_PF_MAX;
+	}
+	c->next_w = NULL;
+	c->next_bytes = 0;
 	if (pk && !c->scalar) {
 		j.tile = &pk->tile; /* every batch: nothing else reads packed rows */
 		if (B == 1 && pk->lanes)
@@ -362,6 +401,12 @@ static int mm_run(struct mm_ctx *c, int n, float *const out[], const void *const
 	else
 		mm_dot_task(&j, 0, 1);
 	return 0;
+}
+
+void mm_prefetch_next(struct mm_ctx *c, const void *w, size_t bytes)
+{
+	c->next_w = w;
+	c->next_bytes = bytes;
 }
 
 int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,

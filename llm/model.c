@@ -731,6 +731,12 @@ static int matmul(struct mm_ctx *mm, float *out, const struct wt_mat *w, const f
 	return mm_matmul(mm, out, w->data, w->type, (size_t)w->rows, (size_t)w->cols, x, B);
 }
 
+/* The weights the product after the next will read (mm_prefetch_next). */
+static void prefetch_next(struct mm_ctx *mm, const struct wt_mat *w)
+{
+	mm_prefetch_next(mm, w->data, (size_t)w->rows * quant_row_bytes(w->type, w->cols));
+}
+
 /* n products of one input: one mm_matmul_n call where the matrices share
  * type, layout and width (and so the path), else one call each. */
 static int matmul_n(struct mm_ctx *mm, int n, float *const out[],
@@ -783,6 +789,7 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	/* attention block */
 	per_token(m, s, kv, l, B, bp, TOK_NORM, w.attn_norm);
 	lap(m, MS_NORM, &t);
+	prefetch_next(mm, &w.wo);
 	if ((e = matmul_n(mm, 3, (float *const[]){s->q, s->k, s->v},
 			  (const struct wt_mat *const[]){&w.wq, &w.wk, &w.wv}, s->xb, B)))
 		goto out;
@@ -796,6 +803,7 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	lap(m, MS_ROPE_KV, &t);
 	attention(m, s, kv, l, B, bp);
 	lap(m, MS_ATTN, &t);
+	prefetch_next(mm, &w.w_gate);
 	if ((e = matmul(mm, s->xb, &w.wo, s->att, B)))
 		goto out;
 	lap(m, MS_WO, &t);
@@ -803,6 +811,7 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	/* feed-forward block: down(silu(gate(x)) * up(x)), after the residual */
 	per_token(m, s, kv, l, B, bp, TOK_ADD | TOK_NORM, w.ffn_norm);
 	lap(m, MS_NORM, &t);
+	prefetch_next(mm, &w.w_down);
 	if ((e = matmul_n(mm, 2, (float *const[]){s->hb, s->hb2},
 			  (const struct wt_mat *const[]){&w.w_gate, &w.w_up}, s->xb, B)))
 		goto out;

@@ -137,6 +137,47 @@ TEST(matmul_threads_give_identical_bits)
 	free(w);
 }
 
+/* A prefetch hint (mm_prefetch_next) changes no bits, whatever it names,
+ * and is dropped after the one call it is for. */
+TEST(matmul_prefetch_hint_changes_nothing)
+{
+	const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q8_0};
+	struct llm_mem mem;
+	struct mm_ctx c1, c2;
+	size_t M = 4096, K = 256;
+	float *x = malloc(K * sizeof(float)), *o1 = malloc(M * 4), *o2 = malloc(M * 4);
+	uint8_t *w = malloc(quant_row_bytes(GGML_TYPE_Q8_0, K) * M);
+	uint8_t *other = malloc(1 << 20);
+	uint64_t seed = 9;
+
+	quant_init(plat_cpu_features());
+	llm_mem_init(&mem, 0);
+	CHECK_EQ_INT(mm_init(&c1, &mem, 1), 0);
+	CHECK_EQ_INT(mm_init(&c2, &mem, 2), 0);
+	memset(other, 0x5a, 1 << 20);
+	quant_fill_random(GGML_TYPE_F32, x, K, 1.0f, &seed);
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+		quant_fill_random(types[i], w, M * K, 0.02f, &seed);
+		CHECK_EQ_INT(mm_matmul(&c1, o1, w, types[i], M, K, x, 1), 0);
+		for (int k = 0; k < 3; k++) {
+			/* the next matrix, the product's own, a short tail */
+			mm_prefetch_next(&c2, k == 1 ? (const void *)w : other,
+					 k == 2 ? 100 : 1 << 20);
+			memset(o2, 0xff, M * 4);
+			CHECK_EQ_INT(mm_matmul(&c2, o2, w, types[i], M, K, x, 1), 0);
+			CHECK(memcmp(o1, o2, M * sizeof(float)) == 0);
+			CHECK(c2.next_w == NULL && c2.next_bytes == 0);
+		}
+	}
+	mm_free(&c1);
+	mm_free(&c2);
+	free(x);
+	free(o1);
+	free(o2);
+	free(w);
+	free(other);
+}
+
 /* Decode's multi-row kernels (quant rows) give each row vec_dot's bits, for
  * every type that has them, on distinct rows and block counts that leave a
  * tail for the AVX2 row. */
