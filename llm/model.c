@@ -817,6 +817,13 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 		goto out;
 	swiglu(s, s->hb, s->hb2, (size_t)B * F);
 	lap(m, MS_FFN, &t);
+	{
+		/* the next layer's first product, or the head's */
+		size_t nb = 0;
+		const void *nw = wt_peek(&m->w, l + 1, &nb);
+		if (nw)
+			mm_prefetch_next(mm, nw, nb);
+	}
 	if ((e = matmul(mm, s->xb, &w.w_down, s->hb, B)))
 		goto out;
 	per_token(m, s, kv, l, B, bp, TOK_ADD, NULL);
@@ -839,8 +846,13 @@ static int head_forward(struct model *m, struct model_scratch *s, struct mm_ctx 
 	for (uint32_t r0 = 0; r0 < hp->n_vocab && !e; r0 += chunk) {
 		uint32_t n = hp->n_vocab - r0 < chunk ? hp->n_vocab - r0 : chunk;
 		struct wt_mat h;
+		size_t nb = 0;
+		const void *nw;
 		if ((e = wt_head_acquire(&m->w, r0, n, &h)))
 			break;
+		/* the next token's first product */
+		if (r0 + n >= hp->n_vocab && (nw = wt_peek(&m->w, 0, &nb)))
+			mm_prefetch_next(mm, nw, nb);
 		e = matmul(mm, s->logits + r0, &h, s->xb, 1);
 		wt_head_release(&m->w, r0);
 	}

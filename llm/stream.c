@@ -488,7 +488,7 @@ static void st_close(void *impl)
 
 static const struct wt_ops st_ops = {
 	st_layer_acquire, st_layer_release, st_embed_row,
-	st_head_acquire, st_head_release, st_close, st_io_stats,
+	st_head_acquire, st_head_release, st_close, st_io_stats, NULL,
 };
 
 /* ---- open ---- */

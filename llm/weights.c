@@ -223,9 +223,18 @@ static void res_close(void *impl)
 	llm_mem_free(mem, r, sizeof *r);
 }
 
+static const void *res_peek(void *impl, uint32_t layer, size_t *bytes)
+{
+	struct wt_resident *r = impl;
+	const struct wt_mat *m = layer < r->n_layer ? &r->layers[layer].wq : &r->head;
+
+	*bytes = (size_t)(m->rows * quant_row_bytes(m->type, m->cols));
+	return m->data;
+}
+
 static const struct wt_ops res_ops = {
 	res_layer_acquire, res_layer_release, res_embed_row,
-	res_head_acquire, res_head_release, res_close, NULL,
+	res_head_acquire, res_head_release, res_close, NULL, res_peek,
 };
 
 /* Read the data section in 1 MiB pieces (a reader need not take huge reads). */

@@ -70,6 +70,11 @@ struct wt_ops {
 	void (*close)(void *impl);
 	/* Optional (NULL: no disk traffic after open). reset zeroes after copying. */
 	void (*io_stats)(void *impl, struct wt_io_stats *out, bool reset);
+	/* Optional (NULL: never known ahead): where the first product of layer
+	 * `layer` (n_layer: the output head) reads, with *bytes, when the
+	 * weights stay in memory between acquires; NULL otherwise. For
+	 * prefetching only (mm_prefetch_next). */
+	const void *(*peek)(void *impl, uint32_t layer, size_t *bytes);
 };
 
 struct wt_ctx {
@@ -104,6 +109,10 @@ static inline int wt_head_acquire(struct wt_ctx *w, uint32_t row0, uint32_t n, s
 static inline void wt_head_release(struct wt_ctx *w, uint32_t row0)
 {
 	w->ops->head_release(w->impl, row0);
+}
+static inline const void *wt_peek(struct wt_ctx *w, uint32_t layer, size_t *bytes)
+{
+	return w->ops->peek ? w->ops->peek(w->impl, layer, bytes) : NULL;
 }
 void wt_close(struct wt_ctx *w);
 /* The counters since the last reset (zeros for an implementation without

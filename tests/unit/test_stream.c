@@ -66,6 +66,33 @@ static uint64_t min_budget(struct engine *e, uint32_t min_ctx)
 	return hi;
 }
 
+/* wt_peek names each layer's Q matrix and the head where the weights stay
+ * put (resident), and nothing where they stream. */
+static void check_peek(struct wt_ctx *w, uint32_t n_layer, bool resident)
+{
+	for (uint32_t l = 0; l <= n_layer; l++) {
+		struct wt_layer ly;
+		struct wt_mat m;
+		size_t nb = 1;
+		const void *p = wt_peek(w, l, &nb);
+		if (!resident) {
+			CHECK(p == NULL);
+			continue;
+		}
+		if (l < n_layer) {
+			CHECK_EQ_INT(wt_layer_acquire(w, l, &ly), 0);
+			m = ly.wq;
+			wt_layer_release(w, l);
+		} else {
+			CHECK_EQ_INT(wt_head_acquire(w, 0, 1, &m), 0);
+			wt_head_release(w, 0);
+			m.rows = w->head_chunk; /* (the whole head, resident) */
+		}
+		CHECK(p == m.data);
+		CHECK(nb == m.rows * quant_row_bytes(m.type, m.cols));
+	}
+}
+
 /*
  * Resident with no budget, then the plan under the smallest budget that
  * holds a useful context: it must stream (two slots are smaller than the
@@ -89,6 +116,7 @@ static void same_ids(const char *path, const char *what)
 	n = greedy(e, 0, ENGINE_WEIGHTS_RESIDENT, 0, NULL, want, err, sizeof err);
 	CHECK_EQ_INT(n, N_IDS);
 	CHECK(!e->streaming);
+	check_peek(&e->model.w, e->model.hp.n_layer, true);
 	budget = min_budget(e, 96);
 	memset(got, 0, sizeof got);
 	n = greedy(e, 0, ENGINE_WEIGHTS_AUTO, budget, NULL, got, err, sizeof err);
@@ -97,6 +125,7 @@ static void same_ids(const char *path, const char *what)
 	CHECK_EQ_INT(n, N_IDS);
 	CHECK(e->streaming);
 	CHECK(e->n_slots >= 2);
+	check_peek(&e->model.w, e->model.hp.n_layer, false);
 	CHECK(e->mem.peak <= budget);
 	wt_io_stats(&e->model.w, &io, false);
 	/* every pass reads every layer at least once */
