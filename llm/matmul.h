@@ -50,13 +50,13 @@ int mm_matmul_packed(struct mm_ctx *c, float *out, const void *w, uint32_t wtype
  * own mm_matmul / mm_matmul_packed would give. -LLMK_EINVAL when the parts
  * would not take the same path (quant_can_pack differs between them). */
 #define MM_MAX_PARTS 3
+int mm_matmul_n(struct mm_ctx *c, int n, float *const out[], const void *const w[],
+		const size_t M[], uint32_t wtype, bool packed, size_t K, const float *x, size_t B);
 
 /* Names the weights the product after the next one will read: in decode, a
  * worker that runs out of tiles while the others finish theirs prefetches
  * them instead of waiting with the memory bus idle. Only a hint, used by the
  * next call and then dropped; w must stay valid until that call returns. */
 void mm_prefetch_next(struct mm_ctx *c, const void *w, size_t bytes);
-int mm_matmul_n(struct mm_ctx *c, int n, float *const out[], const void *const w[],
-		const size_t M[], uint32_t wtype, bool packed, size_t K, const float *x, size_t B);
 
 #endif

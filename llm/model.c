@@ -737,6 +737,17 @@ static void prefetch_next(struct mm_ctx *mm, const struct wt_mat *w)
 	mm_prefetch_next(mm, w->data, (size_t)w->rows * quant_row_bytes(w->type, w->cols));
 }
 
+/* The same for layer l's first product (n_layer: the head), where the
+ * weights say where it is before the layer is acquired (wt_peek). */
+static void prefetch_peek(struct model *m, struct mm_ctx *mm, uint32_t l)
+{
+	size_t nb = 0;
+	const void *p = wt_peek(&m->w, l, &nb);
+
+	if (p)
+		mm_prefetch_next(mm, p, nb);
+}
+
 /* n products of one input: one mm_matmul_n call where the matrices share
  * type, layout and width (and so the path), else one call each. */
 static int matmul_n(struct mm_ctx *mm, int n, float *const out[],
@@ -817,13 +828,7 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 		goto out;
 	swiglu(s, s->hb, s->hb2, (size_t)B * F);
 	lap(m, MS_FFN, &t);
-	{
-		/* the next layer's first product, or the head's */
-		size_t nb = 0;
-		const void *nw = wt_peek(&m->w, l + 1, &nb);
-		if (nw)
-			mm_prefetch_next(mm, nw, nb);
-	}
+	prefetch_peek(m, mm, l + 1); /* the next layer's first product, or the head */
 	if ((e = matmul(mm, s->xb, &w.w_down, s->hb, B)))
 		goto out;
 	per_token(m, s, kv, l, B, bp, TOK_ADD, NULL);
@@ -846,13 +851,10 @@ static int head_forward(struct model *m, struct model_scratch *s, struct mm_ctx 
 	for (uint32_t r0 = 0; r0 < hp->n_vocab && !e; r0 += chunk) {
 		uint32_t n = hp->n_vocab - r0 < chunk ? hp->n_vocab - r0 : chunk;
 		struct wt_mat h;
-		size_t nb = 0;
-		const void *nw;
 		if ((e = wt_head_acquire(&m->w, r0, n, &h)))
 			break;
-		/* the next token's first product */
-		if (r0 + n >= hp->n_vocab && (nw = wt_peek(&m->w, 0, &nb)))
-			mm_prefetch_next(mm, nw, nb);
+		if (r0 + n >= hp->n_vocab)
+			prefetch_peek(m, mm, 0); /* the next token's first product */
 		e = matmul(mm, s->logits + r0, &h, s->xb, 1);
 		wt_head_release(&m->w, r0);
 	}
