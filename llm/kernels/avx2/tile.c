@@ -595,9 +595,9 @@ p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 	_Alignas(32) float ws[2][8][8], wm[2][8][8];
 	__m256 gs[2][2];
 
-	for (int h = 0; h < 2; h++) {
+	_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
 		struct p2_kscales k = p2_kscales_at(u, h);
-		for (int j = 0; j < 8; j++) {
+		_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
 			__m256 x, y;
 			p2_kscale(&k, j, &x, &y);
 			_mm256_store_ps(ws[h][j], x);
@@ -606,7 +606,7 @@ p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 	}
 	for (int c = 0; c < C; c++)
 		gs[c][0] = gs[c][1] = _mm256_setzero_ps();
-	for (int j = 0; j < 8; j++) {
+	_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
 		const uint8_t *q = u + 256 + 512 * (size_t)(j / 2);
 		size_t s = sb * 8 + (size_t)j, aoff = sb * Q8_K_BYTES2 + Q8_K_OFF2 + 32 * (size_t)j;
 		__m256i s16[2][2];
@@ -614,7 +614,7 @@ p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 		p2_prefetch(u + 288 * j, 288, ahead);
 		for (int c = 0; c < C; c++)
 			s16[c][0] = s16[c][1] = _mm256_setzero_si256();
-		for (int l = 0; l < 8; l++) {
+		_Pragma("GCC unroll 8") for (int l = 0; l < 8; l++) {
 			__m256i w[2];
 			for (int h = 0; h < 2; h++) {
 				w[h] = _mm256_loadu_si256((const __m256i *)(q + 64 * l + 32 * h));
@@ -777,13 +777,13 @@ p2_step_q6K(const uint8_t *g, size_t sb, int h8, const int8_t *const *a, const f
 
 	for (int c = 0; c < C; c++)
 		gs[c] = _mm256_setzero_ps();
-	for (int i = 0; i < 8; i++) {
+	_Pragma("GCC unroll 8") for (int i = 0; i < 8; i++) {
 		__m256i wv[8];
 		if (h8 == 0) /* a run's share of the superblock's lines (7 of 53) */
 			p2_prefetch(u + 448 * i, i < 7 ? 448 : P2_SB6 - 448 * 7, ahead);
-		for (int k = 0; k < 8; k++)
+		_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
 			wv[k] = p2_q6_line(u, i, k, h8);
-		for (int half = 0; half < 2; half++) {
+		_Pragma("GCC unroll 2") for (int half = 0; half < 2; half++) {
 			size_t s = sb * 16 + 2 * (size_t)i + (size_t)half;
 			size_t aoff = sb * Q8_K_BYTES2 + Q8_K_OFF2 + 32 * (size_t)i + 16 * (size_t)half;
 			__m256 ws = p2_q6_ws(u, s, d, h8);
@@ -791,9 +791,9 @@ p2_step_q6K(const uint8_t *g, size_t sb, int h8, const int8_t *const *a, const f
 				int32_t init;
 				memcpy(&init, &p[c][2 * s + 1], sizeof init);
 				__m256i acc = _mm256_set1_epi32(init);
-				for (int j0 = 0; j0 < 4; j0 += 2) {
+				_Pragma("GCC unroll 2") for (int j0 = 0; j0 < 4; j0 += 2) {
 					__m256i s16 = _mm256_setzero_si256();
-					for (int j = j0; j < j0 + 2; j++) {
+					_Pragma("GCC unroll 2") for (int j = j0; j < j0 + 2; j++) {
 						int32_t x;
 						memcpy(&x, a[c] + aoff + 4 * j, sizeof x);
 						s16 = _mm256_add_epi16(
