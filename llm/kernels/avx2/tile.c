@@ -400,7 +400,7 @@ p2_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *con
 	p2_prefetch(u + (i & 1) * (P2_UNIT / 2), P2_UNIT / 2, ahead);
 	for (int c = 0; c < C; c++)
 		s16[c][0] = s16[c][1] = _mm256_setzero_si256();
-	for (int j = 0; j < 4; j++) {
+	_Pragma("GCC unroll 4") for (int j = 0; j < 4; j++) {
 		__m256i w[2];
 		w[0] = _mm256_loadu_si256((const __m256i *)(q + 64 * j));
 		w[1] = _mm256_loadu_si256((const __m256i *)(q + 64 * j + 32));
@@ -409,7 +409,7 @@ p2_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *con
 			memcpy(&xl, a[c] + aoff + 4 * j, sizeof xl);
 			memcpy(&xh, a[c] + aoff + 16 + 4 * j, sizeof xh);
 			__m256i al = _mm256_set1_epi32(xl), ah = _mm256_set1_epi32(xh);
-			for (int h = 0; h < 2; h++) {
+			_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
 				__m256i lo = _mm256_and_si256(w[h], m4);
 				__m256i hi = _mm256_and_si256(_mm256_srli_epi16(w[h], 4), m4);
 				s16[c][h] = _mm256_add_epi16(s16[c][h], _mm256_maddubs_epi16(lo, al));
@@ -417,7 +417,7 @@ p2_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *con
 			}
 		}
 	}
-	for (int h = 0; h < 2; h++) {
+	_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
 		__m256 ws = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 32 * (i & 1) + 16 * h)));
 		for (int c = 0; c < C; c++) {
 			int32_t init;
