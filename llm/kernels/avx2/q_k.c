@@ -30,7 +30,7 @@ static inline int min_dot16(const int16_t *m, const int16_t *bsums)
 {
 	int s = 0;
 
-	for (int g = 0; g < 16; g++)
+	_Pragma("GCC unroll 16") for (int g = 0; g < 16; g++)
 		s += m[g] * bsums[g];
 	return s;
 }
@@ -38,7 +38,7 @@ static inline int min_dot16(const int16_t *m, const int16_t *bsums)
 /* Q3_K's 16 6-bit scales (stored + 32), as unpack_q3_K in the scalar row. */
 static inline void q3_scales(const uint8_t *b, int16_t *sc)
 {
-	for (int s = 0; s < 16; s++) {
+	_Pragma("GCC unroll 16") for (int s = 0; s < 16; s++) {
 		int low = s < 8 ? b[s] & 0xf : b[s - 8] >> 4;
 		int high = (b[8 + s % 4] >> (2 * (s / 4))) & 3;
 		sc[s] = (int16_t)((low | high << 4) - 32);
@@ -48,7 +48,7 @@ static inline void q3_scales(const uint8_t *b, int16_t *sc)
 /* ggml get_scale_min_k4 for all 8 sub-blocks. */
 static inline void k4_scales(const uint8_t *q, int16_t *sc, int16_t *m)
 {
-	for (int j = 0; j < 4; j++) {
+	_Pragma("GCC unroll 16") for (int j = 0; j < 4; j++) {
 		sc[j] = q[j] & 63;
 		m[j] = q[j + 4] & 63;
 		sc[j + 4] = (int16_t)((q[j + 8] & 0xf) | ((q[j] >> 6) << 4));
@@ -72,13 +72,13 @@ float avx2_q2_K_vec_dot(size_t n, const void *w, const void *act)
 		int16_t sc[16], m[16];
 		__m256i isum = _mm256_setzero_si256();
 
-		for (int s = 0; s < 16; s++) {
+		_Pragma("GCC unroll 16") for (int s = 0; s < 16; s++) {
 			sc[s] = x[i].scales[s] & 0xf;
 			m[s] = x[i].scales[s] >> 4;
 		}
-		for (int h = 0; h < 2; h++) {
+		_Pragma("GCC unroll 16") for (int h = 0; h < 2; h++) {
 			__m256i q = ld(x[i].qs + 32 * h);
-			for (int j = 0; j < 4; j++, a += 32) {
+			_Pragma("GCC unroll 16") for (int j = 0; j < 4; j++, a += 32) {
 				__m256i qj = _mm256_and_si256(_mm256_srli_epi16(q, 2 * j), _mm256_set1_epi8(3));
 				__m256i p = _mm256_maddubs_epi16(qj, ld(a));
 				int s = 8 * h + 2 * j;
@@ -105,9 +105,9 @@ float avx2_q3_K_vec_dot(size_t n, const void *w, const void *act)
 		__m256i isum = _mm256_setzero_si256(), hm = ld(x[i].hmask);
 
 		q3_scales(x[i].scales, sc);
-		for (int h = 0; h < 2; h++) {
+		_Pragma("GCC unroll 16") for (int h = 0; h < 2; h++) {
 			__m256i q = ld(x[i].qs + 32 * h);
-			for (int j = 0; j < 4; j++, a += 32) {
+			_Pragma("GCC unroll 16") for (int j = 0; j < 4; j++, a += 32) {
 				__m256i bit = _mm256_set1_epi8((char)(1 << (4 * h + j)));
 				__m256i hb = _mm256_cmpeq_epi8(_mm256_and_si256(hm, bit), bit);
 				__m256i qu = _mm256_and_si256(_mm256_srli_epi16(q, 2 * j), three);
@@ -130,7 +130,7 @@ static inline int k4_min_dot(const int16_t *m, const int16_t *bsums)
 {
 	int s = 0;
 
-	for (int g = 0; g < 8; g++)
+	_Pragma("GCC unroll 16") for (int g = 0; g < 8; g++)
 		s += m[g] * (bsums[2 * g] + bsums[2 * g + 1]);
 	return s;
 }
@@ -149,7 +149,7 @@ float avx2_q4_K_vec_dot(size_t n, const void *w, const void *act)
 		__m256i isum = _mm256_setzero_si256();
 
 		k4_scales(x[i].scales, sc, m);
-		for (int c = 0; c < 4; c++, a += 64) {
+		_Pragma("GCC unroll 16") for (int c = 0; c < 4; c++, a += 64) {
 			__m256i q = ld(x[i].qs + 32 * c);
 			__m256i lo = _mm256_and_si256(q, low);
 			__m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), low);
@@ -180,7 +180,7 @@ float avx2_q5_K_vec_dot(size_t n, const void *w, const void *act)
 		__m256i isum = _mm256_setzero_si256(), qh = ld(x[i].qh);
 
 		k4_scales(x[i].scales, sc, m);
-		for (int c = 0; c < 4; c++, a += 64) {
+		_Pragma("GCC unroll 16") for (int c = 0; c < 4; c++, a += 64) {
 			__m256i q = ld(x[i].qs + 32 * c);
 			__m256i m0 = _mm256_set1_epi8((char)(1 << (2 * c)));
 			__m256i m1 = _mm256_set1_epi8((char)(2 << (2 * c)));
@@ -214,10 +214,10 @@ float avx2_q6_K_vec_dot(size_t n, const void *w, const void *act)
 		const int8_t *sc = x[i].scales;
 		__m256i isum = _mm256_setzero_si256();
 
-		for (int h = 0; h < 2; h++) {
+		_Pragma("GCC unroll 16") for (int h = 0; h < 2; h++) {
 			__m256i l0 = ld(x[i].ql + 64 * h), l1 = ld(x[i].ql + 64 * h + 32);
 			__m256i qh = ld(x[i].qh + 32 * h);
-			for (int j = 0; j < 4; j++, a += 32) {
+			_Pragma("GCC unroll 16") for (int j = 0; j < 4; j++, a += 32) {
 				__m256i l = j & 1 ? l1 : l0;
 				__m256i lo = j >= 2 ? _mm256_srli_epi16(l, 4) : l;
 				__m256i hi = _mm256_and_si256(_mm256_srli_epi16(qh, 2 * j), three);
@@ -252,15 +252,15 @@ struct kprep {
 
 static inline void prep_q2_K(const struct block_q2_K *b, struct kprep *k)
 {
-	for (int h = 0; h < 2; h++) {
+	_Pragma("GCC unroll 16") for (int h = 0; h < 2; h++) {
 		__m256i q = ld(b->qs + 32 * h);
-		for (int j = 0; j < 4; j++) {
+		_Pragma("GCC unroll 16") for (int j = 0; j < 4; j++) {
 			int s = 8 * h + 2 * j;
 			k->q[4 * h + j] = _mm256_and_si256(_mm256_srli_epi16(q, 2 * j), _mm256_set1_epi8(3));
 			k->sc[4 * h + j] = scale2(b->scales[s] & 0xf, b->scales[s + 1] & 0xf);
 		}
 	}
-	for (int s = 0; s < 16; s++)
+	_Pragma("GCC unroll 16") for (int s = 0; s < 16; s++)
 		k->m[s] = b->scales[s] >> 4;
 	k->off = 0;
 }
@@ -271,9 +271,9 @@ static inline void prep_q3_K(const struct block_q3_K *b, struct kprep *k)
 	int16_t sc[16];
 
 	q3_scales(b->scales, sc);
-	for (int h = 0; h < 2; h++) {
+	_Pragma("GCC unroll 16") for (int h = 0; h < 2; h++) {
 		__m256i q = ld(b->qs + 32 * h);
-		for (int j = 0; j < 4; j++) {
+		_Pragma("GCC unroll 16") for (int j = 0; j < 4; j++) {
 			__m256i bit = _mm256_set1_epi8((char)(1 << (4 * h + j)));
 			__m256i hb = _mm256_cmpeq_epi8(_mm256_and_si256(hm, bit), bit);
 			__m256i lo = _mm256_and_si256(_mm256_srli_epi16(q, 2 * j), _mm256_set1_epi8(3));
@@ -292,7 +292,7 @@ static inline void prep_k4_scales(const uint8_t *scales, struct kprep *k)
 	int16_t sc[8], m[8];
 
 	k4_scales(scales, sc, m);
-	for (int g = 0; g < 8; g++) {
+	_Pragma("GCC unroll 16") for (int g = 0; g < 8; g++) {
 		k->sc[g] = _mm256_set1_epi16(sc[g]);
 		k->m[2 * g] = k->m[2 * g + 1] = m[g];
 	}
@@ -304,7 +304,7 @@ static inline void prep_q4_K(const struct block_q4_K *b, struct kprep *k)
 	const __m256i low = _mm256_set1_epi8(0xf);
 
 	prep_k4_scales(b->scales, k);
-	for (int c = 0; c < 4; c++) {
+	_Pragma("GCC unroll 16") for (int c = 0; c < 4; c++) {
 		__m256i q = ld(b->qs + 32 * c);
 		k->q[2 * c] = _mm256_and_si256(q, low);
 		k->q[2 * c + 1] = _mm256_and_si256(_mm256_srli_epi16(q, 4), low);
@@ -317,7 +317,7 @@ static inline void prep_q5_K(const struct block_q5_K *b, struct kprep *k)
 	__m256i qh = ld(b->qh);
 
 	prep_k4_scales(b->scales, k);
-	for (int c = 0; c < 4; c++) {
+	_Pragma("GCC unroll 16") for (int c = 0; c < 4; c++) {
 		__m256i q = ld(b->qs + 32 * c);
 		__m256i m0 = _mm256_set1_epi8((char)(1 << (2 * c)));
 		__m256i m1 = _mm256_set1_epi8((char)(2 << (2 * c)));
@@ -332,10 +332,10 @@ static inline void prep_q6_K(const struct block_q6_K *b, struct kprep *k)
 {
 	const __m256i low = _mm256_set1_epi8(0xf), three = _mm256_set1_epi8(3);
 
-	for (int h = 0; h < 2; h++) {
+	_Pragma("GCC unroll 16") for (int h = 0; h < 2; h++) {
 		__m256i l0 = ld(b->ql + 64 * h), l1 = ld(b->ql + 64 * h + 32);
 		__m256i qh = ld(b->qh + 32 * h);
-		for (int j = 0; j < 4; j++) {
+		_Pragma("GCC unroll 16") for (int j = 0; j < 4; j++) {
 			__m256i l = j & 1 ? l1 : l0;
 			__m256i lo = j >= 2 ? _mm256_srli_epi16(l, 4) : l;
 			__m256i hi = _mm256_and_si256(_mm256_srli_epi16(qh, 2 * j), three);
@@ -354,7 +354,7 @@ static inline __m256i kdot(const struct kprep *k, const int8_t *a)
 {
 	__m256i isum = _mm256_setzero_si256(), off = _mm256_set1_epi8((char)k->off);
 
-	for (int g = 0; g < 8; g++) {
+	_Pragma("GCC unroll 16") for (int g = 0; g < 8; g++) {
 		__m256i av = ld(a + 32 * g);
 		__m256i p = _mm256_maddubs_epi16(k->q[g], av);
 		if (k->off)
@@ -371,14 +371,14 @@ static inline __m256i kdot(const struct kprep *k, const int8_t *a)
 	__m256 acc[NC];                                                                \
 	float ms[NC];                                                                  \
 	struct kprep k;                                                                \
-	for (int j = 0; j < NC; j++) {                                                 \
+	_Pragma("GCC unroll 16") for (int j = 0; j < NC; j++) {                        \
 		acc[j] = _mm256_setzero_ps();                                          \
 		ms[j] = 0;                                                             \
 	}                                                                              \
 	for (size_t i = 0; i < n / QK_K; i++) {                                        \
 		float dw = avx2_f16(x[i].d), dm = avx2_f16(x[i].DMIN);                 \
 		prep_##T(&x[i], &k);                                                   \
-		for (int j = 0; j < NC; j++) {                                         \
+		_Pragma("GCC unroll 16") for (int j = 0; j < NC; j++) {                \
 			const struct block_q8_K *y =                                   \
 				(const struct block_q8_K *)((const uint8_t *)act + (size_t)j * as) + i; \
 			acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dw * y->d),            \
@@ -387,7 +387,7 @@ static inline __m256i kdot(const struct kprep *k, const int8_t *a)
 				ms[j] += dm * y->d * (float)min_dot16(k.m, y->bsums);  \
 		}                                                                      \
 	}                                                                              \
-	for (int j = 0; j < NC; j++)                                                   \
+	_Pragma("GCC unroll 16") for (int j = 0; j < NC; j++)                          \
 		out[j * os] = avx2_hsum(acc[j]) - ms[j]
 
 #define K_ROWS(T, HAS_MIN, DMIN)                                                        \
@@ -429,7 +429,7 @@ void avx2_q8_K_from_float(const float *src, void *dst, size_t n)
 		s = _mm256_set1_ps(id);
 		for (int k = 0; k < QK_K; k += 32) {
 			__m256i v[4], p;
-			for (int r = 0; r < 4; r++)
+			_Pragma("GCC unroll 16") for (int r = 0; r < 4; r++)
 				v[r] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(src + k + 8 * r), s));
 			p = _mm256_packs_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
 			p = _mm256_max_epi8(_mm256_permutevar8x32_epi32(p, perm), _mm256_set1_epi8(-127));

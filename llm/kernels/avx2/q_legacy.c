@@ -19,7 +19,7 @@ static inline float amax32(const float *x)
 	__m128 h;
 
 	m = _mm256_andnot_ps(sign, _mm256_loadu_ps(x));
-	for (int k = 8; k < 32; k += 8)
+	_Pragma("GCC unroll 8") for (int k = 8; k < 32; k += 8)
 		m = _mm256_max_ps(m, _mm256_andnot_ps(sign, _mm256_loadu_ps(x + k)));
 	h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
 	h = _mm_max_ps(h, _mm_movehl_ps(h, h));
@@ -85,7 +85,7 @@ static inline __m128 f16x4(const void *p, size_t stride)
 	const uint8_t *b = p;
 	uint16_t h[4];
 
-	for (int k = 0; k < 4; k++)
+	_Pragma("GCC unroll 8") for (int k = 0; k < 4; k++)
 		memcpy(&h[k], b + k * stride, 2);
 	return _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)h));
 }
@@ -100,7 +100,7 @@ static inline __m128 f16x4(const void *p, size_t stride)
 	do {                                                                          \
 		__m256i q = UNPACK(i);                                                \
 		__m256i aq = _mm256_sign_epi8(q, q);                                  \
-		for (int j = 0; j < NC; j++) {                                        \
+		_Pragma("GCC unroll 8") for (int j = 0; j < NC; j++) {                \
 			const struct block_q8_0 *y = ACT(block_q8_0, j, i);           \
 			__m256i a = _mm256_sign_epi8(_mm256_loadu_si256((const __m256i *)y->qs), q); \
 			__m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(aq, a), _mm256_set1_epi16(1)); \
@@ -113,11 +113,11 @@ static inline __m128 f16x4(const void *p, size_t stride)
 #define SYM_BODY(NC, UNPACK)                                                          \
 	__m256 acc[2][NC];                                                            \
 	size_t nb = n / 32, i = 0;                                                    \
-	for (int j = 0; j < NC; j++)                                                  \
+	_Pragma("GCC unroll 8") for (int j = 0; j < NC; j++)                          \
 		acc[0][j] = acc[1][j] = _mm256_setzero_ps();                          \
 	for (; i + 4 <= nb; i += 4) {                                                 \
 		__m128 dw = f16x4(&x[i].d, sizeof x[0]), d4[NC];                      \
-		for (int j = 0; j < NC; j++)                                          \
+		_Pragma("GCC unroll 8") for (int j = 0; j < NC; j++)                  \
 			d4[j] = _mm_mul_ps(dw, f16x4(&ACT(block_q8_0, j, i)->d, sizeof(struct block_q8_0))); \
 		SYM_STEP(NC, UNPACK, i, 0, LANE(d4[j], 0));                           \
 		SYM_STEP(NC, UNPACK, i + 1, 1, LANE(d4[j], 1));                       \
@@ -127,7 +127,7 @@ static inline __m128 f16x4(const void *p, size_t stride)
 	for (; i < nb; i++)                                                           \
 		SYM_STEP(NC, UNPACK, i, i & 1,                                        \
 			 _mm256_set1_ps(avx2_f16(x[i].d) * avx2_f16(ACT(block_q8_0, j, i)->d))); \
-	for (int j = 0; j < NC; j++)                                                  \
+	_Pragma("GCC unroll 8") for (int j = 0; j < NC; j++)                                     \
 		out[j * os] = avx2_hsum(_mm256_add_ps(acc[0][j], acc[1][j]))
 
 /* Types with a min: unsigned quants against Q8_1 rows, plus m * s. */
@@ -135,7 +135,7 @@ static inline __m128 f16x4(const void *p, size_t stride)
 	do {                                                                          \
 		__m256i q = UNPACK(i);                                                \
 		float dw = avx2_f16(x[i].d), mw = avx2_f16(x[i].m);                   \
-		for (int j = 0; j < NC; j++) {                                        \
+		_Pragma("GCC unroll 8") for (int j = 0; j < NC; j++) {                \
 			const struct block_q8_1 *y = ACT(block_q8_1, j, i);           \
 			__m256i a = _mm256_loadu_si256((const __m256i *)y->qs);       \
 			acc[h][j] = _mm256_fmadd_ps(_mm256_set1_ps(dw * avx2_f16(y->d)), \
@@ -148,7 +148,7 @@ static inline __m128 f16x4(const void *p, size_t stride)
 	__m256 acc[2][NC];                                                            \
 	float ms[NC];                                                                 \
 	size_t nb = n / 32, i = 0;                                                    \
-	for (int j = 0; j < NC; j++) {                                                \
+	_Pragma("GCC unroll 8") for (int j = 0; j < NC; j++) {                        \
 		acc[0][j] = acc[1][j] = _mm256_setzero_ps();                          \
 		ms[j] = 0;                                                            \
 	}                                                                             \
@@ -158,7 +158,7 @@ static inline __m128 f16x4(const void *p, size_t stride)
 	}                                                                             \
 	if (i < nb)                                                                   \
 		MIN_STEP(NC, UNPACK, i, 0);                                           \
-	for (int j = 0; j < NC; j++)                                                  \
+	_Pragma("GCC unroll 8") for (int j = 0; j < NC; j++)                          \
 		out[j * os] = avx2_hsum(_mm256_add_ps(acc[0][j], acc[1][j])) + ms[j]
 
 #define Q4_0_Q(i) _mm256_sub_epi8(avx2_nibbles(x[i].qs), _mm256_set1_epi8(8))
