@@ -212,27 +212,27 @@ cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *con
 	const __m256i ones = _mm256_set1_epi16(1);
 	__m256 f[2][2], g[2][2];
 
-	for (int c = 0; c < C; c++)
-		for (int h = 0; h < 2; h++)
+	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+		_Pragma("GCC unroll 8") for (int h = 0; h < 2; h++)
 			f[c][h] = g[c][h] = _mm256_setzero_ps();
 	for (size_t s = 0; s < n / (size_t)G; s++) {
 		size_t k0 = s * (size_t)G, aoff = k0 / QB * QBYTES + QOFF + k0 % QB;
 		const uint8_t *qg = t->q + k0 / 4 * 64;
 		__m256i acc[2][2];
-		for (int c = 0; c < C; c++) {
+		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
 			int32_t init = 0;
 			if (!MINS)
 				memcpy(&init, &p[c][2 * s + 1], sizeof init);
 			acc[c][0] = acc[c][1] = _mm256_set1_epi32(init);
 		}
-		for (int j0 = 0; j0 < G / 4; j0 += DEPTH) {
+		_Pragma("GCC unroll 8") for (int j0 = 0; j0 < G / 4; j0 += DEPTH) {
 			__m256i s16[2][2];
-			for (int c = 0; c < C; c++)
+			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
 				s16[c][0] = s16[c][1] = _mm256_setzero_si256();
 			for (int j = j0; j < j0 + DEPTH && j < G / 4; j++) {
 				__m256i w0 = _mm256_load_si256((const __m256i *)(qg + 64 * j));
 				__m256i w1 = _mm256_load_si256((const __m256i *)(qg + 64 * j + 32));
-				for (int c = 0; c < C; c++) {
+				_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
 					int32_t x;
 					memcpy(&x, a[c] + aoff + 4 * j, sizeof x);
 					__m256i av = _mm256_set1_epi32(x);
@@ -240,16 +240,16 @@ cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *con
 					s16[c][1] = _mm256_add_epi16(s16[c][1], _mm256_maddubs_epi16(w1, av));
 				}
 			}
-			for (int c = 0; c < C; c++)
-				for (int h = 0; h < 2; h++)
+			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+				_Pragma("GCC unroll 8") for (int h = 0; h < 2; h++)
 					acc[c][h] = _mm256_add_epi32(acc[c][h],
 								     _mm256_madd_epi16(s16[c][h], ones));
 		}
-		for (int h = 0; h < 2; h++) {
+		_Pragma("GCC unroll 8") for (int h = 0; h < 2; h++) {
 			__m256 ws = _mm256_loadu_ps(t->ws + s * 16 + 8 * (size_t)h);
 			__m256 wm = MINS ? _mm256_loadu_ps(t->wm + s * 16 + 8 * (size_t)h)
 					 : _mm256_setzero_ps();
-			for (int c = 0; c < C; c++) {
+			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
 				__m256 x = _mm256_cvtepi32_ps(acc[c][h]);
 				if (SB == 1) {
 					/* Q8_0 activations: prep (da, -o sa) per block */
@@ -269,7 +269,7 @@ cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *con
 			}
 		}
 	}
-	for (int c = 0; c < C; c++) {
+	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
 		float r[16];
 		_mm256_storeu_ps(r, f[c][0]);
 		_mm256_storeu_ps(r + 8, f[c][1]);
