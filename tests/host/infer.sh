@@ -60,6 +60,9 @@ model=$(mktemp) || exit 1
 trap 'rm -f "$cases" "$model"' EXIT
 vnni=0
 grep -q 'avx512_vnni' /proc/cpuinfo 2>/dev/null && vnni=1
+# LLMK_CPU_MASK hides features /proc/cpuinfo still lists: then only Q8_0's
+# count (packed with AVX-512 VNNI alone) is not known here
+masked=${LLMK_CPU_MASK:+1}
 for t in Q4_0 Q4_K_M Q8_0; do
 	"$mkmodel" --layers 2 --dim 256 --ffn 512 --heads 4 --kv-heads 2 --vocab 512 \
 		--type $t -o "$model" >/dev/null || exit 1
@@ -72,7 +75,7 @@ for t in Q4_0 Q4_K_M Q8_0; do
 	a=$(echo "$on" | grep '^ids:') b=$(echo "$off" | grep '^ids:') c=$(echo "$st" | grep '^ids:')
 	packed=$(echo "$on" | grep -c '^  packed ')
 	if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" = "$c" ] &&
-		echo "$st" | grep -q 'streaming' && [ "$packed" = "$vnni" ] &&
+		echo "$st" | grep -q 'streaming' && { [ "$packed" = "$vnni" ] || { [ "$masked" = 1 ] && [ $t = Q8_0 ]; }; } &&
 		[ "$(echo "$off" | grep -c '^  packed ')" = 0 ]; then
 		pass=$((pass + 1)); echo "ok   $t: packed = unpacked = streamed (packed: $packed)"
 	else
