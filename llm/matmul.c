@@ -394,8 +394,8 @@ static int mm_run(struct mm_ctx *c, int n, float *const out[], const void *const
 	}
 	/* (sized by the parts' mean, so the last runs are as short as one
 	 * matrix's alone) */
-	if (B == 1 && j.tiles / ((size_t)nt * MM_DECODE_CHUNKS * (size_t)n) > 1)
-		j.claim = j.tiles / ((size_t)nt * MM_DECODE_CHUNKS * (size_t)n);
+	if (B == 1 && j.tiles / ((size_t)nt * MM_DECODE_CHUNKS) > 1)
+		j.claim = j.tiles / ((size_t)nt * MM_DECODE_CHUNKS);
 	if (nt > 1 && M >= 2 * MM_TILE)
 		plat_parallel(mm_dot_task, &j, nt);
 	else
