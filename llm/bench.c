@@ -69,27 +69,33 @@ int bench_mem_read_buf(void *buf, size_t bytes, int threads, uint64_t min_ns, do
 	return 0;
 }
 
-void *bench_mem_buf(struct llm_mem *mem, size_t bytes, int *err)
+void *bench_mem_buf(struct llm_mem *mem, size_t *bytes, int *err)
 {
-	uint64_t *buf;
+	uint64_t *buf = NULL;
+	size_t n = plat_emulated() ? BENCH_PROBE_MIN : BENCH_PROBE_BYTES;
 
-	bytes &= ~(size_t)4095;
-	buf = llm_mem_alloc(mem, bytes, err);
+	for (; !buf && n >= BENCH_PROBE_MIN; n /= 2) {
+		*err = 0;
+		buf = llm_mem_alloc(mem, n, err);
+		if (buf)
+			*bytes = n;
+	}
 	/* touch every page so the first pass measures memory, not page faults */
-	for (size_t k = 0; buf && k < bytes / 8; k += 512)
+	for (size_t k = 0; buf && k < *bytes / 8; k += 512)
 		buf[k] = k;
 	return buf;
 }
 
-int bench_mem_read(struct llm_mem *mem, int threads, size_t bytes, uint64_t min_ns, double *gbs)
+int bench_mem_read(struct llm_mem *mem, int threads, uint64_t min_ns, double *gbs)
 {
 	int err = 0;
-	void *buf = bench_mem_buf(mem, bytes, &err);
+	size_t bytes = 0;
+	void *buf = bench_mem_buf(mem, &bytes, &err);
 
 	if (!buf)
 		return err ? err : -LLMK_ENOMEM;
 	bench_mem_read_buf(buf, bytes, threads, min_ns, gbs);
-	llm_mem_free(mem, buf, bytes & ~(size_t)4095);
+	llm_mem_free(mem, buf, bytes);
 	return 0;
 }
 

@@ -98,9 +98,9 @@ static int bench_kernels(struct shell *sh, const struct bench_opts *o)
 
 	quant_init(plat_cpu_features());
 	llm_mem_init(&mem, 0);
-	err = bench_mem_read(&mem, (int)o->threads, 256u << 20, 300000000ull, &bw);
+	err = bench_mem_read(&mem, (int)o->threads, 300000000ull, &bw);
 	if (err)
-		return shell_err(sh, err, "bench: memory bandwidth buffer (256 MiB): %s",
+		return shell_err(sh, err, "bench: memory bandwidth buffer (256 MiB at least): %s",
 				 plat_strerror(err));
 	mm_init(&c, &mem, (int)o->threads);
 	if (o->json)
@@ -336,7 +336,7 @@ static int bench_model(struct shell *sh, const struct bench_opts *o)
 	const char *name;
 	int threads, r;
 	float *lg = NULL;
-	size_t lg_bytes = 0;
+	size_t lg_bytes = 0, probe_mib = 0;
 
 	if (!e || !e->loaded || e->vocab_only)
 		return shell_err(sh, -LLMK_EINVAL, "bench: no model loaded (load N first; "
@@ -373,10 +373,9 @@ static int bench_model(struct shell *sh, const struct bench_opts *o)
 	llm_mem_init(&bwmem, 0);
 	r = 0;
 	if ((pr = llm_mem_alloc(&bwmem, sizeof *pr, &r))) {
-		pr->bytes = 256u << 20;
 		pr->threads = (int)o->threads;
 		pr->min_ns = plat_emulated() ? 0 : 100000000ull;
-		if (!(pr->buf = bench_mem_buf(&bwmem, pr->bytes, &r)))
+		if (!(pr->buf = bench_mem_buf(&bwmem, &pr->bytes, &r)))
 			r = r ? r : -LLMK_ENOMEM;
 	}
 	if (!r && o->pp)
@@ -397,6 +396,7 @@ static int bench_model(struct shell *sh, const struct bench_opts *o)
 			fhi = i == 0 || f[i] > fhi ? f[i] : fhi;
 		}
 		frac = o->tg ? bench_median(f, reps) : 0;
+		probe_mib = pr->bytes >> 20;
 		llm_mem_free(&bwmem, pr->buf, pr->bytes);
 	}
 	if (pr)
@@ -416,12 +416,12 @@ static int bench_model(struct shell *sh, const struct bench_opts *o)
 			    "\"threads\": %d, \"machine\": \"%s%s\", \"pp\": %llu, \"pp_ts\": %.3f, "
 			    "\"pp_sd\": %.3f, \"tg\": %llu, \"tg_ts\": %.3f, \"tg_sd\": %.3f, "
 			    "\"token_bytes\": %llu, \"eff_gbs\": %.3f, \"mem_read_gbs\": %.3f, "
-			    "\"bw_fraction\": %.4f, \"reps\": %llu, \"batch\": %llu, \"depth\": %llu}\n",
+			    "\"probe_mib\": %llu, \"bw_fraction\": %.4f, \"reps\": %llu, \"batch\": %llu, \"depth\": %llu}\n",
 			    name, (unsigned long long)e->weight_bytes,
 			    (unsigned long long)e->model.hp.n_params, bench_ftype(e), (int)o->threads,
 			    plat_machine(), bench_emulated(), (unsigned long long)o->pp, pp.mean, pp.sd,
 			    (unsigned long long)o->tg, tg.mean, tg.sd, (unsigned long long)tok_bytes, eff,
-			    bw, frac, (unsigned long long)o->reps,
+			    bw, (unsigned long long)probe_mib, frac, (unsigned long long)o->reps,
 			    (unsigned long long)o->batch, (unsigned long long)o->depth);
 		return 0;
 	}
@@ -455,10 +455,11 @@ static int bench_model(struct shell *sh, const struct bench_opts *o)
 		plat_printf("decode: %.1f MB of weights per token, %.2f GB/s effective; ",
 			    (double)tok_bytes * 1e-6, eff);
 	if (o->tg)
-		plat_printf("memory read %.2f GB/s (%d threads, median of the probes before each "
-			    "repetition): %.0f%% of the bandwidth limit (median of the repetitions; "
-			    "%.0f-%.0f%%)\n",
-			    bw, (int)o->threads, 100.0 * frac, 100.0 * flo, 100.0 * fhi);
+		plat_printf("memory read %.2f GB/s (%d threads, %llu MiB, median of the probes "
+			    "before each repetition): %.0f%% of the bandwidth limit (median of the "
+			    "repetitions; %.0f-%.0f%%)\n",
+			    bw, (int)o->threads, (unsigned long long)probe_mib,
+			    100.0 * frac, 100.0 * flo, 100.0 * fhi);
 	return 0;
 }
 
