@@ -132,6 +132,9 @@ enum {
 	PLAT_CPU_RNDR = 1u << 19,
 	PLAT_CPU_I8MM = 1u << 20,
 	PLAT_CPU_SHA = 1u << 21,        /* x86 SHA extensions (SHA-NI) */
+	/* Not a feature: an x86 CPU of AMD's (AuthenticAMD, or Hygon's Zen),
+	 * whose caches want another read pattern in decode (llm/quant.h). */
+	PLAT_CPU_AMD = 1u << 22,
 };
 uint32_t plat_cpu_features(void);    /* usable (enabled by the OS/kernel) features */
 const char *plat_arch(void);         /* "x86_64" or "aarch64" */

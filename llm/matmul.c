@@ -31,9 +31,9 @@ _Static_assert(MM_TILE <= QUANT_TILE_ROWS, "a tile fits the tile functions");
  * the same run measures). Runs are guided: half of what is left over the
  * workers, down to a quarter of tiles / (MM_DECODE_CHUNKS x workers), so the
  * workers finish together instead of one waiting out the other's last long
- * run. Packed types with decode lanes (llm/quant.h) claim lane steps
- * instead, each a tile from each quarter of the matrix, so each worker reads
- * QUANT_LANES streams at once. */
+ * run. Packed types with decode lanes (llm/quant.h), where the CPU wants them
+ * (quant_decode_lanes), claim lane steps instead, each a tile from each
+ * quarter of the matrix, so each worker reads QUANT_LANES streams at once. */
 #define MM_DECODE_CHUNKS 4
 
 static size_t align64(size_t x)
@@ -329,7 +329,7 @@ static int mm_run(struct mm_ctx *c, int n, float *const out[], const void *const
 	c->next_bytes = 0;
 	if (pk && !c->scalar) {
 		j.tile = &pk->tile; /* every batch: nothing else reads packed rows */
-		if (B == 1 && pk->lanes)
+		if (B == 1 && pk->lanes && quant_decode_lanes())
 			j.lanes = pk->lanes;
 	} else if (pk) {
 		j.unpack = pk->unpack;

@@ -122,8 +122,16 @@ int quant_register(const struct quant_type *row)
 	return 0;
 }
 
+static bool decode_lanes;
+
+bool quant_decode_lanes(void)
+{
+	return decode_lanes;
+}
+
 void quant_init(uint32_t cpu_features)
 {
+	decode_lanes = (cpu_features & PLAT_CPU_AMD) == 0;
 	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
 		selected[t] = quant_scalar(t);
 		tiles[t] = NULL;

@@ -101,6 +101,13 @@ typedef void (*quant_pack_to_fn)(size_t n, const void *src, void *dst);
 #define QUANT_LANES 4
 typedef void (*quant_lanes_fn)(size_t n, const void *const *groups, int ng, const void *act,
 			       const float *prep, float *const *out);
+/* Whether decode of packed weights takes the lanes (quant_init() decides
+ * from the CPU). A Xeon read 10-15% more with 4 streams a worker than with
+ * one; an EPYC (Zen 4) read the same or less (packed decode, 2 threads:
+ * Q8_0 88-99% of the read probe with lanes against 97-104% without), so on
+ * AMD's CPUs (PLAT_CPU_AMD) each group goes through its tile alone. The
+ * bits are the same either way. */
+bool quant_decode_lanes(void);
 struct quant_packed {
 	quant_pack_to_fn pack_to;
 	quant_pack_fn unpack;

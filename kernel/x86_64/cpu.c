@@ -51,7 +51,8 @@ static void enable_simd(void)
 
 static void detect_features(void)
 {
-	uint32_t max = cpuid(0, 0).a, f = 0;
+	struct cpuid l0 = cpuid(0, 0);
+	uint32_t max = l0.a, f = 0;
 	struct cpuid l1 = cpuid(1, 0), l7 = { 0 }, l71 = { 0 };
 	uint64_t xcr0 = (l1.c & (1u << 27)) ? xgetbv(0) : XCR0_X87 | XCR0_SSE;
 	bool avx_ok = (xcr0 & (XCR0_SSE | XCR0_AVX)) == (XCR0_SSE | XCR0_AVX);
@@ -62,6 +63,10 @@ static void detect_features(void)
 		if (l7.a >= 1)
 			l71 = cpuid(7, 1);
 	}
+	/* the vendor string: EBX, EDX, ECX of leaf 0 ("Auth" "enti" "cAMD") */
+	if ((l0.b == 0x68747541u && l0.c == 0x444d4163u) ||
+	    (l0.b == 0x6f677948u && l0.c == 0x656e6975u)) /* Hygon: "Hygo" "uine" */
+		f |= PLAT_CPU_AMD;
 	if (l1.c & (1u << 20))
 		f |= PLAT_CPU_SSE42;
 	if (l1.c & (1u << 30))

@@ -482,9 +482,15 @@ static void packed_gives_the_tile_bits(uint32_t features)
 
 TEST(matmul_packed_gives_the_tile_bits)
 {
-	packed_gives_the_tile_bits(plat_cpu_features());
-	if (plat_cpu_features() & PLAT_CPU_AVX512VNNI) /* and the AVX2 packed form */
-		packed_gives_the_tile_bits(avx2_only());
+	/* and with the other vendor's decode read pattern (lanes or each
+	 * group alone, the prefetch hint: PLAT_CPU_AMD, quant_decode_lanes),
+	 * which must not change a bit */
+	for (uint32_t amd = 0; amd <= PLAT_CPU_AMD; amd += PLAT_CPU_AMD) {
+		packed_gives_the_tile_bits(plat_cpu_features() ^ amd);
+		CHECK(quant_decode_lanes() == !((plat_cpu_features() ^ amd) & PLAT_CPU_AMD));
+		if (plat_cpu_features() & PLAT_CPU_AVX512VNNI) /* and the AVX2 packed form */
+			packed_gives_the_tile_bits(avx2_only() ^ amd);
+	}
 	quant_init(plat_cpu_features());
 }
 
@@ -538,12 +544,13 @@ TEST(matmul_n_gives_each_parts_bits)
 	const void *w[3];
 	uint64_t seed = 21;
 
-	quant_init(plat_cpu_features());
 	llm_mem_init(&mem, 0);
 	CHECK_EQ_INT(mm_init(&c, &mem, 2), 0);
 	quant_fill_random(GGML_TYPE_F32, x, B * K, 1.0f, &seed);
-	for (int scalar = 0; scalar < 2; scalar++) {
-		c.scalar = scalar;
+	/* (the third pass: the other vendor's decode pattern, PLAT_CPU_AMD) */
+	for (int scalar = 0; scalar < 3; scalar++) {
+		quant_init(plat_cpu_features() ^ (scalar == 2 ? PLAT_CPU_AMD : 0));
+		c.scalar = scalar == 1;
 		for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
 			bool packs = quant_can_pack(types[i], 16, K);
 			for (size_t b = 1; b <= B; b += B - 1) {
@@ -555,6 +562,7 @@ TEST(matmul_n_gives_each_parts_bits)
 			}
 		}
 	}
+	quant_init(plat_cpu_features());
 	c.scalar = false;
 	/* parts that would take different paths, and part counts out of range */
 	for (int p = 0; p < 3; p++) {

@@ -420,6 +420,11 @@ uint32_t plat_cpu_features(void)
 	if (__builtin_cpu_supports("avx512bf16"))
 		f |= PLAT_CPU_AVX512BF16;
 	unsigned a, b, c, d;
+	/* the vendor string: EBX, EDX, ECX of leaf 0 ("Auth" "enti" "cAMD";
+	 * Hygon's Zen: "Hygo" "nGen" "uine") */
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0), "c"(0));
+	if ((b == 0x68747541u && c == 0x444d4163u) || (b == 0x6f677948u && c == 0x656e6975u))
+		f |= PLAT_CPU_AMD;
 	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
 	if (c & (1u << 29))
 		f |= PLAT_CPU_F16C;

@@ -44,6 +44,6 @@ AVX2_GEMM(q5_K);
 AVX2_GEMM(q6_K);
 
 /* The prefill tiles (tile.c) of the types whose quants fit vpmaddubsw. */
-void avx2_tile_register(void);
+void avx2_tile_register(uint32_t cpu_features);
 
 #endif

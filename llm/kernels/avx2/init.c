@@ -53,5 +53,5 @@ void quant_avx2_init(uint32_t cpu_features)
 		return;
 	for (size_t i = 0; i < sizeof avx2_rows / sizeof avx2_rows[0]; i++)
 		quant_register(&avx2_rows[i]);
-	avx2_tile_register();
+	avx2_tile_register(cpu_features);
 }

@@ -375,7 +375,10 @@ A2_TILE(q3_K, 16, Q8_K, 0, 4)
  * tile2_q4_0's bits, as llm/quant.h asks of a packed form.
  */
 #define P2_UNIT 576     /* bytes of a pair of blocks of the 16 rows */
-#define P2_AHEAD 2048   /* prefetch distance (L2) in a group */
+#define P2_AHEAD 2048   /* prefetch distance in a group */
+/* The prefetches' hint, as the AVX-512 tiles' (pk_nta there): non-temporal
+ * on AMD's CPUs, else into L2. */
+static bool p2_nta;
 
 /* (always_inline: a function that only prefetches counts as free of side
  * effects, and GCC deletes calls to it before they would be inlined) */
@@ -383,8 +386,12 @@ static inline __attribute__((always_inline)) void p2_prefetch(const uint8_t *p, 
 							     size_t ahead)
 {
 	if (ahead)
-		for (size_t o = 0; o < bytes; o += 64)
-			_mm_prefetch((const char *)p + ahead + o, _MM_HINT_T1);
+		for (size_t o = 0; o < bytes; o += 64) {
+			if (p2_nta)
+				_mm_prefetch((const char *)p + ahead + o, _MM_HINT_NTA);
+			else
+				_mm_prefetch((const char *)p + ahead + o, _MM_HINT_T1);
+		}
 }
 
 /* Block i of packed group g for C tokens (1 or 2) into f[c][h] (rows 8 h ..) */
@@ -933,8 +940,9 @@ static const struct quant_tile tiles2[] = {
 static const uint32_t tile2_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K,
 				       GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K};
 
-void avx2_tile_register(void)
+void avx2_tile_register(uint32_t cpu_features)
 {
+	p2_nta = (cpu_features & PLAT_CPU_AMD) != 0;
 	for (size_t i = 0; i < sizeof tiles2 / sizeof tiles2[0]; i++)
 		quant_register_tile(tile2_types[i], &tiles2[i]);
 	for (size_t i = 0; i < sizeof packs2 / sizeof packs2[0]; i++)
