@@ -602,6 +602,9 @@ p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 	_Alignas(32) float ws[2][8][8], wm[2][8][8];
 	__m256 gs[2][2];
 
+	/* the superblock's 36 lines, ahead, all at once (as the AVX-512
+	 * steps: PK_SB_PREFETCH there) */
+	p2_prefetch(u, P2_SB, ahead);
 	_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
 		struct p2_kscales k = p2_kscales_at(u, h);
 		_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
@@ -617,8 +620,6 @@ p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 		const uint8_t *q = u + 256 + 512 * (size_t)(j / 2);
 		size_t s = sb * 8 + (size_t)j, aoff = sb * Q8_K_BYTES2 + Q8_K_OFF2 + 32 * (size_t)j;
 		__m256i s16[2][2];
-		/* a sub-block's share of the superblock's 36 lines */
-		p2_prefetch(u + 288 * j, 288, ahead);
 		for (int c = 0; c < C; c++)
 			s16[c][0] = s16[c][1] = _mm256_setzero_si256();
 		_Pragma("GCC unroll 8") for (int l = 0; l < 8; l++) {
@@ -782,12 +783,13 @@ p2_step_q6K(const uint8_t *g, size_t sb, int h8, const int8_t *const *a, const f
 	__m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 3328 + 16 * h8)));
 	__m256 gs[2];
 
+	if (h8 == 0) /* the 53 lines, all at once (as the AVX-512 step) */
+		p2_prefetch(u, P2_SB6, ahead);
+
 	for (int c = 0; c < C; c++)
 		gs[c] = _mm256_setzero_ps();
 	_Pragma("GCC unroll 8") for (int i = 0; i < 8; i++) {
 		__m256i wv[8];
-		if (h8 == 0) /* a run's share of the superblock's lines (7 of 53) */
-			p2_prefetch(u + 448 * i, i < 7 ? 448 : P2_SB6 - 448 * 7, ahead);
 		_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
 			wv[k] = p2_q6_line(u, i, k, h8);
 		_Pragma("GCC unroll 2") for (int half = 0; half < 2; half++) {
