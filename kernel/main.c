@@ -39,7 +39,7 @@ static void print_cpu(void)
 		{ PLAT_CPU_VAES, "vaes" }, { PLAT_CPU_VPCLMUL, "vpclmulqdq" }, { PLAT_CPU_SHA, "sha" },
 		{ PLAT_CPU_RDRAND, "rdrand" }, { PLAT_CPU_NEON, "neon" },
 		{ PLAT_CPU_DOTPROD, "dotprod" }, { PLAT_CPU_FP16, "fp16" },
-		{ PLAT_CPU_RNDR, "rndr" }, { PLAT_CPU_I8MM, "i8mm" }, { PLAT_CPU_AMD, "amd" },
+		{ PLAT_CPU_RNDR, "rndr" }, { PLAT_CPU_I8MM, "i8mm" }, { PLAT_CPU_GFNI, "gfni" }, { PLAT_CPU_AMD, "amd" },
 	};
 	uint32_t f = plat_cpu_features();
 

@@ -135,6 +135,7 @@ enum {
 	/* Not a feature: an x86 CPU of AMD's (AuthenticAMD, or Hygon's Zen),
 	 * whose caches want another read pattern in decode (llm/quant.h). */
 	PLAT_CPU_AMD = 1u << 22,
+	PLAT_CPU_GFNI = 1u << 23,       /* x86 Galois-field instructions (with AVX-512: on zmm) */
 };
 uint32_t plat_cpu_features(void);    /* usable (enabled by the OS/kernel) features */
 const char *plat_arch(void);         /* "x86_64" or "aarch64" */

@@ -83,7 +83,7 @@ static const struct {
 	{PLAT_CPU_RDRAND, "rdrand"},      {PLAT_CPU_NEON, "neon"},
 	{PLAT_CPU_DOTPROD, "dotprod"},    {PLAT_CPU_FP16, "fp16"},
 	{PLAT_CPU_RNDR, "rndr"},          {PLAT_CPU_I8MM, "i8mm"},
-	{PLAT_CPU_AMD, "amd"},
+	{PLAT_CPU_GFNI, "gfni"},          {PLAT_CPU_AMD, "amd"},
 };
 
 static int cmd_version(struct shell *sh, int argc, char **argv)

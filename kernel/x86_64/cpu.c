@@ -105,6 +105,8 @@ static void detect_features(void)
 			f |= PLAT_CPU_AVX512VNNI;
 		if (l71.a & (1u << 5))
 			f |= PLAT_CPU_AVX512BF16;
+		if (l7.c & (1u << 8)) /* GFNI, its zmm form */
+			f |= PLAT_CPU_GFNI;
 	}
 	cpu.features = f;
 }

@@ -445,6 +445,10 @@ uint32_t plat_cpu_features(void)
 		f |= PLAT_CPU_VPCLMUL;
 	if (b & (1u << 29)) /* CPUID.7.0:EBX[29]: SHA extensions (xmm only) */
 		f |= PLAT_CPU_SHA;
+	/* CPUID.7.0:ECX[8] GFNI, counted with AVX-512 (its zmm form is what
+	 * llm/kernels/avx512 uses) */
+	if ((f & PLAT_CPU_AVX512F) && (c & (1u << 8)))
+		f |= PLAT_CPU_GFNI;
 	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(1));
 	if (a & (1u << 4))
 		f |= PLAT_CPU_AVXVNNI;

@@ -669,10 +669,31 @@ static inline __m512 pk_halves(const uint8_t *p)
  * side by side.
  */
 
-/* Q4_0 / Q8_0: pairs of blocks; Q8 = 1 for Q8_0 (8 dwords of s8 quants, as u8 + 128) */
+/*
+ * x >> 4 in each byte in one instruction (GFNI, PLAT_CPU_GFNI): the affine
+ * map whose bit matrix sends bit 4 + k of a byte to bit k and clears the
+ * top four (row k of the matrix, byte 7 - k of the qword: 1 << (4 + k)). In
+ * asm, as GCC inlines its intrinsic only into functions built for GFNI, and
+ * the tiles are built for every AVX-512 CPU; it runs only where quant_init
+ * saw GFNI. It takes the place of a shift and a mask in Q4_0's step, the same
+ * bytes, so the same bits.
+ */
+#define GF_SHR4 0x1020408000000000ull
+static inline __m512i gf_shr4(__m512i x)
+{
+	__m512i r;
+
+	__asm__("vgf2p8affineqb $0, %[m], %[x], %[r]"
+		: [r] "=v"(r)
+		: [x] "v"(x), [m] "v"(_mm512_set1_epi64((long long)GF_SHR4)));
+	return r;
+}
+
+/* Q4_0 / Q8_0: pairs of blocks; Q8 = 1 for Q8_0 (8 dwords of s8 quants, as
+ * u8 + 128); GF = 1: Q4_0's high nibbles through gf_shr4 */
 static inline __attribute__((always_inline)) void
 pk_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *const *p,
-	    __m512 *f, const int C, const int Q8, size_t ahead)
+	    __m512 *f, const int C, const int Q8, const int GF, size_t ahead)
 {
 	const __m512i m4 = _mm512_set1_epi8(0x0f), x80 = _mm512_set1_epi8((char)0x80);
 	const size_t QW = Q8 ? 8 : 4, UNIT = 64 + 2 * 64 * QW;
@@ -689,7 +710,7 @@ pk_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *con
 		_Pragma("GCC unroll 4") for (int j = 0; j < 4; j++) {
 			__m512i z = _mm512_loadu_si512(q + 64 * j);
 			wv[j] = _mm512_and_si512(z, m4);
-			wv[4 + j] = _mm512_and_si512(_mm512_srli_epi16(z, 4), m4);
+			wv[4 + j] = GF ? gf_shr4(z) : _mm512_and_si512(_mm512_srli_epi16(z, 4), m4);
 		}
 	}
 	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
@@ -838,11 +859,15 @@ pk_step_q6K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 	}
 }
 
-/* Steps of the four types as one call: block or superblock i of g. */
+/* Steps of the four types as one call: block or superblock i of g.
+ * PK_Q4_0_GF: Q4_0 with GFNI (not a GGML type). */
+#define PK_Q4_0_GF 0x10000u
+#define PK_Q40_LIKE(T) ((T) == GGML_TYPE_Q4_0 || (T) == GGML_TYPE_Q8_0 || (T) == PK_Q4_0_GF)
 #define PK_STEP(T, g, i, a, p, f, gs, C, ahead)                                          \
 	do {                                                                             \
-		if ((T) == GGML_TYPE_Q4_0 || (T) == GGML_TYPE_Q8_0)                      \
-			pk_step_q40(g, i, a, p, f, C, (T) == GGML_TYPE_Q8_0, ahead);     \
+		if (PK_Q40_LIKE(T))                                                      \
+			pk_step_q40(g, i, a, p, f, C, (T) == GGML_TYPE_Q8_0,             \
+				    (T) == PK_Q4_0_GF, ahead);                           \
 		else if ((T) == GGML_TYPE_Q4_K)                                          \
 			pk_step_q4K(g, i, a, p, f, NULL, gs, C, ahead);                  \
 		else                                                                     \
@@ -855,7 +880,7 @@ static inline __attribute__((always_inline)) void
 pk_cols(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
 	float *const *o, const int C, const uint32_t T, int pf)
 {
-	const size_t steps = T == GGML_TYPE_Q4_0 || T == GGML_TYPE_Q8_0 ? n / 32 : n / QK_K;
+	const size_t steps = PK_Q40_LIKE(T) ? n / 32 : n / QK_K;
 	__m512 f[8], gs[8];
 
 	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
@@ -885,7 +910,7 @@ pk_cols(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *
 
 static inline __attribute__((always_inline)) void
 pk_lanes(const uint8_t *const *g, const int G, size_t n, const int8_t *a, const float *p,
-	 float *const *o, const int Q8)
+	 float *const *o, const int Q8, const int GF)
 {
 	__m512 f[QUANT_LANES];
 
@@ -893,7 +918,7 @@ pk_lanes(const uint8_t *const *g, const int G, size_t n, const int8_t *a, const 
 		f[l] = _mm512_setzero_ps();
 	for (size_t i = 0; i < n / 32; i++)
 		_Pragma("GCC unroll 4") for (int l = 0; l < G; l++)
-			pk_step_q40(g[l], i, &a, &p, &f[l], 1, Q8, LANE_AHEAD);
+			pk_step_q40(g[l], i, &a, &p, &f[l], 1, Q8, GF, LANE_AHEAD);
 	_Pragma("GCC unroll 4") for (int l = 0; l < G; l++)
 		_mm512_storeu_ps(o[l], f[l]);
 }
@@ -915,29 +940,32 @@ pk_lanes(const uint8_t *const *g, const int G, size_t n, const int8_t *a, const 
 	}
 
 #define PK_Q40(C) pk_cols(g, n, a, p, o, (C), GGML_TYPE_Q4_0, b == 0)
+#define PK_Q40G(C) pk_cols(g, n, a, p, o, (C), PK_Q4_0_GF, b == 0)
 #define PK_Q80(C) pk_cols(g, n, a, p, o, (C), GGML_TYPE_Q8_0, b == 0)
 #define PK_Q4K(C) pk_cols(g, n, a, p, o, (C), GGML_TYPE_Q4_K, b == 0)
 #define PK_Q6K(C) pk_cols(g, n, a, p, o, (C), GGML_TYPE_Q6_K, b == 0)
 PK_TILE(ptile_q4_0, PK_Q40)
+PK_TILE(ptile_q4_0_gf, PK_Q40G)
 PK_TILE(ptile_q8_0, PK_Q80)
 PK_TILE(ptile_q4_K, PK_Q4K)
 PK_TILE(ptile_q6_K, PK_Q6K)
 
-#define PK_LANES(NAME, Q8)                                                               \
+#define PK_LANES(NAME, Q8, GF)                                                           \
 	static void NAME(size_t n, const void *const *groups, int ng, const void *act,      \
 			 const float *prep, float *const *out)                              \
 	{                                                                                   \
 		const uint8_t *const *g = (const uint8_t *const *)groups;                   \
 		switch (ng) {                                                               \
-		case 4: pk_lanes(g, 4, n, act, prep, out, (Q8)); break;                     \
-		case 3: pk_lanes(g, 3, n, act, prep, out, (Q8)); break;                     \
-		case 2: pk_lanes(g, 2, n, act, prep, out, (Q8)); break;                     \
-		default: pk_lanes(g, 1, n, act, prep, out, (Q8)); break;                    \
+		case 4: pk_lanes(g, 4, n, act, prep, out, (Q8), (GF)); break;               \
+		case 3: pk_lanes(g, 3, n, act, prep, out, (Q8), (GF)); break;               \
+		case 2: pk_lanes(g, 2, n, act, prep, out, (Q8), (GF)); break;               \
+		default: pk_lanes(g, 1, n, act, prep, out, (Q8), (GF)); break;              \
 		}                                                                           \
 	}
 _Static_assert(QUANT_LANES == 4, "PK_LANES has a case for each lane count");
-PK_LANES(lanes_q4_0, 0)
-PK_LANES(lanes_q8_0, 1)
+PK_LANES(lanes_q4_0, 0, 0)
+PK_LANES(lanes_q4_0_gf, 0, 1)
+PK_LANES(lanes_q8_0, 1, 0)
 
 /*
  * The other packs on AVX-512 (the layouts of pack.c): each run of 8 dwords
@@ -1055,6 +1083,10 @@ static const struct quant_packed packs[] = {
 };
 static const uint32_t pack_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K,
 				      GGML_TYPE_Q6_K};
+/* Q4_0 where the CPU has GFNI (gf_shr4): the same layout and bits */
+static const struct quant_packed pack_q4_0_gf = {
+	pack_q4_0_to, pk_unpack_q4_0, {ptile_q4_0_gf, tile_prep_q4_0, "avx512vnni+gfni packed"},
+	64, lanes_q4_0_gf};
 
 /* the float tiles have no prep rows: their activations are F32 */
 static void prep_none(size_t n, const void *act, float *prep)
@@ -1086,4 +1118,6 @@ void avx512_tile_register(uint32_t cpu_features)
 		quant_register_tile(tile_types[i], &tiles[i]);
 	for (size_t i = 0; i < sizeof packs / sizeof packs[0]; i++)
 		quant_register_packed(pack_types[i], &packs[i]);
+	if (cpu_features & PLAT_CPU_GFNI)
+		quant_register_packed(GGML_TYPE_Q4_0, &pack_q4_0_gf);
 }
