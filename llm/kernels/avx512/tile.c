@@ -634,10 +634,14 @@ FLOAT_TILE(bf16, 1)
  * read once does not need.) On the Xeon of earlier sessions T1 was best.
  *
  * PK_SB_PREFETCH: a K-quant step prefetches its superblock's lines (ahead)
- * all at its start, not a sub-block's share before each sub-block: on the
- * EPYC, 2 threads, with 75 GB/s to read, Q4_K decode read 94-98% of the
- * probe against 80-84%, Q6_K 96-100% against 82-90% (three alternating
- * runs each).
+ * a quarter at a time every other sub-block, not a sub-block's share before
+ * each one: on the EPYC, 2 threads, Q4_K decode then read 98-102% of the
+ * probe against 83-87%, Q6_K 92-100% against 82-94%. All the lines at the
+ * step's start streamed as well but cost the rows in cache 13% (Q4_K) and
+ * 28% (Q6_K) of their speed (kbench: 74-75 and 71 GB/s against 79-85 and
+ * 97-100 now). The prefetch loop's own instructions space the prefetches
+ * out: unrolled into a burst they streamed at 81-85% (the CPU drops
+ * software prefetches it has no room for).
  */
 #define PK_AHEAD 4096
 static bool pk_nta;
@@ -740,9 +744,6 @@ pk_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 	__m512i dd = _mm512_loadu_si512(u), q0 = _mm512_loadu_si512(u + 64),
 		q1 = _mm512_loadu_si512(u + 128), q2 = _mm512_loadu_si512(u + 192);
 	__m512 d = half_of(dd, 0), dmin = half_of(dd, 1);
-
-	/* the superblock's 36 lines, ahead, all at once (PK_SB_PREFETCH) */
-	pk_prefetch(u, 2304, ahead);
 	/* ggml get_scale_min_k4 (as repack_kmins) in byte space: byte k
 	 * of sc03/m03 holds sc/m of sub-block k, of sc47/m47 those of
 	 * sub-block 4 + k (low nibble from q2, top two bits from bits
@@ -755,6 +756,8 @@ pk_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 		_mm512_srli_epi32(q2, 4), _mm512_and_si512(_mm512_srli_epi32(q1, 2), m30), m4, 0xe4);
 	_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
 		const int k4 = j % 4;
+		if (j % 2 == 0) /* a quarter of the 36 lines ahead (PK_SB_PREFETCH) */
+			pk_prefetch(u + 576 * (size_t)(j / 2), 576, ahead);
 		const __m512i pick = _mm512_set4_epi32(
 			(int)(0x80808000u | (unsigned)(12 + k4)), (int)(0x80808000u | (unsigned)(8 + k4)),
 			(int)(0x80808000u | (unsigned)(4 + k4)), (int)(0x80808000u | (unsigned)k4));
@@ -817,10 +820,10 @@ pk_step_q6K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 	const uint8_t *u = g + sb * 3360;
 	__m512 d = pk_halves(u + 3328);
 
-	pk_prefetch(u, 3360, ahead); /* the 53 lines, all at once (PK_SB_PREFETCH) */
-
 	_Pragma("GCC unroll 8") for (int i = 0; i < 8; i++) {
 		int h = i / 4, j = i % 4;
+		if (i % 2 == 0) /* a quarter of the 53 lines ahead (PK_SB_PREFETCH) */
+			pk_prefetch(u + 832 * (size_t)(i / 2), i < 6 ? 832 : 3360 - 832 * 3, ahead);
 		const uint8_t *x = u + 1536 * (size_t)h;
 		/* run j of X, Y, Z: v0 = X & 63, v1 = Y & 63; v2, v3 take
 		 * Z's nibble and bits 6-7 of X or Y moved to 4-5 (0xe4:
