@@ -602,8 +602,11 @@ p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 	_Alignas(32) float ws[2][8][8], wm[2][8][8];
 	__m256 gs[2][2];
 
-	/* the superblock's 36 lines, ahead, all at once (as the AVX-512
-	 * steps: PK_SB_PREFETCH there) */
+	/* the superblock's 36 lines, ahead, all at once (the AVX-512 steps
+	 * take a quarter every other sub-block, PK_SB_PREFETCH there, as all
+	 * at once slowed their rows in cache; these rows, slower, kept their
+	 * speed: kbench with AVX-512 hidden, Q4_K 37-38 GB/s, Q6_K 40-41,
+	 * before and after) */
 	p2_prefetch(u, P2_SB, ahead);
 	_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
 		struct p2_kscales k = p2_kscales_at(u, h);
@@ -783,7 +786,7 @@ p2_step_q6K(const uint8_t *g, size_t sb, int h8, const int8_t *const *a, const f
 	__m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 3328 + 16 * h8)));
 	__m256 gs[2];
 
-	if (h8 == 0) /* the 53 lines, all at once (as the AVX-512 step) */
+	if (h8 == 0) /* the 53 lines, all at once (as the Q4_K step above) */
 		p2_prefetch(u, P2_SB6, ahead);
 
 	for (int c = 0; c < C; c++)
