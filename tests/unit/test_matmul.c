@@ -413,6 +413,11 @@ static void packed_gives_the_tile_bits(uint32_t features)
 			continue;
 		}
 		have++;
+		/* where the CPU has GFNI, Q4_0's packed form is the GFNI one, so
+		 * the bits compared below are its */
+		if (types[i] == GGML_TYPE_Q4_0 && (features & PLAT_CPU_GFNI) &&
+		    (features & PLAT_CPU_AVX512VNNI))
+			CHECK(strstr(p->tile.impl, "gfni") != NULL);
 		for (size_t r = 0; r < M; r++)
 			quant_fill_random(types[i], w + r * rb, K, 0.02f * (float)(r % 5 + 1), &seed);
 		extreme_row(types[i], w + 5 * rb, K);

@@ -620,8 +620,9 @@ FLOAT_TILE(bf16, 1)
  * joined) into exactly the bytes the repack above writes to scratch, with
  * the same scales; the integer sums and float steps are run_cols's, so the
  * results are the unpacked tiles' bits. Each unpacked register serves C
- * tokens; with C = 1 this is decode (Q4_0 and Q8_0 through the lanes
- * below), and reading the weights once is the whole cost. The first pass
+ * tokens; with C = 1 this is decode (where quant_decode_lanes says so,
+ * Q4_0 and Q8_0 through the lanes below), and reading the weights once is
+ * the whole cost. The first pass
  * over a group prefetches PK_AHEAD bytes ahead, as the decode rows do.
  *
  * The prefetches are non-temporal on AMD's CPUs (pk_nta; PLAT_CPU_AMD), else
