@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 		if (test_failed_checks) {
 			printf("FAIL %s (%s)\n", t->name, t->file);
 			failed++;
-		} else if (test_skipped && require) {
+		} else if (test_skipped == TEST_SKIP_DATA && require) {
 			printf("FAIL %s: skipped but LLMK_REQUIRE_TESTDATA=1: %s\n", t->name,
 			       test_skip_reason);
 			failed++;

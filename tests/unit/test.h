@@ -5,8 +5,13 @@
  *
  * Each TEST registers itself (constructor); tests/unit/runner.c runs them all
  * (or those whose name contains argv[1]) and ends with the line
- * "N passed, N failed, N skipped". A test calls SKIP("why") when the reference
- * data it needs is absent (testdata_dir() == NULL).
+ * "N passed, N failed, N skipped". Two kinds of skip, kept apart:
+ *   SKIP("why")                 the reference data it needs is absent
+ *                               (testdata_dir() == NULL); a failure when
+ *                               LLMK_REQUIRE_TESTDATA=1.
+ *   SKIP_CPU("FEATURE", "why")  this CPU (or LLMK_CPU_MASK) lacks FEATURE; always
+ *                               a skip, reported as "skip NAME: CPU lacks FEATURE".
+ * A path the CPU has is never skipped.
  */
 #ifndef TEST_H
 #define TEST_H
@@ -26,7 +31,7 @@ void test_register(struct test_case *t);
 
 /* Per-test state, set by the runner. */
 extern int test_failed_checks;
-extern int test_skipped;
+extern int test_skipped; /* 0, TEST_SKIP_DATA or TEST_SKIP_CPU */
 extern char test_skip_reason[256];
 
 #define TEST(name)                                                              \
@@ -76,10 +81,22 @@ extern char test_skip_reason[256];
 		}                                                               \
 	} while (0)
 
+enum { TEST_SKIP_DATA = 1, TEST_SKIP_CPU = 2 };
+
 #define SKIP(...)                                                               \
 	do {                                                                    \
 		snprintf(test_skip_reason, sizeof test_skip_reason, __VA_ARGS__); \
-		test_skipped = 1;                                               \
+		test_skipped = TEST_SKIP_DATA;                                  \
+		return;                                                         \
+	} while (0)
+
+/* The CPU lacks a feature: never a failure, whatever LLMK_REQUIRE_TESTDATA says. */
+#define SKIP_CPU(feature, ...)                                                  \
+	do {                                                                    \
+		int n_ = snprintf(test_skip_reason, sizeof test_skip_reason,    \
+				  "CPU lacks %s: ", feature);                   \
+		snprintf(test_skip_reason + n_, sizeof test_skip_reason - n_, __VA_ARGS__); \
+		test_skipped = TEST_SKIP_CPU;                                   \
 		return;                                                         \
 	} while (0)
 

@@ -23,8 +23,9 @@ static const struct aesgcm_ops *fast(void)
 #define NEED_FAST(ops)                                                                   \
 	do {                                                                             \
 		if (!(ops))                                                              \
-			SKIP("no fast AES-GCM on this CPU (needs AVX-512 F/BW/VL, VAES, " \
-			     "VPCLMULQDQ, AES-NI, PCLMULQDQ)");                         \
+			SKIP_CPU("VAES+VPCLMULQDQ", "no fast AES-GCM for this CPU " \
+				 "(needs AVX2 or AVX-512 with VAES, VPCLMULQDQ, AES-NI, " \
+				 "PCLMULQDQ)");                                  \
 	} while (0)
 
 static size_t unhex(const char *s, uint8_t *out)
