@@ -1,0 +1,130 @@
+/*
+ * kernel/attest.h — the attestation service, beside kernel/platform.h.
+ *
+ * Attestation is a machine service, like the disks. A provider produces
+ * evidence that binds 64 bytes of report data (shell/evidence.h says how the
+ * shell composes them) to the hardware's or the vTPM's view of this guest,
+ * and extends measurements the kernel makes at run time (a model's digest at
+ * `load`, a key release) into a register a quote or report covers.
+ *
+ *   provider  kernel (drivers/)                 host build (tools/host)
+ *   none      always there; evidence says so    the same
+ *   vtpm      TPM 2.0 over CRB (drivers/tpm_crb) swtpm's socket ($LLMK_VTPM)
+ *   snp       SEV-SNP guest request (GHCB)      a firmware simulator (tests)
+ *   tdx       TDCALL TDG.MR.REPORT + GetQuote   a simulator (tests)
+ *
+ * The TPM command layer (marshalling, drivers/tpm2.c) and the SNP guest
+ * message layer are portable, so host tests drive the same code the kernel
+ * runs. llm/ never includes this header; the shell and the host tools do.
+ *
+ * Evidence is a list of records (type, length, value) that the provider
+ * appends to a caller's buffer; shell/evidence.h wraps them in a bundle with
+ * the report data's inputs. docs/attestation.md is the format's reference.
+ *
+ * Conventions as platform.h: 0 or a negative LLMK_E* code.
+ */
+#ifndef LLMK_ATTEST_H
+#define LLMK_ATTEST_H
+
+#include "platform.h"
+
+enum plat_attest_kind {
+	PLAT_ATTEST_NONE = 0,
+	PLAT_ATTEST_VTPM = 1,
+	PLAT_ATTEST_SNP = 2,
+	PLAT_ATTEST_TDX = 3,
+	PLAT_ATTEST_KINDS = 4,
+};
+
+struct plat_attest_info {
+	int kind;           /* PLAT_ATTEST_* */
+	const char *name;   /* "none", "vtpm", "snp", "tdx" */
+	bool present;       /* the machine has it and it answered */
+	/* Evidence comes from a simulator (host tests and tools only; never the
+	 * kernel): every output that shows this evidence must say so. */
+	bool simulated;
+	/* What it is ("TPM 2.0 over CRB at 0xfed40000, IBM SW TPM 1.62") or,
+	 * when absent, why ("no TPM2 ACPI table", "CPUID 0x8000001F: no SEV-SNP"). */
+	char detail[128];
+};
+
+/* Fill out for kind; -LLMK_EINVAL for an unknown kind. Absent providers fill
+ * it too (present = false, detail = why). */
+int plat_attest_info(int kind, struct plat_attest_info *out);
+/* The provider `attest` uses by default: snp, tdx, vtpm, none (first present). */
+int plat_attest_default(void);
+
+/*
+ * Produce evidence over report_data and append its records (attest_rec_put)
+ * to buf[*len, cap), advancing *len. -LLMK_ENOENT if the provider is absent,
+ * -LLMK_ERANGE if cap is too small, -LLMK_EIO / -LLMK_EAUTH for device and
+ * firmware errors (the provider has printed nothing; plat_attest_error()
+ * says what happened, in one line without "error:").
+ */
+int plat_attest_evidence(int kind, const uint8_t report_data[64], uint8_t *buf, size_t cap,
+			 size_t *len);
+
+/*
+ * A measurement made at run time: extend digest (SHA-256) into the measured
+ * register of every present provider that has one (vTPM: PCR 23; TDX: RTMR3;
+ * SNP has none after launch), and append an event to the kernel's event log
+ * (TCG PC Client TCG_PCR_EVENT2 records, EV_EVENT_TAG, event data = what,
+ * NUL-terminated). 0 also when no provider measures (the log still grows).
+ */
+int plat_attest_extend(const char *what, const uint8_t digest[32]);
+#define PLAT_ATTEST_PCR 23
+
+/* One line saying why the last failing call failed ("" if none). */
+const char *plat_attest_error(void);
+
+/* ---- evidence records (little-endian: u16 type, u16 flags = 0, u32 length, value) ---- */
+enum attest_rec_type {
+	/* common (shell/evidence.c writes these) */
+	ATTEST_REC_PROVIDER = 0x0001,     /* ASCII: "none", "vtpm", "snp", "tdx" */
+	ATTEST_REC_REPORT_DATA = 0x0002,  /* 64 bytes */
+	ATTEST_REC_NONCE = 0x0003,        /* 1..64 bytes, the client's */
+	ATTEST_REC_MODEL_DIGEST = 0x0004, /* 32 bytes: SHA-256 of the plaintext GGUF (zeros: none) */
+	ATTEST_REC_PUBKEY = 0x0005,       /* 32 bytes: the guest's ephemeral X25519 public key */
+	ATTEST_REC_BUILD_ID = 0x0006,     /* ASCII: plat_build_id() */
+	ATTEST_REC_SIMULATED = 0x0007,    /* ASCII: which simulator made this evidence */
+	ATTEST_REC_MACHINE = 0x0008,      /* ASCII: plat_machine() */
+	/* vtpm (TPM 2.0 Library spec Part 2 structures, marshalled big-endian) */
+	ATTEST_REC_TPM_QUOTE = 0x0101,    /* TPMS_ATTEST (the contents of TPM2B_ATTEST) */
+	ATTEST_REC_TPM_SIG = 0x0102,      /* TPMT_SIGNATURE */
+	ATTEST_REC_TPM_AK_PUB = 0x0103,   /* TPMT_PUBLIC of the AK (contents of TPM2B_PUBLIC) */
+	ATTEST_REC_TPM_PCR_SEL = 0x0104,  /* TPML_PCR_SELECTION quoted */
+	ATTEST_REC_TPM_PCRS = 0x0105,     /* the quoted SHA-256 PCR values, 32 bytes each, index order */
+	ATTEST_REC_TPM_EK_CERT = 0x0106,  /* DER X.509 EK certificate from NV */
+	ATTEST_REC_TPM_EK_PUB = 0x0107,   /* TPMT_PUBLIC of the EK */
+	ATTEST_REC_TPM_LOG_FW = 0x0108,   /* the firmware's TCG2 crypto-agile event log, as handed over */
+	ATTEST_REC_TPM_LOG_KERNEL = 0x0109, /* the kernel's TCG_PCR_EVENT2 records (no header) */
+	/* snp (SEV-SNP firmware ABI) */
+	ATTEST_REC_SNP_REPORT = 0x0201,   /* ATTESTATION_REPORT, 1184 bytes */
+	ATTEST_REC_SNP_CERTS = 0x0202,    /* the extended request's certificate table, as returned */
+	/* tdx (Intel TDX DCAP) */
+	ATTEST_REC_TDX_QUOTE = 0x0301,    /* quote v4 */
+	ATTEST_REC_TDX_REPORT = 0x0302,   /* TDREPORT_STRUCT, 1024 bytes */
+};
+
+#define ATTEST_REC_HDR 8u
+
+/* Append one record; -LLMK_ERANGE when it does not fit (buf unchanged). */
+static inline int attest_rec_put(uint8_t *buf, size_t cap, size_t *len, uint16_t type,
+				 const void *val, size_t n)
+{
+	if (n > 0xffffffffu || *len > cap || cap - *len < ATTEST_REC_HDR ||
+	    cap - *len - ATTEST_REC_HDR < n)
+		return -LLMK_ERANGE;
+	uint8_t *p = buf + *len;
+	p[0] = (uint8_t)type;
+	p[1] = (uint8_t)(type >> 8);
+	p[2] = p[3] = 0;
+	for (int i = 0; i < 4; i++)
+		p[4 + i] = (uint8_t)(n >> (8 * i));
+	if (n)
+		memcpy(p + ATTEST_REC_HDR, val, n);
+	*len += ATTEST_REC_HDR + n;
+	return 0;
+}
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * tests/unit/test_evidence.c — shell/evidence.c: the report data against a
+ * SHA-512 computed independently (Python's hashlib over the documented
+ * layout), the bundle's records, and base64 against RFC 4648 §10.
+ */
+#include "test.h"
+
+#include "../../shell/evidence.h"
+
+static void inputs(struct evidence_inputs *in)
+{
+	memset(in, 0, sizeof *in);
+	memcpy(in->nonce, "abc", 3);
+	in->nonce_len = 3;
+	for (int i = 0; i < 32; i++) {
+		in->model_digest[i] = (uint8_t)i;
+		in->pubkey[i] = (uint8_t)(32 + i);
+	}
+	strcpy(in->build_id, "0123456789abcdef");
+}
+
+static void hex(const uint8_t *p, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+}
+
+TEST(evidence_report_data_is_sha512_of_the_documented_layout)
+{
+	struct evidence_inputs in;
+	inputs(&in);
+	uint8_t rd[64];
+	char h[129];
+	CHECK_EQ_INT(evidence_report_data(&in, rd), 0);
+	hex(rd, 64, h);
+	/* python3: hashlib.sha512(b'LLMK-REPORT-V1\0\0' + bytes([3]) + b'abc' + bytes(61)
+	 *   + bytes(range(32)) + bytes(range(32, 64)) + b'0123456789abcdef') */
+	CHECK_STR(h, "4598254503ed69677d3d8400e527001e2874f81376f5248702186f229e125815"
+		     "da74077c9c69e011d9ef223467f2f8214afd3b08958b314484132c1db1aad6c1");
+	/* every input moves it */
+	uint8_t rd2[64];
+	in.nonce[63] = 1; /* past the nonce's length: padding must stay zero */
+	in.nonce_len = 64;
+	CHECK_EQ_INT(evidence_report_data(&in, rd2), 0);
+	CHECK(memcmp(rd, rd2, 64) != 0);
+	inputs(&in);
+	in.model_digest[31] ^= 1;
+	evidence_report_data(&in, rd2);
+	CHECK(memcmp(rd, rd2, 64) != 0);
+	inputs(&in);
+	in.build_id[15] = 'e';
+	evidence_report_data(&in, rd2);
+	CHECK(memcmp(rd, rd2, 64) != 0);
+	inputs(&in);
+	in.nonce_len = 0;
+	CHECK_EQ_INT(evidence_report_data(&in, rd2), -LLMK_EINVAL);
+	in.nonce_len = 65;
+	CHECK_EQ_INT(evidence_report_data(&in, rd2), -LLMK_EINVAL);
+}
+
+TEST(evidence_bundle_round_trips_and_refuses_bad_records)
+{
+	struct evidence_inputs in;
+	inputs(&in);
+	uint8_t buf[1024], rd[64];
+	size_t len = 0;
+	CHECK_EQ_INT(evidence_begin(buf, sizeof buf, &len, "none", &in, rd), 0);
+	CHECK_EQ_INT(attest_rec_put(buf, sizeof buf, &len, ATTEST_REC_TPM_QUOTE, "quote", 5), 0);
+	struct evidence_rec recs[16];
+	char err[128];
+	int n = evidence_parse(buf, len, recs, 16, err, sizeof err);
+	CHECK_EQ_INT(n, 7);
+	bool dup;
+	const struct evidence_rec *r = evidence_find(recs, n, ATTEST_REC_REPORT_DATA, &dup);
+	CHECK(r && r->len == 64 && memcmp(r->val, rd, 64) == 0 && !dup);
+	r = evidence_find(recs, n, ATTEST_REC_PROVIDER, &dup);
+	CHECK(r && r->len == 4 && memcmp(r->val, "none", 4) == 0);
+	CHECK(evidence_find(recs, n, ATTEST_REC_SNP_REPORT, &dup) == NULL && !dup);
+	/* a second record of a type is ambiguous */
+	size_t l2 = len;
+	CHECK_EQ_INT(attest_rec_put(buf, sizeof buf, &l2, ATTEST_REC_TPM_QUOTE, "x", 1), 0);
+	n = evidence_parse(buf, l2, recs, 16, err, sizeof err);
+	CHECK(evidence_find(recs, n, ATTEST_REC_TPM_QUOTE, &dup) == NULL && dup);
+	/* truncated anywhere inside the last record, or a bad magic or flags: refused */
+	for (size_t cut = len - 12; cut < len; cut++)
+		CHECK_EQ_INT(evidence_parse(buf, cut, recs, 16, err, sizeof err), -LLMK_EFORMAT);
+	buf[0] ^= 1;
+	CHECK_EQ_INT(evidence_parse(buf, len, recs, 16, err, sizeof err), -LLMK_EFORMAT);
+	CHECK(strstr(err, "magic") != NULL);
+	buf[0] ^= 1;
+	buf[EVIDENCE_MAGIC_LEN + 2] = 1;
+	CHECK_EQ_INT(evidence_parse(buf, len, recs, 16, err, sizeof err), -LLMK_EFORMAT);
+	CHECK(strstr(err, "flags") != NULL);
+	buf[EVIDENCE_MAGIC_LEN + 2] = 0;
+	CHECK_EQ_INT(evidence_parse(buf, len, recs, 3, err, sizeof err), -LLMK_EFORMAT);
+	/* a record that does not fit is not written */
+	size_t l3 = 0;
+	CHECK_EQ_INT(attest_rec_put(buf, 10, &l3, ATTEST_REC_NONCE, "abc", 3), -LLMK_ERANGE);
+	CHECK_EQ_INT(l3, 0);
+}
+
+TEST(evidence_base64_matches_rfc4648_and_refuses_noncanonical_text)
+{
+	/* RFC 4648 §10 */
+	static const char *const plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+	static const char *const enc[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=",
+					  "Zm9vYmFy"};
+	for (int i = 0; i < 7; i++) {
+		char out[16];
+		uint8_t back[16];
+		CHECK_EQ_INT(evidence_b64_encode(plain[i], strlen(plain[i]), out, sizeof out),
+			     (long)strlen(enc[i]));
+		CHECK_STR(out, enc[i]);
+		long n = evidence_b64_decode(enc[i], strlen(enc[i]), back, sizeof back);
+		CHECK_EQ_INT(n, (long)strlen(plain[i]));
+		CHECK(n >= 0 && memcmp(back, plain[i], (size_t)n) == 0);
+	}
+	uint8_t b[16];
+	static const char *const bad[] = {"Zg=", "Zg=a", "Z===", "Zh==", "Zm9v\n", "Zm 9",
+					  "Zg==Zg==", "Zm9*"};
+	for (int i = 0; i < 8; i++)
+		CHECK_EQ_INT(evidence_b64_decode(bad[i], strlen(bad[i]), b, sizeof b), -LLMK_EFORMAT);
+	CHECK_EQ_INT(evidence_b64_decode("Zm9vYmFy", 8, b, 5), -LLMK_ERANGE);
+	char small[8];
+	CHECK_EQ_INT(evidence_b64_encode("foobar", 6, small, sizeof small), -LLMK_ERANGE);
+}
