@@ -1,0 +1,140 @@
+/*
+ * tools/verify/cmd_vtpm.c — `verifier vtpm`: check a vtpm evidence bundle
+ * (vtpm.c does the checks) and optionally export it for tpm2_checkquote.
+ *
+ *   verifier vtpm --evidence FILE --nonce HEX [--expect-pcr4 HEX]
+ *                 [--expect-model SHA256] [--ek-ca PEM] [--export DIR]
+ */
+#include "verify.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char vtpm_usage[] =
+	"usage: verifier vtpm --evidence FILE --nonce HEX [--expect-pcr4 HEX] [--expect-model SHA256]\n"
+	"                     [--ek-ca PEM] [--export DIR]\n"
+	"  FILE: the guest's 'evidence: <base64>' line (a whole transcript is fine), bare base64,\n"
+	"        or the binary bundle\n";
+
+int verify_fail(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("error: ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+	return 1;
+}
+
+int vtpm_cli_opt(struct vtpm_cli *o, int argc, char **argv, int *i)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} opts[] = {
+		{"--evidence", offsetof(struct vtpm_cli, evidence)},
+		{"--nonce", offsetof(struct vtpm_cli, nonce)},
+		{"--expect-pcr4", offsetof(struct vtpm_cli, pcr4)},
+		{"--expect-model", offsetof(struct vtpm_cli, model)},
+		{"--ek-ca", offsetof(struct vtpm_cli, ek_ca)},
+		{"--export", offsetof(struct vtpm_cli, export_dir)},
+	};
+	for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+		if (strcmp(argv[*i], opts[k].name) != 0)
+			continue;
+		if (*i + 1 >= argc) {
+			verify_fail("%s needs a value", opts[k].name);
+			return -1;
+		}
+		*(const char **)((char *)o + opts[k].off) = argv[++*i];
+		return 1;
+	}
+	return 0;
+}
+
+static int hex32(const char *opt, const char *s, uint8_t out[32])
+{
+	size_t n;
+	if (verify_parse_hex(s, out, 32, &n) < 0 || n != 32)
+		return verify_fail("%s: want 64 hex digits (a SHA-256), got '%s'", opt, s);
+	return 0;
+}
+
+int vtpm_cli_verify(const struct vtpm_cli *o, uint8_t **bundle, struct vtpm_result *res)
+{
+	static struct vtpm_expect x;
+	char err[400];
+	const char *form;
+	size_t n;
+	uint8_t *pem = NULL;
+
+	memset(&x, 0, sizeof x);
+	*bundle = NULL;
+	if (!o->evidence || !o->nonce)
+		return verify_fail("--evidence FILE and --nonce HEX are required");
+	if (verify_parse_hex(o->nonce, x.nonce, EVIDENCE_NONCE_MAX, &x.nonce_len) < 0)
+		return verify_fail("--nonce: want 2 to 128 hex digits (1..64 bytes), got '%s'", o->nonce);
+	if (o->pcr4 && hex32("--expect-pcr4", o->pcr4, x.pcr4))
+		return 1;
+	if (o->model && hex32("--expect-model", o->model, x.model))
+		return 1;
+	x.have_pcr4 = o->pcr4 != NULL;
+	x.have_model = o->model != NULL;
+	if (o->ek_ca) {
+		size_t len;
+		if (verify_read_file(o->ek_ca, &pem, &len, 1 << 20) < 0)
+			return verify_fail("--ek-ca '%s': %s", o->ek_ca, strerror(errno));
+		x.ek_ca_pem = (const char *)pem;
+		x.ek_ca_len = len;
+	}
+	if (verify_read_evidence(o->evidence, bundle, &n, &form, err, sizeof err) < 0) {
+		free(pem);
+		return verify_fail("%s", err);
+	}
+	printf("evidence: %zu bytes, read as %s\n", n, form);
+	int r = vtpm_verify(*bundle, n, &x, res, err, sizeof err);
+	free(pem);
+	for (int i = 0; i < res->nlines; i++)
+		printf("%s\n", res->line[i]);
+	if (r < 0)
+		return verify_fail("%s", err);
+	printf("%s\n", res->summary);
+	return 0;
+}
+
+int verify_cmd_vtpm(int argc, char **argv)
+{
+	struct vtpm_cli o;
+	static struct vtpm_result res;
+	uint8_t *bundle;
+	char err[300];
+
+	memset(&o, 0, sizeof o);
+	for (int i = 1; i < argc; i++) {
+		int t = vtpm_cli_opt(&o, argc, argv, &i);
+		if (t < 0)
+			return 1;
+		if (t == 0)
+			return verify_fail("vtpm: unknown argument '%s'\n%s", argv[i], vtpm_usage);
+	}
+	if (!o.evidence || !o.nonce)
+		return verify_fail("vtpm: --evidence FILE and --nonce HEX are required\n%s", vtpm_usage);
+	int r = vtpm_cli_verify(&o, &bundle, &res);
+	if (r == 0 && o.export_dir) {
+		if (mkdir(o.export_dir, 0755) < 0 && errno != EEXIST)
+			r = verify_fail("--export '%s': %s", o.export_dir, strerror(errno));
+		else if (vtpm_export(&res, o.export_dir, err, sizeof err) < 0)
+			r = verify_fail("%s", err);
+		else
+			printf("exported to %s: quote.msg quote.sig ak.pem pcrs.bin pcrs.list "
+			       "qualification.bin eventlog.bin\n", o.export_dir);
+	}
+	free(bundle);
+	return r;
+}

@@ -1,0 +1,463 @@
+/*
+ * tools/verify/vtpm.c — every check of a vtpm evidence bundle
+ * (docs/attestation.md), in the order that makes each one mean something:
+ * the bundle's form, the provider, the report data against its inputs and
+ * the verifier's nonce, the AK's kind, the quote's signature by the AK, the
+ * quote's fields (extraData binds the report data), the quoted PCR values
+ * against the quote's digest, the event logs against those values, then the
+ * verifier's expectations (PCR4: the image; the model) and the EK
+ * certificate. The first failure stops with its own reason.
+ *
+ * Structures: TPM 2.0 Library Part 2 (tpm2.c); logs: TCG PC Client PFP
+ * (eventlog.c); EK certificate: ekcert.c.
+ */
+#include "verify.h"
+
+#include <bearssl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *err, size_t errn, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t errn, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errn, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static void ok(struct vtpm_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ok(struct vtpm_result *res, const char *fmt, ...)
+{
+	if (res->nlines == VTPM_MAX_LINES)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int k = snprintf(res->line[res->nlines], sizeof res->line[0], "ok   ");
+	vsnprintf(res->line[res->nlines] + k, sizeof res->line[0] - (size_t)k, fmt, ap);
+	va_end(ap);
+	res->nlines++;
+}
+
+static const char *rec_name(uint16_t t)
+{
+	switch (t) {
+	case ATTEST_REC_PROVIDER: return "PROVIDER";
+	case ATTEST_REC_REPORT_DATA: return "REPORT_DATA";
+	case ATTEST_REC_NONCE: return "NONCE";
+	case ATTEST_REC_MODEL_DIGEST: return "MODEL_DIGEST";
+	case ATTEST_REC_PUBKEY: return "PUBKEY";
+	case ATTEST_REC_BUILD_ID: return "BUILD_ID";
+	case ATTEST_REC_SIMULATED: return "SIMULATED";
+	case ATTEST_REC_MACHINE: return "MACHINE";
+	case ATTEST_REC_TPM_QUOTE: return "TPM_QUOTE";
+	case ATTEST_REC_TPM_SIG: return "TPM_SIG";
+	case ATTEST_REC_TPM_AK_PUB: return "TPM_AK_PUB";
+	case ATTEST_REC_TPM_PCR_SEL: return "TPM_PCR_SEL";
+	case ATTEST_REC_TPM_PCRS: return "TPM_PCRS";
+	case ATTEST_REC_TPM_EK_CERT: return "TPM_EK_CERT";
+	case ATTEST_REC_TPM_EK_PUB: return "TPM_EK_PUB";
+	case ATTEST_REC_TPM_LOG_FW: return "TPM_LOG_FW";
+	case ATTEST_REC_TPM_LOG_KERNEL: return "TPM_LOG_KERNEL";
+	default: return "unknown";
+	}
+}
+
+static void sha256(const void *p, size_t n, uint8_t out[32])
+{
+	br_sha256_context c;
+	br_sha256_init(&c);
+	br_sha256_update(&c, p, n);
+	br_sha256_out(&c, out);
+}
+
+static void pcr_list(uint32_t mask, char *out, size_t cap)
+{
+	size_t o = 0;
+	out[0] = 0;
+	for (int i = 0; i < TPM_PCRS; i++)
+		if (mask >> i & 1)
+			o += (size_t)snprintf(out + o, cap - o, "%s%d", o ? "," : "", i);
+}
+
+/* The record of type t, exactly once, with a length in [min, max]. */
+static int need_rec(struct vtpm_result *res, uint16_t t, uint32_t min, uint32_t max,
+		    const struct evidence_rec **out, char *err, size_t errn)
+{
+	*out = evidence_find(res->rec, res->nrec, t, NULL);
+	if (!*out)
+		return fail(err, errn, -LLMK_EFORMAT, "bundle: no %s record (type 0x%04x)",
+			    rec_name(t), t);
+	if ((*out)->len < min || (*out)->len > max)
+		return fail(err, errn, -LLMK_EFORMAT, "bundle: %s record is %u bytes, expected %u..%u",
+			    rec_name(t), (*out)->len, min, max);
+	return 0;
+}
+
+/* The bundle's form, each record type at most once, the provider. */
+static int check_bundle(const uint8_t *b, size_t n, struct vtpm_result *res, char *err, size_t errn)
+{
+	char why[200];
+	res->nrec = evidence_parse(b, n, res->rec, (int)(sizeof res->rec / sizeof res->rec[0]), why,
+				   sizeof why);
+	if (res->nrec < 0)
+		return fail(err, errn, res->nrec, "bundle: %s", why);
+	for (int i = 0; i < res->nrec; i++)
+		for (int j = i + 1; j < res->nrec; j++)
+			if (res->rec[i].type == res->rec[j].type)
+				return fail(err, errn, -LLMK_EFORMAT,
+					    "bundle: record %s (type 0x%04x) appears more than once",
+					    rec_name(res->rec[i].type), res->rec[i].type);
+	const struct evidence_rec *prov = evidence_find(res->rec, res->nrec, ATTEST_REC_PROVIDER, NULL);
+	const struct evidence_rec *sim = evidence_find(res->rec, res->nrec, ATTEST_REC_SIMULATED, NULL);
+	if (!prov || prov->len == 0 || prov->len > 16)
+		return fail(err, errn, -LLMK_EFORMAT, "bundle: no PROVIDER record");
+	char name[17];
+	memcpy(name, prov->val, prov->len);
+	name[prov->len] = 0;
+	if (!strcmp(name, "none"))
+		return fail(err, errn, -LLMK_EAUTH,
+			    "provider none: the guest had no attestation device, so this evidence "
+			    "proves nothing; refused");
+	if (sim) {
+		char s[81];
+		size_t k = sim->len < 80 ? sim->len : 80;
+		memcpy(s, sim->val, k);
+		s[k] = 0;
+		return fail(err, errn, -LLMK_EAUTH,
+			    "evidence is SIMULATED (%s): made by a simulator, not a TPM; refused", s);
+	}
+	if (strcmp(name, "vtpm") != 0)
+		return fail(err, errn, -LLMK_EINVAL,
+			    "provider '%s': this is `verifier vtpm`, for provider vtpm", name);
+	ok(res, "bundle: %d records, provider vtpm, each record once", res->nrec);
+	return 0;
+}
+
+/* REPORT_DATA = SHA-512 of its inputs; the nonce is ours. */
+static int check_report_data(struct vtpm_result *res, const struct vtpm_expect *x, char *err,
+			     size_t errn)
+{
+	const struct evidence_rec *rd, *nonce, *model, *pub, *bid;
+	int r;
+	if ((r = need_rec(res, ATTEST_REC_REPORT_DATA, 64, 64, &rd, err, errn)) < 0 ||
+	    (r = need_rec(res, ATTEST_REC_NONCE, 1, EVIDENCE_NONCE_MAX, &nonce, err, errn)) < 0 ||
+	    (r = need_rec(res, ATTEST_REC_MODEL_DIGEST, 32, 32, &model, err, errn)) < 0 ||
+	    (r = need_rec(res, ATTEST_REC_PUBKEY, 32, 32, &pub, err, errn)) < 0 ||
+	    (r = need_rec(res, ATTEST_REC_BUILD_ID, 1, 16, &bid, err, errn)) < 0)
+		return r;
+	struct evidence_inputs in;
+	uint8_t want[64];
+	memset(&in, 0, sizeof in);
+	memcpy(in.nonce, nonce->val, nonce->len);
+	in.nonce_len = nonce->len;
+	memcpy(in.model_digest, model->val, 32);
+	memcpy(in.pubkey, pub->val, 32);
+	memcpy(in.build_id, bid->val, bid->len);
+	evidence_report_data(&in, want);
+	if (memcmp(want, rd->val, 64) != 0)
+		return fail(err, errn, -LLMK_EAUTH,
+			    "report data: the REPORT_DATA record is not SHA-512 of the bundle's nonce, "
+			    "model digest, public key and build id");
+	ok(res, "report data: SHA-512 of nonce, model digest, public key, build id '%s'",
+	   in.build_id);
+	char h[2 * EVIDENCE_NONCE_MAX + 1], hx[2 * EVIDENCE_NONCE_MAX + 1];
+	verify_hex(nonce->val, nonce->len, h);
+	if (nonce->len != x->nonce_len || memcmp(nonce->val, x->nonce, x->nonce_len) != 0) {
+		verify_hex(x->nonce, x->nonce_len, hx);
+		return fail(err, errn, -LLMK_EAUTH,
+			    "nonce: the evidence was made for nonce %s, not --nonce %s (stale or "
+			    "replayed evidence)", h, hx);
+	}
+	ok(res, "nonce: %s, as given", h);
+	memcpy(res->report_data, rd->val, 64);
+	memcpy(res->pubkey, pub->val, 32);
+	memcpy(res->model, model->val, 32);
+	return 0;
+}
+
+/* The AK: a restricted signing ECC P-256 key that never left its TPM. */
+static int check_ak(struct vtpm_result *res, char *err, size_t errn)
+{
+	char why[200];
+	int r = need_rec(res, ATTEST_REC_TPM_AK_PUB, 1, 4096, &res->ak, err, errn);
+	if (r < 0)
+		return r;
+	struct tpm2_public *ak = &res->ak_pub;
+	if ((r = tpm2_parse_public(res->ak->val, res->ak->len, ak, why, sizeof why)) < 0)
+		return fail(err, errn, r, "AK: %s", why);
+	if (ak->type != TPM_ALG_ECC || ak->curve != TPM_ECC_NIST_P256)
+		return fail(err, errn, -LLMK_EAUTH, "AK: type 0x%04x curve 0x%04x, expected ECC NIST "
+			    "P-256 (0x0023, 0x0003)", ak->type, ak->curve);
+	const uint32_t need = TPMA_RESTRICTED | TPMA_SIGN | TPMA_FIXED_TPM | TPMA_FIXED_PARENT |
+			      TPMA_SENSITIVE_DATA_ORIGIN;
+	if ((ak->attrs & need) != need || (ak->attrs & TPMA_DECRYPT))
+		return fail(err, errn, -LLMK_EAUTH,
+			    "AK: objectAttributes 0x%08x: an attestation key must be restricted, sign, "
+			    "fixedTPM, fixedParent, sensitiveDataOrigin and not decrypt", ak->attrs);
+	if (ak->scheme != TPM_ALG_NULL &&
+	    (ak->scheme != TPM_ALG_ECDSA || ak->scheme_hash != TPM_ALG_SHA256))
+		return fail(err, errn, -LLMK_EAUTH, "AK: scheme %s/%s, expected ECDSA with SHA-256",
+			    tpm2_alg_name(ak->scheme), tpm2_alg_name(ak->scheme_hash));
+	ok(res, "AK: restricted signing ECC P-256 key, fixedTPM, generated in the TPM (attributes "
+	   "0x%08x)", ak->attrs);
+	return 0;
+}
+
+/* The quote's signature, by the AK (TPM 2.0 Part 3 §18.4: ECDSA over the
+ * digest of the TPMS_ATTEST bytes). */
+static int check_signature(struct vtpm_result *res, char *err, size_t errn)
+{
+	char why[200];
+	struct tpm2_sig sig;
+	int r;
+	if ((r = need_rec(res, ATTEST_REC_TPM_QUOTE, 1, 4096, &res->quote, err, errn)) < 0 ||
+	    (r = need_rec(res, ATTEST_REC_TPM_SIG, 1, 1024, &res->sig, err, errn)) < 0)
+		return r;
+	if ((r = tpm2_parse_sig(res->sig->val, res->sig->len, &sig, why, sizeof why)) < 0)
+		return fail(err, errn, r, "quote signature: %s", why);
+	if (sig.hash != TPM_ALG_SHA256)
+		return fail(err, errn, -LLMK_EAUTH, "quote signature: hash %s, expected sha256",
+			    tpm2_alg_name(sig.hash));
+	if (sig.r_len > 32 || sig.s_len > 32)
+		return fail(err, errn, -LLMK_EAUTH, "quote signature: R or S longer than 32 bytes");
+	uint8_t raw[64] = {0}, h[32], q[65];
+	size_t qlen;
+	memcpy(raw + 32 - sig.r_len, sig.r, sig.r_len);
+	memcpy(raw + 64 - sig.s_len, sig.s, sig.s_len);
+	sha256(res->quote->val, res->quote->len, h);
+	tpm2_ecc_point(&res->ak_pub, q, &qlen);
+	br_ec_public_key pk = {BR_EC_secp256r1, q, qlen};
+	if (!br_ecdsa_i31_vrfy_raw(br_ec_get_default(), h, sizeof h, &pk, raw, sizeof raw))
+		return fail(err, errn, -LLMK_EAUTH,
+			    "quote signature: does not verify with the AK (ECDSA P-256, SHA-256)");
+	ok(res, "quote signature: ECDSA P-256 / SHA-256 by the AK");
+	return 0;
+}
+
+/* TPMS_ATTEST: made by a TPM, a quote, over our report data. */
+static int check_quote(struct vtpm_result *res, struct tpm2_quote *q, char *err, size_t errn)
+{
+	char why[200];
+	int r = tpm2_parse_quote(res->quote->val, res->quote->len, q, why, sizeof why);
+	if (r < 0)
+		return fail(err, errn, r, "quote: %s", why);
+	if (q->magic != TPM_GENERATED_VALUE)
+		return fail(err, errn, -LLMK_EAUTH, "quote: magic 0x%08x, expected "
+			    "TPM_GENERATED_VALUE 0xff544347", q->magic);
+	if (q->type != TPM_ST_ATTEST_QUOTE)
+		return fail(err, errn, -LLMK_EAUTH, "quote: type 0x%04x, expected TPM_ST_ATTEST_QUOTE "
+			    "0x8018", q->type);
+	uint8_t want[32];
+	sha256(res->report_data, 64, want);
+	if (q->extra_len != 32 || memcmp(q->extra, want, 32) != 0)
+		return fail(err, errn, -LLMK_EAUTH, "quote: extraData (%u bytes) is not SHA-256 of the "
+			    "report data: the quote was not made for this evidence", q->extra_len);
+	ok(res, "quote: TPM_GENERATED_VALUE, TPM_ST_ATTEST_QUOTE, extraData = SHA-256(report data), "
+	   "resetCount %u", q->reset_count);
+	return 0;
+}
+
+/* The PCR values the bundle carries are the ones the quote's digest covers. */
+static int check_pcrs(struct vtpm_result *res, const struct tpm2_quote *q, char *err, size_t errn)
+{
+	char why[200], list[80];
+	struct tpm2_pcr_sel sel[4];
+	int r;
+	if ((r = need_rec(res, ATTEST_REC_TPM_PCR_SEL, 1, 256, &res->sel, err, errn)) < 0 ||
+	    (r = need_rec(res, ATTEST_REC_TPM_PCRS, 32, 32 * TPM_PCRS, &res->pcrs, err, errn)) < 0)
+		return r;
+	if (res->sel->len != q->sel_len || memcmp(res->sel->val, q->sel, q->sel_len) != 0)
+		return fail(err, errn, -LLMK_EAUTH,
+			    "PCR selection: the TPM_PCR_SEL record is not the selection the quote signed");
+	int nb = tpm2_parse_pcr_sel(q->sel, q->sel_len, sel, 4, why, sizeof why);
+	if (nb < 0)
+		return fail(err, errn, nb, "PCR selection: %s", why);
+	if (nb != 1 || sel[0].hash != TPM_ALG_SHA256 || sel[0].mask == 0)
+		return fail(err, errn, -LLMK_ENOTSUP,
+			    "PCR selection: %d banks, first %s; expected the SHA-256 bank alone", nb,
+			    tpm2_alg_name(sel[0].hash));
+	res->pcr_mask = sel[0].mask;
+	unsigned count = (unsigned)__builtin_popcount(res->pcr_mask);
+	if (res->pcrs->len != 32 * count)
+		return fail(err, errn, -LLMK_EFORMAT,
+			    "PCR values: TPM_PCRS record is %u bytes for %u selected PCRs (32 each)",
+			    res->pcrs->len, count);
+	/* Part 3 §18.4.1: pcrDigest = H(PCR values in selection order) */
+	uint8_t d[32];
+	sha256(res->pcrs->val, res->pcrs->len, d);
+	pcr_list(res->pcr_mask, list, sizeof list);
+	if (q->digest_len != 32 || memcmp(q->digest, d, 32) != 0)
+		return fail(err, errn, -LLMK_EAUTH,
+			    "PCR digest: SHA-256 over the TPM_PCRS values (PCRs %s) is not the quote's "
+			    "pcrDigest: the values were changed", list);
+	ok(res, "PCR digest: the quote covers sha256 PCRs %s, whose values the bundle carries", list);
+	return 0;
+}
+
+static const uint8_t *pcr_value(const struct vtpm_result *res, int pcr)
+{
+	if (!(res->pcr_mask >> pcr & 1))
+		return NULL;
+	int k = __builtin_popcount(res->pcr_mask & ((1u << pcr) - 1));
+	return res->pcrs->val + 32 * k;
+}
+
+/* Both logs replay every quoted PCR. */
+static int check_logs(struct vtpm_result *res, char *err, size_t errn)
+{
+	static struct evlog_replay rp;
+	int r = need_rec(res, ATTEST_REC_TPM_LOG_FW, 32, EVIDENCE_MAX, &res->log_fw, err, errn);
+	if (r < 0)
+		return r;
+	res->log_kernel = evidence_find(res->rec, res->nrec, ATTEST_REC_TPM_LOG_KERNEL, NULL);
+	evlog_init(&rp);
+	if ((r = evlog_replay_firmware(&rp, res->log_fw->val, res->log_fw->len, err, errn)) < 0)
+		return r;
+	res->fw_used = rp.used;
+	int fw_events = rp.events;
+	res->kernel_used = 0;
+	if (res->log_kernel) {
+		if ((r = evlog_replay_events(&rp, res->log_kernel->val, res->log_kernel->len,
+					     "kernel event log", err, errn)) < 0)
+			return r;
+		res->kernel_used = rp.used;
+	}
+	for (int i = 0; i < TPM_PCRS; i++) {
+		const uint8_t *v = pcr_value(res, i);
+		if (v && memcmp(v, rp.pcr[i], 32) != 0) {
+			char a[65], b[65];
+			verify_hex(rp.pcr[i], 32, a);
+			verify_hex(v, 32, b);
+			return fail(err, errn, -LLMK_EAUTH,
+				    "event logs: PCR %d replays to %s but the quote has %s (an event was "
+				    "changed, removed or added)", i, a, b);
+		}
+	}
+	ok(res, "event logs: %d firmware + %d kernel events replay every quoted PCR", fw_events,
+	   rp.events - fw_events);
+	return 0;
+}
+
+static int check_expect(struct vtpm_result *res, const struct vtpm_expect *x, char *err,
+			size_t errn)
+{
+	char a[65], b[65];
+	if (x->have_pcr4) {
+		const uint8_t *v = pcr_value(res, 4);
+		if (!v)
+			return fail(err, errn, -LLMK_EAUTH, "PCR4: not in the quote, so the image is not "
+				    "attested");
+		verify_hex(v, 32, a);
+		if (memcmp(v, x->pcr4, 32) != 0) {
+			verify_hex(x->pcr4, 32, b);
+			return fail(err, errn, -LLMK_EAUTH, "PCR4: %s, expected %s (another boot image)",
+				    a, b);
+		}
+		ok(res, "PCR4: %s, the expected image", a);
+	}
+	if (x->have_model) {
+		verify_hex(res->model, 32, a);
+		if (memcmp(res->model, x->model, 32) != 0) {
+			verify_hex(x->model, 32, b);
+			return fail(err, errn, -LLMK_EAUTH, "model: the guest has model %s, expected %s",
+				    a, b);
+		}
+		ok(res, "model: %s, as expected", a);
+	}
+	return 0;
+}
+
+static int check_ek(struct vtpm_result *res, const struct vtpm_expect *x, char *err, size_t errn)
+{
+	const struct evidence_rec *cert, *ekpub;
+	struct tpm2_public ek;
+	char why[200];
+	int r;
+	if (!x->ek_ca_pem)
+		return 0;
+	if ((r = need_rec(res, ATTEST_REC_TPM_EK_CERT, 1, 8192, &cert, err, errn)) < 0 ||
+	    (r = need_rec(res, ATTEST_REC_TPM_EK_PUB, 1, 4096, &ekpub, err, errn)) < 0)
+		return r;
+	if ((r = tpm2_parse_public(ekpub->val, ekpub->len, &ek, why, sizeof why)) < 0)
+		return fail(err, errn, r, "EK: %s", why);
+	if ((r = ekcert_verify(cert->val, cert->len, x->ek_ca_pem, x->ek_ca_len, &ek, err, errn)) < 0)
+		return r;
+	ok(res, "EK certificate: chains to --ek-ca, and its key is the EK_PUB record's");
+	return 0;
+}
+
+int vtpm_verify(const uint8_t *bundle, size_t n, const struct vtpm_expect *x,
+		struct vtpm_result *res, char *err, size_t errn)
+{
+	struct tpm2_quote q;
+	int r;
+	memset(res, 0, sizeof *res);
+	if ((r = check_bundle(bundle, n, res, err, errn)) < 0 ||
+	    (r = check_report_data(res, x, err, errn)) < 0 || (r = check_ak(res, err, errn)) < 0 ||
+	    (r = check_signature(res, err, errn)) < 0 || (r = check_quote(res, &q, err, errn)) < 0 ||
+	    (r = check_pcrs(res, &q, err, errn)) < 0 || (r = check_logs(res, err, errn)) < 0 ||
+	    (r = check_expect(res, x, err, errn)) < 0 || (r = check_ek(res, x, err, errn)) < 0)
+		return r;
+	char list[80], m[65], k[65];
+	pcr_list(res->pcr_mask, list, sizeof list);
+	verify_hex(res->model, 32, m);
+	verify_hex(res->pubkey, 32, k);
+	snprintf(res->summary, sizeof res->summary,
+		 "verified: vtpm quote over sha256 PCRs %s%s%s; model %s; guest key %s%s", list,
+		 x->have_pcr4 ? ", PCR4 the expected image" : ", PCR4 not checked (no --expect-pcr4)",
+		 x->have_model ? "" : " (model not checked: no --expect-model)", m, k,
+		 x->ek_ca_pem ? "; EK certificate chains to --ek-ca (the AK's residence in that TPM "
+				"needs credential activation, not done here)"
+			      : "; EK certificate not checked (no --ek-ca)");
+	return 0;
+}
+
+/* ---- --export DIR: the files Debian's tpm2_checkquote reads ---- */
+int vtpm_export(const struct vtpm_result *res, const char *dir, char *err, size_t errn)
+{
+	char pem[512], list[96];
+	uint8_t qual[32];
+	struct tpm2_quote q;
+	char why[200];
+	if (tpm2_parse_quote(res->quote->val, res->quote->len, &q, why, sizeof why) < 0 ||
+	    q.extra_len != 32 || tpm2_ecc_pem(&res->ak_pub, pem, sizeof pem) < 0)
+		return fail(err, errn, -LLMK_EINVAL, "export: the evidence was not verified");
+	memcpy(qual, q.extra, 32);
+	int k = snprintf(list, sizeof list, "sha256:");
+	pcr_list(res->pcr_mask, list + k, sizeof list - (size_t)k);
+	strcat(list, "\n");
+	/* the firmware log as handed over, then the kernel's records: every
+	 * quoted PCR replays from one file (zero padding dropped) */
+	size_t ln = res->fw_used + res->kernel_used;
+	uint8_t *log = malloc(ln ? ln : 1);
+	if (!log)
+		return -LLMK_ENOMEM;
+	memcpy(log, res->log_fw->val, res->fw_used);
+	if (res->kernel_used)
+		memcpy(log + res->fw_used, res->log_kernel->val, res->kernel_used);
+	int r = 0;
+	const char *failed = NULL;
+	if (verify_write_file(dir, "quote.msg", res->quote->val, res->quote->len) < 0)
+		failed = "quote.msg";
+	else if (verify_write_file(dir, "quote.sig", res->sig->val, res->sig->len) < 0)
+		failed = "quote.sig";
+	else if (verify_write_file(dir, "ak.pem", pem, strlen(pem)) < 0)
+		failed = "ak.pem";
+	else if (verify_write_file(dir, "pcrs.bin", res->pcrs->val, res->pcrs->len) < 0)
+		failed = "pcrs.bin";
+	else if (verify_write_file(dir, "pcrs.list", list, strlen(list)) < 0)
+		failed = "pcrs.list";
+	else if (verify_write_file(dir, "qualification.bin", qual, sizeof qual) < 0)
+		failed = "qualification.bin";
+	else if (verify_write_file(dir, "eventlog.bin", log, ln) < 0)
+		failed = "eventlog.bin";
+	free(log);
+	if (failed)
+		r = fail(err, errn, -LLMK_EIO, "export: cannot write %s/%s", dir, failed);
+	return r;
+}
