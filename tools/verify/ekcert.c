@@ -11,6 +11,7 @@
  * EK certificates with its issuer certificate (issuercert.pem), so that one
  * (or a file with it and its root) is what --ek-ca names.
  */
+#define _GNU_SOURCE /* memmem */
 #include "verify.h"
 
 #include <bearssl.h>
@@ -22,62 +23,48 @@
 
 struct der_list {
 	uint8_t *der[EK_MAX_CA];
-	size_t len[EK_MAX_CA], cap[EK_MAX_CA];
+	size_t len[EK_MAX_CA];
 	int n;
-	bool overflow;
 };
 
-static void der_append(void *ctx, const void *buf, size_t len)
-{
-	struct der_list *l = ctx;
-	int i = l->n - 1;
-	if (l->len[i] + len > l->cap[i]) {
-		size_t c = (l->len[i] + len) * 2;
-		uint8_t *p = realloc(l->der[i], c);
-		if (!p) {
-			l->overflow = true;
-			return;
-		}
-		l->der[i] = p;
-		l->cap[i] = c;
-	}
-	memcpy(l->der[i] + l->len[i], buf, len);
-	l->len[i] += len;
-}
-
-/* Every CERTIFICATE object of a PEM text. */
+/* Every CERTIFICATE object of a PEM text (RFC 7468 §2: the base64 body
+ * between the BEGIN and END lines, whitespace ignored). */
 static int pem_certs(const char *pem, size_t n, struct der_list *l, char *err, size_t errn)
 {
-	br_pem_decoder_context pc;
-	bool in_cert = false;
-	br_pem_decoder_init(&pc);
-	while (n > 0) {
-		size_t k = br_pem_decoder_push(&pc, pem, n);
-		pem += k;
-		n -= k;
-		switch (br_pem_decoder_event(&pc)) {
-		case BR_PEM_BEGIN_OBJ:
-			in_cert = strcmp(br_pem_decoder_name(&pc), "CERTIFICATE") == 0;
-			if (in_cert) {
-				if (l->n == EK_MAX_CA) {
-					snprintf(err, errn, "--ek-ca: more than %d certificates", EK_MAX_CA);
-					return -LLMK_ERANGE;
-				}
-				l->n++;
-				br_pem_decoder_setdest(&pc, der_append, l);
-			} else {
-				br_pem_decoder_setdest(&pc, NULL, NULL);
-			}
+	static const char begin[] = "-----BEGIN CERTIFICATE-----", end[] = "-----END CERTIFICATE-----";
+	const char *p = pem, *stop = pem + n;
+	for (;;) {
+		const char *b = memmem(p, (size_t)(stop - p), begin, sizeof begin - 1);
+		if (!b)
 			break;
-		case BR_PEM_ERROR:
-			snprintf(err, errn, "--ek-ca: not a valid PEM file");
+		b += sizeof begin - 1;
+		const char *e = memmem(b, (size_t)(stop - b), end, sizeof end - 1);
+		if (!e) {
+			snprintf(err, errn, "--ek-ca: a certificate has no END line");
 			return -LLMK_EFORMAT;
-		default:
-			break;
 		}
+		if (l->n == EK_MAX_CA) {
+			snprintf(err, errn, "--ek-ca: more than %d certificates", EK_MAX_CA);
+			return -LLMK_ERANGE;
+		}
+		char *b64 = malloc((size_t)(e - b) + 1);
+		size_t k = 0;
+		if (!b64)
+			return -LLMK_ENOMEM;
+		for (const char *c = b; c < e; c++)
+			if (*c != ' ' && *c != '\t' && *c != '\n' && *c != '\r')
+				b64[k++] = *c;
+		l->der[l->n] = malloc(k / 4 * 3 + 3);
+		long m = l->der[l->n] ? evidence_b64_decode(b64, k, l->der[l->n], k / 4 * 3 + 3) : -1;
+		free(b64);
+		if (m <= 0) {
+			free(l->der[l->n]);
+			snprintf(err, errn, "--ek-ca: certificate %d is not valid base64", l->n + 1);
+			return -LLMK_EFORMAT;
+		}
+		l->len[l->n++] = (size_t)m;
+		p = e + sizeof end - 1;
 	}
-	if (l->overflow)
-		return -LLMK_ENOMEM;
 	if (l->n == 0) {
 		snprintf(err, errn, "--ek-ca: no CERTIFICATE in the PEM file");
 		return -LLMK_EFORMAT;
@@ -230,8 +217,9 @@ int ekcert_verify(const uint8_t *cert, size_t cert_len, const char *ca_pem, size
 	xc.vtable->start_cert(&xc.vtable, (uint32_t)cert_len);
 	xc.vtable->append(&xc.vtable, cert, cert_len);
 	xc.vtable->end_cert(&xc.vtable);
+	/* 0 when the chain is trusted, else a BR_ERR_X509_* code */
 	unsigned e = xc.vtable->end_chain(&xc.vtable);
-	if (e != BR_ERR_X509_OK) {
+	if (e != 0) {
 		snprintf(err, errn, "EK certificate: does not chain to --ek-ca: %s (BearSSL X.509 error %u)",
 			 x509_error_name(e), e);
 		r = -LLMK_EAUTH;

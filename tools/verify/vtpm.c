@@ -193,6 +193,9 @@ static int check_ak(struct vtpm_result *res, char *err, size_t errn)
 	if (ak->type != TPM_ALG_ECC || ak->curve != TPM_ECC_NIST_P256)
 		return fail(err, errn, -LLMK_EAUTH, "AK: type 0x%04x curve 0x%04x, expected ECC NIST "
 			    "P-256 (0x0023, 0x0003)", ak->type, ak->curve);
+	if (ak->name_alg != TPM_ALG_SHA256)
+		return fail(err, errn, -LLMK_EAUTH, "AK: nameAlg %s (0x%04x), expected sha256",
+			    tpm2_alg_name(ak->name_alg), ak->name_alg);
 	const uint32_t need = TPMA_RESTRICTED | TPMA_SIGN | TPMA_FIXED_TPM | TPMA_FIXED_PARENT |
 			      TPMA_SENSITIVE_DATA_ORIGIN;
 	if ((ak->attrs & need) != need || (ak->attrs & TPMA_DECRYPT))
@@ -385,6 +388,10 @@ static int check_ek(struct vtpm_result *res, const struct vtpm_expect *x, char *
 		return r;
 	if ((r = tpm2_parse_public(ekpub->val, ekpub->len, &ek, why, sizeof why)) < 0)
 		return fail(err, errn, r, "EK: %s", why);
+	const uint32_t ek_need = TPMA_RESTRICTED | TPMA_DECRYPT | TPMA_FIXED_TPM | TPMA_FIXED_PARENT;
+	if ((ek.attrs & ek_need) != ek_need || (ek.attrs & TPMA_SIGN))
+		return fail(err, errn, -LLMK_EAUTH, "EK: objectAttributes 0x%08x: an endorsement key is "
+			    "restricted, decrypt, fixedTPM, fixedParent and not sign", ek.attrs);
 	if ((r = ekcert_verify(cert->val, cert->len, x->ek_ca_pem, x->ek_ca_len, &ek, err, errn)) < 0)
 		return r;
 	ok(res, "EK certificate: chains to --ek-ca, and its key is the EK_PUB record's");
