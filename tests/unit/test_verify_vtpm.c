@@ -192,7 +192,7 @@ enum tamper {
 	T_NONE, T_REPORT_DATA, T_EXTRA_DATA, T_SIG, T_QUOTE_BYTE, T_AK_ATTRS, T_AK_DECRYPT,
 	T_MAGIC, T_TYPE, T_PCR_VALUE, T_PCR_SEL, T_LOG_CHANGED, T_LOG_REMOVED, T_LOG_ADDED,
 	T_KLOG_CHANGED, T_PROVIDER_NONE, T_SIMULATED, T_DUPLICATE, T_EK_OTHER_CA, T_EK_OTHER_KEY,
-	T_NO_LOG,
+	T_NO_LOG, T_NO_LOCALITY,
 };
 
 struct sim {
@@ -254,7 +254,8 @@ static void build(struct sim *s, enum tamper t)
 	bytes(&fw, spec.b, spec.n);
 	uint8_t loc[17] = "StartupLocality";
 	loc[16] = 0;
-	fw_event(&fw, s, 0, EV_NO_ACTION, loc, 17, NULL);
+	if (t != T_NO_LOCALITY)
+		fw_event(&fw, s, 0, EV_NO_ACTION, loc, 17, NULL);
 	fw_event(&fw, s, 0, 0x00000008 /* EV_S_CRTM_VERSION */, "\0\0", 2, NULL);
 	fw_event(&fw, s, 4, EV_EFI_ACTION, "Calling EFI Application from Boot Option", 40, NULL);
 	static const uint8_t zero4[4] = {0};
@@ -269,9 +270,9 @@ static void build(struct sim *s, enum tamper t)
 		fw.b[fw.n - 36 - 4 - 32] ^= 1;
 	if (t == T_LOG_ADDED) { /* an event the TPM never saw */
 		uint8_t save[32];
-		memcpy(save, s->pcr[5], 32);
-		fw_event(&fw, s, 5, EV_EFI_ACTION, "Exit Boot Services Invocation", 29, NULL);
-		memcpy(s->pcr[5], save, 32);
+		memcpy(save, s->pcr[2], 32);
+		fw_event(&fw, s, 2, EV_EFI_ACTION, "Exit Boot Services Invocation", 29, NULL);
+		memcpy(s->pcr[2], save, 32);
 	}
 	size_t before_last = fw.n;
 	fw_event(&fw, s, 3, EV_EFI_ACTION, "late", 4, NULL);
@@ -465,7 +466,7 @@ TEST(vtpm_verify_refuses_each_tampered_field_with_its_own_reason)
 		{T_PCR_SEL, "PCR selection: the TPM_PCR_SEL record is not the selection the quote"},
 		{T_LOG_CHANGED, "event logs: PCR 4 replays to"},
 		{T_LOG_REMOVED, "event logs: PCR 3 replays to"},
-		{T_LOG_ADDED, "event logs: PCR 5 replays to"},
+		{T_LOG_ADDED, "event logs: PCR 2 replays to"},
 		{T_KLOG_CHANGED, "event logs: PCR 23 replays to"},
 		{T_NO_LOG, "no TPM_LOG_FW record"},
 		{T_PROVIDER_NONE, "provider none"},
@@ -620,7 +621,9 @@ TEST(vtpm_export_writes_files_tpm2_checkquote_accepts)
 	struct sim *s = sim_new();
 	struct vtpm_expect x;
 	char err[400], dir[256];
-	build(s, T_NONE);
+	/* tpm2_checkquote 5.4 replayed PCR 0 wrongly from a log with a StartupLocality
+	 * event (locality 0) here; OVMF under QEMU starts from locality 0 too */
+	build(s, T_NO_LOCALITY);
 	expect_all(s, &x);
 	CHECK_EQ_INT(vtpm_verify(s->bundle, s->len, &x, &res, err, sizeof err), 0);
 	snprintf(dir, sizeof dir, "%s/export", test_tmpdir());
