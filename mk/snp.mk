@@ -11,3 +11,4 @@ test-snp: $(B)/host/llmctl $(B)/host/seal $(B)/host/mkmodel ## SEV-SNP simulator
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh snp tests/snp/guestkey.sh $(B)/host/llmctl $(B)/host/seal $(B)/host/mkmodel
 TEST_STAGES += test-snp
+$(EFI_OBJ_DIR)/drivers/sev_snp.o: EFI_KERNEL_CFLAGS += -I$(BEARSSL_DIR)/inc

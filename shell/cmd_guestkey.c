@@ -279,10 +279,19 @@ static int set_guest_file(struct shell *sh, const char *value)
 	return shell_unseal_guest(sh, "--guest-file", value);
 }
 
+static bool has(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+	for (; s && *s; s++)
+		if (strncmp(s, word, n) == 0)
+			return true;
+	return false;
+}
+
 static void get_guest_file(struct shell *sh, char *buf, size_t n)
 {
 	const char *note = shell_seal_key_note(sh);
-	plat_snprintf(buf, n, "%s", note && strstr(note, "sealed to this guest") ? note : "(none)");
+	plat_snprintf(buf, n, "%s", has(note, "sealed to this guest") ? note : "(none)");
 }
 
 const struct shell_config_key shell_config_guestkey[] = {
