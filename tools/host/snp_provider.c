@@ -88,7 +88,7 @@ static int apply(struct snp_sim_config *c, enum snp_sim_fault *fault, const char
 	} else if (!strcmp(k, "product")) {
 		bad = strlen(v) >= sizeof c->product;
 		if (!bad)
-			snprintf(c->product, sizeof c->product, "%s", v);
+			memcpy(c->product, v, strlen(v) + 1);
 	} else if (!strcmp(k, "fault")) {
 		bad = 1;
 		for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
@@ -108,11 +108,11 @@ static int apply(struct snp_sim_config *c, enum snp_sim_fault *fault, const char
 		else if (!bad)
 			c->tcb = x;
 	} else {
-		snprintf(why, whyn, "unknown key '%s'", k);
+		snprintf(why, whyn, "unknown key '%.48s'", k);
 		return -1;
 	}
 	if (bad)
-		snprintf(why, whyn, "bad value '%s' for %s", v, k);
+		snprintf(why, whyn, "bad value '%.48s' for %.24s", v, k);
 	return bad ? -1 : 0;
 }
 

@@ -24,7 +24,8 @@ static void put(struct der *d, const void *b, size_t n)
 		d->over = true;
 		return;
 	}
-	memcpy(d->p + d->n, b, n);
+	if (n)
+		memcpy(d->p + d->n, b, n);
 	d->n += n;
 }
 
