@@ -77,6 +77,33 @@ int plat_attest_extend(const char *what, const uint8_t digest[32]);
 /* One line saying why the last failing call failed ("" if none). */
 const char *plat_attest_error(void);
 
+/*
+ * A key the hardware derives for this guest (SEV-SNP MSG_KEY_REQ): from the
+ * chip's VCEK or the VM's VMRK, mixed with the guest fields selected, so
+ * the same image (measurement, policy, ...) on the same chip gets the same
+ * key after a reboot and nothing else does. docs/attestation.md, "Sealing
+ * to the guest". -LLMK_ENOTSUP for a kind that has none (all but snp),
+ * -LLMK_ENOENT when absent; err gets one line (no "error:").
+ */
+#define PLAT_ATTEST_ROOT_VCEK 0u
+#define PLAT_ATTEST_ROOT_VMRK 1u
+/* fields: SEV-SNP GUEST_FIELD_SELECT bits */
+#define PLAT_ATTEST_MIX_POLICY (1u << 0)
+#define PLAT_ATTEST_MIX_IMAGE_ID (1u << 1)
+#define PLAT_ATTEST_MIX_FAMILY_ID (1u << 2)
+#define PLAT_ATTEST_MIX_MEASUREMENT (1u << 3)
+#define PLAT_ATTEST_MIX_GUEST_SVN (1u << 4)
+#define PLAT_ATTEST_MIX_TCB_VERSION (1u << 5)
+struct plat_attest_key_req {
+	uint32_t root;        /* PLAT_ATTEST_ROOT_* */
+	uint64_t fields;      /* PLAT_ATTEST_MIX_* */
+	uint32_t vmpl;        /* >= the guest's VMPL */
+	uint32_t guest_svn;   /* mixed in when selected (<= the guest's) */
+	uint64_t tcb_version; /* mixed in when selected (<= the committed TCB) */
+};
+int plat_attest_guest_key(int kind, const struct plat_attest_key_req *req, uint8_t key[32],
+			  char *err, size_t errn);
+
 /* ---- evidence records (little-endian: u16 type, u16 flags = 0, u32 length, value) ---- */
 enum attest_rec_type {
 	/* common (shell/evidence.c writes these) */

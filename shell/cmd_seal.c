@@ -78,6 +78,23 @@ const struct seal_keysrc *shell_seal_keysrc(struct shell *sh)
 	return s && s->have_key ? &s->src : NULL;
 }
 
+int shell_seal_set_key(struct shell *sh, const uint8_t key[SEAL_KEY_SIZE], const char *from,
+		       const char *note, bool insecure)
+{
+	struct seal_shell *s = seal_state(sh);
+
+	if (!s)
+		return shell_err(sh, -LLMK_ENOMEM, "unseal: no memory for the key state");
+	forget_key(s);
+	memcpy(s->key, key, SEAL_KEY_SIZE);
+	seal_key_id(s->key, s->key_id);
+	s->have_key = true;
+	plat_snprintf(s->from, sizeof s->from, "%s", from);
+	plat_snprintf(s->note, sizeof s->note, "%s", note);
+	seal_keysrc_raw(&s->src, s->key, s->from, insecure);
+	return 0;
+}
+
 const char *shell_seal_key_note(struct shell *sh)
 {
 	struct seal_shell *s = sh->seal;
@@ -138,13 +155,16 @@ static int cmd_unseal(struct shell *sh, int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--verify") == 0 && argc == 3)
 		return verify_disk(sh, argv[2]);
+	if ((strcmp(argv[1], "--guest") == 0 || strcmp(argv[1], "--guest-file") == 0) && argc == 3)
+		return shell_unseal_guest(sh, argv[1], argv[2]);
 	if (strcmp(argv[1], "--file") == 0 && argc == 3)
 		e = key_from_file(sh, argv[2]);
 	else if (argc == 2 && argv[1][0] != '-')
 		e = set_key(sh, argv[1], strlen(argv[1]), "`unseal` at the console");
 	else
 		return shell_err(sh, -LLMK_EINVAL, "unseal: bad arguments (usage: unseal KEYHEX | "
-				 "unseal --file NAME | unseal --forget | unseal --verify N)");
+				 "unseal --file NAME | unseal --guest BASE64 | unseal --guest-file NAME | "
+				 "unseal --forget | unseal --verify N)");
 	/* The typed key must not linger in the argument buffer, nor in the line
 	 * editor's copy of the line (already split; not read again). */
 	seal_zeroize(argv[1], strlen(argv[1]));
@@ -156,7 +176,8 @@ static int cmd_unseal(struct shell *sh, int argc, char **argv)
 }
 
 const struct shell_cmd shell_cmds_seal[] = {
-	{"unseal", "unseal KEYHEX\nunseal --file NAME\nunseal --forget\nunseal --verify N\nunseal",
+	{"unseal", "unseal KEYHEX\nunseal --file NAME\nunseal --guest BASE64\nunseal --guest-file NAME\n"
+		   "unseal --forget\nunseal --verify N\nunseal",
 	 "set the key for sealed model disks (64 hex digits; a development key), show it, "
 	 "or check every chunk of sealed disk N",
 	 cmd_unseal},

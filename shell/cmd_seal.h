@@ -18,4 +18,11 @@ const struct seal_keysrc *shell_seal_keysrc(struct shell *sh);
  * ..., from `unseal`"), or NULL if none. */
 const char *shell_seal_key_note(struct shell *sh);
 
+/* Install key (replacing any, the old one zeroized), as from says, with
+ * note for `unseal`/`info`; insecure: a development key. */
+int shell_seal_set_key(struct shell *sh, const uint8_t key[SEAL_KEY_SIZE], const char *from,
+		       const char *note, bool insecure);
+/* shell/cmd_guestkey.c: `unseal --guest BASE64` / `unseal --guest-file NAME`. */
+int shell_unseal_guest(struct shell *sh, const char *opt, const char *arg);
+
 #endif

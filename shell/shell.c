@@ -20,17 +20,18 @@ SHELL_AREA(model)
 SHELL_AREA(bench)
 SHELL_AREA(seal)
 SHELL_AREA(attest)
+SHELL_AREA(guestkey)
 SHELL_AREA(stream)
 SHELL_AREA(sys)
 #undef SHELL_AREA
 
 static const struct shell_cmd *const shell_tables[] = {
 	shell_cmds_tok, shell_cmds_model, shell_cmds_bench, shell_cmds_seal,
-	shell_cmds_attest, shell_cmds_stream, shell_cmds_sys,
+	shell_cmds_attest, shell_cmds_guestkey, shell_cmds_stream, shell_cmds_sys,
 };
 static const struct shell_config_key *const shell_config_tables[] = {
 	shell_config_tok, shell_config_model, shell_config_bench, shell_config_seal,
-	shell_config_attest, shell_config_stream, shell_config_sys,
+	shell_config_attest, shell_config_guestkey, shell_config_stream, shell_config_sys,
 };
 #define N_TABLES (int)(sizeof shell_tables / sizeof shell_tables[0])
 

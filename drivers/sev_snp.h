@@ -1,0 +1,23 @@
+/*
+ * drivers/sev_snp.h — the SEV-SNP guest (drivers/sev_snp.c): detection, the
+ * GHCB, and SNP guest requests through drivers/snp_guest_msg.c. Entry
+ * points for the kernel's attestation dispatch (kernel/attest.c).
+ */
+#ifndef LLMK_SEV_SNP_H
+#define LLMK_SEV_SNP_H
+
+#include "../kernel/attest.h"
+
+/* Fill out (kind PLAT_ATTEST_SNP): present only when CPUID 0x8000001F and
+ * SEV_STATUS say SNP is active, the CC blob names a secrets page and the
+ * GHCB is set up; detail says what, or why not. Sets up the driver on the
+ * first call (after mem_init). Returns 0 when present, -LLMK_ENOENT when
+ * not. Safe on any x86_64 (SEV_STATUS is read only when CPUID says SEV). */
+int sev_snp_probe(struct plat_attest_info *out);
+/* SNP_REPORT (extended request: SNP_CERTS when the host has them) over
+ * report_data, appended as records. -LLMK_ENOENT when absent. */
+int sev_snp_evidence(const uint8_t report_data[64], uint8_t *buf, size_t cap, size_t *len);
+/* Why the last call failed (one line). */
+const char *sev_snp_error(void);
+
+#endif
