@@ -5,7 +5,7 @@
 set -e
 PKGS="gnu-efi qemu-system-x86 qemu-system-arm ovmf qemu-efi-aarch64 mtools dosfstools
  libbearssl-dev swtpm swtpm-tools clang lld llvm libclang-rt-14-dev gcc-aarch64-linux-gnu
- binutils-aarch64-linux-gnu dpkg-dev xz-utils qemu-user libc6-dev-arm64-cross tpm2-tools"
+ binutils-aarch64-linux-gnu dpkg-dev xz-utils qemu-user libc6-dev-arm64-cross tpm2-tools openssl"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
