@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # tests/lib.sh — sourced by the shell test scripts (POSIX sh): the counters,
 # one line per result, and the two kinds of skip, kept apart as in
 # tests/unit/test.h:
