@@ -262,13 +262,17 @@ void seal_keysrc_raw(struct seal_keysrc *ks, const uint8_t *key, const char *wha
 /*
  * The image key (HKDF-SHA256, RFC 5869) and the AES/GHASH implementations
  * BearSSL finds best on this CPU; sets up c->aes and the GCM template.
+ * BearSSL asks CPUID itself, so AES-NI and PCLMULQDQ are taken only where
+ * plat_cpu_features() has them too: with LLMK_CPU_MASK hiding them, its
+ * constant-time rows run, as on a CPU without them.
  */
 static void seal_keys(struct seal_ctx *c, const uint8_t key[SEAL_KEY_SIZE])
 {
 	br_hkdf_context hk;
 	uint8_t ik[SEAL_KEY_SIZE];
-	const br_block_ctr_class *aes = br_aes_x86ni_ctr_get_vtable();
-	br_ghash gh = br_ghash_pclmul_get();
+	uint32_t f = plat_cpu_features();
+	const br_block_ctr_class *aes = (f & PLAT_CPU_AES) ? br_aes_x86ni_ctr_get_vtable() : NULL;
+	br_ghash gh = (f & PLAT_CPU_PCLMUL) ? br_ghash_pclmul_get() : 0;
 
 	uint8_t info[sizeof seal_kdf_info - 1 + SEAL_IMAGE_ID_SIZE];
 	memcpy(info, seal_kdf_info, sizeof seal_kdf_info - 1);
@@ -290,7 +294,7 @@ static void seal_keys(struct seal_ctx *c, const uint8_t key[SEAL_KEY_SIZE])
 
 	/* Every chunk's AAD starts with H, 31 whole blocks: hashed once here. */
 	_Static_assert(SEAL_AUTH_SIZE % 16 == 0, "H is whole GHASH blocks");
-	c->fast = aesgcm_find(plat_cpu_features());
+	c->fast = aesgcm_find(f);
 	if (c->fast) {
 		c->fast->setkey(&c->fast_key, ik);
 		memset(&c->fast_h, 0, sizeof c->fast_h);

@@ -90,9 +90,13 @@ static size_t pack_group_bytes(uint32_t type, uint64_t rows, uint64_t cols)
 	return QUANT_TILE_ROWS * (size_t)quant_row_bytes(type, cols);
 }
 
+_Static_assert(GGML_TYPE_COUNT <= 64, "wt_ctx.packed_types: a bit per ggml type");
+
 /* m packed in place by nw workers, each with tmp_bytes of tmp (at least a
- * group), runs of groups each; the bytes packed (0: m left as it is). */
-static uint64_t pack_mat(struct wt_mat *m, uint8_t *tmp, size_t tmp_bytes, int nw)
+ * group), runs of groups each; the bytes packed (0: m left as it is), and
+ * m's type added to *types when packed. */
+static uint64_t pack_mat(struct wt_mat *m, uint8_t *tmp, size_t tmp_bytes, int nw,
+			 uint64_t *types)
 {
 	struct pack_job j;
 
@@ -110,6 +114,7 @@ static uint64_t pack_mat(struct wt_mat *m, uint8_t *tmp, size_t tmp_bytes, int n
 	else
 		pack_task(&j, 0, 1);
 	m->packed = true;
+	*types |= (uint64_t)1 << m->type; /* quant_can_pack: m->type < GGML_TYPE_COUNT */
 	return (uint64_t)j.group * j.groups;
 }
 
@@ -145,8 +150,9 @@ static size_t res_pack_tmp(const struct wt_resident *r)
 }
 
 /* Pack what can be packed with threads workers; without the memory for
- * the groups' copies, nothing is (the plain rows work everywhere). */
-static uint64_t res_pack_all(struct wt_resident *r, int threads)
+ * the groups' copies, nothing is (the plain rows work everywhere). The
+ * bytes packed; *types gets a bit per type packed. */
+static uint64_t res_pack_all(struct wt_resident *r, int threads, uint64_t *types)
 {
 	uint64_t done = 0;
 	size_t tb = (res_pack_tmp(r) + 63) & ~(size_t)63;
@@ -160,10 +166,10 @@ static uint64_t res_pack_all(struct wt_resident *r, int threads)
 			if (wt_layer_slots[s].kind == WT_MAT)
 				done += pack_mat((struct wt_mat *)((uint8_t *)&r->layers[l] +
 								      wt_layer_slots[s].offset),
-						    tmp, tb, nw);
+						    tmp, tb, nw, types);
 	/* a tied head is the embedding, whose rows are read one by one */
 	if (r->head.data != r->embd.data)
-		done += pack_mat(&r->head, tmp, tb, nw);
+		done += pack_mat(&r->head, tmp, tb, nw, types);
 	llm_mem_free(r->mem, tmp, tb * (size_t)nw);
 	return done;
 }
@@ -316,7 +322,7 @@ int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct l
 	r->head = res_mat(r, head ? head : embd);
 	if (pack > 0) {
 		uint64_t t0 = plat_time_ns();
-		w->packed_bytes = res_pack_all(r, pack);
+		w->packed_bytes = res_pack_all(r, pack, &w->packed_types);
 		w->pack_ns = plat_time_ns() - t0;
 	}
 

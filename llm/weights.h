@@ -87,6 +87,7 @@ struct wt_ctx {
 	uint64_t resident_bytes;  /* weight bytes this implementation holds */
 	const char *kind;         /* "resident", "streaming" */
 	uint64_t packed_bytes;    /* weight bytes held packed (quant.h) */
+	uint64_t packed_types;    /* bit t: some matrix of ggml type t is held packed */
 	uint64_t pack_ns;         /* time packing them took at open */
 };
 

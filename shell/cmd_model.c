@@ -137,11 +137,15 @@ static void info_model(struct engine *e)
 		    shell_human_size(e->kv_bytes, b, sizeof b), kv_type_name(e->kv.type),
 		    shell_human_size(e->scratch_bytes, c, sizeof c),
 		    shell_human_size(e->mem.used, a + 16, 16), shell_budget(e, bud, sizeof bud));
-	if (e->model.w.packed_bytes)
-		plat_printf("  packed         %s of the weights, for the packed kernels "
-			    "(%.0f ms at load; config pack off to keep GGUF order)\n",
-			    shell_human_size(e->model.w.packed_bytes, a, sizeof a),
-			    (double)e->model.w.pack_ns / 1e6);
+	if (e->model.w.packed_bytes) {
+		plat_printf("  packed         %s of the weights (",
+			    shell_human_size(e->model.w.packed_bytes, a, sizeof a));
+		for (uint32_t t = 0, n = 0; t < GGML_TYPE_COUNT; t++)
+			if (e->model.w.packed_types >> t & 1)
+				plat_printf("%s%s", n++ ? " " : "", quant_name(t));
+		plat_printf("), for the packed kernels (%.0f ms at load; config pack off to keep "
+			    "GGUF order)\n", (double)e->model.w.pack_ns / 1e6);
+	}
 	shell_stream_info(e);
 }
 

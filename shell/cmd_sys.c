@@ -7,6 +7,7 @@
 
 #include <bearssl.h>
 
+#include "../llm/quant.h"
 #include "../llm/sha256.h"
 
 /* ---- help ---- */
@@ -86,6 +87,23 @@ static const struct {
 	{PLAT_CPU_GFNI, "gfni"},          {PLAT_CPU_AMD, "amd"},
 };
 
+/* The weight types whose resident matrices `load` packs on this CPU (the
+ * quant table's packed forms, quant_get_packed), so that a test knows what
+ * to expect of `info` from the engine and not from a guess of its own. */
+static void version_packs(void)
+{
+	bool any = false;
+
+	quant_init(plat_cpu_features()); /* idempotent: the rows this CPU has */
+	plat_printf("  packs    ");
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++)
+		if (quant_get_packed(t)) {
+			plat_printf(" %s", quant_name(t));
+			any = true;
+		}
+	plat_printf("%s\n", any ? "" : " none (no packed kernels for this CPU)");
+}
+
 static int cmd_version(struct shell *sh, int argc, char **argv)
 {
 	uint32_t f = plat_cpu_features();
@@ -106,6 +124,7 @@ static int cmd_version(struct shell *sh, int argc, char **argv)
 	plat_printf("  machine   %s%s\n", plat_machine(), plat_emulated() ? " (emulated)" : "");
 	plat_printf("  cpus      %d\n", plat_cpu_count());
 	plat_printf("  features %s\n", o ? feats : " (none beyond the base ISA)");
+	version_packs();
 	if (shell_seal_key_note(sh))
 		plat_printf("  model key %s\n", shell_seal_key_note(sh));
 	return 0;

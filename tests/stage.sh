@@ -5,7 +5,8 @@
 name=$1; shift
 out=build/results/$name.log
 mkdir -p build/results
-echo "== $name: $*"
+# (a LLMK_CPU_MASK in the environment hides CPU features: the log says so)
+echo "== $name: $*${LLMK_CPU_MASK:+ (LLMK_CPU_MASK=$LLMK_CPU_MASK)}"
 "$@" 2>&1 | tee "$out"
 rc=$?
 line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -1)

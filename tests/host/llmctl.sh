@@ -1,16 +1,13 @@
 #!/bin/sh
 # tests/host/llmctl.sh LLMCTL — build/host/llmctl end to end: piped sessions,
 # -c, exit codes, every bad input's single error line, and `disks hash`
-# against sha256sum on files of awkward sizes. Ends "N passed, N failed".
+# against sha256sum on files of awkward sizes. Ends "N passed, N failed,
+# N skipped" (tests/lib.sh).
 LLMCTL=${1:-build/host/llmctl}
 T=${TMPDIR:-/tmp}/llmctl-test.$$
 mkdir -p "$T"
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -n "$2" ] && printf '%s\n' "$2" | sed 's/^/     /' | head -20; }
-check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want '$3', got '$2'"; fi; }
+. "$(dirname "$0")/../lib.sh"
 run() { timeout 60 "$LLMCTL" "$@"; }
 
 # Deterministic files; sizes not multiples of 4 KiB, and one past the
@@ -85,5 +82,4 @@ case "$(cat "$T/out")" in
 *) bad "--config turns echo and the prompt on; backspace" "$(cat -v "$T/out")" ;;
 esac
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

@@ -3,30 +3,23 @@
 # end: every case of llama.cpp's vocabulary tests (../shared/testdata/vocab)
 # typed as a \xHH-escaped `tokenize` line must print llama.cpp's ids, plus
 # BOS/EOS handling, detokenize and one error line per bad input.
-# Ends "N passed, N failed, N skipped".
+# Ends "N passed, N failed, N skipped" (tests/lib.sh).
 LLMCTL=${1:-build/host/llmctl}
 TD=${LLMK_TESTDATA:-../shared/testdata}
 T=${TMPDIR:-/tmp}/tok-test.$$
 mkdir -p "$T"
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0 skip=0
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -n "$2" ] && printf '%s\n' "$2" | sed 's/^/     /' | head -20; }
-check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want '$3', got '$2'"; fi; }
+. "$(dirname "$0")/../lib.sh"
 run() { timeout 120 "$LLMCTL" "$@"; }
 
-if [ ! -d "$TD/vocab" ]; then
-	echo "skip: no $TD/vocab"
-	[ "$LLMK_REQUIRE_TESTDATA" = 1 ] && fail=1 || skip=1
-	echo "$pass passed, $fail failed, $skip skipped"
-	[ "$fail" = 0 ]
-	exit
-fi
-
+[ -d "$TD/vocab" ] || skip_data "tokenize: every vocabulary's cases" "no $TD/vocab"
 for g in "$TD"/vocab/*.gguf; do
+	[ -f "$g" ] || continue # no vocabulary at all: said above
 	name=$(basename "$g" .gguf)
-	[ -f "$g.inp" ] && [ -f "$g.out" ] || continue
+	if [ ! -f "$g.inp" ] || [ ! -f "$g.out" ]; then
+		skip_data "tokenize: every case of $name" "no $g.inp or $g.out"
+		continue
+	fi
 	rm -f "$T"/case*
 	# one file per case: records separated by "\n__ggml_vocab_test__\n"
 	awk -v RS='\n__ggml_vocab_test__\n' -v d="$T" \
@@ -58,10 +51,10 @@ if [ -f "$spm" ]; then
 	check "bad inputs: one error line each, the shell goes on" \
 		"$(grep -c '^error: ' "$T/out"):$(tail -1 "$T/out")" "5:1 3431"
 else
-	skip=$((skip + 2))
+	skip_data "tokenize adds BOS as the vocabulary says; parses special text; detokenize" "no $spm"
+	skip_data "bad inputs: one error line each, the shell goes on" "no $spm"
 fi
 out=$(printf 'tokenize "x"\ndetokenize 1\n' | run 2>&1)
 check "no vocabulary loaded: one error line per command" "$(echo "$out" | grep -c '^error: .*no vocabulary loaded')" 2
 
-echo "$pass passed, $fail failed, $skip skipped"
-[ "$fail" = 0 ]
+summary

@@ -10,7 +10,8 @@ past the 4 GiB mark. Then every bad input gets its one error line and the
 shell keeps serving; reboot comes back; poweroff ends QEMU with exit 0; a
 second boot reads llmk.cfg from the boot volume.
 
-Ends with "N passed, N failed, N skipped". Python standard library only.
+Ends with "N passed, N failed, N skipped" (results.py). Python standard library
+only.
 """
 import argparse
 import hashlib
@@ -24,27 +25,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qemu import BANNER, Llmk  # noqa: E402
+from results import check, fail, ok, skip_data, summary, testdata  # noqa: E402
 
 GIB = 1 << 30
 SMP_ARCHES = {"x86_64", "aarch64"}  # where kernel/<arch> starts the other CPUs
-results = {"passed": 0, "failed": 0, "skipped": 0}
-
-
-def ok(name):
-    results["passed"] += 1
-    print(f"ok   {name}", flush=True)
-
-
-def fail(name, why):
-    results["failed"] += 1
-    print(f"FAIL {name}", flush=True)
-    for line in str(why).splitlines()[-25:]:
-        print(f"     {line}", flush=True)
-
-
-def check(name, cond, why=""):
-    (ok(name) if cond else fail(name, why))
-    return cond
 
 
 def sha(data):
@@ -134,10 +118,6 @@ def test_selftest(vm):
     """The engine's SIMD rows against its scalar rows, on this kernel: the
     vector state the arch set-up enabled really works."""
     out = vm.command("selftest", 600)
-    if out.startswith("error: unknown command"):
-        results["skipped"] += 1
-        print("skip selftest: no such command in this build")
-        return
     check("selftest passes on bare metal", re.search(r"selftest: \d+ checks passed", out), out)
 
 
@@ -230,8 +210,7 @@ def main():
         test_piped_run(args, disks[0][0])
         test_larger_than_memory(args)
     test_model(args)
-    print(f"{results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
-    return 0 if results["failed"] == 0 else 1
+    return summary()
 
 
 def test_config(args):
@@ -286,8 +265,7 @@ def test_threads(vm, arch):
     tokens with 2 threads equal those with 1. The bench speedup is printed,
     not checked (TCG on a shared host: indicative only)."""
     if arch not in SMP_ARCHES:
-        results["skipped"] += 1
-        print(f"skip threads: no application processor start-up on {arch} yet")
+        fail("threads", f"no application processor start-up on {arch}")
         return
     vm.command("load 0", 120)
     got = {}
@@ -312,8 +290,7 @@ def test_tpm(args):
     find it before ExitBootServices and hand it over."""
     name = "TCG2 event log handed over with a vTPM"
     if not shutil.which("swtpm"):
-        results["skipped"] += 1
-        print(f"skip {name}: swtpm not installed")
+        fail(name, "swtpm not installed (make deps installs it)")
         return
     state = os.path.abspath(os.path.join(args.workdir, "tpm"))
     shutil.rmtree(state, ignore_errors=True)
@@ -328,8 +305,7 @@ def test_tpm(args):
                 break
             time.sleep(0.05)
         else:
-            results["skipped"] += 1
-            print(f"skip {name}: swtpm did not start")
+            fail(name, "swtpm did not start")
             return
         vm = Llmk(args.arch, args.esp, [], extra=[
             "-chardev", f"socket,id=chrtpm,path={sock}",
@@ -353,16 +329,13 @@ def test_model(args):
     """The tiny reference model, streamed off a virtio-blk disk through the
     async reads, writes the same text on bare metal as build/host/llmctl."""
     name = "streamed inference on bare metal = host llmctl"
-    testdata = os.environ.get("LLMK_TESTDATA", "../shared/testdata")
-    model = os.path.join(testdata, "stories260K", "stories260K.gguf")
+    model = os.path.join(testdata(), "stories260K", "stories260K.gguf")
     llmctl = os.path.join("build", "host", "llmctl")
-    if not os.path.isfile(model) or not os.path.isfile(llmctl):
-        why = f"needs {model} and {llmctl}"
-        if os.environ.get("LLMK_REQUIRE_TESTDATA") == "1":
-            fail(name, why + " (LLMK_REQUIRE_TESTDATA=1)")
-        else:
-            results["skipped"] += 1
-            print(f"skip {name}: {why}")
+    if not os.path.isfile(model):
+        skip_data(name, f"needs {model}")
+        return
+    if not os.path.isfile(llmctl):
+        fail(name, f"needs {llmctl} (make {llmctl})")
         return
     cmds = ["load 0 --stream", 'infer "Once upon a time" -n 40 --seed 1']
     host = subprocess.run([llmctl, "--disk", model] + [a for c in cmds for a in ("-c", c)],
@@ -422,14 +395,9 @@ def test_piped_run(args, disk):
     # `make run </dev/null` on the default model: loads disk 0, answers the
     # prompt greedily (the reference continuation) and powers off with 0.
     name = "run with nothing on stdin: loads disk 0 and answers --prompt"
-    testdata = os.environ.get("LLMK_TESTDATA", "../shared/testdata")
-    model = os.path.join(testdata, "stories260K", "stories260K.gguf")
+    model = os.path.join(testdata(), "stories260K", "stories260K.gguf")
     if not os.path.isfile(model):
-        if os.environ.get("LLMK_REQUIRE_TESTDATA") == "1":
-            fail(name, f"needs {model} (LLMK_REQUIRE_TESTDATA=1)")
-        else:
-            results["skipped"] += 1
-            print(f"skip {name}: needs {model}")
+        skip_data(name, f"needs {model}")
         return
     cmd = base[:-2] + ["run", "--prompt", "Once upon a time", model]
     try:

@@ -5,7 +5,8 @@ with stories260K (F32 and F16) on virtio disks, `load` each and check that
 of ../shared/testdata/stories260K/refs-*.jsonl token for token, as the host
 build does (tests/unit/test_cmd_model.c).
 
-Ends with "N passed, N failed, N skipped". Python standard library only.
+Ends with "N passed, N failed, N skipped" (results.py). Python standard library
+only.
 """
 import argparse
 import json
@@ -15,19 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qemu import Llmk  # noqa: E402
-
-results = {"passed": 0, "failed": 0, "skipped": 0}
-
-
-def check(name, cond, why=""):
-    if cond:
-        results["passed"] += 1
-        print(f"ok   {name}", flush=True)
-    else:
-        results["failed"] += 1
-        print(f"FAIL {name}", flush=True)
-        for line in str(why).splitlines()[-20:]:
-            print(f"     {line}")
+from results import check, skip_data, summary, testdata  # noqa: E402
 
 
 def main():
@@ -35,18 +24,12 @@ def main():
     ap.add_argument("--arch", default="x86_64")
     ap.add_argument("--esp", required=True)
     args = ap.parse_args()
-    td = os.environ.get("LLMK_TESTDATA", "../shared/testdata")
+    td = testdata()
     st = os.path.join(td, "stories260K")
     files = [("stories260K.gguf", "refs-F32.jsonl"), ("stories260K-F16.gguf", "refs-F16.jsonl")]
     if not all(os.path.exists(os.path.join(st, f)) for pair in files for f in pair):
-        why = f"no stories260K reference data in {td}"
-        if os.environ.get("LLMK_REQUIRE_TESTDATA") == "1":
-            check("reference data present", False, why)
-        else:
-            results["skipped"] += 1
-            print(f"skip infer in QEMU: {why}")
-        print(f"{results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
-        return 1 if results["failed"] else 0
+        skip_data("infer in QEMU", f"no stories260K reference data in {td}")
+        return summary()
     vm = Llmk(args.arch, args.esp, [os.path.join(st, g) for g, _ in files])
     try:
         vm.boot(300)
@@ -70,8 +53,7 @@ def main():
         check("session", False, e)
     finally:
         vm.close()
-    print(f"{results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
-    return 0 if results["failed"] == 0 else 1
+    return summary()
 
 
 if __name__ == "__main__":

@@ -2,17 +2,14 @@
 # tests/seal/seal.sh SEAL [LLMCTL] — build/host/seal end to end: keygen, seal,
 # inspect (with and without the key), unseal back to the same bytes, and each
 # damaged image or bad key refused with exit 1 and one "error:" line; then the
-# shell's `unseal` and `disks` on a sealed image. Ends "N passed, N failed".
+# shell's `unseal` and `disks` on a sealed image. Ends "N passed, N failed,
+# N skipped" (tests/lib.sh).
 SEAL=${1:-build/host/seal}
 LLMCTL=${2:-build/host/llmctl}
 T=${TMPDIR:-/tmp}/seal-test.$$
 mkdir -p "$T"
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0 skip=0
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -n "$2" ] && printf '%s\n' "$2" | sed 's/^/     /' | head -20; }
-check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want '$3', got '$2'"; fi; }
+. "$(dirname "$0")/../lib.sh"
 run() { timeout 60 "$SEAL" "$@"; }
 # A failing command: exit 1, one stderr line starting "error:" that contains $2.
 refuse() {
@@ -25,7 +22,8 @@ refuse() {
 	fi
 }
 
-G=${LLMK_TESTDATA:-../shared/testdata}/stories260K/stories260K.gguf
+REF=${LLMK_TESTDATA:-../shared/testdata}/stories260K/stories260K.gguf
+G=$REF
 MKMODEL=$(dirname "$SEAL")/mkmodel
 real=1
 if [ ! -f "$G" ] && [ -x "$MKMODEL" ]; then
@@ -130,7 +128,11 @@ if [ -x "$LLMCTL" ]; then
 	esac
 fi
 if [ -x "$LLMCTL" ] && [ $real = 0 ]; then
-	skip=$((skip + 2)); echo "skip sealed model inference (no testdata)"
+	# neither the reference model nor mkmodel to write one
+	for n in "sealed model: greedy ids equal the plain model's" \
+		"damaged sealed model refused, the next load answers"; do
+		skip_data "$n" "no model: no $REF and no $MKMODEL"
+	done
 elif [ -x "$LLMCTL" ]; then
 	# A sealed model answers exactly like the plain one; a damaged one is
 	# refused with one error line and the next load still works.
@@ -159,5 +161,4 @@ if [ -x "$LLMCTL" ]; then
 	check "the bad key is not echoed" "$(grep -c 1234 "$T/out")" 0
 fi
 
-echo "$pass passed, $fail failed, $skip skipped"
-[ $fail = 0 ]
+summary

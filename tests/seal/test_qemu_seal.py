@@ -8,7 +8,8 @@ the plain model's, the damaged image is refused with one error line and the
 kernel keeps serving, `unseal --verify` passes on the good image. A second
 boot has the key file and `seal-key-file` in llmk.cfg on the boot volume
 instead of `unseal`. Ends with
-"N passed, N failed, N skipped". Python standard library only.
+"N passed, N failed, N skipped" (tests/qemu/results.py). Python standard
+library only.
 """
 import argparse
 import os
@@ -19,21 +20,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "qemu"))
 from qemu import Llmk  # noqa: E402
+from results import check, skip_data, summary, testdata  # noqa: E402
 
-passed = failed = skipped = 0
 INFER = 'infer "Once upon a time" -n 30 --temp 0 --ids'
-
-
-def check(name, cond, why=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"ok   {name}")
-    else:
-        failed += 1
-        print(f"FAIL {name}")
-        for line in str(why).splitlines()[:15]:
-            print(f"     {line}")
 
 
 def ids(out):
@@ -56,20 +45,16 @@ def make_images(seal, model, d):
 
 
 def main():
-    global skipped
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", default="x86_64")
     ap.add_argument("--esp", required=True)
     ap.add_argument("--seal", default="build/host/seal")
     ap.add_argument("--workdir", default="build/qemu-seal")
     args = ap.parse_args()
-    model = os.path.join(os.environ.get("LLMK_TESTDATA", "../shared/testdata"),
-                         "stories260K", "stories260K.gguf")
+    model = os.path.join(testdata(), "stories260K", "stories260K.gguf")
     if not os.path.exists(model):
-        skipped += 1
-        print("skip sealed model in QEMU (no testdata)")
-        print(f"{passed} passed, {failed} failed, {skipped} skipped")
-        return 0
+        skip_data("sealed model in QEMU", f"no {model}")
+        return summary()
     key, good, bad = make_images(args.seal, model, args.workdir)
     vm = Llmk(args.arch, args.esp, [good, model, bad], mem="512M")
     try:
@@ -101,8 +86,7 @@ def main():
     finally:
         vm.close()
     boot_with_key_file(args, good, model)
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    return 0 if failed == 0 else 1
+    return summary()
 
 
 def boot_with_key_file(args, good, model):

@@ -11,7 +11,7 @@ for run in dotprod plain; do
 	mask=ffffffff
 	[ $run = plain ] && mask=fffdffff
 	LLMK_CPU_MASK=$mask timeout 300 qemu-aarch64 -cpu max "$bin" > "$tmp/$run.log" 2>&1
-	echo "-- $run (exit $?)"
+	echo "-- $run: LLMK_CPU_MASK=$mask (exit $?)"
 	grep -Ev '^[0-9]+ passed' "$tmp/$run.log"
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/$run.log" | tail -1)
 	[ -n "$line" ] || { f=$((f + 1)); continue; }

@@ -315,6 +315,21 @@ static void zoo_check(const char *name)
 		fprintf(stderr, "  zoo %s (%s rows, act %s): logits off by %g (tolerance %g)\n", name,
 			q->impl, quant_name(q->act_type), worst, tol);
 	CHECK(worst <= tol);
+	/* what the weights say they packed: every layer matrix and the untied
+	 * head whose type this CPU packs, read off the tensor table */
+	uint64_t want = 0;
+	for (uint64_t i = 0; i < t.g.n_tensors; i++) {
+		const struct gguf_tensor *x = &t.g.tensors[i];
+		if (x->n_dims == 2 && (strncmp(x->name, "blk.", 4) == 0 ||
+				       strcmp(x->name, "output.weight") == 0) &&
+		    quant_can_pack(x->type, x->ne[1], x->ne[0]))
+			want |= (uint64_t)1 << x->type;
+	}
+	if (t.m.w.packed_types != want)
+		fprintf(stderr, "  zoo %s: packed types 0x%llx, want 0x%llx\n", name,
+			(unsigned long long)t.m.w.packed_types, (unsigned long long)want);
+	CHECK(t.m.w.packed_types == want);
+	CHECK((want != 0) == (t.m.w.packed_bytes != 0));
 	tmodel_close(&t);
 	free(text);
 	free(r);

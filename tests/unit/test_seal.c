@@ -233,6 +233,65 @@ TEST(seal_chunk_sizes_and_decrypt_in_place)
 		}
 }
 
+/* The AES-GCM rows (BearSSL's, or llm/aesgcm.h's fast path) follow
+ * plat_cpu_features(), LLMK_CPU_MASK included, so hiding AES-NI and
+ * PCLMULQDQ reaches BearSSL's constant-time rows as a CPU without them
+ * would; each choice seals the same bytes and reads them back. */
+TEST(seal_rows_follow_the_cpu_features_and_agree)
+{
+	static const uint32_t hide[] = {
+		0, PLAT_CPU_VAES | PLAT_CPU_VPCLMUL,
+		PLAT_CPU_AES | PLAT_CPU_PCLMUL | PLAT_CPU_VAES | PLAT_CPU_VPCLMUL,
+	};
+	const char *env = getenv("LLMK_CPU_MASK");
+	char saved[32] = "", mask[32], err[256];
+	uint32_t base = env && *env ? (uint32_t)strtoul(env, NULL, 16) : 0xffffffffu;
+	size_t n = 3 * 65536 + 1000;
+	uint8_t *plain = pattern(n), *out, rnd[SEAL_RANDOM_SIZE] = {9}, sha[32] = {0};
+	struct img first = {0};
+
+	if (env)
+		snprintf(saved, sizeof saved, "%s", env);
+	for (size_t i = 0; i < sizeof hide / sizeof hide[0]; i++) {
+		struct seal_ctx c;
+		uint32_t f;
+
+		snprintf(mask, sizeof mask, "%x", base & ~hide[i]);
+		setenv("LLMK_CPU_MASK", mask, 1);
+		f = plat_cpu_features();
+		CHECK_EQ_INT(seal_create(&c, key_a, n, sha, 65536, rnd, err, sizeof err), 0);
+		CHECK(c.fast == aesgcm_find(f));
+		if (!c.fast) {
+			CHECK_STR(c.aes_impl, (f & PLAT_CPU_AES) && br_aes_x86ni_ctr_get_vtable()
+						      ? "aes_x86ni" : "aes_ct64");
+			CHECK_STR(c.ghash_impl, (f & PLAT_CPU_PCLMUL) && br_ghash_pclmul_get()
+							? "ghash_pclmul" : "ghash_ctmul64");
+		}
+		if (i == sizeof hide / sizeof hide[0] - 1) {
+			CHECK_STR(c.aes_impl, "aes_ct64");
+			CHECK_STR(c.ghash_impl, "ghash_ctmul64");
+		}
+		seal_close(&c);
+
+		struct img im = seal_buf(plain, n, key_a, 65536, 4, NULL);
+		if (!first.p) {
+			first = im;
+		} else {
+			CHECK(im.n == first.n && memcmp(im.p, first.p, im.n) == 0);
+			free(im.p);
+		}
+		CHECK_EQ_INT(read_whole(&first, key_a, n, &out, err, sizeof err), 0);
+		CHECK(memcmp(out, plain, n) == 0);
+		free(out);
+	}
+	if (saved[0])
+		setenv("LLMK_CPU_MASK", saved, 1);
+	else
+		unsetenv("LLMK_CPU_MASK");
+	free(first.p);
+	free(plain);
+}
+
 TEST(seal_wrong_key_is_refused_before_decrypting)
 {
 	size_t n = 100000;
