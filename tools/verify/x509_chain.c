@@ -144,9 +144,13 @@ int x509_check_issued(const struct x509_cert *child, const struct x509_cert *iss
 				"%s's %s key ('%s')", child->what, child->subject_cn,
 				x509_alg_name(child->alg), issuer->what, x509_key_name(issuer, kb, sizeof kb),
 				issuer->subject_cn);
-	vfy_ok(log, "chain: %s '%s' signed by %s '%s' (%s, %s key)", child->what, child->subject_cn,
-	       issuer->what, issuer->subject_cn, x509_alg_name(child->alg),
-	       x509_key_name(issuer, kb, sizeof kb));
+	if (child == issuer)
+		vfy_ok(log, "chain: %s '%s' is self-signed (%s, %s key)", child->what,
+		       child->subject_cn, x509_alg_name(child->alg), x509_key_name(issuer, kb, sizeof kb));
+	else
+		vfy_ok(log, "chain: %s '%s' signed by %s '%s' (%s, %s key)", child->what,
+		       child->subject_cn, issuer->what, issuer->subject_cn, x509_alg_name(child->alg),
+		       x509_key_name(issuer, kb, sizeof kb));
 	return 0;
 wrong_key:
 	return vfy_fail(log, LLMK_EAUTH, "%s: signed with %s, but the %s's key is %s", child->what,
