@@ -22,23 +22,25 @@ static const struct {
 	{"tdx", "verify an Intel TDX quote, version 4 (PCK chain, QE report)", verifier_tdx_main},
 };
 
-static int usage(FILE *f)
+static int usage(void)
 {
-	fputs("usage: verifier COMMAND [ARGS]   (verifier COMMAND --help for its options)\n", f);
+	puts("usage: verifier COMMAND [ARGS]   (verifier COMMAND --help for its options)");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
-	return f == stdout ? 0 : 1;
+		printf("  %-8s %s\n", commands[i].name, commands[i].what);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 2)
-		return usage(stderr);
+	if (argc < 2) {
+		fprintf(stderr, "error: no command given (verifier --help lists them)\n");
+		return 1;
+	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
-		return usage(stdout);
+		return usage();
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].main(argc - 1, argv + 1);
-	fprintf(stderr, "error: unknown command '%s'\n", argv[1]);
-	return usage(stderr);
+	fprintf(stderr, "error: unknown command '%s' (verifier --help lists them)\n", argv[1]);
+	return 1;
 }

@@ -51,8 +51,8 @@ static int parse_args(int argc, char **argv, struct snp_args *a)
 			exit(0);
 		}
 		if (!v || f[0] != '-')
-			return cmd_fail("snp: %s '%s'\n%s", v ? "unexpected argument" : "missing value or "
-					"unknown option", f, usage);
+			return cmd_fail("snp: %s '%s' (verifier snp --help)", v ? "unexpected argument" :
+					"missing value or unknown option", f);
 		i++;
 		if (!strcmp(f, "--report"))
 			a->report = v;
@@ -82,11 +82,11 @@ static int parse_args(int argc, char **argv, struct snp_args *a)
 			a->x.check_policy = 1;
 			a->x.policy = p;
 		} else {
-			return cmd_fail("snp: unknown option '%s'\n%s", f, usage);
+			return cmd_fail("snp: unknown option '%s' (verifier snp --help)", f);
 		}
 	}
 	if (!a->report || !a->vcek || !a->n_chain)
-		return cmd_fail("snp: --report, --vcek and --chain are required\n%s", usage);
+		return cmd_fail("snp: --report, --vcek and --chain are required (verifier snp --help)");
 	return 0;
 }
 

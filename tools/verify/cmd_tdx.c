@@ -45,8 +45,8 @@ static int parse_args(int argc, char **argv, struct tdx_args *a)
 			exit(0);
 		}
 		if (!v || f[0] != '-')
-			return cmd_fail("tdx: %s '%s'\n%s", v ? "unexpected argument" : "missing value or "
-					"unknown option", f, usage);
+			return cmd_fail("tdx: %s '%s' (verifier tdx --help)", v ? "unexpected argument" :
+					"missing value or unknown option", f);
 		i++;
 		if (!strcmp(f, "--quote"))
 			a->quote = v;
@@ -61,11 +61,11 @@ static int parse_args(int argc, char **argv, struct tdx_args *a)
 				return 1;
 			a->x.report_data = a->report_data;
 		} else {
-			return cmd_fail("tdx: unknown option '%s'\n%s", f, usage);
+			return cmd_fail("tdx: unknown option '%s' (verifier tdx --help)", f);
 		}
 	}
 	if (!a->quote || !a->chain)
-		return cmd_fail("tdx: --quote and --chain are required\n%s", usage);
+		return cmd_fail("tdx: --quote and --chain are required (verifier tdx --help)");
 	return 0;
 }
 
