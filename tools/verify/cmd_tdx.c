@@ -86,7 +86,7 @@ static void print_quote(const struct tdx_quote *q)
 	printf("  %-16s %s\n", "mrowner", vfy_hex(b + TDX_MROWNER, 48, h));
 	printf("  %-16s %s\n", "mrownerconfig", vfy_hex(b + TDX_MROWNERCONFIG, 48, h));
 	for (int i = 0; i < 4; i++) {
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof name, "rtmr%d", i);
 		printf("  %-16s %s\n", name, vfy_hex(b + TDX_RTMR0 + 48 * i, 48, h));
 	}
