@@ -3,6 +3,8 @@
 # into each host flavor's libllmk.a (host, host-asan), so they link into
 # the verifier and into both unit test binaries (tests/unit/test_verify_*.c
 # test the same code) while llmctl, which calls none of them, pulls nothing.
+# (A separate archive after libllmk.a would leave its calls into shell/,
+# the evidence bundle and the key wrap, unresolved.)
 VERIFY_SRC := $(sort $(wildcard tools/verify/*.c))
 $(B)/host/libllmk.a: $(patsubst %.c,$(B)/host/obj/%.o,$(VERIFY_SRC))
 $(B)/host-asan/libllmk.a: $(patsubst %.c,$(B)/host-asan/obj/%.o,$(VERIFY_SRC))

@@ -1,18 +1,17 @@
 /*
  * tools/verifier.c — build/host/verifier: checks attestation evidence from an
- * llmk guest, computes expected measurements offline, and releases model
- * keys to attested guests (docs/attestation.md). One entry function per
- * subcommand, each in tools/verify/cmd_*.c.
+ * llmk guest (or real SEV-SNP / TDX evidence), computes expected measurements
+ * offline, and releases model keys to attested guests (docs/attestation.md,
+ * docs/verify-snp-tdx.md). One entry function per subcommand, each in
+ * tools/verify/cmd_*.c; the checks are the library in tools/verify/.
  *
- *   verifier vtpm --evidence FILE --nonce HEX [...]     a vTPM quote bundle
- *   verifier wrap --evidence FILE --nonce HEX ...       verify, then wrap a model key
- *   verifier measure pcr4 FILE.efi                      the PCR4 OVMF makes of an image
- *
- * Exit 0 when everything checked out, 1 with one "error:" line otherwise.
+ * Exit 0 when everything checked out, 1 with one "error:" line (on stderr)
+ * otherwise.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "verify/cmd.h"
 #include "verify/verify.h"
 
 static const struct {
@@ -24,23 +23,31 @@ static const struct {
 	 "[--expect-model SHA256] [--ek-ca PEM] [--export DIR]"},
 	{"wrap", NULL, verify_cmd_wrap, "wrap --evidence FILE --nonce HEX --expect-pcr4 HEX "
 	 "--key-file model.key [--expect-model SHA256] [--ek-ca PEM]"},
+	{"snp", NULL, verifier_snp_main, "snp --report report.bin --vcek vcek.der --chain "
+	 "ask_ark.pem [...]   (an AMD SEV-SNP report; snp --help)"},
+	{"tdx", NULL, verifier_tdx_main, "tdx --quote quote.bin --chain pck_chain.pem [...]   "
+	 "(an Intel TDX quote v4; tdx --help)"},
 	{"measure", "pcr4", verify_cmd_measure_pcr4, "measure pcr4 FILE.efi"},
 };
+#define N_CMDS (sizeof verifier_cmds / sizeof verifier_cmds[0])
 
 static int usage(void)
 {
 	printf("usage:\n");
-	for (size_t i = 0; i < sizeof verifier_cmds / sizeof verifier_cmds[0]; i++)
+	for (size_t i = 0; i < N_CMDS; i++)
 		printf("  verifier %s\n", verifier_cmds[i].help);
-	return 1;
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "help"))
+	if (argc < 2) {
+		fprintf(stderr, "error: no command given (verifier --help lists them)\n");
+		return 1;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
 		return usage();
-	for (size_t i = 0; i < sizeof verifier_cmds / sizeof verifier_cmds[0]; i++) {
+	for (size_t i = 0; i < N_CMDS; i++) {
 		if (strcmp(argv[1], verifier_cmds[i].name) != 0)
 			continue;
 		if (!verifier_cmds[i].sub)
@@ -48,8 +55,7 @@ int main(int argc, char **argv)
 		if (argc >= 3 && !strcmp(argv[2], verifier_cmds[i].sub))
 			return verifier_cmds[i].run(argc - 2, argv + 2);
 	}
-	printf("error: unknown subcommand '%s%s%s'\n", argv[1], argc >= 3 ? " " : "",
-	       argc >= 3 ? argv[2] : "");
-	usage();
+	fprintf(stderr, "error: unknown command '%s%s%s' (verifier --help lists them)\n", argv[1],
+	       argc >= 3 ? " " : "", argc >= 3 ? argv[2] : "");
 	return 1;
 }

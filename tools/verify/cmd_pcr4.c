@@ -16,13 +16,13 @@ int verify_cmd_measure_pcr4(int argc, char **argv)
 	size_t n;
 	char err[200], h[65];
 	if (argc != 2)
-		return verify_fail("usage: verifier measure pcr4 FILE.efi");
+		return cmd_fail("usage: verifier measure pcr4 FILE.efi");
 	if (verify_read_file(argv[1], &img, &n, 1u << 30) < 0)
-		return verify_fail("'%s': %s", argv[1], strerror(errno));
+		return cmd_fail("'%s': %s", argv[1], strerror(errno));
 	int r = pe_authenticode_sha256(img, n, digest, err, sizeof err);
 	free(img);
 	if (r < 0)
-		return verify_fail("'%s': %s", argv[1], err);
+		return cmd_fail("'%s': %s", argv[1], err);
 	pe_pcr4_ovmf(digest, pcr4);
 	verify_hex(digest, 32, h);
 	printf("authenticode-sha256: %s\n", h);

@@ -20,18 +20,6 @@ static const char vtpm_usage[] =
 	"  FILE: the guest's 'evidence: <base64>' line (a whole transcript is fine), bare base64,\n"
 	"        or the binary bundle\n";
 
-int verify_fail(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("error: ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-	return 1;
-}
-
 int vtpm_cli_opt(struct vtpm_cli *o, int argc, char **argv, int *i)
 {
 	static const struct {
@@ -49,7 +37,7 @@ int vtpm_cli_opt(struct vtpm_cli *o, int argc, char **argv, int *i)
 		if (strcmp(argv[*i], opts[k].name) != 0)
 			continue;
 		if (*i + 1 >= argc) {
-			verify_fail("%s needs a value", opts[k].name);
+			cmd_fail("%s needs a value", opts[k].name);
 			return -1;
 		}
 		*(const char **)((char *)o + opts[k].off) = argv[++*i];
@@ -62,7 +50,7 @@ static int hex32(const char *opt, const char *s, uint8_t out[32])
 {
 	size_t n;
 	if (verify_parse_hex(s, out, 32, &n) < 0 || n != 32)
-		return verify_fail("%s: want 64 hex digits (a SHA-256), got '%s'", opt, s);
+		return cmd_fail("%s: want 64 hex digits (a SHA-256), got '%s'", opt, s);
 	return 0;
 }
 
@@ -77,9 +65,9 @@ int vtpm_cli_verify(const struct vtpm_cli *o, uint8_t **bundle, struct vtpm_resu
 	memset(&x, 0, sizeof x);
 	*bundle = NULL;
 	if (!o->evidence || !o->nonce)
-		return verify_fail("--evidence FILE and --nonce HEX are required");
+		return cmd_fail("--evidence FILE and --nonce HEX are required");
 	if (verify_parse_hex(o->nonce, x.nonce, EVIDENCE_NONCE_MAX, &x.nonce_len) < 0)
-		return verify_fail("--nonce: want 2 to 128 hex digits (1..64 bytes), got '%s'", o->nonce);
+		return cmd_fail("--nonce: want 2 to 128 hex digits (1..64 bytes), got '%s'", o->nonce);
 	if (o->pcr4 && hex32("--expect-pcr4", o->pcr4, x.pcr4))
 		return 1;
 	if (o->model && hex32("--expect-model", o->model, x.model))
@@ -89,13 +77,13 @@ int vtpm_cli_verify(const struct vtpm_cli *o, uint8_t **bundle, struct vtpm_resu
 	if (o->ek_ca) {
 		size_t len;
 		if (verify_read_file(o->ek_ca, &pem, &len, 1 << 20) < 0)
-			return verify_fail("--ek-ca '%s': %s", o->ek_ca, strerror(errno));
+			return cmd_fail("--ek-ca '%s': %s", o->ek_ca, strerror(errno));
 		x.ek_ca_pem = (const char *)pem;
 		x.ek_ca_len = len;
 	}
 	if (verify_read_evidence(o->evidence, bundle, &n, &form, err, sizeof err) < 0) {
 		free(pem);
-		return verify_fail("%s", err);
+		return cmd_fail("%s", err);
 	}
 	printf("evidence: %zu bytes, read as %s\n", n, form);
 	int r = vtpm_verify(*bundle, n, &x, res, err, sizeof err);
@@ -103,7 +91,7 @@ int vtpm_cli_verify(const struct vtpm_cli *o, uint8_t **bundle, struct vtpm_resu
 	for (int i = 0; i < res->nlines; i++)
 		printf("%s\n", res->line[i]);
 	if (r < 0)
-		return verify_fail("%s", err);
+		return cmd_fail("%s", err);
 	printf("%s\n", res->summary);
 	return 0;
 }
@@ -121,16 +109,16 @@ int verify_cmd_vtpm(int argc, char **argv)
 		if (t < 0)
 			return 1;
 		if (t == 0)
-			return verify_fail("vtpm: unknown argument '%s'\n%s", argv[i], vtpm_usage);
+			return cmd_fail("vtpm: unknown argument '%s'\n%s", argv[i], vtpm_usage);
 	}
 	if (!o.evidence || !o.nonce)
-		return verify_fail("vtpm: --evidence FILE and --nonce HEX are required\n%s", vtpm_usage);
+		return cmd_fail("vtpm: --evidence FILE and --nonce HEX are required\n%s", vtpm_usage);
 	int r = vtpm_cli_verify(&o, &bundle, &res);
 	if (r == 0 && o.export_dir) {
 		if (mkdir(o.export_dir, 0755) < 0 && errno != EEXIST)
-			r = verify_fail("--export '%s': %s", o.export_dir, strerror(errno));
+			r = cmd_fail("--export '%s': %s", o.export_dir, strerror(errno));
 		else if (vtpm_export(&res, o.export_dir, err, sizeof err) < 0)
-			r = verify_fail("%s", err);
+			r = cmd_fail("%s", err);
 		else
 			printf("exported to %s: quote.msg quote.sig ak.pem pcrs.bin pcrs.list "
 			       "qualification.bin eventlog.bin\n", o.export_dir);

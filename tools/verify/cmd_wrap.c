@@ -26,12 +26,12 @@ static int read_key(const char *path, uint8_t key[32])
 	uint8_t *text;
 	size_t n;
 	if (verify_read_file(path, &text, &n, 4096) < 0)
-		return verify_fail("--key-file '%s': %s", path, strerror(errno));
+		return cmd_fail("--key-file '%s': %s", path, strerror(errno));
 	int e = seal_key_parse_hex((const char *)text, n, key);
 	seal_zeroize(text, n);
 	free(text);
 	if (e)
-		return verify_fail("--key-file '%s': want 64 hex digits (a 256-bit key), then only "
+		return cmd_fail("--key-file '%s': want 64 hex digits (a 256-bit key), then only "
 				   "whitespace", path);
 	return 0;
 }
@@ -50,28 +50,28 @@ int verify_cmd_wrap(int argc, char **argv)
 		if (t < 0)
 			return 1;
 		if (t == 1 && o.export_dir)
-			return verify_fail("wrap: --export belongs to `verifier vtpm`");
+			return cmd_fail("wrap: --export belongs to `verifier vtpm`");
 		if (t == 1)
 			continue;
 		if (!strcmp(argv[i], "--key-file") && i + 1 < argc)
 			key_file = argv[++i];
 		else
-			return verify_fail("wrap: unknown argument or missing value '%s'\n%s", argv[i],
+			return cmd_fail("wrap: unknown argument or missing value '%s'\n%s", argv[i],
 					   wrap_usage);
 	}
 	if (!o.evidence || !o.nonce || !o.pcr4 || !key_file)
-		return verify_fail("wrap: --evidence, --nonce, --expect-pcr4 and --key-file are "
+		return cmd_fail("wrap: --evidence, --nonce, --expect-pcr4 and --key-file are "
 				   "required: a key goes only to an attested image\n%s", wrap_usage);
 	if (read_key(key_file, key))
 		return 1;
 	int r = vtpm_cli_verify(&o, &bundle, &res);
 	if (r == 0) {
 		if (getrandom(seed, sizeof seed, 0) != (ssize_t)sizeof seed)
-			r = verify_fail("wrap: no randomness from getrandom: %s", strerror(errno));
+			r = cmd_fail("wrap: no randomness from getrandom: %s", strerror(errno));
 		else if (keywrap_wrap(res.pubkey, res.report_data, key, seed, blob) < 0)
-			r = verify_fail("wrap: the evidence's public key is a point of small order");
+			r = cmd_fail("wrap: the evidence's public key is a point of small order");
 		else if (evidence_b64_encode(blob, sizeof blob, b64, sizeof b64) < 0)
-			r = verify_fail("wrap: internal: base64 buffer");
+			r = cmd_fail("wrap: internal: base64 buffer");
 		else
 			printf("wrapped: %s\n", b64);
 	}

@@ -29,7 +29,7 @@ struct der_list {
 
 /* Every CERTIFICATE object of a PEM text (RFC 7468 §2: the base64 body
  * between the BEGIN and END lines, whitespace ignored). */
-static int pem_certs(const char *pem, size_t n, struct der_list *l, char *err, size_t errn)
+static int ek_pem_certs(const char *pem, size_t n, struct der_list *l, char *err, size_t errn)
 {
 	static const char begin[] = "-----BEGIN CERTIFICATE-----", end[] = "-----END CERTIFICATE-----";
 	const char *p = pem, *stop = pem + n;
@@ -207,7 +207,7 @@ int ekcert_verify(const uint8_t *cert, size_t cert_len, const char *ca_pem, size
 	static br_x509_minimal_context xc;
 
 	memset(&l, 0, sizeof l);
-	if ((r = pem_certs(ca_pem, ca_len, &l, err, errn)) < 0)
+	if ((r = ek_pem_certs(ca_pem, ca_len, &l, err, errn)) < 0)
 		goto out;
 	for (; nta < l.n; nta++)
 		if ((r = make_anchor(l.der[nta], l.len[nta], &ta[nta], err, errn)) < 0)

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "../../shell/evidence.h"
+#include "cmd.h"
 
 /* ---- subcommands (argv[0] is the subcommand's own name) ---- */
 int verify_cmd_vtpm(int argc, char **argv);
@@ -40,7 +41,6 @@ int vtpm_cli_opt(struct vtpm_cli *o, int argc, char **argv, int *i);
  * one error line). 0 verified, 1 not (printed). bundle is kept for res's
  * pointers; the caller frees *bundle. */
 int vtpm_cli_verify(const struct vtpm_cli *o, uint8_t **bundle, struct vtpm_result *res);
-int verify_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- io.c ---- */
 /* Read FILE holding evidence as an "evidence: <base64>" line (anywhere in a

@@ -1,0 +1,86 @@
+/* tools/verify/cmd_files.c — file and argument helpers for the verifier's subcommands (cmd.h). */
+#include "cmd.h"
+
+#include "vfy.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cmd_fail(const char *fmt, ...)
+{
+	va_list ap;
+	fflush(stdout); /* the ok lines first, then the reason */
+	fputs("error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+int cmd_read_file(const char *path, size_t max, uint8_t **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b;
+	size_t n = 0;
+
+	if (!f)
+		return cmd_fail("%s: %s", path, strerror(errno));
+	b = malloc(max + 1);
+	if (!b) {
+		fclose(f);
+		return cmd_fail("%s: out of memory", path);
+	}
+	n = fread(b, 1, max + 1, f);
+	if (ferror(f)) {
+		fclose(f);
+		free(b);
+		return cmd_fail("%s: read error", path);
+	}
+	fclose(f);
+	if (n > max) {
+		free(b);
+		return cmd_fail("%s: larger than %zu bytes", path, max);
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+int cmd_read_pem_certs(const char *path, uint8_t *der, size_t cap, size_t *used,
+		       struct pem_cert *certs, int max, int *n)
+{
+	struct vfy_log log;
+	uint8_t *text;
+	size_t len;
+	int got, e;
+
+	if (cmd_read_file(path, 1u << 20, &text, &len))
+		return 1;
+	vfy_log_init(&log);
+	e = pem_certs(text, len, path, der + *used, cap - *used, certs + *n, max - *n, &got, &log);
+	free(text);
+	if (e)
+		return cmd_fail("%s", log.err);
+	for (int i = 0; i < got; i++)
+		*used += certs[*n + i].len;
+	*n += got;
+	return 0;
+}
+
+int cmd_hex_arg(const char *flag, const char *hex, uint8_t *out, size_t n)
+{
+	if (vfy_parse_hex(hex, out, n))
+		return cmd_fail("%s: want %zu hex digits (%zu bytes), got '%.40s%s'", flag, 2 * n, n, hex,
+				strlen(hex) > 40 ? "..." : "");
+	return 0;
+}
+
+void cmd_print_ok(const struct vfy_log *log)
+{
+	for (int i = 0; i < log->n; i++)
+		printf("ok   %s\n", log->line[i]);
+}
