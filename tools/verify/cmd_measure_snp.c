@@ -47,17 +47,17 @@ static int fail(const char *fmt, ...)
 	return 1;
 }
 
-/* An unsigned integer, decimal or 0x-hex, all of s, at most max. */
-static int parse_uint(const char *opt, const char *s, uint64_t max, uint64_t *out)
+/* An unsigned integer, decimal or 0x-hex, all of s, in [min, max]. */
+static int parse_uint(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
 
 	errno = 0;
 	v = strtoull(s, &end, 0);
-	if (!*s || *s == '-' || *s == '+' || *s == ' ' || *end || errno || v > max)
-		return fail("%s '%s': want an integer in [0, 0x%llx] (decimal or 0x-hex)", opt, s,
-			    (unsigned long long)max);
+	if (!*s || *s == '-' || *s == '+' || *s == ' ' || *end || errno || v < min || v > max)
+		return fail("%s '%s': want an integer in [%llu, 0x%llx] (decimal or 0x-hex)", opt, s,
+			    (unsigned long long)min, (unsigned long long)max);
 	*out = v;
 	return 0;
 }
@@ -183,13 +183,13 @@ int verifier_measure_snp_main(int argc, char **argv)
 	if (parse_opts(argc, argv, &o))
 		return 1;
 	memset(&p, 0, sizeof p);
-	if (parse_uint("--vcpus", o.vcpus, SNP_MAX_VCPUS, &v))
+	if (parse_uint("--vcpus", o.vcpus, 1, SNP_MAX_VCPUS, &v))
 		return 1;
 	p.vcpus = (unsigned)v;
-	if (parse_uint("--vcpu-sig", o.vcpu_sig, UINT32_MAX, &v))
+	if (parse_uint("--vcpu-sig", o.vcpu_sig, 0, UINT32_MAX, &v))
 		return 1;
 	p.vcpu_sig = (uint32_t)v;
-	if (parse_uint("--guest-features", o.features, UINT64_MAX, &p.guest_features))
+	if (parse_uint("--guest-features", o.features, 0, UINT64_MAX, &p.guest_features))
 		return 1;
 	if (o.kernel) {
 		if (sha256_file("--kernel", o.kernel, h.kernel))
