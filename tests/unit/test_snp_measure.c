@@ -412,6 +412,7 @@ TEST(snp_ld_over_the_ovmf_pages_alone_gives_expected_json_ovmf_hash)
 	free(img);
 	free(e);
 }
+
 TEST(snp_measure_digest_changes_with_every_input)
 {
 	struct syn *s = malloc(sizeof *s);
@@ -622,6 +623,7 @@ TEST(snp_measure_splits_a_hash_table_that_straddles_two_pages)
 	free(pages);
 	free(s);
 }
+
 TEST(snp_measure_refuses_parameters_the_image_cannot_launch)
 {
 	static const uint32_t no_hashes[][3] = {{0x800000, 0x1000, SNP_OVMF_SEC_MEM}};

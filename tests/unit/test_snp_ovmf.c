@@ -29,6 +29,7 @@ TEST(snp_ovmf_parse_reads_the_footer_entries_and_metadata_sections)
 	CHECK(snp_ovmf_find(&o, SNP_OVMF_CPUID) == &o.sections[2]);
 	free(s);
 }
+
 TEST(snp_ovmf_parse_refuses_malformed_images_with_one_clear_line)
 {
 	struct syn *s = malloc(sizeof *s);
@@ -88,6 +89,7 @@ TEST(snp_ovmf_parse_refuses_malformed_images_with_one_clear_line)
 	expect_refused(s->img, SYN_LEN, &p, -LLMK_EFORMAT, "no SEV metadata entry");
 	free(s);
 }
+
 /* Random damage to the footer table and the metadata: parse and measure
  * either succeed or refuse with a message; ASan (test-asan) sees every
  * read. A fixed xorshift sequence, so a failure repeats. */
