@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "verify/cmd.h"
+#include "verify/cmd_measure_snp.h"
 #include "verify/verify.h"
 
 static const struct {
@@ -28,6 +29,8 @@ static const struct {
 	{"tdx", NULL, verifier_tdx_main, "tdx --quote quote.bin --chain pck_chain.pem [...]   "
 	 "(an Intel TDX quote v4; tdx --help)"},
 	{"measure", "pcr4", verify_cmd_measure_pcr4, "measure pcr4 FILE.efi"},
+	{"measure", "snp", verifier_measure_snp_main, "measure snp --ovmf OVMF.fd --vcpus N "
+	 "--vcpu-sig 0x800F12 --guest-features 0x21 [--kernel FILE --initrd FILE --append TEXT]"},
 };
 #define N_CMDS (sizeof verifier_cmds / sizeof verifier_cmds[0])
 
