@@ -8,7 +8,6 @@
  * any worker runs, read-only afterwards.
  */
 #include "quant.h"
-#include "vmath.h"
 
 #include "kernels/scalar/scalar.h"
 #if defined(__x86_64__)
@@ -145,7 +144,6 @@ void quant_init(uint32_t cpu_features)
 #elif defined(__aarch64__)
 	quant_neon_init(cpu_features);
 #endif
-	vmath_init(cpu_features);
 	(void)cpu_features;
 }
 
