@@ -762,8 +762,8 @@ static int matmul_n(struct mm_ctx *mm, int n, float *const out[],
 	for (p = 0; p < n; p++) {
 		if (w[p]->type != w[0]->type || w[p]->packed != w[0]->packed ||
 		    w[p]->cols != w[0]->cols ||
-		    quant_can_pack(w[p]->type, w[p]->rows, w[p]->cols) !=
-			    quant_can_pack(w[0]->type, w[0]->rows, w[0]->cols))
+		    quant_table_can_pack(mm->qt, w[p]->type, w[p]->rows, w[p]->cols) !=
+			    quant_table_can_pack(mm->qt, w[0]->type, w[0]->rows, w[0]->cols))
 			break;
 		data[p] = w[p]->data;
 		rows[p] = (size_t)w[p]->rows;

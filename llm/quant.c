@@ -2,10 +2,12 @@
  * llm/quant.c — the quant type table (llm/quant.h).
  *
  * One const row per type with the scalar reference kernels
- * (llm/kernels/scalar/), and one dispatch table that quant_init() fills with
- * the fastest row each type has on this CPU. The dispatch table is the one
- * piece of process-wide state in the engine: written once at start, before
- * any worker runs, read-only afterwards.
+ * (llm/kernels/scalar/): the only place a type's geometry is written. A
+ * table starts as these rows; each ISA directory this CPU runs hands over
+ * its const descriptor (quant_<isa>_get, llm/quant_isa.h), whose entries
+ * replace what is below them. This file calls the directories, never the
+ * other way round. The CPU's own table is built once, on first use, and is
+ * read-only after.
  */
 #include "quant.h"
 
@@ -42,8 +44,6 @@ static const struct quant_type scalar_rows[GGML_TYPE_COUNT] = {
 	ROW(GGML_TYPE_Q8_K, "Q8_K", QK_K, sizeof(struct block_q8_K), GGML_TYPE_Q8_K, q8_K_to_float, q8_K_from_float, NULL),
 };
 
-static const struct quant_type *selected[GGML_TYPE_COUNT];
-
 const struct quant_type *quant_scalar(uint32_t t)
 {
 	if (t >= GGML_TYPE_COUNT || !scalar_rows[t].name)
@@ -51,100 +51,121 @@ const struct quant_type *quant_scalar(uint32_t t)
 	return &scalar_rows[t];
 }
 
-const struct quant_type *quant_get(uint32_t t)
+/* An ISA's entry for type t replaces the row when it has the row's dot
+ * product, or, for an activation-only type (no vec_dot), its quantizer. */
+static bool isa_row_counts(const struct quant_type *ref, const struct quant_isa_row *r)
 {
-	if (t >= GGML_TYPE_COUNT)
-		return NULL;
-	return selected[t] ? selected[t] : quant_scalar(t);
+	return ref->vec_dot ? r->vec_dot != NULL : r->from_float != NULL;
 }
 
-static const struct quant_tile *tiles[GGML_TYPE_COUNT];
+static const struct quant_tune no_tune;
 
-int quant_register_tile(uint32_t t, const struct quant_tile *tile)
+static void table_add(struct quant_table *qt, const struct quant_isa *isa)
 {
-	const struct quant_type *ref = quant_scalar(t);
-
-	if (!ref || !ref->vec_dot || !tile || !tile->tile || !tile->prep)
-		return -LLMK_EINVAL;
-	tiles[t] = tile;
-	return 0;
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+		const struct quant_type *ref = quant_scalar(t);
+		struct quant_entry *e = &qt->type[t];
+		if (!ref)
+			continue;
+		if (isa->row && isa_row_counts(ref, &isa->row[t])) {
+			const struct quant_isa_row *r = &isa->row[t];
+			e->row.to_float = r->to_float ? r->to_float : ref->to_float;
+			e->row.from_float = r->from_float ? r->from_float : ref->from_float;
+			e->row.vec_dot = r->vec_dot;
+			e->row.gemm = r->gemm;
+			e->row.rows = r->rows;
+			e->row.impl = isa->impl;
+		}
+		if (isa->tile && isa->tile[t]) {
+			e->tile = isa->tile[t];
+			e->packed = isa->packed ? isa->packed[t] : NULL;
+			e->tune = &isa->tune;
+		}
+	}
 }
 
-const struct quant_tile *quant_get_tile(uint32_t t)
+void quant_table_init(struct quant_table *qt, uint32_t cpu_features)
 {
-	return t < GGML_TYPE_COUNT ? tiles[t] : NULL;
+	/* most general first, so that a wider ISA's entries replace a
+	 * narrower one's; NULL: this CPU cannot run that directory */
+	const struct quant_isa *isa[] = {
+#if defined(__x86_64__)
+		quant_avx2_get(cpu_features),
+		quant_avx512_get(cpu_features),
+#elif defined(__aarch64__)
+		quant_neon_get(cpu_features),
+#endif
+		NULL, /* (so that the list is never empty) */
+	};
+
+	memset(qt, 0, sizeof *qt);
+	qt->cpu_features = cpu_features;
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+		if (scalar_rows[t].name)
+			qt->type[t].row = scalar_rows[t];
+		qt->type[t].tune = &no_tune;
+	}
+	for (size_t i = 0; i + 1 < sizeof isa / sizeof isa[0]; i++)
+		if (isa[i])
+			table_add(qt, isa[i]);
 }
 
-static const struct quant_packed *packed[GGML_TYPE_COUNT];
+/* Built by its first caller; a caller that finds another one building it
+ * waits for it (once, at start, a few microseconds). */
+static struct quant_table cpu_table;
+static int cpu_table_state; /* 0 not built, 1 building, 2 built */
 
-int quant_register_packed(uint32_t t, const struct quant_packed *p)
+const struct quant_table *quant_cpu(void)
 {
-	const struct quant_type *ref = quant_scalar(t);
+	int s = 0;
 
-	if (!ref || !ref->vec_dot || !p || !p->pack_to || !p->unpack || !p->tile.tile ||
-	    !p->tile.prep || !p->unit || p->unit % ref->blck || !tiles[t])
-		return -LLMK_EINVAL;
-	packed[t] = p;
-	return 0;
+	if (__atomic_load_n(&cpu_table_state, __ATOMIC_ACQUIRE) == 2)
+		return &cpu_table;
+	if (__atomic_compare_exchange_n(&cpu_table_state, &s, 1, false, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED)) {
+		quant_table_init(&cpu_table, plat_cpu_features());
+		__atomic_store_n(&cpu_table_state, 2, __ATOMIC_RELEASE);
+	}
+	while (__atomic_load_n(&cpu_table_state, __ATOMIC_ACQUIRE) != 2)
+		;
+	return &cpu_table;
 }
 
-const struct quant_packed *quant_get_packed(uint32_t t)
+const struct quant_type *quant_table_get(const struct quant_table *qt, uint32_t t)
 {
-	return t < GGML_TYPE_COUNT ? packed[t] : NULL;
+	return t < GGML_TYPE_COUNT && qt->type[t].row.name ? &qt->type[t].row : NULL;
 }
 
-bool quant_can_pack(uint32_t t, uint64_t rows, uint64_t n)
+const struct quant_tile *quant_table_tile(const struct quant_table *qt, uint32_t t)
 {
-	const struct quant_packed *p = quant_get_packed(t);
+	return t < GGML_TYPE_COUNT ? qt->type[t].tile : NULL;
+}
+
+const struct quant_packed *quant_table_packed(const struct quant_table *qt, uint32_t t)
+{
+	return t < GGML_TYPE_COUNT ? qt->type[t].packed : NULL;
+}
+
+const struct quant_tune *quant_table_tune(const struct quant_table *qt, uint32_t t)
+{
+	return t < GGML_TYPE_COUNT ? qt->type[t].tune : &no_tune;
+}
+
+bool quant_table_can_pack(const struct quant_table *qt, uint32_t t, uint64_t rows, uint64_t n)
+{
+	const struct quant_packed *p = quant_table_packed(qt, t);
 
 	return p && rows && rows % QUANT_TILE_ROWS == 0 && n && n % p->unit == 0;
 }
 
-/* The repacked weights of QUANT_TILE_ROWS rows: a byte per element, and a
- * scale and an offset (floats) per row per 16 elements at the finest; or the
- * float tiles' two bytes (F16, BF16) per element. */
-size_t quant_tile_scratch(size_t n)
+const struct quant_type *quant_get(uint32_t t)
 {
-	return QUANT_TILE_ROWS * (2 * n + n / 16 * 2 * sizeof(float)) + 64;
+	return quant_table_get(quant_cpu(), t);
 }
 
-int quant_register(const struct quant_type *row)
+bool quant_can_pack(uint32_t t, uint64_t rows, uint64_t n)
 {
-	const struct quant_type *ref = quant_scalar(row->type);
-
-	/* A SIMD row must describe the same data as the scalar row it replaces. */
-	if (!ref || row->blck != ref->blck || row->bytes != ref->bytes ||
-	    row->act_type != ref->act_type || !row->to_float ||
-	    (ref->vec_dot && !row->vec_dot) || (ref->from_float && !row->from_float))
-		return -LLMK_EINVAL;
-	selected[row->type] = row;
-	return 0;
-}
-
-static bool decode_lanes;
-
-bool quant_decode_lanes(void)
-{
-	return decode_lanes;
-}
-
-void quant_init(uint32_t cpu_features)
-{
-	decode_lanes = (cpu_features & PLAT_CPU_AMD) == 0;
-	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
-		selected[t] = quant_scalar(t);
-		tiles[t] = NULL;
-		packed[t] = NULL;
-	}
-	/* Per-ISA registration, most general first so that the wider ISA's
-	 * rows win (see quant.h, "Adding SIMD rows"). */
-#if defined(__x86_64__)
-	quant_avx2_init(cpu_features);
-	quant_avx512_init(cpu_features);
-#elif defined(__aarch64__)
-	quant_neon_init(cpu_features);
-#endif
-	(void)cpu_features;
+	return quant_table_can_pack(quant_cpu(), t, rows, n);
 }
 
 uint64_t quant_row_bytes(uint32_t t, uint64_t n)
@@ -180,10 +201,5 @@ float quant_bf16_to_f32(uint16_t h)
 
 uint16_t quant_f32_to_bf16(float f)
 {
-	uint32_t u = q_f32_bits(f);
-
-	if ((u & 0x7fffffff) > 0x7f800000)
-		return (uint16_t)((u >> 16) | 0x40); /* NaN stays NaN (quiet) */
-	u += 0x7fff + ((u >> 16) & 1);               /* round to nearest even */
-	return (uint16_t)(u >> 16);
+	return q_f32_to_bf16(f);
 }

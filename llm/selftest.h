@@ -24,7 +24,8 @@ struct selftest_report {
 };
 
 /*
- * Compare quant_get(t) with quant_scalar(t) for every weight and activation
+ * Compare qt's row of each type (quant_table_get; quant_cpu() for this
+ * machine's) with quant_scalar(t) for every weight and activation
  * type: vec_dot on random, all-zero, extreme (every quant bit set, 0x80
  * bytes) and subnormal-scale blocks, at several lengths; from_float and
  * to_float byte for byte. Bounds: the quantizers and to_float must be exact;
@@ -36,6 +37,7 @@ struct selftest_report {
  * as one line when verbose. Returns 0, -LLMK_ENOMEM, or -LLMK_EFORMAT if any
  * check failed (details in *r).
  */
-int selftest_quant(struct selftest_report *r, uint64_t seed, bool verbose);
+int selftest_quant(struct selftest_report *r, const struct quant_table *qt, uint64_t seed,
+		   bool verbose);
 
 #endif

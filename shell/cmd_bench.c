@@ -96,7 +96,6 @@ static int bench_kernels(struct shell *sh, const struct bench_opts *o)
 	double bw = 0;
 	int err;
 
-	quant_init(plat_cpu_features());
 	llm_mem_init(&mem, 0);
 	err = bench_mem_read(&mem, (int)o->threads, 300000000ull, &bw);
 	if (err)
@@ -482,8 +481,7 @@ static int cmd_selftest(struct shell *sh, int argc, char **argv)
 
 	if (err)
 		return err;
-	quant_init(plat_cpu_features());
-	err = selftest_quant(&r, plat_time_ns(), true);
+	err = selftest_quant(&r, quant_cpu(), plat_time_ns(), true);
 	if (err == -LLMK_ENOMEM)
 		return shell_err(sh, err, "selftest: no memory for the test blocks");
 	for (uint32_t i = 0; i < r.n_types; i++)

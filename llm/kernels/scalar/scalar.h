@@ -1,6 +1,7 @@
 /*
  * llm/kernels/scalar/scalar.h — the scalar reference rows of the quant table
- * (llm/quant.c) and the small helpers they share.
+ * (llm/quant.c) and the small helpers they share, which the SIMD
+ * directories use too.
  *
  * These are the definition of "correct": to_float matches ggml's to_float bit
  * for bit (same operations in the same order), vec_dot is the exact integer
@@ -11,8 +12,8 @@
 #define LLM_KERNELS_SCALAR_H
 
 #include "../../fp_exact.h"
-#include "../../quant.h"
 #include "../../quant_blocks.h"
+#include "../../quant_isa.h"
 
 static inline uint32_t q_f32_bits(float f)
 {
@@ -63,6 +64,17 @@ static inline float q_fabs(float x)
 }
 
 uint16_t q_f32_to_f16(float f);
+
+/* binary32 -> bfloat16, round to nearest even; NaN stays NaN (quiet). */
+static inline uint16_t q_f32_to_bf16(float f)
+{
+	uint32_t u = q_f32_bits(f);
+
+	if ((u & 0x7fffffff) > 0x7f800000)
+		return (uint16_t)((u >> 16) | 0x40);
+	u += 0x7fff + ((u >> 16) & 1);
+	return (uint16_t)(u >> 16);
+}
 
 /* F32, F16, BF16 weights against F32 activations (q_float.c). */
 void q_f32_to_float(const void *src, float *dst, size_t n);
@@ -147,7 +159,7 @@ void tile_prep_kmins16(size_t n, const void *act, float *prep);
 void tile_prep_q6_K(size_t n, const void *act, float *prep);
 void tile_prep_q3_K(size_t n, const void *act, float *prep);
 
-/* The packed layouts (pack.c; llm/quant.h struct quant_packed): one group
+/* The packed layouts (pack.c; llm/quant_isa.h struct quant_packed): one group
  * of 16 rows of n elements, in place; tmp holds the group's bytes. */
 void pk_pack_q4_0(size_t n, void *group, void *tmp);
 void pk_unpack_q4_0(size_t n, void *group, void *tmp);
