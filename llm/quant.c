@@ -19,29 +19,59 @@
 #include "kernels/neon/neon_rows.h"
 #endif
 
-/* Designated fields: a field added later (gemm) starts NULL, not misplaced. */
-#define ROW(T, NAME, BLCK, BYTES, ACT, TO, FROM, DOT)                               \
-	[T] = {.name = NAME, .type = T, .blck = BLCK, .bytes = BYTES, .act_type = ACT, \
-	       .to_float = TO, .from_float = FROM, .vec_dot = DOT, .impl = "scalar"}
+/* One scalar row: its name is the type's (GGML_TYPE_<T> is "<T>"); the
+ * other fields by name (a field added later starts NULL, not misplaced). */
+#define SCALAR(T, ...) \
+	[GGML_TYPE_##T] = {.name = #T, .type = GGML_TYPE_##T, .impl = "scalar", __VA_ARGS__}
+#define BLOCK(T) .bytes = sizeof(struct block_##T)
+/* the block's f16 scales, by field */
+#define F16_AT(T, f) .n_f16 = 1, .f16_at = {offsetof(struct block_##T, f)}
+#define F16_AT2(T, f, g) \
+	.n_f16 = 2, .f16_at = {offsetof(struct block_##T, f), offsetof(struct block_##T, g)}
 
 /* ggml-common.h block sizes; act_type as ggml's vec_dot_type, except that
  * the float types take F32 activations (see q_float.c). */
 static const struct quant_type scalar_rows[GGML_TYPE_COUNT] = {
-	ROW(GGML_TYPE_F32, "F32", 1, 4, GGML_TYPE_F32, q_f32_to_float, q_f32_from_float, q_f32_vec_dot),
-	ROW(GGML_TYPE_F16, "F16", 1, 2, GGML_TYPE_F32, q_f16_to_float, q_f16_from_float, q_f16_vec_dot),
-	ROW(GGML_TYPE_BF16, "BF16", 1, 2, GGML_TYPE_F32, q_bf16_to_float, q_bf16_from_float, q_bf16_vec_dot),
-	ROW(GGML_TYPE_Q4_0, "Q4_0", QK4_0, sizeof(struct block_q4_0), GGML_TYPE_Q8_0, q4_0_to_float, NULL, q4_0_vec_dot),
-	ROW(GGML_TYPE_Q4_1, "Q4_1", QK4_1, sizeof(struct block_q4_1), GGML_TYPE_Q8_1, q4_1_to_float, NULL, q4_1_vec_dot),
-	ROW(GGML_TYPE_Q5_0, "Q5_0", QK5_0, sizeof(struct block_q5_0), GGML_TYPE_Q8_0, q5_0_to_float, NULL, q5_0_vec_dot),
-	ROW(GGML_TYPE_Q5_1, "Q5_1", QK5_1, sizeof(struct block_q5_1), GGML_TYPE_Q8_1, q5_1_to_float, NULL, q5_1_vec_dot),
-	ROW(GGML_TYPE_Q8_0, "Q8_0", QK8_0, sizeof(struct block_q8_0), GGML_TYPE_Q8_0, q8_0_to_float, q8_0_from_float, q8_0_vec_dot),
-	ROW(GGML_TYPE_Q8_1, "Q8_1", QK8_1, sizeof(struct block_q8_1), GGML_TYPE_Q8_1, q8_1_to_float, q8_1_from_float, NULL),
-	ROW(GGML_TYPE_Q2_K, "Q2_K", QK_K, sizeof(struct block_q2_K), GGML_TYPE_Q8_K, q2_K_to_float, NULL, q2_K_vec_dot),
-	ROW(GGML_TYPE_Q3_K, "Q3_K", QK_K, sizeof(struct block_q3_K), GGML_TYPE_Q8_K, q3_K_to_float, NULL, q3_K_vec_dot),
-	ROW(GGML_TYPE_Q4_K, "Q4_K", QK_K, sizeof(struct block_q4_K), GGML_TYPE_Q8_K, q4_K_to_float, NULL, q4_K_vec_dot),
-	ROW(GGML_TYPE_Q5_K, "Q5_K", QK_K, sizeof(struct block_q5_K), GGML_TYPE_Q8_K, q5_K_to_float, NULL, q5_K_vec_dot),
-	ROW(GGML_TYPE_Q6_K, "Q6_K", QK_K, sizeof(struct block_q6_K), GGML_TYPE_Q8_K, q6_K_to_float, NULL, q6_K_vec_dot),
-	ROW(GGML_TYPE_Q8_K, "Q8_K", QK_K, sizeof(struct block_q8_K), GGML_TYPE_Q8_K, q8_K_to_float, q8_K_from_float, NULL),
+	SCALAR(F32, .blck = 1, .bytes = 4, .act_type = GGML_TYPE_F32, .to_float = q_f32_to_float,
+	       .from_float = q_f32_from_float, .vec_dot = q_f32_vec_dot),
+	SCALAR(F16, .blck = 1, .bytes = 2, .act_type = GGML_TYPE_F32, .to_float = q_f16_to_float,
+	       .from_float = q_f16_from_float, .vec_dot = q_f16_vec_dot),
+	SCALAR(BF16, .blck = 1, .bytes = 2, .act_type = GGML_TYPE_F32, .to_float = q_bf16_to_float,
+	       .from_float = q_bf16_from_float, .vec_dot = q_bf16_vec_dot),
+	SCALAR(Q4_0, .blck = QK4_0, BLOCK(q4_0), .act_type = GGML_TYPE_Q8_0,
+	       .to_float = q4_0_to_float, .vec_dot = q4_0_vec_dot, .fill = q4_0_fill,
+	       F16_AT(q4_0, d)),
+	SCALAR(Q4_1, .blck = QK4_1, BLOCK(q4_1), .act_type = GGML_TYPE_Q8_1,
+	       .to_float = q4_1_to_float, .vec_dot = q4_1_vec_dot, .fill = q4_1_fill,
+	       F16_AT2(q4_1, d, m)),
+	SCALAR(Q5_0, .blck = QK5_0, BLOCK(q5_0), .act_type = GGML_TYPE_Q8_0,
+	       .to_float = q5_0_to_float, .vec_dot = q5_0_vec_dot, .fill = q5_0_fill,
+	       F16_AT(q5_0, d)),
+	SCALAR(Q5_1, .blck = QK5_1, BLOCK(q5_1), .act_type = GGML_TYPE_Q8_1,
+	       .to_float = q5_1_to_float, .vec_dot = q5_1_vec_dot, .fill = q5_1_fill,
+	       F16_AT2(q5_1, d, m)),
+	SCALAR(Q8_0, .blck = QK8_0, BLOCK(q8_0), .act_type = GGML_TYPE_Q8_0,
+	       .to_float = q8_0_to_float, .from_float = q8_0_from_float, .vec_dot = q8_0_vec_dot,
+	       .fill = q8_0_fill, F16_AT(q8_0, d)),
+	SCALAR(Q8_1, .blck = QK8_1, BLOCK(q8_1), .act_type = GGML_TYPE_Q8_1,
+	       .to_float = q8_1_to_float, .from_float = q8_1_from_float),
+	SCALAR(Q2_K, .blck = QK_K, BLOCK(q2_K), .act_type = GGML_TYPE_Q8_K,
+	       .to_float = q2_K_to_float, .vec_dot = q2_K_vec_dot, .fill = q2_K_fill,
+	       F16_AT2(q2_K, d, dmin)),
+	SCALAR(Q3_K, .blck = QK_K, BLOCK(q3_K), .act_type = GGML_TYPE_Q8_K,
+	       .to_float = q3_K_to_float, .vec_dot = q3_K_vec_dot, .fill = q3_K_fill,
+	       F16_AT(q3_K, d)),
+	SCALAR(Q4_K, .blck = QK_K, BLOCK(q4_K), .act_type = GGML_TYPE_Q8_K,
+	       .to_float = q4_K_to_float, .vec_dot = q4_K_vec_dot, .fill = q4_K_fill,
+	       F16_AT2(q4_K, d, dmin)),
+	SCALAR(Q5_K, .blck = QK_K, BLOCK(q5_K), .act_type = GGML_TYPE_Q8_K,
+	       .to_float = q5_K_to_float, .vec_dot = q5_K_vec_dot, .fill = q5_K_fill,
+	       F16_AT2(q5_K, d, dmin)),
+	SCALAR(Q6_K, .blck = QK_K, BLOCK(q6_K), .act_type = GGML_TYPE_Q8_K,
+	       .to_float = q6_K_to_float, .vec_dot = q6_K_vec_dot, .fill = q6_K_fill,
+	       F16_AT(q6_K, d)),
+	SCALAR(Q8_K, .blck = QK_K, BLOCK(q8_K), .act_type = GGML_TYPE_Q8_K,
+	       .to_float = q8_K_to_float, .from_float = q8_K_from_float),
 };
 
 const struct quant_type *quant_scalar(uint32_t t)
@@ -49,6 +79,13 @@ const struct quant_type *quant_scalar(uint32_t t)
 	if (t >= GGML_TYPE_COUNT || !scalar_rows[t].name)
 		return NULL;
 	return &scalar_rows[t];
+}
+
+bool quant_is_weight(uint32_t t)
+{
+	const struct quant_type *q = quant_scalar(t);
+
+	return q && q->vec_dot;
 }
 
 /* An ISA's entry for type t replaces the row when it has the row's dot

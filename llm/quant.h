@@ -15,6 +15,9 @@
 
 #include "quant_isa.h"
 
+/* nb pseudo-random valid blocks of a type (quant_fill_random). */
+typedef void (*quant_fill_fn)(void *dst, size_t nb, float std, uint64_t *state);
+
 struct quant_type {
 	const char *name;      /* "Q4_K" */
 	uint32_t type;         /* enum ggml_type */
@@ -28,6 +31,10 @@ struct quant_type {
 	const char *impl;      /* "scalar", "avx2", "avx512vnni", "neon", "neon-dotprod" */
 	quant_gemm_fn gemm;    /* NULL: matmul calls vec_dot per activation row */
 	quant_rows_fn rows;    /* NULL: decode calls vec_dot per weight row */
+	/* Test data, from the scalar row: */
+	quant_fill_fn fill;    /* random blocks; NULL: random floats through from_float */
+	uint8_t n_f16;         /* the block's f16 scales (d, then m or dmin), */
+	uint16_t f16_at[2];    /* at these byte offsets (selftest's edge cases) */
 };
 
 /* One type of a table: its row and, where it has them, its tile and packed
@@ -69,6 +76,11 @@ bool quant_can_pack(uint32_t t, uint64_t rows, uint64_t n);
 
 /* The scalar reference row for type t, or NULL. */
 const struct quant_type *quant_scalar(uint32_t t);
+/* Whether t is a weight type: one with a scalar row and a vec_dot (the
+ * activation-only types Q8_1 and Q8_K are not). Every list of the types we
+ * compute with (selftest, benchmarks, mkmodel, tests) walks the enum with
+ * it, in enum order. */
+bool quant_is_weight(uint32_t t);
 /* Bytes for n elements of type t; 0 if unknown type or n % blck != 0. */
 uint64_t quant_row_bytes(uint32_t t, uint64_t n);
 const char *quant_name(uint32_t t); /* "?" if unknown */

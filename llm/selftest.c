@@ -17,38 +17,6 @@ struct st_buf {
 	float wf[ST_MAXN], af[ST_MAXN], wf2[ST_MAXN];
 };
 
-static const uint32_t st_weights[] = {
-	GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
-	GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
-	GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
-};
-
-/* Byte offsets of the f16 scale fields (d, m / dmin) in each block
- * (llm/quant_blocks.h); -1 ends the list. */
-static void st_f16_fields(uint32_t t, int off[3])
-{
-	off[0] = off[1] = off[2] = -1;
-	switch (t) {
-	case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_1: case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K:
-		off[0] = 0;
-		off[1] = 2;
-		break;
-	case GGML_TYPE_Q4_0: case GGML_TYPE_Q5_0: case GGML_TYPE_Q8_0:
-		off[0] = 0;
-		break;
-	case GGML_TYPE_Q2_K:
-		off[0] = 80;
-		off[1] = 82;
-		break;
-	case GGML_TYPE_Q3_K:
-		off[0] = 108;
-		break;
-	case GGML_TYPE_Q6_K:
-		off[0] = 208;
-		break;
-	}
-}
-
 static uint64_t st_rand(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -90,7 +58,6 @@ static void st_weight_case(uint32_t t, int c, uint8_t *w, size_t n, uint64_t *s)
 {
 	const struct quant_type *q = quant_scalar(t);
 	size_t nb = n / q->blck, bytes = nb * q->bytes;
-	int off[3];
 
 	if (c <= 1 || (c == 5 && q->blck > 1)) {
 		quant_fill_random(t, w, n, c == 0 ? 0.05f : 1.0f, s);
@@ -102,10 +69,10 @@ static void st_weight_case(uint32_t t, int c, uint8_t *w, size_t n, uint64_t *s)
 	} else {
 		memset(w, c == 3 ? 0xff : 0x80, bytes);
 	}
-	st_f16_fields(t, off);
+	/* the f16 scales (the scalar row's f16_at): 1.0, or subnormal */
 	for (size_t b = 0; b < nb && c >= 3; b++)
-		for (int f = 0; f < 3 && off[f] >= 0; f++)
-			st_put16(w + b * q->bytes + off[f],
+		for (int f = 0; f < q->n_f16; f++)
+			st_put16(w + b * q->bytes + q->f16_at[f],
 				 c == 5 ? (uint16_t)(st_rand(s) % 0x3ff + 1) : 0x3c00);
 }
 
@@ -307,9 +274,10 @@ int selftest_quant(struct selftest_report *r, const struct quant_table *qt, uint
 	if (!b)
 		return -LLMK_ENOMEM;
 	memset(r, 0, sizeof *r);
-	for (size_t i = 0; i < sizeof st_weights / sizeof st_weights[0]; i++) {
-		uint32_t t = st_weights[i];
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
 		const struct quant_type *q = quant_scalar(t);
+		if (!quant_is_weight(t))
+			continue;
 		size_t lens[3] = {q->blck, 3 * q->blck, ST_MAXN};
 		if (q->blck == 1)
 			lens[1] = 37;

@@ -5,6 +5,7 @@
  * numbers (`llmctl bench --kernels`) are distorted.
  *
  *   kbench [-K N] [TYPE...]      default: K = 4096, every weight type
+ *                                (quant_is_weight, in enum order)
  *
  * For each type: decode (vec_dot, one activation row) in weight GB/s and
  * GOP/s, prefill (gemm, 4 activation rows; vec_dot when the row has none)
@@ -132,11 +133,6 @@ static void tile_line(uint32_t t, const struct quant_type *at, size_t K, const f
 
 int main(int argc, char **argv)
 {
-	static const uint32_t all[] = {
-		GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
-		GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
-		GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
-	};
 	size_t K = 4096;
 	int first = 1;
 	uint64_t seed = 1;
@@ -154,11 +150,10 @@ int main(int argc, char **argv)
 	printf("per core, CPU time, K = %zu, %d rows in cache\n", K, ROWS);
 	printf("| type | impl         | decode GB/s | scalar | speedup | prefill GOP/s | scalar | speedup |\n");
 	printf("| ---- | ------------ | ----------- | ------ | ------- | ------------- | ------ | ------- |\n");
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-		uint32_t t = all[i];
-		int want = argc <= first;
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+		int want = argc <= first && quant_is_weight(t);
 		for (int a = first; a < argc; a++)
-			want |= !strcmp(argv[a], quant_name(t));
+			want |= quant_is_weight(t) && !strcmp(argv[a], quant_name(t));
 		if (!want)
 			continue;
 		const struct quant_type *q[2] = {quant_get(t), quant_scalar(t)};

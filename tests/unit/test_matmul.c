@@ -8,12 +8,6 @@
 #include "../../llm/matmul.h"
 #include "../../llm/kernels/scalar/scalar.h"
 
-static const uint32_t mm_types[] = {
-	GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
-	GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
-	GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
-};
-
 /* Reference: convert with the scalar act row, dot with the scalar row; mag
  * gets sum |w_k x_k| (dequantized weights), the scale of rounding errors. */
 static void mm_reference(float *out, float *mag, const uint8_t *w, uint32_t t, size_t M,
@@ -79,11 +73,13 @@ static void mm_check_type(uint32_t t, size_t M, size_t K, size_t B, int threads,
 
 TEST(matmul_matches_reference_all_types)
 {
-	for (size_t i = 0; i < sizeof mm_types / sizeof mm_types[0]; i++) {
-		mm_check_type(mm_types[i], 37, 512, 1, 1, true);
-		mm_check_type(mm_types[i], 37, 512, 5, 2, true);
-		mm_check_type(mm_types[i], 70, 256, 1, 2, false);
-		mm_check_type(mm_types[i], 70, 512, 9, 2, false);
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+		if (!quant_is_weight(t))
+			continue;
+		mm_check_type(t, 37, 512, 1, 1, true);
+		mm_check_type(t, 37, 512, 5, 2, true);
+		mm_check_type(t, 70, 256, 1, 2, false);
+		mm_check_type(t, 70, 512, 9, 2, false);
 	}
 }
 
@@ -237,27 +233,17 @@ static uint32_t avx2_only(void)
  */
 static void extreme_row(uint32_t t, uint8_t *row, size_t K)
 {
-	static const struct {
-		uint32_t type;
-		size_t block, f16[2];
-	} f[] = {
-		{GGML_TYPE_Q4_0, 18, {0, 0}},    {GGML_TYPE_Q8_0, 34, {0, 0}},
-		{GGML_TYPE_Q2_K, 84, {80, 82}},  {GGML_TYPE_Q3_K, 110, {108, 108}},
-		{GGML_TYPE_Q4_K, 144, {0, 2}},   {GGML_TYPE_Q5_K, 176, {0, 2}},
-		{GGML_TYPE_Q6_K, 210, {208, 208}},
-	};
+	const struct quant_type *q = quant_scalar(t);
 	size_t bytes = quant_row_bytes(t, K);
 
 	if (t == GGML_TYPE_F16 || t == GGML_TYPE_BF16)
 		return; /* no narrow integer sums to overflow */
 	memset(row, t == GGML_TYPE_Q8_0 ? 0x7f : 0xff, bytes);
-	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-		if (f[i].type == t)
-			for (size_t o = 0; o < bytes; o += f[i].block)
-				for (int k = 0; k < 2; k++) {
-					row[o + f[i].f16[k]] = 0x00; /* f16 1.0 */
-					row[o + f[i].f16[k] + 1] = 0x3c;
-				}
+	for (size_t o = 0; o < bytes; o += q->bytes)
+		for (int k = 0; k < q->n_f16; k++) {
+			row[o + q->f16_at[k]] = 0x00; /* f16 1.0 */
+			row[o + q->f16_at[k] + 1] = 0x3c;
+		}
 }
 
 static void tiles_match_vec_dot(uint32_t features)

@@ -7,35 +7,37 @@
 #include "../../llm/quant.h"
 #include "../../llm/quant_blocks.h"
 
-static const uint32_t weight_types[] = {
-	GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
-	GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
-	GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
-};
-#define N_WEIGHT_TYPES (sizeof weight_types / sizeof weight_types[0])
-
+/* Every scalar row against ggml's geometry (gguf.c's table of every ggml
+ * type): block, bytes, name; its activation type quantizes; a weight type
+ * can make test data, and its f16 scales (selftest's edge cases) lie in
+ * the block. */
 TEST(quant_table_matches_ggml_geometry)
 {
-	uint32_t all[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0,
-			  GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,
-			  GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K,
-			  GGML_TYPE_Q6_K, GGML_TYPE_Q8_1, GGML_TYPE_Q8_K};
+	int rows = 0, weights = 0;
 
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-		const struct quant_type *q = quant_scalar(all[i]);
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+		const struct quant_type *q = quant_scalar(t);
 		uint32_t blck, bytes;
-		CHECK(q != NULL);
 		if (!q)
 			continue;
-		CHECK_EQ_INT(q->type, all[i]);
-		CHECK_EQ_INT(gguf_type_geometry(all[i], &blck, &bytes), 0);
+		rows++;
+		weights += quant_is_weight(t);
+		CHECK_EQ_INT(q->type, t);
+		CHECK_EQ_INT(gguf_type_geometry(t, &blck, &bytes), 0);
 		CHECK_EQ_INT(q->blck, blck);
 		CHECK_EQ_INT(q->bytes, bytes);
-		CHECK_STR(q->name, gguf_type_name(all[i]));
+		CHECK_STR(q->name, gguf_type_name(t));
 		CHECK(q->to_float != NULL);
 		const struct quant_type *a = quant_scalar(q->act_type);
 		CHECK(a && a->from_float && a->act_type == a->type);
+		CHECK(q->fill || q->from_float);
+		CHECK(q->n_f16 <= 2);
+		for (int f = 0; f < q->n_f16; f++)
+			CHECK(q->blck > 1 && q->f16_at[f] + 2u <= q->bytes);
 	}
+	/* the 13 weight types and Q8_1, Q8_K at least */
+	CHECK(rows >= 15 && weights >= 13);
+	CHECK(!quant_is_weight(GGML_TYPE_Q8_K) && quant_is_weight(GGML_TYPE_Q4_K));
 	CHECK(quant_get(GGML_TYPE_COUNT) == NULL);
 	CHECK(quant_get(4) == NULL);
 	CHECK_STR(quant_name(16), "?");
@@ -223,8 +225,10 @@ TEST(quant_vec_dot_vs_dequantized_dot)
 	uint8_t *w = malloc(n * 4), *a = malloc(n * 4 + 1024);
 	uint64_t seed = 42;
 
-	for (size_t ti = 0; ti < N_WEIGHT_TYPES; ti++) {
-		const struct quant_type *q = quant_scalar(weight_types[ti]);
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+		const struct quant_type *q = quant_scalar(t);
+		if (!quant_is_weight(t))
+			continue;
 		const struct quant_type *at = quant_scalar(q->act_type);
 		for (int rep = 0; rep < 20; rep++) {
 			double mag_q, mag_x;
@@ -264,9 +268,11 @@ TEST(quant_fill_random_statistics)
 	float *f = malloc(n * 4);
 	uint8_t *w = malloc(n * 4);
 
-	for (size_t ti = 0; ti < N_WEIGHT_TYPES; ti++) {
-		const struct quant_type *q = quant_scalar(weight_types[ti]);
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+		const struct quant_type *q = quant_scalar(t);
 		uint64_t s1 = 7, s2 = 7;
+		if (!quant_is_weight(t))
+			continue;
 		double sum = 0, sq = 0;
 		q->to_float(w, f, 0);
 		CHECK_EQ_INT(quant_fill_random(q->type, w, n, 0.02f, &s1), 0);
