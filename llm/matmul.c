@@ -27,8 +27,8 @@ _Static_assert(MM_TILE <= QUANT_TILE_ROWS, "a tile fits the tile functions");
 #define MM_TILE_MIN_B 4
 /* Decode claims runs of tiles: each worker then streams long contiguous
  * stretches of the matrix (the hardware prefetchers follow them; one tile at
- * a time interleaves the workers every 16 rows and reads at ~80% of the speed
- * the same run measures). Runs are guided: half of what is left over the
+ * a time interleaves the workers every 16 rows and reads slower:
+ * docs/perf.md, "Matmul scheduling and memory"). Runs are guided: half of what is left over the
  * workers, down to a quarter of tiles / (MM_DECODE_CHUNKS x workers), so the
  * workers finish together instead of one waiting out the other's last long
  * run. Packed types with decode lanes (llm/quant_isa.h), where their

@@ -32,7 +32,7 @@ static const struct quant_isa_row avx2_row[GGML_TYPE_COUNT] = {
  * ones (llm/kernels/avx512/isa.c): on AMD's CPUs non-temporal, 8 KiB
  * ahead (the distance that kept up with an EPYC's reads with AVX-512
  * hidden) and one group at a time; elsewhere into L2, 2 KiB ahead, and the
- * lanes.
+ * lanes (docs/perf.md, "Decode read pattern").
  */
 static const struct quant_isa avx2 = {
 	.impl = "avx2", .row = avx2_row, .tile = avx2_tile, .packed = avx2_packed,

@@ -16,8 +16,8 @@
  * overflow (|qa| <= 127 and u <= umax, 2 * 127 * umax * DEPTH < 32768), then
  * vpmaddwd by ones widens them into the int32 sum that starts from the
  * prep row's -o * sa: about two instructions per 32 products, where the gemm
- * rows unpack the weights every fourth token (kbench, per core: 31-47 GMAC/s
- * against the gemm rows' 14-17 here). The
+ * rows unpack the weights every fourth token (docs/perf.md, "Rows and
+ * prefill tiles"). The
  * integer sums are exact and the float steps are the same for every row and
  * token, so a result depends only on its row and token (not on the tile,
  * batch or thread).
@@ -325,7 +325,7 @@ A2_TILE(q3_K, 16, Q8_K, 0, 4)
 
 /* A packed tile: from 4 tokens up with the tile scratch, the group unpacked
  * once into tile2's form and the tokens run as tile2's (cols: unpacking the
- * nibbles again on every pass over the group made Q4_0 prompts 8% slower);
+ * nibbles again on every pass over the group was slower for prompts);
  * else the tokens two at a time straight off the packed group (COLS_FN),
  * the first pass prefetching ahead into L2. */
 #define P2_TILE(NAME, COLS_FN, UNPACK_FN, G_, ACT, MINS_, DEPTH_)                         \
@@ -611,8 +611,7 @@ p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 	/* the superblock's 36 lines, ahead, all at once (the AVX-512 steps
 	 * take a quarter every other sub-block, PK_SB_PREFETCH there, as all
 	 * at once slowed their rows in cache; these rows, slower, kept their
-	 * speed: kbench with AVX-512 hidden, Q4_K 37-38 GB/s, Q6_K 40-41,
-	 * before and after) */
+	 * speed: docs/perf.md, "K-quant superblock prefetch") */
 	p2_prefetch(u, P2_SB, ahead, nta);
 	_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
 		struct p2_kscales k = p2_kscales_at(u, h);

@@ -32,7 +32,7 @@ static const struct quant_isa_row avx512_row[GGML_TYPE_COUNT] = {
  * read once does not need), 8 KiB ahead (the distance that kept up with
  * the EPYC's fastest reads), one group at a time (the EPYC read no more
  * with the lanes); elsewhere into L2, 4 KiB ahead, through the lanes (the
- * Xeon's best).
+ * Xeon's best). Measurements: docs/perf.md, "Decode read pattern".
  */
 #define TUNE_AMD {.ahead = 8192, .nta = true, .lanes = false}
 #define TUNE_OTHER {.ahead = 4096, .nta = false, .lanes = true}

@@ -40,9 +40,9 @@
 
 /*
  * Decode streams every weight once per token. With only the hardware
- * prefetcher these rows reached about 70% of the read bandwidth of a plain
- * load loop (2-core Xeon, 96 MiB and 1 GiB matrices); asking for the lines
- * 4 KiB ahead (the row's later blocks, then the next row's) passes it.
+ * prefetcher these rows fell short of a plain load loop's read bandwidth;
+ * asking for the lines 4 KiB ahead (the row's later blocks, then the next
+ * row's) passes it (docs/perf.md, "Rows and prefill tiles").
  */
 #define KQ_PREFETCH 4096
 

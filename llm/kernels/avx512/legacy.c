@@ -7,7 +7,7 @@
  * a matrix-vector product that streams every weight byte once, so these rows
  * are built to keep up with memory: few instructions per byte, and a
  * software prefetch LG_PF bytes ahead of the weights (without it these
- * rows stalled on memory for a third of the time).
+ * rows stalled on memory).
  *
  * Block rows go eight blocks at a time, two blocks per zmm:
  *  - quants: the 16 bytes of nibbles of blocks A and B are broadcast to
@@ -45,10 +45,9 @@
 #define LG_UNROLL _Pragma("GCC unroll 4")
 
 /* Prefetch distance in weight bytes, a few rows of a small matrix: far
- * enough ahead to cover memory latency at the rate these rows consume bytes.
- * On a 2-core Sapphire Rapids guest (`llmctl bench --kernels`), 1 KiB left
- * 10-15% of the read bandwidth unused and no prefetch 35%; 2 to 8 KiB all
- * reach it, 4 KiB was the most consistent. */
+ * enough ahead to cover memory latency at the rate these rows consume bytes;
+ * shorter left read bandwidth unused, and 4 KiB was the most consistent of
+ * the distances that reached it (docs/perf.md, "Rows and prefill tiles"). */
 #define LG_PF 4096
 
 /* Activation row j of a gemm call, at block i. */

@@ -624,34 +624,16 @@ FLOAT_TILE(bf16, 1)
  * results are the unpacked tiles' bits. Each unpacked register serves C
  * tokens; with C = 1 this is decode (where the tuning says so, Q4_0 and
  * Q8_0 through the lanes below), and reading the weights once is the whole
- * cost. The first pass over a group prefetches the tuning's distance ahead
- * (struct quant_tune, isa.c), as the decode rows do.
- *
- * The prefetches are non-temporal on AMD's CPUs (tune->nta), else
- * into L2. On an EPYC (Zen 4, 1 MiB L2, 32 MiB victim L3), packed decode
- * of 40 5632 x 2048 matrices, 2 threads, one stream a worker, read with
- * NTA against T1: Q4_K 92-93% of the read probe against 82-85%, Q8_0
- * 103-104% against 97-100%, Q4_0 105-107% against 102-104% (Q6_K 84-96
- * against 85-87: noise); the probe itself reads the same either way.
- * (Lines fetched for L2 leave it for the L3 as victims, traffic a stream
- * read once does not need.) On the Xeon of earlier sessions T1 was best.
+ * cost. The first pass over a group prefetches ahead, as the decode rows
+ * do, with the distance and hint of the descriptor's tuning (struct
+ * quant_tune; isa.c says why they differ by CPU maker).
  *
  * PK_SB_PREFETCH: a K-quant step prefetches its superblock's lines (ahead)
- * a quarter at a time every other sub-block, not a sub-block's share before
- * each one: on the EPYC, 2 threads, Q4_K decode then read 98-102% of the
- * probe against 83-87%, Q6_K 92-100% against 82-94%. All the lines at the
- * step's start streamed as well but cost the rows in cache 13% (Q4_K) and
- * 28% (Q6_K) of their speed (kbench: 74-75 and 71 GB/s against 79-85 and
- * 97-100 now). The prefetch loop's own instructions space the prefetches
- * out: unrolled into a burst they streamed at 81-85% (the CPU drops
- * software prefetches it has no room for).
- *
- * The distance is 8 KiB on AMD's CPUs, 4 KiB elsewhere: with
- * 75-80 GB/s to read (the EPYC host's bursts) bench tg64 of Q4_0 reached
- * 85-88% of the probe with 8 KiB against 78-83% with 4 (113-118 t/s
- * against 107-112, six alternating runs), Q4_K_M 86% against 80-83%, Q6_K
- * 85-86 against 79, Q8_0 89-90 against 87-88 (two or three); 12 and 16 KiB
- * did worse (81-83%, 80-82% for Q4_0); at 52 GB/s all read alike.
+ * a quarter at a time every other sub-block: a sub-block's share before
+ * each one left the stream short, all the lines at the step's start slowed
+ * the rows in cache, and the prefetch loop's own instructions space the
+ * prefetches out, as a CPU drops software prefetches it has no room for
+ * (docs/perf.md, "K-quant superblock prefetch").
  */
 
 /* (always_inline: a function that only prefetches counts as free of side
@@ -914,9 +896,11 @@ pk_cols(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *
 /*
  * Decode lanes (struct quant_packed lanes): one token against G packed
  * groups, a step of each in turn, so a worker reads G memory streams at
- * once instead of one: a core's reads in flight are bounded per stream (4
- * streams a thread read 10-15% more here than one). Each group's steps are
- * its tile's with C = 1, in the same order, so the bits are the tile's.
+ * once instead of one: a core's reads in flight are bounded per stream, and
+ * the Xeon read more with four (docs/perf.md, "Decode read pattern").
+ * Each group's steps are its tile's with C = 1, in the same order, so the
+ * bits are the tile's. LANE_AHEAD: the prefetch distance in each stream,
+ * the one the read probe found fastest with four streams there.
  */
 #define LANE_AHEAD 2048
 
