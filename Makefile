@@ -37,7 +37,7 @@ TOOL_SRC := $(sort $(wildcard tools/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))
 
 # Per-directory instruction sets: only the SIMD rows are built with them, and
-# they run only when quant_init() saw the feature at run time.
+# they run only where their quant_<isa>_get() saw the feature at run time.
 SIMD_FLAGS_avx2 := -mavx2 -mfma -mf16c
 SIMD_FLAGS_avx512 := -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mavx512bf16
 SIMD_FLAGS_neon :=

@@ -19,13 +19,11 @@ typedef uint64_t bw_vec __attribute__((vector_size(16)));
  * 64-byte line of each per step in four independent chains of 16-byte
  * loads, so the loads, not the adds, set the pace; each step prefetches the
  * line j->ahead bytes ahead in each stream. The probe takes the better of
- * the two patterns decode reads with (llm/quant.h, quant_decode_lanes), so
+ * the two patterns decode reads with (llm/quant_isa.h, struct quant_tune), so
  * the figure is what the machine can read, not what a plain loop happens to
- * get: on the Xeon of earlier sessions 4 streams with a 2 KiB prefetch into
- * L2 (4 streams read 10-15% more than one, which with a 4 KiB prefetch was
- * 20-30% more than the hardware prefetcher alone); on an EPYC (Zen 4), one
- * stream with a 4 KiB non-temporal prefetch (53.9-54.2 GB/s against
- * 52.0-52.5 for the Xeon's pattern, 2 threads, 1 GiB). */
+ * get: on the Xeon 4 streams with a 2 KiB prefetch into L2, on an EPYC
+ * (Zen 4) one stream with a 4 KiB non-temporal prefetch read fastest, both
+ * faster than the hardware prefetcher alone (docs/perf.md, "Read probe"). */
 #define BW_STREAMS 4
 static inline void bw_prefetch(const struct bw_job *j, const bw_vec *q)
 {
@@ -151,11 +149,13 @@ int bench_kernel_run(struct mm_ctx *c, uint32_t type, size_t tg_bytes, uint32_t 
 	float *x = NULL, *o = NULL;
 	int err = 0;
 
-	if (!row || !quant_get(type)->vec_dot || !pp_batch)
+	const struct quant_type *q = quant_table_get(c->qt, type);
+
+	if (!row || !q || !q->vec_dot || !pp_batch)
 		return -LLMK_EINVAL;
 	memset(r, 0, sizeof *r);
 	r->type = type;
-	r->impl = quant_get(type)->impl;
+	r->impl = q->impl;
 	r->pp_batch = pp_batch;
 	M = tg_bytes / row < BK_PP_M ? BK_PP_M : tg_bytes / row;
 	r->tg_bytes = M * row;

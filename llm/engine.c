@@ -12,8 +12,8 @@
 void engine_init(struct engine *e)
 {
 	memset(e, 0, sizeof *e);
-	/* the fastest rows this CPU has (idempotent; no worker is running here) */
-	quant_init(plat_cpu_features());
+	/* this CPU's quant table, built here on the start thread (once) */
+	(void)quant_cpu();
 	e->disk = -1;
 	e->cfg.kv_type = GGML_TYPE_F16;
 	e->cfg.n_batch = ENGINE_DEFAULT_BATCH;

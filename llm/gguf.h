@@ -63,7 +63,7 @@ struct gguf_tensor {
 	const char *name;
 	uint32_t n_dims;
 	uint64_t ne[GGUF_MAX_DIMS]; /* ne[0] is the row length (contiguous); unused dims are 1 */
-	uint32_t type;              /* enum ggml_type (llm/quant.h) */
+	uint32_t type;              /* enum ggml_type (llm/quant_blocks.h) */
 	uint64_t offset;            /* absolute byte offset in the file */
 	uint64_t size;              /* bytes */
 	uint64_t n_elems;

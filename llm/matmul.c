@@ -10,7 +10,7 @@
  * reads each weight byte from memory once per call, and decode (B == 1)
  * streams the weights exactly once.
  *
- * Where the weight type has tile functions (llm/quant.h) and the batch is
+ * Where the weight type has tile functions (llm/quant_isa.h) and the batch is
  * at least MM_TILE_MIN_B tokens, a tile is handed to them whole instead:
  * they repack its weights once into the worker's scratch and run every
  * token against the repacked rows. Packed weights (mm_matmul_packed) go to
@@ -27,13 +27,14 @@ _Static_assert(MM_TILE <= QUANT_TILE_ROWS, "a tile fits the tile functions");
 #define MM_TILE_MIN_B 4
 /* Decode claims runs of tiles: each worker then streams long contiguous
  * stretches of the matrix (the hardware prefetchers follow them; one tile at
- * a time interleaves the workers every 16 rows and reads at ~80% of the speed
- * the same run measures). Runs are guided: half of what is left over the
+ * a time interleaves the workers every 16 rows and reads slower:
+ * docs/perf.md, "Matmul scheduling and memory"). Runs are guided: half of what is left over the
  * workers, down to a quarter of tiles / (MM_DECODE_CHUNKS x workers), so the
  * workers finish together instead of one waiting out the other's last long
- * run. Packed types with decode lanes (llm/quant.h), where the CPU wants them
- * (quant_decode_lanes), claim lane steps instead, each a tile from each
- * quarter of the matrix, so each worker reads QUANT_LANES streams at once. */
+ * run. Packed types with decode lanes (llm/quant_isa.h), where their
+ * descriptor's tuning wants them (struct quant_tune, lanes), claim lane
+ * steps instead, each a tile from each quarter of the matrix, so each
+ * worker reads QUANT_LANES streams at once. */
 #define MM_DECODE_CHUNKS 4
 
 static size_t align64(size_t x)
@@ -55,6 +56,7 @@ int mm_init(struct mm_ctx *c, struct llm_mem *mem, int n_threads)
 	if (!c || !mem)
 		return -LLMK_EINVAL;
 	memset(c, 0, sizeof *c);
+	c->qt = quant_cpu();
 	c->mem = mem;
 	c->n_threads = n_threads < 1 ? 1 : n_threads;
 	return 0;
@@ -115,6 +117,7 @@ struct mm_job {
 	size_t next;          /* next unclaimed tile (atomic) */
 	size_t claim;         /* tiles a worker claims at once */
 	const struct quant_tile *tile; /* NULL: gemm / vec_dot */
+	const struct quant_tune *tune; /* of the tile's descriptor */
 	float *prep;          /* B rows of QUANT_TILE_PREP_FLOATS(K) */
 	size_t p_stride;      /* floats per prep row */
 	uint8_t *scratch;     /* per worker, s_stride bytes each */
@@ -248,7 +251,7 @@ static void mm_dot_task(void *arg, int i, int n)
 				g[ng] = p->w + tt * MM_TILE * j->w_stride;
 				o[ng] = p->out + tt * MM_TILE;
 			}
-			j->lanes(j->K, g, ng, j->act, j->prep, o);
+			j->lanes(j->K, g, ng, j->act, j->prep, o, j->tune);
 			continue;
 		}
 		r0 = u * MM_TILE;
@@ -256,14 +259,14 @@ static void mm_dot_task(void *arg, int i, int n)
 			/* plain rows into the worker's scratch, packed (whole
 			 * groups: M % 16 == 0), for the packed tile */
 			uint8_t *g = j->scratch + (size_t)i * j->s_stride;
-			j->pack_to(j->K, p->w + r0 * j->w_stride, g);
+			j->pack_to(j->K, p->w + r0 * j->w_stride, g, j->tune);
 			j->tile->tile(j->K, g, j->w_stride, MM_TILE, j->act, j->a_stride, j->prep,
-				      j->B, p->out + r0, p->M, NULL);
+				      j->B, p->out + r0, p->M, NULL, j->tune);
 		} else if (j->tile)
 			j->tile->tile(j->K, p->w + r0 * j->w_stride, j->w_stride,
 				      (int)(p->M - r0 < MM_TILE ? p->M - r0 : MM_TILE), j->act,
 				      j->a_stride, j->prep, j->B, p->out + r0, p->M,
-				      j->scratch + (size_t)i * j->s_stride);
+				      j->scratch + (size_t)i * j->s_stride, j->tune);
 		else
 			mm_tile(j, p, r0, j->scratch + (size_t)i * j->s_stride);
 	}
@@ -278,26 +281,27 @@ static int mm_run(struct mm_ctx *c, int n, float *const out[], const void *const
 	size_t abytes, M = 0;
 	int err, nt;
 	bool can_pack;
-	const struct quant_packed *pk = packed ? quant_get_packed(wtype) : NULL;
+	const struct quant_table *qt = c ? c->qt : NULL;
+	const struct quant_packed *pk = packed && qt ? quant_table_packed(qt, wtype) : NULL;
 
-	if (!c || !out || !w || !Ms || !x || !B || n < 1 || n > MM_MAX_PARTS)
+	if (!c || !qt || !out || !w || !Ms || !x || !B || n < 1 || n > MM_MAX_PARTS)
 		return -LLMK_EINVAL;
 	/* the parts must take the same path (a plain part packs for the packed
-	 * tile where quant_can_pack says so) */
-	can_pack = quant_can_pack(wtype, Ms[0], K);
+	 * tile where quant_table_can_pack says so) */
+	can_pack = quant_table_can_pack(qt, wtype, Ms[0], K);
 	for (int p = 0; p < n; p++) {
 		if (!out[p] || !w[p] || !Ms[p])
 			return -LLMK_EINVAL;
-		if (quant_can_pack(wtype, Ms[p], K) != can_pack)
+		if (quant_table_can_pack(qt, wtype, Ms[p], K) != can_pack)
 			return -LLMK_EINVAL;
 		M += Ms[p];
 	}
 	if (packed && !can_pack)
 		return -LLMK_EINVAL;
-	j.wt = c->scalar ? quant_scalar(wtype) : quant_get(wtype);
+	j.wt = c->scalar ? quant_scalar(wtype) : quant_table_get(qt, wtype);
 	if (!j.wt || !j.wt->vec_dot)
 		return -LLMK_ENOTSUP;
-	j.at = c->scalar ? quant_scalar(j.wt->act_type) : quant_get(j.wt->act_type);
+	j.at = c->scalar ? quant_scalar(j.wt->act_type) : quant_table_get(qt, j.wt->act_type);
 	if (!j.at || !j.at->from_float)
 		return -LLMK_ENOTSUP;
 	j.w_stride = (size_t)quant_row_bytes(wtype, K);
@@ -312,6 +316,7 @@ static int mm_run(struct mm_ctx *c, int n, float *const out[], const void *const
 	j.a_stride = align64(abytes);
 	nt = c->n_threads < 1 ? 1 : c->n_threads;
 	j.tile = NULL;
+	j.tune = quant_table_tune(qt, wtype);
 	j.unpack = NULL;
 	j.pack_to = NULL;
 	j.s_stride = 0;
@@ -329,18 +334,18 @@ static int mm_run(struct mm_ctx *c, int n, float *const out[], const void *const
 	c->next_bytes = 0;
 	if (pk && !c->scalar) {
 		j.tile = &pk->tile; /* every batch: nothing else reads packed rows */
-		if (B == 1 && pk->lanes && quant_decode_lanes())
+		if (B == 1 && pk->lanes && j.tune->lanes)
 			j.lanes = pk->lanes;
 	} else if (pk) {
 		j.unpack = pk->unpack;
 	} else if (!c->scalar && K % 32 == 0 && B >= MM_TILE_MIN_B) {
-		j.tile = quant_get_tile(wtype);
+		j.tile = quant_table_tile(qt, wtype);
 	} else if (!c->scalar && can_pack) {
 		/* A type that packs here gives the tile's bits for every batch,
 		 * packed or not, so packing (and streaming, which does not pack)
 		 * never changes a result: a few tokens take the packed tile on
 		 * each tile packed into scratch (cheaper than the repack). */
-		pk = quant_get_packed(wtype);
+		pk = quant_table_packed(qt, wtype);
 		j.tile = &pk->tile;
 		j.pack_to = pk->pack_to;
 	}

@@ -14,6 +14,10 @@
 
 struct mm_ctx {
 	int n_threads;         /* workers used by plat_parallel (>= 1) */
+	/* The quant table the products dispatch through: mm_init sets this
+	 * CPU's (quant_cpu()); a test may point it at one built for fewer
+	 * features. Packed weights must come from the same table. */
+	const struct quant_table *qt;
 	bool scalar;           /* force the scalar reference rows (tests, bench) */
 	struct llm_mem *mem;   /* scratch for converted activations comes from here */
 	void *act;             /* scratch */
@@ -36,10 +40,10 @@ void mm_free(struct mm_ctx *c);
  */
 int mm_matmul(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
 	      size_t M, size_t K, const float *x, size_t B);
-/* The same product with W packed (quant.h struct quant_packed; M % 16 == 0,
- * quant_can_pack()): the type's packed tile for every batch, or, with the
- * scalar rows forced, each group unpacked into the worker's scratch first.
- * -LLMK_EINVAL when the type has no packed form on this CPU. */
+/* The same product with W packed (quant_isa.h struct quant_packed; M % 16
+ * == 0, quant_table_can_pack()): the type's packed tile for every batch,
+ * or, with the scalar rows forced, each group unpacked into the worker's
+ * scratch first. -LLMK_EINVAL when the type has no packed form in c->qt. */
 int mm_matmul_packed(struct mm_ctx *c, float *out, const void *w, uint32_t wtype,
 		     size_t M, size_t K, const float *x, size_t B);
 /* n (<= MM_MAX_PARTS) products of one input in one call: out[p] = W_p x,
@@ -48,7 +52,7 @@ int mm_matmul_packed(struct mm_ctx *c, float *out, const void *w, uint32_t wtype
  * turn, so a small matrix's tail overlaps the next one's start (attention's
  * Q, K and V; the feed-forward's gate and up). Each part gets the bits its
  * own mm_matmul / mm_matmul_packed would give. -LLMK_EINVAL when the parts
- * would not take the same path (quant_can_pack differs between them). */
+ * would not take the same path (quant_table_can_pack differs between them). */
 #define MM_MAX_PARTS 3
 int mm_matmul_n(struct mm_ctx *c, int n, float *const out[], const void *const w[],
 		const size_t M[], uint32_t wtype, bool packed, size_t K, const float *x, size_t B);

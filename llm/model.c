@@ -307,6 +307,7 @@ int model_scratch_init(struct model_scratch *s, const struct model_hparams *hp,
 		return e;
 	s->n_batch = n_batch;
 	s->n_workers = n_workers;
+	s->vm = vmath_get(plat_cpu_features());
 	dst[0] = &s->x; dst[1] = &s->xb; dst[2] = &s->q; dst[3] = &s->k; dst[4] = &s->v;
 	dst[5] = &s->att; dst[6] = &s->hb; dst[7] = &s->hb2; dst[8] = &s->tiles;
 	dst[9] = &s->amax; dst[10] = &s->asum; dst[11] = &s->logits;
@@ -545,6 +546,7 @@ static void per_token(const struct model *m, struct model_scratch *s, struct kv_
 /* h = silu(h) * h2 over n values, cut between the workers (a prompt batch
  * has n = B x n_ff: the exp of each is worth spreading). */
 struct swiglu_job {
+	const struct vmath_ops *vm;
 	float *h;
 	const float *h2;
 	size_t n;
@@ -555,12 +557,12 @@ static void swiglu_task(void *arg, int i, int nw)
 	struct swiglu_job *j = arg;
 	size_t a = j->n * (size_t)i / (size_t)nw, b = j->n * (size_t)(i + 1) / (size_t)nw;
 
-	vmath()->swiglu(j->h + a, j->h2 + a, b - a);
+	j->vm->swiglu(j->h + a, j->h2 + a, b - a);
 }
 
 static void swiglu(struct model_scratch *s, float *h, const float *h2, size_t n)
 {
-	struct swiglu_job j = {h, h2, n};
+	struct swiglu_job j = {s->vm, h, h2, n};
 
 	if (s->n_workers > 1 && n >= 16384)
 		plat_parallel(swiglu_task, &j, (int)s->n_workers);
@@ -591,7 +593,7 @@ static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t 
 		     const float *kT, const float *vt)
 {
 	const struct model_hparams *hp = &j->m->hp;
-	const struct vmath_ops *vm = vmath();
+	const struct vmath_ops *vm = j->s->vm;
 	uint32_t hd = hp->head_dim, group = hp->n_head / hp->n_head_kv, Q = hp->n_head * hd;
 	float scale = 1.0f / math_sqrtf((float)hd);
 	struct model_scratch *s = j->s;
@@ -686,7 +688,7 @@ static void att_group(const struct att_job *j, uint32_t g, float *kt, float *vt,
 						  ? end - t0 - MODEL_ATT_TILE : MODEL_ATT_TILE,
 					  g * hd, hd);
 		/* K transposed: the scores of 16 positions are then 16 lanes */
-		vmath()->att_transpose(kT, kt, nt, hd);
+		s->vm->att_transpose(kT, kt, nt, hd);
 		att_tile(j, g, t0, nt, kT, vt);
 	}
 	for (uint32_t b = 0; b < j->B; b++)
@@ -760,8 +762,8 @@ static int matmul_n(struct mm_ctx *mm, int n, float *const out[],
 	for (p = 0; p < n; p++) {
 		if (w[p]->type != w[0]->type || w[p]->packed != w[0]->packed ||
 		    w[p]->cols != w[0]->cols ||
-		    quant_can_pack(w[p]->type, w[p]->rows, w[p]->cols) !=
-			    quant_can_pack(w[0]->type, w[0]->rows, w[0]->cols))
+		    quant_table_can_pack(mm->qt, w[p]->type, w[p]->rows, w[p]->cols) !=
+			    quant_table_can_pack(mm->qt, w[0]->type, w[0]->rows, w[0]->cols))
 			break;
 		data[p] = w[p]->data;
 		rows[p] = (size_t)w[p]->rows;

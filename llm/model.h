@@ -15,6 +15,7 @@
 #include "gguf.h"
 #include "kv.h"
 #include "matmul.h"
+#include "vmath.h"
 #include "weights.h"
 
 enum model_arch { MODEL_LLAMA = 1, MODEL_QWEN2 };
@@ -58,6 +59,7 @@ int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g
 /* Scratch for a batch of up to n_batch tokens and n_workers attention workers. */
 struct model_scratch {
 	uint32_t n_batch, n_workers;
+	const struct vmath_ops *vm; /* this CPU's exp, SwiGLU and attention loops */
 	float *x, *xb, *q, *k, *v, *att, *hb, *hb2; /* batch-major rows */
 	float *tiles;          /* per worker: K and V tiles, MODEL_ATT_TILE x head_dim each */
 	float *amax, *asum;    /* online softmax state per (token, head) */

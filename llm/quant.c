@@ -2,13 +2,14 @@
  * llm/quant.c — the quant type table (llm/quant.h).
  *
  * One const row per type with the scalar reference kernels
- * (llm/kernels/scalar/), and one dispatch table that quant_init() fills with
- * the fastest row each type has on this CPU. The dispatch table is the one
- * piece of process-wide state in the engine: written once at start, before
- * any worker runs, read-only afterwards.
+ * (llm/kernels/scalar/): the only place a type's geometry is written. A
+ * table starts as these rows; each ISA directory this CPU runs hands over
+ * its const descriptor (quant_<isa>_get, llm/quant_isa.h), whose entries
+ * replace what is below them. This file calls the directories, never the
+ * other way round. The CPU's own table is built once, on first use, and is
+ * read-only after.
  */
 #include "quant.h"
-#include "vmath.h"
 
 #include "kernels/scalar/scalar.h"
 #if defined(__x86_64__)
@@ -18,32 +19,60 @@
 #include "kernels/neon/neon_rows.h"
 #endif
 
-/* Designated fields: a field added later (gemm) starts NULL, not misplaced. */
-#define ROW(T, NAME, BLCK, BYTES, ACT, TO, FROM, DOT)                               \
-	[T] = {.name = NAME, .type = T, .blck = BLCK, .bytes = BYTES, .act_type = ACT, \
-	       .to_float = TO, .from_float = FROM, .vec_dot = DOT, .impl = "scalar"}
+/* One scalar row: its name is the type's (GGML_TYPE_<T> is "<T>"); the
+ * other fields by name (a field added later starts NULL, not misplaced). */
+#define SCALAR(T, ...) \
+	[GGML_TYPE_##T] = {.name = #T, .type = GGML_TYPE_##T, .impl = "scalar", __VA_ARGS__}
+#define BLOCK(T) .bytes = sizeof(struct block_##T)
+/* the block's f16 scales, by field */
+#define F16_AT(T, f) .n_f16 = 1, .f16_at = {offsetof(struct block_##T, f)}
+#define F16_AT2(T, f, g) \
+	.n_f16 = 2, .f16_at = {offsetof(struct block_##T, f), offsetof(struct block_##T, g)}
 
 /* ggml-common.h block sizes; act_type as ggml's vec_dot_type, except that
  * the float types take F32 activations (see q_float.c). */
 static const struct quant_type scalar_rows[GGML_TYPE_COUNT] = {
-	ROW(GGML_TYPE_F32, "F32", 1, 4, GGML_TYPE_F32, q_f32_to_float, q_f32_from_float, q_f32_vec_dot),
-	ROW(GGML_TYPE_F16, "F16", 1, 2, GGML_TYPE_F32, q_f16_to_float, q_f16_from_float, q_f16_vec_dot),
-	ROW(GGML_TYPE_BF16, "BF16", 1, 2, GGML_TYPE_F32, q_bf16_to_float, q_bf16_from_float, q_bf16_vec_dot),
-	ROW(GGML_TYPE_Q4_0, "Q4_0", QK4_0, sizeof(struct block_q4_0), GGML_TYPE_Q8_0, q4_0_to_float, NULL, q4_0_vec_dot),
-	ROW(GGML_TYPE_Q4_1, "Q4_1", QK4_1, sizeof(struct block_q4_1), GGML_TYPE_Q8_1, q4_1_to_float, NULL, q4_1_vec_dot),
-	ROW(GGML_TYPE_Q5_0, "Q5_0", QK5_0, sizeof(struct block_q5_0), GGML_TYPE_Q8_0, q5_0_to_float, NULL, q5_0_vec_dot),
-	ROW(GGML_TYPE_Q5_1, "Q5_1", QK5_1, sizeof(struct block_q5_1), GGML_TYPE_Q8_1, q5_1_to_float, NULL, q5_1_vec_dot),
-	ROW(GGML_TYPE_Q8_0, "Q8_0", QK8_0, sizeof(struct block_q8_0), GGML_TYPE_Q8_0, q8_0_to_float, q8_0_from_float, q8_0_vec_dot),
-	ROW(GGML_TYPE_Q8_1, "Q8_1", QK8_1, sizeof(struct block_q8_1), GGML_TYPE_Q8_1, q8_1_to_float, q8_1_from_float, NULL),
-	ROW(GGML_TYPE_Q2_K, "Q2_K", QK_K, sizeof(struct block_q2_K), GGML_TYPE_Q8_K, q2_K_to_float, NULL, q2_K_vec_dot),
-	ROW(GGML_TYPE_Q3_K, "Q3_K", QK_K, sizeof(struct block_q3_K), GGML_TYPE_Q8_K, q3_K_to_float, NULL, q3_K_vec_dot),
-	ROW(GGML_TYPE_Q4_K, "Q4_K", QK_K, sizeof(struct block_q4_K), GGML_TYPE_Q8_K, q4_K_to_float, NULL, q4_K_vec_dot),
-	ROW(GGML_TYPE_Q5_K, "Q5_K", QK_K, sizeof(struct block_q5_K), GGML_TYPE_Q8_K, q5_K_to_float, NULL, q5_K_vec_dot),
-	ROW(GGML_TYPE_Q6_K, "Q6_K", QK_K, sizeof(struct block_q6_K), GGML_TYPE_Q8_K, q6_K_to_float, NULL, q6_K_vec_dot),
-	ROW(GGML_TYPE_Q8_K, "Q8_K", QK_K, sizeof(struct block_q8_K), GGML_TYPE_Q8_K, q8_K_to_float, q8_K_from_float, NULL),
+	SCALAR(F32, .blck = 1, .bytes = 4, .act_type = GGML_TYPE_F32, .to_float = q_f32_to_float,
+	       .from_float = q_f32_from_float, .vec_dot = q_f32_vec_dot),
+	SCALAR(F16, .blck = 1, .bytes = 2, .act_type = GGML_TYPE_F32, .to_float = q_f16_to_float,
+	       .from_float = q_f16_from_float, .vec_dot = q_f16_vec_dot),
+	SCALAR(BF16, .blck = 1, .bytes = 2, .act_type = GGML_TYPE_F32, .to_float = q_bf16_to_float,
+	       .from_float = q_bf16_from_float, .vec_dot = q_bf16_vec_dot),
+	SCALAR(Q4_0, .blck = QK4_0, BLOCK(q4_0), .act_type = GGML_TYPE_Q8_0,
+	       .to_float = q4_0_to_float, .vec_dot = q4_0_vec_dot, .fill = q4_0_fill,
+	       F16_AT(q4_0, d)),
+	SCALAR(Q4_1, .blck = QK4_1, BLOCK(q4_1), .act_type = GGML_TYPE_Q8_1,
+	       .to_float = q4_1_to_float, .vec_dot = q4_1_vec_dot, .fill = q4_1_fill,
+	       F16_AT2(q4_1, d, m)),
+	SCALAR(Q5_0, .blck = QK5_0, BLOCK(q5_0), .act_type = GGML_TYPE_Q8_0,
+	       .to_float = q5_0_to_float, .vec_dot = q5_0_vec_dot, .fill = q5_0_fill,
+	       F16_AT(q5_0, d)),
+	SCALAR(Q5_1, .blck = QK5_1, BLOCK(q5_1), .act_type = GGML_TYPE_Q8_1,
+	       .to_float = q5_1_to_float, .vec_dot = q5_1_vec_dot, .fill = q5_1_fill,
+	       F16_AT2(q5_1, d, m)),
+	SCALAR(Q8_0, .blck = QK8_0, BLOCK(q8_0), .act_type = GGML_TYPE_Q8_0,
+	       .to_float = q8_0_to_float, .from_float = q8_0_from_float, .vec_dot = q8_0_vec_dot,
+	       .fill = q8_0_fill, F16_AT(q8_0, d)),
+	SCALAR(Q8_1, .blck = QK8_1, BLOCK(q8_1), .act_type = GGML_TYPE_Q8_1,
+	       .to_float = q8_1_to_float, .from_float = q8_1_from_float),
+	SCALAR(Q2_K, .blck = QK_K, BLOCK(q2_K), .act_type = GGML_TYPE_Q8_K,
+	       .to_float = q2_K_to_float, .vec_dot = q2_K_vec_dot, .fill = q2_K_fill,
+	       F16_AT2(q2_K, d, dmin)),
+	SCALAR(Q3_K, .blck = QK_K, BLOCK(q3_K), .act_type = GGML_TYPE_Q8_K,
+	       .to_float = q3_K_to_float, .vec_dot = q3_K_vec_dot, .fill = q3_K_fill,
+	       F16_AT(q3_K, d)),
+	SCALAR(Q4_K, .blck = QK_K, BLOCK(q4_K), .act_type = GGML_TYPE_Q8_K,
+	       .to_float = q4_K_to_float, .vec_dot = q4_K_vec_dot, .fill = q4_K_fill,
+	       F16_AT2(q4_K, d, dmin)),
+	SCALAR(Q5_K, .blck = QK_K, BLOCK(q5_K), .act_type = GGML_TYPE_Q8_K,
+	       .to_float = q5_K_to_float, .vec_dot = q5_K_vec_dot, .fill = q5_K_fill,
+	       F16_AT2(q5_K, d, dmin)),
+	SCALAR(Q6_K, .blck = QK_K, BLOCK(q6_K), .act_type = GGML_TYPE_Q8_K,
+	       .to_float = q6_K_to_float, .vec_dot = q6_K_vec_dot, .fill = q6_K_fill,
+	       F16_AT(q6_K, d)),
+	SCALAR(Q8_K, .blck = QK_K, BLOCK(q8_K), .act_type = GGML_TYPE_Q8_K,
+	       .to_float = q8_K_to_float, .from_float = q8_K_from_float),
 };
-
-static const struct quant_type *selected[GGML_TYPE_COUNT];
 
 const struct quant_type *quant_scalar(uint32_t t)
 {
@@ -52,101 +81,128 @@ const struct quant_type *quant_scalar(uint32_t t)
 	return &scalar_rows[t];
 }
 
-const struct quant_type *quant_get(uint32_t t)
+bool quant_is_weight(uint32_t t)
 {
-	if (t >= GGML_TYPE_COUNT)
-		return NULL;
-	return selected[t] ? selected[t] : quant_scalar(t);
+	const struct quant_type *q = quant_scalar(t);
+
+	return q && q->vec_dot;
 }
 
-static const struct quant_tile *tiles[GGML_TYPE_COUNT];
-
-int quant_register_tile(uint32_t t, const struct quant_tile *tile)
+/* An ISA's entry for type t replaces the row when it has the row's dot
+ * product, or, for an activation-only type (no vec_dot), its quantizer. */
+static bool isa_row_counts(const struct quant_type *ref, const struct quant_isa_row *r)
 {
-	const struct quant_type *ref = quant_scalar(t);
-
-	if (!ref || !ref->vec_dot || !tile || !tile->tile || !tile->prep)
-		return -LLMK_EINVAL;
-	tiles[t] = tile;
-	return 0;
+	return ref->vec_dot ? r->vec_dot != NULL : r->from_float != NULL;
 }
 
-const struct quant_tile *quant_get_tile(uint32_t t)
+static const struct quant_tune no_tune;
+
+static void table_add(struct quant_table *qt, const struct quant_isa *isa)
 {
-	return t < GGML_TYPE_COUNT ? tiles[t] : NULL;
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+		const struct quant_type *ref = quant_scalar(t);
+		struct quant_entry *e = &qt->type[t];
+		if (!ref)
+			continue;
+		if (isa->row && isa_row_counts(ref, &isa->row[t])) {
+			const struct quant_isa_row *r = &isa->row[t];
+			e->row.to_float = r->to_float ? r->to_float : ref->to_float;
+			e->row.from_float = r->from_float ? r->from_float : ref->from_float;
+			e->row.vec_dot = r->vec_dot;
+			e->row.gemm = r->gemm;
+			e->row.rows = r->rows;
+			e->row.impl = isa->impl;
+		}
+		if (isa->tile && isa->tile[t]) {
+			e->tile = isa->tile[t];
+			e->packed = isa->packed ? isa->packed[t] : NULL;
+			e->tune = &isa->tune;
+		}
+	}
 }
 
-static const struct quant_packed *packed[GGML_TYPE_COUNT];
-
-int quant_register_packed(uint32_t t, const struct quant_packed *p)
+void quant_table_init(struct quant_table *qt, uint32_t cpu_features)
 {
-	const struct quant_type *ref = quant_scalar(t);
+	/* most general first, so that a wider ISA's entries replace a
+	 * narrower one's; NULL: this CPU cannot run that directory */
+	const struct quant_isa *isa[] = {
+#if defined(__x86_64__)
+		quant_avx2_get(cpu_features),
+		quant_avx512_get(cpu_features),
+#elif defined(__aarch64__)
+		quant_neon_get(cpu_features),
+#endif
+		NULL, /* (so that the list is never empty) */
+	};
 
-	if (!ref || !ref->vec_dot || !p || !p->pack_to || !p->unpack || !p->tile.tile ||
-	    !p->tile.prep || !p->unit || p->unit % ref->blck || !tiles[t])
-		return -LLMK_EINVAL;
-	packed[t] = p;
-	return 0;
+	memset(qt, 0, sizeof *qt);
+	qt->cpu_features = cpu_features;
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+		if (scalar_rows[t].name)
+			qt->type[t].row = scalar_rows[t];
+		qt->type[t].tune = &no_tune;
+	}
+	for (size_t i = 0; i + 1 < sizeof isa / sizeof isa[0]; i++)
+		if (isa[i])
+			table_add(qt, isa[i]);
 }
 
-const struct quant_packed *quant_get_packed(uint32_t t)
+/* Built by its first caller; a caller that finds another one building it
+ * waits for it (once, at start, a few microseconds). */
+static struct quant_table cpu_table;
+static int cpu_table_state; /* 0 not built, 1 building, 2 built */
+
+const struct quant_table *quant_cpu(void)
 {
-	return t < GGML_TYPE_COUNT ? packed[t] : NULL;
+	int s = 0;
+
+	if (__atomic_load_n(&cpu_table_state, __ATOMIC_ACQUIRE) == 2)
+		return &cpu_table;
+	if (__atomic_compare_exchange_n(&cpu_table_state, &s, 1, false, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED)) {
+		quant_table_init(&cpu_table, plat_cpu_features());
+		__atomic_store_n(&cpu_table_state, 2, __ATOMIC_RELEASE);
+	}
+	while (__atomic_load_n(&cpu_table_state, __ATOMIC_ACQUIRE) != 2)
+		;
+	return &cpu_table;
 }
 
-bool quant_can_pack(uint32_t t, uint64_t rows, uint64_t n)
+const struct quant_type *quant_table_get(const struct quant_table *qt, uint32_t t)
 {
-	const struct quant_packed *p = quant_get_packed(t);
+	return t < GGML_TYPE_COUNT && qt->type[t].row.name ? &qt->type[t].row : NULL;
+}
+
+const struct quant_tile *quant_table_tile(const struct quant_table *qt, uint32_t t)
+{
+	return t < GGML_TYPE_COUNT ? qt->type[t].tile : NULL;
+}
+
+const struct quant_packed *quant_table_packed(const struct quant_table *qt, uint32_t t)
+{
+	return t < GGML_TYPE_COUNT ? qt->type[t].packed : NULL;
+}
+
+const struct quant_tune *quant_table_tune(const struct quant_table *qt, uint32_t t)
+{
+	return t < GGML_TYPE_COUNT ? qt->type[t].tune : &no_tune;
+}
+
+bool quant_table_can_pack(const struct quant_table *qt, uint32_t t, uint64_t rows, uint64_t n)
+{
+	const struct quant_packed *p = quant_table_packed(qt, t);
 
 	return p && rows && rows % QUANT_TILE_ROWS == 0 && n && n % p->unit == 0;
 }
 
-/* The repacked weights of QUANT_TILE_ROWS rows: a byte per element, and a
- * scale and an offset (floats) per row per 16 elements at the finest; or the
- * float tiles' two bytes (F16, BF16) per element. */
-size_t quant_tile_scratch(size_t n)
+const struct quant_type *quant_get(uint32_t t)
 {
-	return QUANT_TILE_ROWS * (2 * n + n / 16 * 2 * sizeof(float)) + 64;
+	return quant_table_get(quant_cpu(), t);
 }
 
-int quant_register(const struct quant_type *row)
+bool quant_can_pack(uint32_t t, uint64_t rows, uint64_t n)
 {
-	const struct quant_type *ref = quant_scalar(row->type);
-
-	/* A SIMD row must describe the same data as the scalar row it replaces. */
-	if (!ref || row->blck != ref->blck || row->bytes != ref->bytes ||
-	    row->act_type != ref->act_type || !row->to_float ||
-	    (ref->vec_dot && !row->vec_dot) || (ref->from_float && !row->from_float))
-		return -LLMK_EINVAL;
-	selected[row->type] = row;
-	return 0;
-}
-
-static bool decode_lanes;
-
-bool quant_decode_lanes(void)
-{
-	return decode_lanes;
-}
-
-void quant_init(uint32_t cpu_features)
-{
-	decode_lanes = (cpu_features & PLAT_CPU_AMD) == 0;
-	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
-		selected[t] = quant_scalar(t);
-		tiles[t] = NULL;
-		packed[t] = NULL;
-	}
-	/* Per-ISA registration, most general first so that the wider ISA's
-	 * rows win (see quant.h, "Adding SIMD rows"). */
-#if defined(__x86_64__)
-	quant_avx2_init(cpu_features);
-	quant_avx512_init(cpu_features);
-#elif defined(__aarch64__)
-	quant_neon_init(cpu_features);
-#endif
-	vmath_init(cpu_features);
-	(void)cpu_features;
+	return quant_table_can_pack(quant_cpu(), t, rows, n);
 }
 
 uint64_t quant_row_bytes(uint32_t t, uint64_t n)
@@ -182,10 +238,5 @@ float quant_bf16_to_f32(uint16_t h)
 
 uint16_t quant_f32_to_bf16(float f)
 {
-	uint32_t u = q_f32_bits(f);
-
-	if ((u & 0x7fffffff) > 0x7f800000)
-		return (uint16_t)((u >> 16) | 0x40); /* NaN stays NaN (quiet) */
-	u += 0x7fff + ((u >> 16) & 1);               /* round to nearest even */
-	return (uint16_t)(u >> 16);
+	return q_f32_to_bf16(f);
 }

@@ -1,5 +1,6 @@
 /*
- * llm/quant_blocks.h — block layouts of the GGUF tensor types we compute with.
+ * llm/quant_blocks.h — the GGUF tensor type ids, and the block layouts of
+ * the types we compute with.
  *
  * Byte for byte the layouts of ggml (ggml-common.h, block_*): a tensor row of
  * type T is an array of these blocks, stored little-endian in the file. Half
@@ -10,6 +11,20 @@
 #define LLM_QUANT_BLOCKS_H
 
 #include "../kernel/platform.h"
+
+/* ggml.h enum ggml_type, as stored in GGUF tensor infos: every value, those
+ * we compute with or not (the gaps are ids ggml removed). */
+enum ggml_type {
+	GGML_TYPE_F32 = 0, GGML_TYPE_F16 = 1, GGML_TYPE_Q4_0 = 2, GGML_TYPE_Q4_1 = 3,
+	GGML_TYPE_Q5_0 = 6, GGML_TYPE_Q5_1 = 7, GGML_TYPE_Q8_0 = 8, GGML_TYPE_Q8_1 = 9,
+	GGML_TYPE_Q2_K = 10, GGML_TYPE_Q3_K = 11, GGML_TYPE_Q4_K = 12, GGML_TYPE_Q5_K = 13,
+	GGML_TYPE_Q6_K = 14, GGML_TYPE_Q8_K = 15, GGML_TYPE_IQ2_XXS = 16, GGML_TYPE_IQ2_XS = 17,
+	GGML_TYPE_IQ3_XXS = 18, GGML_TYPE_IQ1_S = 19, GGML_TYPE_IQ4_NL = 20, GGML_TYPE_IQ3_S = 21,
+	GGML_TYPE_IQ2_S = 22, GGML_TYPE_IQ4_XS = 23, GGML_TYPE_I8 = 24, GGML_TYPE_I16 = 25,
+	GGML_TYPE_I32 = 26, GGML_TYPE_I64 = 27, GGML_TYPE_F64 = 28, GGML_TYPE_IQ1_M = 29,
+	GGML_TYPE_BF16 = 30, GGML_TYPE_TQ1_0 = 34, GGML_TYPE_TQ2_0 = 35, GGML_TYPE_MXFP4 = 39,
+	GGML_TYPE_COUNT = 40
+};
 
 #define QK4_0 32
 #define QK4_1 32

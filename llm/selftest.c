@@ -17,38 +17,6 @@ struct st_buf {
 	float wf[ST_MAXN], af[ST_MAXN], wf2[ST_MAXN];
 };
 
-static const uint32_t st_weights[] = {
-	GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
-	GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
-	GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
-};
-
-/* Byte offsets of the f16 scale fields (d, m / dmin) in each block
- * (llm/quant_blocks.h); -1 ends the list. */
-static void st_f16_fields(uint32_t t, int off[3])
-{
-	off[0] = off[1] = off[2] = -1;
-	switch (t) {
-	case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_1: case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K:
-		off[0] = 0;
-		off[1] = 2;
-		break;
-	case GGML_TYPE_Q4_0: case GGML_TYPE_Q5_0: case GGML_TYPE_Q8_0:
-		off[0] = 0;
-		break;
-	case GGML_TYPE_Q2_K:
-		off[0] = 80;
-		off[1] = 82;
-		break;
-	case GGML_TYPE_Q3_K:
-		off[0] = 108;
-		break;
-	case GGML_TYPE_Q6_K:
-		off[0] = 208;
-		break;
-	}
-}
-
 static uint64_t st_rand(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -90,7 +58,6 @@ static void st_weight_case(uint32_t t, int c, uint8_t *w, size_t n, uint64_t *s)
 {
 	const struct quant_type *q = quant_scalar(t);
 	size_t nb = n / q->blck, bytes = nb * q->bytes;
-	int off[3];
 
 	if (c <= 1 || (c == 5 && q->blck > 1)) {
 		quant_fill_random(t, w, n, c == 0 ? 0.05f : 1.0f, s);
@@ -102,10 +69,10 @@ static void st_weight_case(uint32_t t, int c, uint8_t *w, size_t n, uint64_t *s)
 	} else {
 		memset(w, c == 3 ? 0xff : 0x80, bytes);
 	}
-	st_f16_fields(t, off);
+	/* the f16 scales (the scalar row's f16_at): 1.0, or subnormal */
 	for (size_t b = 0; b < nb && c >= 3; b++)
-		for (int f = 0; f < 3 && off[f] >= 0; f++)
-			st_put16(w + b * q->bytes + off[f],
+		for (int f = 0; f < q->n_f16; f++)
+			st_put16(w + b * q->bytes + q->f16_at[f],
 				 c == 5 ? (uint16_t)(st_rand(s) % 0x3ff + 1) : 0x3c00);
 }
 
@@ -130,7 +97,8 @@ static float st_fabs(float f)
 	return f < 0 ? -f : f;
 }
 
-static struct selftest_type *st_entry(struct selftest_report *r, uint32_t t)
+static struct selftest_type *st_entry(struct selftest_report *r, const struct quant_table *qt,
+				      uint32_t t)
 {
 	for (uint32_t i = 0; i < r->n_types; i++)
 		if (r->types[i].type == t)
@@ -138,7 +106,7 @@ static struct selftest_type *st_entry(struct selftest_report *r, uint32_t t)
 	if (r->n_types == sizeof r->types / sizeof r->types[0])
 		return &r->types[r->n_types - 1];
 	r->types[r->n_types].type = t;
-	r->types[r->n_types].impl = quant_get(t)->impl;
+	r->types[r->n_types].impl = quant_table_get(qt, t)->impl;
 	return &r->types[r->n_types++];
 }
 
@@ -153,11 +121,11 @@ static void st_fail(struct selftest_report *r, struct selftest_type *e, bool ver
 }
 
 /* from_float of the act type, byte for byte; leaves the scalar result in b->a. */
-static void st_check_act(struct selftest_report *r, struct st_buf *b, uint32_t at, size_t n,
-			 int ac, bool verbose)
+static void st_check_act(struct selftest_report *r, const struct quant_table *qt,
+			 struct st_buf *b, uint32_t at, size_t n, int ac, bool verbose)
 {
-	const struct quant_type *sel = quant_get(at), *ref = quant_scalar(at);
-	struct selftest_type *e = st_entry(r, at);
+	const struct quant_type *sel = quant_table_get(qt, at), *ref = quant_scalar(at);
+	struct selftest_type *e = st_entry(r, qt, at);
 	size_t bytes = (size_t)quant_row_bytes(at, n);
 
 	ref->from_float(b->x, b->a, n);
@@ -170,15 +138,17 @@ static void st_check_act(struct selftest_report *r, struct st_buf *b, uint32_t a
 		st_fail(r, e, verbose, "from_float differs", n, -1, ac, 0, 0);
 }
 
-/* The packed form (quant.h struct quant_packed): a group of 16 copies of
- * the row, packed, against 3 tokens, against 1 (decode) and in decode lanes
- * gives the unpacked tile's bits (tile). The group and pack's copy use the tile
- * scratch, which packed tiles do not need. */
-static void st_check_packed(struct selftest_report *r, struct st_buf *b, uint32_t t, size_t n,
-			    int wc, int ac, float tile, bool verbose)
+/* The packed form (quant_isa.h struct quant_packed): a group of 16 copies
+ * of the row, packed, against 3 tokens, against 1 (decode) and in decode
+ * lanes gives the unpacked tile's bits (tile). The group and pack's copy
+ * use the tile scratch, which packed tiles do not need. */
+static void st_check_packed(struct selftest_report *r, const struct quant_table *qt,
+			    struct st_buf *b, uint32_t t, size_t n, int wc, int ac, float tile,
+			    bool verbose)
 {
-	const struct quant_packed *p = quant_get_packed(t);
-	struct selftest_type *e = st_entry(r, t);
+	const struct quant_packed *p = quant_table_packed(qt, t);
+	const struct quant_tune *tune = quant_table_tune(qt, t);
+	struct selftest_type *e = st_entry(r, qt, t);
 	size_t rb = (size_t)quant_row_bytes(t, n);
 	uint8_t *rows = b->tile_scratch, *g = rows + QUANT_TILE_ROWS * rb;
 
@@ -186,15 +156,16 @@ static void st_check_packed(struct selftest_report *r, struct st_buf *b, uint32_
 		return;
 	for (int k = 0; k < QUANT_TILE_ROWS; k++)
 		memcpy(rows + k * rb, b->w, rb);
-	p->pack_to(n, rows, g);
-	p->tile.tile(n, g, rb, QUANT_TILE_ROWS, b->a, 0, b->prep, 3, b->tout, QUANT_TILE_ROWS, NULL);
+	p->pack_to(n, rows, g, tune);
+	p->tile.tile(n, g, rb, QUANT_TILE_ROWS, b->a, 0, b->prep, 3, b->tout, QUANT_TILE_ROWS, NULL,
+		     tune);
 	p->tile.tile(n, g, rb, QUANT_TILE_ROWS, b->a, 0, b->prep, 1,
-		     b->tout + 3 * QUANT_TILE_ROWS - QUANT_TILE_ROWS, QUANT_TILE_ROWS, NULL);
+		     b->tout + 3 * QUANT_TILE_ROWS - QUANT_TILE_ROWS, QUANT_TILE_ROWS, NULL, tune);
 	if (p->lanes) {
 		/* decode lanes: the group twice, over the first two tokens' results */
 		const void *gl[2] = {g, g};
 		float *ol[2] = {b->tout, b->tout + QUANT_TILE_ROWS};
-		p->lanes(n, gl, 2, b->a, b->prep, ol);
+		p->lanes(n, gl, 2, b->a, b->prep, ol, tune);
 	}
 	e->checks++;
 	r->checks++;
@@ -210,20 +181,22 @@ static void st_check_packed(struct selftest_report *r, struct st_buf *b, uint32_
  * activations give vec_dot within the bound, all the same bits, and the
  * same bits again as a tile of 3 rows and 1 token (a result depends only on
  * its row and token). */
-static void st_check_tile(struct selftest_report *r, struct st_buf *b, uint32_t t, size_t n,
-			  int wc, int ac, float want, float bound, bool verbose)
+static void st_check_tile(struct selftest_report *r, const struct quant_table *qt,
+			  struct st_buf *b, uint32_t t, size_t n, int wc, int ac, float want,
+			  float bound, bool verbose)
 {
-	const struct quant_tile *qt = quant_get_tile(t);
-	struct selftest_type *e = st_entry(r, t);
+	const struct quant_tile *tl = quant_table_tile(qt, t);
+	const struct quant_tune *tune = quant_table_tune(qt, t);
+	struct selftest_type *e = st_entry(r, qt, t);
 	float one[QUANT_TILE_ROWS];
 
-	if (!qt || n % 32 || quant_tile_scratch(n) > sizeof b->tile_scratch)
+	if (!tl || n % 32 || quant_tile_scratch(n) > sizeof b->tile_scratch)
 		return;
 	for (int k = 0; k < 3; k++) /* a prep row per token */
-		qt->prep(n, b->a, b->prep + k * QUANT_TILE_PREP_FLOATS(n));
-	qt->tile(n, b->w, 0, QUANT_TILE_ROWS, b->a, 0, b->prep, 3, b->tout, QUANT_TILE_ROWS,
-		 b->tile_scratch);
-	qt->tile(n, b->w, 0, 3, b->a, 0, b->prep, 1, one, QUANT_TILE_ROWS, b->tile_scratch);
+		tl->prep(n, b->a, b->prep + k * QUANT_TILE_PREP_FLOATS(n));
+	tl->tile(n, b->w, 0, QUANT_TILE_ROWS, b->a, 0, b->prep, 3, b->tout, QUANT_TILE_ROWS,
+		 b->tile_scratch, tune);
+	tl->tile(n, b->w, 0, 3, b->a, 0, b->prep, 1, one, QUANT_TILE_ROWS, b->tile_scratch, tune);
 	e->checks++;
 	r->checks++;
 	if (!(st_fabs(b->tout[0] - want) <= bound)) {
@@ -240,15 +213,15 @@ static void st_check_tile(struct selftest_report *r, struct st_buf *b, uint32_t 
 			return;
 		}
 	}
-	st_check_packed(r, b, t, n, wc, ac, b->tout[0], verbose);
+	st_check_packed(r, qt, b, t, n, wc, ac, b->tout[0], verbose);
 }
 
-static void st_check_dot(struct selftest_report *r, struct st_buf *b, uint32_t t, size_t n,
-			 int wc, int ac, bool verbose)
+static void st_check_dot(struct selftest_report *r, const struct quant_table *qt,
+			 struct st_buf *b, uint32_t t, size_t n, int wc, int ac, bool verbose)
 {
-	const struct quant_type *sel = quant_get(t), *ref = quant_scalar(t);
+	const struct quant_type *sel = quant_table_get(qt, t), *ref = quant_scalar(t);
 	const struct quant_type *aref = quant_scalar(ref->act_type);
-	struct selftest_type *e = st_entry(r, t);
+	struct selftest_type *e = st_entry(r, qt, t);
 	float got, want, wmax = 0, bound, err;
 	double mag = 0, asum = 0;
 
@@ -277,7 +250,7 @@ static void st_check_dot(struct selftest_report *r, struct st_buf *b, uint32_t t
 	}
 	if (bound > 0 && err / bound > e->worst)
 		e->worst = err / bound;
-	st_check_tile(r, b, t, n, wc, ac, want, bound, verbose);
+	st_check_tile(r, qt, b, t, n, wc, ac, want, bound, verbose);
 	if (sel->gemm) {
 		/* gemm takes vec_dot's float steps: the same bits, 4 columns and 3 */
 		float g[QUANT_GEMM_COLS];
@@ -293,16 +266,18 @@ static void st_check_dot(struct selftest_report *r, struct st_buf *b, uint32_t t
 	}
 }
 
-int selftest_quant(struct selftest_report *r, uint64_t seed, bool verbose)
+int selftest_quant(struct selftest_report *r, const struct quant_table *qt, uint64_t seed,
+		   bool verbose)
 {
 	struct st_buf *b = plat_alloc(sizeof *b, 64);
 
 	if (!b)
 		return -LLMK_ENOMEM;
 	memset(r, 0, sizeof *r);
-	for (size_t i = 0; i < sizeof st_weights / sizeof st_weights[0]; i++) {
-		uint32_t t = st_weights[i];
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
 		const struct quant_type *q = quant_scalar(t);
+		if (!quant_is_weight(t))
+			continue;
 		size_t lens[3] = {q->blck, 3 * q->blck, ST_MAXN};
 		if (q->blck == 1)
 			lens[1] = 37;
@@ -311,8 +286,8 @@ int selftest_quant(struct selftest_report *r, uint64_t seed, bool verbose)
 				for (int ac = 0; ac < 3; ac++) {
 					st_weight_case(t, wc, b->w, lens[l], &seed);
 					st_act_case(ac, b->x, lens[l], &seed);
-					st_check_act(r, b, q->act_type, lens[l], ac, verbose);
-					st_check_dot(r, b, t, lens[l], wc, ac, verbose);
+					st_check_act(r, qt, b, q->act_type, lens[l], ac, verbose);
+					st_check_dot(r, qt, b, t, lens[l], wc, ac, verbose);
 				}
 	}
 	plat_free(b, sizeof *b);

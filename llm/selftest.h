@@ -18,16 +18,18 @@ struct selftest_type {
 };
 
 struct selftest_report {
-	struct selftest_type types[16];
+	struct selftest_type types[GGML_TYPE_COUNT];
 	uint32_t n_types;
 	uint32_t checks, failures;
 };
 
 /*
- * Compare quant_get(t) with quant_scalar(t) for every weight and activation
- * type: vec_dot on random, all-zero, extreme (every quant bit set, 0x80
- * bytes) and subnormal-scale blocks, at several lengths; from_float and
- * to_float byte for byte. Bounds: the quantizers and to_float must be exact;
+ * Compare qt's row of each type (quant_table_get; quant_cpu() for this
+ * machine's) with quant_scalar(t), for every weight type (quant_is_weight)
+ * and its activation type: vec_dot on random, all-zero, extreme (every
+ * quant bit set, 0x80 bytes) and subnormal-scale blocks, at several
+ * lengths; from_float and to_float byte for byte; the tiles and packed
+ * forms against vec_dot. Bounds: the quantizers and to_float must be exact;
  * vec_dot, whose block sums are exact integers but whose float accumulation
  * runs in another order, must satisfy
  *     |simd - scalar| <= (n / 32 + 16) * 2^-22 * (sum |w_k a_k| + max|w| sum |a_k|)
@@ -36,6 +38,7 @@ struct selftest_report {
  * as one line when verbose. Returns 0, -LLMK_ENOMEM, or -LLMK_EFORMAT if any
  * check failed (details in *r).
  */
-int selftest_quant(struct selftest_report *r, uint64_t seed, bool verbose);
+int selftest_quant(struct selftest_report *r, const struct quant_table *qt, uint64_t seed,
+		   bool verbose);
 
 #endif

@@ -4,8 +4,8 @@
  *
  * One source (llm/vmath_impl.inc, GCC vector extensions of 16 floats)
  * compiled twice: for the baseline target (llm/vmath.c) and with AVX-512
- * (llm/kernels/avx512/vmath.c); vmath_init() picks one from the CPU
- * features. Vector-extension arithmetic is lane-wise IEEE with no
+ * (llm/kernels/avx512/vmath.c, and with AVX2 in llm/kernels/avx2/vmath.c);
+ * vmath_get() picks one from the CPU features. Vector-extension arithmetic is lane-wise IEEE with no
  * reassociation (-ffp-contract=off everywhere), so both give the very bits
  * of the scalar code they replace (math_expf, the scalar attention loops):
  * tests/unit/test_math.c checks it.
@@ -41,9 +41,17 @@ struct vmath_ops {
 	void (*att_transpose)(float *kT, const float *kt, uint32_t nt, uint32_t hd);
 };
 
-void vmath_init(uint32_t cpu_features);
-const struct vmath_ops *vmath(void);
+/* The fastest build of the ops these CPU features run (never NULL: the
+ * baseline build runs everywhere). A pure function of its argument: the
+ * caller keeps the answer (struct model_scratch). */
+const struct vmath_ops *vmath_get(uint32_t cpu_features);
 /* The baseline build of the ops (always available; tests compare against it). */
 extern const struct vmath_ops vmath_generic;
+#if defined(__x86_64__)
+/* Each SIMD build's own answer (llm/kernels/<isa>/vmath.c): its ops, or
+ * NULL when the features lack what it was compiled for. */
+const struct vmath_ops *vmath_avx512_get(uint32_t cpu_features);
+const struct vmath_ops *vmath_avx2_get(uint32_t cpu_features);
+#endif
 
 #endif

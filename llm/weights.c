@@ -65,6 +65,7 @@ static struct wt_mat res_mat(const struct wt_resident *r, const struct gguf_tens
 
 struct pack_job {
 	const struct quant_packed *p;
+	const struct quant_tune *tune;
 	uint8_t *data, *tmp;  /* tmp: tmp_bytes per worker */
 	size_t group, tmp_bytes, groups, cols;
 };
@@ -77,7 +78,7 @@ static void pack_task(void *arg, int i, int n)
 	for (size_t g = g0; g < g1; g++) {
 		uint8_t *rows = j->data + g * j->group, *tmp = j->tmp + (size_t)i * j->tmp_bytes;
 		memcpy(tmp, rows, j->group); /* in place: packed back from a copy */
-		j->p->pack_to(j->cols, tmp, rows);
+		j->p->pack_to(j->cols, tmp, rows, j->tune);
 	}
 }
 
@@ -103,7 +104,8 @@ static uint64_t pack_mat(struct wt_mat *m, uint8_t *tmp, size_t tmp_bytes, int n
 	j.group = pack_group_bytes(m->type, m->rows, m->cols);
 	if (!j.group || j.group > tmp_bytes || m->packed)
 		return 0;
-	j.p = quant_get_packed(m->type);
+	j.p = quant_table_packed(quant_cpu(), m->type);
+	j.tune = quant_table_tune(quant_cpu(), m->type);
 	j.tmp = tmp;
 	j.tmp_bytes = tmp_bytes;
 	j.data = (uint8_t *)m->data;

@@ -9,14 +9,6 @@
 #include "../llm/math.h"
 #include "../llm/selftest.h"
 
-/* Every weight type, in the order the tables print them. */
-static const uint32_t bench_types[] = {
-	GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
-	GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
-	GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
-};
-#define N_BENCH_TYPES (sizeof bench_types / sizeof bench_types[0])
-
 struct bench_opts {
 	uint64_t pp, tg, reps, threads;
 	uint64_t batch;         /* --batch B: B sequences decode together (tg) */
@@ -65,9 +57,9 @@ static int bench_parse(struct shell *sh, int argc, char **argv, struct bench_opt
 		else if (!strcmp(argv[i], "-d"))
 			v = &o->depth;
 		if (!v && o->kernels && argv[i][0] != '-') {
-			for (uint32_t k = 0; k < N_BENCH_TYPES; k++)
-				if (!strcmp(argv[i], quant_name(bench_types[k])))
-					o->only = bench_types[k];
+			for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++)
+				if (quant_is_weight(t) && !strcmp(argv[i], quant_name(t)))
+					o->only = t;
 			if (o->only != GGML_TYPE_COUNT)
 				continue;
 			return shell_err(sh, -LLMK_EINVAL, "bench: unknown type '%s'", argv[i]);
@@ -96,7 +88,6 @@ static int bench_kernels(struct shell *sh, const struct bench_opts *o)
 	double bw = 0;
 	int err;
 
-	quant_init(plat_cpu_features());
 	llm_mem_init(&mem, 0);
 	err = bench_mem_read(&mem, (int)o->threads, 300000000ull, &bw);
 	if (err)
@@ -111,10 +102,9 @@ static int bench_kernels(struct shell *sh, const struct bench_opts *o)
 			    "| type | impl       | tg GB/s | scalar | speedup | of mem bw | pp GOP/s | scalar | speedup |\n"
 			    "| ---- | ---------- | ------- | ------ | ------- | --------- | -------- | ------ | ------- |\n",
 			    plat_machine(), bench_emulated(), (int)o->threads, bw);
-	for (uint32_t k = 0, n = 0; k < N_BENCH_TYPES; k++) {
+	for (uint32_t t = 0, n = 0; t < GGML_TYPE_COUNT; t++) {
 		struct bench_kernel r;
-		uint32_t t = bench_types[k];
-		if (o->only != GGML_TYPE_COUNT && t != o->only)
+		if (!quant_is_weight(t) || (o->only != GGML_TYPE_COUNT && t != o->only))
 			continue;
 		if (shell_poll_cancel(sh)) {
 			err = -LLMK_ECANCEL;
@@ -482,8 +472,7 @@ static int cmd_selftest(struct shell *sh, int argc, char **argv)
 
 	if (err)
 		return err;
-	quant_init(plat_cpu_features());
-	err = selftest_quant(&r, plat_time_ns(), true);
+	err = selftest_quant(&r, quant_cpu(), plat_time_ns(), true);
 	if (err == -LLMK_ENOMEM)
 		return shell_err(sh, err, "selftest: no memory for the test blocks");
 	for (uint32_t i = 0; i < r.n_types; i++)

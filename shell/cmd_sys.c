@@ -88,16 +88,16 @@ static const struct {
 };
 
 /* The weight types whose resident matrices `load` packs on this CPU (the
- * quant table's packed forms, quant_get_packed), so that a test knows what
- * to expect of `info` from the engine and not from a guess of its own. */
+ * CPU's quant table's packed forms), so that a test knows what to expect of
+ * `info` from the engine and not from a guess of its own. */
 static void version_packs(void)
 {
+	const struct quant_table *qt = quant_cpu();
 	bool any = false;
 
-	quant_init(plat_cpu_features()); /* idempotent: the rows this CPU has */
 	plat_printf("  packs    ");
 	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++)
-		if (quant_get_packed(t)) {
+		if (quant_table_packed(qt, t)) {
 			plat_printf(" %s", quant_name(t));
 			any = true;
 		}

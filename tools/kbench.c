@@ -5,12 +5,13 @@
  * numbers (`llmctl bench --kernels`) are distorted.
  *
  *   kbench [-K N] [TYPE...]      default: K = 4096, every weight type
+ *                                (quant_is_weight, in enum order)
  *
  * For each type: decode (vec_dot, one activation row) in weight GB/s and
  * GOP/s, prefill (gemm, 4 activation rows; vec_dot when the row has none)
  * in GOP/s, for the selected rows and the scalar rows, and the speedups.
  * The 64 weight rows stay in L2: this is compute speed, not memory speed.
- * Types with a prefill tile (llm/quant.h) also get the tile's speed over
+ * Types with a prefill tile (llm/quant_isa.h) also get the tile's speed over
  * TILE_B tokens, and the share of it spent repacking the weights (a tile
  * call with no tokens).
  */
@@ -61,9 +62,9 @@ static double time_rows(const struct quant_type *q, const uint8_t *w, size_t rb,
 
 /* Seconds of CPU per 16-row tile against B tokens (B = 0: the repack alone):
  * the best of 8 windows, as the other vCPU's neighbours come and go. */
-static double time_tile(const struct quant_tile *qt, const uint8_t *w, size_t rb, size_t K,
-			const uint8_t *act, size_t ab, const float *prep, size_t B, float *out,
-			void *scratch)
+static double time_tile(const struct quant_tile *qt, const struct quant_tune *tune,
+			const uint8_t *w, size_t rb, size_t K, const uint8_t *act, size_t ab,
+			const float *prep, size_t B, float *out, void *scratch)
 {
 	double best = 1e30;
 
@@ -73,7 +74,7 @@ static double time_tile(const struct quant_tile *qt, const uint8_t *w, size_t rb
 		do {
 			for (size_t r = 0; r < ROWS; r += QUANT_TILE_ROWS)
 				qt->tile(K, w + r * rb, rb, QUANT_TILE_ROWS, act, ab, prep, B,
-					 out, QUANT_TILE_ROWS, scratch);
+					 out, QUANT_TILE_ROWS, scratch, tune);
 			reps++;
 			t = cpu_s() - t0;
 		} while (t < 0.04);
@@ -88,7 +89,8 @@ static double time_tile(const struct quant_tile *qt, const uint8_t *w, size_t rb
 static void tile_line(uint32_t t, const struct quant_type *at, size_t K, const float *x,
 		      uint64_t *seed)
 {
-	const struct quant_tile *qt = quant_get_tile(t);
+	const struct quant_tile *qt = quant_table_tile(quant_cpu(), t);
+	const struct quant_tune *tune = quant_table_tune(quant_cpu(), t);
 	if (!qt)
 		return;
 	size_t rb = quant_row_bytes(t, K), ab = quant_row_bytes(at->type, K);
@@ -103,21 +105,21 @@ static void tile_line(uint32_t t, const struct quant_type *at, size_t K, const f
 		at->from_float(x + j % QUANT_GEMM_COLS * K, act + j * ab, K);
 		qt->prep(K, act + j * ab, prep + j * pf);
 	}
-	double full = time_tile(qt, w, rb, K, act, ab, prep, TILE_B, out, scratch);
-	double repack = time_tile(qt, w, rb, K, act, ab, prep, 0, out, scratch);
+	double full = time_tile(qt, tune, w, rb, K, act, ab, prep, TILE_B, out, scratch);
+	double repack = time_tile(qt, tune, w, rb, K, act, ab, prep, 0, out, scratch);
 	printf("| %-4s | tile %-7s | %d tokens: %.1f GMAC/s, repack %.0f%% of it (%.1f GB/s of weights)\n",
 	       quant_name(t), qt->impl, TILE_B,
 	       (double)K * QUANT_TILE_ROWS * TILE_B / full * 1e-9, 100.0 * repack / full,
 	       (double)rb * QUANT_TILE_ROWS / repack * 1e-9);
-	const struct quant_packed *pk = quant_get_packed(t);
+	const struct quant_packed *pk = quant_table_packed(quant_cpu(), t);
 	if (pk && K % pk->unit == 0) {
 		/* the same rows packed: decode (one token) and the prompt batch */
 		for (size_t r = 0; r < ROWS; r += QUANT_TILE_ROWS) {
 			memcpy(scratch, w + r * rb, QUANT_TILE_ROWS * rb);
-			pk->pack_to(K, scratch, w + r * rb);
+			pk->pack_to(K, scratch, w + r * rb, tune);
 		}
-		double one = time_tile(&pk->tile, w, rb, K, act, ab, prep, 1, out, scratch);
-		double many = time_tile(&pk->tile, w, rb, K, act, ab, prep, TILE_B, out, scratch);
+		double one = time_tile(&pk->tile, tune, w, rb, K, act, ab, prep, 1, out, scratch);
+		double many = time_tile(&pk->tile, tune, w, rb, K, act, ab, prep, TILE_B, out, scratch);
 		printf("| %-4s | %-12s | decode %.2f GB/s, %d tokens: %.1f GMAC/s\n", quant_name(t),
 		       pk->tile.impl, (double)rb * QUANT_TILE_ROWS / one * 1e-9, TILE_B,
 		       (double)K * QUANT_TILE_ROWS * TILE_B / many * 1e-9);
@@ -131,11 +133,6 @@ static void tile_line(uint32_t t, const struct quant_type *at, size_t K, const f
 
 int main(int argc, char **argv)
 {
-	static const uint32_t all[] = {
-		GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
-		GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
-		GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
-	};
 	size_t K = 4096;
 	int first = 1;
 	uint64_t seed = 1;
@@ -148,17 +145,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kbench: -K %zu: must be a positive multiple of 256\n", K);
 		return 2;
 	}
-	quant_init(plat_cpu_features());
 	float *x = malloc(K * QUANT_GEMM_COLS * sizeof(float));
 	quant_fill_random(GGML_TYPE_F32, x, K * QUANT_GEMM_COLS, 1.0f, &seed);
 	printf("per core, CPU time, K = %zu, %d rows in cache\n", K, ROWS);
 	printf("| type | impl         | decode GB/s | scalar | speedup | prefill GOP/s | scalar | speedup |\n");
 	printf("| ---- | ------------ | ----------- | ------ | ------- | ------------- | ------ | ------- |\n");
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-		uint32_t t = all[i];
-		int want = argc <= first;
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+		int want = argc <= first && quant_is_weight(t);
 		for (int a = first; a < argc; a++)
-			want |= !strcmp(argv[a], quant_name(t));
+			want |= quant_is_weight(t) && !strcmp(argv[a], quant_name(t));
 		if (!want)
 			continue;
 		const struct quant_type *q[2] = {quant_get(t), quant_scalar(t)};

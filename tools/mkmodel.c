@@ -25,8 +25,7 @@ static const char usage[] =
 "  --kv-heads N          key/value heads, GQA (2)\n"
 "  --vocab N             vocabulary size, >= 300 (512)\n"
 "  --ctx N               context length (256)\n"
-"  --type T              weight type: F32 F16 BF16 Q8_0 Q4_0 Q4_1 Q5_0 Q5_1\n"
-"                        Q2_K Q3_K Q4_K Q5_K Q6_K (_S aliases), Q4_K_M, Q5_K_M (F32)\n"
+"  --type T              weight type, one of the types listed below (F32)\n"
 "                        As llama-quantize: output.weight is Q6_K for types\n"
 "                        below Q6_K; _M also gives Q6_K to attn_v and ffn_down\n"
 "                        of the first and last eighth of the layers and every\n"
@@ -147,6 +146,10 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc;) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(usage, stdout);
+			fputs("\ntypes:", stdout);
+			for (size_t k = 0; mkm_type_name(k); k++)
+				printf(" %s", mkm_type_name(k));
+			putchar('\n');
 			return 0;
 		}
 		int used = option(&s, &out, argv, i);

@@ -23,7 +23,6 @@ static void round_trip(uint32_t type, double tol)
 	struct kv_cache c;
 	float k[64], v[64], out[64], part[64];
 
-	quant_init(plat_cpu_features());
 	llm_mem_init(&mem, 0);
 	CHECK_EQ_INT(kv_init(&c, &mem, type, 3, 5, 64), 0);
 	for (uint32_t l = 0; l < 3; l++)

@@ -8,12 +8,6 @@
 #include "../../llm/matmul.h"
 #include "../../llm/kernels/scalar/scalar.h"
 
-static const uint32_t mm_types[] = {
-	GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
-	GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
-	GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
-};
-
 /* Reference: convert with the scalar act row, dot with the scalar row; mag
  * gets sum |w_k x_k| (dequantized weights), the scale of rounding errors. */
 static void mm_reference(float *out, float *mag, const uint8_t *w, uint32_t t, size_t M,
@@ -79,12 +73,13 @@ static void mm_check_type(uint32_t t, size_t M, size_t K, size_t B, int threads,
 
 TEST(matmul_matches_reference_all_types)
 {
-	quant_init(plat_cpu_features());
-	for (size_t i = 0; i < sizeof mm_types / sizeof mm_types[0]; i++) {
-		mm_check_type(mm_types[i], 37, 512, 1, 1, true);
-		mm_check_type(mm_types[i], 37, 512, 5, 2, true);
-		mm_check_type(mm_types[i], 70, 256, 1, 2, false);
-		mm_check_type(mm_types[i], 70, 512, 9, 2, false);
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+		if (!quant_is_weight(t))
+			continue;
+		mm_check_type(t, 37, 512, 1, 1, true);
+		mm_check_type(t, 37, 512, 5, 2, true);
+		mm_check_type(t, 70, 256, 1, 2, false);
+		mm_check_type(t, 70, 512, 9, 2, false);
 	}
 }
 
@@ -116,7 +111,6 @@ TEST(matmul_threads_give_identical_bits)
 	uint8_t *w = malloc(quant_row_bytes(GGML_TYPE_F16, K) * M);
 	uint64_t seed = 5;
 
-	quant_init(plat_cpu_features());
 	llm_mem_init(&mem, 0);
 	CHECK_EQ_INT(mm_init(&c1, &mem, 1), 0);
 	CHECK_EQ_INT(mm_init(&c2, &mem, 2), 0);
@@ -150,7 +144,6 @@ TEST(matmul_prefetch_hint_changes_nothing)
 	uint8_t *other = malloc(1 << 20);
 	uint64_t seed = 9;
 
-	quant_init(plat_cpu_features());
 	llm_mem_init(&mem, 0);
 	CHECK_EQ_INT(mm_init(&c1, &mem, 1), 0);
 	CHECK_EQ_INT(mm_init(&c2, &mem, 2), 0);
@@ -187,7 +180,6 @@ TEST(quant_rows_give_vec_dot_bits)
 	uint64_t seed = 13;
 	int have = 0;
 
-	quant_init(plat_cpu_features());
 	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
 		const struct quant_type *q = quant_get(t);
 		if (!q || !q->rows)
@@ -241,27 +233,17 @@ static uint32_t avx2_only(void)
  */
 static void extreme_row(uint32_t t, uint8_t *row, size_t K)
 {
-	static const struct {
-		uint32_t type;
-		size_t block, f16[2];
-	} f[] = {
-		{GGML_TYPE_Q4_0, 18, {0, 0}},    {GGML_TYPE_Q8_0, 34, {0, 0}},
-		{GGML_TYPE_Q2_K, 84, {80, 82}},  {GGML_TYPE_Q3_K, 110, {108, 108}},
-		{GGML_TYPE_Q4_K, 144, {0, 2}},   {GGML_TYPE_Q5_K, 176, {0, 2}},
-		{GGML_TYPE_Q6_K, 210, {208, 208}},
-	};
+	const struct quant_type *q = quant_scalar(t);
 	size_t bytes = quant_row_bytes(t, K);
 
 	if (t == GGML_TYPE_F16 || t == GGML_TYPE_BF16)
 		return; /* no narrow integer sums to overflow */
 	memset(row, t == GGML_TYPE_Q8_0 ? 0x7f : 0xff, bytes);
-	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-		if (f[i].type == t)
-			for (size_t o = 0; o < bytes; o += f[i].block)
-				for (int k = 0; k < 2; k++) {
-					row[o + f[i].f16[k]] = 0x00; /* f16 1.0 */
-					row[o + f[i].f16[k] + 1] = 0x3c;
-				}
+	for (size_t o = 0; o < bytes; o += q->bytes)
+		for (int k = 0; k < q->n_f16; k++) {
+			row[o + q->f16_at[k]] = 0x00; /* f16 1.0 */
+			row[o + q->f16_at[k] + 1] = 0x3c;
+		}
 }
 
 static void tiles_match_vec_dot(uint32_t features)
@@ -275,10 +257,12 @@ static void tiles_match_vec_dot(uint32_t features)
 	float *x = malloc(B * K * sizeof(float)), *o1 = malloc(B * M * 4), *o2 = malloc(M * 4);
 	uint8_t *w = malloc(quant_row_bytes(GGML_TYPE_F16, K) * M); /* the widest listed */
 	uint64_t seed = 11;
+	struct quant_table qt;
 
-	quant_init(features);
+	quant_table_init(&qt, features);
 	llm_mem_init(&mem, 0);
 	CHECK_EQ_INT(mm_init(&c, &mem, 2), 0);
+	c.qt = &qt;
 	quant_fill_random(GGML_TYPE_F32, x, B * K, 1.0f, &seed);
 	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
 		int bad = 0;
@@ -319,10 +303,9 @@ TEST(matmul_tiles_match_vec_dot_on_distinct_rows)
 	tiles_match_vec_dot(plat_cpu_features());
 	if (plat_cpu_features() & PLAT_CPU_AVX512VNNI) /* and the AVX2 tiles */
 		tiles_match_vec_dot(avx2_only());
-	quant_init(plat_cpu_features());
 }
 
-/* Prefill tiles (llm/quant.h, tile contract): a result depends only on its
+/* Prefill tiles (llm/quant_isa.h, tile contract): a result depends only on its
  * weight row and its token, not on the batch size or where the tile cuts the
  * rows, so a prompt gives the same numbers however it is batched. */
 static void tiles_depend_only_on_row_and_token(uint32_t features)
@@ -337,13 +320,15 @@ static void tiles_depend_only_on_row_and_token(uint32_t features)
 	uint8_t *w = malloc(quant_row_bytes(GGML_TYPE_F16, K) * M); /* the widest listed */
 	uint64_t seed = 9;
 	int tiles = 0;
+	struct quant_table qt;
 
-	quant_init(features);
+	quant_table_init(&qt, features);
 	llm_mem_init(&mem, 0);
 	CHECK_EQ_INT(mm_init(&c, &mem, 2), 0);
+	c.qt = &qt;
 	quant_fill_random(GGML_TYPE_F32, x, B * K, 1.0f, &seed);
 	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
-		tiles += quant_get_tile(types[i]) != NULL;
+		tiles += quant_table_tile(&qt, types[i]) != NULL;
 		quant_fill_random(types[i], w, M * K, 0.02f, &seed);
 		CHECK_EQ_INT(mm_matmul(&c, o1, w, types[i], M, K, x, B), 0);
 		/* 5 tokens; rows 3..39 (tiles cut at 19 and 35 instead of 16 and 32) */
@@ -376,11 +361,10 @@ TEST(matmul_tile_results_depend_only_on_row_and_token)
 	tiles_depend_only_on_row_and_token(plat_cpu_features());
 	if (plat_cpu_features() & PLAT_CPU_AVX512VNNI) /* and the AVX2 tiles */
 		tiles_depend_only_on_row_and_token(avx2_only());
-	quant_init(plat_cpu_features());
 }
 
 /*
- * Packed weights (llm/quant.h, struct quant_packed): pack then unpack gives
+ * Packed weights (llm/quant_isa.h, struct quant_packed): pack then unpack gives
  * the rows back byte for byte; the packed tile gives the unpacked tile's
  * bits for a prompt batch and for each token alone (decode, the lanes: 7
  * groups make lanes of 2, 2, 2 and 1 groups); with the scalar rows forced,
@@ -398,15 +382,18 @@ static void packed_gives_the_tile_bits(uint32_t features)
 	uint8_t *tmp = malloc(quant_row_bytes(GGML_TYPE_Q8_0, K) * 16);
 	uint64_t seed = 5;
 	int have = 0;
+	struct quant_table qt;
 
-	quant_init(features);
+	quant_table_init(&qt, features);
 	llm_mem_init(&mem, 0);
 	CHECK_EQ_INT(mm_init(&c, &mem, 2), 0);
+	c.qt = &qt;
 	quant_fill_random(GGML_TYPE_F32, x, B * K, 1.0f, &seed);
 	for (size_t k = 0; k < K; k++)
 		x[3 * K + k] = 1.0f;
 	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
-		const struct quant_packed *p = quant_get_packed(types[i]);
+		const struct quant_packed *p = quant_table_packed(&qt, types[i]);
+		const struct quant_tune *tune = quant_table_tune(&qt, types[i]);
 		size_t rb = quant_row_bytes(types[i], K);
 		if (!p) {
 			CHECK_EQ_INT(mm_matmul_packed(&c, o2, w, types[i], M, K, x, 1), -LLMK_EINVAL);
@@ -423,7 +410,7 @@ static void packed_gives_the_tile_bits(uint32_t features)
 		extreme_row(types[i], w + 5 * rb, K);
 		memcpy(wp, w, M * rb);
 		for (size_t g = 0; g < M / 16; g++)
-			p->pack_to(K, w + g * 16 * rb, wp + g * 16 * rb);
+			p->pack_to(K, w + g * 16 * rb, wp + g * 16 * rb, tune);
 		CHECK(memcmp(wp, w, M * rb) != 0);
 		{
 			/* the registered pack writes the reference layout (pack.c) */
@@ -488,15 +475,20 @@ static void packed_gives_the_tile_bits(uint32_t features)
 TEST(matmul_packed_gives_the_tile_bits)
 {
 	/* and with the other vendor's decode read pattern (lanes or each
-	 * group alone, the prefetch hint: PLAT_CPU_AMD, quant_decode_lanes),
-	 * which must not change a bit */
+	 * group alone, the prefetch hint and distance: PLAT_CPU_AMD, struct
+	 * quant_tune), which must not change a bit */
 	for (uint32_t amd = 0; amd <= PLAT_CPU_AMD; amd += PLAT_CPU_AMD) {
-		packed_gives_the_tile_bits(plat_cpu_features() ^ amd);
-		CHECK(quant_decode_lanes() == !((plat_cpu_features() ^ amd) & PLAT_CPU_AMD));
+		uint32_t f = plat_cpu_features() ^ amd;
+		struct quant_table qt;
+		packed_gives_the_tile_bits(f);
+		quant_table_init(&qt, f);
+		if (quant_table_packed(&qt, GGML_TYPE_Q4_0)) {
+			CHECK(quant_table_tune(&qt, GGML_TYPE_Q4_0)->lanes == !(f & PLAT_CPU_AMD));
+			CHECK(quant_table_tune(&qt, GGML_TYPE_Q4_0)->nta == !!(f & PLAT_CPU_AMD));
+		}
 		if (plat_cpu_features() & PLAT_CPU_AVX512VNNI) /* and the AVX2 packed form */
 			packed_gives_the_tile_bits(avx2_only() ^ amd);
 	}
-	quant_init(plat_cpu_features());
 }
 
 /* Q, K and V (or gate and up) in one mm_matmul_n call: each part gets the
@@ -506,7 +498,7 @@ static void matmul_n_case(struct mm_ctx *c, uint32_t t, bool packed, const size_
 			  const float *x, size_t B, uint64_t *seed)
 {
 	size_t rb = quant_row_bytes(t, K);
-	const struct quant_packed *pk = quant_get_packed(t);
+	const struct quant_packed *pk = quant_table_packed(c->qt, t);
 	uint8_t *w[3];
 	float *o[3], *want = malloc(B * 128 * sizeof(float)); /* every M <= 128 */
 
@@ -518,7 +510,8 @@ static void matmul_n_case(struct mm_ctx *c, uint32_t t, bool packed, const size_
 			uint8_t *plain = malloc(M[p] * rb);
 			memcpy(plain, w[p], M[p] * rb);
 			for (size_t g = 0; g < M[p] / 16; g++)
-				pk->pack_to(K, plain + g * 16 * rb, w[p] + g * 16 * rb);
+				pk->pack_to(K, plain + g * 16 * rb, w[p] + g * 16 * rb,
+					    quant_table_tune(c->qt, t));
 			free(plain);
 		}
 	}
@@ -554,10 +547,12 @@ TEST(matmul_n_gives_each_parts_bits)
 	quant_fill_random(GGML_TYPE_F32, x, B * K, 1.0f, &seed);
 	/* (the third pass: the other vendor's decode pattern, PLAT_CPU_AMD) */
 	for (int scalar = 0; scalar < 3; scalar++) {
-		quant_init(plat_cpu_features() ^ (scalar == 2 ? PLAT_CPU_AMD : 0));
+		struct quant_table qt;
+		quant_table_init(&qt, plat_cpu_features() ^ (scalar == 2 ? PLAT_CPU_AMD : 0));
+		c.qt = &qt;
 		c.scalar = scalar == 1;
 		for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
-			bool packs = quant_can_pack(types[i], 16, K);
+			bool packs = quant_table_can_pack(&qt, types[i], 16, K);
 			for (size_t b = 1; b <= B; b += B - 1) {
 				matmul_n_case(&c, types[i], false, whole, K, x, b, &seed);
 				if (packs)
@@ -567,7 +562,7 @@ TEST(matmul_n_gives_each_parts_bits)
 			}
 		}
 	}
-	quant_init(plat_cpu_features());
+	c.qt = quant_cpu();
 	c.scalar = false;
 	/* parts that would take different paths, and part counts out of range */
 	for (int p = 0; p < 3; p++) {

@@ -49,24 +49,27 @@ static void check_tensor(const struct gguf_file *g, const char *name, uint32_t t
 
 TEST(mkmodel_every_type_parses)
 {
-	static const char *const types[] = {"F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0",
-					    "Q5_1", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"};
 	char path[600], err[256];
 
-	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+	/* every weight type of the quant table, by its name */
+	for (uint32_t type = 0; type < GGML_TYPE_COUNT; type++) {
+		const char *name = quant_name(type);
 		struct mkm_spec s;
 		struct llm_mem mem;
 		struct gguf_file g;
 		enum mkm_mix mix;
 		void *buf;
+		if (!quant_is_weight(type))
+			continue;
 
 		mkm_defaults(&s);
 		s.dim = 256;
 		s.ffn = 512;
 		s.vocab = 400;
-		CHECK_EQ_INT(mkm_parse_type(types[i], &s.type, &mix), 0);
+		CHECK_EQ_INT(mkm_parse_type(name, &s.type, &mix), 0);
+		CHECK_EQ_INT(s.type, type);
 		s.mix = MKM_MIX_PURE;
-		snprintf(path, sizeof path, "%s/mkm_%s.gguf", test_tmpdir(), types[i]);
+		snprintf(path, sizeof path, "%s/mkm_%s.gguf", test_tmpdir(), name);
 		CHECK_EQ_INT(mkm_write(&s, path, err, sizeof err), 0);
 		llm_mem_init(&mem, 0);
 		if (open_model(path, &g, &mem, &buf) == 0) {
@@ -85,7 +88,7 @@ TEST(mkmodel_every_type_parses)
 				sq += (double)f[j] * f[j];
 			double sd = sqrt(sq / t->n_elems);
 			if (!(sd > 0.014 && sd < 0.026)) {
-				fprintf(stderr, "  %s: weight sd %g\n", types[i], sd);
+				fprintf(stderr, "  %s: weight sd %g\n", name, sd);
 				test_failed_checks++;
 			}
 			free(f);
@@ -127,6 +130,13 @@ TEST(mkmodel_mixes_and_fallbacks)
 	s.type = GGML_TYPE_Q8_0;
 	CHECK_EQ_INT(mkm_tensor_type(&s, "x.weight", 0, 48), GGML_TYPE_F16);
 	CHECK_EQ_INT(mkm_parse_type("Q9_K", &s.type, &s.mix), -1);
+	CHECK_EQ_INT(mkm_parse_type("Q8_K", &s.type, &s.mix), -1); /* activations only */
+	/* the names --type takes: every weight type, then the mixes, each parses */
+	size_t k = 0;
+	for (; mkm_type_name(k); k++)
+		CHECK_EQ_INT(mkm_parse_type(mkm_type_name(k), &s.type, &s.mix), 0);
+	CHECK_STR(mkm_type_name(0), "F32");
+	CHECK_STR(mkm_type_name(k - 1), "Q5_K_M");
 }
 
 /* qwen2 with biases, GQA, tied head; same spec twice gives the same bytes;

@@ -118,7 +118,6 @@ static int tmodel_open(struct tmodel *t, const char *path, uint32_t kv_type, uin
 	struct wt_ctx w;
 
 	memset(t, 0, sizeof *t);
-	quant_init(plat_cpu_features());
 	t->file = test_read_file(path, &t->len);
 	if (!t->file)
 		return -1;

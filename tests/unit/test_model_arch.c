@@ -326,7 +326,6 @@ static void check_arch(const struct cfg *c, uint32_t kv_type, uint32_t n_batch)
 	int32_t toks[10] = {3, 17, 42, 5, 99, 0, 64, 23, 8, 71};
 	double ref[256], worst = 0;
 
-	quant_init(plat_cpu_features());
 	synth_build(&s, c);
 	llm_reader_mem(&rd, &mb, s.file, s.len);
 	llm_mem_init(&mem, 0);

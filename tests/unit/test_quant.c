@@ -7,35 +7,37 @@
 #include "../../llm/quant.h"
 #include "../../llm/quant_blocks.h"
 
-static const uint32_t weight_types[] = {
-	GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
-	GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
-	GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
-};
-#define N_WEIGHT_TYPES (sizeof weight_types / sizeof weight_types[0])
-
+/* Every scalar row against ggml's geometry (gguf.c's table of every ggml
+ * type): block, bytes, name; its activation type quantizes; a weight type
+ * can make test data, and its f16 scales (selftest's edge cases) lie in
+ * the block. */
 TEST(quant_table_matches_ggml_geometry)
 {
-	uint32_t all[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0,
-			  GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,
-			  GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K,
-			  GGML_TYPE_Q6_K, GGML_TYPE_Q8_1, GGML_TYPE_Q8_K};
+	int rows = 0, weights = 0;
 
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-		const struct quant_type *q = quant_scalar(all[i]);
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+		const struct quant_type *q = quant_scalar(t);
 		uint32_t blck, bytes;
-		CHECK(q != NULL);
 		if (!q)
 			continue;
-		CHECK_EQ_INT(q->type, all[i]);
-		CHECK_EQ_INT(gguf_type_geometry(all[i], &blck, &bytes), 0);
+		rows++;
+		weights += quant_is_weight(t);
+		CHECK_EQ_INT(q->type, t);
+		CHECK_EQ_INT(gguf_type_geometry(t, &blck, &bytes), 0);
 		CHECK_EQ_INT(q->blck, blck);
 		CHECK_EQ_INT(q->bytes, bytes);
-		CHECK_STR(q->name, gguf_type_name(all[i]));
+		CHECK_STR(q->name, gguf_type_name(t));
 		CHECK(q->to_float != NULL);
 		const struct quant_type *a = quant_scalar(q->act_type);
 		CHECK(a && a->from_float && a->act_type == a->type);
+		CHECK(q->fill || q->from_float);
+		CHECK(q->n_f16 <= 2);
+		for (int f = 0; f < q->n_f16; f++)
+			CHECK(q->blck > 1 && q->f16_at[f] + 2u <= q->bytes);
 	}
+	/* the 13 weight types and Q8_1, Q8_K at least */
+	CHECK(rows >= 15 && weights >= 13);
+	CHECK(!quant_is_weight(GGML_TYPE_Q8_K) && quant_is_weight(GGML_TYPE_Q4_K));
 	CHECK(quant_get(GGML_TYPE_COUNT) == NULL);
 	CHECK(quant_get(4) == NULL);
 	CHECK_STR(quant_name(16), "?");
@@ -223,8 +225,10 @@ TEST(quant_vec_dot_vs_dequantized_dot)
 	uint8_t *w = malloc(n * 4), *a = malloc(n * 4 + 1024);
 	uint64_t seed = 42;
 
-	for (size_t ti = 0; ti < N_WEIGHT_TYPES; ti++) {
-		const struct quant_type *q = quant_scalar(weight_types[ti]);
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+		const struct quant_type *q = quant_scalar(t);
+		if (!quant_is_weight(t))
+			continue;
 		const struct quant_type *at = quant_scalar(q->act_type);
 		for (int rep = 0; rep < 20; rep++) {
 			double mag_q, mag_x;
@@ -264,9 +268,11 @@ TEST(quant_fill_random_statistics)
 	float *f = malloc(n * 4);
 	uint8_t *w = malloc(n * 4);
 
-	for (size_t ti = 0; ti < N_WEIGHT_TYPES; ti++) {
-		const struct quant_type *q = quant_scalar(weight_types[ti]);
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+		const struct quant_type *q = quant_scalar(t);
 		uint64_t s1 = 7, s2 = 7;
+		if (!quant_is_weight(t))
+			continue;
 		double sum = 0, sq = 0;
 		q->to_float(w, f, 0);
 		CHECK_EQ_INT(quant_fill_random(q->type, w, n, 0.02f, &s1), 0);
@@ -293,28 +299,143 @@ TEST(quant_fill_random_statistics)
 	free(w);
 }
 
-static float fake_dot(size_t n, const void *w, const void *act)
+/* ---- the table: scalar rows, then the ISA descriptors over them ---- */
+
+TEST(quant_table_without_features_is_the_scalar_rows)
 {
-	return 1234.0f;
+	static struct quant_table qt;
+
+	quant_table_init(&qt, 0);
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+		const struct quant_type *q = quant_table_get(&qt, t), *ref = quant_scalar(t);
+		CHECK(ref ? q && !memcmp(q, ref, sizeof *q) : q == NULL);
+		CHECK(quant_table_tile(&qt, t) == NULL);
+		CHECK(quant_table_packed(&qt, t) == NULL);
+		CHECK(quant_table_tune(&qt, t) != NULL);
+		CHECK(!quant_table_can_pack(&qt, t, 16, 4096));
+	}
+	CHECK(quant_table_get(&qt, GGML_TYPE_COUNT) == NULL);
+	CHECK(quant_table_tile(&qt, GGML_TYPE_COUNT) == NULL);
 }
 
-TEST(quant_register_simd_rows)
+TEST(quant_cpu_table_is_built_once_for_this_cpu)
 {
-	struct quant_type row = *quant_scalar(GGML_TYPE_Q4_0);
+	const struct quant_table *qt = quant_cpu();
 
-	quant_init(0);
-	CHECK(quant_get(GGML_TYPE_Q4_0) == quant_scalar(GGML_TYPE_Q4_0));
-	row.vec_dot = fake_dot;
-	row.impl = "test";
-	CHECK_EQ_INT(quant_register(&row), 0);
-	CHECK(quant_get(GGML_TYPE_Q4_0) == &row);
-	CHECK(quant_scalar(GGML_TYPE_Q4_0) != &row);
-	row.bytes = 17;
-	struct quant_type bad = row;
-	CHECK_EQ_INT(quant_register(&bad), -LLMK_EINVAL);
-	bad = *quant_scalar(GGML_TYPE_Q4_K);
-	bad.act_type = GGML_TYPE_Q8_0;
-	CHECK_EQ_INT(quant_register(&bad), -LLMK_EINVAL);
-	quant_init(0);
-	CHECK(quant_get(GGML_TYPE_Q4_0) == quant_scalar(GGML_TYPE_Q4_0));
+	CHECK(qt == quant_cpu());
+	CHECK_EQ_INT(qt->cpu_features, plat_cpu_features());
+	CHECK(quant_get(GGML_TYPE_Q4_K) == quant_table_get(qt, GGML_TYPE_Q4_K));
+}
+
+#if defined(__x86_64__)
+#include "../../llm/kernels/avx2/avx2_rows.h"
+#include "../../llm/kernels/avx512/avx512_rows.h"
+#elif defined(__aarch64__)
+#include "../../llm/kernels/neon/neon_rows.h"
+#endif
+
+/* Every descriptor a feature set can select (only inspected, never run). */
+static int all_descriptors(const struct quant_isa **d, int max)
+{
+	const uint32_t all = ~(uint32_t)0;
+	const uint32_t drop[] = {0, PLAT_CPU_AMD, PLAT_CPU_GFNI, PLAT_CPU_GFNI | PLAT_CPU_AMD,
+				 PLAT_CPU_DOTPROD};
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++) {
+		const struct quant_isa *got[3] = {NULL, NULL, NULL};
+#if defined(__x86_64__)
+		got[0] = quant_avx2_get(all & ~drop[i]);
+		got[1] = quant_avx512_get(all & ~drop[i]);
+#elif defined(__aarch64__)
+		got[0] = quant_neon_get(all & ~drop[i]);
+#endif
+		for (int k = 0; k < 3; k++) {
+			bool seen = !got[k];
+			for (int j = 0; j < n; j++)
+				seen |= d[j] == got[k];
+			if (!seen && n < max)
+				d[n++] = got[k];
+		}
+	}
+	return n;
+}
+
+/* What quant.c takes from a descriptor is all it holds: a row entry
+ * counts only with its vec_dot (an activation-only type: its from_float),
+ * so an entry with only a gemm would be dropped unseen; a packed form needs
+ * the same descriptor's tile of its type and a unit of whole blocks. */
+TEST(quant_descriptors_hold_only_what_the_table_takes)
+{
+	const struct quant_isa *d[16];
+	int n = all_descriptors(d, 16);
+
+#if defined(__x86_64__) || defined(__aarch64__)
+	CHECK(n >= 2);
+#endif
+	for (int i = 0; i < n; i++)
+		for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+			const struct quant_type *ref = quant_scalar(t);
+			const struct quant_isa_row *r = d[i]->row ? &d[i]->row[t] : NULL;
+			const struct quant_tile *tl = d[i]->tile ? d[i]->tile[t] : NULL;
+			const struct quant_packed *pk = d[i]->packed ? d[i]->packed[t] : NULL;
+			bool any = r && (r->to_float || r->from_float || r->vec_dot || r->gemm ||
+					 r->rows);
+			if (!ref) {
+				CHECK(!any && !tl && !pk);
+				continue;
+			}
+			if (any && ref->vec_dot)
+				CHECK(r->vec_dot != NULL);
+			if (any && !ref->vec_dot)
+				CHECK(r->from_float && !r->vec_dot && !r->gemm && !r->rows);
+			if (tl)
+				CHECK(ref->vec_dot && tl->tile && tl->prep && tl->impl);
+			if (pk) {
+				CHECK(tl != NULL);
+				CHECK(pk->pack_to && pk->unpack && pk->tile.tile && pk->tile.prep);
+				CHECK(pk->unit && pk->unit % ref->blck == 0);
+			}
+		}
+}
+
+/* A wider ISA's entries replace a narrower one's type by type; the
+ * narrower one's stay where the wider has none (AVX-512 has no quantizer
+ * for Q8_1 and Q8_K), and a packed form comes with its own tile. */
+TEST(quant_table_layers_the_descriptors)
+{
+	static struct quant_table qt;
+	uint32_t f = plat_cpu_features();
+
+	quant_table_init(&qt, f);
+#if defined(__x86_64__)
+	if (!quant_avx512_get(f) || !quant_avx2_get(f))
+		SKIP_CPU("AVX512VNNI", "the two x86 descriptors layered");
+	CHECK_STR(quant_table_get(&qt, GGML_TYPE_Q4_0)->impl, "avx512vnni");
+	CHECK_STR(quant_table_get(&qt, GGML_TYPE_Q8_1)->impl, "avx2");
+	CHECK_STR(quant_table_get(&qt, GGML_TYPE_Q8_K)->impl, "avx2");
+	CHECK(quant_table_get(&qt, GGML_TYPE_Q4_0)->rows != NULL);
+	CHECK(quant_table_get(&qt, GGML_TYPE_Q4_1)->rows == NULL);
+	/* left out of the descriptor: the scalar row's to_float */
+	CHECK(quant_table_get(&qt, GGML_TYPE_Q4_K)->to_float ==
+	      quant_scalar(GGML_TYPE_Q4_K)->to_float);
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++) {
+		const struct quant_packed *pk = quant_table_packed(&qt, t);
+		if (pk)
+			CHECK(!strncmp(pk->tile.impl, quant_table_tile(&qt, t)->impl,
+				       strlen(quant_table_tile(&qt, t)->impl)));
+		if (quant_table_tile(&qt, t))
+			CHECK(quant_table_tune(&qt, t) == &quant_avx512_get(f)->tune);
+	}
+#elif defined(__aarch64__)
+	if (!quant_neon_get(f))
+		SKIP_CPU("NEON", "the NEON descriptor");
+	/* one descriptor: every row is its (SDOT or plain), no tiles */
+	CHECK_STR(quant_table_get(&qt, GGML_TYPE_Q4_0)->impl,
+		  f & PLAT_CPU_DOTPROD ? "neon-dotprod" : "neon");
+	CHECK_STR(quant_table_get(&qt, GGML_TYPE_Q8_K)->impl, quant_neon_get(f)->impl);
+	CHECK(quant_table_tile(&qt, GGML_TYPE_Q4_0) == NULL);
+#else
+	SKIP_CPU("AVX512VNNI or NEON", "no SIMD descriptor for this architecture");
+#endif
 }

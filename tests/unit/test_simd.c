@@ -9,8 +9,7 @@ TEST(simd_rows_match_scalar)
 	struct selftest_report r;
 	uint32_t simd = 0;
 
-	quant_init(plat_cpu_features());
-	CHECK_EQ_INT(selftest_quant(&r, 1, true), 0);
+	CHECK_EQ_INT(selftest_quant(&r, quant_cpu(), 1, true), 0);
 	CHECK(r.checks > 1000);
 	CHECK_EQ_INT(r.failures, 0);
 	for (uint32_t i = 0; i < r.n_types; i++) {
@@ -37,24 +36,22 @@ static void wrong_q8_0(const float *src, void *dst, size_t n)
 	((uint8_t *)dst)[2] ^= 1; /* first quant of the first block */
 }
 
+/* A table with two wrong rows (a test may build and change its own; the
+ * CPU's table never changes). */
 TEST(simd_selftest_catches_wrong_rows)
 {
 	struct selftest_report r;
-	struct quant_type bad = *quant_scalar(GGML_TYPE_Q4_K);
-	struct quant_type bad8 = *quant_scalar(GGML_TYPE_Q8_0);
+	static struct quant_table bad;
 
-	quant_init(0);
-	bad.vec_dot = off_by_a_little;
-	bad.impl = "broken";
-	bad8.from_float = wrong_q8_0;
-	bad8.impl = "broken";
-	CHECK_EQ_INT(quant_register(&bad), 0);
-	CHECK_EQ_INT(quant_register(&bad8), 0);
-	CHECK_EQ_INT(selftest_quant(&r, 2, false), -LLMK_EFORMAT);
+	quant_table_init(&bad, 0);
+	bad.type[GGML_TYPE_Q4_K].row.vec_dot = off_by_a_little;
+	bad.type[GGML_TYPE_Q4_K].row.impl = "broken";
+	bad.type[GGML_TYPE_Q8_0].row.from_float = wrong_q8_0;
+	bad.type[GGML_TYPE_Q8_0].row.impl = "broken";
+	CHECK_EQ_INT(selftest_quant(&r, &bad, 2, false), -LLMK_EFORMAT);
 	for (uint32_t i = 0; i < r.n_types; i++) {
 		uint32_t t = r.types[i].type;
 		bool broken = t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q8_0;
 		CHECK(broken ? r.types[i].failures > 0 : r.types[i].failures == 0);
 	}
-	quant_init(plat_cpu_features());
 }

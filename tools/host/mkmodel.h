@@ -36,6 +36,9 @@ struct mkm_spec {
 void mkm_defaults(struct mkm_spec *s);
 /* Parse "Q4_K_M", "q4_0", "F16", ... into type and mix; 0 or -1. */
 int mkm_parse_type(const char *s, uint32_t *type, enum mkm_mix *mix);
+/* The i-th name --type takes (every weight type, then the mixes); NULL
+ * past the last. */
+const char *mkm_type_name(size_t i);
 /* Check the shape (one message to err on failure); 0 or -1. */
 int mkm_check(const struct mkm_spec *s, char *err, size_t errlen);
 /* Write the model to path; 0, or -1 with a message in err. */

@@ -21,32 +21,42 @@
 
 /* ---- types ---- */
 
-static const struct { const char *name; uint32_t type; enum mkm_mix mix; } type_names[] = {
-	{"F32", GGML_TYPE_F32, MKM_MIX_DEFAULT},   {"F16", GGML_TYPE_F16, MKM_MIX_DEFAULT},
-	{"BF16", GGML_TYPE_BF16, MKM_MIX_DEFAULT}, {"Q8_0", GGML_TYPE_Q8_0, MKM_MIX_DEFAULT},
-	{"Q4_0", GGML_TYPE_Q4_0, MKM_MIX_DEFAULT}, {"Q4_1", GGML_TYPE_Q4_1, MKM_MIX_DEFAULT},
-	{"Q5_0", GGML_TYPE_Q5_0, MKM_MIX_DEFAULT}, {"Q5_1", GGML_TYPE_Q5_1, MKM_MIX_DEFAULT},
-	{"Q2_K", GGML_TYPE_Q2_K, MKM_MIX_DEFAULT}, {"Q3_K", GGML_TYPE_Q3_K, MKM_MIX_DEFAULT},
-	{"Q4_K", GGML_TYPE_Q4_K, MKM_MIX_DEFAULT}, {"Q5_K", GGML_TYPE_Q5_K, MKM_MIX_DEFAULT},
-	{"Q6_K", GGML_TYPE_Q6_K, MKM_MIX_DEFAULT}, {"Q3_K_S", GGML_TYPE_Q3_K, MKM_MIX_DEFAULT},
-	{"Q4_K_S", GGML_TYPE_Q4_K, MKM_MIX_DEFAULT}, {"Q5_K_S", GGML_TYPE_Q5_K, MKM_MIX_DEFAULT},
-	{"Q4_K_M", GGML_TYPE_Q4_K, MKM_MIX_M},     {"Q5_K_M", GGML_TYPE_Q5_K, MKM_MIX_M},
+/* Every weight type of the quant table by its name (quant_is_weight), and
+ * llama-quantize's mix names: _S is the plain type, _M a mix (MKM_MIX_M). */
+static const struct { const char *name; uint32_t type; enum mkm_mix mix; } mixes[] = {
+	{"Q3_K_S", GGML_TYPE_Q3_K, MKM_MIX_DEFAULT}, {"Q4_K_S", GGML_TYPE_Q4_K, MKM_MIX_DEFAULT},
+	{"Q5_K_S", GGML_TYPE_Q5_K, MKM_MIX_DEFAULT}, {"Q4_K_M", GGML_TYPE_Q4_K, MKM_MIX_M},
+	{"Q5_K_M", GGML_TYPE_Q5_K, MKM_MIX_M},
 };
+
+const char *mkm_type_name(size_t i)
+{
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++)
+		if (quant_is_weight(t) && i-- == 0)
+			return quant_name(t);
+	return i < sizeof mixes / sizeof mixes[0] ? mixes[i].name : NULL;
+}
 
 int mkm_parse_type(const char *s, uint32_t *type, enum mkm_mix *mix)
 {
-	for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++) {
-		if (strcasecmp(s, type_names[i].name) == 0) {
-			*type = type_names[i].type;
-			*mix = type_names[i].mix;
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++)
+		if (quant_is_weight(t) && strcasecmp(s, quant_name(t)) == 0) {
+			*type = t;
+			*mix = MKM_MIX_DEFAULT;
 			return 0;
 		}
-	}
+	for (size_t i = 0; i < sizeof mixes / sizeof mixes[0]; i++)
+		if (strcasecmp(s, mixes[i].name) == 0) {
+			*type = mixes[i].type;
+			*mix = mixes[i].mix;
+			return 0;
+		}
 	return -1;
 }
 
-/* llama.cpp's ftype (general.file_type) for the spec. */
-static uint32_t file_type(const struct mkm_spec *s)
+/* llama.cpp's ftype (general.file_type) for the spec; -1 for a type it
+ * names no ftype for here (the key is then left out). */
+static int file_type(const struct mkm_spec *s)
 {
 	bool m = s->mix == MKM_MIX_M;
 
@@ -64,7 +74,7 @@ static uint32_t file_type(const struct mkm_spec *s)
 	case GGML_TYPE_Q5_K: return m ? 17 : 16;
 	case GGML_TYPE_Q6_K: return 18;
 	case GGML_TYPE_BF16: return 32;
-	default: return 0;
+	default: return -1;
 	}
 }
 
@@ -406,7 +416,8 @@ static void write_hparams(struct out *o, uint32_t *n, const struct mkm_spec *s)
 #define AK(suffix) (snprintf(k, sizeof k, "%s." suffix, a), k)
 	kv_str(o, n, "general.architecture", a);
 	kv_str(o, n, "general.name", s->name);
-	kv_u32(o, n, "general.file_type", file_type(s));
+	if (file_type(s) >= 0)
+		kv_u32(o, n, "general.file_type", (uint32_t)file_type(s));
 	kv_u32(o, n, "general.quantization_version", 2);
 	kv_u32(o, n, AK("context_length"), s->ctx);
 	kv_u32(o, n, AK("embedding_length"), s->dim);

@@ -163,9 +163,9 @@ void *plat_alloc(size_t size, size_t align)
 	}
 	if (len >= HUGE_SZ) {
 		/* 2 MiB pages: decode streamed the weights through 4 KiB ones
-		 * (Q4_0 at 82% of the read probe, 90% on 2 MiB pages). Faulted
-		 * in here, not on first use: that way the load took 3.1 s
-		 * instead of 0.5 s, and the first infer 0.2 s more. */
+		 * more slowly. Faulted in here, not on first use, which slowed
+		 * the load and the first infer (docs/perf.md, "Matmul
+		 * scheduling and memory"). */
 		madvise(p, len, MADV_HUGEPAGE);
 		for (size_t o = 0; o < len; o += 4096)
 			((volatile uint8_t *)p)[o] = 0;

@@ -2,7 +2,7 @@
  * llm/kernels/avx2/avx2.h — helpers shared by the AVX2+FMA+F16C rows.
  *
  * Built only into files compiled with SIMD_FLAGS_avx2 (Makefile) and run only
- * after quant_init() saw AVX2, FMA and F16C. The integer dot products use the
+ * where quant_avx2_get() saw AVX2, FMA and F16C. The integer dot products use the
  * maddubs sign trick: |w| (unsigned) times y carrying w's sign is w * y, and
  * no pair of products reaches the int16 saturation bound as long as the
  * activations stay in [-127, 127] (every Q8 act row guarantees it).

@@ -1,13 +1,14 @@
 /*
- * llm/kernels/avx2/avx2_rows.h — the AVX2 row functions (contracts as in
- * llm/quant.h) and quant_avx2_init(), which registers them.
+ * llm/kernels/avx2/avx2_rows.h — the AVX2 functions (contracts in
+ * llm/quant_isa.h) and quant_avx2_get(), the descriptor that names them.
  */
 #ifndef LLM_KERNELS_AVX2_ROWS_H
 #define LLM_KERNELS_AVX2_ROWS_H
 
-#include "../../quant.h"
+#include "../../quant_isa.h"
 
-void quant_avx2_init(uint32_t cpu_features);
+/* The AVX2 descriptor (isa.c) for a CPU with AVX2, FMA and F16C, else NULL. */
+const struct quant_isa *quant_avx2_get(uint32_t cpu_features);
 
 float avx2_f32_vec_dot(size_t n, const void *w, const void *act);
 float avx2_f16_vec_dot(size_t n, const void *w, const void *act);
@@ -43,7 +44,9 @@ AVX2_GEMM(q4_K);
 AVX2_GEMM(q5_K);
 AVX2_GEMM(q6_K);
 
-/* The prefill tiles (tile.c) of the types whose quants fit vpmaddubsw. */
-void avx2_tile_register(uint32_t cpu_features);
+/* By type (tile.c): the prefill tiles of the types whose quants fit
+ * vpmaddubsw, and the packed forms of Q4_0, Q4_K and Q6_K. */
+extern const struct quant_tile *const avx2_tile[GGML_TYPE_COUNT];
+extern const struct quant_packed *const avx2_packed[GGML_TYPE_COUNT];
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * llm/kernels/avx2/tile.c — prefill tiles (llm/quant.h, tile contract) on
+ * llm/kernels/avx2/tile.c — prefill tiles (llm/quant_isa.h, tile contract) on
  * AVX2, for CPUs without AVX-512 VNNI (AMD Zen 2 and 3, which run most
  * SEV-SNP guests; older Intel).
  *
@@ -16,8 +16,8 @@
  * overflow (|qa| <= 127 and u <= umax, 2 * 127 * umax * DEPTH < 32768), then
  * vpmaddwd by ones widens them into the int32 sum that starts from the
  * prep row's -o * sa: about two instructions per 32 products, where the gemm
- * rows unpack the weights every fourth token (kbench, per core: 31-47 GMAC/s
- * against the gemm rows' 14-17 here). The
+ * rows unpack the weights every fourth token (docs/perf.md, "Rows and
+ * prefill tiles"). The
  * integer sums are exact and the float steps are the same for every row and
  * token, so a result depends only on its row and token (not on the tile,
  * batch or thread).
@@ -26,7 +26,7 @@
  * gemm rows. The repack unpacks each row's run of 32 on ymm (scales in scalar
  * code) and transposes 8 rows at a time.
  *
- * Below the tiles, the packed forms of Q4_0, Q4_K and Q6_K (llm/quant.h
+ * Below the tiles, the packed forms of Q4_0, Q4_K and Q6_K (llm/quant_isa.h
  * struct quant_packed): the AVX-512 packed layout, read two ymm a line, with
  * these tiles' sums and float steps, so their bits.
  */
@@ -294,7 +294,8 @@ cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *con
 #define A2_TILE(T, G_, ACT, MINS_, DEPTH_)                                                \
 	static void tile2_##T(size_t n, const void *w, size_t w_stride, int nr,          \
 			      const void *act, size_t as, const float *prep, size_t B,   \
-			      float *out, size_t os, void *scratch)                      \
+			      float *out, size_t os, void *scratch,                      \
+			      const struct quant_tune *tune)                             \
 	{                                                                                \
 		const int G = (G_), MINS = (MINS_), DEPTH = (DEPTH_);                    \
 		const size_t QB = ACT##_QB2, QBYTES = ACT##_BYTES2, QOFF = ACT##_OFF2;   \
@@ -324,14 +325,16 @@ A2_TILE(q3_K, 16, Q8_K, 0, 4)
 
 /* A packed tile: from 4 tokens up with the tile scratch, the group unpacked
  * once into tile2's form and the tokens run as tile2's (cols: unpacking the
- * nibbles again on every pass over the group made Q4_0 prompts 8% slower);
+ * nibbles again on every pass over the group was slower for prompts);
  * else the tokens two at a time straight off the packed group (COLS_FN),
  * the first pass prefetching ahead into L2. */
 #define P2_TILE(NAME, COLS_FN, UNPACK_FN, G_, ACT, MINS_, DEPTH_)                         \
 	static void NAME(size_t n, const void *w, size_t w_stride, int nr, const void *act,  \
 			 size_t as, const float *prep, size_t B, float *out, size_t os,      \
-			 void *scratch)                                                      \
+			 void *scratch, const struct quant_tune *tune)                       \
 	{                                                                                    \
+		const size_t ahead = tune->ahead;                                            \
+		const bool nta = tune->nta;                                                  \
 		size_t b = 0;                                                                \
 		(void)w_stride;                                                              \
 		if (scratch && B >= 4) {                                                     \
@@ -339,7 +342,7 @@ A2_TILE(q3_K, 16, Q8_K, 0, 4)
 			const size_t QB = ACT##_QB2, QBYTES = ACT##_BYTES2,                  \
 				     QOFF = ACT##_OFF2;                                      \
 			struct q_rtile t = q_rtile_at(scratch, n, G);                        \
-			UNPACK_FN(w, n, &t);                                                 \
+			UNPACK_FN(w, n, &t, ahead, nta);                                     \
 			nr = 16;                                                             \
 			A2_COLS(2)                                                           \
 			A2_COLS(1)                                                           \
@@ -356,15 +359,15 @@ A2_TILE(q3_K, 16, Q8_K, 0, 4)
 				o[c] = out + (b + (size_t)c) * os;                           \
 			}                                                                    \
 			if (C == 2)                                                          \
-				COLS_FN(w, n, a, p, o, 2, b ? 0 : P2_AHEAD);                 \
+				COLS_FN(w, n, a, p, o, 2, b ? 0 : ahead, nta);               \
 			else                                                                 \
-				COLS_FN(w, n, a, p, o, 1, b ? 0 : P2_AHEAD);                 \
+				COLS_FN(w, n, a, p, o, 1, b ? 0 : ahead, nta);               \
 			b += (size_t)C;                                                      \
 		}                                                                            \
 	}
 
 /*
- * Packed Q4_0 (llm/quant.h struct quant_packed; the layout of pk_pack_q4_0
+ * Packed Q4_0 (llm/quant_isa.h struct quant_packed; the layout of pk_pack_q4_0
  * in llm/kernels/scalar/pack.c, which the AVX-512 packed tiles read too): a
  * pair of blocks of the 16 rows is 64 bytes of f16 scales, then for each
  * block 4 lines of quant dwords, dword j of the 16 rows side by side (its
@@ -372,27 +375,21 @@ A2_TILE(q3_K, 16, Q8_K, 0, 4)
  * is two ymm here (rows 0-7, 8-15), read in place: no repack. The integer
  * sums are cols()'s (a block's 8 vpmaddubsw per row add in int16:
  * 8 * 2 * 15 * 127 < 32768) and so are the float steps, so the results are
- * tile2_q4_0's bits, as llm/quant.h asks of a packed form.
+ * tile2_q4_0's bits, as llm/quant_isa.h asks of a packed form.
  */
 #define P2_UNIT 576     /* bytes of a pair of blocks of the 16 rows */
-/* The prefetches' hint and distance, as the AVX-512 tiles' (pk_nta there):
- * non-temporal and 8 KiB ahead on AMD's CPUs, else into L2 and 2 KiB. On
- * the EPYC with AVX-512 hidden (LLMK_CPU_MASK=60F40F) and 80 GB/s to read,
- * bench tg32, two alternating runs: Q4_0 53.7-54.6 GB/s effective with 2
- * KiB, 65.7-66.8 with 8, 64.7-65.9 with 16; Q4_K_M 48.2-48.4, 51.8-52.0,
- * 47.6-48.4. */
-static bool p2_nta;
-static size_t p2_ahead = 2048;
-#define P2_AHEAD p2_ahead
+/* The prefetches' distance (ahead, 0 for none) and hint (nta: non-temporal,
+ * else into L2) are the descriptor's tuning (struct quant_tune, isa.c),
+ * which each tile, lanes and pack_to call reads once. */
 
 /* (always_inline: a function that only prefetches counts as free of side
  * effects, and GCC deletes calls to it before they would be inlined) */
 static inline __attribute__((always_inline)) void p2_prefetch(const uint8_t *p, size_t bytes,
-							     size_t ahead)
+							     size_t ahead, bool nta)
 {
 	if (ahead)
 		for (size_t o = 0; o < bytes; o += 64) {
-			if (p2_nta)
+			if (nta)
 				_mm_prefetch((const char *)p + ahead + o, _MM_HINT_NTA);
 			else
 				_mm_prefetch((const char *)p + ahead + o, _MM_HINT_T1);
@@ -402,14 +399,14 @@ static inline __attribute__((always_inline)) void p2_prefetch(const uint8_t *p, 
 /* Block i of packed group g for C tokens (1 or 2) into f[c][h] (rows 8 h ..) */
 static inline __attribute__((always_inline)) void
 p2_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *const *p,
-	    __m256 (*f)[2], const int C, size_t ahead)
+	    __m256 (*f)[2], const int C, size_t ahead, bool nta)
 {
 	const __m256i m4 = _mm256_set1_epi8(15), ones = _mm256_set1_epi16(1);
 	const uint8_t *u = g + (i / 2) * P2_UNIT, *q = u + 64 + (i & 1) * 256;
 	size_t aoff = i * Q8_0_BYTES2 + Q8_0_OFF2;
 	__m256i s16[2][2];
 
-	p2_prefetch(u + (i & 1) * (P2_UNIT / 2), P2_UNIT / 2, ahead);
+	p2_prefetch(u + (i & 1) * (P2_UNIT / 2), P2_UNIT / 2, ahead, nta);
 	for (int c = 0; c < C; c++)
 		s16[c][0] = s16[c][1] = _mm256_setzero_si256();
 	_Pragma("GCC unroll 4") for (int j = 0; j < 4; j++) {
@@ -444,13 +441,14 @@ p2_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *con
 
 /* The packed group as tile2_q4_0's repack (the low and the high nibbles of
  * each line, the scales widened), a line at a time: no transposes. */
-static void p2_unpack_tile_q40(const uint8_t *g, size_t n, struct q_rtile *t)
+static void p2_unpack_tile_q40(const uint8_t *g, size_t n, struct q_rtile *t, size_t ahead,
+			       bool nta)
 {
 	const __m256i m4 = _mm256_set1_epi8(15);
 
 	for (size_t i = 0; i < n / 32; i++) {
 		const uint8_t *u = g + (i / 2) * P2_UNIT, *q = u + 64 + (i & 1) * 256;
-		p2_prefetch(u + (i & 1) * (P2_UNIT / 2), P2_UNIT / 2, P2_AHEAD);
+		p2_prefetch(u + (i & 1) * (P2_UNIT / 2), P2_UNIT / 2, ahead, nta);
 		for (int h = 0; h < 2; h++)
 			_mm256_storeu_ps(t->ws + i * 16 + 8 * (size_t)h,
 					 _mm256_cvtph_ps(_mm_loadu_si128(
@@ -468,11 +466,11 @@ static void p2_unpack_tile_q40(const uint8_t *g, size_t n, struct q_rtile *t)
 }
 
 
-/* Decode lanes (llm/quant.h): one token against ng groups, a block of each
+/* Decode lanes (llm/quant_isa.h): one token against ng groups, a block of each
  * in turn (ng memory streams at once), each group's steps as its tile's. */
 static inline __attribute__((always_inline)) void
 p2_lanes(const uint8_t *const *g, const int G, size_t n, const int8_t *a, const float *p,
-	 float *const *o)
+	 float *const *o, size_t ahead, bool nta)
 {
 	__m256 f[QUANT_LANES][2][2];
 
@@ -480,7 +478,7 @@ p2_lanes(const uint8_t *const *g, const int G, size_t n, const int8_t *a, const 
 		f[l][0][0] = f[l][0][1] = _mm256_setzero_ps();
 	for (size_t i = 0; i < n / 32; i++)
 		for (int l = 0; l < G; l++)
-			p2_step_q40(g[l], i, &a, &p, f[l], 1, P2_AHEAD);
+			p2_step_q40(g[l], i, &a, &p, f[l], 1, ahead, nta);
 	for (int l = 0; l < G; l++) {
 		_mm256_storeu_ps(o[l], f[l][0][0]);
 		_mm256_storeu_ps(o[l] + 8, f[l][0][1]);
@@ -488,15 +486,17 @@ p2_lanes(const uint8_t *const *g, const int G, size_t n, const int8_t *a, const 
 }
 
 static void lanes2_q4_0(size_t n, const void *const *groups, int ng, const void *act,
-			const float *prep, float *const *out)
+			const float *prep, float *const *out, const struct quant_tune *tune)
 {
 	const uint8_t *const *g = (const uint8_t *const *)groups;
+	const size_t ahead = tune->ahead;
+	const bool nta = tune->nta;
 
 	switch (ng) {
-	case 4: p2_lanes(g, 4, n, act, prep, out); break;
-	case 3: p2_lanes(g, 3, n, act, prep, out); break;
-	case 2: p2_lanes(g, 2, n, act, prep, out); break;
-	default: p2_lanes(g, 1, n, act, prep, out); break;
+	case 4: p2_lanes(g, 4, n, act, prep, out, ahead, nta); break;
+	case 3: p2_lanes(g, 3, n, act, prep, out, ahead, nta); break;
+	case 2: p2_lanes(g, 2, n, act, prep, out, ahead, nta); break;
+	default: p2_lanes(g, 1, n, act, prep, out, ahead, nta); break;
 	}
 }
 _Static_assert(QUANT_LANES == 4, "lanes2_q4_0 has a case for each lane count");
@@ -504,15 +504,16 @@ _Static_assert(QUANT_LANES == 4, "lanes2_q4_0 has a case for each lane count");
 /* 16 rows into the packed layout: per pair of blocks the scales, then each
  * row's two runs of 16 quant bytes as one ymm, transposed 8 rows at a time
  * (put8: dword k of the 8 rows at 64 k). */
-static void pack2_q4_0_to(size_t n, const void *src, void *dst)
+static void pack2_q4_0_to(size_t n, const void *src, void *dst, const struct quant_tune *tune)
 {
-	const size_t rb = n / 32 * 18;
+	const size_t rb = n / 32 * 18, ahead = tune->ahead;
+	const bool nta = tune->nta;
 	const uint8_t *rows = src;
 	uint8_t *p = dst;
 
 	for (size_t i = 0; i < n / 64; i++, p += P2_UNIT) {
 		__m256i R[16];
-		p2_prefetch(rows + 16 * rb + P2_UNIT * i, P2_UNIT, P2_AHEAD); /* the next group */
+		p2_prefetch(rows + 16 * rb + P2_UNIT * i, P2_UNIT, ahead, nta); /* the next group */
 		for (int r = 0; r < 16; r++) {
 			const uint8_t *b = rows + (size_t)r * rb + 36 * i;
 			memcpy(p + 2 * r, b, 2);
@@ -600,7 +601,7 @@ static inline __attribute__((always_inline)) void p2_kscale(const struct p2_ksca
  * hold the sums, not the two halves' scales as well). */
 static inline __attribute__((always_inline)) void
 p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *const *p,
-	    __m256 (*f)[2], const int C, size_t ahead)
+	    __m256 (*f)[2], const int C, size_t ahead, bool nta)
 {
 	const __m256i m4 = _mm256_set1_epi8(15), ones = _mm256_set1_epi16(1);
 	const uint8_t *u = g + sb * P2_SB;
@@ -610,9 +611,8 @@ p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 	/* the superblock's 36 lines, ahead, all at once (the AVX-512 steps
 	 * take a quarter every other sub-block, PK_SB_PREFETCH there, as all
 	 * at once slowed their rows in cache; these rows, slower, kept their
-	 * speed: kbench with AVX-512 hidden, Q4_K 37-38 GB/s, Q6_K 40-41,
-	 * before and after) */
-	p2_prefetch(u, P2_SB, ahead);
+	 * speed: docs/perf.md, "K-quant superblock prefetch") */
+	p2_prefetch(u, P2_SB, ahead, nta);
 	_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
 		struct p2_kscales k = p2_kscales_at(u, h);
 		_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
@@ -664,7 +664,7 @@ p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
  * tokens, the steps in order, the 16 sums of each token to o[c]. */
 static inline __attribute__((always_inline)) void
 p2_cols(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
-	float *const *o, const int C, size_t ahead, const int K4)
+	float *const *o, const int C, size_t ahead, bool nta, const int K4)
 {
 	__m256 f[2][2];
 
@@ -672,9 +672,9 @@ p2_cols(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *
 		f[c][0] = f[c][1] = _mm256_setzero_ps();
 	for (size_t i = 0; i < (K4 ? n / QK_K : n / 32); i++) {
 		if (K4)
-			p2_step_q4K(g, i, a, p, f, C, ahead);
+			p2_step_q4K(g, i, a, p, f, C, ahead, nta);
 		else
-			p2_step_q40(g, i, a, p, f, C, ahead);
+			p2_step_q40(g, i, a, p, f, C, ahead, nta);
 	}
 	for (int c = 0; c < C; c++) {
 		_mm256_storeu_ps(o[c], f[c][0]);
@@ -686,13 +686,14 @@ p2_cols(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *
 
 /* The packed group as tile2_q4_K's repack: each quant line's low and high
  * nibbles are lines of two sub-blocks' runs, ws and wm per run. */
-static void p2_unpack_tile_q4K(const uint8_t *g, size_t n, struct q_rtile *t)
+static void p2_unpack_tile_q4K(const uint8_t *g, size_t n, struct q_rtile *t, size_t ahead,
+			       bool nta)
 {
 	const __m256i m4 = _mm256_set1_epi8(15);
 
 	for (size_t sb = 0; sb < n / QK_K; sb++) {
 		const uint8_t *u = g + sb * P2_SB;
-		p2_prefetch(u, P2_SB, P2_AHEAD);
+		p2_prefetch(u, P2_SB, ahead, nta);
 		for (int h = 0; h < 2; h++) {
 			struct p2_kscales k = p2_kscales_at(u, h);
 			for (int j = 0; j < 8; j++) {
@@ -719,16 +720,17 @@ P2_TILE(ptile2_q4_K, p2_cols_q4K, p2_unpack_tile_q4K, 32, Q8_K, 1, 8)
 
 /* 16 rows of Q4_K into the packed layout: per superblock the rows' 144
  * bytes as 4 ymm runs and a last 16 bytes, transposed 8 rows at a time. */
-static void pack2_q4_K_to(size_t n, const void *src, void *dst)
+static void pack2_q4_K_to(size_t n, const void *src, void *dst, const struct quant_tune *tune)
 {
-	const size_t rb = n / QK_K * 144;
+	const size_t rb = n / QK_K * 144, ahead = tune->ahead;
+	const bool nta = tune->nta;
 	const uint8_t *rows = src;
 	uint8_t *p = dst;
 
 	for (size_t sb = 0; sb < n / QK_K; sb++, p += P2_SB) {
 		__m256i R[16];
 		_Alignas(32) uint8_t last[8 * 64];
-		p2_prefetch(rows + 16 * rb + P2_SB * sb, P2_SB, P2_AHEAD); /* the next group */
+		p2_prefetch(rows + 16 * rb + P2_SB * sb, P2_SB, ahead, nta); /* the next group */
 		for (int k = 0; k < 4; k++) {
 			for (int r = 0; r < 16; r++)
 				R[r] = _mm256_loadu_si256(
@@ -784,7 +786,7 @@ static inline __m256 p2_q6_ws(const uint8_t *u, size_t s, __m256 d, int h8)
 /* Superblock sb of packed group g, half h8, for C tokens (1 or 2) into f[c]. */
 static inline __attribute__((always_inline)) void
 p2_step_q6K(const uint8_t *g, size_t sb, int h8, const int8_t *const *a, const float *const *p,
-	    __m256 *f, const int C, size_t ahead)
+	    __m256 *f, const int C, size_t ahead, bool nta)
 {
 	const __m256i ones = _mm256_set1_epi16(1);
 	const uint8_t *u = g + sb * P2_SB6;
@@ -792,7 +794,7 @@ p2_step_q6K(const uint8_t *g, size_t sb, int h8, const int8_t *const *a, const f
 	__m256 gs[2];
 
 	if (h8 == 0) /* the 53 lines, all at once (as the Q4_K step above) */
-		p2_prefetch(u, P2_SB6, ahead);
+		p2_prefetch(u, P2_SB6, ahead, nta);
 
 	for (int c = 0; c < C; c++)
 		gs[c] = _mm256_setzero_ps();
@@ -829,25 +831,26 @@ p2_step_q6K(const uint8_t *g, size_t sb, int h8, const int8_t *const *a, const f
 
 static inline __attribute__((always_inline)) void
 p2_cols_q6K(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
-	    float *const *o, const int C, size_t ahead)
+	    float *const *o, const int C, size_t ahead, bool nta)
 {
 	for (int h8 = 0; h8 < 2; h8++) {
 		__m256 f[2];
 		for (int c = 0; c < C; c++)
 			f[c] = _mm256_setzero_ps();
 		for (size_t sb = 0; sb < n / QK_K; sb++)
-			p2_step_q6K(g, sb, h8, a, p, f, C, h8 ? 0 : ahead);
+			p2_step_q6K(g, sb, h8, a, p, f, C, h8 ? 0 : ahead, nta);
 		for (int c = 0; c < C; c++)
 			_mm256_storeu_ps(o[c] + 8 * h8, f[c]);
 	}
 }
 
 /* The packed group as tile2_q6_K's repack: run lines and ws per sub-block. */
-static void p2_unpack_tile_q6K(const uint8_t *g, size_t n, struct q_rtile *t)
+static void p2_unpack_tile_q6K(const uint8_t *g, size_t n, struct q_rtile *t, size_t ahead,
+			       bool nta)
 {
 	for (size_t sb = 0; sb < n / QK_K; sb++) {
 		const uint8_t *u = g + sb * P2_SB6;
-		p2_prefetch(u, P2_SB6, P2_AHEAD);
+		p2_prefetch(u, P2_SB6, ahead, nta);
 		for (int h8 = 0; h8 < 2; h8++) {
 			__m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 3328 + 16 * h8)));
 			for (int i = 0; i < 8; i++)
@@ -866,14 +869,15 @@ P2_TILE(ptile2_q6_K, p2_cols_q6K, p2_unpack_tile_q6K, 16, Q8_K, 0, 2)
 
 /* 16 rows of Q6_K into the packed layout: X, Y, Z of each row (q6_xyz),
  * transposed 8 rows at a time; the scales a byte per row, d a half. */
-static void pack2_q6_K_to(size_t n, const void *src, void *dst)
+static void pack2_q6_K_to(size_t n, const void *src, void *dst, const struct quant_tune *tune)
 {
-	const size_t rb = n / QK_K * sizeof(struct block_q6_K);
+	const size_t rb = n / QK_K * sizeof(struct block_q6_K), ahead = tune->ahead;
+	const bool nta = tune->nta;
 	const uint8_t *rows = src;
 	uint8_t *p = dst;
 
 	for (size_t sb = 0; sb < n / QK_K; sb++, p += P2_SB6) {
-		p2_prefetch(rows + 16 * rb + P2_SB6 * sb, P2_SB6, P2_AHEAD); /* the next group */
+		p2_prefetch(rows + 16 * rb + P2_SB6 * sb, P2_SB6, ahead, nta); /* the next group */
 		for (int h = 0; h < 2; h++) {
 			__m256i X[16], Y[16], Z[16];
 			for (int r = 0; r < 16; r++)
@@ -898,7 +902,7 @@ static void pack2_q6_K_to(size_t n, const void *src, void *dst)
  * halves (each half's sums in superblock order, as p2_cols_*). */
 static inline __attribute__((always_inline)) void
 p2_lanes_k(const uint8_t *const *g, const int G, size_t n, const int8_t *a, const float *p,
-	   float *const *o, const int Q6)
+	   float *const *o, size_t ahead, bool nta, const int Q6)
 {
 	__m256 f[QUANT_LANES][2];
 
@@ -908,9 +912,10 @@ p2_lanes_k(const uint8_t *const *g, const int G, size_t n, const int8_t *a, cons
 		for (int l = 0; l < G; l++)
 			if (Q6)
 				for (int h = 0; h < 2; h++)
-					p2_step_q6K(g[l], sb, h, &a, &p, &f[l][h], 1, h ? 0 : P2_AHEAD);
+					p2_step_q6K(g[l], sb, h, &a, &p, &f[l][h], 1, h ? 0 : ahead,
+						    nta);
 			else
-				p2_step_q4K(g[l], sb, &a, &p, &f[l], 1, P2_AHEAD);
+				p2_step_q4K(g[l], sb, &a, &p, &f[l], 1, ahead, nta);
 	for (int l = 0; l < G; l++) {
 		_mm256_storeu_ps(o[l], f[l][0]);
 		_mm256_storeu_ps(o[l] + 8, f[l][1]);
@@ -919,43 +924,44 @@ p2_lanes_k(const uint8_t *const *g, const int G, size_t n, const int8_t *a, cons
 
 #define P2_KLANES(NAME, Q6)                                                               \
 	static void NAME(size_t n, const void *const *groups, int ng, const void *act,      \
-			 const float *prep, float *const *out)                              \
+			 const float *prep, float *const *out, const struct quant_tune *tune) \
 	{                                                                                   \
 		const uint8_t *const *g = (const uint8_t *const *)groups;                   \
+		const size_t ahead = tune->ahead;                                           \
+		const bool nta = tune->nta;                                                 \
 		switch (ng) {                                                               \
-		case 4: p2_lanes_k(g, 4, n, act, prep, out, (Q6)); break;                   \
-		case 3: p2_lanes_k(g, 3, n, act, prep, out, (Q6)); break;                   \
-		case 2: p2_lanes_k(g, 2, n, act, prep, out, (Q6)); break;                   \
-		default: p2_lanes_k(g, 1, n, act, prep, out, (Q6)); break;                  \
+		case 4: p2_lanes_k(g, 4, n, act, prep, out, ahead, nta, (Q6)); break;       \
+		case 3: p2_lanes_k(g, 3, n, act, prep, out, ahead, nta, (Q6)); break;       \
+		case 2: p2_lanes_k(g, 2, n, act, prep, out, ahead, nta, (Q6)); break;       \
+		default: p2_lanes_k(g, 1, n, act, prep, out, ahead, nta, (Q6)); break;      \
 		}                                                                           \
 	}
 P2_KLANES(lanes2_q4_K, 0)
 P2_KLANES(lanes2_q6_K, 1)
 
-static const struct quant_packed packs2[] = {
-	{pack2_q4_0_to, pk_unpack_q4_0, {ptile2_q4_0, tile_prep_q4_0, "avx2 packed"}, 64,
-	 lanes2_q4_0},
-	{pack2_q4_K_to, pk_unpack_q4_K, {ptile2_q4_K, tile_prep_kmins32, "avx2 packed"}, 256,
-	 lanes2_q4_K},
-	{pack2_q6_K_to, pk_unpack_q6_K, {ptile2_q6_K, tile_prep_q6_K, "avx2 packed"}, 256,
-	 lanes2_q6_K},
-};
-static const uint32_t pack2_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K};
+static const struct quant_packed pack2_q4_0 = {
+	pack2_q4_0_to, pk_unpack_q4_0, {ptile2_q4_0, tile_prep_q4_0, "avx2 packed"}, 64, lanes2_q4_0};
+static const struct quant_packed pack2_q4_K = {
+	pack2_q4_K_to, pk_unpack_q4_K, {ptile2_q4_K, tile_prep_kmins32, "avx2 packed"}, 256,
+	lanes2_q4_K};
+static const struct quant_packed pack2_q6_K = {
+	pack2_q6_K_to, pk_unpack_q6_K, {ptile2_q6_K, tile_prep_q6_K, "avx2 packed"}, 256,
+	lanes2_q6_K};
 
-static const struct quant_tile tiles2[] = {
-	{tile2_q4_0, tile_prep_q4_0, "avx2"},    {tile2_q4_K, tile_prep_kmins32, "avx2"},
-	{tile2_q5_K, tile_prep_kmins32, "avx2"}, {tile2_q6_K, tile_prep_q6_K, "avx2"},
-	{tile2_q2_K, tile_prep_kmins16, "avx2"}, {tile2_q3_K, tile_prep_q3_K, "avx2"},
+const struct quant_packed *const avx2_packed[GGML_TYPE_COUNT] = {
+	[GGML_TYPE_Q4_0] = &pack2_q4_0,
+	[GGML_TYPE_Q4_K] = &pack2_q4_K,
+	[GGML_TYPE_Q6_K] = &pack2_q6_K,
 };
-static const uint32_t tile2_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K,
-				       GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K};
 
-void avx2_tile_register(uint32_t cpu_features)
-{
-	p2_nta = (cpu_features & PLAT_CPU_AMD) != 0;
-	p2_ahead = p2_nta ? 8192 : 2048;
-	for (size_t i = 0; i < sizeof tiles2 / sizeof tiles2[0]; i++)
-		quant_register_tile(tile2_types[i], &tiles2[i]);
-	for (size_t i = 0; i < sizeof packs2 / sizeof packs2[0]; i++)
-		quant_register_packed(pack2_types[i], &packs2[i]);
-}
+static const struct quant_tile t2_q4_0 = {tile2_q4_0, tile_prep_q4_0, "avx2"};
+static const struct quant_tile t2_q4_K = {tile2_q4_K, tile_prep_kmins32, "avx2"};
+static const struct quant_tile t2_q5_K = {tile2_q5_K, tile_prep_kmins32, "avx2"};
+static const struct quant_tile t2_q6_K = {tile2_q6_K, tile_prep_q6_K, "avx2"};
+static const struct quant_tile t2_q2_K = {tile2_q2_K, tile_prep_kmins16, "avx2"};
+static const struct quant_tile t2_q3_K = {tile2_q3_K, tile_prep_q3_K, "avx2"};
+
+const struct quant_tile *const avx2_tile[GGML_TYPE_COUNT] = {
+	[GGML_TYPE_Q4_0] = &t2_q4_0, [GGML_TYPE_Q4_K] = &t2_q4_K, [GGML_TYPE_Q5_K] = &t2_q5_K,
+	[GGML_TYPE_Q6_K] = &t2_q6_K, [GGML_TYPE_Q2_K] = &t2_q2_K, [GGML_TYPE_Q3_K] = &t2_q3_K,
+};

@@ -40,9 +40,9 @@
 
 /*
  * Decode streams every weight once per token. With only the hardware
- * prefetcher these rows reached about 70% of the read bandwidth of a plain
- * load loop (2-core Xeon, 96 MiB and 1 GiB matrices); asking for the lines
- * 4 KiB ahead (the row's later blocks, then the next row's) passes it.
+ * prefetcher these rows fell short of a plain load loop's read bandwidth;
+ * asking for the lines 4 KiB ahead (the row's later blocks, then the next
+ * row's) passes it (docs/perf.md, "Rows and prefill tiles").
  */
 #define KQ_PREFETCH 4096
 
@@ -455,14 +455,14 @@ KQ_INLINE void kq_prefetch(const void *block, size_t bytes)
 	}
 
 #define KQ_ROWS(T, S, WOFF, D_HIGH, KIND)                                                  \
-	static float avx512_##T##_vec_dot(size_t n, const void *w, const void *act)        \
+	float avx512_##T##_vec_dot(size_t n, const void *w, const void *act)               \
 	{                                                                                  \
 		const size_t as = 0;                                                       \
 		KQ_BODY(1, T, S, WOFF, D_HIGH, KIND)                                       \
 		return kq_sum(acc[0], accm[0]);                                            \
 	}                                                                                  \
-	static void avx512_##T##_gemm(size_t n, const void *w, const void *act, size_t as, \
-				      float *out, size_t os, int nc)                       \
+	void avx512_##T##_gemm(size_t n, const void *w, const void *act, size_t as,        \
+			       float *out, size_t os, int nc)                              \
 	{                                                                                  \
 		if (nc == QUANT_GEMM_COLS) {                                               \
 			KQ_BODY(QUANT_GEMM_COLS, T, S, WOFF, D_HIGH, KIND)                 \
@@ -479,22 +479,3 @@ KQ_ROWS(q3_K, 32, offsetof(struct block_q3_K, d) - 2, true, KQ_OFF)
 KQ_ROWS(q4_K, 16, offsetof(struct block_q4_K, d), false, KQ_MIN)
 KQ_ROWS(q5_K, 16, offsetof(struct block_q5_K, d), false, KQ_MIN)
 KQ_ROWS(q6_K, 32, offsetof(struct block_q6_K, d) - 2, true, KQ_OFF)
-
-#define KQ_ROW(T, NAME, TT)                                                             \
-	{NAME, T, QK_K, sizeof(struct block_##TT), GGML_TYPE_Q8_K, TT##_to_float, NULL, \
-	 avx512_##TT##_vec_dot, "avx512vnni", avx512_##TT##_gemm, NULL}
-
-static const struct quant_type avx512_kq_rows[] = {
-	KQ_ROW(GGML_TYPE_Q2_K, "Q2_K", q2_K),
-	KQ_ROW(GGML_TYPE_Q3_K, "Q3_K", q3_K),
-	KQ_ROW(GGML_TYPE_Q4_K, "Q4_K", q4_K),
-	KQ_ROW(GGML_TYPE_Q5_K, "Q5_K", q5_K),
-	KQ_ROW(GGML_TYPE_Q6_K, "Q6_K", q6_K),
-};
-
-void avx512_kq_register(uint32_t cpu_features)
-{
-	(void)cpu_features;
-	for (size_t i = 0; i < sizeof avx512_kq_rows / sizeof avx512_kq_rows[0]; i++)
-		quant_register(&avx512_kq_rows[i]);
-}

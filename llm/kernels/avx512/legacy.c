@@ -7,7 +7,7 @@
  * a matrix-vector product that streams every weight byte once, so these rows
  * are built to keep up with memory: few instructions per byte, and a
  * software prefetch LG_PF bytes ahead of the weights (without it these
- * rows stalled on memory for a third of the time).
+ * rows stalled on memory).
  *
  * Block rows go eight blocks at a time, two blocks per zmm:
  *  - quants: the 16 bytes of nibbles of blocks A and B are broadcast to
@@ -45,10 +45,9 @@
 #define LG_UNROLL _Pragma("GCC unroll 4")
 
 /* Prefetch distance in weight bytes, a few rows of a small matrix: far
- * enough ahead to cover memory latency at the rate these rows consume bytes.
- * On a 2-core Sapphire Rapids guest (`llmctl bench --kernels`), 1 KiB left
- * 10-15% of the read bandwidth unused and no prefetch 35%; 2 to 8 KiB all
- * reach it, 4 KiB was the most consistent. */
+ * enough ahead to cover memory latency at the rate these rows consume bytes;
+ * shorter left read bandwidth unused, and 4 KiB was the most consistent of
+ * the distances that reached it (docs/perf.md, "Rows and prefill tiles"). */
 #define LG_PF 4096
 
 /* Activation row j of a gemm call, at block i. */
@@ -280,7 +279,7 @@ LG_INLINE void lg_q4_0(size_t n, const void *w, const void *act, size_t as, floa
  * each row's vpdpbusd (the same exact int32 as lg_q4_0's difference). Each
  * row's float steps are lg_q4_0's, so each result has vec_dot's bits.
  */
-static void lg_q4_0_rows(size_t n, const void *w, size_t w_stride, const void *act, float *out)
+void avx512_q4_0_rows(size_t n, const void *w, size_t w_stride, const void *act, float *out)
 {
 	const struct block_q8_0 *y = act;
 	const __m512i nib16 = lg_bytes2(0x0f, (char)0xf0), off = lg_bytes2(8, (char)128);
@@ -499,14 +498,14 @@ LG_INLINE void lg_q5_1(size_t n, const void *w, const void *act, size_t as, floa
 
 /* vec_dot and gemm of each block type from its body (nc a constant in each). */
 #define LG_ROWS(T)                                                                        \
-	static float lg_##T##_vec_dot(size_t n, const void *w, const void *act)           \
+	float avx512_##T##_vec_dot(size_t n, const void *w, const void *act)              \
 	{                                                                                 \
 		float r;                                                                  \
 		lg_##T(n, w, act, 0, &r, 0, 1);                                           \
 		return r;                                                                 \
 	}                                                                                 \
-	static void lg_##T##_gemm(size_t n, const void *w, const void *act, size_t as,   \
-				  float *out, size_t os, int nc)                          \
+	void avx512_##T##_gemm(size_t n, const void *w, const void *act, size_t as,      \
+			       float *out, size_t os, int nc)                             \
 	{                                                                                 \
 		if (nc == QUANT_GEMM_COLS) {                                              \
 			lg_##T(n, w, act, as, out, os, QUANT_GEMM_COLS);                  \
@@ -583,50 +582,17 @@ LG_INLINE __m512 lg_bf16m(__mmask16 k, const uint16_t *p)
 	return _mm512_castsi512_ps(_mm512_slli_epi32(v, 16));
 }
 
-static float lg_f32_vec_dot(size_t n, const void *w, const void *act)
+float avx512_f32_vec_dot(size_t n, const void *w, const void *act)
 {
 	LG_FLOAT_DOT(float, lg_f32, lg_f32m);
 }
 
-static float lg_f16_vec_dot(size_t n, const void *w, const void *act)
+float avx512_f16_vec_dot(size_t n, const void *w, const void *act)
 {
 	LG_FLOAT_DOT(uint16_t, lg_f16, lg_f16m);
 }
 
-static float lg_bf16_vec_dot(size_t n, const void *w, const void *act)
+float avx512_bf16_vec_dot(size_t n, const void *w, const void *act)
 {
 	LG_FLOAT_DOT(uint16_t, lg_bf16, lg_bf16m);
-}
-
-/* Geometry, act_type, to_float and from_float as the AVX2 rows (init.c there). */
-#define LG_ROW(T, NAME, BLCK, BYTES, ACT, TO, FROM, DOT, GEMM) \
-	{NAME, T, BLCK, BYTES, ACT, TO, FROM, DOT, "avx512vnni", GEMM, NULL}
-#define LG_ROW_R(T, NAME, BLCK, BYTES, ACT, TO, FROM, DOT, GEMM, ROWS) \
-	{NAME, T, BLCK, BYTES, ACT, TO, FROM, DOT, "avx512vnni", GEMM, ROWS}
-#define LG_B(T) sizeof(struct block_##T)
-
-static const struct quant_type lg_rows[] = {
-	LG_ROW(GGML_TYPE_F32, "F32", 1, 4, GGML_TYPE_F32, q_f32_to_float, q_f32_from_float,
-	       lg_f32_vec_dot, NULL),
-	LG_ROW(GGML_TYPE_F16, "F16", 1, 2, GGML_TYPE_F32, avx2_f16_to_float, q_f16_from_float,
-	       lg_f16_vec_dot, NULL),
-	LG_ROW(GGML_TYPE_BF16, "BF16", 1, 2, GGML_TYPE_F32, avx2_bf16_to_float, q_bf16_from_float,
-	       lg_bf16_vec_dot, NULL),
-	LG_ROW_R(GGML_TYPE_Q4_0, "Q4_0", QK4_0, LG_B(q4_0), GGML_TYPE_Q8_0, q4_0_to_float, NULL,
-		 lg_q4_0_vec_dot, lg_q4_0_gemm, lg_q4_0_rows),
-	LG_ROW(GGML_TYPE_Q4_1, "Q4_1", QK4_1, LG_B(q4_1), GGML_TYPE_Q8_1, q4_1_to_float, NULL,
-	       lg_q4_1_vec_dot, lg_q4_1_gemm),
-	LG_ROW(GGML_TYPE_Q5_0, "Q5_0", QK5_0, LG_B(q5_0), GGML_TYPE_Q8_0, q5_0_to_float, NULL,
-	       lg_q5_0_vec_dot, lg_q5_0_gemm),
-	LG_ROW(GGML_TYPE_Q5_1, "Q5_1", QK5_1, LG_B(q5_1), GGML_TYPE_Q8_1, q5_1_to_float, NULL,
-	       lg_q5_1_vec_dot, lg_q5_1_gemm),
-	LG_ROW(GGML_TYPE_Q8_0, "Q8_0", QK8_0, LG_B(q8_0), GGML_TYPE_Q8_0, q8_0_to_float,
-	       avx2_q8_0_from_float, lg_q8_0_vec_dot, lg_q8_0_gemm),
-};
-
-void avx512_legacy_register(uint32_t cpu_features)
-{
-	(void)cpu_features; /* quant_avx512_init() checked AVX512_NEED */
-	for (size_t i = 0; i < sizeof lg_rows / sizeof lg_rows[0]; i++)
-		quant_register(&lg_rows[i]);
 }

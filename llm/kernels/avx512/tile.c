@@ -1,5 +1,5 @@
 /*
- * llm/kernels/avx512/tile.c — prefill tiles (llm/quant.h, tile contract) on
+ * llm/kernels/avx512/tile.c — prefill tiles (llm/quant_isa.h, tile contract) on
  * AVX-512 VNNI.
  *
  * A tile of up to 16 weight rows is first repacked into the worker's
@@ -489,7 +489,8 @@ run_cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float 
 #define TILE_FN(T, G_, ACT, MINS_)                                                             \
 	static void tile_##T(size_t n, const void *w, size_t w_stride, int nr,         \
 			     const void *act, size_t as, const float *prep, size_t B,  \
-			     float *out, size_t os, void *scratch)                     \
+			     float *out, size_t os, void *scratch,                     \
+			     const struct quant_tune *tune)                            \
 	{                                                                              \
 		const int G = (G_), MINS = (MINS_);                                    \
 		const size_t QB = ACT##_QB, QBYTES = ACT##_BYTES, QOFF = ACT##_OFF;   \
@@ -595,7 +596,8 @@ static void repack_halves(const void *w, size_t w_stride, int nr, size_t n, uint
 #define FLOAT_TILE(T, BF_)                                                                \
 	static void tile_##T(size_t n, const void *w, size_t w_stride, int nr,           \
 			     const void *act, size_t as, const float *prep, size_t B,    \
-			     float *out, size_t os, void *scratch)                       \
+			     float *out, size_t os, void *scratch,                       \
+			     const struct quant_tune *tune)                              \
 	{                                                                                \
 		const int BF = (BF_);                                                    \
 		uint16_t *t = scratch;                                                   \
@@ -613,56 +615,35 @@ FLOAT_TILE(f16, 0)
 FLOAT_TILE(bf16, 1)
 
 /*
- * Packed tiles (llm/quant.h struct quant_packed; the layouts are in
+ * Packed tiles (llm/quant_isa.h struct quant_packed; the layouts are in
  * llm/kernels/scalar/pack.c): the weights are read where they lie, a 64-byte
  * load holding a dword of each of the 16 rows, and unpacked in registers
  * (nibbles masked and shifted, Q8_0 biased by 128, Q6_K's two bit fields
  * joined) into exactly the bytes the repack above writes to scratch, with
  * the same scales; the integer sums and float steps are run_cols's, so the
  * results are the unpacked tiles' bits. Each unpacked register serves C
- * tokens; with C = 1 this is decode (where quant_decode_lanes says so,
- * Q4_0 and Q8_0 through the lanes below), and reading the weights once is
- * the whole cost. The first pass
- * over a group prefetches PK_AHEAD bytes ahead, as the decode rows do.
- *
- * The prefetches are non-temporal on AMD's CPUs (pk_nta; PLAT_CPU_AMD), else
- * into L2. On an EPYC (Zen 4, 1 MiB L2, 32 MiB victim L3), packed decode
- * of 40 5632 x 2048 matrices, 2 threads, one stream a worker, read with
- * NTA against T1: Q4_K 92-93% of the read probe against 82-85%, Q8_0
- * 103-104% against 97-100%, Q4_0 105-107% against 102-104% (Q6_K 84-96
- * against 85-87: noise); the probe itself reads the same either way.
- * (Lines fetched for L2 leave it for the L3 as victims, traffic a stream
- * read once does not need.) On the Xeon of earlier sessions T1 was best.
+ * tokens; with C = 1 this is decode (where the tuning says so, Q4_0 and
+ * Q8_0 through the lanes below), and reading the weights once is the whole
+ * cost. The first pass over a group prefetches ahead, as the decode rows
+ * do, with the distance and hint of the descriptor's tuning (struct
+ * quant_tune; isa.c says why they differ by CPU maker).
  *
  * PK_SB_PREFETCH: a K-quant step prefetches its superblock's lines (ahead)
- * a quarter at a time every other sub-block, not a sub-block's share before
- * each one: on the EPYC, 2 threads, Q4_K decode then read 98-102% of the
- * probe against 83-87%, Q6_K 92-100% against 82-94%. All the lines at the
- * step's start streamed as well but cost the rows in cache 13% (Q4_K) and
- * 28% (Q6_K) of their speed (kbench: 74-75 and 71 GB/s against 79-85 and
- * 97-100 now). The prefetch loop's own instructions space the prefetches
- * out: unrolled into a burst they streamed at 81-85% (the CPU drops
- * software prefetches it has no room for).
- *
- * The distance, PK_AHEAD, is 8 KiB on AMD's CPUs, 4 KiB elsewhere: with
- * 75-80 GB/s to read (the EPYC host's bursts) bench tg64 of Q4_0 reached
- * 85-88% of the probe with 8 KiB against 78-83% with 4 (113-118 t/s
- * against 107-112, six alternating runs), Q4_K_M 86% against 80-83%, Q6_K
- * 85-86 against 79, Q8_0 89-90 against 87-88 (two or three); 12 and 16 KiB
- * did worse (81-83%, 80-82% for Q4_0); at 52 GB/s all read alike.
+ * a quarter at a time every other sub-block: a sub-block's share before
+ * each one left the stream short, all the lines at the step's start slowed
+ * the rows in cache, and the prefetch loop's own instructions space the
+ * prefetches out, as a CPU drops software prefetches it has no room for
+ * (docs/perf.md, "K-quant superblock prefetch").
  */
-static bool pk_nta;
-static size_t pk_ahead_bytes = 4096;
-#define PK_AHEAD pk_ahead_bytes
 
 /* (always_inline: a function that only prefetches counts as free of side
  * effects, and GCC deletes calls to it before they would be inlined) */
 static inline __attribute__((always_inline)) void pk_prefetch(const uint8_t *p, size_t bytes,
-							     size_t ahead)
+							     size_t ahead, bool nta)
 {
 	if (ahead)
 		for (size_t o = 0; o < bytes; o += 64) {
-			if (pk_nta)
+			if (nta)
 				_mm_prefetch((const char *)p + ahead + o, _MM_HINT_NTA);
 			else
 				_mm_prefetch((const char *)p + ahead + o, _MM_HINT_T1);
@@ -687,9 +668,9 @@ static inline __m512 pk_halves(const uint8_t *p)
  * map whose bit matrix sends bit 4 + k of a byte to bit k and clears the
  * top four (row k of the matrix, byte 7 - k of the qword: 1 << (4 + k)). In
  * asm, as GCC inlines its intrinsic only into functions built for GFNI, and
- * the tiles are built for every AVX-512 CPU; it runs only where quant_init
- * saw GFNI. It takes the place of a shift and a mask in Q4_0's step, the same
- * bytes, so the same bits.
+ * the tiles are built for every AVX-512 CPU; it runs only where the
+ * descriptor saw GFNI (isa.c). It takes the place of a shift and a mask in
+ * Q4_0's step, the same bytes, so the same bits.
  */
 #define GF_SHR4 0x1020408000000000ull
 static inline __m512i gf_shr4(__m512i x)
@@ -706,7 +687,7 @@ static inline __m512i gf_shr4(__m512i x)
  * u8 + 128); GF = 1: Q4_0's high nibbles through gf_shr4 */
 static inline __attribute__((always_inline)) void
 pk_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *const *p,
-	    __m512 *f, const int C, const int Q8, const int GF, size_t ahead)
+	    __m512 *f, const int C, const int Q8, const int GF, size_t ahead, bool nta)
 {
 	const __m512i m4 = _mm512_set1_epi8(0x0f), x80 = _mm512_set1_epi8((char)0x80);
 	const size_t QW = Q8 ? 8 : 4, UNIT = 64 + 2 * 64 * QW;
@@ -715,7 +696,7 @@ pk_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *con
 	__m512 ws = pk_halves(u + 32 * (i & 1));
 	__m512i acc[8], wv[8];
 
-	pk_prefetch(u + (i & 1) * (UNIT / 2), UNIT / 2, ahead);
+	pk_prefetch(u + (i & 1) * (UNIT / 2), UNIT / 2, ahead, nta);
 	if (Q8) {
 		_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++)
 			wv[j] = _mm512_xor_si512(_mm512_loadu_si512(q + 64 * j), x80);
@@ -744,7 +725,7 @@ pk_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *con
  * more than a load and a store per token and superblock. */
 static inline __attribute__((always_inline)) void
 pk_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *const *p,
-	    __m512 *f, float *const *fo, __m512 *gs, const int C, size_t ahead)
+	    __m512 *f, float *const *fo, __m512 *gs, const int C, size_t ahead, bool nta)
 {
 	const __m512i m4 = _mm512_set1_epi8(0x0f), mf0 = _mm512_set1_epi8((char)0xf0),
 		      m3f = _mm512_set1_epi8(0x3f), m30 = _mm512_set1_epi8(0x30);
@@ -766,7 +747,7 @@ pk_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 	_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
 		const int k4 = j % 4;
 		if (j % 2 == 0) /* a quarter of the 36 lines ahead (PK_SB_PREFETCH) */
-			pk_prefetch(u + 576 * (size_t)(j / 2), 576, ahead);
+			pk_prefetch(u + 576 * (size_t)(j / 2), 576, ahead, nta);
 		const __m512i pick = _mm512_set4_epi32(
 			(int)(0x80808000u | (unsigned)(12 + k4)), (int)(0x80808000u | (unsigned)(8 + k4)),
 			(int)(0x80808000u | (unsigned)(4 + k4)), (int)(0x80808000u | (unsigned)k4));
@@ -821,7 +802,7 @@ pk_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
  * by sub-block, d */
 static inline __attribute__((always_inline)) void
 pk_step_q6K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *const *p,
-	    __m512 *f, __m512 *gs, const int C, size_t ahead)
+	    __m512 *f, __m512 *gs, const int C, size_t ahead, bool nta)
 {
 	const __m512i m4 = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30),
 		      m3f = _mm512_set1_epi8(0x3f);
@@ -832,7 +813,8 @@ pk_step_q6K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 	_Pragma("GCC unroll 8") for (int i = 0; i < 8; i++) {
 		int h = i / 4, j = i % 4;
 		if (i % 2 == 0) /* a quarter of the 53 lines ahead (PK_SB_PREFETCH) */
-			pk_prefetch(u + 832 * (size_t)(i / 2), i < 6 ? 832 : 3360 - 832 * 3, ahead);
+			pk_prefetch(u + 832 * (size_t)(i / 2), i < 6 ? 832 : 3360 - 832 * 3, ahead,
+				    nta);
 		const uint8_t *x = u + 1536 * (size_t)h;
 		/* run j of X, Y, Z: v0 = X & 63, v1 = Y & 63; v2, v3 take
 		 * Z's nibble and bits 6-7 of X or Y moved to 4-5 (0xe4:
@@ -875,22 +857,22 @@ pk_step_q6K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
  * PK_Q4_0_GF: Q4_0 with GFNI (not a GGML type). */
 #define PK_Q4_0_GF 0x10000u
 #define PK_Q40_LIKE(T) ((T) == GGML_TYPE_Q4_0 || (T) == GGML_TYPE_Q8_0 || (T) == PK_Q4_0_GF)
-#define PK_STEP(T, g, i, a, p, f, gs, C, ahead)                                          \
+#define PK_STEP(T, g, i, a, p, f, gs, C, ahead, nta)                                     \
 	do {                                                                             \
 		if (PK_Q40_LIKE(T))                                                      \
 			pk_step_q40(g, i, a, p, f, C, (T) == GGML_TYPE_Q8_0,             \
-				    (T) == PK_Q4_0_GF, ahead);                           \
+				    (T) == PK_Q4_0_GF, ahead, nta);                      \
 		else if ((T) == GGML_TYPE_Q4_K)                                          \
-			pk_step_q4K(g, i, a, p, f, NULL, gs, C, ahead);                  \
+			pk_step_q4K(g, i, a, p, f, NULL, gs, C, ahead, nta);             \
 		else                                                                     \
-			pk_step_q6K(g, i, a, p, f, gs, C, ahead);                        \
+			pk_step_q6K(g, i, a, p, f, gs, C, ahead, nta);                   \
 	} while (0)
 
-/* A tile: every step of group g for C tokens; the first pass (pf) prefetches
- * PK_AHEAD bytes ahead into L2, as the decode rows do. */
+/* A tile: every step of group g for C tokens; ahead: the prefetch distance,
+ * the tuning's on the first pass over the group, else 0 (none). */
 static inline __attribute__((always_inline)) void
 pk_cols(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
-	float *const *o, const int C, const uint32_t T, int pf)
+	float *const *o, const int C, const uint32_t T, size_t ahead, bool nta)
 {
 	const size_t steps = PK_Q40_LIKE(T) ? n / 32 : n / QK_K;
 	__m512 f[8], gs[8];
@@ -902,11 +884,11 @@ pk_cols(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *
 		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
 			_mm512_storeu_ps(o[c], f[c]);
 		for (size_t i = 0; i < steps; i++)
-			pk_step_q4K(g, i, a, p, f, o, gs, C, pf ? PK_AHEAD : 0);
+			pk_step_q4K(g, i, a, p, f, o, gs, C, ahead, nta);
 		return;
 	}
 	for (size_t i = 0; i < steps; i++)
-		PK_STEP(T, g, i, a, p, f, gs, C, pf ? PK_AHEAD : 0);
+		PK_STEP(T, g, i, a, p, f, gs, C, ahead, nta);
 	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
 		_mm512_storeu_ps(o[c], f[c]);
 }
@@ -914,15 +896,17 @@ pk_cols(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *
 /*
  * Decode lanes (struct quant_packed lanes): one token against G packed
  * groups, a step of each in turn, so a worker reads G memory streams at
- * once instead of one: a core's reads in flight are bounded per stream (4
- * streams a thread read 10-15% more here than one). Each group's steps are
- * its tile's with C = 1, in the same order, so the bits are the tile's.
+ * once instead of one: a core's reads in flight are bounded per stream, and
+ * the Xeon read more with four (docs/perf.md, "Decode read pattern").
+ * Each group's steps are its tile's with C = 1, in the same order, so the
+ * bits are the tile's. LANE_AHEAD: the prefetch distance in each stream,
+ * the one the read probe found fastest with four streams there.
  */
 #define LANE_AHEAD 2048
 
 static inline __attribute__((always_inline)) void
 pk_lanes(const uint8_t *const *g, const int G, size_t n, const int8_t *a, const float *p,
-	 float *const *o, const int Q8, const int GF)
+	 float *const *o, const int Q8, const int GF, bool nta)
 {
 	__m512 f[QUANT_LANES];
 
@@ -930,7 +914,7 @@ pk_lanes(const uint8_t *const *g, const int G, size_t n, const int8_t *a, const 
 		f[l] = _mm512_setzero_ps();
 	for (size_t i = 0; i < n / 32; i++)
 		_Pragma("GCC unroll 4") for (int l = 0; l < G; l++)
-			pk_step_q40(g[l], i, &a, &p, &f[l], 1, Q8, GF, LANE_AHEAD);
+			pk_step_q40(g[l], i, &a, &p, &f[l], 1, Q8, GF, LANE_AHEAD, nta);
 	_Pragma("GCC unroll 4") for (int l = 0; l < G; l++)
 		_mm512_storeu_ps(o[l], f[l]);
 }
@@ -938,9 +922,11 @@ pk_lanes(const uint8_t *const *g, const int G, size_t n, const int8_t *a, const 
 #define PK_TILE(NAME, CALL)                                                              \
 	static void NAME(size_t n, const void *w, size_t w_stride, int nr, const void *act, \
 			 size_t as, const float *prep, size_t B, float *out, size_t os,     \
-			 void *scratch)                                                     \
+			 void *scratch, const struct quant_tune *tune)                      \
 	{                                                                                   \
 		const uint8_t *g = w;                                                       \
+		const size_t ahead = tune->ahead;                                           \
+		const bool nta = tune->nta;                                                 \
 		size_t b = 0;                                                               \
 		(void)w_stride;                                                             \
 		(void)nr;                                                                   \
@@ -951,11 +937,11 @@ pk_lanes(const uint8_t *const *g, const int G, size_t n, const int8_t *a, const 
 		TOKEN_GROUPS(1, CALL(1))                                                    \
 	}
 
-#define PK_Q40(C) pk_cols(g, n, a, p, o, (C), GGML_TYPE_Q4_0, b == 0)
-#define PK_Q40G(C) pk_cols(g, n, a, p, o, (C), PK_Q4_0_GF, b == 0)
-#define PK_Q80(C) pk_cols(g, n, a, p, o, (C), GGML_TYPE_Q8_0, b == 0)
-#define PK_Q4K(C) pk_cols(g, n, a, p, o, (C), GGML_TYPE_Q4_K, b == 0)
-#define PK_Q6K(C) pk_cols(g, n, a, p, o, (C), GGML_TYPE_Q6_K, b == 0)
+#define PK_Q40(C) pk_cols(g, n, a, p, o, (C), GGML_TYPE_Q4_0, b == 0 ? ahead : 0, nta)
+#define PK_Q40G(C) pk_cols(g, n, a, p, o, (C), PK_Q4_0_GF, b == 0 ? ahead : 0, nta)
+#define PK_Q80(C) pk_cols(g, n, a, p, o, (C), GGML_TYPE_Q8_0, b == 0 ? ahead : 0, nta)
+#define PK_Q4K(C) pk_cols(g, n, a, p, o, (C), GGML_TYPE_Q4_K, b == 0 ? ahead : 0, nta)
+#define PK_Q6K(C) pk_cols(g, n, a, p, o, (C), GGML_TYPE_Q6_K, b == 0 ? ahead : 0, nta)
 PK_TILE(ptile_q4_0, PK_Q40)
 PK_TILE(ptile_q4_0_gf, PK_Q40G)
 PK_TILE(ptile_q8_0, PK_Q80)
@@ -964,14 +950,15 @@ PK_TILE(ptile_q6_K, PK_Q6K)
 
 #define PK_LANES(NAME, Q8, GF)                                                           \
 	static void NAME(size_t n, const void *const *groups, int ng, const void *act,      \
-			 const float *prep, float *const *out)                              \
+			 const float *prep, float *const *out, const struct quant_tune *tune) \
 	{                                                                                   \
 		const uint8_t *const *g = (const uint8_t *const *)groups;                   \
+		const bool nta = tune->nta;                                                 \
 		switch (ng) {                                                               \
-		case 4: pk_lanes(g, 4, n, act, prep, out, (Q8), (GF)); break;               \
-		case 3: pk_lanes(g, 3, n, act, prep, out, (Q8), (GF)); break;               \
-		case 2: pk_lanes(g, 2, n, act, prep, out, (Q8), (GF)); break;               \
-		default: pk_lanes(g, 1, n, act, prep, out, (Q8), (GF)); break;              \
+		case 4: pk_lanes(g, 4, n, act, prep, out, (Q8), (GF), nta); break;          \
+		case 3: pk_lanes(g, 3, n, act, prep, out, (Q8), (GF), nta); break;          \
+		case 2: pk_lanes(g, 2, n, act, prep, out, (Q8), (GF), nta); break;          \
+		default: pk_lanes(g, 1, n, act, prep, out, (Q8), (GF), nta); break;         \
 		}                                                                           \
 	}
 _Static_assert(QUANT_LANES == 4, "PK_LANES has a case for each lane count");
@@ -991,15 +978,17 @@ static inline __m256i pk_row2(const uint8_t *a, const uint8_t *b)
 				_mm_loadu_si128((const __m128i *)a));
 }
 
-static void pack_q4_0_to(size_t n, const void *src, void *dst)
+static void pack_q4_0_to(size_t n, const void *src, void *dst, const struct quant_tune *tune)
 {
+	const size_t ahead = tune->ahead;
+	const bool nta = tune->nta;
 	const size_t rb = n / 32 * 18;
 	const uint8_t *rows = src;
 	uint8_t *p = dst;
 
 	for (size_t i = 0; i < n / 64; i++, p += 576) {
 		__m256i R[16];
-		pk_prefetch(rows + 16 * rb + 576 * i, 576, PK_AHEAD); /* the next group */
+		pk_prefetch(rows + 16 * rb + 576 * i, 576, ahead, nta); /* the next group */
 		for (int r = 0; r < 16; r++) {
 			const uint8_t *b = rows + (size_t)r * rb + 36 * i;
 			memcpy(p + 2 * r, b, 2);
@@ -1010,15 +999,17 @@ static void pack_q4_0_to(size_t n, const void *src, void *dst)
 	}
 }
 
-static void pack_q8_0_to(size_t n, const void *src, void *dst)
+static void pack_q8_0_to(size_t n, const void *src, void *dst, const struct quant_tune *tune)
 {
+	const size_t ahead = tune->ahead;
+	const bool nta = tune->nta;
 	const size_t rb = n / 32 * 34;
 	const uint8_t *rows = src;
 	uint8_t *p = dst;
 
 	for (size_t i = 0; i < n / 64; i++, p += 1088) {
 		__m256i R[16], S[16];
-		pk_prefetch(rows + 16 * rb + 1088 * i, 1088, PK_AHEAD); /* the next group */
+		pk_prefetch(rows + 16 * rb + 1088 * i, 1088, ahead, nta); /* the next group */
 		for (int r = 0; r < 16; r++) {
 			const uint8_t *b = rows + (size_t)r * rb + 68 * i;
 			memcpy(p + 2 * r, b, 2);
@@ -1031,8 +1022,10 @@ static void pack_q8_0_to(size_t n, const void *src, void *dst)
 	}
 }
 
-static void pack_q4_K_to(size_t n, const void *src, void *dst)
+static void pack_q4_K_to(size_t n, const void *src, void *dst, const struct quant_tune *tune)
 {
+	const size_t ahead = tune->ahead;
+	const bool nta = tune->nta;
 	const size_t rb = n / QK_K * 144;
 	const uint8_t *rows = src;
 	uint8_t *p = dst;
@@ -1040,7 +1033,7 @@ static void pack_q4_K_to(size_t n, const void *src, void *dst)
 
 	for (size_t u = 0; u < n / QK_K; u++, p += 2304) {
 		__m256i R[16];
-		pk_prefetch(rows + 16 * rb + 2304 * u, 2304, PK_AHEAD); /* the next group */
+		pk_prefetch(rows + 16 * rb + 2304 * u, 2304, ahead, nta); /* the next group */
 		for (int k = 0; k < 4; k++) {
 			for (int r = 0; r < 16; r++)
 				R[r] = _mm256_loadu_si256(
@@ -1061,14 +1054,16 @@ static void pack_q4_K_to(size_t n, const void *src, void *dst)
  * bytes computed on ymm (q6_xyz), then put_run interleaves the 16 rows' dwords into
  * 8 registers; the scales are a 16 x 16 byte transpose, d 16 halves.
  */
-static void pack_q6_K_to(size_t n, const void *src, void *dst)
+static void pack_q6_K_to(size_t n, const void *src, void *dst, const struct quant_tune *tune)
 {
+	const size_t ahead = tune->ahead;
+	const bool nta = tune->nta;
 	const size_t rb = n / QK_K * sizeof(struct block_q6_K);
 	const uint8_t *rows = src;
 	uint8_t *p = dst;
 
 	for (size_t u = 0; u < n / QK_K; u++, p += 3360) {
-		pk_prefetch(rows + 16 * rb + 3360 * u, 3360, PK_AHEAD); /* the next group */
+		pk_prefetch(rows + 16 * rb + 3360 * u, 3360, ahead, nta); /* the next group */
 		for (int h = 0; h < 2; h++) {
 			__m256i X[16], Y[16], Z[16];
 			for (int r = 0; r < 16; r++)
@@ -1087,18 +1082,31 @@ static void pack_q6_K_to(size_t n, const void *src, void *dst)
 	}
 }
 
-static const struct quant_packed packs[] = {
-	{pack_q4_0_to, pk_unpack_q4_0, {ptile_q4_0, tile_prep_q4_0, "avx512vnni packed"}, 64, lanes_q4_0},
-	{pack_q8_0_to, pk_unpack_q8_0, {ptile_q8_0, tile_prep_q8_0, "avx512vnni packed"}, 64, lanes_q8_0},
-	{pack_q4_K_to, pk_unpack_q4_K, {ptile_q4_K, tile_prep_kmins32, "avx512vnni packed"}, 256, NULL},
-	{pack_q6_K_to, pk_unpack_q6_K, {ptile_q6_K, tile_prep_q6_K, "avx512vnni packed"}, 256, NULL},
-};
-static const uint32_t pack_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K,
-				      GGML_TYPE_Q6_K};
+static const struct quant_packed pack_q4_0 = {
+	pack_q4_0_to, pk_unpack_q4_0, {ptile_q4_0, tile_prep_q4_0, "avx512vnni packed"}, 64,
+	lanes_q4_0};
 /* Q4_0 where the CPU has GFNI (gf_shr4): the same layout and bits */
 static const struct quant_packed pack_q4_0_gf = {
 	pack_q4_0_to, pk_unpack_q4_0, {ptile_q4_0_gf, tile_prep_q4_0, "avx512vnni+gfni packed"},
 	64, lanes_q4_0_gf};
+static const struct quant_packed pack_q8_0 = {
+	pack_q8_0_to, pk_unpack_q8_0, {ptile_q8_0, tile_prep_q8_0, "avx512vnni packed"}, 64,
+	lanes_q8_0};
+static const struct quant_packed pack_q4_K = {
+	pack_q4_K_to, pk_unpack_q4_K, {ptile_q4_K, tile_prep_kmins32, "avx512vnni packed"}, 256,
+	NULL};
+static const struct quant_packed pack_q6_K = {
+	pack_q6_K_to, pk_unpack_q6_K, {ptile_q6_K, tile_prep_q6_K, "avx512vnni packed"}, 256,
+	NULL};
+
+const struct quant_packed *const avx512_packed[GGML_TYPE_COUNT] = {
+	[GGML_TYPE_Q4_0] = &pack_q4_0, [GGML_TYPE_Q8_0] = &pack_q8_0,
+	[GGML_TYPE_Q4_K] = &pack_q4_K, [GGML_TYPE_Q6_K] = &pack_q6_K,
+};
+const struct quant_packed *const avx512_packed_gfni[GGML_TYPE_COUNT] = {
+	[GGML_TYPE_Q4_0] = &pack_q4_0_gf, [GGML_TYPE_Q8_0] = &pack_q8_0,
+	[GGML_TYPE_Q4_K] = &pack_q4_K, [GGML_TYPE_Q6_K] = &pack_q6_K,
+};
 
 /* the float tiles have no prep rows: their activations are F32 */
 static void prep_none(size_t n, const void *act, float *prep)
@@ -1108,29 +1116,18 @@ static void prep_none(size_t n, const void *act, float *prep)
 	(void)prep;
 }
 
-static const struct quant_tile tiles[] = {
-	{tile_q4_0, tile_prep_q4_0, "avx512vnni"},
-	{tile_q8_0, tile_prep_q8_0, "avx512vnni"},
-	{tile_q4_K, tile_prep_kmins32, "avx512vnni"},
-	{tile_q5_K, tile_prep_kmins32, "avx512vnni"},
-	{tile_q6_K, tile_prep_q6_K, "avx512vnni"},
-	{tile_q2_K, tile_prep_kmins16, "avx512vnni"},
-	{tile_q3_K, tile_prep_q3_K, "avx512vnni"},
-	{tile_f16, prep_none, "avx512vnni"},
-	{tile_bf16, prep_none, "avx512vnni"},
-};
-static const uint32_t tile_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K,
-				      GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K,
-				      GGML_TYPE_Q3_K, GGML_TYPE_F16,  GGML_TYPE_BF16};
+static const struct quant_tile t_q4_0 = {tile_q4_0, tile_prep_q4_0, "avx512vnni"};
+static const struct quant_tile t_q8_0 = {tile_q8_0, tile_prep_q8_0, "avx512vnni"};
+static const struct quant_tile t_q4_K = {tile_q4_K, tile_prep_kmins32, "avx512vnni"};
+static const struct quant_tile t_q5_K = {tile_q5_K, tile_prep_kmins32, "avx512vnni"};
+static const struct quant_tile t_q6_K = {tile_q6_K, tile_prep_q6_K, "avx512vnni"};
+static const struct quant_tile t_q2_K = {tile_q2_K, tile_prep_kmins16, "avx512vnni"};
+static const struct quant_tile t_q3_K = {tile_q3_K, tile_prep_q3_K, "avx512vnni"};
+static const struct quant_tile t_f16 = {tile_f16, prep_none, "avx512vnni"};
+static const struct quant_tile t_bf16 = {tile_bf16, prep_none, "avx512vnni"};
 
-void avx512_tile_register(uint32_t cpu_features)
-{
-	pk_nta = (cpu_features & PLAT_CPU_AMD) != 0;
-	pk_ahead_bytes = pk_nta ? 8192 : 4096;
-	for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++)
-		quant_register_tile(tile_types[i], &tiles[i]);
-	for (size_t i = 0; i < sizeof packs / sizeof packs[0]; i++)
-		quant_register_packed(pack_types[i], &packs[i]);
-	if (cpu_features & PLAT_CPU_GFNI)
-		quant_register_packed(GGML_TYPE_Q4_0, &pack_q4_0_gf);
-}
+const struct quant_tile *const avx512_tile[GGML_TYPE_COUNT] = {
+	[GGML_TYPE_Q4_0] = &t_q4_0, [GGML_TYPE_Q8_0] = &t_q8_0, [GGML_TYPE_Q4_K] = &t_q4_K,
+	[GGML_TYPE_Q5_K] = &t_q5_K, [GGML_TYPE_Q6_K] = &t_q6_K, [GGML_TYPE_Q2_K] = &t_q2_K,
+	[GGML_TYPE_Q3_K] = &t_q3_K, [GGML_TYPE_F16] = &t_f16,   [GGML_TYPE_BF16] = &t_bf16,
+};

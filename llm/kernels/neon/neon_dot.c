@@ -1,8 +1,8 @@
 /*
  * llm/kernels/neon/neon_dot.c — the NEON rows with SDOT (Armv8.2
  * FEAT_DotProd): four int8 products summed into each int32 lane in one
- * instruction. Only this file is built for +dotprod; quant_neon_init()
- * picks these rows only when the CPU reports the feature.
+ * instruction. Only this file is built for +dotprod; quant_neon_get()
+ * gives these rows only when the CPU reports the feature.
  */
 #if defined(__aarch64__)
 #pragma GCC target("arch=armv8.2-a+dotprod")

@@ -1,7 +1,7 @@
 /*
  * llm/kernels/neon/neon_rows.h — the NEON rows (Advanced SIMD, every
  * AArch64 CPU) and the dot-product rows (SDOT, Armv8.2 FEAT_DotProd), and
- * quant_neon_init(), which registers the best set the CPU features allow.
+ * quant_neon_get(), the descriptor of the best set the CPU features allow.
  *
  * The row bodies are written once (rows.inc) and compiled twice: neon.c with
  * the Armv8.0 widening-multiply int8 dot, neon_dot.c with SDOT. Both give
@@ -11,9 +11,11 @@
 #ifndef LLM_KERNELS_NEON_ROWS_H
 #define LLM_KERNELS_NEON_ROWS_H
 
-#include "../../quant.h"
+#include "../../quant_isa.h"
 
-void quant_neon_init(uint32_t cpu_features);
+/* The NEON descriptor (isa.c): the SDOT rows where the CPU has DOTPROD, the
+ * plain ones elsewhere; NULL without NEON. */
+const struct quant_isa *quant_neon_get(uint32_t cpu_features);
 
 #define NEON_ROW_LIST(P)                                                           \
 	float P##_f32_vec_dot(size_t n, const void *w, const void *act);          \

@@ -1,8 +1,8 @@
 /*
- * llm/kernels/scalar/pack.c — the packed weight layouts (llm/quant.h,
+ * llm/kernels/scalar/pack.c — the packed weight layouts (llm/quant_isa.h,
  * struct quant_packed): portable packs that define them (an ISA's pack_to
  * must write the same bytes; test_matmul checks it) and the unpacks every
- * ISA registers.
+ * ISA's descriptor names.
  *
  * A group of 16 rows is cut into units (a pair of 32-element blocks, or a
  * superblock of 256) and each unit of the 16 rows is written as a list of

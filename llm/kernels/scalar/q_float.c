@@ -100,7 +100,7 @@ void q_bf16_from_float(const float *src, void *dst, size_t n)
 	uint16_t *h = dst;
 
 	for (size_t i = 0; i < n; i++)
-		h[i] = quant_f32_to_bf16(src[i]);
+		h[i] = q_f32_to_bf16(src[i]);
 }
 
 float q_bf16_vec_dot(size_t n, const void *w, const void *act)

@@ -200,3 +200,102 @@ void q8_K_from_float(const float *src, void *dst, size_t n)
 		}
 	}
 }
+
+/* ---- random blocks (quant_fill_random) ---- */
+
+void q2_K_fill(void *dst, size_t nb, float std, uint64_t *s)
+{
+	struct block_q2_K *b = dst;
+	float d = std * Q_SQRT12 / (4 * 11.5f);               /* sc in 8..15 */
+
+	for (size_t i = 0; i < nb; i++) {
+		for (int j = 0; j < 16; j++) {
+			int sc = q_rng_int(s, 8, 15); /* (in this order: the bytes are fixed) */
+			b[i].scales[j] = (uint8_t)(sc | q_rng_int(s, 8, 15) << 4);
+		}
+		b[i].d = q_rng_scale(s, d);
+		b[i].dmin = q_f32_to_f16(1.5f * d);           /* min ~ half the range */
+		q_rng_bytes(s, b[i].qs, sizeof b[i].qs);
+	}
+}
+
+void q3_K_fill(void *dst, size_t nb, float std, uint64_t *s)
+{
+	struct block_q3_K *b = dst;
+
+	for (size_t i = 0; i < nb; i++) {
+		memset(b[i].scales, 0, sizeof b[i].scales);
+		for (int j = 0; j < 16; j++) {
+			/* stored +32: scales +-(8..31) */
+			int l = q_rng_next(s) & 1 ? q_rng_int(s, 40, 63) : q_rng_int(s, 1, 24);
+			if (j < 8)
+				b[i].scales[j] |= (uint8_t)(l & 0xf);
+			else
+				b[i].scales[j - 8] |= (uint8_t)((l & 0xf) << 4);
+			b[i].scales[8 + j % 4] |= (uint8_t)((l >> 4) << (2 * (j / 4)));
+		}
+		b[i].d = q_rng_scale(s, std * Q_SQRT12 / (8 * 19.5f));
+		q_rng_bytes(s, b[i].hmask, sizeof b[i].hmask);
+		q_rng_bytes(s, b[i].qs, sizeof b[i].qs);
+	}
+}
+
+/* Q4_K/Q5_K 6-bit scale/min packing (inverse of q_scale_min_k4). */
+static void pack_scale_min_k4(uint8_t *q, int j, int sc, int m)
+{
+	if (j < 4) {
+		q[j] = (uint8_t)((q[j] & 0xc0) | sc);
+		q[j + 4] = (uint8_t)((q[j + 4] & 0xc0) | m);
+	} else {
+		q[j + 4] = (uint8_t)((sc & 0xf) | (m & 0xf) << 4);
+		q[j - 4] = (uint8_t)((q[j - 4] & 0x3f) | (sc >> 4) << 6);
+		q[j] = (uint8_t)((q[j] & 0x3f) | (m >> 4) << 6);
+	}
+}
+
+static void fill_q45_K(uint8_t *scales, uint16_t *d, uint16_t *dmin, int levels, float std,
+		       uint64_t *s)
+{
+	float dd = std * Q_SQRT12 / (levels * 47.5f);        /* sc, m in 32..63 */
+
+	memset(scales, 0, K_SCALE_SIZE);
+	for (int j = 0; j < 8; j++)
+		pack_scale_min_k4(scales, j, q_rng_int(s, 32, 63), q_rng_int(s, 32, 63));
+	*d = q_rng_scale(s, dd);
+	*dmin = q_f32_to_f16(dd * (levels - 1) * 0.5f);      /* centres q around 0 */
+}
+
+void q4_K_fill(void *dst, size_t nb, float std, uint64_t *s)
+{
+	struct block_q4_K *b = dst;
+
+	for (size_t i = 0; i < nb; i++) {
+		fill_q45_K(b[i].scales, &b[i].d, &b[i].dmin, 16, std, s);
+		q_rng_bytes(s, b[i].qs, sizeof b[i].qs);
+	}
+}
+
+void q5_K_fill(void *dst, size_t nb, float std, uint64_t *s)
+{
+	struct block_q5_K *b = dst;
+
+	for (size_t i = 0; i < nb; i++) {
+		fill_q45_K(b[i].scales, &b[i].d, &b[i].dmin, 32, std, s);
+		q_rng_bytes(s, b[i].qh, sizeof b[i].qh);
+		q_rng_bytes(s, b[i].qs, sizeof b[i].qs);
+	}
+}
+
+void q6_K_fill(void *dst, size_t nb, float std, uint64_t *s)
+{
+	struct block_q6_K *b = dst;
+
+	for (size_t i = 0; i < nb; i++) {
+		for (int j = 0; j < 16; j++)
+			b[i].scales[j] = (int8_t)(q_rng_next(s) & 1 ? q_rng_int(s, 20, 100)
+								   : -q_rng_int(s, 20, 100));
+		b[i].d = q_rng_scale(s, std * Q_SQRT12 / (64 * 60.0f));
+		q_rng_bytes(s, b[i].ql, sizeof b[i].ql);
+		q_rng_bytes(s, b[i].qh, sizeof b[i].qh);
+	}
+}

@@ -225,3 +225,65 @@ float q8_0_vec_dot(size_t n, const void *w, const void *act)
 	}
 	return sum;
 }
+
+/* ---- random blocks (quant_fill_random) ---- */
+
+void q4_0_fill(void *dst, size_t nb, float std, uint64_t *s)
+{
+	struct block_q4_0 *b = dst;
+
+	for (size_t i = 0; i < nb; i++) {
+		b[i].d = q_rng_sscale(s, std * Q_SQRT12 / 16);
+		q_rng_bytes(s, b[i].qs, sizeof b[i].qs);
+	}
+}
+
+void q4_1_fill(void *dst, size_t nb, float std, uint64_t *s)
+{
+	struct block_q4_1 *b = dst;
+	float d = std * Q_SQRT12 / 16;
+
+	for (size_t i = 0; i < nb; i++) {
+		b[i].d = q_rng_scale(s, d);
+		b[i].m = q_f32_to_f16(-7.5f * d * (0.9f + 0.2f * q_rng_unit(s)));
+		q_rng_bytes(s, b[i].qs, sizeof b[i].qs);
+	}
+}
+
+void q5_0_fill(void *dst, size_t nb, float std, uint64_t *s)
+{
+	struct block_q5_0 *b = dst;
+
+	for (size_t i = 0; i < nb; i++) {
+		b[i].d = q_rng_sscale(s, std * Q_SQRT12 / 32);
+		q_rng_bytes(s, b[i].qh, sizeof b[i].qh);
+		q_rng_bytes(s, b[i].qs, sizeof b[i].qs);
+	}
+}
+
+void q5_1_fill(void *dst, size_t nb, float std, uint64_t *s)
+{
+	struct block_q5_1 *b = dst;
+	float d = std * Q_SQRT12 / 32;
+
+	for (size_t i = 0; i < nb; i++) {
+		b[i].d = q_rng_scale(s, d);
+		b[i].m = q_f32_to_f16(-15.5f * d * (0.9f + 0.2f * q_rng_unit(s)));
+		q_rng_bytes(s, b[i].qh, sizeof b[i].qh);
+		q_rng_bytes(s, b[i].qs, sizeof b[i].qs);
+	}
+}
+
+/* quants in -127..127, as the quantizer writes them */
+void q8_0_fill(void *dst, size_t nb, float std, uint64_t *s)
+{
+	struct block_q8_0 *b = dst;
+
+	for (size_t i = 0; i < nb; i++) {
+		b[i].d = q_rng_sscale(s, std * Q_SQRT12 / 255);
+		q_rng_bytes(s, (uint8_t *)b[i].qs, sizeof b[i].qs);
+		for (int j = 0; j < QK8_0; j++)
+			if (b[i].qs[j] == -128)
+				b[i].qs[j] = -127;
+	}
+}

@@ -1,6 +1,7 @@
 /*
  * llm/kernels/scalar/scalar.h — the scalar reference rows of the quant table
- * (llm/quant.c) and the small helpers they share.
+ * (llm/quant.c) and the small helpers they share, which the SIMD
+ * directories use too.
  *
  * These are the definition of "correct": to_float matches ggml's to_float bit
  * for bit (same operations in the same order), vec_dot is the exact integer
@@ -11,8 +12,8 @@
 #define LLM_KERNELS_SCALAR_H
 
 #include "../../fp_exact.h"
-#include "../../quant.h"
 #include "../../quant_blocks.h"
+#include "../../quant_isa.h"
 
 static inline uint32_t q_f32_bits(float f)
 {
@@ -64,6 +65,65 @@ static inline float q_fabs(float x)
 
 uint16_t q_f32_to_f16(float f);
 
+/* binary32 -> bfloat16, round to nearest even; NaN stays NaN (quiet). */
+static inline uint16_t q_f32_to_bf16(float f)
+{
+	uint32_t u = q_f32_bits(f);
+
+	if ((u & 0x7fffffff) > 0x7f800000)
+		return (uint16_t)((u >> 16) | 0x40);
+	u += 0x7fff + ((u >> 16) & 1);
+	return (uint16_t)(u >> 16);
+}
+
+/*
+ * Random blocks (the rows' fill: quant_fill_random). A splitmix64 stream;
+ * quants are uniform, so a step d over W levels has standard deviation
+ * d W / sqrt(12), and each type picks d (and its sub-block scales) so that
+ * the dequantized values come out with the standard deviation asked for.
+ */
+#define Q_SQRT12 3.4641016f
+
+static inline uint64_t q_rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static inline float q_rng_unit(uint64_t *s) /* [0, 1) */
+{
+	return (float)(q_rng_next(s) >> 40) * (1.0f / 16777216.0f);
+}
+
+static inline int q_rng_int(uint64_t *s, int lo, int hi) /* [lo, hi] */
+{
+	return lo + (int)(q_rng_next(s) % (uint64_t)(hi - lo + 1));
+}
+
+static inline void q_rng_bytes(uint64_t *s, uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t r = q_rng_next(s);
+		memcpy(p + i, &r, n - i < 8 ? n - i : 8);
+	}
+}
+
+/* A block scale near `d`, jittered by up to +-25%. */
+static inline uint16_t q_rng_scale(uint64_t *s, float d)
+{
+	return q_f32_to_f16(d * (0.75f + 0.5f * q_rng_unit(s)));
+}
+
+/* The same with a random sign: symmetric types store q - 2^(b-1), whose mean
+ * is -1/2; flipping half the scales cancels that bias. */
+static inline uint16_t q_rng_sscale(uint64_t *s, float d)
+{
+	return q_rng_scale(s, q_rng_next(s) & 1 ? d : -d);
+}
+
 /* F32, F16, BF16 weights against F32 activations (q_float.c). */
 void q_f32_to_float(const void *src, float *dst, size_t n);
 void q_f32_from_float(const float *src, void *dst, size_t n);
@@ -78,29 +138,39 @@ float q_bf16_vec_dot(size_t n, const void *w, const void *act);
 /* 32-element block types (q_legacy.c). */
 void q4_0_to_float(const void *src, float *dst, size_t n);
 float q4_0_vec_dot(size_t n, const void *w, const void *act);
+void q4_0_fill(void *dst, size_t nb, float std, uint64_t *s);
 void q4_1_to_float(const void *src, float *dst, size_t n);
 float q4_1_vec_dot(size_t n, const void *w, const void *act);
+void q4_1_fill(void *dst, size_t nb, float std, uint64_t *s);
 void q5_0_to_float(const void *src, float *dst, size_t n);
 float q5_0_vec_dot(size_t n, const void *w, const void *act);
+void q5_0_fill(void *dst, size_t nb, float std, uint64_t *s);
 void q5_1_to_float(const void *src, float *dst, size_t n);
 float q5_1_vec_dot(size_t n, const void *w, const void *act);
+void q5_1_fill(void *dst, size_t nb, float std, uint64_t *s);
 void q8_0_to_float(const void *src, float *dst, size_t n);
 void q8_0_from_float(const float *src, void *dst, size_t n);
 float q8_0_vec_dot(size_t n, const void *w, const void *act);
+void q8_0_fill(void *dst, size_t nb, float std, uint64_t *s);
 void q8_1_to_float(const void *src, float *dst, size_t n);
 void q8_1_from_float(const float *src, void *dst, size_t n);
 
 /* 256-element super-block types (q_k.c). */
 void q2_K_to_float(const void *src, float *dst, size_t n);
 float q2_K_vec_dot(size_t n, const void *w, const void *act);
+void q2_K_fill(void *dst, size_t nb, float std, uint64_t *s);
 void q3_K_to_float(const void *src, float *dst, size_t n);
 float q3_K_vec_dot(size_t n, const void *w, const void *act);
+void q3_K_fill(void *dst, size_t nb, float std, uint64_t *s);
 void q4_K_to_float(const void *src, float *dst, size_t n);
 float q4_K_vec_dot(size_t n, const void *w, const void *act);
+void q4_K_fill(void *dst, size_t nb, float std, uint64_t *s);
 void q5_K_to_float(const void *src, float *dst, size_t n);
 float q5_K_vec_dot(size_t n, const void *w, const void *act);
+void q5_K_fill(void *dst, size_t nb, float std, uint64_t *s);
 void q6_K_to_float(const void *src, float *dst, size_t n);
 float q6_K_vec_dot(size_t n, const void *w, const void *act);
+void q6_K_fill(void *dst, size_t nb, float std, uint64_t *s);
 void q8_K_to_float(const void *src, float *dst, size_t n);
 void q8_K_from_float(const float *src, void *dst, size_t n);
 
@@ -147,7 +217,7 @@ void tile_prep_kmins16(size_t n, const void *act, float *prep);
 void tile_prep_q6_K(size_t n, const void *act, float *prep);
 void tile_prep_q3_K(size_t n, const void *act, float *prep);
 
-/* The packed layouts (pack.c; llm/quant.h struct quant_packed): one group
+/* The packed layouts (pack.c; llm/quant_isa.h struct quant_packed): one group
  * of 16 rows of n elements, in place; tmp holds the group's bytes. */
 void pk_pack_q4_0(size_t n, void *group, void *tmp);
 void pk_unpack_q4_0(size_t n, void *group, void *tmp);

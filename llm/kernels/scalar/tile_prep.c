@@ -1,6 +1,6 @@
 /*
  * llm/kernels/scalar/tile_prep.c — the prep rows of the prefill tiles (the
- * tile contract in llm/quant.h), shared by every ISA's tiles: per activation
+ * tile contract in llm/quant_isa.h), shared by every ISA's tiles: per activation
  * row, a pair of floats per weight sub-block of G elements: the activation
  * scale da, then either -o * sa as an int32 (o the weight type's zero point,
  * sa the sum of the sub-block's activation quants: the tiles start each
