@@ -240,8 +240,6 @@ int snp_cli_evidence(const struct snp_cli *o, struct bundle *b)
 		   "as given, %s\n", ev.b.simulated ? "SIMULATED " : "", ev.r.version,
 		   snp_product_name(ev.ch.product),
 		   ev.ch.test_root ? " under a TEST root (not AMD's)" : "", sum);
-	if (ev.b.simulated)
-		cmd_printf("(simulated: %s; nothing here is hardware)\n", ev.b.simulated_by);
 	*b = ev.b;
 	rc = 0;
 out:

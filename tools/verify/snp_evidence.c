@@ -139,9 +139,9 @@ int snp_evidence_verify(const uint8_t *bytes, size_t n, const struct snp_evidenc
 	if ((e = snp_report_verify(&ev->ch, rep->val, rep->len, &rx, &ev->r, log)))
 		return e;
 	if (memcmp(rep->val + SNP_REPORT_DATA, ev->b.report_data, 64))
-		return vfy_fail(log, LLMK_EAUTH, "report data: the report's REPORT_DATA %s is not the "
-				"bundle's report data %s: the report was made for other evidence",
-				vfy_hex(rep->val + SNP_REPORT_DATA, 64, h1),
+		return vfy_fail(log, LLMK_EAUTH, "report data: the report's REPORT_DATA is not the "
+				"bundle's report data: the report was made for other evidence (report "
+				"%.32s..., bundle %.32s...)", vfy_hex(rep->val + SNP_REPORT_DATA, 64, h1),
 				vfy_hex(ev->b.report_data, 64, h2));
 	vfy_ok(log, "report data: the report's REPORT_DATA is the bundle's (nonce, model, guest "
 	       "key, build id)");

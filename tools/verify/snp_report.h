@@ -32,7 +32,7 @@
 #include "pem.h"
 #include "x509.h"
 
-#define SNP_REPORT_SIZE 0x4a0u
+#define SNP_REPORT_SIZE 0x4A0u /* spelled as drivers/snp_guest_msg.h does: one file may include both */
 #define SNP_SIGNED_SIZE 0x2a0u /* the signature covers bytes 0x000..0x29F */
 
 /* Offsets (Table 23). */

@@ -36,9 +36,9 @@ int tdx_evidence_verify(const uint8_t *bytes, size_t n, const struct tdx_evidenc
 				  x->chain_what ? x->chain_what : "--chain", &qx, &ev->q, log)))
 		return e;
 	if (memcmp(quote->val + TDX_REPORT_DATA, ev->b.report_data, 64))
-		return vfy_fail(log, LLMK_EAUTH, "report data: the quote's REPORTDATA %s is not the "
-				"bundle's report data %s: the quote was made for other evidence",
-				vfy_hex(quote->val + TDX_REPORT_DATA, 64, h1),
+		return vfy_fail(log, LLMK_EAUTH, "report data: the quote's REPORTDATA is not the "
+				"bundle's report data: the quote was made for other evidence (quote "
+				"%.32s..., bundle %.32s...)", vfy_hex(quote->val + TDX_REPORT_DATA, 64, h1),
 				vfy_hex(ev->b.report_data, 64, h2));
 	vfy_ok(log, "report data: the quote's REPORTDATA is the bundle's (nonce, model, guest key, "
 	       "build id)");
