@@ -96,14 +96,19 @@ int verify_cmd_vtpm(int argc, char **argv)
 
 	memset(&o, 0, sizeof o);
 	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(vtpm_usage, stdout);
+			return 0;
+		}
 		int t = vtpm_cli_opt(&o, argc, argv, &i);
 		if (t < 0)
 			return 1;
 		if (t == 0)
-			return cmd_fail("vtpm: unknown argument '%s'\n%s", argv[i], vtpm_usage);
+			return cmd_fail("vtpm: unknown argument '%s' (verifier vtpm --help)", argv[i]);
 	}
 	if (!o.b.evidence || !o.b.nonce)
-		return cmd_fail("vtpm: --evidence FILE and --nonce HEX are required\n%s", vtpm_usage);
+		return cmd_fail("vtpm: --evidence FILE and --nonce HEX are required (verifier vtpm "
+				"--help)");
 	int r = vtpm_cli_verify(&o, &bundle, &res);
 	if (r == 0 && o.export_dir) {
 		if (mkdir(o.export_dir, 0755) < 0 && errno != EEXIST)

@@ -66,7 +66,7 @@ static int evidence_kind(int argc, char **argv)
 		if (!strcmp(argv[i], "--evidence"))
 			path = argv[i + 1];
 	if (!path)
-		return cmd_fail("wrap: --evidence FILE is required\n%s", wrap_usage), -1;
+		return cmd_fail("wrap: --evidence FILE is required (verifier wrap --help)"), -1;
 	if (verify_read_evidence(path, &b, &n, &form, err, sizeof err) < 0)
 		return cmd_fail("%s", err), -1;
 	int kind = bundle_provider_kind(b, n);
@@ -100,18 +100,18 @@ static int parse(struct wrap_cli *o, int kind, int argc, char **argv)
 		if (t < 0)
 			return 1;
 		if (t == 0)
-			return cmd_fail("wrap: '%s' is not an option for %s evidence (the bundle's "
-					"provider)\n%s", a, name[kind], wrap_usage);
+			return cmd_fail("wrap: '%s' is not an option for %s evidence, the bundle's "
+					"provider (verifier wrap --help)", a, name[kind]);
 	}
 	if (!o->key_file)
-		return cmd_fail("wrap: --key-file is required\n%s", wrap_usage);
+		return cmd_fail("wrap: --key-file is required (verifier wrap --help)");
 	switch (kind) {
 	case PLAT_ATTEST_VTPM:
 		if (o->vtpm.export_dir)
 			return cmd_fail("wrap: --export belongs to `verifier vtpm`");
 		if (!o->vtpm.b.nonce || !o->vtpm.pcr4)
 			return cmd_fail("wrap: vtpm evidence needs --nonce and --expect-pcr4: a key goes "
-					"only to an attested image\n%s", wrap_usage);
+					"only to an attested image (verifier wrap --help)");
 		return 0;
 	case PLAT_ATTEST_SNP:
 		if (o->snp.report || o->snp.x.report_data)
@@ -119,7 +119,7 @@ static int parse(struct wrap_cli *o, int kind, int argc, char **argv)
 					"the bundle carries the report and gives the report data");
 		if (!o->snp.b.nonce || !o->snp.x.measurement || !o->snp.n_chain)
 			return cmd_fail("wrap: snp evidence needs --nonce, --expect-measurement and --chain: "
-					"a key goes only to an attested image\n%s", wrap_usage);
+					"a key goes only to an attested image (verifier wrap --help)");
 		return 0;
 	default:
 		if (o->tdx.quote || o->tdx.x.report_data)
@@ -127,7 +127,7 @@ static int parse(struct wrap_cli *o, int kind, int argc, char **argv)
 					"the bundle carries the quote and gives the report data");
 		if (!o->tdx.b.nonce || !o->tdx.x.mrtd || !o->tdx.chain)
 			return cmd_fail("wrap: tdx evidence needs --nonce, --expect-mrtd and --chain: a key "
-					"goes only to an attested image\n%s", wrap_usage);
+					"goes only to an attested image (verifier wrap --help)");
 		return 0;
 	}
 }
@@ -158,6 +158,11 @@ int verify_cmd_wrap(int argc, char **argv)
 	uint8_t key[32], seed[32], blob[KEYWRAP_SIZE];
 	char b64[KEYWRAP_SIZE / 3 * 4 + 8];
 
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(wrap_usage, stdout);
+			return 0;
+		}
 	int kind = evidence_kind(argc, argv);
 	if (kind < 0 || parse(&o, kind, argc, argv) || read_key(o.key_file, key))
 		return 1;
