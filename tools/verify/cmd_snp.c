@@ -164,9 +164,9 @@ static void print_report(const struct snp_chain *ch, const struct snp_report *r)
 
 	cmd_printf("report:\n");
 	cmd_printf("  %-19s %u (%s, VCEK productName '%s')\n", "version", r->version,
-	       snp_product_name(ch->product), ch->product_name);
+	           snp_product_name(ch->product), ch->product_name);
 	cmd_printf("  %-19s 0x%016llx: %s\n", "policy", (unsigned long long)r->policy,
-	       snp_policy_text(r->policy, h, sizeof h));
+	           snp_policy_text(r->policy, h, sizeof h));
 	cmd_printf("  %-19s %u\n", "guest_svn", r->guest_svn);
 	cmd_printf("  %-19s %u\n", "vmpl", r->vmpl);
 	cmd_printf("  %-19s %s\n", "measurement", vfy_hex(b + SNP_MEASUREMENT, 48, h));
@@ -184,20 +184,20 @@ static void print_report(const struct snp_chain *ch, const struct snp_report *r)
 	print_tcb("committed_tcb", ch->product, b + SNP_COMMITTED_TCB);
 	print_tcb("launch_tcb", ch->product, b + SNP_LAUNCH_TCB);
 	cmd_printf("  %-19s %u.%u build %u (committed %u.%u build %u)\n", "firmware", r->current_major,
-	       r->current_minor, r->current_build, r->committed_major, r->committed_minor,
-	       r->committed_build);
+	           r->current_minor, r->current_build, r->committed_major, r->committed_minor,
+	           r->committed_build);
 	cmd_printf("  %-19s 0x%llx: %s\n", "platform_info", (unsigned long long)r->platform_info,
-	       snp_platform_info_text(r->platform_info, h, sizeof h));
+	           snp_platform_info_text(r->platform_info, h, sizeof h));
 	cmd_printf("  %-19s author_key_en %u, mask_chip_key %u, signing_key %u (VCEK)\n", "signer_info",
-	       r->signer_info & 1, r->signer_info >> 1 & 1, r->signer_info >> 2 & 7);
+	           r->signer_info & 1, r->signer_info >> 1 & 1, r->signer_info >> 2 & 7);
 	if (r->has_cpuid)
 		cmd_printf("  %-19s family 0x%02x model 0x%02x stepping 0x%02x\n", "cpuid", r->cpuid_fam,
-		       r->cpuid_mod, r->cpuid_step);
+		           r->cpuid_mod, r->cpuid_step);
 	if (r->has_mit)
 		cmd_printf("  %-19s launch 0x%llx, current 0x%llx\n", "mitigation_vector",
-		       (unsigned long long)r->launch_mit_vector, (unsigned long long)r->current_mit_vector);
+		           (unsigned long long)r->launch_mit_vector, (unsigned long long)r->current_mit_vector);
 	cmd_printf("  %-19s %s .. %s (not checked against a clock)\n", "vcek_validity",
-	       ch->vcek.not_before, ch->vcek.not_after);
+	           ch->vcek.not_before, ch->vcek.not_after);
 }
 
 int snp_cli_evidence(const struct snp_cli *o, struct bundle *b)

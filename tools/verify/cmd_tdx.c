@@ -115,7 +115,7 @@ static void print_quote(const struct tdx_quote *q)
 	cmd_printf("  %-16s %s\n", "mrseam", vfy_hex(b + TDX_MRSEAM, 48, h));
 	cmd_printf("  %-16s %s\n", "mrsignerseam", vfy_hex(b + TDX_MRSIGNERSEAM, 48, h));
 	cmd_printf("  %-16s 0x%016llx: %s\n", "td_attributes", (unsigned long long)q->td_attributes,
-	       tdx_td_attributes_text(q->td_attributes, h, sizeof h));
+	           tdx_td_attributes_text(q->td_attributes, h, sizeof h));
 	cmd_printf("  %-16s 0x%016llx\n", "xfam", (unsigned long long)q->xfam);
 	cmd_printf("  %-16s %s\n", "mrtd", vfy_hex(b + TDX_MRTD, 48, h));
 	cmd_printf("  %-16s %s\n", "mrconfigid", vfy_hex(b + TDX_MRCONFIGID, 48, h));
@@ -128,7 +128,7 @@ static void print_quote(const struct tdx_quote *q)
 	}
 	cmd_printf("  %-16s %s\n", "report_data", vfy_hex(b + TDX_REPORT_DATA, 64, h));
 	cmd_printf("  %-16s isvsvn %u, cpusvn %s\n", "qe", vfy_le16(qe + SGX_ISVSVN),
-	       vfy_hex(qe + SGX_CPUSVN, 16, h));
+	           vfy_hex(qe + SGX_CPUSVN, 16, h));
 }
 
 int tdx_cli_evidence(const struct tdx_cli *o, struct bundle *b)
