@@ -22,12 +22,17 @@ static const struct {
 } verifier_cmds[] = {
 	{"vtpm", NULL, verify_cmd_vtpm, "vtpm --evidence FILE --nonce HEX [--expect-pcr4 HEX] "
 	 "[--expect-model SHA256] [--ek-ca PEM] [--export DIR]"},
-	{"wrap", NULL, verify_cmd_wrap, "wrap --evidence FILE --nonce HEX --expect-pcr4 HEX "
-	 "--key-file model.key [--expect-model SHA256] [--ek-ca PEM]"},
+	{"wrap", NULL, verify_cmd_wrap, "wrap --evidence FILE --nonce HEX --key-file model.key "
+	 "[--expect-model SHA256] and, by provider, --expect-pcr4 HEX (vtpm), --expect-measurement "
+	 "HEX --chain ARK.pem (snp), --expect-mrtd HEX --chain ROOT.pem (tdx)"},
 	{"snp", NULL, verifier_snp_main, "snp --report report.bin --vcek vcek.der --chain "
 	 "ask_ark.pem [...]   (an AMD SEV-SNP report; snp --help)"},
+	{"snp", NULL, verifier_snp_main, "snp --evidence FILE --nonce HEX --chain ark.pem [...]   "
+	 "(an llmk bundle from provider snp)"},
 	{"tdx", NULL, verifier_tdx_main, "tdx --quote quote.bin --chain pck_chain.pem [...]   "
 	 "(an Intel TDX quote v4; tdx --help)"},
+	{"tdx", NULL, verifier_tdx_main, "tdx --evidence FILE --nonce HEX --chain ROOT.pem [...]   "
+	 "(an llmk bundle from provider tdx)"},
 	{"measure", "pcr4", verify_cmd_measure_pcr4, "measure pcr4 FILE.efi"},
 	{"measure", "snp", verifier_measure_snp_main, "measure snp --ovmf OVMF.fd --vcpus N "
 	 "--vcpu-sig 0x800F12 --guest-features 0x21 [--kernel FILE --initrd FILE --append TEXT]"},

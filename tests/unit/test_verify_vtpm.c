@@ -409,9 +409,9 @@ static struct sim *sim_new(void)
 static void expect_all(struct sim *s, struct vtpm_expect *x)
 {
 	memset(x, 0, sizeof *x);
-	memcpy(x->nonce, s->in.nonce, s->in.nonce_len);
-	x->nonce_len = s->in.nonce_len;
-	x->have_pcr4 = x->have_model = true;
+	memcpy(x->b.nonce, s->in.nonce, s->in.nonce_len);
+	x->b.nonce_len = s->in.nonce_len;
+	x->have_pcr4 = x->b.have_model = true;
 	/* PCR4 as this file computes OVMF's sequence */
 	uint8_t d[32];
 	memset(x->pcr4, 0, 32);
@@ -420,7 +420,7 @@ static void expect_all(struct sim *s, struct vtpm_expect *x)
 	sha("\0\0\0\0", 4, d);
 	extend(x->pcr4, d);
 	extend(x->pcr4, s->pcr4_image);
-	memcpy(x->model, s->in.model_digest, 32);
+	memcpy(x->b.model, s->in.model_digest, 32);
 	x->ek_ca_pem = s->ca_pem;
 	x->ek_ca_len = strlen(s->ca_pem);
 }
@@ -440,7 +440,7 @@ TEST(vtpm_verify_accepts_the_software_tpms_evidence_with_every_check)
 	CHECK_EQ_INT(r, 0);
 	CHECK_EQ_INT(res.nlines, 11);
 	CHECK(strstr(res.summary, "PCRs 0,1,2,3,4,23") != NULL);
-	CHECK(memcmp(res.pubkey, s->in.pubkey, 32) == 0);
+	CHECK(memcmp(res.b.pubkey, s->in.pubkey, 32) == 0);
 	/* the same PCR4 from pe.c's OVMF replay */
 	uint8_t p4[32];
 	pe_pcr4_ovmf(s->pcr4_image, p4);
@@ -470,7 +470,7 @@ TEST(vtpm_verify_refuses_each_tampered_field_with_its_own_reason)
 		{T_KLOG_CHANGED, "event logs: PCR 23 replays to"},
 		{T_NO_LOG, "no TPM_LOG_FW record"},
 		{T_PROVIDER_NONE, "provider none"},
-		{T_SIMULATED, "evidence is SIMULATED (swtpm-sim)"},
+		{T_SIMULATED, "simulated evidence (swtpm-sim): not hardware; refused"},
 		{T_DUPLICATE, "record NONCE (type 0x0003) appears more than once"},
 		{T_EK_OTHER_CA, "EK certificate: does not chain to --ek-ca: not signed by a CA"},
 		{T_EK_OTHER_KEY, "EK certificate: its public key is not the EK_PUB record's"},
@@ -499,12 +499,12 @@ TEST(vtpm_verify_refuses_a_wrong_nonce_pcr4_model_or_ca)
 	build(s, T_NONE);
 
 	expect_all(s, &x);
-	x.nonce[7] ^= 1;
+	x.b.nonce[7] ^= 1;
 	CHECK(vtpm_verify(s->bundle, s->len, &x, &res, err, sizeof err) < 0);
 	CHECK(strstr(err, "nonce: the evidence was made for nonce 0102030405060708, not --nonce "
 			  "0102030405060709") != NULL);
 	expect_all(s, &x);
-	x.nonce_len = 7;
+	x.b.nonce_len = 7;
 	CHECK(vtpm_verify(s->bundle, s->len, &x, &res, err, sizeof err) < 0);
 	CHECK(strstr(err, "nonce:") != NULL);
 
@@ -514,7 +514,7 @@ TEST(vtpm_verify_refuses_a_wrong_nonce_pcr4_model_or_ca)
 	CHECK(strstr(err, "PCR4: ") && strstr(err, "(another boot image)"));
 
 	expect_all(s, &x);
-	x.model[0] ^= 1;
+	x.b.model[0] ^= 1;
 	CHECK(vtpm_verify(s->bundle, s->len, &x, &res, err, sizeof err) < 0);
 	CHECK(strstr(err, "model: the guest has model a0a1") != NULL);
 
@@ -526,7 +526,7 @@ TEST(vtpm_verify_refuses_a_wrong_nonce_pcr4_model_or_ca)
 
 	/* without the optional expectations it verifies, and says what it left out */
 	expect_all(s, &x);
-	x.have_pcr4 = x.have_model = false;
+	x.have_pcr4 = x.b.have_model = false;
 	x.ek_ca_pem = NULL;
 	CHECK_EQ_INT(vtpm_verify(s->bundle, s->len, &x, &res, err, sizeof err), 0);
 	CHECK(strstr(res.summary, "PCR4 not checked") && strstr(res.summary, "EK certificate not "
@@ -547,10 +547,9 @@ TEST(vtpm_verify_refuses_every_truncation_of_the_bundle_without_crashing)
 	 * logs' event data is descriptive: their digests are covered, and the
 	 * log cases above change those; the key records are checked field by
 	 * field in the tampered cases) */
-	int nrec = evidence_parse(s->bundle, s->len, res.rec, 64, err, sizeof err);
-	CHECK(nrec > 0);
 	struct evidence_rec recs[64];
-	memcpy(recs, res.rec, sizeof recs);
+	int nrec = evidence_parse(s->bundle, s->len, recs, 64, err, sizeof err);
+	CHECK(nrec > 0);
 	for (int k = 0; k < nrec; k++) {
 		/* the keys' TPMT_PUBLIC: attribute bits no check needs may change */
 		if (recs[k].type == ATTEST_REC_TPM_LOG_FW || recs[k].type == ATTEST_REC_TPM_LOG_KERNEL ||

@@ -208,6 +208,24 @@ static size_t table_len(const uint8_t *t, size_t cap)
 	return end > cap ? cap : end;
 }
 
+/* The extended request's certificates: made once per launch. */
+static void make_chain(void)
+{
+	if (!sp.have_chain && snp_sim_chain_make(&sp.chain, &sp.sim, 2048) == 0) {
+		sp.have_chain = true;
+		sp.link.chain = &sp.chain;
+	}
+}
+
+const struct snp_sim_chain *snp_sim_provider_chain(void)
+{
+	start();
+	if (!sp.guest_ok)
+		return NULL;
+	make_chain();
+	return sp.have_chain ? &sp.chain : NULL;
+}
+
 int snp_sim_provider_evidence(const uint8_t rd[64], uint8_t *buf, size_t cap, size_t *len)
 {
 	static uint8_t certs[SIM_CERT_PAGES * SNP_PAGE];
@@ -219,13 +237,7 @@ int snp_sim_provider_evidence(const uint8_t rd[64], uint8_t *buf, size_t cap, si
 	start();
 	if (!sp.guest_ok)
 		return -LLMK_ENOENT;
-	if (!sp.have_chain) {
-		/* The extended request's certificates: made once per launch. */
-		if (snp_sim_chain_make(&sp.chain, &sp.sim, 2048) == 0) {
-			sp.have_chain = true;
-			sp.link.chain = &sp.chain;
-		}
-	}
+	make_chain();
 	e = snp_guest_report(&sp.guest, rd, sp.sim.cfg.vmpl, SNP_KEY_SEL_DEFAULT, report, certs,
 			     &pages);
 	if (e)

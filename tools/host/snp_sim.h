@@ -137,6 +137,11 @@ const char *snp_sim_provider_why_absent(void);
 int snp_sim_provider_evidence(const uint8_t rd[64], uint8_t *buf, size_t cap, size_t *len);
 /* Why the last provider call failed (one line). */
 const char *snp_sim_provider_error(void);
+/* The launch's test chain, the certificates its extended request returns
+ * (made on first use; NULL when absent): a verifier's user must pass its
+ * ARK as --chain, so tests and tools write it out from here
+ * (snp_sim_pem), not from the evidence. */
+const struct snp_sim_chain *snp_sim_provider_chain(void);
 /* The launch's simulator (NULL when absent): tests look inside. */
 struct snp_sim *snp_sim_provider_sim(void);
 /* Forget the launch: the next use starts a new one ("reboot"), re-reading

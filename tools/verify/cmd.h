@@ -9,10 +9,54 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bundle.h"
 #include "pem.h"
 
 int verifier_snp_main(int argc, char **argv);
 int verifier_tdx_main(int argc, char **argv);
+
+/* ---- the options every evidence bundle takes (cmd_bundle.c) ---- */
+struct bundle_cli {
+	const char *evidence, *nonce, *model;
+	int allow_simulated;
+};
+/* Take argv[*i] (and its value) if it is --evidence, --nonce, --expect-model
+ * or --allow-simulated: 1 taken, 0 not one of them, -1 bad (printed). */
+int bundle_cli_opt(struct bundle_cli *o, int argc, char **argv, int *i);
+/* The nonce and model of o into x, then the evidence file read (*buf is
+ * malloc'd) and a line saying how. Labels the output SIMULATED
+ * (cmd_set_simulated) when the bundle says so. 0, or 1 after cmd_fail. */
+int bundle_cli_load(const struct bundle_cli *o, struct bundle_expect *x, uint8_t **buf,
+		    size_t *n);
+/* The closing line's bundle part: "nonce N, model M (expected|not checked:
+ * no --expect-model), guest key K". */
+void bundle_cli_summary(const struct bundle *b, const struct bundle_expect *x, char *out,
+			size_t cap);
+
+/* ---- `verifier snp` (cmd_snp.c): its options, which `wrap` takes too ---- */
+struct snp_cli {
+	struct bundle_cli b;
+	const char *report, *vcek, *chain[2];
+	int n_chain;
+	uint8_t measurement[48], report_data[64], host_data[32];
+	struct snp_expect x;
+};
+/* 1 taken, 0 not an snp option, -1 bad (printed). */
+int snp_cli_opt(struct snp_cli *o, int argc, char **argv, int *i);
+/* Verify the bundle o names (snp_evidence.c), print the ok lines, the
+ * report and the verdict; 0 with *b the verified bundle (its arrays; its
+ * record pointers are dead on return), or 1 after cmd_fail. */
+int snp_cli_evidence(const struct snp_cli *o, struct bundle *b);
+
+/* ---- `verifier tdx` (cmd_tdx.c) ---- */
+struct tdx_cli {
+	struct bundle_cli b;
+	const char *quote, *chain;
+	uint8_t mrtd[48], report_data[64];
+	struct tdx_expect x;
+};
+int tdx_cli_opt(struct tdx_cli *o, int argc, char **argv, int *i);
+int tdx_cli_evidence(const struct tdx_cli *o, struct bundle *b);
 
 /* ---- shared by the subcommands (cmd_files.c) ---- */
 
@@ -35,5 +79,11 @@ int cmd_hex_arg(const char *flag, const char *hex, uint8_t *out, size_t n);
 /* Print the log's passed checks ("ok   ...") to stdout. */
 struct vfy_log;
 void cmd_print_ok(const struct vfy_log *log);
+
+/* Simulated evidence labels every line of output: after cmd_set_simulated(1)
+ * each line cmd_printf (and cmd_print_ok) writes starts "SIMULATED ". One
+ * call per line: fmt ends with "\n". */
+void cmd_set_simulated(int on);
+int cmd_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -79,8 +79,25 @@ int cmd_hex_arg(const char *flag, const char *hex, uint8_t *out, size_t n)
 	return 0;
 }
 
+static const char *line_prefix = "";
+
+void cmd_set_simulated(int on)
+{
+	line_prefix = on ? "SIMULATED " : "";
+}
+
+int cmd_printf(const char *fmt, ...)
+{
+	va_list ap;
+	int k = printf("%s", line_prefix);
+	va_start(ap, fmt);
+	k += vprintf(fmt, ap);
+	va_end(ap);
+	return k;
+}
+
 void cmd_print_ok(const struct vfy_log *log)
 {
 	for (int i = 0; i < log->n; i++)
-		printf("ok   %s\n", log->line[i]);
+		cmd_printf("ok   %s\n", log->line[i]);
 }

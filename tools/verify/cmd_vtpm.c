@@ -16,7 +16,7 @@
 
 static const char vtpm_usage[] =
 	"usage: verifier vtpm --evidence FILE --nonce HEX [--expect-pcr4 HEX] [--expect-model SHA256]\n"
-	"                     [--ek-ca PEM] [--export DIR]\n"
+	"                     [--ek-ca PEM] [--export DIR] [--allow-simulated]\n"
 	"  FILE: the guest's 'evidence: <base64>' line (a whole transcript is fine), bare base64,\n"
 	"        or the binary bundle\n";
 
@@ -26,13 +26,13 @@ int vtpm_cli_opt(struct vtpm_cli *o, int argc, char **argv, int *i)
 		const char *name;
 		size_t off;
 	} opts[] = {
-		{"--evidence", offsetof(struct vtpm_cli, evidence)},
-		{"--nonce", offsetof(struct vtpm_cli, nonce)},
 		{"--expect-pcr4", offsetof(struct vtpm_cli, pcr4)},
-		{"--expect-model", offsetof(struct vtpm_cli, model)},
 		{"--ek-ca", offsetof(struct vtpm_cli, ek_ca)},
 		{"--export", offsetof(struct vtpm_cli, export_dir)},
 	};
+	int t = bundle_cli_opt(&o->b, argc, argv, i);
+	if (t)
+		return t;
 	for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
 		if (strcmp(argv[*i], opts[k].name) != 0)
 			continue;
@@ -58,22 +58,14 @@ int vtpm_cli_verify(const struct vtpm_cli *o, uint8_t **bundle, struct vtpm_resu
 {
 	static struct vtpm_expect x;
 	char err[400];
-	const char *form;
 	size_t n;
 	uint8_t *pem = NULL;
 
 	memset(&x, 0, sizeof x);
 	*bundle = NULL;
-	if (!o->evidence || !o->nonce)
-		return cmd_fail("--evidence FILE and --nonce HEX are required");
-	if (verify_parse_hex(o->nonce, x.nonce, EVIDENCE_NONCE_MAX, &x.nonce_len) < 0)
-		return cmd_fail("--nonce: want 2 to 128 hex digits (1..64 bytes), got '%s'", o->nonce);
 	if (o->pcr4 && hex32("--expect-pcr4", o->pcr4, x.pcr4))
 		return 1;
-	if (o->model && hex32("--expect-model", o->model, x.model))
-		return 1;
 	x.have_pcr4 = o->pcr4 != NULL;
-	x.have_model = o->model != NULL;
 	if (o->ek_ca) {
 		size_t len;
 		if (verify_read_file(o->ek_ca, &pem, &len, 1 << 20) < 0)
@@ -81,18 +73,17 @@ int vtpm_cli_verify(const struct vtpm_cli *o, uint8_t **bundle, struct vtpm_resu
 		x.ek_ca_pem = (const char *)pem;
 		x.ek_ca_len = len;
 	}
-	if (verify_read_evidence(o->evidence, bundle, &n, &form, err, sizeof err) < 0) {
+	if (bundle_cli_load(&o->b, &x.b, bundle, &n)) {
 		free(pem);
-		return cmd_fail("%s", err);
+		return 1;
 	}
-	printf("evidence: %zu bytes, read as %s\n", n, form);
 	int r = vtpm_verify(*bundle, n, &x, res, err, sizeof err);
 	free(pem);
 	for (int i = 0; i < res->nlines; i++)
-		printf("%s\n", res->line[i]);
+		cmd_printf("%s\n", res->line[i]);
 	if (r < 0)
 		return cmd_fail("%s", err);
-	printf("%s\n", res->summary);
+	cmd_printf("%s\n", res->summary);
 	return 0;
 }
 
@@ -105,14 +96,19 @@ int verify_cmd_vtpm(int argc, char **argv)
 
 	memset(&o, 0, sizeof o);
 	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(vtpm_usage, stdout);
+			return 0;
+		}
 		int t = vtpm_cli_opt(&o, argc, argv, &i);
 		if (t < 0)
 			return 1;
 		if (t == 0)
-			return cmd_fail("vtpm: unknown argument '%s'\n%s", argv[i], vtpm_usage);
+			return cmd_fail("vtpm: unknown argument '%s' (verifier vtpm --help)", argv[i]);
 	}
-	if (!o.evidence || !o.nonce)
-		return cmd_fail("vtpm: --evidence FILE and --nonce HEX are required\n%s", vtpm_usage);
+	if (!o.b.evidence || !o.b.nonce)
+		return cmd_fail("vtpm: --evidence FILE and --nonce HEX are required (verifier vtpm "
+				"--help)");
 	int r = vtpm_cli_verify(&o, &bundle, &res);
 	if (r == 0 && o.export_dir) {
 		if (mkdir(o.export_dir, 0755) < 0 && errno != EEXIST)
@@ -120,7 +116,7 @@ int verify_cmd_vtpm(int argc, char **argv)
 		else if (vtpm_export(&res, o.export_dir, err, sizeof err) < 0)
 			r = cmd_fail("%s", err);
 		else
-			printf("exported to %s: quote.msg quote.sig ak.pem pcrs.bin pcrs.list "
+			cmd_printf("exported to %s: quote.msg quote.sig ak.pem pcrs.bin pcrs.list "
 			       "qualification.bin eventlog.bin\n", o.export_dir);
 	}
 	free(bundle);

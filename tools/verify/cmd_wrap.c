@@ -1,10 +1,17 @@
 /*
  * tools/verify/cmd_wrap.c — `verifier wrap`: release a model key to a guest
- * whose evidence verifies (every `verifier vtpm` check, with the image's PCR4
- * required), wrapped to the evidence's ephemeral X25519 key (shell/keywrap.h).
+ * whose evidence verifies, wrapped to the evidence's ephemeral X25519 key
+ * (shell/keywrap.h). The bundle's PROVIDER record picks the checks: every
+ * check of `verifier vtpm`, `verifier snp --evidence` or `verifier tdx
+ * --evidence`, with the image's measurement required (PCR4, MEASUREMENT or
+ * MRTD: a key goes only to an image the owner named).
  *
- *   verifier wrap --evidence FILE --nonce HEX --expect-pcr4 HEX --key-file model.key
- *                 [--expect-model SHA256] [--ek-ca PEM]
+ *   verifier wrap --evidence FILE --nonce HEX --key-file model.key
+ *                 [--expect-model SHA256] [--allow-simulated]
+ *                 vtpm: --expect-pcr4 HEX [--ek-ca PEM]
+ *                 snp:  --expect-measurement HEX --chain FILE [--chain FILE] [--vcek FILE]
+ *                       [--expect-policy HEX] [--expect-host-data HEX]
+ *                 tdx:  --expect-mrtd HEX --chain FILE
  */
 #include "verify.h"
 #include "../../llm/seal.h"
@@ -17,8 +24,12 @@
 #include <sys/random.h>
 
 static const char wrap_usage[] =
-	"usage: verifier wrap --evidence FILE --nonce HEX --expect-pcr4 HEX --key-file model.key\n"
-	"                     [--expect-model SHA256] [--ek-ca PEM]\n";
+	"usage: verifier wrap --evidence FILE --nonce HEX --key-file model.key\n"
+	"                     [--expect-model SHA256] [--allow-simulated] and, by the bundle's provider,\n"
+	"         vtpm: --expect-pcr4 HEX [--ek-ca PEM]\n"
+	"         snp:  --expect-measurement HEX --chain FILE [--chain FILE] [--vcek FILE]\n"
+	"               [--expect-policy HEX] [--expect-host-data HEX]\n"
+	"         tdx:  --expect-mrtd HEX --chain FILE\n";
 
 /* The key file seal keygen writes: 64 hex digits, then only whitespace. */
 static int read_key(const char *path, uint8_t key[32])
@@ -36,47 +47,137 @@ static int read_key(const char *path, uint8_t key[32])
 	return 0;
 }
 
-int verify_cmd_wrap(int argc, char **argv)
-{
-	struct vtpm_cli o;
-	static struct vtpm_result res;
-	const char *key_file = NULL;
-	uint8_t *bundle, key[32], seed[32], blob[KEYWRAP_SIZE];
-	char b64[KEYWRAP_SIZE / 3 * 4 + 8];
+/* Every provider's options, one struct each; the bundle's kind picks one. */
+struct wrap_cli {
+	const char *key_file;
+	struct vtpm_cli vtpm;
+	struct snp_cli snp;
+	struct tdx_cli tdx;
+};
 
-	memset(&o, 0, sizeof o);
+/* The PROVIDER record of the --evidence file, before any other option is read. */
+static int evidence_kind(int argc, char **argv)
+{
+	const char *path = NULL, *form;
+	uint8_t *b;
+	size_t n;
+	char err[400];
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "--evidence"))
+			path = argv[i + 1];
+	if (!path)
+		return cmd_fail("wrap: --evidence FILE is required (verifier wrap --help)"), -1;
+	if (verify_read_evidence(path, &b, &n, &form, err, sizeof err) < 0)
+		return cmd_fail("%s", err), -1;
+	int kind = bundle_provider_kind(b, n);
+	free(b);
+	if (kind == PLAT_ATTEST_NONE)
+		return cmd_fail("provider none: the guest had no attestation device, so this evidence "
+				"proves nothing; no key is released"), -1;
+	if (kind < 0)
+		return cmd_fail("wrap: '%s' has no PROVIDER record naming vtpm, snp or tdx (is it an "
+				"llmk evidence bundle?)", path), -1;
+	return kind;
+}
+
+static int parse(struct wrap_cli *o, int kind, int argc, char **argv)
+{
+	static const char *const name[PLAT_ATTEST_KINDS] = {"none", "vtpm", "snp", "tdx"};
+	memset(o, 0, sizeof *o);
 	for (int i = 1; i < argc; i++) {
-		int t = vtpm_cli_opt(&o, argc, argv, &i);
+		const char *a = argv[i];
+		if (!strcmp(a, "--key-file") && i + 1 < argc) {
+			o->key_file = argv[++i];
+			continue;
+		}
+		/* a debuggable guest's memory is the host's to read: never a key there */
+		if (!strcmp(a, "--allow-debug"))
+			return cmd_fail("wrap: --allow-debug: a key is never released to a guest the host "
+					"can debug");
+		int t = kind == PLAT_ATTEST_VTPM ? vtpm_cli_opt(&o->vtpm, argc, argv, &i)
+			: kind == PLAT_ATTEST_SNP ? snp_cli_opt(&o->snp, argc, argv, &i)
+						  : tdx_cli_opt(&o->tdx, argc, argv, &i);
 		if (t < 0)
 			return 1;
-		if (t == 1 && o.export_dir)
-			return cmd_fail("wrap: --export belongs to `verifier vtpm`");
-		if (t == 1)
-			continue;
-		if (!strcmp(argv[i], "--key-file") && i + 1 < argc)
-			key_file = argv[++i];
-		else
-			return cmd_fail("wrap: unknown argument or missing value '%s'\n%s", argv[i],
-					   wrap_usage);
+		if (t == 0)
+			return cmd_fail("wrap: '%s' is not an option for %s evidence, the bundle's "
+					"provider (verifier wrap --help)", a, name[kind]);
 	}
-	if (!o.evidence || !o.nonce || !o.pcr4 || !key_file)
-		return cmd_fail("wrap: --evidence, --nonce, --expect-pcr4 and --key-file are "
-				   "required: a key goes only to an attested image\n%s", wrap_usage);
-	if (read_key(key_file, key))
+	if (!o->key_file)
+		return cmd_fail("wrap: --key-file is required (verifier wrap --help)");
+	switch (kind) {
+	case PLAT_ATTEST_VTPM:
+		if (o->vtpm.export_dir)
+			return cmd_fail("wrap: --export belongs to `verifier vtpm`");
+		if (!o->vtpm.b.nonce || !o->vtpm.pcr4)
+			return cmd_fail("wrap: vtpm evidence needs --nonce and --expect-pcr4: a key goes "
+					"only to an attested image (verifier wrap --help)");
+		return 0;
+	case PLAT_ATTEST_SNP:
+		if (o->snp.report || o->snp.x.report_data)
+			return cmd_fail("wrap: --report and --expect-report-data belong to `verifier snp`: "
+					"the bundle carries the report and gives the report data");
+		if (!o->snp.b.nonce || !o->snp.x.measurement || !o->snp.n_chain)
+			return cmd_fail("wrap: snp evidence needs --nonce, --expect-measurement and --chain: "
+					"a key goes only to an attested image (verifier wrap --help)");
+		return 0;
+	default:
+		if (o->tdx.quote || o->tdx.x.report_data)
+			return cmd_fail("wrap: --quote and --expect-report-data belong to `verifier tdx`: "
+					"the bundle carries the quote and gives the report data");
+		if (!o->tdx.b.nonce || !o->tdx.x.mrtd || !o->tdx.chain)
+			return cmd_fail("wrap: tdx evidence needs --nonce, --expect-mrtd and --chain: a key "
+					"goes only to an attested image (verifier wrap --help)");
+		return 0;
+	}
+}
+
+/* Every check of the bundle's provider; b gets its report data and key. */
+static int verify(const struct wrap_cli *o, int kind, struct bundle *b)
+{
+	static struct vtpm_result res;
+	uint8_t *bytes;
+	int r;
+	switch (kind) {
+	case PLAT_ATTEST_VTPM:
+		r = vtpm_cli_verify(&o->vtpm, &bytes, &res);
+		*b = res.b;
+		free(bytes);
+		return r;
+	case PLAT_ATTEST_SNP:
+		return snp_cli_evidence(&o->snp, b);
+	default:
+		return tdx_cli_evidence(&o->tdx, b);
+	}
+}
+
+int verify_cmd_wrap(int argc, char **argv)
+{
+	static struct wrap_cli o;
+	static struct bundle b;
+	uint8_t key[32], seed[32], blob[KEYWRAP_SIZE];
+	char b64[KEYWRAP_SIZE / 3 * 4 + 8];
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(wrap_usage, stdout);
+			return 0;
+		}
+	int kind = evidence_kind(argc, argv);
+	if (kind < 0 || parse(&o, kind, argc, argv) || read_key(o.key_file, key))
 		return 1;
-	int r = vtpm_cli_verify(&o, &bundle, &res);
+	int r = verify(&o, kind, &b);
 	if (r == 0) {
 		if (getrandom(seed, sizeof seed, 0) != (ssize_t)sizeof seed)
 			r = cmd_fail("wrap: no randomness from getrandom: %s", strerror(errno));
-		else if (keywrap_wrap(res.pubkey, res.report_data, key, seed, blob) < 0)
+		else if (keywrap_wrap(b.pubkey, b.report_data, key, seed, blob) < 0)
 			r = cmd_fail("wrap: the evidence's public key is a point of small order");
 		else if (evidence_b64_encode(blob, sizeof blob, b64, sizeof b64) < 0)
 			r = cmd_fail("wrap: internal: base64 buffer");
 		else
-			printf("wrapped: %s\n", b64);
+			cmd_printf("wrapped: %s\n", b64);
 	}
 	seal_zeroize(key, sizeof key);
 	seal_zeroize(seed, sizeof seed);
-	free(bundle);
 	return r;
 }

@@ -109,6 +109,31 @@ static int read_vcek_extensions(struct snp_chain *ch, struct vfy_log *log)
 int snp_chain_verify(struct snp_chain *ch, const uint8_t *vcek, size_t vcek_len,
 		     const struct pem_cert *roots, int n_roots, struct vfy_log *log)
 {
+	return snp_chain_verify_opt(ch, vcek, vcek_len, roots, n_roots, 0, log);
+}
+
+/* A test root (the simulator's): its product from its subject "ARK-X". */
+static const struct vfy_root *test_root(const struct x509_cert *ark, struct vfy_root *out,
+					struct vfy_log *log)
+{
+	if (strncmp(ark->subject_cn, "ARK-", 4) || product_of(ark->subject_cn + 4) == SNP_PRODUCT_NONE) {
+		vfy_fail(log, LLMK_EAUTH, "ARK certificate '%s': not one of AMD's ARK keys, and as a "
+			 "test root its subject is not ARK-Milan, ARK-Genoa or ARK-Turin",
+			 ark->subject_cn);
+		return NULL;
+	}
+	memset(out, 0, sizeof *out);
+	out->vendor = "AMD";
+	out->cn = ark->subject_cn;
+	out->product = ark->subject_cn + 4;
+	return out;
+}
+
+int snp_chain_verify_opt(struct snp_chain *ch, const uint8_t *vcek, size_t vcek_len,
+			 const struct pem_cert *roots, int n_roots, int allow_test_root,
+			 struct vfy_log *log)
+{
+	struct vfy_root test;
 	struct x509_cert a, b;
 	const struct vfy_root *pin;
 	char h[65], want[32];
@@ -135,15 +160,23 @@ int snp_chain_verify(struct snp_chain *ch, const uint8_t *vcek, size_t vcek_len,
 
 	/* Trust starts at a pinned AMD key, not at whatever the file holds. */
 	pin = vfy_root_find(&ch->ark);
-	if (!pin || strcmp(pin->vendor, "AMD")) {
-		x509_spki_sha256(&ch->ark, d);
+	x509_spki_sha256(&ch->ark, d);
+	if ((!pin || strcmp(pin->vendor, "AMD")) && !allow_test_root)
 		return vfy_fail(log, LLMK_EAUTH, "ARK certificate '%s': its key (SPKI SHA-256 %s) is not "
 				"one of AMD's ARK keys", ch->ark.subject_cn, vfy_hex(d, 32, h));
+	if (!pin || strcmp(pin->vendor, "AMD")) {
+		/* The caller allowed simulated evidence: the root is still the
+		 * user's file, only the pin is waived, and the output says so. */
+		if (!(pin = test_root(&ch->ark, &test, log)))
+			return -LLMK_EAUTH;
+		ch->test_root = 1;
+		vfy_ok(log, "root: '%s' is a TEST root, not AMD's (SPKI SHA-256 %.16s... is not pinned): "
+		       "accepted for simulated evidence only", ch->ark.subject_cn, vfy_hex(d, 32, h));
+	} else {
+		vfy_ok(log, "root: '%s' carries AMD's pinned %s key (SPKI SHA-256 %.16s...)",
+		       ch->ark.subject_cn, pin->cn, vfy_hex(d, 32, h));
 	}
 	ch->product = product_of(pin->product);
-	x509_spki_sha256(&ch->ark, d);
-	vfy_ok(log, "root: '%s' carries AMD's pinned %s key (SPKI SHA-256 %.16s...)", ch->ark.subject_cn,
-	       pin->cn, vfy_hex(d, 32, h));
 	if ((e = x509_check_issued(&ch->ark, &ch->ark, 0, log)) ||
 	    (e = x509_check_issued(&ch->ask, &ch->ark, 0, log)) ||
 	    (e = x509_check_issued(&ch->vcek, &ch->ask, 0, log)))

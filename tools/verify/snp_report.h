@@ -32,7 +32,7 @@
 #include "pem.h"
 #include "x509.h"
 
-#define SNP_REPORT_SIZE 0x4a0u
+#define SNP_REPORT_SIZE 0x4A0u /* spelled as drivers/snp_guest_msg.h does: one file may include both */
 #define SNP_SIGNED_SIZE 0x2a0u /* the signature covers bytes 0x000..0x29F */
 
 /* Offsets (Table 23). */
@@ -129,6 +129,7 @@ struct snp_chain {
 	uint8_t hwid[64];
 	size_t hwid_len;                /* 64 (Milan, Genoa) or 8 (Turin) */
 	int spl[10];                    /* TCB extensions .3.1 .. .3.9; -1 if absent */
+	int test_root;                  /* the ARK is not AMD's (snp_chain_verify_opt) */
 };
 
 /* What the caller expects; NULL pointers and zero flags are not checked. */
@@ -147,6 +148,16 @@ struct snp_expect {
  */
 int snp_chain_verify(struct snp_chain *ch, const uint8_t *vcek, size_t vcek_len,
 		     const struct pem_cert *roots, int n_roots, struct vfy_log *log);
+/*
+ * The same, but with allow_test_root an ARK whose key is not pinned is
+ * accepted as a test root (the simulator's, for evidence that says it is
+ * simulated and that the user allowed): it must still be the self-issued
+ * certificate the caller passed, named ARK-Milan, -Genoa or -Turin, and
+ * ch->test_root says so. Never for hardware evidence.
+ */
+int snp_chain_verify_opt(struct snp_chain *ch, const uint8_t *vcek, size_t vcek_len,
+			 const struct pem_cert *roots, int n_roots, int allow_test_root,
+			 struct vfy_log *log);
 
 /* The report's format alone: size, version, reserved fields; fills r. */
 int snp_report_parse(struct snp_report *r, const uint8_t *buf, size_t len, struct vfy_log *log);

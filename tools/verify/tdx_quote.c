@@ -163,8 +163,8 @@ int tdx_quote_parse(struct tdx_quote *q, const uint8_t *b, size_t len, struct vf
  * next), ending at the trusted root, whose key must be Intel's.
  */
 static int check_pck_chain(const struct tdx_quote *q, const struct pem_cert *trusted, int n_trusted,
-			   const char *trusted_what, uint8_t *der, size_t cap, struct x509_cert *pck,
-			   struct vfy_log *log)
+			   const char *trusted_what, int allow_test_root, uint8_t *der, size_t cap,
+			   struct x509_cert *pck, struct vfy_log *log)
 {
 	static const char *const names[TDX_MAX_CERTS] = {
 		"PCK certificate", "PCK CA certificate", "quote certificate 3", "quote certificate 4"};
@@ -193,11 +193,18 @@ static int check_pck_chain(const struct tdx_quote *q, const struct pem_cert *tru
 		uint8_t d[32];
 		char h[65];
 		x509_spki_sha256(&root, d);
-		return vfy_fail(log, LLMK_EAUTH, "root certificate '%s' (from %s): its key (SPKI SHA-256 "
-				"%s) is not Intel's SGX Root CA key", root.subject_cn, trusted_what,
-				vfy_hex(d, 32, h));
+		if (!allow_test_root)
+			return vfy_fail(log, LLMK_EAUTH, "root certificate '%s' (from %s): its key (SPKI "
+					"SHA-256 %s) is not Intel's SGX Root CA key", root.subject_cn,
+					trusted_what, vfy_hex(d, 32, h));
+		/* simulated evidence the caller allowed: only the pin is waived */
+		vfy_ok(log, "root: '%s' from %s is a TEST root, not Intel's (SPKI SHA-256 %.16s... is "
+		       "not pinned): accepted for simulated evidence only", root.subject_cn,
+		       trusted_what, vfy_hex(d, 32, h));
+	} else {
+		vfy_ok(log, "root: '%s' from %s carries Intel's pinned root key", root.subject_cn,
+		       trusted_what);
 	}
-	vfy_ok(log, "root: '%s' from %s carries Intel's pinned root key", root.subject_cn, trusted_what);
 	if ((e = x509_check_issued(&root, &root, 0, log)))
 		return e;
 
@@ -339,7 +346,8 @@ int tdx_quote_verify(const uint8_t *b, size_t len, const struct pem_cert *truste
 	if (!x)
 		x = &none;
 	if ((e = tdx_quote_parse(q, b, len, log)) ||
-	    (e = check_pck_chain(q, trusted, n_trusted, trusted_what, der, sizeof der, &pck, log)) ||
+	    (e = check_pck_chain(q, trusted, n_trusted, trusted_what, x->allow_test_root, der,
+				 sizeof der, &pck, log)) ||
 	    (e = check_qe_report(q, &pck, log)) || (e = check_quote(q, x, log)))
 		return e;
 	return 0;

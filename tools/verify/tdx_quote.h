@@ -95,6 +95,9 @@ struct tdx_expect {
 	const uint8_t *report_data; /* 64 bytes */
 	const uint8_t *mrtd;        /* 48 bytes */
 	int allow_debug;            /* accept TD_ATTRIBUTES.DEBUG */
+	/* accept a root whose key is not Intel's pinned one (a simulator's test
+	 * root, for evidence that says it is simulated); never for hardware */
+	int allow_test_root;
 };
 
 /* The structure alone: header values, lengths, zero padding; fills q. */

@@ -7,6 +7,8 @@
  *   tpm2.c      TPM 2.0 Part 2 structures the evidence carries (unmarshal)
  *   eventlog.c  TCG PC Client PFP event logs: parse and replay
  *   ekcert.c    the EK certificate: chain to a CA, key equal to the EK's
+ *   bundle.c    the checks every bundle gets (bundle.h); snp_evidence.c and
+ *               tdx_evidence.c: SEV-SNP and TDX bundles
  *   vtpm.c      every check of a vtpm bundle, in order
  *   pe.c        PE/COFF Authenticode SHA-256 and the PCR4 OVMF makes of it
  *   io.c        evidence files (three forms), hex, files
@@ -22,6 +24,7 @@
 #include <stdint.h>
 
 #include "../../shell/evidence.h"
+#include "bundle.h"
 #include "cmd.h"
 
 /* ---- subcommands (argv[0] is the subcommand's own name) ---- */
@@ -32,10 +35,11 @@ int verify_cmd_measure_pcr4(int argc, char **argv);
 struct vtpm_result;
 /* ---- cmd_vtpm.c: the options and checks `vtpm` and `wrap` share ---- */
 struct vtpm_cli {
-	const char *evidence, *nonce, *pcr4, *model, *ek_ca, *export_dir;
+	struct bundle_cli b;  /* --evidence --nonce --expect-model --allow-simulated */
+	const char *pcr4, *ek_ca, *export_dir;
 };
-/* Take argv[*i] (and its value) if it is one of the shared options: 1 taken,
- * 0 not one of them, -1 bad (printed). */
+/* Take argv[*i] (and its value) if it is one of vtpm's options (the bundle's
+ * included): 1 taken, 0 not one of them, -1 bad (printed). */
 int vtpm_cli_opt(struct vtpm_cli *o, int argc, char **argv, int *i);
 /* Load everything o names, verify, print the ok lines and the summary (or
  * one error line). 0 verified, 1 not (printed). bundle is kept for res's
@@ -168,10 +172,9 @@ int ekcert_verify(const uint8_t *cert, size_t cert_len, const char *ca_pem, size
 
 /* ---- vtpm.c ---- */
 struct vtpm_expect {
-	uint8_t nonce[EVIDENCE_NONCE_MAX];
-	size_t nonce_len;
-	bool have_pcr4, have_model;
-	uint8_t pcr4[32], model[32];
+	struct bundle_expect b;  /* nonce, model, allow_simulated */
+	bool have_pcr4;
+	uint8_t pcr4[32];
 	const char *ek_ca_pem;  /* NULL: EK certificate not checked (said so) */
 	size_t ek_ca_len;
 };
@@ -182,13 +185,11 @@ struct vtpm_result {
 	int nlines;
 	char summary[700];
 	/* what export and wrap use, pointing into the bundle */
-	struct evidence_rec rec[64];
-	int nrec;
+	struct bundle b;
 	const struct evidence_rec *quote, *sig, *ak, *sel, *pcrs, *log_fw, *log_kernel;
 	struct tpm2_public ak_pub;
 	uint32_t pcr_mask;
 	size_t fw_used, kernel_used;     /* the logs' lengths without zero padding */
-	uint8_t report_data[64], pubkey[32], model[32];
 };
 
 /* Every check in order; 0 with res filled, or the first failure's code with

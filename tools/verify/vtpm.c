@@ -2,7 +2,8 @@
  * tools/verify/vtpm.c — every check of a vtpm evidence bundle
  * (docs/attestation.md), in the order that makes each one mean something:
  * the bundle's form, the provider, the report data against its inputs and
- * the verifier's nonce, the AK's kind, the quote's signature by the AK, the
+ * the verifier's nonce (those four are bundle.c's, shared with snp and
+ * tdx), the AK's kind, the quote's signature by the AK, the
  * quote's fields (extraData binds the report data), the quoted PCR values
  * against the quote's digest, the event logs against those values, then the
  * verifier's expectations (PCR4: the image; the model) and the EK
@@ -43,30 +44,6 @@ static void ok(struct vtpm_result *res, const char *fmt, ...)
 	res->nlines++;
 }
 
-static const char *rec_name(uint16_t t)
-{
-	switch (t) {
-	case ATTEST_REC_PROVIDER: return "PROVIDER";
-	case ATTEST_REC_REPORT_DATA: return "REPORT_DATA";
-	case ATTEST_REC_NONCE: return "NONCE";
-	case ATTEST_REC_MODEL_DIGEST: return "MODEL_DIGEST";
-	case ATTEST_REC_PUBKEY: return "PUBKEY";
-	case ATTEST_REC_BUILD_ID: return "BUILD_ID";
-	case ATTEST_REC_SIMULATED: return "SIMULATED";
-	case ATTEST_REC_MACHINE: return "MACHINE";
-	case ATTEST_REC_TPM_QUOTE: return "TPM_QUOTE";
-	case ATTEST_REC_TPM_SIG: return "TPM_SIG";
-	case ATTEST_REC_TPM_AK_PUB: return "TPM_AK_PUB";
-	case ATTEST_REC_TPM_PCR_SEL: return "TPM_PCR_SEL";
-	case ATTEST_REC_TPM_PCRS: return "TPM_PCRS";
-	case ATTEST_REC_TPM_EK_CERT: return "TPM_EK_CERT";
-	case ATTEST_REC_TPM_EK_PUB: return "TPM_EK_PUB";
-	case ATTEST_REC_TPM_LOG_FW: return "TPM_LOG_FW";
-	case ATTEST_REC_TPM_LOG_KERNEL: return "TPM_LOG_KERNEL";
-	default: return "unknown";
-	}
-}
-
 static void sha256(const void *p, size_t n, uint8_t out[32])
 {
 	br_sha256_context c;
@@ -88,96 +65,24 @@ static void pcr_list(uint32_t mask, char *out, size_t cap)
 static int need_rec(struct vtpm_result *res, uint16_t t, uint32_t min, uint32_t max,
 		    const struct evidence_rec **out, char *err, size_t errn)
 {
-	*out = evidence_find(res->rec, res->nrec, t, NULL);
-	if (!*out)
-		return fail(err, errn, -LLMK_EFORMAT, "bundle: no %s record (type 0x%04x)",
-			    rec_name(t), t);
-	if ((*out)->len < min || (*out)->len > max)
-		return fail(err, errn, -LLMK_EFORMAT, "bundle: %s record is %u bytes, expected %u..%u",
-			    rec_name(t), (*out)->len, min, max);
+	static struct vfy_log log;
+	vfy_log_init(&log);
+	if (!(*out = bundle_need(&res->b, t, min, max, &log)))
+		return fail(err, errn, -LLMK_EFORMAT, "%s", log.err);
 	return 0;
 }
 
-/* The bundle's form, each record type at most once, the provider. */
-static int check_bundle(const uint8_t *b, size_t n, struct vtpm_result *res, char *err, size_t errn)
+/* bundle.c's checks (form, provider, simulated, report data, nonce), their
+ * lines and reason moved into res and err. */
+static int check_bundle(const uint8_t *bundle, size_t n, const struct vtpm_expect *x,
+			struct vtpm_result *res, char *err, size_t errn)
 {
-	char why[200];
-	res->nrec = evidence_parse(b, n, res->rec, (int)(sizeof res->rec / sizeof res->rec[0]), why,
-				   sizeof why);
-	if (res->nrec < 0)
-		return fail(err, errn, res->nrec, "bundle: %s", why);
-	for (int i = 0; i < res->nrec; i++)
-		for (int j = i + 1; j < res->nrec; j++)
-			if (res->rec[i].type == res->rec[j].type)
-				return fail(err, errn, -LLMK_EFORMAT,
-					    "bundle: record %s (type 0x%04x) appears more than once",
-					    rec_name(res->rec[i].type), res->rec[i].type);
-	const struct evidence_rec *prov = evidence_find(res->rec, res->nrec, ATTEST_REC_PROVIDER, NULL);
-	const struct evidence_rec *sim = evidence_find(res->rec, res->nrec, ATTEST_REC_SIMULATED, NULL);
-	if (!prov || prov->len == 0 || prov->len > 16)
-		return fail(err, errn, -LLMK_EFORMAT, "bundle: no PROVIDER record");
-	char name[17];
-	memcpy(name, prov->val, prov->len);
-	name[prov->len] = 0;
-	if (!strcmp(name, "none"))
-		return fail(err, errn, -LLMK_EAUTH,
-			    "provider none: the guest had no attestation device, so this evidence "
-			    "proves nothing; refused");
-	if (sim) {
-		char s[81];
-		size_t k = sim->len < 80 ? sim->len : 80;
-		memcpy(s, sim->val, k);
-		s[k] = 0;
-		return fail(err, errn, -LLMK_EAUTH,
-			    "evidence is SIMULATED (%s): made by a simulator, not a TPM; refused", s);
-	}
-	if (strcmp(name, "vtpm") != 0)
-		return fail(err, errn, -LLMK_EINVAL,
-			    "provider '%s': this is `verifier vtpm`, for provider vtpm", name);
-	ok(res, "bundle: %d records, provider vtpm, each record once", res->nrec);
-	return 0;
-}
-
-/* REPORT_DATA = SHA-512 of its inputs; the nonce is ours. */
-static int check_report_data(struct vtpm_result *res, const struct vtpm_expect *x, char *err,
-			     size_t errn)
-{
-	const struct evidence_rec *rd, *nonce, *model, *pub, *bid;
-	int r;
-	if ((r = need_rec(res, ATTEST_REC_REPORT_DATA, 64, 64, &rd, err, errn)) < 0 ||
-	    (r = need_rec(res, ATTEST_REC_NONCE, 1, EVIDENCE_NONCE_MAX, &nonce, err, errn)) < 0 ||
-	    (r = need_rec(res, ATTEST_REC_MODEL_DIGEST, 32, 32, &model, err, errn)) < 0 ||
-	    (r = need_rec(res, ATTEST_REC_PUBKEY, 32, 32, &pub, err, errn)) < 0 ||
-	    (r = need_rec(res, ATTEST_REC_BUILD_ID, 1, 16, &bid, err, errn)) < 0)
-		return r;
-	struct evidence_inputs in;
-	uint8_t want[64];
-	memset(&in, 0, sizeof in);
-	memcpy(in.nonce, nonce->val, nonce->len);
-	in.nonce_len = nonce->len;
-	memcpy(in.model_digest, model->val, 32);
-	memcpy(in.pubkey, pub->val, 32);
-	memcpy(in.build_id, bid->val, bid->len);
-	evidence_report_data(&in, want);
-	if (memcmp(want, rd->val, 64) != 0)
-		return fail(err, errn, -LLMK_EAUTH,
-			    "report data: the REPORT_DATA record is not SHA-512 of the bundle's nonce, "
-			    "model digest, public key and build id");
-	ok(res, "report data: SHA-512 of nonce, model digest, public key, build id '%s'",
-	   in.build_id);
-	char h[2 * EVIDENCE_NONCE_MAX + 1], hx[2 * EVIDENCE_NONCE_MAX + 1];
-	verify_hex(nonce->val, nonce->len, h);
-	if (nonce->len != x->nonce_len || memcmp(nonce->val, x->nonce, x->nonce_len) != 0) {
-		verify_hex(x->nonce, x->nonce_len, hx);
-		return fail(err, errn, -LLMK_EAUTH,
-			    "nonce: the evidence was made for nonce %s, not --nonce %s (stale or "
-			    "replayed evidence)", h, hx);
-	}
-	ok(res, "nonce: %s, as given", h);
-	memcpy(res->report_data, rd->val, 64);
-	memcpy(res->pubkey, pub->val, 32);
-	memcpy(res->model, model->val, 32);
-	return 0;
+	static struct vfy_log log;
+	vfy_log_init(&log);
+	int r = bundle_verify(bundle, n, PLAT_ATTEST_VTPM, &x->b, &res->b, &log);
+	for (int i = 0; i < log.n; i++)
+		ok(res, "%s", log.line[i]);
+	return r < 0 ? fail(err, errn, r, "%s", log.err) : 0;
 }
 
 /* The AK: a restricted signing ECC P-256 key that never left its TPM. */
@@ -256,7 +161,7 @@ static int check_quote(struct vtpm_result *res, struct tpm2_quote *q, char *err,
 		return fail(err, errn, -LLMK_EAUTH, "quote: type 0x%04x, expected TPM_ST_ATTEST_QUOTE "
 			    "0x8018", q->type);
 	uint8_t want[32];
-	sha256(res->report_data, 64, want);
+	sha256(res->b.report_data, 64, want);
 	if (q->extra_len != 32 || memcmp(q->extra, want, 32) != 0)
 		return fail(err, errn, -LLMK_EAUTH, "quote: extraData (%u bytes) is not SHA-256 of the "
 			    "report data: the quote was not made for this evidence", q->extra_len);
@@ -317,7 +222,7 @@ static int check_logs(struct vtpm_result *res, char *err, size_t errn)
 	int r = need_rec(res, ATTEST_REC_TPM_LOG_FW, 32, EVIDENCE_MAX, &res->log_fw, err, errn);
 	if (r < 0)
 		return r;
-	res->log_kernel = evidence_find(res->rec, res->nrec, ATTEST_REC_TPM_LOG_KERNEL, NULL);
+	res->log_kernel = evidence_find(res->b.rec, res->b.nrec, ATTEST_REC_TPM_LOG_KERNEL, NULL);
 	evlog_init(&rp);
 	if ((r = evlog_replay_firmware(&rp, res->log_fw->val, res->log_fw->len, err, errn)) < 0)
 		return r;
@@ -363,16 +268,12 @@ static int check_expect(struct vtpm_result *res, const struct vtpm_expect *x, ch
 		}
 		ok(res, "PCR4: %s, the expected image", a);
 	}
-	if (x->have_model) {
-		verify_hex(res->model, 32, a);
-		if (memcmp(res->model, x->model, 32) != 0) {
-			verify_hex(x->model, 32, b);
-			return fail(err, errn, -LLMK_EAUTH, "model: the guest has model %s, expected %s",
-				    a, b);
-		}
-		ok(res, "model: %s, as expected", a);
-	}
-	return 0;
+	static struct vfy_log log;
+	vfy_log_init(&log);
+	int r = bundle_check_model(&res->b, &x->b, &log);
+	for (int i = 0; i < log.n; i++)
+		ok(res, "%s", log.line[i]);
+	return r < 0 ? fail(err, errn, r, "%s", log.err) : 0;
 }
 
 static int check_ek(struct vtpm_result *res, const struct vtpm_expect *x, char *err, size_t errn)
@@ -404,20 +305,20 @@ int vtpm_verify(const uint8_t *bundle, size_t n, const struct vtpm_expect *x,
 	struct tpm2_quote q;
 	int r;
 	memset(res, 0, sizeof *res);
-	if ((r = check_bundle(bundle, n, res, err, errn)) < 0 ||
-	    (r = check_report_data(res, x, err, errn)) < 0 || (r = check_ak(res, err, errn)) < 0 ||
+	if ((r = check_bundle(bundle, n, x, res, err, errn)) < 0 || (r = check_ak(res, err, errn)) < 0 ||
 	    (r = check_signature(res, err, errn)) < 0 || (r = check_quote(res, &q, err, errn)) < 0 ||
 	    (r = check_pcrs(res, &q, err, errn)) < 0 || (r = check_logs(res, err, errn)) < 0 ||
 	    (r = check_expect(res, x, err, errn)) < 0 || (r = check_ek(res, x, err, errn)) < 0)
 		return r;
 	char list[80], m[65], k[65];
 	pcr_list(res->pcr_mask, list, sizeof list);
-	verify_hex(res->model, 32, m);
-	verify_hex(res->pubkey, 32, k);
+	verify_hex(res->b.model, 32, m);
+	verify_hex(res->b.pubkey, 32, k);
 	snprintf(res->summary, sizeof res->summary,
-		 "verified: vtpm quote over sha256 PCRs %s%s%s; model %s; guest key %s%s", list,
+		 "verified: %svtpm quote over sha256 PCRs %s%s%s; model %s; guest key %s%s",
+		 res->b.simulated ? "SIMULATED " : "", list,
 		 x->have_pcr4 ? ", PCR4 the expected image" : ", PCR4 not checked (no --expect-pcr4)",
-		 x->have_model ? "" : " (model not checked: no --expect-model)", m, k,
+		 x->b.have_model ? "" : " (model not checked: no --expect-model)", m, k,
 		 x->ek_ca_pem ? "; EK certificate chains to --ek-ca (the AK's residence in that TPM "
 				"needs credential activation, not done here)"
 			      : "; EK certificate not checked (no --ek-ca)");

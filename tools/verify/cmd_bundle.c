@@ -1,0 +1,75 @@
+/*
+ * tools/verify/cmd_bundle.c — the options every evidence bundle takes
+ * (--evidence FILE --nonce HEX [--expect-model SHA256] [--allow-simulated]),
+ * shared by `verifier vtpm`, `snp`, `tdx` and `wrap` (cmd.h).
+ */
+#include "verify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int bundle_cli_opt(struct bundle_cli *o, int argc, char **argv, int *i)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} opts[] = {
+		{"--evidence", offsetof(struct bundle_cli, evidence)},
+		{"--nonce", offsetof(struct bundle_cli, nonce)},
+		{"--expect-model", offsetof(struct bundle_cli, model)},
+	};
+	if (!strcmp(argv[*i], "--allow-simulated")) {
+		o->allow_simulated = 1;
+		return 1;
+	}
+	for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+		if (strcmp(argv[*i], opts[k].name) != 0)
+			continue;
+		if (*i + 1 >= argc) {
+			cmd_fail("%s needs a value", opts[k].name);
+			return -1;
+		}
+		*(const char **)((char *)o + opts[k].off) = argv[++*i];
+		return 1;
+	}
+	return 0;
+}
+
+int bundle_cli_load(const struct bundle_cli *o, struct bundle_expect *x, uint8_t **buf,
+		    size_t *n)
+{
+	char err[400];
+	const char *form;
+	size_t k;
+
+	memset(x, 0, sizeof *x);
+	*buf = NULL;
+	if (!o->evidence || !o->nonce)
+		return cmd_fail("--evidence FILE and --nonce HEX are required");
+	if (verify_parse_hex(o->nonce, x->nonce, EVIDENCE_NONCE_MAX, &x->nonce_len) < 0)
+		return cmd_fail("--nonce: want 2 to 128 hex digits (1..64 bytes), got '%.140s'",
+				o->nonce);
+	if (o->model) {
+		if (verify_parse_hex(o->model, x->model, 32, &k) < 0 || k != 32)
+			return cmd_fail("--expect-model: want 64 hex digits (a SHA-256), got '%.80s'",
+					o->model);
+		x->have_model = true;
+	}
+	x->allow_simulated = o->allow_simulated != 0;
+	if (verify_read_evidence(o->evidence, buf, n, &form, err, sizeof err) < 0)
+		return cmd_fail("%s", err);
+	cmd_set_simulated(bundle_says_simulated(*buf, *n));
+	cmd_printf("evidence: %zu bytes, read as %s\n", *n, form);
+	return 0;
+}
+
+void bundle_cli_summary(const struct bundle *b, const struct bundle_expect *x, char *out,
+			size_t cap)
+{
+	char m[65], k[65];
+	verify_hex(b->model, 32, m);
+	verify_hex(b->pubkey, 32, k);
+	snprintf(out, cap, "model %s (%s), guest key %s", m,
+		 x->have_model ? "as expected" : "not checked: no --expect-model", k);
+}
