@@ -31,6 +31,10 @@ ENGINE_SRC := $(sort $(wildcard llm/*.c llm/kernels/scalar/*.c shell/*.c)) kerne
 SIMD_SRC_x86_64 := $(sort $(wildcard llm/kernels/avx2/*.c llm/kernels/avx512/*.c))
 SIMD_SRC_aarch64 := $(sort $(wildcard llm/kernels/neon/*.c))
 HOST_PLAT_SRC := $(sort $(filter-out tools/host/main.c,$(wildcard tools/host/*.c)))
+# Portable drivers the host build runs too (the TPM 2.0 command layer under
+# tools/host/attest.c) and the verifier's TPM credential maker.
+HOST_DRIVER_SRC := drivers/tpm2.c drivers/tpm2_rc.c drivers/tpm2_public.c drivers/tpm2_attest.c \
+	drivers/tcg_log.c tools/verify/tpm_credential.c
 TOOL_SRC := $(sort $(wildcard tools/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))
 
@@ -44,7 +48,7 @@ simd_flags = $(SIMD_FLAGS_$(word 3,$(subst /, ,$(1))))
 # $(call host_flavor,NAME,EXTRA_CFLAGS,EXTRA_LDFLAGS): objects under $(B)/NAME/obj.
 define host_flavor
 $(1)_ENGINE_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(ENGINE_SRC) $(SIMD_SRC_$(HOST_ARCH)))
-$(1)_PLAT_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(HOST_PLAT_SRC))
+$(1)_PLAT_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(HOST_PLAT_SRC) $(HOST_DRIVER_SRC))
 $(1)_TEST_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(TEST_SRC))
 $(1)_CFLAGS := $(HOST_CFLAGS) $(2)
 $(1)_LDFLAGS := $(3)
