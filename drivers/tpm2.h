@@ -110,7 +110,7 @@ const char *tpm2_rc_str(uint32_t rc, char *buf, size_t n);
 /* ---- Part 2 structures this code builds and reads ---- */
 
 /* A TPMT_PUBLIC taken apart (pointers into the caller's bytes). */
-struct tpm2_public {
+struct tpm2_pub {
 	uint16_t type, name_alg;
 	uint32_t attrs;
 	const uint8_t *policy;
@@ -127,7 +127,7 @@ struct tpm2_public {
 };
 /* Parse n bytes of TPMT_PUBLIC (Part 2 §12.2.4), RSA and ECC only; every
  * byte must be used. -LLMK_EFORMAT / -LLMK_ENOTSUP with the field in err. */
-int tpm2_public_parse(const uint8_t *p, size_t n, struct tpm2_public *out, char *err, size_t errn);
+int tpm2_public_parse(const uint8_t *p, size_t n, struct tpm2_pub *out, char *err, size_t errn);
 
 /* The fixed templates this project creates keys from (TPMT_PUBLIC). */
 enum tpm2_key {

@@ -73,7 +73,7 @@ int tpm2_template(enum tpm2_key key, uint8_t *out, size_t cap)
 }
 
 /* Part 2 §11.1.9 TPMT_SYM_DEF_OBJECT */
-static void r_sym(struct rd *r, struct tpm2_public *o)
+static void r_sym(struct rd *r, struct tpm2_pub *o)
 {
 	r->field = "symmetric";
 	o->sym_alg = r_u16(r);
@@ -85,7 +85,7 @@ static void r_sym(struct rd *r, struct tpm2_public *o)
 
 /* Part 2 §11.2.3.2 / §11.2.5.6 schemes: a hash follows every scheme but
  * NULL and RSAES (empty details); ECDAA adds a count. */
-static void r_scheme(struct rd *r, struct tpm2_public *o)
+static void r_scheme(struct rd *r, struct tpm2_pub *o)
 {
 	r->field = "scheme";
 	o->scheme = r_u16(r);
@@ -97,7 +97,7 @@ static void r_scheme(struct rd *r, struct tpm2_public *o)
 	}
 }
 
-int tpm2_public_parse(const uint8_t *p, size_t n, struct tpm2_public *o, char *err, size_t errn)
+int tpm2_public_parse(const uint8_t *p, size_t n, struct tpm2_pub *o, char *err, size_t errn)
 {
 	struct rd r = {p, n, 0, "type", NULL};
 

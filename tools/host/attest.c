@@ -7,8 +7,9 @@
  *
  * The host process plays the guest: when it first opens the vTPM it resets
  * PCR 23 (as a reboot would), so that PCR replays from the event log this
- * process keeps. Its evidence is labelled simulated: no firmware measured
- * anything into PCRs 0-7 and there is no firmware event log.
+ * process keeps. It is labelled simulated (the shell then adds a SIMULATED
+ * record): no firmware measured anything into PCRs 0-7 and there is no
+ * firmware event log.
  */
 #define _GNU_SOURCE
 #include "host.h"
@@ -24,7 +25,6 @@
 #include <unistd.h>
 
 #define VTPM_TIMEOUT_MS 120000 /* an RSA 2048 CreatePrimary is the slowest command */
-#define SIMULATED_WHAT "swtpm over a unix socket (host build: no measured boot, no firmware log)"
 
 static struct {
 	bool tried, present;
@@ -133,7 +133,8 @@ static bool vtpm_open(void)
 		ha.fd = -1;
 		return false;
 	}
-	plat_snprintf(ha.why, sizeof ha.why, "swtpm at '%s': %s", path, ha.a.vendor);
+	plat_snprintf(ha.why, sizeof ha.why, "host build, swtpm at '%s' (no measured boot): %s",
+		      path, ha.a.vendor);
 	ha.present = true;
 	return true;
 }
@@ -208,19 +209,11 @@ int plat_attest_evidence(int kind, const uint8_t report_data[64], uint8_t *buf, 
 	case PLAT_ATTEST_NONE:
 		return 0;
 	case PLAT_ATTEST_VTPM:
-		if (*len > cap || cap - *len < ATTEST_REC_HDR + sizeof SIMULATED_WHAT - 1)
-			return -LLMK_ERANGE;
-		size_t at = *len;
-		attest_rec_put(buf, cap, &at, ATTEST_REC_SIMULATED, SIMULATED_WHAT,
-			       sizeof SIMULATED_WHAT - 1);
 		e = tpm2_attest_evidence(&ha.a, report_data, NULL, 0, ha.klog, ha.klog_len, buf, cap,
-					 &at);
-		if (e) {
+					 len);
+		if (e)
 			plat_snprintf(ha.err, sizeof ha.err, "vtpm: %s", ha.a.tpm.err);
-			return e;
-		}
-		*len = at;
-		return 0;
+		return e;
 	}
 	return -LLMK_ENOTSUP;
 }

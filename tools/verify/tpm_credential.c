@@ -106,7 +106,7 @@ static void cfb_encrypt(const uint8_t key[16], uint8_t *p, size_t n)
 
 /* The seed and the encrypted secret for an RSA 2048 EK: OAEP(SHA-256,
  * label "IDENTITY\0") of 32 random bytes (Part 1 §B.10.3). */
-static int seed_rsa(const struct tpm2_public *ek, const uint8_t rnd[64], uint8_t seed[32],
+static int seed_rsa(const struct tpm2_pub *ek, const uint8_t rnd[64], uint8_t seed[32],
 		    uint8_t *sec, size_t cap, size_t *slen, char *err, size_t errn)
 {
 	static const uint8_t e65537[3] = {1, 0, 1};
@@ -134,7 +134,7 @@ static int seed_rsa(const struct tpm2_public *ek, const uint8_t rnd[64], uint8_t
 /* For an ECC P-256 EK: an ephemeral key pair from rnd, Z = x(d_e * Q_EK),
  * seed = KDFe(Z, "IDENTITY", Q_e.x, Q_EK.x); the secret sent is Q_e as a
  * TPMS_ECC_POINT (Part 1 §C.6.4). */
-static int seed_ecc(const struct tpm2_public *ek, const uint8_t rnd[64], uint8_t seed[32],
+static int seed_ecc(const struct tpm2_pub *ek, const uint8_t rnd[64], uint8_t seed[32],
 		    uint8_t *sec, size_t cap, size_t *slen, char *err, size_t errn)
 {
 	const br_ec_impl *ec = br_ec_get_default();
@@ -179,7 +179,7 @@ int tpm_credential_make(const uint8_t *ek_pub, size_t ek_len, const uint8_t *nam
 			size_t name_len, const uint8_t *secret, size_t secret_len,
 			const uint8_t rnd[64], uint8_t *out, size_t cap, char *err, size_t errn)
 {
-	struct tpm2_public ek;
+	struct tpm2_pub ek;
 	uint8_t seed[32], sym[16], hkey[32], ident[2 + 32], enc_sec[512];
 	size_t slen = 0;
 	int e;
