@@ -17,9 +17,14 @@ as -device tpm-crb) with the reference model on disk 0:
 - bad inputs (nonce hex, provider, wrapped keys) get one error line each and
   the kernel keeps serving.
 
-When build/host/verifier exists (the verifier branch), its `vtpm` check runs
-on the same evidence too, and a wrong nonce is refused. Python standard
-library only. Ends with "N passed, N failed, N skipped".
+When build/host/verifier exists (the verifier branch), the same boot also
+has the model sealed with a new key on disk 1, and: PCR 4 equals `verifier
+measure pcr4` of the image, `verifier vtpm` accepts the evidence (and
+tpm2_checkquote its export) and refuses a wrong nonce, a tampered quote and
+another image's PCR 4; `verifier wrap` releases the key, `unseal --wrapped`
+takes it once, the sealed model's greedy ids equal the plain one's, and a
+key wrapped for an earlier key pair is refused. Python standard library
+only. Ends with "N passed, N failed, N skipped".
 """
 import argparse
 import base64
@@ -73,6 +78,19 @@ def records(bundle):
 def evidence_of(out):
     m = re.search(r"^evidence: (\S+)$", out, re.M)
     return records(base64.b64decode(m.group(1), validate=True)) if m else None
+
+
+def evidence_file(out, path, tamper_quote=False):
+    """The guest's evidence line in a file, as `verifier --evidence` reads it."""
+    line = re.search(r"^evidence: (\S+)$", out, re.M).group(0)
+    if tamper_quote:
+        b = bytearray(base64.b64decode(line[10:]))
+        q = b.find(b"\xff\x54\x43\x47\x80\x18")  # TPMS_ATTEST of the quote
+        b[q + 40] ^= 1
+        line = "evidence: " + base64.b64encode(bytes(b)).decode()
+    with open(path, "w") as f:
+        f.write(line + "\n")
+    return path
 
 
 def report_data(r):
@@ -266,19 +284,104 @@ def credential(r, workdir, name_override=None, secret=b"the verifier's secret"):
         return base64.b64encode(f.read()).decode(), ""
 
 
-def verifier_steps(vm, r, nonce, workdir, verifier):
-    """The verifier branch's host checks on this evidence (when built)."""
-    ev = os.path.join(workdir, "evidence.txt")
-    with open(ev, "w") as f:
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def refused(p):
+    return p.returncode != 0 and re.search(r"^error: ", p.stdout + p.stderr, re.M) is not None
+
+
+def end_to_end(vm, args, r_old, plain_ids):
+    """With the verifier (build/host/verifier): PCR 4 against the image, the
+    verifier's checks and export, a model key wrapped to the evidence and
+    released in the guest, and the refusals the issue lists."""
+    v, w = args.verifier, args.workdir
+    efi = os.path.join(os.path.dirname(args.esp), "llmk.efi")  # the image on the ESP
+    p = run([v, "measure", "pcr4", efi])
+    m = re.search(r"^pcr4: ([0-9a-f]{64})$", p.stdout, re.M)
+    check("verifier measure pcr4 of the image", m is not None, p.stdout + p.stderr)
+    if not m:
+        return
+    pcr4 = m.group(1)
+    nonce = os.urandom(16).hex()
+    out = vm.command(f"attest --nonce {nonce}", 300)
+    r = evidence_of(out)
+    check("PCR 4 in the guest is the one the verifier computes offline",
+          r is not None and r[0x0105][4 * 32:5 * 32].hex() == pcr4, pcr4)
+    ev = evidence_file(out, os.path.join(w, "evidence.txt"))
+    ca = os.path.join(w, "tpm", "ek-ca.pem")
+    exp = os.path.join(w, "export")
+    p = run([v, "vtpm", "--evidence", ev, "--nonce", nonce, "--expect-pcr4", pcr4,
+             "--ek-ca", ca, "--export", exp])
+    check("verifier vtpm accepts the guest's evidence (quote, logs, PCR 4, EK chain)",
+          p.returncode == 0, p.stdout[-800:] + p.stderr[-400:])
+    if p.returncode == 0 and shutil.which("tpm2_checkquote"):
+        with open(os.path.join(exp, "pcrs.bin"), "rb") as f:
+            vals = f.read()
+        with open(os.path.join(exp, "pcrs.ser"), "wb") as f:
+            f.write(pcrs_serialized(vals))
+        q = run(["tpm2_checkquote", "-u", os.path.join(exp, "ak.pem"), "-m",
+                 os.path.join(exp, "quote.msg"), "-s", os.path.join(exp, "quote.sig"), "-f",
+                 os.path.join(exp, "pcrs.ser"), "-g", "sha256", "-q",
+                 os.path.join(exp, "qualification.bin"), "-e", os.path.join(exp, "eventlog.bin")])
+        check("tpm2_checkquote accepts the verifier's export", q.returncode == 0,
+              q.stdout[-400:] + q.stderr[-400:])
+    check("verifier vtpm refuses a wrong nonce",
+          refused(run([v, "vtpm", "--evidence", ev, "--nonce", "00" + nonce])))
+    check("verifier vtpm refuses a tampered quote",
+          refused(run([v, "vtpm", "--evidence", evidence_file(out, os.path.join(
+              w, "tampered.txt"), tamper_quote=True), "--nonce", nonce])))
+    check("verifier vtpm refuses the PCR 4 of another image",
+          refused(run([v, "vtpm", "--evidence", ev, "--nonce", nonce, "--expect-pcr4",
+                       "11" * 32])))
+    with open(args.model, "rb") as f:
+        md = hashlib.sha256(f.read()).hexdigest()
+    p = run([v, "wrap", "--evidence", ev, "--nonce", nonce, "--expect-pcr4", pcr4,
+             "--key-file", args.key, "--expect-model", md, "--ek-ca", ca])
+    m = re.search(r"^wrapped: (\S+)$", p.stdout, re.M)
+    check("verifier wrap releases the model key to the evidence", m is not None,
+          p.stdout[-400:] + p.stderr[-400:])
+    if not m:
+        return
+    wrapped = m.group(1)
+    out = vm.command(f"unseal --wrapped {wrapped}", 120)
+    if "no key-wrap module" in out:
+        skip("unseal --wrapped in the guest", "this build has no shell/keywrap.c (the "
+             "verifier branch)")
+        return
+    check("unseal --wrapped takes it, released against attestation",
+          "released against attestation (vtpm)" in out and "error" not in out, out)
+    out = vm.command(f"unseal --wrapped {wrapped}", 120)
+    check("the same wrapped key is refused the second time", one_error(out), out)
+    out = vm.command("version", 60)
+    check("version says the key was released against attestation",
+          "model key released against attestation (vtpm)" in out, out)
+    out = vm.command("load 1", 120)
+    check("load 1 (the sealed model) with the released key", "loaded disk 1" in out, out)
+    out = vm.command(INFER, 300)
+    check("the sealed model's greedy ids equal the plain model's",
+          plain_ids and ids(out) == plain_ids, f"{ids(out)}\n{plain_ids}")
+    # a key wrapped to evidence of an earlier key pair (as another boot's)
+    ev_old = os.path.join(w, "evidence-old.txt")
+    with open(ev_old, "w") as f:
         f.write("evidence: " + base64.b64encode(b"LLMKEV01" + b"".join(
-            struct.pack("<HHI", t, 0, len(v)) + v for t, v in r.items())).decode() + "\n")
-    p = subprocess.run([verifier, "vtpm", "--evidence", ev, "--nonce", nonce],
-                       capture_output=True, text=True)
-    check("verifier vtpm accepts the guest's evidence", p.returncode == 0,
-          p.stdout[-600:] + p.stderr[-600:])
-    p = subprocess.run([verifier, "vtpm", "--evidence", ev, "--nonce", "ffff" + nonce],
-                       capture_output=True, text=True)
-    check("verifier vtpm refuses it for another nonce", p.returncode != 0, p.stdout[-300:])
+            struct.pack("<HHI", t, 0, len(x)) + x for t, x in r_old.items())).decode() + "\n")
+    p = run([v, "wrap", "--evidence", ev_old, "--nonce", r_old[0x0003].hex(), "--expect-pcr4",
+             pcr4, "--key-file", args.key, "--ek-ca", ca])
+    m = re.search(r"^wrapped: (\S+)$", p.stdout, re.M)
+    if m:
+        out = vm.command(f"unseal --wrapped {m.group(1)}", 120)
+        check("a key wrapped for an earlier key pair is refused", one_error(out), out)
+    else:
+        check("verifier wrap on the earlier evidence", False, p.stdout + p.stderr)
+
+
+INFER = 'infer "Once upon a time" -n 30 --temp 0 --ids'
+
+
+def ids(out):
+    return [ln for ln in out.splitlines() if ln.startswith("ids:")]
 
 
 def main():
@@ -288,6 +391,7 @@ def main():
     ap.add_argument("--esp", required=True)
     ap.add_argument("--workdir", default="build/qemu-attest")
     ap.add_argument("--verifier", default="build/host/verifier")
+    ap.add_argument("--seal", default="build/host/seal")
     args = ap.parse_args()
     model = os.path.join(os.environ.get("LLMK_TESTDATA", "../shared/testdata"),
                          "stories260K", "stories260K.gguf")
@@ -306,7 +410,16 @@ def main():
     shutil.rmtree(args.workdir, ignore_errors=True)
     os.makedirs(args.workdir)
     tpm = os.path.join(args.workdir, "tpm")   # a TPM manufactured for this run
-    vm = Llmk(args.arch, args.esp, [model], mem="512M", tpm=tpm)
+    args.model, disks = model, [model]
+    verifier = os.path.exists(args.verifier) and os.path.exists(args.seal)
+    if verifier:   # disk 1: the same model sealed with a new key, for the key release
+        args.key = os.path.join(args.workdir, "model.key")
+        sealed = os.path.join(args.workdir, "model.sealed")
+        subprocess.run([args.seal, "keygen", args.key], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([args.seal, "seal", "--key-file", args.key, model, sealed], check=True,
+                       stdout=subprocess.DEVNULL)
+        disks.append(sealed)
+    vm = Llmk(args.arch, args.esp, disks, mem="512M", tpm=tpm)
     try:
         boot = vm.boot(240).decode("utf-8", "replace")
         check("boot finds the vTPM on CRB and copies the firmware's event log",
@@ -346,10 +459,11 @@ def main():
                       one_error(out) and "TPM_RC_INTEGRITY" in out, out)
             else:
                 skip("credential activation", "tpm2_makecredential not installed (tpm2-tools)")
-            if os.path.exists(args.verifier):
-                verifier_steps(vm, r2, nonce2, args.workdir, args.verifier)
+            if verifier:
+                plain_ids = ids(vm.command(INFER, 300))
+                end_to_end(vm, args, r, plain_ids)
             else:
-                skip("verifier vtpm on the guest's evidence",
+                skip("the verifier's checks, key release and unseal --wrapped",
                      f"{args.verifier} not built (the verifier branch)")
 
         for bad in ("attest --nonce xyz", "attest --nonce 123", "attest --provider nope",
