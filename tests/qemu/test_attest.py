@@ -15,7 +15,9 @@ as -device tpm-crb) with the reference model on disk 0:
 - a credential tpm2_makecredential made for the evidence's EK and AK opens
   in the guest (`attest --activate`), one made for another key does not;
 - bad inputs (nonce hex, provider, wrapped keys) get one error line each and
-  the kernel keeps serving.
+  the kernel keeps serving;
+- a second boot without a TPM attests with provider none, says so, and says
+  why each other provider is absent.
 
 When build/host/verifier exists (the verifier branch), the same boot also
 has the model sealed with a new key on disk 1, and: PCR 4 equals `verifier
@@ -477,6 +479,27 @@ def main():
         check("info still shows the model", "model" in out and "error" not in out, out)
     except TimeoutError as e:
         check("QEMU answered in time", False, e)
+    finally:
+        vm.close()
+
+    # the same image without a TPM: provider none, and why the others are absent
+    vm = Llmk(args.arch, args.esp, [model], mem="512M")
+    try:
+        boot = vm.boot(240).decode("utf-8", "replace")
+        check("without a TPM the boot says there is no vtpm and why",
+              "attest: no vtpm (no TPM2 ACPI table" in boot, boot[-600:])
+        out = vm.command("attest --nonce 01", 120)
+        r = evidence_of(out)
+        check("attest without a TPM: provider none, labelled not evidence, absent ones listed",
+              r is not None and r.get(0x0001) == b"none" and 0x0101 not in r and
+              "NOT HARDWARE EVIDENCE" in out and
+              re.search(r"^  vtpm +absent: no TPM2 ACPI table", out, re.M) is not None and
+              re.search(r"^  snp +absent: ", out, re.M) is not None, out[-800:])
+        out = vm.command("attest --provider vtpm", 120)
+        check("attest --provider vtpm without a TPM: one error line saying why",
+              one_error(out) and "no TPM2 ACPI table" in out, out)
+    except TimeoutError as e:
+        check("QEMU without a TPM answered in time", False, e)
     finally:
         vm.close()
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
