@@ -12,6 +12,8 @@
 #                                  DIR/swtpm.sock (LLMK_VTPM), control socket
 #                                  DIR/swtpm.sock.ctrl (tpm2-tools' swtpm TCTI),
 #                                  already started (startup-clear)
+#   tools/tpm.sh run DIR host      the host one in the foreground (exec: the caller owns
+#                                  the process, e.g. a test that must not leave it behind)
 #   tools/tpm.sh stop DIR          end the swtpm this script started in DIR (its pid file)
 #
 # Everything lives in DIR: swtpm_setup gets its own configuration files
@@ -21,7 +23,7 @@ set -eu
 
 cmd=${1:-}
 dir=${2:-}
-[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: tools/tpm.sh setup|start|stop DIR [qemu|host]" >&2; exit 2; }
+[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: tools/tpm.sh setup|start|run|stop DIR [qemu|host]" >&2; exit 2; }
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
@@ -106,9 +108,19 @@ start() {
 	exit 1
 }
 
+run() {
+	setup
+	rm -f "$dir/swtpm.sock" "$dir/swtpm.sock.ctrl"
+	exec swtpm socket --tpm2 --tpmstate dir="$dir/state" \
+		--server type=unixio,path="$dir/swtpm.sock" \
+		--ctrl type=unixio,path="$dir/swtpm.sock.ctrl" \
+		--flags not-need-init,startup-clear --log file="$dir/swtpm.log"
+}
+
 case $cmd in
 setup) setup ;;
 start) start "${3:-}" ;;
+run) run ;;
 stop) stop ;;
-*) echo "usage: tools/tpm.sh setup|start|stop DIR [qemu|host]" >&2; exit 2 ;;
+*) echo "usage: tools/tpm.sh setup|start|run|stop DIR [qemu|host]" >&2; exit 2 ;;
 esac
