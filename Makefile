@@ -30,9 +30,12 @@ HOST_LDLIBS := -lbearssl -lpthread -lm
 ENGINE_SRC := $(sort $(wildcard llm/*.c llm/kernels/scalar/*.c shell/*.c)) kernel/fmt.c
 SIMD_SRC_x86_64 := $(sort $(wildcard llm/kernels/avx2/*.c llm/kernels/avx512/*.c))
 SIMD_SRC_aarch64 := $(sort $(wildcard llm/kernels/neon/*.c))
-# Portable drivers (platform.h and BearSSL only) the host build runs too.
-HOST_DRIVER_SRC := drivers/snp_guest_msg.c
-HOST_PLAT_SRC := $(sort $(filter-out tools/host/main.c,$(wildcard tools/host/*.c))) $(HOST_DRIVER_SRC)
+HOST_PLAT_SRC := $(sort $(filter-out tools/host/main.c,$(wildcard tools/host/*.c)))
+# Portable drivers (platform.h and BearSSL only) the host build runs too: the
+# TPM 2.0 command layer under tools/host/attest.c, the SNP guest messages
+# under the SNP simulator's provider.
+HOST_DRIVER_SRC := drivers/tpm2.c drivers/tpm2_rc.c drivers/tpm2_public.c drivers/tpm2_attest.c \
+	drivers/tcg_log.c drivers/snp_guest_msg.c
 TOOL_SRC := $(sort $(wildcard tools/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))
 
@@ -46,7 +49,7 @@ simd_flags = $(SIMD_FLAGS_$(word 3,$(subst /, ,$(1))))
 # $(call host_flavor,NAME,EXTRA_CFLAGS,EXTRA_LDFLAGS): objects under $(B)/NAME/obj.
 define host_flavor
 $(1)_ENGINE_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(ENGINE_SRC) $(SIMD_SRC_$(HOST_ARCH)))
-$(1)_PLAT_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(HOST_PLAT_SRC))
+$(1)_PLAT_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(HOST_PLAT_SRC) $(HOST_DRIVER_SRC))
 $(1)_TEST_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(TEST_SRC))
 $(1)_CFLAGS := $(HOST_CFLAGS) $(2)
 $(1)_LDFLAGS := $(3)

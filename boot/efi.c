@@ -104,6 +104,11 @@ static void find_tcg2_log(void)
 	bi.tcg2_log = loc;
 	bi.tcg2_log_last = last;
 	bi.tcg2_truncated = trunc;
+	/* §6.6.2: events logged from the first GetEventLog on also go to the
+	 * final events table (version u64, NumberOfEvents u64, events); the
+	 * kernel takes those after the ones counted here. */
+	if (bi.tcg2_final)
+		bi.tcg2_final_skip = ((const volatile uint64_t *)(uintptr_t)bi.tcg2_final)[1];
 }
 
 /* Load options of our image (UEFI 2.10 §9.1 EFI_LOADED_IMAGE_PROTOCOL) as the

@@ -364,6 +364,20 @@ int acpi_spcr(struct acpi_uart *out)
 	return 0;
 }
 
+/* TCG ACPI Specification 1.3 §8.3 TPM2: platform class u16 at 36, reserved
+ * u16, address of the CRB control area u64 at 40, start method u32 at 48,
+ * start-method parameters from 52 (LAML/LASA may follow). */
+int acpi_tpm2(struct acpi_tpm2 *out)
+{
+	const uint8_t *t = acpi_table("TPM2", 0);
+
+	if (!t || ((const struct sdt_header *)t)->length < 52)
+		return -LLMK_ENOENT;
+	out->control_area = rd64(t + 40);
+	out->start_method = rd32(t + 48);
+	return 0;
+}
+
 /*
  * ACPI 6.5 §7.4.2 / §16.1.7: enter S5 by writing SLP_TYPa|SLP_EN to PM1a_CNT
  * (and SLP_TYPb to PM1b_CNT). The values come from the DSDT's \_S5 package;

@@ -1,7 +1,7 @@
 /*
  * drivers/acpi.h — the ACPI tables the kernel reads (ACPI 6.5): XSDT/RSDT,
  * FADT (PM timer, S5 poweroff, reset), MCFG (PCI ECAM), MADT (CPU count),
- * SPCR (console UART), DSDT (only the \_S5 package).
+ * SPCR (console UART), DSDT (only the \_S5 package), TPM2 (the TPM's interface).
  */
 #ifndef LLMK_ACPI_H
 #define LLMK_ACPI_H
@@ -41,6 +41,14 @@ int acpi_cpu_count(void);                       /* enabled CPUs in the MADT, >= 
  * the count (may exceed max; only max are stored), 0 without a MADT. */
 int acpi_cpu_ids(uint64_t *ids, int max);
 int acpi_spcr(struct acpi_uart *out);           /* -LLMK_ENOENT without SPCR */
+
+/* TCG ACPI Specification 1.3 §8.3: the TPM2 table. */
+enum { ACPI_TPM2_START_CRB = 7 };
+struct acpi_tpm2 {
+	uint64_t control_area; /* CRB: the control area's address (locality 0 base + 0x40) */
+	uint32_t start_method; /* 7 = CRB; others (ACPI start, TIS, ARM SMC) are not driven */
+};
+int acpi_tpm2(struct acpi_tpm2 *out);           /* -LLMK_ENOENT without TPM2 */
 
 int acpi_poweroff(void); /* returns only on failure */
 void acpi_reset(void);   /* returns if there is no usable reset register */

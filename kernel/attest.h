@@ -74,6 +74,18 @@ int plat_attest_evidence(int kind, const uint8_t report_data[64], uint8_t *buf, 
 int plat_attest_extend(const char *what, const uint8_t digest[32]);
 #define PLAT_ATTEST_PCR 23
 
+/*
+ * Credential activation (TPM 2.0 Part 1 §24; vtpm only): the TPM opens a
+ * credential a verifier made for the EK and the AK that signs the quotes,
+ * which it can only do if both live in this TPM. cred is the file
+ * tpm2_makecredential writes (docs/attestation.md); the protected secret
+ * goes to out[0..*len). -LLMK_ENOTSUP for other providers, -LLMK_ENOENT if
+ * absent, -LLMK_EFORMAT for a malformed credential, -LLMK_EAUTH when the
+ * TPM refuses it (plat_attest_error() says why).
+ */
+int plat_attest_activate(int kind, const uint8_t *cred, size_t n, uint8_t *out, size_t cap,
+			 size_t *len);
+
 /* One line saying why the last failing call failed ("" if none). */
 const char *plat_attest_error(void);
 

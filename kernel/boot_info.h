@@ -52,6 +52,9 @@ struct boot_info {
 	uint64_t tcg2_log;    /* TCG2 event log (crypto-agile format), 0 if no TPM */
 	uint64_t tcg2_log_last;  /* address of the last entry */
 	uint64_t tcg2_final;  /* EFI_TCG2_FINAL_EVENTS_TABLE, 0 if none */
+	/* Its NumberOfEvents when GetEventLog was called: those events are
+	 * already in the log; the ones after (ExitBootServices') are not. */
+	uint64_t tcg2_final_skip;
 	int tcg2_truncated;
 
 	/* x86_64: one page below 1 MiB, EfiLoaderCode (ours and executable in

@@ -29,6 +29,10 @@ __attribute__((noreturn)) void smp_ap_main(int cpu);
 /* For arch_start_cpus: wait up to ns for worker cpu to join the pool. */
 bool smp_ap_wait(int cpu, uint64_t ns);
 
+/* kernel/attest.c: copy the firmware's event log, find the vTPM, say what
+ * was found (once, after the devices; plat_attest_* call it too). */
+void attest_init(void);
+
 /* kernel/console.c */
 void console_puts(const char *s);
 

@@ -68,6 +68,7 @@ static void kernel_start(void *arg)
 		plat_printf("pci: %s; no disks\n", plat_strerror(n));
 	else
 		virtio_blk_init();
+	attest_init();
 #ifdef LLMK_HAVE_SHELL
 	shell_main();
 #else

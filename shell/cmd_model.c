@@ -6,6 +6,7 @@
 #include "cmd_model.h"
 #include "cmd_stream.h"
 #include "cmd_seal.h"
+#include "cmd_attest.h"
 
 struct engine *shell_engine(struct shell *sh)
 {
@@ -71,6 +72,11 @@ static int cmd_load(struct shell *sh, int argc, char **argv)
 	e->cfg.weights = weights;
 	if ((r = engine_load(e, disk, vocab_only, err, sizeof err)))
 		return shell_err(sh, r, "load: disk %d: %s", disk, err);
+	/* the model's digest into the attestation service's measurements */
+	if (!vocab_only && (r = shell_attest_measure_model(sh))) {
+		engine_unload(e);
+		return r;
+	}
 	plat_printf("loaded disk %d: %s%s%s, %u tokens vocabulary%s", disk,
 		    e->model.hp.name[0] ? e->model.hp.name : "(unnamed)",
 		    vocab_only ? "" : ", ", vocab_only ? "" : e->model.hp.arch_name,

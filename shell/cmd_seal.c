@@ -4,9 +4,13 @@
  *
  * The key lives in sh->seal (allocated on first use) and is zeroized when
  * replaced or forgotten. Keys typed at the console or read from a file are
- * development keys: whoever reports the key calls them insecure.
+ * development keys: whoever reports the key calls them insecure. A key
+ * released against attestation (`unseal --wrapped`) is the only other way
+ * in, and says so.
  */
 #include "cmd_seal.h"
+#include "cmd_attest.h"
+#include "evidence.h"
 
 #define KEY_FILE_MAX 256 /* 64 hex digits plus generous whitespace */
 
@@ -55,6 +59,36 @@ static int set_key(struct shell *sh, const char *text, size_t n, const char *fro
 	plat_snprintf(s->note, sizeof s->note, "insecure development key, key id %s, from %s",
 		      seal_hex(s->key_id, sizeof s->key_id, id), s->from);
 	seal_keysrc_raw(&s->src, s->key, s->from, true);
+	return 0;
+}
+
+/* `unseal --wrapped BASE64`: a key released against attestation
+ * (docs/attestation.md, "Key release"; shell/cmd_attest.h checks the blob
+ * was made for this boot's evidence). Not a development key. */
+static int key_from_wrapped(struct shell *sh, const char *b64)
+{
+	struct seal_shell *s = seal_state(sh);
+	uint8_t blob[256], key[SEAL_KEY_SIZE];
+	char how[32], err[240], id[2 * SEAL_KEY_ID_SIZE + 1];
+
+	if (!s)
+		return shell_err(sh, -LLMK_ENOMEM, "unseal: no memory for the key state");
+	long n = evidence_b64_decode(b64, strlen(b64), blob, sizeof blob);
+	if (n < 0)
+		return shell_err(sh, -LLMK_EINVAL, "unseal --wrapped: not base64 of a key-wrap blob "
+				 "(RFC 4648, padded)");
+	int e = shell_attest_unwrap(sh, blob, (size_t)n, key, how, sizeof how, err, sizeof err);
+	if (e)
+		return shell_err(sh, e, "unseal --wrapped: %s", err);
+	forget_key(s);
+	memcpy(s->key, key, sizeof key);
+	seal_zeroize(key, sizeof key);
+	seal_key_id(s->key, s->key_id);
+	s->have_key = true;
+	plat_snprintf(s->from, sizeof s->from, "`unseal --wrapped` (%s)", how);
+	plat_snprintf(s->note, sizeof s->note, "released against attestation (%s), key id %s", how,
+		      seal_hex(s->key_id, sizeof s->key_id, id));
+	seal_keysrc_raw(&s->src, s->key, s->from, false);
 	return 0;
 }
 
@@ -157,17 +191,19 @@ static int cmd_unseal(struct shell *sh, int argc, char **argv)
 		return verify_disk(sh, argv[2]);
 	if ((strcmp(argv[1], "--guest") == 0 || strcmp(argv[1], "--guest-file") == 0) && argc == 3)
 		return shell_unseal_guest(sh, argv[1], argv[2]);
-	if (strcmp(argv[1], "--file") == 0 && argc == 3)
+	if (strcmp(argv[1], "--wrapped") == 0 && argc == 3)
+		e = key_from_wrapped(sh, argv[2]);
+	else if (strcmp(argv[1], "--file") == 0 && argc == 3)
 		e = key_from_file(sh, argv[2]);
 	else if (argc == 2 && argv[1][0] != '-')
 		e = set_key(sh, argv[1], strlen(argv[1]), "`unseal` at the console");
 	else
 		return shell_err(sh, -LLMK_EINVAL, "unseal: bad arguments (usage: unseal KEYHEX | "
-				 "unseal --file NAME | unseal --guest BASE64 | unseal --guest-file NAME | "
-				 "unseal --forget | unseal --verify N)");
+				 "unseal --file NAME | unseal --wrapped BASE64 | unseal --guest BASE64 | "
+				 "unseal --guest-file NAME | unseal --forget | unseal --verify N)");
 	/* The typed key must not linger in the argument buffer, nor in the line
 	 * editor's copy of the line (already split; not read again). */
-	seal_zeroize(argv[1], strlen(argv[1]));
+	seal_zeroize(argv[argc - 1], strlen(argv[argc - 1]));
 	seal_zeroize(sh->line.buf, sizeof sh->line.buf);
 	if (e)
 		return e;
@@ -176,10 +212,11 @@ static int cmd_unseal(struct shell *sh, int argc, char **argv)
 }
 
 const struct shell_cmd shell_cmds_seal[] = {
-	{"unseal", "unseal KEYHEX\nunseal --file NAME\nunseal --guest BASE64\nunseal --guest-file NAME\n"
-		   "unseal --forget\nunseal --verify N\nunseal",
-	 "set the key for sealed model disks (64 hex digits; a development key), show it, "
-	 "or check every chunk of sealed disk N",
+	{"unseal", "unseal KEYHEX\nunseal --file NAME\nunseal --wrapped BASE64\nunseal --guest BASE64\n"
+	 "unseal --guest-file NAME\nunseal --forget\nunseal --verify N\nunseal",
+	 "set the key for sealed model disks (64 hex digits: a development key; --wrapped: "
+	 "released by a verifier against this boot's attest; --guest: sealed to this SNP "
+	 "guest), show it, or check every chunk of sealed disk N",
 	 cmd_unseal},
 	{0},
 };

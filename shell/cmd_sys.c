@@ -4,6 +4,7 @@
  */
 #include "shell.h"
 #include "cmd_seal.h"
+#include "cmd_attest.h"
 
 #include <bearssl.h>
 
@@ -252,6 +253,7 @@ static int cmd_poweroff(struct shell *sh, int argc, char **argv)
 	if (shell_check_argc(sh, argc, argv, 1, 1))
 		return -LLMK_EINVAL;
 	plat_printf("powering off\n");
+	shell_attest_forget(sh); /* the ephemeral private key does not outlive the boot */
 	plat_poweroff();
 }
 
@@ -260,6 +262,7 @@ static int cmd_reboot(struct shell *sh, int argc, char **argv)
 	if (shell_check_argc(sh, argc, argv, 1, 1))
 		return -LLMK_EINVAL;
 	plat_printf("rebooting\n");
+	shell_attest_forget(sh);
 	plat_reboot();
 }
 

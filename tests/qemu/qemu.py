@@ -15,6 +15,11 @@ With stdin piped, commands are sent one line per prompt; at the end of the
 input QEMU is stopped if the commands did not power it off. With nothing on
 stdin at all, it loads disk 0, answers TEXT and powers off.
 
+`--tpm DIR` attaches a vTPM: tools/tpm.sh manufactures a swtpm in DIR once
+(EK certificates from its local CA) and starts it before each QEMU start;
+QEMU reaches it through -tpmdev emulator (x86_64: -device tpm-crb; aarch64:
+tpm-tis-device, which the kernel does not drive), and it ends with QEMU.
+
 Python standard library only.
 """
 import argparse
@@ -62,7 +67,22 @@ def first_existing(paths):
     raise FileNotFoundError("none of " + ", ".join(paths) + " (run `make deps`)")
 
 
-def qemu_command(arch, esp, disks, mem="2G", smp=2, workdir=None, interactive=False, extra=()):
+TPM_SH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "tpm.sh")
+TPM_DEVICE = {"x86_64": "tpm-crb", "aarch64": "tpm-tis-device"}
+
+
+def start_tpm(tpm_dir):
+    """swtpm for one QEMU run (tools/tpm.sh); returns its control socket."""
+    subprocess.run([TPM_SH, "start", tpm_dir, "qemu"], check=True)
+    return os.path.join(os.path.abspath(tpm_dir), "ctrl.sock")
+
+
+def stop_tpm(tpm_dir):
+    subprocess.run([TPM_SH, "stop", tpm_dir], check=False)
+
+
+def qemu_command(arch, esp, disks, mem="2G", smp=2, workdir=None, interactive=False, extra=(),
+                 tpm_sock=None):
     fw = FIRMWARE[arch]
     code = first_existing(fw["code"])
     vars_copy = os.path.join(workdir, "vars.fd")
@@ -78,6 +98,10 @@ def qemu_command(arch, esp, disks, mem="2G", smp=2, workdir=None, interactive=Fa
         serial = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(d))[:20]
         cmd += ["-drive", f"file={d},format=raw,if=none,id=disk{i},readonly=on",
                 "-device", f"virtio-blk-pci,drive=disk{i},serial={serial}"]
+    if tpm_sock:
+        cmd += ["-chardev", f"socket,id=chrtpm,path={tpm_sock}",
+                "-tpmdev", "emulator,id=tpm0,chardev=chrtpm",
+                "-device", f"{TPM_DEVICE[arch]},tpmdev=tpm0"]
     return cmd + list(extra)
 
 
@@ -85,8 +109,9 @@ class Llmk:
     """A running llmk: output collected by a reader thread, commands sent on
     stdin. Every wait has a deadline."""
 
-    def __init__(self, arch, esp, disks=(), mem="2G", smp=2, echo=None, extra=()):
+    def __init__(self, arch, esp, disks=(), mem="2G", smp=2, echo=None, extra=(), tpm=None):
         self.workdir = tempfile.mkdtemp(prefix="llmk-qemu-")
+        self.tpm = tpm
         self.qemu_args = (arch, esp, list(disks), mem, smp, extra)
         self.cond = threading.Condition()
         self.echo = echo
@@ -95,7 +120,9 @@ class Llmk:
 
     def _start(self):
         arch, esp, disks, mem, smp, extra = self.qemu_args
-        self.cmd = qemu_command(arch, esp, disks, mem, smp, self.workdir, extra=extra)
+        sock = start_tpm(self.tpm) if self.tpm else None
+        self.cmd = qemu_command(arch, esp, disks, mem, smp, self.workdir, extra=extra,
+                                tpm_sock=sock)
         self.out = bytearray()
         self.eof = False
         self.mark = 0
@@ -195,6 +222,8 @@ class Llmk:
             self.proc.kill()
             self.proc.wait()
         self.reader.join(5)
+        if self.tpm:
+            stop_tpm(self.tpm)
 
     def close(self):
         self._stop()
@@ -257,7 +286,7 @@ def run(args):
     if sys.stdin.isatty():
         print("llmk: QEMU with serial on this terminal; Ctrl-A x quits", file=sys.stderr)
     vm = Llmk(args.arch, args.esp, args.disks, args.mem, args.smp, echo=sys.stdout.buffer,
-              extra=shlex.split(args.qemu_args))
+              extra=shlex.split(args.qemu_args), tpm=args.tpm)
     try:
         vm.boot(args.boot_timeout)
         if sys.stdin.isatty():
@@ -298,6 +327,8 @@ def main():
     ap.add_argument("--mem", default="2G")
     ap.add_argument("--smp", type=int, default=2)
     ap.add_argument("--qemu-args", default="", help="more QEMU arguments (one shell-quoted string)")
+    ap.add_argument("--tpm", default=None, metavar="DIR",
+                    help="attach a swtpm vTPM whose state lives in DIR (tools/tpm.sh)")
     ap.add_argument("--boot-timeout", type=float, default=300)
     ap.add_argument("--command-timeout", type=float, default=3600)
     sub = ap.add_subparsers(dest="what", required=True)

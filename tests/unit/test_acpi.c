@@ -186,3 +186,31 @@ TEST(acpi_rejects_bad_checksums)
 	CHECK(acpi_table("MCFG", 0) == NULL);
 	CHECK(acpi_table("APIC", 0) != NULL);
 }
+
+/* TCG ACPI Specification §8.3: QEMU's TPM2 table for tpm-crb (control area
+ * 0xfed40040, start method 7), then one too short to hold those fields. */
+TEST(acpi_tpm2_gives_the_crb_control_area_and_start_method)
+{
+	static struct tables t;
+	static uint8_t tpm2[76], short_tpm2[48];
+	struct acpi_tpm2 out = {0};
+
+	build(&t, s5_bytes, sizeof s5_bytes);
+	CHECK_EQ_INT(acpi_init((uintptr_t)t.rsdp), 0);
+	CHECK_EQ_INT(acpi_tpm2(&out), -LLMK_ENOENT);
+	uint64_t ctrl = 0xfed40040;
+	uint32_t start = 7;
+	memcpy(tpm2 + 40, &ctrl, 8);
+	memcpy(tpm2 + 48, &start, 4);
+	seal(tpm2, sizeof tpm2, "TPM2");
+	acpi.tables[acpi.n++] = (const void *)tpm2;
+	CHECK_EQ_INT(acpi_tpm2(&out), 0);
+	CHECK_EQ_INT(out.control_area, 0xfed40040);
+	CHECK_EQ_INT(out.start_method, ACPI_TPM2_START_CRB);
+
+	build(&t, s5_bytes, sizeof s5_bytes);
+	CHECK_EQ_INT(acpi_init((uintptr_t)t.rsdp), 0);
+	seal(short_tpm2, sizeof short_tpm2, "TPM2");
+	acpi.tables[acpi.n++] = (const void *)short_tpm2;
+	CHECK_EQ_INT(acpi_tpm2(&out), -LLMK_ENOENT);
+}

@@ -23,4 +23,14 @@ void host_set_input(const char *bytes, size_t n);
 /* Worker threads for plat_parallel (default: online CPUs; LLMK_CPUS overrides). */
 void host_set_cpus(int n);
 
+
+/* tools/host/attest.c: swtpm's server socket. Connect (the fd, or -LLMK_E*
+ * with why in err), and the tpm2_xfer_fn over it (ctx points at the fd). */
+int host_vtpm_connect(const char *path, char *err, size_t errn);
+int host_vtpm_xfer(void *ctx, const uint8_t *cmd, size_t n, uint8_t *rsp, size_t cap,
+		   size_t *rlen, char *err, size_t errn);
+/* Forget the attestation providers' state and the event log (tests that
+ * change LLMK_VTPM). */
+void host_attest_reset(void);
+
 #endif

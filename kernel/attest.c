@@ -1,0 +1,264 @@
+/*
+ * kernel/attest.c — kernel/attest.h on bare metal: provider `none`, and
+ * `vtpm`, a TPM 2.0 over CRB (drivers/tpm_crb.c) that the ACPI TPM2 table
+ * names, driven by the same command layer the host build runs
+ * (drivers/tpm2*.c). `snp` and `tdx` plug into the switches below.
+ *
+ * The firmware's TCG2 event log stays where UEFI put it (boot services
+ * data and ACPI NVS, which kernel/mem.c never hands out); attest_init()
+ * copies it once, after ExitBootServices, into memory of the kernel's own:
+ * the log up to the last entry GetEventLog reported, then the entries the
+ * final events table gained after that call (ExitBootServices' own, into
+ * PCR 5), so the copy replays every PCR the firmware extended. The
+ * kernel's measurements go to PCR 23 and to the kernel's event log (TCG
+ * PC Client TCG_PCR_EVENT2 records).
+ */
+#include "kernel.h"
+#include "attest.h"
+#include "../drivers/acpi.h"
+#include "../drivers/tcg_log.h"
+#include "../drivers/tpm2_attest.h"
+#include "../drivers/tpm_crb.h"
+
+#define KLOG_MAX (64u << 10)    /* the kernel's event log: ~130 bytes a record */
+#define FW_EVENT_MAX (64u << 10) /* one firmware event, at most (bounds a bad log) */
+#define FW_LOG_MAX (1u << 20)
+
+static struct {
+	bool inited;
+	bool vtpm;                /* present and answering */
+	char why[128];            /* vtpm: what it is, or why it is absent */
+	struct tpm2_attest a;
+	uint8_t *fw_log;          /* the firmware's log, the kernel's copy */
+	size_t fw_log_len;
+	char fw_note[96];         /* how the copy went, for the boot line */
+	uint8_t *klog;
+	size_t klog_len;
+	char err[240];
+} ka;
+
+static const char *const names[PLAT_ATTEST_KINDS] = {"none", "vtpm", "snp", "tdx"};
+
+/* ---- the firmware's event log ---- */
+static void copy_fw_log(const struct boot_info *bi)
+{
+	const uint8_t *log = (const uint8_t *)(uintptr_t)bi->tcg2_log;
+	const uint8_t *last = (const uint8_t *)(uintptr_t)bi->tcg2_log_last;
+	struct tcg_log_algs algs;
+	size_t hdr, len, end;
+	char why[120];
+
+	if (!log) {
+		plat_snprintf(ka.fw_note, sizeof ka.fw_note, "no firmware event log");
+		return;
+	}
+	if (last < log || (size_t)(last - log) > FW_LOG_MAX ||
+	    tcg_log_header(log, (size_t)(last - log) + FW_EVENT_MAX, &algs, &hdr, why, sizeof why)) {
+		plat_snprintf(ka.fw_note, sizeof ka.fw_note, "firmware event log unreadable");
+		return;
+	}
+	/* TCG EFI Protocol 2.0 §6.6.2: last is the start of the last entry (the
+	 * header itself when nothing else was logged) */
+	if (last == log)
+		end = hdr;
+	else if (tcg_log_event_len(last, FW_EVENT_MAX, &algs, &len) == 0)
+		end = (size_t)(last - log) + len;
+	else {
+		plat_snprintf(ka.fw_note, sizeof ka.fw_note, "firmware event log: last entry unreadable");
+		return;
+	}
+	/* §6.3 EFI_TCG2_FINAL_EVENTS_TABLE: Version u64, NumberOfEvents u64, events */
+	const uint8_t *fin = (const uint8_t *)(uintptr_t)bi->tcg2_final;
+	uint64_t nfin = fin ? ((const volatile uint64_t *)fin)[1] : 0, skip = bi->tcg2_final_skip;
+	const uint8_t *fe = fin ? fin + 16 : NULL, *tail = NULL;
+	size_t tail_len = 0;
+	for (uint64_t i = 0; i < nfin && fe; i++) {
+		if (tcg_log_event_len(fe, FW_EVENT_MAX, &algs, &len)) {
+			plat_snprintf(ka.fw_note, sizeof ka.fw_note, "final events table: entry %llu "
+				      "unreadable", (unsigned long long)i);
+			return;
+		}
+		if (i == skip)
+			tail = fe;
+		if (i >= skip)
+			tail_len += len;
+		fe += len;
+	}
+	if (end + tail_len > FW_LOG_MAX || !(ka.fw_log = plat_alloc(end + tail_len, 4096))) {
+		plat_snprintf(ka.fw_note, sizeof ka.fw_note, "no memory for the firmware event log");
+		return;
+	}
+	memcpy(ka.fw_log, log, end);
+	if (tail_len)
+		memcpy(ka.fw_log + end, tail, tail_len);
+	ka.fw_log_len = end + tail_len;
+	plat_snprintf(ka.fw_note, sizeof ka.fw_note, "firmware event log %zu bytes (%llu from the "
+		      "final events table)%s", ka.fw_log_len,
+		      (unsigned long long)(nfin > skip ? nfin - skip : 0),
+		      bi->tcg2_truncated ? ", TRUNCATED by the firmware" : "");
+}
+
+/* ---- the vtpm provider ---- */
+static void vtpm_init(void)
+{
+	struct acpi_tpm2 t;
+	char why[120];
+	int e;
+
+	if (acpi_tpm2(&t)) {
+		plat_snprintf(ka.why, sizeof ka.why, "no TPM2 ACPI table (QEMU: -device tpm-crb)");
+		return;
+	}
+	if (t.start_method != ACPI_TPM2_START_CRB) {
+		plat_snprintf(ka.why, sizeof ka.why, "TPM2 table start method %u (only CRB, 7, is "
+			      "driven)", t.start_method);
+		return;
+	}
+	if ((e = crb_init(t.control_area, why, sizeof why))) {
+		plat_snprintf(ka.why, sizeof ka.why, "%s", why);
+		return;
+	}
+	tpm2_init(&ka.a.tpm, crb_xfer, NULL);
+	e = tpm2_attest_probe(&ka.a);
+	if (e && ka.a.tpm.rc == TPM2_RC_INITIALIZE && !tpm2_startup(&ka.a.tpm))
+		e = tpm2_attest_probe(&ka.a); /* firmware left it unstarted */
+	if (e) {
+		plat_snprintf(ka.why, sizeof ka.why, "TPM at %#llx: %s",
+			      (unsigned long long)crb_base(), ka.a.tpm.err);
+		return;
+	}
+	plat_snprintf(ka.why, sizeof ka.why, "TPM 2.0 over CRB at %#llx: %s",
+		      (unsigned long long)crb_base(), ka.a.vendor);
+	ka.vtpm = true;
+}
+
+void attest_init(void)
+{
+	if (ka.inited)
+		return;
+	ka.inited = true;
+	ka.klog = plat_alloc(KLOG_MAX, 4096);
+	copy_fw_log(kernel_boot);
+	vtpm_init();
+	if (ka.vtpm)
+		plat_printf("attest: vtpm: %s; %s\n", ka.why, ka.fw_note);
+	else
+		plat_printf("attest: no vtpm (%s); %s\n", ka.why, ka.fw_note);
+}
+
+int plat_attest_info(int kind, struct plat_attest_info *out)
+{
+	if (kind < 0 || kind >= PLAT_ATTEST_KINDS)
+		return -LLMK_EINVAL;
+	attest_init();
+	memset(out, 0, sizeof *out);
+	out->kind = kind;
+	out->name = names[kind];
+	switch (kind) {
+	case PLAT_ATTEST_NONE:
+		out->present = true;
+		plat_snprintf(out->detail, sizeof out->detail, "no attestation device: evidence "
+			      "without a quote or report");
+		break;
+	case PLAT_ATTEST_VTPM:
+		out->present = ka.vtpm;
+		plat_snprintf(out->detail, sizeof out->detail, "%s", ka.why);
+		break;
+	case PLAT_ATTEST_SNP:
+	case PLAT_ATTEST_TDX:
+		plat_snprintf(out->detail, sizeof out->detail, "no %s driver in this build",
+			      names[kind]);
+		break;
+	}
+	return 0;
+}
+
+int plat_attest_default(void)
+{
+	static const int order[] = {PLAT_ATTEST_SNP, PLAT_ATTEST_TDX, PLAT_ATTEST_VTPM};
+	struct plat_attest_info in;
+
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+		if (plat_attest_info(order[i], &in) == 0 && in.present)
+			return order[i];
+	return PLAT_ATTEST_NONE;
+}
+
+static int absent(int kind)
+{
+	struct plat_attest_info in;
+
+	ka.err[0] = 0;
+	if (plat_attest_info(kind, &in)) {
+		plat_snprintf(ka.err, sizeof ka.err, "no provider %d", kind);
+		return -LLMK_EINVAL;
+	}
+	if (in.present)
+		return 0;
+	plat_snprintf(ka.err, sizeof ka.err, "provider %s is absent: %s", in.name, in.detail);
+	return -LLMK_ENOENT;
+}
+
+int plat_attest_evidence(int kind, const uint8_t report_data[64], uint8_t *buf, size_t cap,
+			 size_t *len)
+{
+	int e = absent(kind);
+	if (e)
+		return e;
+	switch (kind) {
+	case PLAT_ATTEST_NONE:
+		return 0;
+	case PLAT_ATTEST_VTPM:
+		e = tpm2_attest_evidence(&ka.a, report_data, ka.fw_log, ka.fw_log_len, ka.klog,
+					 ka.klog_len, buf, cap, len);
+		if (e)
+			plat_snprintf(ka.err, sizeof ka.err, "vtpm: %s", ka.a.tpm.err);
+		return e;
+	}
+	return -LLMK_ENOTSUP;
+}
+
+int plat_attest_activate(int kind, const uint8_t *cred, size_t n, uint8_t *out, size_t cap,
+			 size_t *len)
+{
+	int e = absent(kind);
+	if (e)
+		return e;
+	if (kind != PLAT_ATTEST_VTPM) {
+		plat_snprintf(ka.err, sizeof ka.err, "provider %s has no credential activation",
+			      names[kind]);
+		return -LLMK_ENOTSUP;
+	}
+	if ((e = tpm2_attest_activate(&ka.a, cred, n, out, cap, len)))
+		plat_snprintf(ka.err, sizeof ka.err, "vtpm: %s", ka.a.tpm.err);
+	return e;
+}
+
+int plat_attest_extend(const char *what, const uint8_t digest[32])
+{
+	size_t n = strlen(what) + 1;
+
+	attest_init();
+	ka.err[0] = 0;
+	/* room in the log first: a PCR extended without its record could never
+	 * be replayed */
+	if (!ka.klog || ka.klog_len + 64 + n > KLOG_MAX) {
+		plat_snprintf(ka.err, sizeof ka.err, "the kernel event log is full (%u bytes)",
+			      KLOG_MAX);
+		return -LLMK_ERANGE;
+	}
+	if (ka.vtpm) {
+		int e = tpm2_pcr_extend(&ka.a.tpm, PLAT_ATTEST_PCR, digest);
+		if (e) {
+			plat_snprintf(ka.err, sizeof ka.err, "vtpm: %s", ka.a.tpm.err);
+			return e;
+		}
+	}
+	return tcg_log_append(ka.klog, KLOG_MAX, &ka.klog_len, PLAT_ATTEST_PCR, TCG_EV_EVENT_TAG,
+			      digest, what, n);
+}
+
+const char *plat_attest_error(void)
+{
+	return ka.err;
+}

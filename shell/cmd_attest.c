@@ -1,0 +1,549 @@
+/*
+ * shell/cmd_attest.c — `attest`: evidence from the attestation service
+ * (kernel/attest.h) over report data the shell composes (shell/evidence.h,
+ * docs/attestation.md) from the client's nonce, the model digest, this
+ * boot's ephemeral X25519 public key and the build id. Also the model
+ * measurement at `load` and the unwrapping behind `unseal --wrapped`
+ * (shell/cmd_attest.h).
+ *
+ * The shell never names a provider's internals: it asks the service which
+ * providers exist, appends what the chosen one returns, and reads back the
+ * records it knows how to show.
+ */
+#include "cmd_attest.h"
+#include "cmd_model.h"
+#include "evidence.h"
+
+#include <bearssl.h>
+
+#include "../llm/seal.h"
+#include "../llm/sha256.h"
+#include "keywrap.h"
+
+#define ISSUED 8 /* report data remembered for `unseal --wrapped` */
+#define CRED_MAX 2048
+
+struct attest_shell {
+	bool have_pair;
+	uint8_t priv[32], pub[32];
+	/* report data `attest` produced with this pair, newest last */
+	struct {
+		uint8_t rd[64];
+		int kind;
+		bool simulated;
+	} issued[ISSUED];
+	int n_issued;
+	/* the loaded model's measurement */
+	bool measured;
+	int disk;
+	uint8_t digest[32];
+	char source[80];
+};
+
+static struct attest_shell *state(struct shell *sh)
+{
+	if (!sh->attest)
+		sh->attest = plat_alloc(sizeof(struct attest_shell), 64);
+	return sh->attest;
+}
+
+static void forget_pair(struct attest_shell *s)
+{
+	seal_zeroize(s->priv, sizeof s->priv);
+	seal_zeroize(s->issued, sizeof s->issued);
+	s->n_issued = 0;
+	s->have_pair = false;
+}
+
+void shell_attest_forget(struct shell *sh)
+{
+	if (sh->attest)
+		forget_pair(sh->attest);
+}
+
+/* RFC 7748 §6.1: private key 32 random bytes (X25519 clamps them), public
+ * key X25519(private, 9). */
+static int ensure_pair(struct attest_shell *s)
+{
+	const br_ec_impl *ec = br_ec_get_default();
+
+	if (s->have_pair)
+		return 0;
+	if (!(ec->supported_curves & (1u << BR_EC_curve25519)) || plat_entropy(s->priv, 32))
+		return -LLMK_EIO;
+	if (ec->mulgen(s->pub, s->priv, 32, BR_EC_curve25519) != 32) {
+		seal_zeroize(s->priv, sizeof s->priv);
+		return -LLMK_EIO;
+	}
+	s->have_pair = true;
+	return 0;
+}
+
+/* ---- model digests ---- */
+#define HASH_CHUNK (256u << 10) /* small: a streamed model's memory budget holds */
+
+/* SHA-256 of disk's bytes [0, len), read in order a chunk at a time. */
+static int hash_disk(struct shell *sh, int disk, uint64_t len, uint8_t out[32])
+{
+	struct llm_sha256 c;
+	uint8_t *buf = plat_alloc(HASH_CHUNK, 4096);
+	int e = 0;
+
+	if (!buf)
+		return -LLMK_ENOMEM;
+	llm_sha256_init(&c);
+	for (uint64_t off = 0; off < len && !e; off += HASH_CHUNK) {
+		size_t k = len - off < HASH_CHUNK ? (size_t)(len - off) : HASH_CHUNK;
+		if (shell_poll_cancel(sh))
+			e = -LLMK_ECANCEL;
+		else if (!(e = plat_disk_read(disk, off, buf, k)))
+			llm_sha256_update(&c, buf, k);
+	}
+	plat_free(buf, HASH_CHUNK);
+	if (!e)
+		llm_sha256_out(&c, out);
+	return e;
+}
+
+/* What disk holds: a sealed image (its header's plaintext digest, no key
+ * needed) or a GGUF (SHA-256 of its bytes up to the file's own extent). */
+static int disk_digest(struct shell *sh, int disk, uint8_t out[32], char *src, size_t srcn,
+		       char *err, size_t errn)
+{
+	struct plat_disk_info in;
+	struct seal_header h;
+	struct llm_mem mem;
+	struct llm_reader rd;
+	struct gguf_file g;
+	uint8_t head[512];
+	char why[200];
+	int e;
+
+	if ((e = plat_disk_info(disk, &in)))
+		return e;
+	size_t n = in.capacity < sizeof head ? (size_t)in.capacity : sizeof head;
+	if ((e = plat_disk_read(disk, 0, head, n))) {
+		plat_snprintf(err, errn, "disk %d: %s", disk, plat_strerror(e));
+		return e;
+	}
+	e = seal_header_parse(head, n, &h, why, sizeof why);
+	if (e == 0) {
+		memcpy(out, h.plain_sha256, 32);
+		plat_snprintf(src, srcn, "disk %d: sealed image header", disk);
+		return 0;
+	}
+	if (e != -LLMK_ENOENT) {
+		plat_snprintf(err, errn, "disk %d: sealed image header refused: %s", disk, why);
+		return e;
+	}
+	llm_mem_init(&mem, 0);
+	llm_reader_disk(&rd, disk);
+	if ((e = gguf_open(&g, &rd, &mem, why, sizeof why))) {
+		plat_snprintf(err, errn, "disk %d holds neither a sealed image nor a readable GGUF (%s)",
+			      disk, why);
+		return e;
+	}
+	uint64_t extent = g.extent;
+	gguf_close(&g);
+	if ((e = hash_disk(sh, disk, extent, out))) {
+		plat_snprintf(err, errn, "disk %d: reading its %llu bytes: %s", disk,
+			      (unsigned long long)extent, plat_strerror(e));
+		return e;
+	}
+	plat_snprintf(src, srcn, "disk %d: SHA-256 of the GGUF's %llu bytes", disk,
+		      (unsigned long long)extent);
+	return 0;
+}
+
+int shell_attest_measure_model(struct shell *sh)
+{
+	struct attest_shell *s = state(sh);
+	struct engine *e = sh->engine;
+	char what[96], hex[65], err[240];
+	int r;
+
+	if (!s)
+		return shell_err(sh, -LLMK_ENOMEM, "load: no memory for the attestation state");
+	s->measured = false;
+	if (e->sealed) {
+		memcpy(s->digest, e->seal.hdr.plain_sha256, 32);
+		plat_snprintf(s->source, sizeof s->source, "loaded model, disk %d: sealed image header",
+			      e->disk);
+	} else {
+		if ((r = hash_disk(sh, e->disk, e->g.extent, s->digest)))
+			return shell_err(sh, r, "load: measuring disk %d: %s", e->disk, plat_strerror(r));
+		plat_snprintf(s->source, sizeof s->source,
+			      "loaded model, disk %d: SHA-256 of the GGUF's %llu bytes", e->disk,
+			      (unsigned long long)e->g.extent);
+	}
+	plat_snprintf(what, sizeof what, "llmk model %s", seal_hex(s->digest, 32, hex));
+	if ((r = plat_attest_extend(what, s->digest))) {
+		plat_snprintf(err, sizeof err, "%s", plat_attest_error());
+		return shell_err(sh, r, "load: measuring the model: %s", err[0] ? err : plat_strerror(r));
+	}
+	s->measured = true;
+	s->disk = e->disk;
+	return 0;
+}
+
+/* The digest `attest` reports: --disk N, else the loaded model, else the
+ * first sealed disk (attest before the key is released), else zeros. */
+static int model_digest(struct shell *sh, int disk, uint8_t out[32], char *src, size_t srcn)
+{
+	struct attest_shell *s = sh->attest;
+	struct engine *e = sh->engine;
+	char err[240];
+	int r;
+
+	if (disk >= 0) {
+		if ((r = disk_digest(sh, disk, out, src, srcn, err, sizeof err)))
+			return shell_err(sh, r, "attest: --disk %d: %s", disk, err);
+		return 0;
+	}
+	if (e && e->loaded && s->measured && s->disk == e->disk) {
+		memcpy(out, s->digest, 32);
+		plat_snprintf(src, srcn, "%s", s->source);
+		return 0;
+	}
+	for (int d = 0; d < plat_disk_count(); d++) {
+		struct seal_header h;
+		struct plat_disk_info in;
+		uint8_t head[512];
+		if (plat_disk_info(d, &in) || in.capacity < sizeof head ||
+		    plat_disk_read(d, 0, head, sizeof head) ||
+		    seal_header_parse(head, sizeof head, &h, err, sizeof err))
+			continue;
+		memcpy(out, h.plain_sha256, 32);
+		plat_snprintf(src, srcn, "disk %d: sealed image header (no model loaded)", d);
+		return 0;
+	}
+	memset(out, 0, 32);
+	plat_snprintf(src, srcn, "none: no model loaded and no sealed disk (zeros)");
+	return 0;
+}
+
+/* ---- arguments ---- */
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int parse_nonce(struct shell *sh, const char *h, uint8_t *out, size_t *n)
+{
+	size_t len = strlen(h);
+	if (len < 2 || len > 2 * EVIDENCE_NONCE_MAX || len % 2)
+		return shell_err(sh, -LLMK_EINVAL, "attest: --nonce: want 2 to %u hex digits (an even "
+				 "count), got %zu", 2 * EVIDENCE_NONCE_MAX, len);
+	for (size_t i = 0; i < len; i += 2) {
+		int a = hexval(h[i]), b = hexval(h[i + 1]);
+		if (a < 0 || b < 0)
+			return shell_err(sh, -LLMK_EINVAL, "attest: --nonce: '%c' at position %zu is not "
+					 "a hex digit", a < 0 ? h[i] : h[i + 1], a < 0 ? i + 1 : i + 2);
+		out[i / 2] = (uint8_t)(a << 4 | b);
+	}
+	*n = len / 2;
+	return 0;
+}
+
+static int parse_provider(struct shell *sh, const char *name, int *kind)
+{
+	struct plat_attest_info in;
+	char known[64] = "";
+	size_t o = 0;
+
+	for (int k = 0; k < PLAT_ATTEST_KINDS; k++) {
+		if (plat_attest_info(k, &in))
+			continue;
+		if (strcmp(in.name, name) == 0) {
+			*kind = k;
+			return 0;
+		}
+		o += (size_t)plat_snprintf(known + o, sizeof known - o, "%s%s", o ? ", " : "", in.name);
+	}
+	return shell_err(sh, -LLMK_EINVAL, "attest: --provider: unknown provider '%s' (known: %s)",
+			 name, known);
+}
+
+/* ---- the summary of what the provider returned ---- */
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* TPML_PCR_SELECTION with one SHA-256 selection: its PCRs as a mask. */
+static uint32_t pcr_mask(const struct evidence_rec *sel)
+{
+	if (!sel || sel->len < 7 || be32(sel->val) != 1 || sel->val[6] > 3 ||
+	    sel->len != 7u + sel->val[6])
+		return 0;
+	uint32_t m = 0;
+	for (int i = 0; i < sel->val[6]; i++)
+		m |= (uint32_t)sel->val[7 + i] << (8 * i);
+	return m;
+}
+
+static void show_tpm(const struct evidence_rec *recs, int n)
+{
+	const struct evidence_rec *sel = evidence_find(recs, n, ATTEST_REC_TPM_PCR_SEL, NULL),
+				  *pcrs = evidence_find(recs, n, ATTEST_REC_TPM_PCRS, NULL),
+				  *ak = evidence_find(recs, n, ATTEST_REC_TPM_AK_PUB, NULL),
+				  *ek = evidence_find(recs, n, ATTEST_REC_TPM_EK_PUB, NULL),
+				  *cert = evidence_find(recs, n, ATTEST_REC_TPM_EK_CERT, NULL),
+				  *fw = evidence_find(recs, n, ATTEST_REC_TPM_LOG_FW, NULL),
+				  *kl = evidence_find(recs, n, ATTEST_REC_TPM_LOG_KERNEL, NULL);
+	uint32_t m = pcr_mask(sel);
+	char list[80] = "", hex[65];
+	size_t o = 0, at = 0;
+
+	for (int i = 0; i < 24; i++)
+		if (m & (1u << i))
+			o += (size_t)plat_snprintf(list + o, sizeof list - o, "%s%d", o ? "," : "", i);
+	if (ak) {
+		uint8_t h[32];
+		br_sha256_context c;
+		br_sha256_init(&c);
+		br_sha256_update(&c, ak->val, ak->len);
+		br_sha256_out(&c, h);
+		plat_printf("  quote        ECDSA P-256 attestation key, name 000b%s\n", seal_hex(h, 32, hex));
+	}
+	plat_printf("  pcrs         sha256:%s\n", list);
+	for (int i = 0; i < 24 && pcrs; i++) {
+		if (!(m & (1u << i)) || at + 32 > pcrs->len)
+			continue;
+		plat_printf("  pcr %-8d %s\n", i, seal_hex(pcrs->val + at, 32, hex));
+		at += 32;
+	}
+	if (ek)
+		plat_printf("  ek           %s, %s\n",
+			    ek->len >= 2 && ek->val[1] == 0x01 ? "RSA 2048" : "ECC P-256",
+			    cert ? "certificate from NV" : "no certificate in NV");
+	if (cert)
+		plat_printf("  ek cert      %u bytes (DER X.509)\n", cert->len);
+	plat_printf("  event logs   firmware %u bytes%s, kernel %u bytes\n", fw ? fw->len : 0,
+		    fw ? "" : " (none handed over)", kl ? kl->len : 0);
+}
+
+/* ---- attest --activate ---- */
+static int activate(struct shell *sh, int kind, const char *b64)
+{
+	uint8_t cred[CRED_MAX], out[64];
+	size_t on = 0;
+	char hex[129];
+
+	long n = evidence_b64_decode(b64, strlen(b64), cred, sizeof cred);
+	if (n < 0)
+		return shell_err(sh, -LLMK_EINVAL, "attest: --activate: not base64 of a credential "
+				 "(RFC 4648, padded, at most %d bytes)", CRED_MAX);
+	int e = plat_attest_activate(kind, cred, (size_t)n, out, sizeof out, &on);
+	if (e)
+		return shell_err(sh, e, "attest: --activate: %s", plat_attest_error());
+	plat_printf("activated: the credential opened in this TPM with its EK and attestation key\n");
+	plat_printf("secret: %s\n", seal_hex(out, on, hex));
+	return 0;
+}
+
+static int cmd_attest(struct shell *sh, int argc, char **argv)
+{
+	struct attest_shell *s = state(sh);
+	struct evidence_inputs in;
+	struct plat_attest_info info;
+	const char *nonce_hex = NULL, *provider = NULL, *cred = NULL;
+	char src[96], hex[129];
+	int kind, disk = -1, r;
+
+	if (!s)
+		return shell_err(sh, -LLMK_ENOMEM, "attest: no memory for the attestation state");
+	for (int i = 1; i < argc; i++) {
+		bool more = i + 1 < argc;
+		if (strcmp(argv[i], "--nonce") == 0 && more)
+			nonce_hex = argv[++i];
+		else if (strcmp(argv[i], "--provider") == 0 && more)
+			provider = argv[++i];
+		else if (strcmp(argv[i], "--disk") == 0 && more) {
+			if (shell_arg_disk(sh, argv[++i], &disk))
+				return -LLMK_EINVAL;
+		} else if (strcmp(argv[i], "--activate") == 0 && more)
+			cred = argv[++i];
+		else if (argv[i][0] == '-' && !more &&
+			 (!strcmp(argv[i], "--nonce") || !strcmp(argv[i], "--provider") ||
+			  !strcmp(argv[i], "--disk") || !strcmp(argv[i], "--activate")))
+			return shell_err(sh, -LLMK_EINVAL, "attest: %s needs a value", argv[i]);
+		else
+			return shell_err(sh, -LLMK_EINVAL, "attest: unknown argument '%s' (usage: attest "
+					 "[--nonce HEX] [--provider P] [--disk N] | attest --activate "
+					 "BASE64)", argv[i]);
+	}
+	kind = plat_attest_default();
+	if (provider && (r = parse_provider(sh, provider, &kind)))
+		return r;
+	if ((r = plat_attest_info(kind, &info)))
+		return shell_err(sh, r, "attest: provider %d: %s", kind, plat_strerror(r));
+	if (!info.present)
+		return shell_err(sh, -LLMK_ENOENT, "attest: provider %s is absent: %s", info.name,
+				 info.detail);
+	if (cred)
+		return activate(sh, kind, cred);
+
+	memset(&in, 0, sizeof in);
+	if (nonce_hex) {
+		if ((r = parse_nonce(sh, nonce_hex, in.nonce, &in.nonce_len)))
+			return r;
+	} else {
+		in.nonce_len = 32;
+		if (plat_entropy(in.nonce, 32))
+			return shell_err(sh, -LLMK_EIO, "attest: no entropy for a nonce");
+	}
+	if ((r = model_digest(sh, disk, in.model_digest, src, sizeof src)))
+		return r;
+	if (ensure_pair(s))
+		return shell_err(sh, -LLMK_EIO, "attest: cannot make the X25519 key pair (no entropy)");
+	memcpy(in.pubkey, s->pub, 32);
+	plat_snprintf(in.build_id, sizeof in.build_id, "%s", plat_build_id());
+
+	uint8_t *buf = plat_alloc(EVIDENCE_MAX, 64);
+	char *b64 = plat_alloc(EVIDENCE_MAX / 3 * 4 + 8, 64);
+	uint8_t rd[64];
+	size_t len = 0;
+	if (!buf || !b64) {
+		plat_free(buf, EVIDENCE_MAX);
+		return shell_err(sh, -LLMK_ENOMEM, "attest: no memory for the evidence (%u bytes)",
+				 EVIDENCE_MAX);
+	}
+	const char *machine = plat_machine();
+	r = evidence_begin(buf, EVIDENCE_MAX, &len, info.name, &in, rd);
+	if (!r)
+		r = attest_rec_put(buf, EVIDENCE_MAX, &len, ATTEST_REC_MACHINE, machine, strlen(machine));
+	if (!r && info.simulated)
+		r = attest_rec_put(buf, EVIDENCE_MAX, &len, ATTEST_REC_SIMULATED, info.detail,
+				   strlen(info.detail));
+	if (r) {
+		r = shell_err(sh, r, "attest: composing the evidence: %s", plat_strerror(r));
+		goto out;
+	}
+	if ((r = plat_attest_evidence(kind, rd, buf, EVIDENCE_MAX, &len))) {
+		r = shell_err(sh, r, "attest: %s", plat_attest_error()[0] ? plat_attest_error()
+									: plat_strerror(r));
+		goto out;
+	}
+	/* remembered for `unseal --wrapped` (the oldest goes when full) */
+	if (s->n_issued == ISSUED) {
+		memmove(&s->issued[0], &s->issued[1], sizeof s->issued[0] * (ISSUED - 1));
+		s->n_issued--;
+	}
+	memcpy(s->issued[s->n_issued].rd, rd, 64);
+	s->issued[s->n_issued].kind = kind;
+	s->issued[s->n_issued].simulated = info.simulated;
+	s->n_issued++;
+
+	if (kind == PLAT_ATTEST_NONE) {
+		plat_printf("attest: provider none: NOT HARDWARE EVIDENCE (no quote or report; no "
+			    "verifier accepts it)\n");
+		for (int k = 0; k < PLAT_ATTEST_KINDS; k++) {
+			struct plat_attest_info o;
+			if (k != PLAT_ATTEST_NONE && !plat_attest_info(k, &o) && !o.present)
+				plat_printf("  %-12s absent: %s\n", o.name, o.detail);
+		}
+	} else {
+		plat_printf("attest: provider %s: %s\n", info.name, info.detail);
+	}
+	if (info.simulated)
+		plat_printf("  SIMULATED    %s\n", info.detail);
+	plat_printf("  nonce        %s%s\n", seal_hex(in.nonce, in.nonce_len, hex),
+		    nonce_hex ? "" : " (random: no --nonce given)");
+	plat_printf("  model        %s (%s)\n", seal_hex(in.model_digest, 32, hex), src);
+	plat_printf("  public key   %s (X25519, ephemeral, this boot)\n", seal_hex(in.pubkey, 32, hex));
+	plat_printf("  build id     %s\n", in.build_id);
+	plat_printf("  report data  %s\n", seal_hex(rd, 64, hex));
+	if (kind == PLAT_ATTEST_VTPM) {
+		struct evidence_rec recs[32];
+		char err[160];
+		int n = evidence_parse(buf, len, recs, 32, err, sizeof err);
+		if (n > 0)
+			show_tpm(recs, n);
+	}
+	long m = evidence_b64_encode(buf, len, b64, EVIDENCE_MAX / 3 * 4 + 8);
+	if (m < 0) {
+		r = shell_err(sh, (int)m, "attest: evidence of %zu bytes does not fit base64", len);
+		goto out;
+	}
+	plat_printf("evidence: %s\n", b64);
+	r = 0;
+out:
+	plat_free(buf, EVIDENCE_MAX);
+	plat_free(b64, EVIDENCE_MAX / 3 * 4 + 8);
+	return r;
+}
+
+/* ---- unseal --wrapped ---- */
+int shell_attest_unwrap(struct shell *sh, const uint8_t *blob, size_t n, uint8_t key[32],
+			char *how, size_t hown, char *err, size_t errn)
+{
+	struct attest_shell *s = state(sh);
+
+	memset(key, 0, 32);
+	if (!s) {
+		plat_snprintf(err, errn, "no memory for the attestation state");
+		return -LLMK_ENOMEM;
+	}
+	uint8_t rd[64], id[SEAL_KEY_ID_SIZE], h[32];
+	char what[128], idhex[2 * SEAL_KEY_ID_SIZE + 1], pname[16];
+	int i, e;
+
+	if (!s->have_pair || s->n_issued == 0) {
+		plat_snprintf(err, errn, "no evidence was produced with this boot's key pair since the "
+			      "last release (run attest first)");
+		return -LLMK_ENOENT;
+	}
+	if ((e = keywrap_unwrap(s->priv, s->pub, blob, n, rd, key))) {
+		plat_snprintf(err, errn, e == -LLMK_EFORMAT ? "not a key-wrap blob (%u bytes, magic "
+			      "LLMKWRP1)" : "refused: it does not open with this boot's current key "
+			      "pair (made for another boot or an earlier pair, or altered)", KEYWRAP_SIZE);
+		return e;
+	}
+	for (i = s->n_issued - 1; i >= 0; i--)
+		if (memcmp(s->issued[i].rd, rd, 64) == 0)
+			break;
+	if (i < 0) {
+		seal_zeroize(key, 32);
+		plat_snprintf(err, errn, "refused: made for report data this key pair's attest never "
+			      "produced");
+		return -LLMK_EAUTH;
+	}
+	struct plat_attest_info info;
+	if (s->issued[i].kind == PLAT_ATTEST_NONE || plat_attest_info(s->issued[i].kind, &info)) {
+		seal_zeroize(key, 32);
+		plat_snprintf(err, errn, "refused: made for evidence of provider none, which attests "
+			      "nothing");
+		return -LLMK_EAUTH;
+	}
+	plat_snprintf(pname, sizeof pname, "%s", info.name);
+	seal_key_id(key, id);
+	seal_hex(id, sizeof id, idhex);
+	plat_snprintf(what, sizeof what, "llmk key-release %s key-id %s", pname, idhex);
+	br_sha256_context c;
+	br_sha256_init(&c);
+	br_sha256_update(&c, blob, n);
+	br_sha256_out(&c, h);
+	if ((e = plat_attest_extend(what, h))) {
+		seal_zeroize(key, 32);
+		plat_snprintf(err, errn, "measuring the release: %s", plat_attest_error());
+		return e;
+	}
+	plat_snprintf(how, hown, "%s%s", pname, s->issued[i].simulated ? ", simulated" : "");
+	forget_pair(s); /* a new pair at the next attest: this blob never opens again */
+	return 0;
+}
+
+const struct shell_cmd shell_cmds_attest[] = {
+	{"attest", "attest [--nonce HEX] [--provider P] [--disk N]\nattest --activate BASE64 [--provider P]",
+	 "evidence binding the nonce, the model digest, this boot's X25519 key and the build id; "
+	 "or open a TPM credential (--activate)",
+	 cmd_attest},
+	{0},
+};

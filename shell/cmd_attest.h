@@ -1,0 +1,39 @@
+/*
+ * shell/cmd_attest.h — `attest`, and what the other commands ask of it:
+ * the measurement of a loaded model (`load`), the unwrapping of a model key
+ * released against attestation (`unseal --wrapped`), and forgetting the
+ * guest's ephemeral key pair (`reboot`, `poweroff`).
+ *
+ * The key pair (X25519) is made from plat_entropy() the first time it is
+ * needed; its public half goes into every report data (shell/evidence.h),
+ * its private half never leaves this module and is zeroized when replaced.
+ */
+#ifndef SHELL_CMD_ATTEST_H
+#define SHELL_CMD_ATTEST_H
+
+#include "shell.h"
+
+/*
+ * After a successful `load`: the model's digest (a sealed image's header
+ * digest, else SHA-256 of the GGUF's bytes on disk) is extended into the
+ * attestation service (plat_attest_extend, "llmk model <hex>") and kept for
+ * `attest`. On failure prints one error line and returns -LLMK_E*.
+ */
+int shell_attest_measure_model(struct shell *sh);
+
+/*
+ * The model key in a key-wrap blob (docs/attestation.md, "Key release"),
+ * accepted only if its report data is one `attest` produced with the
+ * current key pair and a provider other than none. The release is measured
+ * ("llmk key-release <provider> key-id <hex>"), then the key pair is
+ * replaced, so the same blob is never accepted twice. how gets what
+ * released it ("vtpm", "vtpm, simulated"). -LLMK_EFORMAT / -LLMK_EAUTH /
+ * -LLMK_ENOENT / -LLMK_ENOTSUP with why in err (no "error:"); key zeroed.
+ */
+int shell_attest_unwrap(struct shell *sh, const uint8_t *blob, size_t n, uint8_t key[32],
+			char *how, size_t hown, char *err, size_t errn);
+
+/* Zeroize the key pair and what was issued with it (before a reset). */
+void shell_attest_forget(struct shell *sh);
+
+#endif

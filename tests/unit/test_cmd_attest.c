@@ -1,0 +1,255 @@
+/*
+ * tests/unit/test_cmd_attest.c — `attest`, `load`'s measurement and
+ * `unseal --wrapped` as a user of build/host/llmctl sees them: the evidence
+ * line decodes into a bundle whose report data is the documented SHA-512 of
+ * its inputs (recomputed here from the records), provider none says it is
+ * not evidence, `load` extends PCR 23 by the model's digest (checked against
+ * an extend computed in software from sha256 of the file), and every bad
+ * input gets one error line.
+ */
+#include "test.h"
+#include "vtpm.h"
+#include "../../shell/evidence.h"
+#include "../../shell/shell.h"
+#include "../../tools/host/host.h"
+
+#include <bearssl.h>
+#include <stdlib.h>
+
+struct capture {
+	char *buf;
+	size_t len, cap;
+};
+
+static void capture_fn(void *ctx, const char *s, size_t n)
+{
+	struct capture *c = ctx;
+	if (c->len + n + 1 > c->cap) {
+		c->cap = (c->len + n + 1) * 2;
+		c->buf = realloc(c->buf, c->cap);
+	}
+	memcpy(c->buf + c->len, s, n);
+	c->len += n;
+	c->buf[c->len] = 0;
+}
+
+static struct capture cap;
+static struct shell *sh;
+
+/* A fresh shell (a fresh key pair) over disk files; output captured. */
+static bool open_shell(const char *disk)
+{
+	host_remove_disks();
+	if (disk && host_add_disk(disk) != 0)
+		return false;
+	host_set_config(NULL);
+	free(sh);
+	sh = calloc(1, sizeof *sh);
+	shell_init(sh, false);
+	capture_fn(&cap, "", 0);
+	host_set_output(capture_fn, &cap);
+	return true;
+}
+
+static const char *run(const char *line, int *status)
+{
+	cap.len = 0;
+	cap.buf[0] = 0;
+	int r = shell_exec_line(sh, line);
+	if (status)
+		*status = r;
+	return cap.buf;
+}
+
+static void close_shell(void)
+{
+	host_set_output(NULL, NULL);
+	host_remove_disks();
+}
+
+static int lines(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* The bundle from an `attest` output's evidence line (malloc'd). */
+static uint8_t *decode_evidence(const char *out, size_t *n)
+{
+	const char *e = strstr(out, "evidence: ");
+	if (!e)
+		return NULL;
+	e += 10;
+	size_t len = strcspn(e, "\n");
+	uint8_t *b = malloc(len);
+	long k = evidence_b64_decode(e, len, b, len);
+	if (k < 0) {
+		free(b);
+		return NULL;
+	}
+	*n = (size_t)k;
+	return b;
+}
+
+static void sha256(const void *p, size_t n, uint8_t out[32])
+{
+	br_sha256_context c;
+	br_sha256_init(&c);
+	br_sha256_update(&c, p, n);
+	br_sha256_out(&c, out);
+}
+
+TEST(attest_with_no_provider_says_so_and_its_report_data_is_the_documented_digest)
+{
+	int st;
+	char *old = getenv("LLMK_VTPM") ? strdup(getenv("LLMK_VTPM")) : NULL;
+	unsetenv("LLMK_VTPM");
+	host_attest_reset();
+	CHECK(open_shell(NULL));
+	const char *out = run("attest --nonce 00ff10", &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK(strstr(out, "attest: provider none: NOT HARDWARE EVIDENCE") != NULL);
+	CHECK(strstr(out, "  vtpm         absent: LLMK_VTPM is not set") != NULL);
+	CHECK(strstr(out, "  nonce        00ff10\n") != NULL);
+	CHECK(strstr(out, "(none: no model loaded and no sealed disk (zeros))") != NULL);
+	size_t n = 0;
+	uint8_t *b = decode_evidence(out, &n);
+	CHECK(b != NULL);
+	if (b) {
+		struct evidence_rec r[16];
+		char err[160];
+		int k = evidence_parse(b, n, r, 16, err, sizeof err);
+		CHECK(k >= 7);
+		const struct evidence_rec *prov = evidence_find(r, k, ATTEST_REC_PROVIDER, NULL),
+					  *rd = evidence_find(r, k, ATTEST_REC_REPORT_DATA, NULL),
+					  *no = evidence_find(r, k, ATTEST_REC_NONCE, NULL),
+					  *md = evidence_find(r, k, ATTEST_REC_MODEL_DIGEST, NULL),
+					  *pk = evidence_find(r, k, ATTEST_REC_PUBKEY, NULL),
+					  *id = evidence_find(r, k, ATTEST_REC_BUILD_ID, NULL),
+					  *mach = evidence_find(r, k, ATTEST_REC_MACHINE, NULL);
+		CHECK(prov && rd && no && md && pk && id && mach);
+		CHECK(evidence_find(r, k, ATTEST_REC_TPM_QUOTE, NULL) == NULL);
+		if (prov && rd && no && md && pk && id) {
+			CHECK(prov->len == 4 && memcmp(prov->val, "none", 4) == 0);
+			CHECK(no->len == 3 && memcmp(no->val, "\x00\xff\x10", 3) == 0);
+			/* docs/attestation.md: SHA-512 over the 161-byte layout */
+			uint8_t lay[161] = "LLMK-REPORT-V1", want[64];
+			lay[16] = 3;
+			memcpy(lay + 17, no->val, 3);
+			memcpy(lay + 81, md->val, 32);
+			memcpy(lay + 113, pk->val, 32);
+			memcpy(lay + 145, id->val, id->len > 16 ? 16 : id->len);
+			br_sha512_context c;
+			br_sha512_init(&c);
+			br_sha512_update(&c, lay, sizeof lay);
+			br_sha512_out(&c, want);
+			CHECK(rd->len == 64 && memcmp(rd->val, want, 64) == 0);
+		}
+		free(b);
+	}
+	/* the same boot keeps its key pair: the public key repeats */
+	char pk1[80] = "", pk2[80] = "";
+	const char *p = strstr(out, "public key   ");
+	if (p)
+		memcpy(pk1, p, 64 + 13);
+	out = run("attest", &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK(strstr(out, "(random: no --nonce given)") != NULL);
+	p = strstr(out, "public key   ");
+	if (p)
+		memcpy(pk2, p, 64 + 13);
+	CHECK(pk1[0] && strcmp(pk1, pk2) == 0);
+	close_shell();
+	if (old) {
+		setenv("LLMK_VTPM", old, 1);
+		free(old);
+	}
+}
+
+TEST(attest_and_unseal_wrapped_give_one_error_line_for_each_bad_input)
+{
+	static const char *const bad[] = {
+		"attest --nonce xyz",        "attest --nonce 0",        "attest --nonce 0g",
+		"attest --provider tpm",     "attest --provider snp",   "attest --disk 3",
+		"attest --nonce",            "attest extra",            "attest --activate !!!",
+		"unseal --wrapped AAAA",     "unseal --wrapped ===",    "unseal --wrapped",
+	};
+	char *old = getenv("LLMK_VTPM") ? strdup(getenv("LLMK_VTPM")) : NULL;
+	unsetenv("LLMK_VTPM");
+	host_attest_reset();
+	CHECK(open_shell(NULL));
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int st = 0;
+		const char *out = run(bad[i], &st);
+		if (st >= 0 || lines(out) != 1 || strncmp(out, "error: ", 7) != 0)
+			fprintf(stderr, "  '%s' -> %d: %s", bad[i], st, out);
+		CHECK(st < 0);
+		CHECK_EQ_INT(lines(out), 1);
+		CHECK(strncmp(out, "error: ", 7) == 0);
+	}
+	/* still serving */
+	int st;
+	run("attest --nonce 01", &st);
+	CHECK_EQ_INT(st, 0);
+	close_shell();
+	if (old) {
+		setenv("LLMK_VTPM", old, 1);
+		free(old);
+	}
+}
+
+TEST(load_extends_pcr_23_by_the_models_sha256_and_attest_quotes_it)
+{
+	char why[240], path[4096];
+	const char *td = testdata_dir(), *vt = test_vtpm_path(why, sizeof why);
+	if (!td)
+		SKIP("no testdata (stories260K)");
+	if (!vt)
+		SKIP("no swtpm: %s", why);
+	snprintf(path, sizeof path, "%s/stories260K/stories260K.gguf", td);
+	size_t fn = 0;
+	uint8_t *file = test_read_file(path, &fn), md[32], pcr[32] = {0}, hex_want[65];
+	CHECK(file != NULL);
+	if (!file)
+		return;
+	sha256(file, fn, md);
+	free(file);
+	/* the provider resets PCR 23 when it opens, as a boot would */
+	uint8_t both[64];
+	memcpy(both, pcr, 32);
+	memcpy(both + 32, md, 32);
+	sha256(both, 64, pcr);
+	for (int i = 0; i < 32; i++)
+		sprintf((char *)hex_want + 2 * i, "%02x", pcr[i]);
+
+	char *old = getenv("LLMK_VTPM") ? strdup(getenv("LLMK_VTPM")) : NULL;
+	setenv("LLMK_VTPM", vt, 1);
+	host_attest_reset();
+	CHECK(open_shell(path));
+	int st;
+	const char *out = run("load 0", &st);
+	CHECK_EQ_INT(st, 0);
+	out = run("attest --nonce 0102", &st);
+	CHECK_EQ_INT(st, 0);
+	char line[100];
+	snprintf(line, sizeof line, "  pcr 23       %s\n", (char *)hex_want);
+	CHECK(strstr(out, line) != NULL);
+	CHECK(strstr(out, "(loaded model, disk 0: SHA-256 of the GGUF's 1185376 bytes)") != NULL);
+	CHECK(strstr(out, "  SIMULATED    host build, swtpm at") != NULL);
+	CHECK(strstr(out, "  pcrs         sha256:0,1,2,3,4,5,6,7,23\n") != NULL);
+	/* a credential that is not one: one error line, still serving */
+	out = run("attest --activate AAAAAAAAAAAA", &st);
+	CHECK(st < 0 && lines(out) == 1 && strstr(out, "error: attest: --activate: vtpm:") == out);
+	run("attest --nonce 03", &st);
+	CHECK_EQ_INT(st, 0);
+	close_shell();
+	host_attest_reset(); /* close the provider's swtpm connection */
+	if (old) {
+		setenv("LLMK_VTPM", old, 1);
+		free(old);
+	} else {
+		unsetenv("LLMK_VTPM");
+	}
+}

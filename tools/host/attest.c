@@ -1,0 +1,269 @@
+/*
+ * tools/host/attest.c — kernel/attest.h on Linux: provider `none`, and
+ * `vtpm` talking to swtpm over its server socket when LLMK_VTPM=PATH names
+ * it (swtpm socket --tpm2 --server type=unixio,path=PATH --flags
+ * not-need-init,startup-clear). The TPM commands are the kernel's own
+ * (drivers/tpm2*.c); only the transport differs.
+ *
+ * The host process plays the guest: when it first opens the vTPM it resets
+ * PCR 23 (as a reboot would), so that PCR replays from the event log this
+ * process keeps. It is labelled simulated (the shell then adds a SIMULATED
+ * record): no firmware measured anything into PCRs 0-7 and there is no
+ * firmware event log.
+ */
+#define _GNU_SOURCE
+#include "host.h"
+#include "../../drivers/tcg_log.h"
+#include "../../drivers/tpm2_attest.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define VTPM_TIMEOUT_MS 120000 /* an RSA 2048 CreatePrimary is the slowest command */
+
+static struct {
+	bool tried, present;
+	int fd;
+	char why[160];            /* absent: why; present: what it is */
+	struct tpm2_attest a;
+	uint8_t *klog;            /* the kernel-style event log (TCG_PCR_EVENT2 records) */
+	size_t klog_len, klog_cap;
+	char err[240];
+} ha = {.fd = -1};
+
+/* ---- swtpm's socket: raw TPM command bytes in, response bytes out ---- */
+static int wait_fd(int fd, short ev, int ms)
+{
+	struct pollfd p = {fd, ev, 0};
+	int r;
+	do
+		r = poll(&p, 1, ms);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+int host_vtpm_connect(const char *path, char *err, size_t errn)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof sa.sun_path) {
+		plat_snprintf(err, errn, "socket path '%s' is longer than %zu bytes", path,
+			 sizeof sa.sun_path - 1);
+		return -LLMK_EINVAL;
+	}
+	strcpy(sa.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+		plat_snprintf(err, errn, "cannot connect to '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -LLMK_EIO;
+	}
+	return fd;
+}
+
+int host_vtpm_xfer(void *ctx, const uint8_t *cmd, size_t n, uint8_t *rsp, size_t cap,
+		   size_t *rlen, char *err, size_t errn)
+{
+	int fd = *(int *)ctx;
+	size_t off = 0, want = 10;
+
+	while (off < n) {
+		ssize_t k = send(fd, cmd + off, n - off, MSG_NOSIGNAL);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			plat_snprintf(err, errn, "swtpm socket: send: %s", k < 0 ? strerror(errno) : "closed");
+			return -LLMK_EIO;
+		}
+		off += (size_t)k;
+	}
+	/* the response's header carries its size (bytes 2-5, big-endian) */
+	for (off = 0; off < want;) {
+		if (wait_fd(fd, POLLIN, VTPM_TIMEOUT_MS) <= 0) {
+			plat_snprintf(err, errn, "swtpm socket: no response within %d s", VTPM_TIMEOUT_MS / 1000);
+			return -LLMK_EIO;
+		}
+		ssize_t k = recv(fd, rsp + off, want - off, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			plat_snprintf(err, errn, "swtpm socket: recv: %s", k < 0 ? strerror(errno) : "closed");
+			return -LLMK_EIO;
+		}
+		off += (size_t)k;
+		if (off == 10 && want == 10) {
+			want = (size_t)rsp[2] << 24 | (size_t)rsp[3] << 16 | (size_t)rsp[4] << 8 | rsp[5];
+			if (want < 10 || want > cap) {
+				plat_snprintf(err, errn, "swtpm socket: response header says %zu bytes (buffer "
+					 "%zu)", want, cap);
+				return -LLMK_ERANGE;
+			}
+		}
+	}
+	*rlen = want;
+	return 0;
+}
+
+/* ---- the vtpm provider ---- */
+static bool vtpm_open(void)
+{
+	const char *path = getenv("LLMK_VTPM");
+	int e;
+
+	if (ha.tried)
+		return ha.present;
+	ha.tried = true;
+	if (!path || !*path) {
+		plat_snprintf(ha.why, sizeof ha.why, "LLMK_VTPM is not set (the path of swtpm's server "
+			 "socket)");
+		return false;
+	}
+	if ((ha.fd = host_vtpm_connect(path, ha.why, sizeof ha.why)) < 0)
+		return false;
+	tpm2_init(&ha.a.tpm, host_vtpm_xfer, &ha.fd);
+	if ((e = tpm2_startup(&ha.a.tpm)) || (e = tpm2_attest_probe(&ha.a)) ||
+	    (e = tpm2_pcr_reset(&ha.a.tpm, PLAT_ATTEST_PCR))) {
+		plat_snprintf(ha.why, sizeof ha.why, "swtpm at '%s': %s", path, ha.a.tpm.err);
+		close(ha.fd);
+		ha.fd = -1;
+		return false;
+	}
+	plat_snprintf(ha.why, sizeof ha.why, "host build, swtpm at '%s' (no measured boot): %s",
+		      path, ha.a.vendor);
+	ha.present = true;
+	return true;
+}
+
+void host_attest_reset(void)
+{
+	if (ha.fd >= 0)
+		close(ha.fd);
+	free(ha.klog);
+	memset(&ha, 0, sizeof ha);
+	ha.fd = -1;
+}
+
+static const char *const names[PLAT_ATTEST_KINDS] = {"none", "vtpm", "snp", "tdx"};
+
+int plat_attest_info(int kind, struct plat_attest_info *out)
+{
+	if (kind < 0 || kind >= PLAT_ATTEST_KINDS)
+		return -LLMK_EINVAL;
+	memset(out, 0, sizeof *out);
+	out->kind = kind;
+	out->name = names[kind];
+	switch (kind) {
+	case PLAT_ATTEST_NONE:
+		out->present = true;
+		plat_snprintf(out->detail, sizeof out->detail, "no attestation device: evidence without "
+			 "a quote or report");
+		break;
+	case PLAT_ATTEST_VTPM:
+		out->present = vtpm_open();
+		out->simulated = out->present;
+		plat_snprintf(out->detail, sizeof out->detail, "%s", ha.why);
+		break;
+	default:
+		plat_snprintf(out->detail, sizeof out->detail, "no %s provider in the host build",
+			 names[kind]);
+	}
+	return 0;
+}
+
+int plat_attest_default(void)
+{
+	static const int order[] = {PLAT_ATTEST_SNP, PLAT_ATTEST_TDX, PLAT_ATTEST_VTPM};
+	struct plat_attest_info in;
+
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+		if (plat_attest_info(order[i], &in) == 0 && in.present)
+			return order[i];
+	return PLAT_ATTEST_NONE;
+}
+
+static int absent(int kind)
+{
+	struct plat_attest_info in;
+	if (plat_attest_info(kind, &in))
+		return -LLMK_EINVAL;
+	if (in.present)
+		return 0;
+	plat_snprintf(ha.err, sizeof ha.err, "provider %s is absent: %s", in.name, in.detail);
+	return -LLMK_ENOENT;
+}
+
+int plat_attest_evidence(int kind, const uint8_t report_data[64], uint8_t *buf, size_t cap,
+			 size_t *len)
+{
+	int e;
+
+	ha.err[0] = 0;
+	if ((e = absent(kind)))
+		return e;
+	switch (kind) {
+	case PLAT_ATTEST_NONE:
+		return 0;
+	case PLAT_ATTEST_VTPM:
+		e = tpm2_attest_evidence(&ha.a, report_data, NULL, 0, ha.klog, ha.klog_len, buf, cap,
+					 len);
+		if (e)
+			plat_snprintf(ha.err, sizeof ha.err, "vtpm: %s", ha.a.tpm.err);
+		return e;
+	}
+	return -LLMK_ENOTSUP;
+}
+
+int plat_attest_activate(int kind, const uint8_t *cred, size_t n, uint8_t *out, size_t cap,
+			 size_t *len)
+{
+	int e;
+
+	ha.err[0] = 0;
+	if ((e = absent(kind)))
+		return e;
+	if (kind != PLAT_ATTEST_VTPM) {
+		plat_snprintf(ha.err, sizeof ha.err, "provider %s has no credential activation", names[kind]);
+		return -LLMK_ENOTSUP;
+	}
+	if ((e = tpm2_attest_activate(&ha.a, cred, n, out, cap, len)))
+		plat_snprintf(ha.err, sizeof ha.err, "vtpm: %s", ha.a.tpm.err);
+	return e;
+}
+
+int plat_attest_extend(const char *what, const uint8_t digest[32])
+{
+	size_t n = strlen(what) + 1, need = ha.klog_len + 64 + n;
+
+	ha.err[0] = 0;
+	/* room in the log first: a PCR extended without its record could
+	 * never be replayed */
+	if (need > ha.klog_cap) {
+		size_t cap = need * 2 < 4096 ? 4096 : need * 2;
+		uint8_t *p = realloc(ha.klog, cap);
+		if (!p) {
+			plat_snprintf(ha.err, sizeof ha.err, "no memory for the event log");
+			return -LLMK_ENOMEM;
+		}
+		ha.klog = p;
+		ha.klog_cap = cap;
+	}
+	if (vtpm_open()) {
+		int e = tpm2_pcr_extend(&ha.a.tpm, PLAT_ATTEST_PCR, digest);
+		if (e) {
+			plat_snprintf(ha.err, sizeof ha.err, "vtpm: %s", ha.a.tpm.err);
+			return e;
+		}
+	}
+	return tcg_log_append(ha.klog, ha.klog_cap, &ha.klog_len, PLAT_ATTEST_PCR, TCG_EV_EVENT_TAG,
+			      digest, what, n);
+}
+
+const char *plat_attest_error(void)
+{
+	return ha.err;
+}
