@@ -2,7 +2,7 @@
  * kernel/attest.c — kernel/attest.h on bare metal: provider `none`, and
  * `vtpm`, a TPM 2.0 over CRB (drivers/tpm_crb.c) that the ACPI TPM2 table
  * names, driven by the same command layer the host build runs
- * (drivers/tpm2*.c). `snp` and `tdx` plug into the switches below.
+ * (drivers/tpm2*.c); `snp` (drivers/sev_snp.c) and `tdx` (drivers/tdx.c).
  *
  * The firmware's TCG2 event log stays where UEFI put it (boot services
  * data and ACPI NVS, which kernel/mem.c never hands out); attest_init()
@@ -16,6 +16,8 @@
 #include "kernel.h"
 #include "attest.h"
 #include "../drivers/acpi.h"
+#include "../drivers/sev_snp.h"
+#include "../drivers/tdx.h"
 #include "../drivers/tcg_log.h"
 #include "../drivers/tpm2_attest.h"
 #include "../drivers/tpm_crb.h"
@@ -165,11 +167,15 @@ int plat_attest_info(int kind, struct plat_attest_info *out)
 		plat_snprintf(out->detail, sizeof out->detail, "%s", ka.why);
 		break;
 	case PLAT_ATTEST_SNP:
+		sev_snp_probe(out); /* fills present and detail (what, or why not) */
+		break;
 	case PLAT_ATTEST_TDX:
-		plat_snprintf(out->detail, sizeof out->detail, "no %s driver in this build",
-			      names[kind]);
+		tdx_probe(out);
 		break;
 	}
+	out->kind = kind;
+	out->name = names[kind];
+	out->simulated = false; /* the kernel has no simulator */
 	return 0;
 }
 
@@ -214,6 +220,14 @@ int plat_attest_evidence(int kind, const uint8_t report_data[64], uint8_t *buf, 
 		if (e)
 			plat_snprintf(ka.err, sizeof ka.err, "vtpm: %s", ka.a.tpm.err);
 		return e;
+	case PLAT_ATTEST_SNP:
+		if ((e = sev_snp_evidence(report_data, buf, cap, len)))
+			plat_snprintf(ka.err, sizeof ka.err, "snp: %s", sev_snp_error());
+		return e;
+	case PLAT_ATTEST_TDX:
+		if ((e = tdx_evidence(report_data, buf, cap, len)))
+			plat_snprintf(ka.err, sizeof ka.err, "tdx: %s", tdx_error());
+		return e;
 	}
 	return -LLMK_ENOTSUP;
 }
@@ -251,6 +265,14 @@ int plat_attest_extend(const char *what, const uint8_t digest[32])
 		int e = tpm2_pcr_extend(&ka.a.tpm, PLAT_ATTEST_PCR, digest);
 		if (e) {
 			plat_snprintf(ka.err, sizeof ka.err, "vtpm: %s", ka.a.tpm.err);
+			return e;
+		}
+	}
+	struct plat_attest_info tdx;
+	if (plat_attest_info(PLAT_ATTEST_TDX, &tdx) == 0 && tdx.present) {
+		int e = tdx_extend_rtmr3(digest);
+		if (e) {
+			plat_snprintf(ka.err, sizeof ka.err, "tdx: %s", tdx_error());
 			return e;
 		}
 	}

@@ -419,9 +419,7 @@ static int cmd_attest(struct shell *sh, int argc, char **argv)
 	r = evidence_begin(buf, EVIDENCE_MAX, &len, info.name, &in, rd);
 	if (!r)
 		r = attest_rec_put(buf, EVIDENCE_MAX, &len, ATTEST_REC_MACHINE, machine, strlen(machine));
-	if (!r && info.simulated)
-		r = attest_rec_put(buf, EVIDENCE_MAX, &len, ATTEST_REC_SIMULATED, info.detail,
-				   strlen(info.detail));
+	/* a simulated provider writes its own SIMULATED record, naming itself */
 	if (r) {
 		r = shell_err(sh, r, "attest: composing the evidence: %s", plat_strerror(r));
 		goto out;

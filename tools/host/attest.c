@@ -15,6 +15,7 @@
 #include "host.h"
 #include "../../drivers/tcg_log.h"
 #include "../../drivers/tpm2_attest.h"
+#include "snp_sim.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -168,6 +169,14 @@ int plat_attest_info(int kind, struct plat_attest_info *out)
 		out->simulated = out->present;
 		plat_snprintf(out->detail, sizeof out->detail, "%s", ha.why);
 		break;
+	case PLAT_ATTEST_SNP: {
+		const char *why = snp_sim_provider_why_absent();
+		out->present = why == NULL;
+		out->simulated = out->present;
+		plat_snprintf(out->detail, sizeof out->detail, "%s", why ? why :
+			      "host build: the SEV-SNP firmware simulator (LLMK_SNP_SIM)");
+		break;
+	}
 	default:
 		plat_snprintf(out->detail, sizeof out->detail, "no %s provider in the host build",
 			 names[kind]);
@@ -211,8 +220,17 @@ int plat_attest_evidence(int kind, const uint8_t report_data[64], uint8_t *buf, 
 	case PLAT_ATTEST_VTPM:
 		e = tpm2_attest_evidence(&ha.a, report_data, NULL, 0, ha.klog, ha.klog_len, buf, cap,
 					 len);
-		if (e)
+		if (e) {
 			plat_snprintf(ha.err, sizeof ha.err, "vtpm: %s", ha.a.tpm.err);
+			return e;
+		}
+		/* a swtpm the host process drives is no guest's TPM: say so */
+		char what[sizeof ha.why + 16];
+		plat_snprintf(what, sizeof what, "vtpm-host: %s", ha.why);
+		return attest_rec_put(buf, cap, len, ATTEST_REC_SIMULATED, what, strlen(what));
+	case PLAT_ATTEST_SNP:
+		if ((e = snp_sim_provider_evidence(report_data, buf, cap, len)))
+			plat_snprintf(ha.err, sizeof ha.err, "snp: %s", snp_sim_provider_error());
 		return e;
 	}
 	return -LLMK_ENOTSUP;
