@@ -30,8 +30,9 @@ HOST_LDLIBS := -lbearssl -lpthread -lm
 ENGINE_SRC := $(sort $(wildcard llm/*.c llm/kernels/scalar/*.c shell/*.c)) kernel/fmt.c
 SIMD_SRC_x86_64 := $(sort $(wildcard llm/kernels/avx2/*.c llm/kernels/avx512/*.c))
 SIMD_SRC_aarch64 := $(sort $(wildcard llm/kernels/neon/*.c))
-# Portable drivers (platform.h and BearSSL only) the host build runs too.
-HOST_DRIVER_SRC := drivers/snp_guest_msg.c
+# Portable drivers (platform.h and BearSSL only) the host build runs too, and
+# the x86 instruction decoder of the #VC/#VE handlers (plain C, host-tested).
+HOST_DRIVER_SRC := drivers/snp_guest_msg.c kernel/x86_64/insn.c
 HOST_PLAT_SRC := $(sort $(filter-out tools/host/main.c,$(wildcard tools/host/*.c))) $(HOST_DRIVER_SRC)
 TOOL_SRC := $(sort $(wildcard tools/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))
