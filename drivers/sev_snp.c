@@ -107,12 +107,6 @@ static struct {
 	struct snp_guest g;
 } snp;
 
-/* VMGEXIT is VMMCALL with a REP prefix (GHCB spec §2.3). */
-static void vmgexit(void)
-{
-	__asm__ volatile("rep; vmmcall" : : : "memory");
-}
-
 /* One MSR-protocol exchange: write, exit, read back. */
 static uint64_t ghcb_msr_call(uint64_t v)
 {

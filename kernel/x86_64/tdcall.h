@@ -44,6 +44,34 @@ static inline uint64_t tdcall(uint64_t leaf, uint64_t *rcx, uint64_t *rdx, uint6
 	return rax;
 }
 
+/* TDG.VP.VEINFO.GET (leaf 3): what the last #VE was (TDX Module ABI,
+ * "TDG.VP.VEINFO.GET": RCX exit reason, RDX exit qualification, R8 guest
+ * linear and R9 guest physical address, R10[31:0] instruction length). */
+struct tdx_ve_info {
+	uint32_t reason;
+	uint64_t qual, gla, gpa;
+	uint32_t len;
+};
+
+static inline uint64_t tdcall_veinfo_get(struct tdx_ve_info *v)
+{
+	register uint64_t r8 __asm__("r8");
+	register uint64_t r9 __asm__("r9");
+	register uint64_t r10 __asm__("r10");
+	uint64_t rax = TDCALL_VP_VEINFO_GET, rcx, rdx;
+
+	__asm__ volatile(".byte 0x66, 0x0f, 0x01, 0xcc"
+			 : "+a"(rax), "=c"(rcx), "=d"(rdx), "=r"(r8), "=r"(r9), "=r"(r10)
+			 :
+			 : "r11", "memory");
+	v->reason = (uint32_t)rcx;
+	v->qual = rdx;
+	v->gla = r8;
+	v->gpa = r9;
+	v->len = (uint32_t)r10;
+	return rax;
+}
+
 struct tdvmcall {
 	uint64_t r10, r11, r12, r13, r14, r15;
 };

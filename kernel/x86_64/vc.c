@@ -41,8 +41,13 @@
  * answer except VMGEXIT, so a nested use finds it free; the outer one never
  * resumes after a panic. Only the boot CPU runs in a confidential guest
  * (kernel/x86_64/smp.c starts no APs there), so one GHCB serves.
+ *
+ * The privileged instructions (RDMSR, WRMSR, VMGEXIT, XGETBV, CR4) are
+ * x86.h's; tests/unit/test_vc.c replaces them with a simulated hypervisor
+ * and drives this file on the host.
  */
 #include "../kernel.h"
+#include "../arch.h"
 #include "x86.h"
 #include "insn.h"
 #include "../../drivers/cc_pages.h"
@@ -127,11 +132,6 @@ static struct {
 	char note[120];        /* what cc_init prints about CPUID */
 } vc;
 
-static void vmgexit(void)
-{
-	__asm__ volatile("rep; vmmcall" : : : "memory");
-}
-
 /* GHCB MSR protocol termination request (§2.3.1, 0x100): the hypervisor
  * stops the guest; reason set 0, reason 0 (general). For when not even the
  * console works. */
@@ -139,8 +139,7 @@ __attribute__((noreturn)) static void terminate(void)
 {
 	wrmsr(MSR_GHCB, MSR_TERM_REQ);
 	vmgexit();
-	for (;;)
-		__asm__ volatile("cli; hlt");
+	arch_halt();
 }
 
 static uint64_t msr_call(uint64_t v)
@@ -508,7 +507,7 @@ static void do_rdtsc(struct trap_regs *r, bool tscp)
 static void do_mmio(struct trap_regs *r)
 {
 	struct insn in;
-	uint64_t va, pte, size, gpa, v = 0;
+	uint64_t va, pte = 0, size = PAGE_SIZE, gpa, v = 0;
 
 	fetch(r, &in);
 	if (in.op != INSN_MMIO_READ && in.op != INSN_MMIO_WRITE)

@@ -27,6 +27,9 @@
  *
  * and steps RIP over the instruction: by the reported length, or for MMIO
  * (whose length the TDX module does not report) the decoded one.
+ *
+ * The TDCALLs are tdcall.h's; tests/unit/test_ve.c replaces them with a
+ * simulated TDX module and VMM and drives this file on the host.
  */
 #include "../kernel.h"
 #include "x86.h"
@@ -37,34 +40,9 @@
 #define QUAL_IN (1u << 3)
 #define QUAL_STRING (1u << 4)
 
-struct ve_info {
-	uint32_t reason;
-	uint64_t qual, gla, gpa;
-	uint32_t len;
-};
-
 static struct {
 	uint64_t shared; /* the GPA's shared bit, 0 until the first #VE */
 } ve;
-
-static uint64_t veinfo_get(struct ve_info *v)
-{
-	register uint64_t r8 __asm__("r8");
-	register uint64_t r9 __asm__("r9");
-	register uint64_t r10 __asm__("r10");
-	uint64_t rax = TDCALL_VP_VEINFO_GET, rcx, rdx;
-
-	__asm__ volatile(".byte 0x66, 0x0f, 0x01, 0xcc"
-			 : "+a"(rax), "=c"(rcx), "=d"(rdx), "=r"(r8), "=r"(r9), "=r"(r10)
-			 :
-			 : "r11", "memory");
-	v->reason = (uint32_t)rcx;
-	v->qual = rdx;
-	v->gla = r8;
-	v->gpa = r9;
-	v->len = (uint32_t)r10;
-	return rax;
-}
 
 /* TDG.VP.INFO (TDCALL leaf 1): RCX[5:0] = GPAW, the shared bit is GPAW-1. */
 static uint64_t shared_bit(void)
@@ -91,7 +69,7 @@ static uint64_t vmm(const struct trap_regs *r, const char *what, uint64_t fn, ui
 	return t.r11;
 }
 
-static void do_io(struct trap_regs *r, const struct ve_info *v)
+static void do_io(struct trap_regs *r, const struct tdx_ve_info *v)
 {
 	struct insn in = { 0 };
 	uint64_t data;
@@ -112,7 +90,7 @@ static void do_io(struct trap_regs *r, const struct ve_info *v)
 	r->rip += v->len;
 }
 
-static void do_mmio(struct trap_regs *r, const struct ve_info *v)
+static void do_mmio(struct trap_regs *r, const struct tdx_ve_info *v)
 {
 	const uint8_t *code = (const uint8_t *)(uintptr_t)r->rip;
 	struct insn in;
@@ -140,9 +118,9 @@ static void do_mmio(struct trap_regs *r, const struct ve_info *v)
 
 void ve_handle(struct trap_regs *r)
 {
-	struct ve_info v;
+	struct tdx_ve_info v;
 	struct tdvmcall t;
-	uint64_t st = veinfo_get(&v);
+	uint64_t st = tdcall_veinfo_get(&v);
 
 	if (st)
 		plat_panic("#VE at rip %#llx: TDG.VP.VEINFO.GET failed (%#llx)",

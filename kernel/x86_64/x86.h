@@ -67,6 +67,12 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
 			 : "memory");
 }
 
+/* VMGEXIT is VMMCALL with a REP prefix (AMD GHCB spec §2.3). */
+static inline void vmgexit(void)
+{
+	__asm__ volatile("rep; vmmcall" : : : "memory");
+}
+
 static inline void outb(uint16_t port, uint8_t v)
 {
 	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
