@@ -239,7 +239,11 @@ void *cc_dma_alloc(size_t size)
 
 bool cc_dma_bounce(void)
 {
+#ifdef LLMK_TEST_DMA_BOUNCE
+	return true; /* a test build: the bounce path on any machine (mk/cc.mk) */
+#else
 	return cc.kind != CC_NONE;
+#endif
 }
 
 int cc_kind(void)
@@ -258,6 +262,9 @@ void cc_init(void)
 	const char *what = "pages shared by clearing the C-bit";
 
 	cc.kind = detect();
+#ifdef LLMK_TEST_DMA_BOUNCE
+	plat_printf("cc: a test build: device DMA is bounced on any machine (LLMK_TEST_DMA_BOUNCE)\n");
+#endif
 	if (cc.kind == CC_NONE)
 		return;
 	if (cc.kind == CC_SEV_SNP) {
