@@ -33,9 +33,10 @@ SIMD_SRC_aarch64 := $(sort $(wildcard llm/kernels/neon/*.c))
 HOST_PLAT_SRC := $(sort $(filter-out tools/host/main.c,$(wildcard tools/host/*.c)))
 # Portable drivers (platform.h and BearSSL only) the host build runs too: the
 # TPM 2.0 command layer under tools/host/attest.c, the SNP guest messages
-# under the SNP simulator's provider.
+# under the SNP simulator's provider, and the x86 instruction decoder of the
+# #VC/#VE handlers (plain C, host-tested).
 HOST_DRIVER_SRC := drivers/tpm2.c drivers/tpm2_rc.c drivers/tpm2_public.c drivers/tpm2_attest.c \
-	drivers/tcg_log.c drivers/snp_guest_msg.c
+	drivers/tcg_log.c drivers/snp_guest_msg.c kernel/x86_64/insn.c
 TOOL_SRC := $(sort $(wildcard tools/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))
 

@@ -1,17 +1,32 @@
 /*
- * drivers/cc_pages.c — editing the identity map for shared pages (see
- * drivers/cc_pages.h). x86_64 only; elsewhere it says so.
+ * drivers/cc_pages.c — the guest's kind, its pool of shared pages, and
+ * editing the identity map for them (see drivers/cc_pages.h). x86_64 only;
+ * elsewhere there is no confidential guest and DMA memory is plat_alloc's.
+ *
+ *   detection  CPUID 0x21 "IntelTDX    " (TDX); CPUID 0x8000001F EAX bit 1
+ *              (SEV) and only then SEV_STATUS (MSR 0xC001_0131, AMD APM
+ *              Vol. 2 §15.34.10): bit 0 SEV, 1 SEV-ES, 2 SEV-SNP; the
+ *              C-bit is CPUID 0x8000001F EBX[5:0]
+ *   sharing    a 2 MiB block at a time, by the technology's own rules:
+ *              SEV-SNP drivers/sev_snp.c (PVALIDATE rescind, page state
+ *              change, C-bit cleared), TDX drivers/tdx.c (MapGPA, shared bit
+ *              set), SEV and SEV-ES here (the C-bit cleared, after the
+ *              block's cache lines are flushed: the hardware does not keep
+ *              encrypted and plain lines of a page coherent, APM Vol. 2
+ *              §15.34, "Page Flushing")
  *
  * The firmware's page tables may be read-only (edk2 protects its page table
  * pool when NX or heap guard is on), so CR0.WP is cleared around the
- * writes. Only the boot CPU's TLB is flushed: the other CPUs never touch a
- * shared page (the drivers that use them run on the boot CPU).
+ * writes. Only the boot CPU's TLB is flushed: a confidential guest runs on
+ * the boot CPU alone (kernel/x86_64/smp.c starts no APs there).
  */
 #include "../kernel/kernel.h"
 #include "cc_pages.h"
 
 #if defined(__x86_64__)
 #include "../kernel/x86_64/x86.h"
+#include "sev_snp.h"
+#include "tdx.h"
 
 #define PTE_P (1ull << 0)
 #define PTE_RW (1ull << 1)
@@ -22,6 +37,19 @@
 #define PTE_NX (1ull << 63)
 #define CR0_WP (1ull << 16)
 #define CR4_PGE (1ull << 7)
+#define CR4_LA57 (1ull << 12)
+#define MSR_SEV_STATUS 0xc0010131u
+#define POOL_BLOCK (2ull << 20)
+
+static struct {
+	int kind;
+	uint64_t cmask;   /* SEV, SEV-ES: the C-bit */
+	uint8_t *next;    /* the pool: next free shared page ... */
+	size_t left;      /* ... and the bytes after it */
+	bool told;        /* the pool's failure was printed */
+} cc;
+
+static const char *const names[] = { "", "SEV", "SEV-ES", "SEV-SNP", "TDX" };
 
 static uint64_t read_cr3(void)
 {
@@ -66,6 +94,30 @@ static int split(uint64_t *e, uint64_t sub, uint64_t table_bits, uint64_t addr_m
 	return 0;
 }
 
+/* The top level's shift: PML5 (bits 56:48) with 5-level paging, else PML4. */
+static int top_shift(void)
+{
+	return (read_cr4() & CR4_LA57) ? 48 : 39;
+}
+
+int cc_page_entry(uint64_t va, uint64_t addr_mask, uint64_t *pte, uint64_t *page_size)
+{
+	const uint64_t *tab = (const uint64_t *)(uintptr_t)(read_cr3() & addr_mask);
+
+	for (int shift = top_shift(); shift >= 12; shift -= 9) {
+		uint64_t e = tab[(va >> shift) & 511];
+		if (!(e & PTE_P))
+			return -LLMK_EINVAL;
+		if (shift == 12 || ((shift == 30 || shift == 21) && (e & PTE_PS))) {
+			*pte = e;
+			*page_size = 1ull << shift;
+			return 0;
+		}
+		tab = (const uint64_t *)(uintptr_t)(e & addr_mask);
+	}
+	return -LLMK_EINVAL;
+}
+
 int cc_page_remap(uint64_t va, uint64_t clear, uint64_t set, uint64_t table_bits,
 		  uint64_t addr_mask)
 {
@@ -74,8 +126,8 @@ int cc_page_remap(uint64_t va, uint64_t clear, uint64_t set, uint64_t table_bits
 	int e = 0;
 
 	write_cr0(cr0 & ~CR0_WP);
-	/* levels: PML4 (bits 47:39), PDPT (38:30), PD (29:21), PT (20:12) */
-	for (int shift = 39; shift >= 12; shift -= 9) {
+	/* levels: (PML5,) PML4 (bits 47:39), PDPT (38:30), PD (29:21), PT (20:12) */
+	for (int shift = top_shift(); shift >= 12; shift -= 9) {
 		uint64_t *ent = &tab[(va >> shift) & 511];
 		if (!(*ent & PTE_P)) {
 			e = -LLMK_EINVAL;
@@ -99,6 +151,134 @@ int cc_page_remap(uint64_t va, uint64_t clear, uint64_t set, uint64_t table_bits
 	return e;
 }
 
+static int detect(void)
+{
+	struct cpuid m = cpuid(0, 0), t, f;
+	uint64_t st;
+
+	if (m.a >= 0x21) {
+		t = cpuid(0x21, 0);
+		if (t.b == 0x65746e49 && t.d == 0x5844546c && t.c == 0x20202020)
+			return CC_TDX;
+	}
+	if (cpuid(0x80000000u, 0).a < 0x8000001fu)
+		return CC_NONE;
+	f = cpuid(0x8000001fu, 0);
+	if (!(f.a & (1u << 1)))
+		return CC_NONE;
+	st = rdmsr(MSR_SEV_STATUS);
+	cc.cmask = 1ull << (f.b & 63);
+	return (st & 4) ? CC_SEV_SNP : (st & 2) ? CC_SEV_ES : (st & 1) ? CC_SEV : CC_NONE;
+}
+
+/* SEV and SEV-ES: no RMP, no hypervisor call; the C-bit alone decides. */
+static int share_cbit(uint8_t *b)
+{
+	uint64_t mask = ((1ull << 52) - 1) & ~0xfffull & ~cc.cmask;
+	int e;
+
+	for (uint64_t a = 0; a < POOL_BLOCK; a += 64)
+		__asm__ volatile("clflush (%0)" : : "r"(b + a) : "memory");
+	__asm__ volatile("mfence" : : : "memory");
+	for (uint64_t a = 0; a < POOL_BLOCK; a += PAGE_SIZE)
+		if ((e = cc_page_remap((uintptr_t)b + a, cc.cmask, 0, cc.cmask, mask)))
+			return e;
+	memset(b, 0, POOL_BLOCK);
+	return 0;
+}
+
+/* One more 2 MiB block for the pool. A block whose sharing failed half way
+ * is left alone: some of its pages may already be the host's. */
+static bool grow(void)
+{
+	uint8_t *b = plat_alloc(POOL_BLOCK, POOL_BLOCK);
+	const char *why = "no free 2 MiB block";
+	int e = -LLMK_ENOMEM;
+
+	if (b) {
+		if (cc.kind == CC_SEV_SNP)
+			why = (e = sev_snp_share(b)) ? sev_snp_error() : "";
+		else if (cc.kind == CC_TDX)
+			why = (e = tdx_share(b, POOL_BLOCK)) ? tdx_error() : "";
+		else
+			why = (e = share_cbit(b)) ? "cannot clear the C-bit in the page tables" : "";
+	}
+	if (e) {
+		if (!cc.told)
+			plat_printf("cc: no shared memory for device DMA: %s\n", why);
+		cc.told = true;
+		return false;
+	}
+	cc.next = b;
+	cc.left = POOL_BLOCK;
+	return true;
+}
+
+void cc_pool_give(void *p, size_t n)
+{
+	if (n > cc.left) {
+		cc.next = p;
+		cc.left = n;
+	}
+}
+
+void *cc_dma_alloc(size_t size)
+{
+	uint64_t sz = ALIGN_UP((uint64_t)size ? size : 1, PAGE_SIZE);
+	void *p;
+
+	if (cc.kind == CC_NONE)
+		return plat_alloc(size, PAGE_SIZE);
+	if (sz > POOL_BLOCK || (cc.left < sz && !grow()))
+		return NULL;
+	p = cc.next;
+	cc.next += sz;
+	cc.left -= sz;
+	return p;
+}
+
+bool cc_dma_bounce(void)
+{
+#ifdef LLMK_TEST_DMA_BOUNCE
+	return true; /* a test build: the bounce path on any machine (mk/cc.mk) */
+#else
+	return cc.kind != CC_NONE;
+#endif
+}
+
+int cc_kind(void)
+{
+	return cc.kind;
+}
+
+const char *cc_name(void)
+{
+	return names[cc.kind];
+}
+
+void cc_init(void)
+{
+	struct plat_attest_info ai;
+	const char *what = "pages shared by clearing the C-bit";
+
+	cc.kind = detect();
+#ifdef LLMK_TEST_DMA_BOUNCE
+	plat_printf("cc: a test build: device DMA is bounced on any machine (LLMK_TEST_DMA_BOUNCE)\n");
+#endif
+	if (cc.kind == CC_NONE)
+		return;
+	if (cc.kind == CC_SEV_SNP) {
+		sev_snp_probe(&ai);
+		what = ai.detail;
+	} else if (cc.kind == CC_TDX) {
+		tdx_probe(&ai);
+		what = ai.detail;
+	}
+	plat_printf("cc: %s guest: %s\n", cc_name(), what);
+	if (cc.kind == CC_SEV_ES || cc.kind == CC_SEV_SNP)
+		plat_printf("cc: %s\n", vc_cpuid_source());
+}
+
 #else
 
 int cc_page_remap(uint64_t va, uint64_t clear, uint64_t set, uint64_t table_bits,
@@ -106,6 +286,41 @@ int cc_page_remap(uint64_t va, uint64_t clear, uint64_t set, uint64_t table_bits
 {
 	(void)va, (void)clear, (void)set, (void)table_bits, (void)addr_mask;
 	return -LLMK_ENOTSUP;
+}
+
+int cc_page_entry(uint64_t va, uint64_t addr_mask, uint64_t *pte, uint64_t *page_size)
+{
+	(void)va, (void)addr_mask, (void)pte, (void)page_size;
+	return -LLMK_ENOTSUP;
+}
+
+void cc_init(void)
+{
+}
+
+int cc_kind(void)
+{
+	return CC_NONE;
+}
+
+const char *cc_name(void)
+{
+	return "";
+}
+
+void *cc_dma_alloc(size_t size)
+{
+	return plat_alloc(size, PAGE_SIZE);
+}
+
+bool cc_dma_bounce(void)
+{
+	return false;
+}
+
+void cc_pool_give(void *p, size_t n)
+{
+	(void)p, (void)n;
 }
 
 #endif

@@ -20,17 +20,18 @@
  *      each 4 KiB page), Page State Change to shared per page through the
  *      MSR protocol (0x014 -> 0x015, §2.3.1), the C-bit cleared in our
  *      mapping (drivers/cc_pages.c), then zeroed through the new mapping.
+ *      The rest of the block goes to the DMA pool (cc_pool_give), which
+ *      shares further blocks the same way (sev_snp_share).
  *   5. Register the GHCB's GPA (0x012 -> 0x013, required under SNP, §2.3.2)
- *      and put it in the GHCB MSR.
+ *      and put it in the GHCB MSR; the #VC handler (kernel/x86_64/vc.c),
+ *      which used the firmware's GHCB until then, uses ours from now on.
  * A guest request is NAE event 0x8000_0011 (extended: 0x8000_0012, RAX =
  * certificate pages' GPA, RBX = their number) with SW_EXITINFO1/2 = the
  * request and response pages' GPAs, then VMGEXIT (§4.1.8).
  *
- * Two limits of the kernel around it, not of this file: in an SEV-ES/SNP
- * guest CPUID, port I/O and most MSRs raise #VC, and the kernel has no #VC
- * handler yet (kernel/x86_64/trap.c panics on vector 29); and virtio DMA
- * would need shared bounce buffers. Until both exist the kernel does not
- * boot in an SNP guest; this driver is the part that talks to the firmware.
+ * drivers/cc_pages.c's cc_init sets this driver up right after mem_init,
+ * before any device: CPUID, port I/O, MSRs and MMIO reach the hypervisor
+ * through kernel/x86_64/vc.c, and virtio DMA goes through the shared pool.
  * It uses VMPCK0 and VMPL 0 (no SVSM).
  */
 #include "../kernel/kernel.h"
@@ -100,22 +101,11 @@ static struct {
 	unsigned cbit;
 	uint64_t cmask, addr_mask;
 	uint8_t *secrets;
-	uint8_t *block;   /* PG_SHARED shared pages at its start */
+	uint8_t *block;   /* shared; our PG_SHARED pages first, the rest the DMA pool's */
 	uint8_t *ghcb;
 	struct snp_transport t;
 	struct snp_guest g;
 } snp;
-
-static void wrmsr(uint32_t msr, uint64_t v)
-{
-	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
-}
-
-/* VMGEXIT is VMMCALL with a REP prefix (GHCB spec §2.3). */
-static void vmgexit(void)
-{
-	__asm__ volatile("rep; vmmcall" : : : "memory");
-}
 
 /* One MSR-protocol exchange: write, exit, read back. */
 static uint64_t ghcb_msr_call(uint64_t v)
@@ -213,44 +203,54 @@ static bool negotiate(void)
 	return true;
 }
 
-/* Private -> shared for the first PG_SHARED pages of the block (step 4). */
-static bool share_pages(void)
+/* Private -> shared for a whole 2 MiB block (step 4): PVALIDATE can only
+ * rescind the RMP's own page size (2 MiB, or each 4 KiB page when it says
+ * FAIL_SIZEMISMATCH), so the block is shared as a whole and what the GHCB
+ * and the messages do not use goes to the DMA pool (drivers/cc_pages.c). */
+int sev_snp_share(void *block)
 {
 	bool same;
-	uint64_t base = (uintptr_t)snp.block;
+	uint64_t base = (uintptr_t)block;
+	uint32_t rc;
 
-	for (uint64_t a = base; a < base + PG_SHARED * PAGE_SIZE; a += 64)
+	if (!snp.cmask || base % BLOCK) {
+		plat_snprintf(snp_err, sizeof snp_err, "SEV-SNP: %s",
+			      snp.cmask ? "block not 2 MiB aligned" : "not an SEV-SNP guest");
+		return -LLMK_EINVAL;
+	}
+	for (uint64_t a = base; a < base + BLOCK; a += 64)
 		__asm__ volatile("clflush (%0)" : : "r"(a) : "memory");
 	__asm__ volatile("mfence" : : : "memory");
-	uint32_t rc = pvalidate(base, PVALIDATE_2M, 0, &same);
+	rc = pvalidate(base, PVALIDATE_2M, 0, &same);
 	if (rc == PVALIDATE_FAIL_SIZEMISMATCH) {
-		/* The RMP holds 4 KiB entries here: rescind just our pages. */
-		for (unsigned i = 0; i < PG_SHARED && rc != 1; i++)
-			rc = pvalidate(base + i * PAGE_SIZE, PVALIDATE_4K, 0, &same);
+		/* The RMP holds 4 KiB entries here: rescind each. */
+		rc = 0;
+		for (uint64_t a = base; a < base + BLOCK && !rc; a += PAGE_SIZE)
+			rc = pvalidate(a, PVALIDATE_4K, 0, &same);
 	}
 	if (rc) {
-		plat_snprintf(snp.detail, sizeof snp.detail,
-			      "PVALIDATE rescind of %#llx failed (%u)", (unsigned long long)base, rc);
-		return false;
+		plat_snprintf(snp_err, sizeof snp_err, "PVALIDATE rescind of %#llx failed (%u)",
+			      (unsigned long long)base, rc);
+		return -LLMK_EIO;
 	}
-	for (unsigned i = 0; i < PG_SHARED; i++) {
-		uint64_t gpa = base + i * PAGE_SIZE;
-		uint64_t r = ghcb_msr_call((gpa & ~0xfffull) | GHCB_PSC_SHARED << 52 | GHCB_PSC_REQ);
+	for (uint64_t gpa = base; gpa < base + BLOCK; gpa += PAGE_SIZE) {
+		uint64_t r = ghcb_msr_call(gpa | GHCB_PSC_SHARED << 52 | GHCB_PSC_REQ);
 		if ((r & GHCB_INFO_MASK) != GHCB_PSC_RESP || r >> 32) {
-			plat_snprintf(snp.detail, sizeof snp.detail,
-				      "page state change of %#llx to shared: %#llx",
+			plat_snprintf(snp_err, sizeof snp_err, "page state change of %#llx to shared: %#llx",
 				      (unsigned long long)gpa, (unsigned long long)r);
-			return false;
+			return -LLMK_EIO;
 		}
 		if (cc_page_remap(gpa, snp.cmask, 0, snp.cmask, snp.addr_mask)) {
-			plat_snprintf(snp.detail, sizeof snp.detail,
+			plat_snprintf(snp_err, sizeof snp_err,
 				      "cannot clear the C-bit of %#llx in the page tables",
 				      (unsigned long long)gpa);
-			return false;
+			return -LLMK_ENOMEM;
 		}
-		memset((void *)(uintptr_t)gpa, 0, PAGE_SIZE);
 	}
-	return true;
+	/* the #VC handler's GHCB (the firmware's, or ours) is in the MSR again
+	 * at its next exchange; zero the block through its new mapping */
+	memset(block, 0, BLOCK);
+	return 0;
 }
 
 static bool register_ghcb(void)
@@ -263,6 +263,8 @@ static bool register_ghcb(void)
 		return false;
 	}
 	wrmsr(MSR_GHCB, (uintptr_t)snp.ghcb);
+	/* the hypervisor now takes no other GHCB: the #VC handler switches */
+	vc_use_ghcb(snp.ghcb);
 	return true;
 }
 
@@ -320,8 +322,11 @@ static void setup(void)
 		plat_snprintf(snp.detail, sizeof snp.detail, "no 2 MiB block for the shared pages");
 		return;
 	}
-	if (!share_pages())
+	if (sev_snp_share(snp.block)) {
+		plat_snprintf(snp.detail, sizeof snp.detail, "%s", snp_err);
 		return;
+	}
+	cc_pool_give(snp.block + PG_SHARED * PAGE_SIZE, BLOCK - PG_SHARED * PAGE_SIZE);
 	snp.ghcb = snp.block + PG_GHCB * PAGE_SIZE;
 	if (!register_ghcb())
 		return;
@@ -410,6 +415,13 @@ int plat_attest_guest_key(int kind, const struct plat_attest_key_req *req, uint8
 }
 
 #else /* not x86_64 */
+
+int sev_snp_share(void *block)
+{
+	(void)block;
+	plat_snprintf(snp_err, sizeof snp_err, "SEV-SNP exists only on x86_64");
+	return -LLMK_EINVAL;
+}
 
 int sev_snp_probe(struct plat_attest_info *out)
 {

@@ -17,6 +17,11 @@ int sev_snp_probe(struct plat_attest_info *out);
 /* SNP_REPORT (extended request: SNP_CERTS when the host has them) over
  * report_data, appended as records. -LLMK_ENOENT when absent. */
 int sev_snp_evidence(const uint8_t report_data[64], uint8_t *buf, size_t cap, size_t *len);
+/* Make a 2 MiB-aligned 2 MiB block of private memory shared with the host
+ * (PVALIDATE rescind, page state change, C-bit cleared) and zero it: for
+ * drivers/cc_pages.c's DMA pool. -LLMK_EINVAL when this is not an SEV-SNP
+ * guest; on other errors part of the block may be shared already. */
+int sev_snp_share(void *block);
 /* Why the last call failed (one line). */
 const char *sev_snp_error(void);
 

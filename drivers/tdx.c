@@ -18,9 +18,10 @@
  *              0x10002, R12 = buffer GPA, R13 = size); the VMM fills it
  *              asynchronously, so the status is polled until it leaves
  *              GET_QUOTE_IN_FLIGHT.
- * As for SEV-SNP, the kernel around it lacks a #VE handler (CPUID, port
- * I/O and MMIO trap in a TD) and shared DMA buffers; until then the kernel
- * does not boot in a TD.
+ * The rest of the kernel's life in a TD: CPUID, port I/O, MSRs, HLT and
+ * MMIO reach the VMM through kernel/x86_64/ve.c; device DMA goes through
+ * drivers/cc_pages.c's pool, whose blocks tdx_share makes shared (MapGPA,
+ * the shared bit set in the page tables), set up by cc_init after mem_init.
  */
 #include "../kernel/kernel.h"
 #include "tdx.h"
@@ -35,18 +36,14 @@ const char *tdx_error(void)
 #if defined(__x86_64__)
 #include "../kernel/x86_64/x86.h"
 #include "cc_pages.h"
+#include "../kernel/x86_64/tdcall.h"
 
-#define TDG_VP_VMCALL 0ull
-#define TDG_VP_INFO 1ull
-#define TDG_MR_RTMR_EXTEND 2ull
-#define TDG_MR_REPORT 4ull
-#define VMCALL_MAP_GPA 0x10001ull
-#define VMCALL_GET_QUOTE 0x10002ull
 #define TDREPORT_SIZE 1024u
 #define QUOTE_PAGES 8u /* 32 KiB: a v4 quote with its certification data */
 #define QUOTE_HDR 24u
 #define QUOTE_IN_FLIGHT 0xffffffffffffffffull
 #define QUOTE_TIMEOUT_NS (30ull * 1000000000)
+#define MAP_GPA_RETRIES 16
 
 static struct {
 	bool probed, present;
@@ -57,33 +54,12 @@ static struct {
 	uint8_t *quote;   /* QUOTE_PAGES shared pages, or NULL */
 } td;
 
-/* TDCALL (66 0F 01 CC): RAX = leaf, in/out RCX, RDX, R8; RAX = status. */
-static uint64_t tdcall(uint64_t leaf, uint64_t *rcx, uint64_t *rdx, uint64_t r8)
-{
-	register uint64_t r8_ __asm__("r8") = r8;
-	uint64_t rax = leaf;
-	__asm__ volatile(".byte 0x66, 0x0f, 0x01, 0xcc"
-			 : "+a"(rax), "+c"(*rcx), "+d"(*rdx), "+r"(r8_)
-			 :
-			 : "memory");
-	return rax;
-}
-
-/* TDG.VP.VMCALL: RCX = the registers passed to the VMM (R10-R13 here,
- * bits 10..13), R10 = 0 (a GHCI call), R11 = sub-function, R12, R13 its
- * arguments; R10 = the VMM's status on return. */
+/* A GHCI call with two arguments; the VMM's status (or the TDCALL's). */
 static uint64_t vmcall(uint64_t fn, uint64_t a, uint64_t b)
 {
-	register uint64_t r10 __asm__("r10") = 0;
-	register uint64_t r11 __asm__("r11") = fn;
-	register uint64_t r12 __asm__("r12") = a;
-	register uint64_t r13 __asm__("r13") = b;
-	uint64_t rax = TDG_VP_VMCALL, rcx = 0x3c00; /* R10..R13 */
-	__asm__ volatile(".byte 0x66, 0x0f, 0x01, 0xcc"
-			 : "+a"(rax), "+c"(rcx), "+r"(r10), "+r"(r11), "+r"(r12), "+r"(r13)
-			 :
-			 : "rdx", "memory");
-	return rax ? rax : r10;
+	struct tdvmcall t = { 0, fn, a, b, 0, 0 };
+	uint64_t st = tdvmcall(&t);
+	return st ? st : t.r10;
 }
 
 static bool detect(void)
@@ -105,24 +81,80 @@ static bool detect(void)
 	return true;
 }
 
-/* The quote buffer: private pages made shared (GHCI §3.2 MapGPA). */
+static void setup(void);
+
+/* TDG.VP.VMCALL<MapGPA> (GHCI §3.2) of [gpa, gpa + n) to shared: the VMM may
+ * stop part way with TDG.VP.VMCALL_RETRY and the GPA to go on from in R11. */
+static int map_gpa_shared(uint64_t gpa, uint64_t n)
+{
+	uint64_t end = gpa + n;
+
+	for (int tries = 0; tries < MAP_GPA_RETRIES;) {
+		struct tdvmcall t = { 0, TDVMCALL_MAP_GPA, gpa | td.shared_bit, end - gpa, 0, 0 };
+		uint64_t st = tdvmcall(&t);
+		if (!st && !t.r10)
+			return 0;
+		uint64_t at = t.r11 & ~td.shared_bit;
+		if (st || t.r10 != TDVMCALL_STATUS_RETRY || at < gpa || at >= end) {
+			plat_snprintf(tdx_err, sizeof tdx_err, "MapGPA of %#llx (%llu bytes) to shared: %#llx",
+				      (unsigned long long)gpa, (unsigned long long)(end - gpa),
+				      (unsigned long long)(st ? st : t.r10));
+			return -LLMK_EIO;
+		}
+		tries = at == gpa ? tries + 1 : 0; /* a retry without progress counts */
+		gpa = at;
+	}
+	plat_snprintf(tdx_err, sizeof tdx_err, "MapGPA of %#llx: the VMM kept asking to retry",
+		      (unsigned long long)gpa);
+	return -LLMK_EIO;
+}
+
+int tdx_share(void *p, size_t n)
+{
+	uint64_t va = (uintptr_t)p, mask;
+
+	if (!td.probed)
+		setup();
+	if (!td.shared_bit || va % PAGE_SIZE || n % PAGE_SIZE) {
+		plat_snprintf(tdx_err, sizeof tdx_err, "TDX: %s",
+			      td.shared_bit ? "range not page aligned" : td.detail);
+		return -LLMK_EINVAL;
+	}
+	/* the TDX module keeps no coherence between a page's private and
+	 * shared lines: write the private ones back first */
+	for (uint64_t a = va; a < va + n; a += 64)
+		__asm__ volatile("clflush (%0)" : : "r"(a) : "memory");
+	__asm__ volatile("mfence" : : : "memory");
+	if (map_gpa_shared(va, n))
+		return -LLMK_EIO;
+	mask = ((1ull << 52) - 1) & ~0xfffull & ~td.shared_bit;
+	for (uint64_t a = va; a < va + n; a += PAGE_SIZE)
+		if (cc_page_remap(a, 0, td.shared_bit, 0, mask)) {
+			plat_snprintf(tdx_err, sizeof tdx_err,
+				      "cannot set the shared bit of %#llx in the page tables",
+				      (unsigned long long)a);
+			return -LLMK_ENOMEM;
+		}
+	memset(p, 0, n);
+	return 0;
+}
+
+/* The quote buffer: private pages made shared. */
 static void share_quote_pages(void)
 {
-	uint64_t rcx = 0, rdx = 0;
-	if (tdcall(TDG_VP_INFO, &rcx, &rdx, 0))
-		return;
-	td.shared_bit = 1ull << ((rcx & 63) - 1);
 	uint8_t *q = plat_alloc(QUOTE_PAGES * PAGE_SIZE, PAGE_SIZE);
-	if (!q)
-		return;
-	uint64_t mask = ((1ull << 52) - 1) & ~0xfffull & ~td.shared_bit;
-	if (vmcall(VMCALL_MAP_GPA, (uintptr_t)q | td.shared_bit, QUOTE_PAGES * PAGE_SIZE))
-		return; /* kept private and unused: no quote this boot */
-	for (unsigned i = 0; i < QUOTE_PAGES; i++)
-		if (cc_page_remap((uintptr_t)q + i * PAGE_SIZE, 0, td.shared_bit, 0, mask))
-			return;
-	memset(q, 0, QUOTE_PAGES * PAGE_SIZE);
-	td.quote = q;
+
+	if (q && !tdx_share(q, QUOTE_PAGES * PAGE_SIZE))
+		td.quote = q; /* else kept private and unused: no quote this boot */
+}
+
+/* TDG.VP.INFO: RCX[5:0] is GPAW; the shared bit is GPA bit GPAW-1. */
+static void find_shared_bit(void)
+{
+	uint64_t rcx = 0, rdx = 0, r8 = 0;
+
+	if (!tdcall(TDCALL_VP_INFO, &rcx, &rdx, &r8) && (rcx & 63) >= 32)
+		td.shared_bit = 1ull << ((rcx & 63) - 1);
 }
 
 static void setup(void)
@@ -136,7 +168,9 @@ static void setup(void)
 		plat_snprintf(td.detail, sizeof td.detail, "no memory for the TDREPORT");
 		return;
 	}
-	share_quote_pages();
+	find_shared_bit();
+	if (td.shared_bit)
+		share_quote_pages();
 	plat_snprintf(td.detail, sizeof td.detail, "TDX guest (CPUID 0x21 \"IntelTDX\"), %s",
 		      td.quote ? "GetQuote buffer shared" : "no GetQuote buffer (report only)");
 	td.present = true;
@@ -166,7 +200,7 @@ static int get_quote(uint8_t *buf, size_t cap, size_t *len)
 	memcpy(q, hdr, 16);
 	memcpy(q + 16, lens, 8);
 	memcpy(q + QUOTE_HDR, td.report, TDREPORT_SIZE);
-	uint64_t r = vmcall(VMCALL_GET_QUOTE, (uintptr_t)q | td.shared_bit, QUOTE_PAGES * PAGE_SIZE);
+	uint64_t r = vmcall(TDVMCALL_GET_QUOTE, (uintptr_t)q | td.shared_bit, QUOTE_PAGES * PAGE_SIZE);
 	if (r) {
 		plat_snprintf(tdx_err, sizeof tdx_err, "GetQuote refused by the VMM (%#llx)",
 			      (unsigned long long)r);
@@ -190,7 +224,7 @@ static int get_quote(uint8_t *buf, size_t cap, size_t *len)
 
 int tdx_evidence(const uint8_t report_data[64], uint8_t *buf, size_t cap, size_t *len)
 {
-	uint64_t rcx, rdx, st;
+	uint64_t rcx, rdx, r8 = 0, st;
 	size_t at = *len;
 	int e;
 
@@ -203,7 +237,7 @@ int tdx_evidence(const uint8_t report_data[64], uint8_t *buf, size_t cap, size_t
 	memcpy(td.rdata, report_data, 64);
 	rcx = (uintptr_t)td.report;
 	rdx = (uintptr_t)td.rdata;
-	if ((st = tdcall(TDG_MR_REPORT, &rcx, &rdx, 0))) {
+	if ((st = tdcall(TDCALL_MR_REPORT, &rcx, &rdx, &r8))) {
 		plat_snprintf(tdx_err, sizeof tdx_err, "TDG.MR.REPORT failed: %#llx",
 			      (unsigned long long)st);
 		return -LLMK_EIO;
@@ -221,7 +255,7 @@ int tdx_evidence(const uint8_t report_data[64], uint8_t *buf, size_t cap, size_t
 
 int tdx_extend_rtmr3(const uint8_t digest[32])
 {
-	uint64_t rcx, rdx, st;
+	uint64_t rcx, rdx, r8 = 0, st;
 	if (!td.probed)
 		setup();
 	if (!td.present)
@@ -230,7 +264,7 @@ int tdx_extend_rtmr3(const uint8_t digest[32])
 	memcpy(td.rdata + 64, digest, 32);
 	rcx = (uintptr_t)(td.rdata + 64);
 	rdx = 3;
-	if ((st = tdcall(TDG_MR_RTMR_EXTEND, &rcx, &rdx, 0))) {
+	if ((st = tdcall(TDCALL_MR_RTMR_EXTEND, &rcx, &rdx, &r8))) {
 		plat_snprintf(tdx_err, sizeof tdx_err, "TDG.MR.RTMR.EXTEND RTMR3 failed: %#llx",
 			      (unsigned long long)st);
 		return -LLMK_EIO;
@@ -260,6 +294,13 @@ int tdx_extend_rtmr3(const uint8_t digest[32])
 {
 	(void)digest;
 	return -LLMK_ENOENT;
+}
+
+int tdx_share(void *p, size_t n)
+{
+	(void)p, (void)n;
+	plat_snprintf(tdx_err, sizeof tdx_err, "TDX exists only on x86_64");
+	return -LLMK_EINVAL;
 }
 
 #endif

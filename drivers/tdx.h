@@ -16,6 +16,10 @@ int tdx_probe(struct plat_attest_info *out);
 int tdx_evidence(const uint8_t report_data[64], uint8_t *buf, size_t cap, size_t *len);
 /* TDG.MR.RTMR.EXTEND of a SHA-256 digest (zero-padded to 48 bytes) into RTMR3. */
 int tdx_extend_rtmr3(const uint8_t digest[32]);
+/* Make [p, p + n) (page-aligned) shared with the VMM (MapGPA, the shared
+ * bit set in the page tables) and zero it: for drivers/cc_pages.c's DMA
+ * pool and the GetQuote buffer. -LLMK_EINVAL when this is not a TD. */
+int tdx_share(void *p, size_t n);
 const char *tdx_error(void);
 
 #endif

@@ -9,6 +9,15 @@
  * all queued before the device is kicked; the plat_io completes when the
  * last of them comes back (its priv[] counts them).
  *
+ * In a confidential guest (SEV, TDX) the device can reach only pages the
+ * guest shares with the host (drivers/cc_pages.c): the rings and request
+ * headers live there, and each slot owns a piece of a shared bounce buffer
+ * that its data is read into and copied out of when the request completes.
+ * Requests are then at most VBLK_CC_CHUNK bytes, VBLK_CC_SLOTS at a time.
+ * What the host sees this way is what it has anyway: the disk's contents
+ * (sealed models are ciphertext on the disk). On other machines none of
+ * this happens: the device writes straight into the caller's buffer.
+ *
  * Capacity is what the device reports (§5.2.4: in 512-byte sectors). QEMU
  * rounds a raw image whose size is not a multiple of 512 up to the next
  * sector and reads the missing tail as zeros, so such a disk shows its size
@@ -19,6 +28,7 @@
 #include "pci.h"
 #include "virtio.h"
 #include "virtio_blk.h"
+#include "cc_pages.h"
 
 #define VBLK_MAX_DISKS 16
 #define VBLK_QUEUE 256           /* descriptors per queue (QEMU offers 256) */
@@ -27,6 +37,8 @@
 #define VBLK_BOUNCE (64u << 10)  /* unaligned edges of synchronous reads */
 #define SECTOR 512u
 #define VBLK_STALL_NS (60ull * 1000000000) /* no completion for this long: device is gone */
+#define VBLK_CC_CHUNK (64u << 10)  /* confidential guests: bytes per bounced request */
+#define VBLK_CC_SLOTS 16           /* ... and requests in flight: 1 MiB of bounce a disk */
 
 /* §5.2.3 feature bits */
 #define VIRTIO_BLK_F_SIZE_MAX (1ull << 1)
@@ -71,6 +83,11 @@ struct vblk_disk {
 	char where[24];
 	uint64_t progress_ns; /* last completion, or when the queue became busy */
 	bool broken;
+	/* confidential guests: n_slots * chunk shared bytes, and where each
+	 * slot's data goes when it completes; NULL elsewhere */
+	uint8_t *bounce;
+	void *dest[VBLK_SLOTS];
+	uint32_t dest_len[VBLK_SLOTS];
 };
 
 static struct {
@@ -103,7 +120,10 @@ static void reap(struct vblk_disk *d)
 		d->owner[s] = NULL;
 		d->free[d->n_free++] = (uint16_t)s;
 		d->progress_ns = plat_time_ns();
-		finish(io, d->dma->status[s] == VIRTIO_BLK_S_OK ? 0 : -LLMK_EIO);
+		bool ok = d->dma->status[s] == VIRTIO_BLK_S_OK;
+		if (ok && d->bounce)
+			memcpy(d->dest[s], d->bounce + (size_t)s * d->chunk, d->dest_len[s]);
+		finish(io, ok ? 0 : -LLMK_EIO);
 	}
 }
 
@@ -156,6 +176,11 @@ static int submit(struct vblk_disk *d, uint32_t type, uint64_t sector, void *buf
 	io->priv[IO_PENDING]++;
 	d->dma->hdr[s] = (struct vblk_hdr){ type, 0, sector };
 	d->dma->status[s] = 0xff;
+	if (d->bounce) {
+		d->dest[s] = buf;
+		d->dest_len[s] = len;
+		buf = d->bounce + (size_t)s * d->chunk;
+	}
 	desc = &d->q.desc[3 * s];
 	desc[0] = (struct virtq_desc){ (uintptr_t)&d->dma->hdr[s], sizeof(struct vblk_hdr),
 				       VIRTQ_DESC_F_NEXT, (uint16_t)(3 * s + 1) };
@@ -359,11 +384,13 @@ static int start_disk(struct vblk_disk *d, const struct pci_dev *pd)
 		if (v >= SECTOR && v < d->chunk)
 			d->chunk = v & ~(SECTOR - 1);
 	}
+	if (cc_dma_bounce() && d->chunk > VBLK_CC_CHUNK)
+		d->chunk = VBLK_CC_CHUNK;
 	if ((err = virtio_pci_queue(&d->vp, 0, VBLK_QUEUE, &d->q)) < 0) {
 		virtio_pci_fail(&d->vp);
 		return err;
 	}
-	d->dma = plat_alloc(sizeof *d->dma, PAGE_SIZE);
+	d->dma = cc_dma_alloc(sizeof *d->dma);
 	if (!d->dma) {
 		virtio_pci_fail(&d->vp);
 		return -LLMK_ENOMEM;
@@ -372,6 +399,15 @@ static int start_disk(struct vblk_disk *d, const struct pci_dev *pd)
 	if (d->n_slots == 0) {
 		virtio_pci_fail(&d->vp);
 		return -LLMK_ENOTSUP;
+	}
+	if (cc_dma_bounce()) {
+		if (d->n_slots > VBLK_CC_SLOTS)
+			d->n_slots = VBLK_CC_SLOTS;
+		d->bounce = cc_dma_alloc((size_t)d->n_slots * d->chunk);
+		if (!d->bounce) {
+			virtio_pci_fail(&d->vp);
+			return -LLMK_ENOMEM;
+		}
 	}
 	for (int s = d->n_slots - 1; s >= 0; s--)
 		d->free[d->n_free++] = (uint16_t)s;

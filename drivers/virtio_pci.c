@@ -5,6 +5,7 @@
 #include "../kernel/kernel.h"
 #include "../kernel/arch.h"
 #include "virtio.h"
+#include "cc_pages.h"
 
 /* §4.1.4 virtio_pci_cap */
 #define PCI_CAP_VENDOR 0x09
@@ -117,10 +118,11 @@ int virtio_pci_queue(struct virtio_pci *vp, uint16_t index, uint16_t max_size, s
 	if (size > max_size)
 		size = max_size;
 	/* §2.7: desc 16-byte, driver ring 2-byte, device ring 4-byte aligned;
-	 * page allocations satisfy all three and come zeroed. */
-	q->desc = plat_alloc(sizeof(struct virtq_desc) * size, PAGE_SIZE);
-	q->avail = plat_alloc(6 + 2u * size, PAGE_SIZE);
-	q->used = plat_alloc(6 + 8u * size, PAGE_SIZE);
+	 * page allocations satisfy all three and come zeroed. The device reads
+	 * and writes them: in a confidential guest they are shared pages. */
+	q->desc = cc_dma_alloc(sizeof(struct virtq_desc) * size);
+	q->avail = cc_dma_alloc(6 + 2u * size);
+	q->used = cc_dma_alloc(6 + 8u * size);
 	if (!q->desc || !q->avail || !q->used)
 		return -LLMK_ENOMEM;
 	q->size = size;

@@ -36,12 +36,53 @@ void attest_init(void);
 /* kernel/console.c */
 void console_puts(const char *s);
 
-/* kernel/mmio.c-style accessors: device registers by address. */
+/*
+ * Device registers by address. On x86_64 each access is one MOV of a fixed
+ * form (88/89/8A/8B, C6/C7 for constants), written as inline assembly as
+ * Linux's readl/writel are: in a confidential guest an MMIO access traps
+ * and kernel/x86_64/insn.c decodes it, so the compiler must not fold one
+ * into another instruction (a CMP or TEST with a memory operand).
+ */
+#if defined(__x86_64__)
+#define MMIO_REF(t, a) (*(volatile t *)(uintptr_t)(a))
+static inline uint8_t mmio_read8(uint64_t a)
+{
+	uint8_t v;
+	__asm__ volatile("movb %1, %0" : "=q"(v) : "m"(MMIO_REF(uint8_t, a)) : "memory");
+	return v;
+}
+static inline uint16_t mmio_read16(uint64_t a)
+{
+	uint16_t v;
+	__asm__ volatile("movw %1, %0" : "=r"(v) : "m"(MMIO_REF(uint16_t, a)) : "memory");
+	return v;
+}
+static inline uint32_t mmio_read32(uint64_t a)
+{
+	uint32_t v;
+	__asm__ volatile("movl %1, %0" : "=r"(v) : "m"(MMIO_REF(uint32_t, a)) : "memory");
+	return v;
+}
+static inline void mmio_write8(uint64_t a, uint8_t v)
+{
+	__asm__ volatile("movb %1, %0" : "=m"(MMIO_REF(uint8_t, a)) : "qi"(v) : "memory");
+}
+static inline void mmio_write16(uint64_t a, uint16_t v)
+{
+	__asm__ volatile("movw %1, %0" : "=m"(MMIO_REF(uint16_t, a)) : "ri"(v) : "memory");
+}
+static inline void mmio_write32(uint64_t a, uint32_t v)
+{
+	__asm__ volatile("movl %1, %0" : "=m"(MMIO_REF(uint32_t, a)) : "ri"(v) : "memory");
+}
+#undef MMIO_REF
+#else
 static inline uint8_t mmio_read8(uint64_t a) { return *(volatile uint8_t *)(uintptr_t)a; }
 static inline uint16_t mmio_read16(uint64_t a) { return *(volatile uint16_t *)(uintptr_t)a; }
 static inline uint32_t mmio_read32(uint64_t a) { return *(volatile uint32_t *)(uintptr_t)a; }
 static inline void mmio_write8(uint64_t a, uint8_t v) { *(volatile uint8_t *)(uintptr_t)a = v; }
 static inline void mmio_write16(uint64_t a, uint16_t v) { *(volatile uint16_t *)(uintptr_t)a = v; }
 static inline void mmio_write32(uint64_t a, uint32_t v) { *(volatile uint32_t *)(uintptr_t)a = v; }
+#endif
 
 #endif

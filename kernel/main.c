@@ -2,12 +2,16 @@
  * kernel/main.c — from boot_info to the shell prompt.
  *
  * Order matters: the arch comes first (interrupts off, SIMD enabled, own
- * exception vectors), then ACPI (the console may be named by SPCR), the
- * console, memory, a stack of our own, time, and finally the devices.
+ * exception vectors, which in a confidential guest include the #VC / #VE
+ * handlers every CPUID and port access needs), then ACPI (the console may
+ * be named by SPCR), the console, memory, the confidential guest's own
+ * set-up (cc_init: its GHCB, the pool of pages devices may DMA to), a
+ * stack of our own, time, and finally the devices.
  */
 #include "kernel.h"
 #include "arch.h"
 #include "../drivers/acpi.h"
+#include "../drivers/cc_pages.h"
 #include "../drivers/pci.h"
 #include "../drivers/virtio_blk.h"
 #ifdef LLMK_HAVE_SHELL
@@ -102,6 +106,7 @@ void kernel_main(struct boot_info *bi)
 		plat_printf("boot: SEV-SNP CC blob %#llx, TCG2 event log %#llx\n",
 			    (unsigned long long)bi->cc_blob, (unsigned long long)bi->tcg2_log);
 	mem_init(bi);
+	cc_init();
 	stack = plat_alloc(KERNEL_STACK, PAGE_SIZE);
 	if (!stack)
 		plat_panic("mem: no %u bytes for the kernel stack", KERNEL_STACK);

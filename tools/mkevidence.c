@@ -14,6 +14,7 @@
  *                  [--chain-out FILE] [--ark-out FILE] [--vcek-out FILE] [--report-out FILE]
  *   mkevidence tdx-quote --quote FILE --nonce HEX --priv HEX [--model SHA256] --out FILE
  *   mkevidence unwrap --priv HEX --wrapped FILE
+ *   mkevidence tdx-chain --out FILE
  *
  * --priv is the guest's X25519 private key (64 hex digits; a test holds it);
  * the bundle's PUBKEY is its public half. --chain-out writes the
@@ -21,7 +22,10 @@
  * VCEK (DER): the user's side of the chain; --report-out the bare report
  * (for `verifier snp --report`). `tdx-quote` wraps an existing
  * TDX quote in a bundle: its REPORTDATA was made for another bundle, so
- * the verifier must refuse it (a test of that refusal). Every line it
+ * the verifier must refuse it (a test of that refusal). `tdx-chain` writes
+ * the TDX simulator's test chain (PCK, platform CA, root; PEM), the same in
+ * every process: what a user of llmctl's `attest --provider tdx` (with
+ * LLMK_TDX_SIM) passes as `verifier tdx --chain`. Every line it
  * prints to stdout is "name: value".
  */
 #include <errno.h>
@@ -33,15 +37,19 @@
 #include "../shell/evidence.h"
 #include "../shell/keywrap.h"
 #include "host/snp_sim.h"
+#include "host/tdx_sim.h"
 
 static const char usage[] =
 	"usage: mkevidence snp --nonce HEX --priv HEX [--model SHA256] [--build-id ID] --out FILE\n"
 	"                      [--chain-out FILE] [--ark-out FILE] [--vcek-out FILE] [--report-out FILE]\n"
 	"       mkevidence tdx-quote --quote FILE --nonce HEX --priv HEX [--model SHA256] --out FILE\n"
 	"       mkevidence unwrap --priv HEX --wrapped FILE\n"
+	"       mkevidence tdx-chain --out FILE\n"
 	"  A test tool: its SEV-SNP evidence comes from the firmware simulator (SIMULATED).\n";
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+struct opts;
+static int cmd_tdx_chain(const struct opts *o);
 static int fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -245,6 +253,23 @@ static int cmd_tdx_quote(const struct opts *o)
 	return r ? r : write_bundle(o->out, buf, len);
 }
 
+static int cmd_tdx_chain(const struct opts *o)
+{
+	if (!o->out)
+		return fail("tdx-chain needs --out FILE\n%s", usage);
+	if (!getenv("LLMK_TDX_SIM"))
+		setenv("LLMK_TDX_SIM", "1", 1);
+	const char *why = tdx_sim_provider_why_absent();
+	struct tdx_sim *s = why ? NULL : tdx_sim_provider_sim();
+	if (!s)
+		return fail("the TDX simulator is not available: %s", why ? why : "?");
+	if (write_file(o->out, s->chain.pem, s->chain.pem_len))
+		return 1;
+	printf("chain: %s (%zu bytes: PCK, platform CA, root; SIMULATED, not Intel's)\n", o->out,
+	       s->chain.pem_len);
+	return 0;
+}
+
 static int cmd_unwrap(const struct opts *o)
 {
 	uint8_t priv[32], pub[32], rd[64], key[32], blob[KEYWRAP_SIZE + 8];
@@ -314,5 +339,7 @@ int main(int argc, char **argv)
 		return cmd_tdx_quote(&o);
 	if (!strcmp(argv[1], "unwrap"))
 		return cmd_unwrap(&o);
+	if (!strcmp(argv[1], "tdx-chain"))
+		return cmd_tdx_chain(&o);
 	return fail("unknown command '%s'\n%s", argv[1], usage);
 }

@@ -5,6 +5,13 @@
  * code; for the others a zero is pushed so every frame looks the same:
  * [vector, error, rip, cs, rflags, rsp, ss]. Exceptions are fatal here (no
  * interrupts are ever enabled), so the handler never returns.
+ *
+ * Two exceptions are not faults but requests to emulate an instruction in a
+ * confidential guest: #VE (vector 20, TDX: no error code) and #VC (vector
+ * 29, SEV-ES/SNP: the exit code as error code). Their stubs save every
+ * general register as struct trap_regs (kernel/x86_64/x86.h), call
+ * trap_emulate(), which changes the registers and RIP as the instruction
+ * would have, restore the registers and return with IRETQ.
  */
 	.text
 
@@ -21,6 +28,16 @@ trap_\n:
 trap_\n:
 	pushq $\n
 	jmp trap_common
+.endm
+
+.macro TRAP_EMUL n, err
+	.align 16
+trap_\n:
+	.if \err == 0
+	pushq $0
+	.endif
+	pushq $\n
+	jmp emul_common
 .endm
 
 TRAP_NOERR 0
@@ -43,7 +60,7 @@ TRAP_NOERR 16
 TRAP_ERR 17
 TRAP_NOERR 18
 TRAP_NOERR 19
-TRAP_NOERR 20
+TRAP_EMUL 20, 0
 TRAP_ERR 21
 TRAP_NOERR 22
 TRAP_NOERR 23
@@ -52,7 +69,7 @@ TRAP_NOERR 25
 TRAP_NOERR 26
 TRAP_NOERR 27
 TRAP_NOERR 28
-TRAP_ERR 29
+TRAP_EMUL 29, 1
 TRAP_ERR 30
 TRAP_NOERR 31
 
@@ -63,6 +80,52 @@ trap_common:
 1:	cli
 	hlt
 	jmp 1b
+
+/* gpr[0] (RAX) ends lowest: push R15 first. RSP's slot is a placeholder
+ * (the interrupted RSP is in the CPU's frame). RBP keeps our stack pointer
+ * across the call, which is free to align the stack; the SysV ABI wants
+ * DF clear on entry, which the interrupted code may not have left. */
+emul_common:
+	pushq %r15
+	pushq %r14
+	pushq %r13
+	pushq %r12
+	pushq %r11
+	pushq %r10
+	pushq %r9
+	pushq %r8
+	pushq %rdi
+	pushq %rsi
+	pushq %rbp
+	pushq $0
+	pushq %rbx
+	pushq %rdx
+	pushq %rcx
+	pushq %rax
+	movq %rsp, %rdi
+	movq %rsp, %rbp
+	andq $-16, %rsp
+	cld
+	call trap_emulate
+	movq %rbp, %rsp
+	popq %rax
+	popq %rcx
+	popq %rdx
+	popq %rbx
+	addq $8, %rsp
+	popq %rbp
+	popq %rsi
+	popq %rdi
+	popq %r8
+	popq %r9
+	popq %r10
+	popq %r11
+	popq %r12
+	popq %r13
+	popq %r14
+	popq %r15
+	addq $16, %rsp /* vector, error code */
+	iretq
 
 /* Stub addresses, vector order, for trap_init(). */
 	.section .data.rel.ro, "aw"

@@ -13,6 +13,7 @@
 #include "../kernel.h"
 #include "../arch.h"
 #include "../../drivers/acpi.h"
+#include "../../drivers/cc_pages.h"
 #include "x86.h"
 
 #define MSR_APIC_BASE 0x1b
@@ -78,12 +79,6 @@ static struct {
 	uint8_t *page;
 	struct ap_boot_data *data;
 } smp;
-
-static inline void wrmsr(uint32_t msr, uint64_t v)
-{
-	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32))
-			 : "memory");
-}
 
 static void udelay(uint64_t us)
 {
@@ -200,8 +195,10 @@ static const char *unsupported(uint64_t apic_base, uint64_t cr3)
 	if (cr3 >> 32)
 		return "the page tables are above 4 GiB";
 	/* SEV-ES/SNP and TDX guests start APs through the hypervisor (GHCB AP
-	 * creation, TDX mailbox), not INIT-SIPI. */
-	if (!strcmp(arch_machine(), "SEV-SNP guest") || !strcmp(arch_machine(), "TDX guest"))
+	 * creation, TDX mailbox), not INIT-SIPI; under plain SEV the start-up
+	 * page would have to be shared. The #VC/#VE handlers and the shared
+	 * pages also assume the boot CPU alone. */
+	if (cc_kind() != CC_NONE)
 		return "confidential guest (AP start needs the hypervisor protocol)";
 	return NULL;
 }

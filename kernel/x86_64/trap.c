@@ -48,6 +48,25 @@ void trap_handler(const struct trap_frame *f)
 		   (unsigned long long)cr2);
 }
 
+/*
+ * #VE and #VC (entry.S's emulating stubs): the instruction at r->rip is one
+ * the hardware hands to the guest to perform through the TDX module or the
+ * GHCB. They happen only in confidential guests, and there from the first
+ * CPUID after ExitBootServices on, so the handlers work before anything
+ * else is set up. On a machine that is not one, the handler says so and
+ * stops.
+ */
+void trap_emulate(struct trap_regs *r);
+
+void trap_emulate(struct trap_regs *r)
+{
+	r->gpr[4] = r->rsp;
+	if (r->vector == 29)
+		vc_handle(r);
+	else
+		ve_handle(r);
+}
+
 void trap_init(void)
 {
 	struct {

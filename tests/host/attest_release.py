@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """tests/host/attest_release.py LLMCTL VERIFIER SEAL MKEVIDENCE — key release
 against attestation on the host build, end to end, with the SEV-SNP firmware
-simulator (LLMK_SNP_SIM=1) as the provider:
+simulator (LLMK_SNP_SIM=1) and then the TDX simulator (LLMK_TDX_SIM=1) as the
+provider:
 
-  llmctl: attest --provider snp --nonce N      (a sealed stories260K on disk 0)
-  verifier snp --evidence ... --allow-simulated (its measurement)
-  verifier wrap ... --expect-measurement M --expect-model SHA256 --key-file K
+  llmctl: attest --provider P --nonce N        (a sealed stories260K on disk 0)
+  verifier P --evidence ... --allow-simulated  (its measurement or MRTD)
+  verifier wrap ... --expect-measurement M (--expect-mrtd) --expect-model SHA256
   llmctl: unseal --wrapped B64; load 0; infer --ids
                                                == the plain model's greedy ids
 
@@ -107,77 +108,94 @@ def main():
         bad("plain model ids", out)
         return
 
-    env = dict(os.environ, LLMK_SNP_SIM="1")
-    ark = os.path.join(tmp, "ark.pem")
-    # the simulator's default launch is the same in every process: its ARK
-    rc, out, err = run([MKEVIDENCE, "snp", "--nonce", "00", "--priv", "%064x" % 7,
-                        "--out", os.devnull, "--ark-out", ark])
+    for prov in ("snp", "tdx"):
+        release(prov, tmp, sealed, key, digest, infer, want)
+
+
+# provider: the simulator's switch, how its root is written out, the
+# measurement the verifier prints and the option that expects it
+PROVIDERS = {
+    "snp": ("LLMK_SNP_SIM", ["snp", "--nonce", "00", "--priv", "%064x" % 7, "--out",
+                             os.devnull, "--ark-out"], r"measurement\s+([0-9a-f]{96})",
+            "--expect-measurement"),
+    "tdx": ("LLMK_TDX_SIM", ["tdx-chain", "--out"], r"mrtd\s+([0-9a-f]{96})", "--expect-mrtd"),
+}
+
+
+def release(prov, tmp, sealed, key, digest, infer, want):
+    var, mkroot, meas_re, expect = PROVIDERS[prov]
+    env = dict(os.environ, **{var: "1"})
+    ark = os.path.join(tmp, prov + "-root.pem")
+    # the simulator's default launch is the same in every process: its root
+    rc, out, err = run([MKEVIDENCE] + mkroot + [ark])
     if rc != 0:
-        bad("the simulator's ARK", out + err)
+        bad(prov + ": the simulator's root", out + err)
         return
 
     g = Guest(sealed, env)
     g2 = Guest(sealed, env)  # another boot
     try:
         nonce = secrets.token_hex(16)
-        a = g.cmd("attest --provider snp --nonce " + nonce)
+        a = g.cmd("attest --provider %s --nonce %s" % (prov, nonce))
         ev = [l for l in a.splitlines() if l.startswith("evidence: ")]
-        check("attest --provider snp: one evidence line, labelled SIMULATED, the sealed "
+        check(prov + ": attest: one evidence line, labelled SIMULATED, the sealed "
               "disk's digest", len(ev) == 1 and "SIMULATED" in a and digest in a, a)
         if len(ev) != 1:
             return
-        evf = os.path.join(tmp, "evidence.txt")
+        evf = os.path.join(tmp, prov + "-evidence.txt")
         open(evf, "w").write(ev[0] + "\n")
         base = ["--evidence", evf, "--chain", ark]
 
-        rc, out, err = run([VERIFIER, "snp", "--nonce", nonce, "--allow-simulated"] + base)
-        m = re.search(r"measurement\s+([0-9a-f]{96})", out)
-        check("verifier snp accepts the simulated bundle (SIMULATED, TEST root)",
+        rc, out, err = run([VERIFIER, prov, "--nonce", nonce, "--allow-simulated"] + base)
+        m = re.search(meas_re, out)
+        check(prov + ": verifier accepts the simulated bundle (SIMULATED, test root)",
               rc == 0 and m and "SIMULATED" in out, out + err)
         if not m:
             return
         meas = m.group(1)
-        rc, out, err = run([VERIFIER, "snp", "--nonce", nonce] + base)
-        check("verifier snp refuses simulated evidence without --allow-simulated",
+        rc, out, err = run([VERIFIER, prov, "--nonce", nonce] + base)
+        check(prov + ": verifier refuses simulated evidence without --allow-simulated",
               rc == 1 and len(errors(err)) == 1 and "simulated" in err, out + err)
-        rc, out, err = run([VERIFIER, "snp", "--nonce", "00" + nonce, "--allow-simulated"] + base)
-        check("verifier snp refuses another nonce", rc == 1 and len(errors(err)) == 1, out + err)
+        rc, out, err = run([VERIFIER, prov, "--nonce", "00" + nonce, "--allow-simulated"] + base)
+        check(prov + ": verifier refuses another nonce", rc == 1 and len(errors(err)) == 1,
+              out + err)
 
         wrap = [VERIFIER, "wrap", "--nonce", nonce, "--allow-simulated", "--key-file", key,
                 "--expect-model", digest] + base
         other = ("%096x" % (int(meas, 16) ^ 1))
-        rc, out, err = run(wrap + ["--expect-measurement", other])
-        check("verifier wrap refuses another image's measurement",
+        rc, out, err = run(wrap + [expect, other])
+        check(prov + ": verifier wrap refuses another image's measurement",
               rc == 1 and len(errors(err)) == 1 and "wrapped" not in out, out + err)
-        rc, out, err = run(wrap + ["--expect-measurement", meas])
+        rc, out, err = run(wrap + [expect, meas])
         w = re.search(r"wrapped: ([A-Za-z0-9+/=]+)", out)
-        check("verifier wrap releases the key to the attested guest", rc == 0 and w, out + err)
+        check(prov + ": verifier wrap releases the key to the attested guest", rc == 0 and w,
+              out + err)
         if not w:
             return
         blob = w.group(1)
 
-        a2 = g2.cmd("attest --provider snp --nonce " + nonce)
+        a2 = g2.cmd("attest --provider %s --nonce %s" % (prov, nonce))
         r = g2.cmd("unseal --wrapped " + blob)
-        check("another boot refuses the wrapped key (one error, keeps serving)",
+        check(prov + ": " + "another boot refuses the wrapped key (one error, keeps serving)",
               len(errors(r)) == 1, r)
 
         r = g.cmd("unseal --wrapped " + blob)
-        check("unseal --wrapped accepts it", not errors(r), r)
+        check(prov + ": " + "unseal --wrapped accepts it", not errors(r), r)
         v = g.cmd("version")
-        check("version says the key was released against attestation (snp, simulated)",
-              "released against attestation (snp, simulated)" in v, v)
+        check(prov + ": version says the key was released against attestation (simulated)",
+              "released against attestation (%s, simulated)" % prov in v, v)
         r = g.cmd("load 0")
         got = [l for l in g.cmd(infer).splitlines() if l.startswith("ids:")]
-        check("the sealed model, released by attestation, gives the plain model's greedy ids",
+        check(prov + ": " + "the sealed model, released by attestation, gives the plain model's greedy ids",
               not errors(r) and got == want, r + "\nwant %s\ngot  %s" % (want, got))
         r = g.cmd("unseal --wrapped " + blob)
-        check("a replayed wrapped key is refused (one error, keeps serving)",
+        check(prov + ": " + "a replayed wrapped key is refused (one error, keeps serving)",
               len(errors(r)) == 1, r)
         r = g.cmd("unseal --wrapped AAAA")
-        check("garbage for --wrapped: one error", len(errors(r)) == 1, r)
+        check(prov + ": " + "garbage for --wrapped: one error", len(errors(r)) == 1, r)
         del a2
     except (RuntimeError, subprocess.TimeoutExpired) as e:
-        bad("the guest kept serving", e)
+        bad(prov + ": the guest kept serving", e)
     finally:
         for p in (g, g2):
             try:

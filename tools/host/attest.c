@@ -16,6 +16,7 @@
 #include "../../drivers/tcg_log.h"
 #include "../../drivers/tpm2_attest.h"
 #include "snp_sim.h"
+#include "tdx_sim.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -177,6 +178,14 @@ int plat_attest_info(int kind, struct plat_attest_info *out)
 			      "host build: the SEV-SNP firmware simulator (LLMK_SNP_SIM)");
 		break;
 	}
+	case PLAT_ATTEST_TDX: {
+		const char *why = tdx_sim_provider_why_absent();
+		out->present = why == NULL;
+		out->simulated = out->present;
+		plat_snprintf(out->detail, sizeof out->detail, "%s", why ? why :
+			      "host build: the TDX module and quoting simulator (LLMK_TDX_SIM)");
+		break;
+	}
 	default:
 		plat_snprintf(out->detail, sizeof out->detail, "no %s provider in the host build",
 			 names[kind]);
@@ -232,6 +241,10 @@ int plat_attest_evidence(int kind, const uint8_t report_data[64], uint8_t *buf, 
 		if ((e = snp_sim_provider_evidence(report_data, buf, cap, len)))
 			plat_snprintf(ha.err, sizeof ha.err, "snp: %s", snp_sim_provider_error());
 		return e;
+	case PLAT_ATTEST_TDX:
+		if ((e = tdx_sim_provider_evidence(report_data, buf, cap, len)))
+			plat_snprintf(ha.err, sizeof ha.err, "tdx: %s", tdx_sim_provider_error());
+		return e;
 	}
 	return -LLMK_ENOTSUP;
 }
@@ -274,6 +287,13 @@ int plat_attest_extend(const char *what, const uint8_t digest[32])
 		int e = tpm2_pcr_extend(&ha.a.tpm, PLAT_ATTEST_PCR, digest);
 		if (e) {
 			plat_snprintf(ha.err, sizeof ha.err, "vtpm: %s", ha.a.tpm.err);
+			return e;
+		}
+	}
+	if (tdx_sim_provider_why_absent() == NULL) {
+		int e = tdx_sim_provider_extend_rtmr3(digest);
+		if (e) {
+			plat_snprintf(ha.err, sizeof ha.err, "tdx: %s", tdx_sim_provider_error());
 			return e;
 		}
 	}

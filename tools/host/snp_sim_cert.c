@@ -6,182 +6,85 @@
  * request's certificate table. Not AMD's: the names say "llmk snp-sim".
  */
 #include "snp_sim.h"
-
-#include "../../shell/evidence.h"
+#include "der_write.h"
 
 #include <string.h>
 
-/* ---- a DER writer: open a constructed element, write its children, close ---- */
-struct der {
-	uint8_t *p;
-	size_t n, cap;
-	bool over;
-};
-
-static void put(struct der *d, const void *b, size_t n)
-{
-	if (d->over || d->cap - d->n < n) {
-		d->over = true;
-		return;
-	}
-	if (n)
-		memcpy(d->p + d->n, b, n);
-	d->n += n;
-}
-
-static void put1(struct der *d, uint8_t b)
-{
-	put(d, &b, 1);
-}
-
-static size_t open_(struct der *d, uint8_t tag)
-{
-	put1(d, tag);
-	return d->n;
-}
-
-/* X.690 §8.1.3: definite length, short form below 128, else long form. */
-static void close_(struct der *d, size_t at)
-{
-	size_t len = d->n - at, l = len < 0x80 ? 1 : len < 0x100 ? 2 : 3;
-	if (d->over || d->cap - d->n < l) {
-		d->over = true;
-		return;
-	}
-	memmove(d->p + at + l, d->p + at, len);
-	if (l == 1)
-		d->p[at] = (uint8_t)len;
-	else if (l == 2)
-		d->p[at] = 0x81, d->p[at + 1] = (uint8_t)len;
-	else
-		d->p[at] = 0x82, d->p[at + 1] = (uint8_t)(len >> 8), d->p[at + 2] = (uint8_t)len;
-	d->n += l;
-}
-
-static void prim(struct der *d, uint8_t tag, const void *v, size_t n)
-{
-	size_t at = open_(d, tag);
-	put(d, v, n);
-	close_(d, at);
-}
-
-/* An unsigned big-endian integer: no leading zeros, a 0x00 if the top bit is set. */
-static void integer(struct der *d, const uint8_t *be, size_t n)
-{
-	while (n > 1 && be[0] == 0)
-		be++, n--;
-	size_t at = open_(d, 0x02);
-	if (be[0] & 0x80)
-		put1(d, 0);
-	put(d, be, n);
-	close_(d, at);
-}
-
-static void small_int(struct der *d, uint32_t v)
-{
-	uint8_t b[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
-	integer(d, b, 4);
-}
-
-/* X.690 §8.19: the first two arcs in one byte, the rest base 128. */
-static void oid(struct der *d, const uint32_t *arcs, int n)
-{
-	size_t at = open_(d, 0x06);
-	put1(d, (uint8_t)(arcs[0] * 40 + arcs[1]));
-	for (int i = 2; i < n; i++) {
-		uint8_t b[5];
-		int k = 0;
-		uint32_t v = arcs[i];
-		do {
-			b[k++] = (uint8_t)(v & 0x7f);
-			v >>= 7;
-		} while (v);
-		while (k--)
-			put1(d, (uint8_t)(b[k] | (k ? 0x80 : 0)));
-	}
-	close_(d, at);
-}
-#define OID(d, ...)                                                                          \
-	do {                                                                                 \
-		const uint32_t a_[] = { __VA_ARGS__ };                                       \
-		oid(d, a_, (int)(sizeof a_ / sizeof a_[0]));                                 \
-	} while (0)
-
 static void sha384_alg(struct der *d)
 {
-	size_t s = open_(d, 0x30);
-	OID(d, 2, 16, 840, 1, 101, 3, 4, 2, 2);
-	prim(d, 0x05, NULL, 0);
-	close_(d, s);
+	size_t s = der_open(d, 0x30);
+	DER_OID(d, 2, 16, 840, 1, 101, 3, 4, 2, 2);
+	der_prim(d, 0x05, NULL, 0);
+	der_close(d, s);
 }
 
 /* RFC 4055 §3.1: RSASSA-PSS-params {SHA-384, MGF1 with SHA-384, salt 48}. */
 static void pss_alg(struct der *d)
 {
-	size_t s = open_(d, 0x30), p, t, m;
-	OID(d, 1, 2, 840, 113549, 1, 1, 10);
-	p = open_(d, 0x30);
-	t = open_(d, 0xa0);
+	size_t s = der_open(d, 0x30), p, t, m;
+	DER_OID(d, 1, 2, 840, 113549, 1, 1, 10);
+	p = der_open(d, 0x30);
+	t = der_open(d, 0xa0);
 	sha384_alg(d);
-	close_(d, t);
-	t = open_(d, 0xa1);
-	m = open_(d, 0x30);
-	OID(d, 1, 2, 840, 113549, 1, 1, 8);
+	der_close(d, t);
+	t = der_open(d, 0xa1);
+	m = der_open(d, 0x30);
+	DER_OID(d, 1, 2, 840, 113549, 1, 1, 8);
 	sha384_alg(d);
-	close_(d, m);
-	close_(d, t);
-	t = open_(d, 0xa2);
-	small_int(d, 48);
-	close_(d, t);
-	close_(d, p);
-	close_(d, s);
+	der_close(d, m);
+	der_close(d, t);
+	t = der_open(d, 0xa2);
+	der_small_int(d, 48);
+	der_close(d, t);
+	der_close(d, p);
+	der_close(d, s);
 }
 
 static void rdn(struct der *d, uint32_t attr, uint8_t tag, const char *v)
 {
-	size_t set = open_(d, 0x31), seq = open_(d, 0x30);
-	OID(d, 2, 5, 4, attr);
-	prim(d, tag, v, strlen(v));
-	close_(d, seq);
-	close_(d, set);
+	size_t set = der_open(d, 0x31), seq = der_open(d, 0x30);
+	DER_OID(d, 2, 5, 4, attr);
+	der_prim(d, tag, v, strlen(v));
+	der_close(d, seq);
+	der_close(d, set);
 }
 
 static void name(struct der *d, const char *cn)
 {
-	size_t s = open_(d, 0x30);
+	size_t s = der_open(d, 0x30);
 	rdn(d, 6, 0x13, "US");
 	rdn(d, 10, 0x0c, "llmk snp-sim test chain (not AMD)");
 	rdn(d, 3, 0x0c, cn);
-	close_(d, s);
+	der_close(d, s);
 }
 
 static void rsa_spki(struct der *d, const br_rsa_public_key *pk)
 {
-	size_t s = open_(d, 0x30), a = open_(d, 0x30), b, k;
-	OID(d, 1, 2, 840, 113549, 1, 1, 1);
-	prim(d, 0x05, NULL, 0);
-	close_(d, a);
-	b = open_(d, 0x03);
-	put1(d, 0);
-	k = open_(d, 0x30);
-	integer(d, pk->n, pk->nlen);
-	integer(d, pk->e, pk->elen);
-	close_(d, k);
-	close_(d, b);
-	close_(d, s);
+	size_t s = der_open(d, 0x30), a = der_open(d, 0x30), b, k;
+	DER_OID(d, 1, 2, 840, 113549, 1, 1, 1);
+	der_prim(d, 0x05, NULL, 0);
+	der_close(d, a);
+	b = der_open(d, 0x03);
+	der_put1(d, 0);
+	k = der_open(d, 0x30);
+	der_integer(d, pk->n, pk->nlen);
+	der_integer(d, pk->e, pk->elen);
+	der_close(d, k);
+	der_close(d, b);
+	der_close(d, s);
 }
 
 static void ec_spki(struct der *d, const br_ec_public_key *pk)
 {
-	size_t s = open_(d, 0x30), a = open_(d, 0x30), b;
-	OID(d, 1, 2, 840, 10045, 2, 1);
-	OID(d, 1, 3, 132, 0, 34);
-	close_(d, a);
-	b = open_(d, 0x03);
-	put1(d, 0);
-	put(d, pk->q, pk->qlen);
-	close_(d, b);
-	close_(d, s);
+	size_t s = der_open(d, 0x30), a = der_open(d, 0x30), b;
+	DER_OID(d, 1, 2, 840, 10045, 2, 1);
+	DER_OID(d, 1, 3, 132, 0, 34);
+	der_close(d, a);
+	b = der_open(d, 0x03);
+	der_put1(d, 0);
+	der_put(d, pk->q, pk->qlen);
+	der_close(d, b);
+	der_close(d, s);
 }
 
 static void ca_extensions(struct der *d)
@@ -189,19 +92,19 @@ static void ca_extensions(struct der *d)
 	static const uint8_t basic[] = { 0x30, 0x03, 0x01, 0x01, 0xff };     /* cA TRUE */
 	static const uint8_t usage[] = { 0x03, 0x02, 0x01, 0x06 };           /* keyCertSign, cRLSign */
 	static const uint8_t crit[] = { 0x01, 0x01, 0xff };
-	size_t t = open_(d, 0xa3), s = open_(d, 0x30), e;
-	e = open_(d, 0x30);
-	OID(d, 2, 5, 29, 19);
-	put(d, crit, sizeof crit);
-	prim(d, 0x04, basic, sizeof basic);
-	close_(d, e);
-	e = open_(d, 0x30);
-	OID(d, 2, 5, 29, 15);
-	put(d, crit, sizeof crit);
-	prim(d, 0x04, usage, sizeof usage);
-	close_(d, e);
-	close_(d, s);
-	close_(d, t);
+	size_t t = der_open(d, 0xa3), s = der_open(d, 0x30), e;
+	e = der_open(d, 0x30);
+	DER_OID(d, 2, 5, 29, 19);
+	der_put(d, crit, sizeof crit);
+	der_prim(d, 0x04, basic, sizeof basic);
+	der_close(d, e);
+	e = der_open(d, 0x30);
+	DER_OID(d, 2, 5, 29, 15);
+	der_put(d, crit, sizeof crit);
+	der_prim(d, 0x04, usage, sizeof usage);
+	der_close(d, e);
+	der_close(d, s);
+	der_close(d, t);
 }
 
 /* AMD's VCEK extensions (1.3.6.1.4.1.3704.1.*), each value DER in the OCTET STRING. */
@@ -209,16 +112,16 @@ static void amd_ext_int(struct der *d, uint32_t sub, int subsub, uint32_t v)
 {
 	uint8_t buf[16];
 	struct der in = { buf, 0, sizeof buf, false };
-	size_t e = open_(d, 0x30);
+	size_t e = der_open(d, 0x30);
 	if (subsub < 0)
-		OID(d, 1, 3, 6, 1, 4, 1, 3704, 1, sub);
+		DER_OID(d, 1, 3, 6, 1, 4, 1, 3704, 1, sub);
 	else {
 		uint32_t arcs[] = { 1, 3, 6, 1, 4, 1, 3704, 1, sub, (uint32_t)subsub };
-		oid(d, arcs, 10);
+		der_oid(d, arcs, 10);
 	}
-	small_int(&in, v);
-	prim(d, 0x04, buf, in.n);
-	close_(d, e);
+	der_small_int(&in, v);
+	der_prim(d, 0x04, buf, in.n);
+	der_close(d, e);
 }
 
 static void vcek_extensions(struct der *d, const struct snp_sim *s)
@@ -226,24 +129,24 @@ static void vcek_extensions(struct der *d, const struct snp_sim *s)
 	const struct snp_sim_config *c = &s->cfg;
 	uint8_t pn[20];
 	struct der in = { pn, 0, sizeof pn, false };
-	size_t t = open_(d, 0xa3), q = open_(d, 0x30), e;
+	size_t t = der_open(d, 0xa3), q = der_open(d, 0x30), e;
 
 	amd_ext_int(d, 1, -1, 0); /* structVersion */
-	e = open_(d, 0x30);
-	OID(d, 1, 3, 6, 1, 4, 1, 3704, 1, 2); /* productName, IA5String */
-	prim(&in, 0x16, c->product, strlen(c->product));
-	prim(d, 0x04, pn, in.n);
-	close_(d, e);
+	e = der_open(d, 0x30);
+	DER_OID(d, 1, 3, 6, 1, 4, 1, 3704, 1, 2); /* productName, IA5String */
+	der_prim(&in, 0x16, c->product, strlen(c->product));
+	der_prim(d, 0x04, pn, in.n);
+	der_close(d, e);
 	amd_ext_int(d, 3, 1, (uint8_t)c->tcb);         /* blSPL */
 	amd_ext_int(d, 3, 2, (uint8_t)(c->tcb >> 8));  /* teeSPL */
 	amd_ext_int(d, 3, 3, (uint8_t)(c->tcb >> 48)); /* snpSPL */
 	amd_ext_int(d, 3, 8, (uint8_t)(c->tcb >> 56)); /* ucodeSPL */
-	e = open_(d, 0x30);
-	OID(d, 1, 3, 6, 1, 4, 1, 3704, 1, 4); /* hwID: CHIP_ID, raw */
-	prim(d, 0x04, s->chip_id, 64);
-	close_(d, e);
-	close_(d, q);
-	close_(d, t);
+	e = der_open(d, 0x30);
+	DER_OID(d, 1, 3, 6, 1, 4, 1, 3704, 1, 4); /* hwID: CHIP_ID, raw */
+	der_prim(d, 0x04, s->chip_id, 64);
+	der_close(d, e);
+	der_close(d, q);
+	der_close(d, t);
 }
 
 /* ---- RSASSA-PSS with SHA-384, salt 48 (RFC 8017 §9.1.1, §8.1.1) ---- */
@@ -309,14 +212,14 @@ static int sign_cert(const uint8_t *tbs, size_t tn, const br_rsa_private_key *sk
 	if (e)
 		return e;
 	struct der d = { out, 0, cap, false };
-	size_t s = open_(&d, 0x30), b;
-	put(&d, tbs, tn);
+	size_t s = der_open(&d, 0x30), b;
+	der_put(&d, tbs, tn);
 	pss_alg(&d);
-	b = open_(&d, 0x03);
-	put1(&d, 0);
-	put(&d, sig, sn);
-	close_(&d, b);
-	close_(&d, s);
+	b = der_open(&d, 0x03);
+	der_put1(&d, 0);
+	der_put(&d, sig, sn);
+	der_close(&d, b);
+	der_close(&d, s);
 	if (d.over)
 		return -LLMK_ERANGE;
 	*len = d.n;
@@ -329,22 +232,22 @@ static int tbs(struct der *d, int kind, const struct snp_sim *s, const br_rsa_pu
 {
 	char issuer[32], subject[32];
 	const char *p = s->cfg.product;
-	size_t t = open_(d, 0x30), v, val;
+	size_t t = der_open(d, 0x30), v, val;
 
 	plat_snprintf(issuer, sizeof issuer, "%s-%s", kind == KIND_VCEK ? "SEV" : "ARK", p);
 	plat_snprintf(subject, sizeof subject, "%s-%s", kind == KIND_ARK ? "ARK" : "SEV", p);
 	if (kind == KIND_VCEK)
 		plat_snprintf(subject, sizeof subject, "SEV-VCEK");
-	v = open_(d, 0xa0);
-	small_int(d, 2); /* v3 */
-	close_(d, v);
-	small_int(d, (uint32_t)(kind + 1));
+	v = der_open(d, 0xa0);
+	der_small_int(d, 2); /* v3 */
+	der_close(d, v);
+	der_small_int(d, (uint32_t)(kind + 1));
 	pss_alg(d);
 	name(d, issuer);
-	val = open_(d, 0x30);
-	prim(d, 0x17, "250101000000Z", 13);
-	prim(d, 0x17, "491231235959Z", 13);
-	close_(d, val);
+	val = der_open(d, 0x30);
+	der_prim(d, 0x17, "250101000000Z", 13);
+	der_prim(d, 0x17, "491231235959Z", 13);
+	der_close(d, val);
 	name(d, subject);
 	if (kind == KIND_VCEK) {
 		ec_spki(d, &s->vcek_pub);
@@ -353,7 +256,7 @@ static int tbs(struct der *d, int kind, const struct snp_sim *s, const br_rsa_pu
 		rsa_spki(d, rsa);
 		ca_extensions(d);
 	}
-	close_(d, t);
+	der_close(d, t);
 	return d->over ? -LLMK_ERANGE : 0;
 }
 
@@ -442,18 +345,5 @@ long snp_sim_cert_table(const struct snp_sim_chain *c, uint8_t *out, size_t cap)
 
 long snp_sim_pem(const uint8_t *der, size_t n, char *out, size_t cap)
 {
-	char b64[4 * (SNP_SIM_CERT_MAX + 2) / 3 + 4];
-	long m = evidence_b64_encode(der, n, b64, sizeof b64);
-	size_t o = 0;
-
-	if (m < 0)
-		return m;
-	o += (size_t)plat_snprintf(out, cap, "-----BEGIN CERTIFICATE-----\n");
-	for (long i = 0; i < m && o < cap; i += 64) {
-		int k = (int)(m - i < 64 ? m - i : 64);
-		o += (size_t)plat_snprintf(out + o, cap - o, "%.*s\n", k, b64 + i);
-	}
-	if (o < cap)
-		o += (size_t)plat_snprintf(out + o, cap - o, "-----END CERTIFICATE-----\n");
-	return o < cap ? (long)o : -LLMK_ERANGE;
+	return der_pem(der, n, "CERTIFICATE", out, cap);
 }
