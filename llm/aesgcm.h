@@ -11,6 +11,11 @@
  *                      blocks an instruction) for CTR, VPCLMULQDQ for GHASH;
  *                      needs AVX-512 F/BW/VL, VAES, VPCLMULQDQ, AES-NI and
  *                      PCLMULQDQ.
+ *   "vaes256+vpclmul"  llm/kernels/avx2/gcm.c: the same on ymm (two blocks an
+ *                      instruction), for CPUs with VAES but no AVX-512 (AMD
+ *                      Zen 3, the most common SEV-SNP hosts); needs AVX2,
+ *                      VAES, VPCLMULQDQ, AES-NI and PCLMULQDQ.
+ * aesgcm_find() takes the first of these the CPU has.
  *
  * Contracts (every implementation):
  *   - 96-bit IVs only (J0 = IV || 0^31 || 1, SP 800-38D §7.2 step 2).
@@ -51,9 +56,10 @@ struct aesgcm_prefix {
 };
 
 struct aesgcm_ops {
-	const char *name;       /* "vaes512+vpclmul" */
+	const char *name;       /* "vaes512+vpclmul", "vaes256+vpclmul" */
 	const char *aes_name;   /* its halves, for `unseal --verify`, `seal inspect`: */
 	const char *ghash_name; /* "aes_vaes512", "ghash_vpclmul512" */
+	uint32_t need;          /* the PLAT_CPU_* features it runs on, all of them */
 	/* Expand a 256-bit key. */
 	void (*setkey)(struct aesgcm_key *k, const uint8_t key[AESGCM_KEY_SIZE]);
 	/* Absorb n more bytes of AAD into pre (n and pre->len multiples of 16). */
@@ -72,6 +78,9 @@ struct aesgcm_ops {
 /* The fastest implementation the CPU features (plat_cpu_features()) allow,
  * or NULL when there is none: then use BearSSL. */
 const struct aesgcm_ops *aesgcm_find(uint32_t cpu_features);
+/* The i-th implementation the CPU features allow, fastest first (i = 0 is
+ * aesgcm_find's), NULL past the last: tests and benchmarks of every path. */
+const struct aesgcm_ops *aesgcm_find_nth(uint32_t cpu_features, size_t i);
 /* Overwrite a key (or anything else secret) so that the compiler keeps the stores. */
 void aesgcm_zeroize(void *p, size_t n);
 
