@@ -14,7 +14,8 @@
  *          issues more than one a cycle), XORed onto the ciphertext in place.
  *   GHASH  the ciphertext, each block times the power of H that brings it
  *          to the end of the group: X' = (X + C1) H^16 + C2 H^15 + ... + C16 H
- *          (SP 800-38D §6.4 unrolled), summed unreduced, reduced once.
+ *          (SP 800-38D §6.4 unrolled), summed unreduced, reduced once; each
+ *          product in three carry-less multiplies (Karatsuba), not four.
  *
  * The two are independent within a group (decryption hashes the ciphertext
  * it reads), so one pass does both: a ymm of ciphertext is hashed between
@@ -22,13 +23,13 @@
  * side by side and the ciphertext never has to stay in registers (the eight
  * AES states, a round key and the three sums take most of the sixteen); it
  * is read again, from L1, for the final XOR. Tails (< 256 bytes) and the AAD
- * go through a zeroed block-sized buffer on the stack, which gives GHASH its
- * zero padding; a tail's plaintext there is zeroized after.
+ * go through a zeroed buffer on the stack, which gives GHASH its zero
+ * padding (AVX2 has no masked byte loads); a tail's plaintext there is
+ * zeroized after. They take the plain four-multiply products.
  *
  * GHASH's representation (reflected, H kept as H y), the key schedule, the
- * key set-up and the tag check are gcm_xmm.h's, shared with the zmm
- * implementation: both keep H^i in k->h[32 - i], so a key set by either
- * serves both.
+ * powers of H, the GF products on xmm and the tag check are gcm_xmm.h's,
+ * shared with the zmm implementation.
  *
  * Constant time: no branch or index depends on the key or the data (the
  * lengths are public); the tag is compared by one PTEST over its XOR.
@@ -40,10 +41,11 @@
 
 #define GCM_GROUP 256u /* bytes per pass of the main loop: 16 blocks, 8 ymm */
 #define GCM_GROUP_BLOCKS (GCM_GROUP / 16)
-/* Prefetch distance of the main loop: a streamer slot is larger than the
- * caches, and the hardware prefetcher alone falls behind a core decrypting
- * in place (as for the zmm loop). */
-#define GCM_PREFETCH 2048u
+/* where the key keeps the main loop's Karatsuba sums (vaes256_setkey):
+ * below the powers it uses */
+#define KX_AT 0u
+_Static_assert(KX_AT + GCM_GROUP_BLOCKS / 2 <= AESGCM_HPOW - GCM_GROUP_BLOCKS,
+	       "the sums and the powers do not overlap");
 
 static __m256i bcast(const uint8_t b[16])
 {
@@ -105,6 +107,33 @@ static inline __attribute__((always_inline)) void gf_acc_add(struct gf_acc *s, _
 	s->mid = here(_mm256_xor_si256(s->mid, _mm256_clmulepi64_epi128(a, b, 0x10)));
 }
 
+/*
+ * The main loop's products, Karatsuba's way: a b's middle term
+ * a1 b0 + a0 b1 = (a0 + a1)(b0 + b1) + a0 b0 + a1 b1, three carry-less
+ * multiplies a block, not four, for a shuffle and two XORs (the multiplies
+ * are what competes with AES for the core's vector units). The sums
+ * a0 + a1 of the data come from the shuffle and an XOR; those of the
+ * powers are kept with the key (kx; sel: which of its qwords).
+ * gf_acc_mid_fix turns the sums of (a0 + a1)(b0 + b1) into the middle
+ * terms before the reduction.
+ */
+static inline __attribute__((always_inline)) void gf_acc_add_k(struct gf_acc *s, __m256i a,
+							       __m256i b, __m256i kx, int sel)
+{
+	__m256i ax = _mm256_xor_si256(a, _mm256_shuffle_epi32(a, 0x4e));
+
+	s->lo = here(_mm256_xor_si256(s->lo, _mm256_clmulepi64_epi128(a, b, 0x00)));
+	s->hi = here(_mm256_xor_si256(s->hi, _mm256_clmulepi64_epi128(a, b, 0x11)));
+	s->mid = here(_mm256_xor_si256(
+		s->mid, sel ? _mm256_clmulepi64_epi128(ax, kx, 0x10)
+			    : _mm256_clmulepi64_epi128(ax, kx, 0x00)));
+}
+
+static inline __attribute__((always_inline)) void gf_acc_mid_fix(struct gf_acc *s)
+{
+	s->mid = _mm256_xor_si256(s->mid, _mm256_xor_si256(s->lo, s->hi));
+}
+
 static inline __attribute__((always_inline)) __m128i gf_acc_reduce(const struct gf_acc *s)
 {
 	__m256i lo = _mm256_xor_si256(s->lo, _mm256_slli_si256(s->mid, 8));
@@ -155,7 +184,7 @@ static __m128i ghash_bytes(const struct aesgcm_key *k, __m128i x, const uint8_t 
 	return x;
 }
 
-/* XOR the keystream from counter blocks ctr (two: this and the next) on
+/* XOR the keystream from counter blocks ctr (two: this and the next)
  * onto n bytes at p (n < GCM_GROUP: the tail), through a copy on the stack
  * that is zeroized after. */
 static void ctr_xor(const struct aesgcm_key *k, __m256i ctr, uint8_t *p, size_t n)
@@ -191,15 +220,14 @@ static __m128i gcm_dec_groups(const struct aesgcm_key *k, __m256i *ctr, __m128i 
 	const __m256i cs = _mm256_broadcastsi128_si256(gcm_ctr_mask());
 	const __m256i two = _mm256_set_epi32(2, 0, 0, 0, 2, 0, 0, 0);
 	const uint8_t(*h)[16] = k->h + AESGCM_HPOW - GCM_GROUP_BLOCKS;
+	const uint8_t(*kx)[16] = k->h + KX_AT;
 	__m256i c = *ctr;
 
 	for (; groups; groups--, p += GCM_GROUP) {
 		__m256i a[8];
-		struct gf_acc s;
+		struct gf_acc s = {_mm256_setzero_si256(), _mm256_setzero_si256(),
+				   _mm256_setzero_si256()};
 
-#pragma GCC unroll 4
-		for (int j = 0; j < 4; j++)
-			_mm_prefetch((const char *)p + GCM_PREFETCH + 64 * j, _MM_HINT_T0);
 #pragma GCC unroll 8
 		for (int j = 0; j < 8; j++) {
 			a[j] = _mm256_xor_si256(_mm256_shuffle_epi8(c, cs), bcast(k->rk[0]));
@@ -216,11 +244,11 @@ static __m128i gcm_dec_groups(const struct aesgcm_key *k, __m256i *ctr, __m128i 
 				unsigned j = r - 1;
 				__m256i d = _mm256_shuffle_epi8(
 					_mm256_loadu_si256((const __m256i *)(p + 32 * j)), bs);
-				__m256i hv = _mm256_loadu_si256((const __m256i *)(h + 2 * j));
 				if (j == 0)
-					gf_acc_first(&s, _mm256_xor_si256(d, in_lane(x, 0)), hv);
-				else
-					gf_acc_add(&s, d, hv);
+					d = _mm256_xor_si256(d, in_lane(x, 0));
+				gf_acc_add_k(&s, d, _mm256_loadu_si256((const __m256i *)(h + 2 * j)),
+					     _mm256_loadu_si256((const __m256i *)(kx + 2 * (j / 2))),
+					     (int)(j & 1));
 			}
 		}
 		__m256i last = bcast(k->rk[AESGCM_ROUNDS]);
@@ -230,6 +258,7 @@ static __m128i gcm_dec_groups(const struct aesgcm_key *k, __m256i *ctr, __m128i 
 			_mm256_storeu_si256((__m256i *)(p + 32 * j),
 					    _mm256_xor_si256(_mm256_aesenclast_epi128(a[j], last), d));
 		}
+		gf_acc_mid_fix(&s);
 		x = gf_acc_reduce(&s);
 	}
 	*ctr = c;
@@ -237,6 +266,35 @@ static __m128i gcm_dec_groups(const struct aesgcm_key *k, __m256i *ctr, __m128i 
 }
 
 /* ---- llm/aesgcm.h ---- */
+/*
+ * The key: gcm_setkey_xmm's round keys and powers, of which this code uses
+ * H^16 .. H^1 (k->h[16 ..]); k->h[KX_AT ..] then holds, for the main loop,
+ * the sums of the two halves of each power (gf_acc_add_k), in the order it
+ * loads them: ymm m (two entries) serves the power pairs 2m and 2m + 1 of a
+ * group, lane l holding power pair 2m's lane-l sum in qword 0 and pair
+ * 2m + 1's in qword 1.
+ */
+static void vaes256_setkey(struct aesgcm_key *k, const uint8_t key[AESGCM_KEY_SIZE])
+{
+	const uint8_t(*h)[16] = k->h + AESGCM_HPOW - GCM_GROUP_BLOCKS;
+	uint64_t w[2], kx[GCM_GROUP_BLOCKS];
+
+	gcm_setkey_xmm(k, key);
+	for (unsigned i = 0; i < GCM_GROUP_BLOCKS; i++) {
+		memcpy(w, h[i], 16);
+		kx[i] = w[0] ^ w[1];
+	}
+	for (unsigned m = 0; m < GCM_GROUP_BLOCKS / 4; m++)
+		for (unsigned l = 0; l < 2; l++) {
+			/* power pair j covers powers 2j (lane 0) and 2j + 1 (lane 1) */
+			w[0] = kx[2 * (2 * m) + l];
+			w[1] = kx[2 * (2 * m + 1) + l];
+			memcpy(k->h[KX_AT + 2 * m + l], w, 16);
+		}
+	aesgcm_zeroize(w, sizeof w);
+	aesgcm_zeroize(kx, sizeof kx);
+}
+
 static void vaes256_prefix(const struct aesgcm_key *k, struct aesgcm_prefix *pre,
 			   const void *aad, size_t n)
 {
@@ -276,7 +334,7 @@ const struct aesgcm_ops aesgcm_vaes256 = {
 	.aes_name = "aes_vaes256",
 	.ghash_name = "ghash_vpclmul256",
 	.need = PLAT_CPU_AVX2 | PLAT_CPU_AES | PLAT_CPU_PCLMUL | PLAT_CPU_VAES | PLAT_CPU_VPCLMUL,
-	.setkey = gcm_setkey_xmm,
+	.setkey = vaes256_setkey,
 	.prefix = vaes256_prefix,
 	.decrypt = vaes256_decrypt,
 };
