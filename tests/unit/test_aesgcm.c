@@ -308,12 +308,9 @@ TEST(aesgcm_find_picks_by_cpu_class)
 }
 #endif
 
-/* The sealed reader takes the fast path when there is one and says so, and
- * BearSSL's otherwise (LLMK_CPU_MASK=60340f, a Zen 3's features without VAES
- * and VPCLMULQDQ). With LLMK_CPU_MASK=60f40f (a Zen 3's) it is the ymm code. */
-TEST(aesgcm_used_by_seal)
+/* seal_create chose ops for the chunks and names it, or BearSSL (ops NULL). */
+static void check_seal_uses(const struct aesgcm_ops *ops)
 {
-	const struct aesgcm_ops *ops = fast();
 	static const uint8_t key[SEAL_KEY_SIZE] = {7};
 	uint8_t rnd_fields[SEAL_RANDOM_SIZE] = {1, 2, 3}, sha[32] = {0};
 	struct seal_ctx c;
@@ -330,4 +327,40 @@ TEST(aesgcm_used_by_seal)
 		CHECK(strncmp(c.aes_impl, "aes_", 4) == 0 && strstr(c.aes_impl, "vaes") == NULL);
 	}
 	seal_close(&c);
+}
+
+/* The sealed reader takes the fast path when there is one and says so, and
+ * BearSSL's otherwise. */
+TEST(aesgcm_used_by_seal)
+{
+	check_seal_uses(fast());
+}
+
+/* With AVX-512 hidden (LLMK_CPU_MASK, as on a Zen 3) the sealed reader takes
+ * the ymm code; with VAES and VPCLMULQDQ hidden too (a Zen 2), BearSSL. */
+TEST(aesgcm_used_by_seal_without_avx512)
+{
+	const uint32_t avx512 = PLAT_CPU_AVX512F | PLAT_CPU_AVX512BW | PLAT_CPU_AVX512VL |
+				PLAT_CPU_AVX512DQ | PLAT_CPU_AVX512VNNI | PLAT_CPU_AVX512BF16 |
+				PLAT_CPU_GFNI;
+	const struct aesgcm_ops *ymm = aesgcm_find(plat_cpu_features() & ~avx512);
+	const char *env = getenv("LLMK_CPU_MASK");
+	uint32_t mask = env && *env ? (uint32_t)strtoul(env, NULL, 16) : ~0u;
+	char saved[64], hex[16];
+
+	if (!ymm)
+		SKIP_CPU("VAES+VPCLMULQDQ", "no ymm AES-GCM for this CPU (needs AVX2, VAES, "
+			 "VPCLMULQDQ, AES-NI, PCLMULQDQ)");
+	CHECK_STR(ymm->name, "vaes256+vpclmul");
+	snprintf(saved, sizeof saved, "%s", env ? env : "");
+	snprintf(hex, sizeof hex, "%x", mask & ~avx512);
+	setenv("LLMK_CPU_MASK", hex, 1);
+	check_seal_uses(ymm);
+	snprintf(hex, sizeof hex, "%x", mask & ~avx512 & ~(PLAT_CPU_VAES | PLAT_CPU_VPCLMUL));
+	setenv("LLMK_CPU_MASK", hex, 1);
+	check_seal_uses(NULL);
+	if (env)
+		setenv("LLMK_CPU_MASK", saved, 1);
+	else
+		unsetenv("LLMK_CPU_MASK");
 }
