@@ -35,7 +35,7 @@
 #define AESGCM_IV_SIZE 12u
 #define AESGCM_TAG_SIZE 16u
 #define AESGCM_ROUNDS 14u /* AES-256, FIPS 197 §5 */
-#define AESGCM_HPOW 32u   /* powers of the hash key kept */
+#define AESGCM_HPOW 32u   /* room for this many powers of the hash key */
 /* Largest plaintext of one call: the 32-bit block counter starts at 2
  * (SP 800-38D §5.2.1.1: at most 2^32 - 2 blocks). */
 #define AESGCM_MAX_LEN ((((uint64_t)1 << 32) - 2) * 16)
@@ -43,7 +43,7 @@
 /* An expanded key. The layout of h belongs to the implementation that set it. */
 struct aesgcm_key {
 	uint8_t rk[AESGCM_ROUNDS + 1][16]; /* round keys (FIPS 197 §5.2) */
-	uint8_t h[AESGCM_HPOW][16];        /* H^32 .. H^1, in the implementation's form */
+	uint8_t h[AESGCM_HPOW][16];        /* powers of H and such, in the implementation's form */
 };
 
 /*
