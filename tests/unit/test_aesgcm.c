@@ -5,7 +5,9 @@
  * other than 96 bits, which llm/aesgcm.h does not take), and a comparison
  * with BearSSL's br_gcm over random keys, IVs, AAD (with and without a
  * prefix) and lengths 0 .. 70000, every kind of damage refused with the
- * buffer zeroed.
+ * buffer zeroed; each for every implementation the CPU runs (on an AVX-512
+ * machine with VAES both the zmm and the ymm code). Then which one is
+ * chosen for which CPU, and by the sealed reader.
  */
 #include "test.h"
 
