@@ -1,25 +1,35 @@
 /*
  * llm/aesgcm.c — picks an llm/aesgcm.h implementation for the CPU. The
  * implementations live in the SIMD directories and are referenced only on
- * the architecture they are built for.
+ * the architecture they are built for; each names the features it needs.
  */
 #include "aesgcm.h"
 
 #if defined(__x86_64__)
 extern const struct aesgcm_ops aesgcm_vaes512; /* llm/kernels/avx512/gcm.c */
+extern const struct aesgcm_ops aesgcm_vaes256; /* llm/kernels/avx2/gcm.c */
 #endif
+
+/* Fastest first. */
+static const struct aesgcm_ops *const aesgcm_impls[] = {
+#if defined(__x86_64__)
+	&aesgcm_vaes512,
+	&aesgcm_vaes256,
+#endif
+	NULL,
+};
+
+const struct aesgcm_ops *aesgcm_find_nth(uint32_t cpu_features, size_t i)
+{
+	for (const struct aesgcm_ops *const *o = aesgcm_impls; *o; o++)
+		if (((*o)->need & cpu_features) == (*o)->need && i-- == 0)
+			return *o;
+	return NULL;
+}
 
 const struct aesgcm_ops *aesgcm_find(uint32_t cpu_features)
 {
-#if defined(__x86_64__)
-	const uint32_t need = PLAT_CPU_AVX512F | PLAT_CPU_AVX512BW | PLAT_CPU_AVX512VL |
-			      PLAT_CPU_AES | PLAT_CPU_PCLMUL | PLAT_CPU_VAES | PLAT_CPU_VPCLMUL;
-
-	if ((cpu_features & need) == need)
-		return &aesgcm_vaes512;
-#endif
-	(void)cpu_features;
-	return NULL;
+	return aesgcm_find_nth(cpu_features, 0);
 }
 
 void aesgcm_zeroize(void *p, size_t n)

@@ -11,6 +11,11 @@
  *                      blocks an instruction) for CTR, VPCLMULQDQ for GHASH;
  *                      needs AVX-512 F/BW/VL, VAES, VPCLMULQDQ, AES-NI and
  *                      PCLMULQDQ.
+ *   "vaes256+vpclmul"  llm/kernels/avx2/gcm.c: the same on ymm (two blocks an
+ *                      instruction), for CPUs with VAES but no AVX-512 (AMD
+ *                      Zen 3, the most common SEV-SNP hosts); needs AVX2,
+ *                      VAES, VPCLMULQDQ, AES-NI and PCLMULQDQ.
+ * aesgcm_find() takes the first of these the CPU has.
  *
  * Contracts (every implementation):
  *   - 96-bit IVs only (J0 = IV || 0^31 || 1, SP 800-38D §7.2 step 2).
@@ -30,7 +35,7 @@
 #define AESGCM_IV_SIZE 12u
 #define AESGCM_TAG_SIZE 16u
 #define AESGCM_ROUNDS 14u /* AES-256, FIPS 197 §5 */
-#define AESGCM_HPOW 32u   /* powers of the hash key kept */
+#define AESGCM_HPOW 32u   /* room for this many powers of the hash key */
 /* Largest plaintext of one call: the 32-bit block counter starts at 2
  * (SP 800-38D §5.2.1.1: at most 2^32 - 2 blocks). */
 #define AESGCM_MAX_LEN ((((uint64_t)1 << 32) - 2) * 16)
@@ -38,7 +43,7 @@
 /* An expanded key. The layout of h belongs to the implementation that set it. */
 struct aesgcm_key {
 	uint8_t rk[AESGCM_ROUNDS + 1][16]; /* round keys (FIPS 197 §5.2) */
-	uint8_t h[AESGCM_HPOW][16];        /* H^32 .. H^1, in the implementation's form */
+	uint8_t h[AESGCM_HPOW][16];        /* powers of H and such, in the implementation's form */
 };
 
 /*
@@ -51,9 +56,10 @@ struct aesgcm_prefix {
 };
 
 struct aesgcm_ops {
-	const char *name;       /* "vaes512+vpclmul" */
+	const char *name;       /* "vaes512+vpclmul", "vaes256+vpclmul" */
 	const char *aes_name;   /* its halves, for `unseal --verify`, `seal inspect`: */
 	const char *ghash_name; /* "aes_vaes512", "ghash_vpclmul512" */
+	uint32_t need;          /* the PLAT_CPU_* features it runs on, all of them */
 	/* Expand a 256-bit key. */
 	void (*setkey)(struct aesgcm_key *k, const uint8_t key[AESGCM_KEY_SIZE]);
 	/* Absorb n more bytes of AAD into pre (n and pre->len multiples of 16). */
@@ -72,6 +78,9 @@ struct aesgcm_ops {
 /* The fastest implementation the CPU features (plat_cpu_features()) allow,
  * or NULL when there is none: then use BearSSL. */
 const struct aesgcm_ops *aesgcm_find(uint32_t cpu_features);
+/* The i-th implementation the CPU features allow, fastest first (i = 0 is
+ * aesgcm_find's), NULL past the last: tests and benchmarks of every path. */
+const struct aesgcm_ops *aesgcm_find_nth(uint32_t cpu_features, size_t i);
 /* Overwrite a key (or anything else secret) so that the compiler keeps the stores. */
 void aesgcm_zeroize(void *p, size_t n);
 

@@ -6,8 +6,8 @@
  * the CPU has them, else aes_ct64 and ghash_ctmul64 (pure integer, also
  * constant-time). Only br_* calls, so the kernel's freestanding BearSSL works.
  * The bulk work, decrypting chunks, goes through llm/aesgcm.h instead when
- * the CPU has an implementation there (VAES + VPCLMULQDQ on zmm: several
- * times BearSSL's speed); the same tags, the same errors.
+ * the CPU has an implementation there (VAES + VPCLMULQDQ on zmm or ymm:
+ * several times BearSSL's speed); the same tags, the same errors.
  */
 #include "seal.h"
 #include "sha256.h"

@@ -130,8 +130,10 @@ struct seal_ctx {
 	struct llm_mem *mem;
 	br_aes_gen_ctr_keys aes;      /* image key schedule */
 	br_gcm_context gcm;           /* initialised template; copied per chunk */
-	const char *aes_impl;         /* chunks: "aes_vaes512" / "aes_x86ni" / "aes_ct64" */
-	const char *ghash_impl;       /* "ghash_vpclmul512" / "ghash_pclmul" / "ghash_ctmul64" */
+	/* chunks: "aes_vaes512" / "aes_vaes256" / "aes_x86ni" / "aes_ct64" and
+	 * "ghash_vpclmul512" / "ghash_vpclmul256" / "ghash_pclmul" / "ghash_ctmul64" */
+	const char *aes_impl;
+	const char *ghash_impl;
 	/* The chunks' fast path (llm/aesgcm.h), NULL when the CPU has none; its
 	 * key and the GHASH of H are set with the image key, then only read. */
 	const struct aesgcm_ops *fast;

@@ -5,7 +5,9 @@
  * other than 96 bits, which llm/aesgcm.h does not take), and a comparison
  * with BearSSL's br_gcm over random keys, IVs, AAD (with and without a
  * prefix) and lengths 0 .. 70000, every kind of damage refused with the
- * buffer zeroed.
+ * buffer zeroed; each for every implementation the CPU runs (on an AVX-512
+ * machine with VAES both the zmm and the ymm code). Then which one is
+ * chosen for which CPU, and by the sealed reader.
  */
 #include "test.h"
 
@@ -18,6 +20,19 @@
 static const struct aesgcm_ops *fast(void)
 {
 	return aesgcm_find(plat_cpu_features());
+}
+
+/* Every implementation this CPU runs (not only the fastest), NULL-terminated. */
+static const struct aesgcm_ops **impls(void)
+{
+	static const struct aesgcm_ops *list[8];
+	size_t n = 0;
+
+	while (n + 1 < sizeof list / sizeof list[0] &&
+	       (list[n] = aesgcm_find_nth(plat_cpu_features(), n)))
+		n++;
+	list[n] = NULL;
+	return list;
 }
 
 #define NEED_FAST(ops)                                                                   \
@@ -63,29 +78,42 @@ static const struct {
 	 "76fc6ece0f4e1768cddf8853bb2d551b"},
 };
 
+static bool all_zero(const uint8_t *p, size_t n);
+
+/* Test case 13 + t through ops: the plaintext and the tag, then the same
+ * with one bit of the tag wrong: refused, nothing left. */
+static void spec_case(const struct aesgcm_ops *ops, size_t t)
+{
+	uint8_t key[32], iv[12], plain[64], aad[32], buf[64], tag[16];
+	struct aesgcm_key k;
+	int before = test_failed_checks;
+
+	CHECK_EQ_INT(unhex(gcm_spec[t].key, key), 32);
+	CHECK_EQ_INT(unhex(gcm_spec[t].iv, iv), 12);
+	size_t n = unhex(gcm_spec[t].plain, plain), na = unhex(gcm_spec[t].aad, aad);
+	CHECK_EQ_INT(unhex(gcm_spec[t].cipher, buf), n);
+	CHECK_EQ_INT(unhex(gcm_spec[t].tag, tag), 16);
+	ops->setkey(&k, key);
+	CHECK_EQ_INT(ops->decrypt(&k, iv, NULL, aad, na, buf, n, tag), 1);
+	CHECK(memcmp(buf, plain, n) == 0);
+	unhex(gcm_spec[t].cipher, buf);
+	tag[15] ^= 0x80;
+	CHECK_EQ_INT(ops->decrypt(&k, iv, NULL, aad, na, buf, n, tag), 0);
+	CHECK(all_zero(buf, n));
+	aesgcm_zeroize(&k, sizeof k);
+	if (test_failed_checks != before)
+		fprintf(stderr, "  %s: test case %zu\n", ops->name, 13 + t);
+}
+
+/* every implementation the CPU runs, not only the one aesgcm_find picks */
 TEST(aesgcm_spec_vectors)
 {
-	const struct aesgcm_ops *ops = fast();
-	NEED_FAST(ops);
-	for (size_t t = 0; t < sizeof gcm_spec / sizeof gcm_spec[0]; t++) {
-		uint8_t key[32], iv[12], plain[64], aad[32], buf[64], tag[16];
-		struct aesgcm_key k;
-		CHECK_EQ_INT(unhex(gcm_spec[t].key, key), 32);
-		CHECK_EQ_INT(unhex(gcm_spec[t].iv, iv), 12);
-		size_t n = unhex(gcm_spec[t].plain, plain), na = unhex(gcm_spec[t].aad, aad);
-		CHECK_EQ_INT(unhex(gcm_spec[t].cipher, buf), n);
-		CHECK_EQ_INT(unhex(gcm_spec[t].tag, tag), 16);
-		ops->setkey(&k, key);
-		CHECK_EQ_INT(ops->decrypt(&k, iv, NULL, aad, na, buf, n, tag), 1);
-		CHECK(memcmp(buf, plain, n) == 0);
-		/* the same with a wrong tag: refused, nothing left */
-		unhex(gcm_spec[t].cipher, buf);
-		tag[15] ^= 0x80;
-		CHECK_EQ_INT(ops->decrypt(&k, iv, NULL, aad, na, buf, n, tag), 0);
-		for (size_t i = 0; i < n; i++)
-			CHECK(buf[i] == 0);
-		aesgcm_zeroize(&k, sizeof k);
-	}
+	const struct aesgcm_ops **list = impls();
+
+	NEED_FAST(list[0]);
+	for (; *list; list++)
+		for (size_t t = 0; t < sizeof gcm_spec / sizeof gcm_spec[0]; t++)
+			spec_case(*list, t);
 }
 
 static uint64_t rng_state;
@@ -207,12 +235,12 @@ static int one_case(const struct aesgcm_ops *ops, size_t n, size_t na, size_t pr
 	return test_failed_checks - before;
 }
 
-TEST(aesgcm_matches_bearssl)
+/* BearSSL seals, ops opens: 1 if every case passed. */
+static int matches_bearssl(const struct aesgcm_ops *ops)
 {
-	const struct aesgcm_ops *ops = fast();
-	NEED_FAST(ops);
-	/* lengths around every boundary of the code: blocks, zmm (64), GHASH
-	 * steps (256), main-loop groups (512), a sealed chunk (65536) */
+	/* lengths around every boundary of the code: blocks, ymm (32), zmm (64),
+	 * GHASH steps and ymm groups (256), zmm groups (512), a sealed chunk
+	 * (65536) */
 	static const size_t edge[] = {
 		0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 300,
 		383, 384, 385, 511, 512, 513, 767, 768, 769, 1023, 1024, 1025, 1535, 1536,
@@ -239,13 +267,52 @@ TEST(aesgcm_matches_bearssl)
 		if (fails)
 			fprintf(stderr, "  case %d: length %zu, aad %zu, prefix %zu\n", t, n, na, pre);
 	}
+	if (fails)
+		fprintf(stderr, "  (%s)\n", ops->name);
+	return !fails;
 }
 
-/* The sealed reader takes the fast path when there is one and says so, and
- * BearSSL's otherwise (LLMK_CPU_MASK=ffff0fff hides VAES and the rest). */
-TEST(aesgcm_used_by_seal)
+/* every implementation the CPU runs, not only the one aesgcm_find picks */
+TEST(aesgcm_matches_bearssl)
 {
-	const struct aesgcm_ops *ops = fast();
+	const struct aesgcm_ops **list = impls();
+
+	NEED_FAST(list[0]);
+	for (; *list; list++)
+		CHECK(matches_bearssl(*list));
+}
+
+#if defined(__x86_64__)
+/* The choice by CPU class, whatever this CPU is: AVX-512 with VAES (Zen 4,
+ * Ice Lake and later) takes the zmm code, VAES without AVX-512 (Zen 3) the
+ * ymm code, no VAES or VPCLMULQDQ (Zen 2, Skylake) neither: BearSSL. */
+TEST(aesgcm_find_picks_by_cpu_class)
+{
+	const uint32_t zen3 = PLAT_CPU_SSE42 | PLAT_CPU_AVX2 | PLAT_CPU_FMA | PLAT_CPU_F16C |
+			      PLAT_CPU_RDRAND | PLAT_CPU_AES | PLAT_CPU_PCLMUL | PLAT_CPU_VAES |
+			      PLAT_CPU_VPCLMUL | PLAT_CPU_SHA | PLAT_CPU_AMD;
+	const uint32_t zen4 = zen3 | PLAT_CPU_AVX512F | PLAT_CPU_AVX512BW | PLAT_CPU_AVX512VL |
+			      PLAT_CPU_AVX512DQ | PLAT_CPU_AVX512VNNI | PLAT_CPU_AVX512BF16 |
+			      PLAT_CPU_GFNI;
+	const struct aesgcm_ops *z4 = aesgcm_find(zen4), *z3 = aesgcm_find(zen3);
+
+	CHECK(z4 && !strcmp(z4->name, "vaes512+vpclmul"));
+	CHECK(z3 && !strcmp(z3->name, "vaes256+vpclmul"));
+	CHECK(aesgcm_find_nth(zen4, 0) == z4);
+	CHECK(aesgcm_find_nth(zen4, 1) == z3);
+	CHECK(aesgcm_find_nth(zen4, 2) == NULL);
+	CHECK(aesgcm_find_nth(zen3, 1) == NULL);
+	CHECK(aesgcm_find(zen3 & ~(PLAT_CPU_VAES | PLAT_CPU_VPCLMUL)) == NULL);
+	CHECK(aesgcm_find(zen3 & ~PLAT_CPU_VPCLMUL) == NULL);
+	CHECK(aesgcm_find(zen3 & ~PLAT_CPU_AVX2) == NULL);
+	CHECK(aesgcm_find(zen4 & ~PLAT_CPU_AES) == NULL);
+	CHECK(aesgcm_find(zen4 & ~PLAT_CPU_AVX512BW) == z3);
+}
+#endif
+
+/* seal_create chose ops for the chunks and names it, or BearSSL (ops NULL). */
+static void check_seal_uses(const struct aesgcm_ops *ops)
+{
 	static const uint8_t key[SEAL_KEY_SIZE] = {7};
 	uint8_t rnd_fields[SEAL_RANDOM_SIZE] = {1, 2, 3}, sha[32] = {0};
 	struct seal_ctx c;
@@ -262,4 +329,40 @@ TEST(aesgcm_used_by_seal)
 		CHECK(strncmp(c.aes_impl, "aes_", 4) == 0 && strstr(c.aes_impl, "vaes") == NULL);
 	}
 	seal_close(&c);
+}
+
+/* The sealed reader takes the fast path when there is one and says so, and
+ * BearSSL's otherwise. */
+TEST(aesgcm_used_by_seal)
+{
+	check_seal_uses(fast());
+}
+
+/* With AVX-512 hidden (LLMK_CPU_MASK, as on a Zen 3) the sealed reader takes
+ * the ymm code; with VAES and VPCLMULQDQ hidden too (a Zen 2), BearSSL. */
+TEST(aesgcm_used_by_seal_without_avx512)
+{
+	const uint32_t avx512 = PLAT_CPU_AVX512F | PLAT_CPU_AVX512BW | PLAT_CPU_AVX512VL |
+				PLAT_CPU_AVX512DQ | PLAT_CPU_AVX512VNNI | PLAT_CPU_AVX512BF16 |
+				PLAT_CPU_GFNI;
+	const struct aesgcm_ops *ymm = aesgcm_find(plat_cpu_features() & ~avx512);
+	const char *env = getenv("LLMK_CPU_MASK");
+	uint32_t mask = env && *env ? (uint32_t)strtoul(env, NULL, 16) : ~0u;
+	char saved[64], hex[16];
+
+	if (!ymm)
+		SKIP_CPU("VAES+VPCLMULQDQ", "no ymm AES-GCM for this CPU (needs AVX2, VAES, "
+			 "VPCLMULQDQ, AES-NI, PCLMULQDQ)");
+	CHECK_STR(ymm->name, "vaes256+vpclmul");
+	snprintf(saved, sizeof saved, "%s", env ? env : "");
+	snprintf(hex, sizeof hex, "%x", mask & ~avx512);
+	setenv("LLMK_CPU_MASK", hex, 1);
+	check_seal_uses(ymm);
+	snprintf(hex, sizeof hex, "%x", mask & ~avx512 & ~(PLAT_CPU_VAES | PLAT_CPU_VPCLMUL));
+	setenv("LLMK_CPU_MASK", hex, 1);
+	check_seal_uses(NULL);
+	if (env)
+		setenv("LLMK_CPU_MASK", saved, 1);
+	else
+		unsetenv("LLMK_CPU_MASK");
 }
