@@ -76,7 +76,7 @@ HOST_TOOLS := $(patsubst tools/%.c,$(B)/host/%,$(TOOL_SRC))
 .DEFAULT_GOAL := all
 all: host
 
-host: $(if $(wildcard tools/host/main.c),$(B)/host/llmctl) $(B)/host/unittest $(HOST_TOOLS)
+host: $(B)/host/llmctl $(B)/host/unittest $(HOST_TOOLS)
 tools: $(HOST_TOOLS)
 
 deps: ## install build/test dependencies (Debian packages by name; idempotent)

@@ -10,9 +10,7 @@
 #include "../drivers/acpi.h"
 #include "../drivers/pci.h"
 #include "../drivers/virtio_blk.h"
-#ifdef LLMK_HAVE_SHELL
 #include "../shell/shell.h"
-#endif
 
 #define KERNEL_STACK (4u << 20) /* no guard page below it: be generous */
 
@@ -68,12 +66,7 @@ static void kernel_start(void *arg)
 		plat_printf("pci: %s; no disks\n", plat_strerror(n));
 	else
 		virtio_blk_init();
-#ifdef LLMK_HAVE_SHELL
 	shell_main();
-#else
-	plat_printf("llmk: this build has no shell (shell/ missing); powering off\n");
-#endif
-	plat_poweroff();
 }
 
 void kernel_main(struct boot_info *bi)

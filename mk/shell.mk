@@ -1,11 +1,5 @@
-# mk/shell.mk — the shell's command tables are weak references in shell.c
-# (see shell/shell.h); a weak reference does not pull a member out of
-# libllmk.a, so every table some shell/*.c defines is named undefined on the
-# host link lines (a table nobody defines yet must not be: it stays weak).
-SHELL_TABLES := $(sort $(shell sed -n 's/^const struct shell_\(cmd\|config_key\) \(shell_[a-z0-9_]*\)\[\] = {$$/\2/p' shell/*.c))
-SHELL_UNDEF := $(foreach t,$(SHELL_TABLES),-Wl,--undefined=$(t))
-host_LDFLAGS += $(SHELL_UNDEF)
-host-asan_LDFLAGS += $(SHELL_UNDEF)
+# mk/shell.mk — the shell's test stages: build/host/llmctl end to end, and
+# the line editor's fuzz target.
 
 .PHONY: test-llmctl
 test-llmctl: $(B)/host/llmctl ## build/host/llmctl end to end: pipes, -c, exit codes, bad inputs, disks hash vs sha256sum
@@ -16,8 +10,7 @@ TEST_STAGES += test-llmctl
 # libFuzzer target for the line editor and word splitter (rules for
 # $(B)/fuzz/obj in mk/fuzz.mk); seeds: lines with quotes, escapes, keys.
 FUZZ_SHELL_TIME ?= 20
-FUZZ_SHELL_SRC := shell/shell.c shell/line.c shell/args.c kernel/fmt.c tools/host/plat.c \
-	tests/fuzz/fuzz_shell.c
+FUZZ_SHELL_SRC := shell/line.c shell/args.c kernel/fmt.c tools/host/plat.c tests/fuzz/fuzz_shell.c
 $(B)/fuzz/fuzz_shell: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_SHELL_SRC))
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread
 
