@@ -21,7 +21,7 @@ struct engine *shell_engine(struct shell *sh)
 
 static bool loaded(struct shell *sh)
 {
-	return sh->engine && ((struct engine *)sh->engine)->loaded;
+	return sh->engine && sh->engine->loaded;
 }
 
 /* ---- load / unload ---- */

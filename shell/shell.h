@@ -72,13 +72,18 @@ enum shell_line_event {
 	SHELL_LINE_EOF,      /* Ctrl-D on an empty line, when sh->ctrl_d_ends */
 };
 
+struct engine;      /* llm/engine.h */
+struct seal_shell;  /* shell/cmd_seal.c: the model key */
+struct attest_shell; /* the attestation commands' state */
+
 struct shell {
-	/* The engine's state (loaded model, config); owned by shell/cmd_model.c,
-	 * created on first use, NULL until then. */
-	void *engine;
-	/* Sealing/attestation state, owned by those commands; NULL until used. */
-	void *seal;
-	void *attest;
+	/* The inference session (loaded model, config); shell/cmd_model.c's
+	 * shell_engine() creates it on first use, NULL until then. */
+	struct engine *engine;
+	/* State of the sealing and attestation commands, each owned by its
+	 * file; NULL until first used. */
+	struct seal_shell *seal;
+	struct attest_shell *attest;
 
 	bool echo;   /* echo typed bytes (serial console: yes; host stdin not a TTY: no) */
 	bool prompt; /* print "llm> " (off for the host reading a script from a pipe) */
@@ -150,7 +155,6 @@ int shell_arg_f64(struct shell *sh, const char *what, const char *s, double lo, 
 int shell_arg_disk(struct shell *sh, const char *s, int *disk);
 /* "1.50 GiB" style size into buf; returns buf. */
 const char *shell_human_size(uint64_t bytes, char *buf, size_t n);
-struct engine;
 /* "256.00 MiB" (mem-budget), "1.20 GiB (the free memory; no mem-budget)" (what the plan
  * fitted without one) or "no budget" into buf (at least 48 bytes). */
 const char *shell_budget(const struct engine *e, char *buf, size_t n);
