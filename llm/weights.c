@@ -34,7 +34,7 @@ void wt_close(struct wt_ctx *w)
 	memset(w, 0, sizeof *w);
 }
 
-void wt_io_stats(struct wt_ctx *w, struct wt_io_stats *out, bool reset)
+void wt_io_stats(const struct wt_ctx *w, struct wt_io_stats *out, bool reset)
 {
 	memset(out, 0, sizeof *out);
 	if (w->ops && w->ops->io_stats)

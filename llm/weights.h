@@ -117,7 +117,7 @@ static inline const void *wt_peek(struct wt_ctx *w, uint32_t layer, size_t *byte
 void wt_close(struct wt_ctx *w);
 /* The counters since the last reset (zeros for an implementation without
  * disk traffic); reset: start counting again. */
-void wt_io_stats(struct wt_ctx *w, struct wt_io_stats *out, bool reset);
+void wt_io_stats(const struct wt_ctx *w, struct wt_io_stats *out, bool reset);
 
 /*
  * Resident weights: the tensor data section [g->data_offset, g->extent) read

@@ -155,9 +155,6 @@ int shell_arg_f64(struct shell *sh, const char *what, const char *s, double lo, 
 int shell_arg_disk(struct shell *sh, const char *s, int *disk);
 /* "1.50 GiB" style size into buf; returns buf. */
 const char *shell_human_size(uint64_t bytes, char *buf, size_t n);
-/* "256.00 MiB" (mem-budget), "1.20 GiB (the free memory; no mem-budget)" (what the plan
- * fitted without one) or "no budget" into buf (at least 48 bytes). */
-const char *shell_budget(const struct engine *e, char *buf, size_t n);
 
 /* ---- disk.c: streaming reads and what a disk holds ---- */
 #define SHELL_DISK_CHUNK (1u << 20) /* bytes per asynchronous request */
