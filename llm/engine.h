@@ -118,9 +118,6 @@ struct engine {
 	struct engine_run run;
 };
 
-/* bench --batch: sequences decoding together, at most */
-#define ENGINE_BENCH_MAX_SEQS 64
-
 void engine_init(struct engine *e);
 /* Load the GGUF on disk (vocab_only: tokenizer only). Unloads what was there.
  * On error returns -LLMK_E* with one line in err and leaves nothing loaded. */
