@@ -186,26 +186,6 @@ struct gen_args {
 	const char *system; /* chat --system */
 };
 
-static int flag_u32(struct shell *sh, const char *what, const char *v, uint64_t lo, uint64_t hi,
-		    uint32_t *out)
-{
-	uint64_t x;
-	int r = shell_arg_u64(sh, what, v, lo, hi, &x);
-	if (!r)
-		*out = (uint32_t)x;
-	return r;
-}
-
-static int flag_f32(struct shell *sh, const char *what, const char *v, double lo, double hi,
-		    float *out)
-{
-	double x;
-	int r = shell_arg_f64(sh, what, v, lo, hi, &x);
-	if (!r)
-		*out = (float)x;
-	return r;
-}
-
 /* --logit-bias ID+B / ID-B / ID-inf (llama.cpp's form). */
 static int flag_bias(struct shell *sh, const char *v, struct sample_params *p)
 {
@@ -234,51 +214,26 @@ static int flag_bias(struct shell *sh, const char *v, struct sample_params *p)
 	return 0;
 }
 
-static int parse_flag(struct shell *sh, struct gen_args *a, const char *f, const char *v)
-{
-	struct sample_params *p = &a->g.samp;
-	uint32_t m;
-	int r;
+/* The flags that are not settings: they add to a list or name the text. */
+static const char *const list_flags[] = {"--stop", "--system", "--logit-bias", NULL};
 
-	if (!strcmp(f, "-n") || !strcmp(f, "--n-predict"))
-		return flag_u32(sh, f, v, 0, 1u << 30, &a->g.n_predict);
-	if (!strcmp(f, "--temp"))
-		return flag_f32(sh, f, v, 0, 100, &p->temp);
-	if (!strcmp(f, "--top-k"))
-		return flag_u32(sh, f, v, 0, 1u << 30, &p->top_k);
-	if (!strcmp(f, "--top-p"))
-		return flag_f32(sh, f, v, 0, 1, &p->top_p);
-	if (!strcmp(f, "--min-p"))
-		return flag_f32(sh, f, v, 0, 1, &p->min_p);
-	if (!strcmp(f, "--typical"))
-		return flag_f32(sh, f, v, 0, 1, &p->typical);
-	if (!strcmp(f, "--repeat-penalty"))
-		return flag_f32(sh, f, v, 0, 100, &p->repeat_penalty);
-	if (!strcmp(f, "--repeat-last-n"))
-		return flag_u32(sh, f, v, 0, 1u << 20, &p->repeat_last_n);
-	if (!strcmp(f, "--presence-penalty"))
-		return flag_f32(sh, f, v, -100, 100, &p->presence_penalty);
-	if (!strcmp(f, "--frequency-penalty"))
-		return flag_f32(sh, f, v, -100, 100, &p->frequency_penalty);
-	if (!strcmp(f, "--mirostat")) {
-		if ((r = flag_u32(sh, f, v, 0, 2, &m)))
-			return r;
-		if (m == 1)
-			return shell_err(sh, -LLMK_ENOTSUP, "--mirostat: only 0 (off) and 2 are supported");
-		p->mirostat = (int)m;
-		return 0;
-	}
-	if (!strcmp(f, "--mirostat-lr"))
-		return flag_f32(sh, f, v, 0, 1, &p->mirostat_eta);
-	if (!strcmp(f, "--mirostat-ent"))
-		return flag_f32(sh, f, v, 0, 100, &p->mirostat_tau);
-	if (!strcmp(f, "--seed")) {
-		uint64_t s;
-		if ((r = shell_arg_u64(sh, f, v, 0, (1ull << 63) - 1, &s)))
-			return r;
-		p->seed = s;
-		return 0;
-	}
+static bool takes_value(const char *f)
+{
+	for (int i = 0; list_flags[i]; i++)
+		if (!strcmp(f, list_flags[i]))
+			return true;
+	return shell_model_flag_key(f) != NULL;
+}
+
+/* One flag and its value: a setting into run (cmd_model_cfg.c's table), or
+ * one of list_flags. */
+static int parse_flag(struct shell *sh, struct gen_args *a, struct engine_config *run,
+		      const char *f, const char *v)
+{
+	const struct shell_config_key *k = shell_model_flag_key(f);
+
+	if (k)
+		return shell_model_flag_parse(sh, k, f, v, run);
 	if (!strcmp(f, "--stop")) {
 		if (a->g.n_stops >= ENGINE_MAX_STOPS)
 			return shell_err(sh, -LLMK_ERANGE, "--stop: at most %d stop strings",
@@ -294,33 +249,19 @@ static int parse_flag(struct shell *sh, struct gen_args *a, const char *f, const
 		a->system = v;
 		return 0;
 	}
-	return flag_bias(sh, v, p); /* --logit-bias, the last of value_flags */
-}
-
-/* The flags that take a value (parse_flag knows each). */
-static const char *const value_flags[] = {
-	"-n", "--n-predict", "--temp", "--top-k", "--top-p", "--min-p", "--typical",
-	"--repeat-penalty", "--repeat-last-n", "--presence-penalty", "--frequency-penalty",
-	"--mirostat", "--mirostat-lr", "--mirostat-ent", "--seed", "--stop", "--system",
-	"--logit-bias", NULL,
-};
-
-static bool takes_value(const char *f)
-{
-	for (int i = 0; value_flags[i]; i++)
-		if (!strcmp(f, value_flags[i]))
-			return true;
-	return false;
+	return flag_bias(sh, v, &run->samp); /* --logit-bias, the last of list_flags */
 }
 
 /* Flags anywhere; the one other word is the text. A word starting with '-'
  * is a flag, so a prompt starting with '-' needs a leading space: " -x". */
 static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, struct gen_args *a)
 {
+	struct engine_config run; /* the settings for this run */
 	int r;
 
 	memset(a, 0, sizeof *a);
 	engine_gen_init(e, &a->g);
+	engine_get_config(e, &run);
 	for (int i = 1; i < argc; i++) {
 		const char *f = argv[i];
 		if (!strcmp(f, "--ids")) {
@@ -331,7 +272,7 @@ static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, 
 			if (i + 1 >= argc)
 				return shell_err(sh, -LLMK_EINVAL, "%s: flag '%s' needs a value",
 						 argv[0], f);
-			if ((r = parse_flag(sh, a, f, argv[++i])))
+			if ((r = parse_flag(sh, a, &run, f, argv[++i])))
 				return r;
 		} else if (a->text) {
 			return shell_err(sh, -LLMK_EINVAL, "%s: more than one prompt ('%s'); quote it",
@@ -340,6 +281,8 @@ static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, 
 			a->text = f;
 		}
 	}
+	a->g.samp = run.samp;
+	a->g.n_predict = run.n_predict;
 	return 0;
 }
 
@@ -560,13 +503,10 @@ const struct shell_cmd shell_cmds_model[] = {
 	{"unload", "unload", "free the loaded model", cmd_unload},
 	{"info", "info", "architecture, parameters, quant mix, context, vocab, template, memory",
 	 cmd_info},
-	{"infer",
-	 "infer \"PROMPT\" [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P] [--typical P]\n"
-	 "      [--repeat-penalty R] [--repeat-last-n N] [--presence-penalty P]\n"
-	 "      [--frequency-penalty P] [--mirostat 2] [--seed S] [--stop S]... [--logit-bias ID+B]\n"
-	 "      [--ids]",
-	 "generate a continuation of PROMPT", cmd_infer},
-	{"chat", "chat [\"MESSAGE\"] [--system \"TEXT\"] [flags as infer] | chat --reset",
+	{"infer", "infer \"PROMPT\" [-n N] [--KEY VALUE]... [--stop S]... [--logit-bias ID+B] [--ids]",
+	 "generate a continuation of PROMPT (--KEY VALUE: a setting for this run, below)",
+	 cmd_infer},
+	{"chat", "chat [\"MESSAGE\"] [--system \"TEXT\"] [flags as infer: --KEY VALUE]... | chat --reset",
 	 "multi-turn chat (lines until an empty line or /exit)", cmd_chat},
 	{"stats", "stats", "prompt and generation speed of the last run", cmd_stats},
 	{"profile", "profile [on|off|reset]", "forward-pass time per stage and per layer",

@@ -42,9 +42,45 @@ static void help_one(const struct shell_cmd *c)
 		plat_printf("  %*s %s\n", HELP_COL, "", sum);
 }
 
+/* The config keys that are also flags of the commands whose usage says
+ * "--KEY VALUE" (shell.h), wrapped. */
+static void help_flags(void)
+{
+	const struct shell_config_key *k;
+	int col = 0;
+
+	plat_printf("  --KEY VALUE, for one run (config KEY VALUE: for every run):\n");
+	for (int i = 0; (k = shell_config_at(i)); i++) {
+		char item[64];
+		int n;
+		if (!k->flag || shell_config_find(k->name) != k)
+			continue;
+		n = plat_snprintf(item, sizeof item, "--%s %s", k->name, k->flag);
+		if (col && col + 2 + n > 96) {
+			plat_printf("\n");
+			col = 0;
+		}
+		plat_printf("%s%s", col ? "  " : "    ", item);
+		col += (col ? 2 : 4) + n;
+	}
+	if (col)
+		plat_printf("\n");
+}
+
+static bool takes_flags(const struct shell_cmd *c)
+{
+	static const char mark[] = "--KEY VALUE";
+
+	for (const char *u = c->usage; u && *u; u++)
+		if (strncmp(u, mark, sizeof mark - 1) == 0)
+			return true;
+	return false;
+}
+
 static int cmd_help(struct shell *sh, int argc, char **argv)
 {
 	const struct shell_cmd *c;
+	bool flags = false;
 
 	if (shell_check_argc(sh, argc, argv, 1, 2))
 		return -LLMK_EINVAL;
@@ -54,14 +90,20 @@ static int cmd_help(struct shell *sh, int argc, char **argv)
 			return shell_err(sh, -LLMK_ENOENT, "help: unknown command '%s' (try 'help')",
 					 argv[1]);
 		help_one(c);
+		if (takes_flags(c))
+			help_flags();
 		return 0;
 	}
 	plat_printf("commands (arguments: words, or \"quoted\" with \\n \\t \\r \\\\ \\\" \\xHH):\n");
 	for (int i = 0; (c = shell_cmd_at(i)); i++) {
 		/* A name listed twice is shadowed by the first table: skip it. */
-		if (shell_find(c->name) == c)
+		if (shell_find(c->name) == c) {
 			help_one(c);
+			flags = flags || takes_flags(c);
+		}
 	}
+	if (flags)
+		help_flags();
 	plat_printf("keys: Backspace erases, Ctrl-U clears the line, Ctrl-C cancels it "
 		    "(and stops a running command)\n");
 	return 0;
@@ -160,7 +202,7 @@ static void config_show(struct shell *sh, const struct shell_config_key *k)
 {
 	char v[128] = "";
 	if (k->get)
-		k->get(sh, v, sizeof v);
+		k->get(sh, k, v, sizeof v);
 	plat_printf("  %-16s %-12s %s\n", k->name, v, k->help ? k->help : "");
 }
 
@@ -185,7 +227,7 @@ static int cmd_config(struct shell *sh, int argc, char **argv)
 	}
 	if (!k->set)
 		return shell_err(sh, -LLMK_EINVAL, "config: '%s' is read-only", k->name);
-	return k->set(sh, argv[2]);
+	return k->set(sh, k, argv[2]);
 }
 
 static int parse_onoff(struct shell *sh, const char *key, const char *v, bool *out)
@@ -201,29 +243,30 @@ static int parse_onoff(struct shell *sh, const char *key, const char *v, bool *o
 	return shell_err(sh, -LLMK_EINVAL, "config %s: expected on or off, got '%s'", key, v);
 }
 
-static int set_echo(struct shell *sh, const char *v)
+static int set_echo(struct shell *sh, const struct shell_config_key *k, const char *v)
 {
 	return parse_onoff(sh, "echo", v, &sh->echo);
 }
 
-static void get_echo(struct shell *sh, char *buf, size_t n)
+static void get_echo(struct shell *sh, const struct shell_config_key *k, char *buf, size_t n)
 {
 	plat_snprintf(buf, n, "%s", sh->echo ? "on" : "off");
 }
 
-static int set_prompt(struct shell *sh, const char *v)
+static int set_prompt(struct shell *sh, const struct shell_config_key *k, const char *v)
 {
 	return parse_onoff(sh, "prompt", v, &sh->prompt);
 }
 
-static void get_prompt(struct shell *sh, char *buf, size_t n)
+static void get_prompt(struct shell *sh, const struct shell_config_key *k, char *buf, size_t n)
 {
 	plat_snprintf(buf, n, "%s", sh->prompt ? "on" : "off");
 }
 
 const struct shell_config_key shell_config_sys[] = {
-	{"echo", "on|off: echo typed characters (serial terminals want on)", set_echo, get_echo},
-	{"prompt", "on|off: print the '" SHELL_PROMPT "' prompt", set_prompt, get_prompt},
+	{"echo", "on|off: echo typed characters (serial terminals want on)", set_echo, get_echo,
+	 NULL, NULL},
+	{"prompt", "on|off: print the '" SHELL_PROMPT "' prompt", set_prompt, get_prompt, NULL, NULL},
 	{0},
 };
 

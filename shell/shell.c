@@ -201,7 +201,7 @@ static int config_line(struct shell *sh, char *line, const char *what, int linen
 		return shell_err(sh, -LLMK_ENOENT, "%s:%d: unknown config key '%s' (try 'config')",
 				 what, lineno, sh->argv[0]);
 	plat_printf("%s:%d: %s = %s\n", what, lineno, sh->argv[0], sh->argv[1]);
-	return k->set(sh, sh->argv[1]);
+	return k->set(sh, k, sh->argv[1]);
 }
 
 int shell_config_apply(struct shell *sh, const char *text, const char *what)

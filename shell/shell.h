@@ -47,9 +47,14 @@ struct shell_config_key {
 	const char *name; /* NULL ends a table */
 	const char *help; /* values and meaning, one line */
 	/* Parse and apply value; on failure print one "error: " line, return -LLMK_E*. */
-	int (*set)(struct shell *sh, const char *value);
+	int (*set)(struct shell *sh, const struct shell_config_key *k, const char *value);
 	/* Current value as text. */
-	void (*get)(struct shell *sh, char *buf, size_t n);
+	void (*get)(struct shell *sh, const struct shell_config_key *k, char *buf, size_t n);
+	/* Also a flag "--<name> <flag>" of the commands whose usage says
+	 * "--KEY VALUE" (infer, chat), for one run; `help` lists these. NULL: a
+	 * config key only. */
+	const char *flag;
+	const void *arg; /* the key's own data, for set/get that serve several keys */
 };
 
 /* Line editor state (shell/line.c). */

@@ -441,3 +441,58 @@ TEST(cmd_budget_shrinks_the_context)
 	CHECK(e->mem.peak <= 5300 * 1024);
 	close_session(&s);
 }
+
+/* A setting is one row: its flag gives one run what `config` gives every
+ * run, the flag's errors name the flag and the key's the key, and `help`
+ * lists every row that has a flag. */
+TEST(cmd_flags_and_config_keys_are_one_table)
+{
+	char a[4096], b[4096];
+	struct session s;
+	const char *out;
+	int st, flags = 0;
+
+	if (!open_session(&s, "stories260K.gguf"))
+		SKIP("no testdata (LLMK_TESTDATA)");
+	run(&s, "load 0", &st);
+	snprintf(a, sizeof a, "%s", run(&s, "infer \"The cat\" -n 20 --temp 1.1 --top-k 30 --seed 5 "
+					 "--repeat-penalty 1.3 --mirostat 2 --mirostat-ent 3 --ids", &st));
+	CHECK_EQ_INT(st, 0);
+	run(&s, "config temp 1.1", &st);
+	run(&s, "config top-k 30", &st);
+	run(&s, "config seed 5", &st);
+	run(&s, "config repeat-penalty 1.3", &st);
+	run(&s, "config mirostat 2", &st);
+	run(&s, "config mirostat-ent 3", &st);
+	run(&s, "config n-predict 20", &st);
+	snprintf(b, sizeof b, "%s", run(&s, "infer \"The cat\" --ids", &st));
+	CHECK_EQ_INT(st, 0);
+	CHECK_STR(a, b);
+	/* a flag changes only its run */
+	out = run(&s, "config temp", &st);
+	CHECK(strstr(out, " 1.1 ") != NULL);
+	out = run(&s, "infer \"x\" --temp 500", &st);
+	CHECK_STR(out, "error: --temp: 500 is out of range [0, 100]\n");
+	out = run(&s, "config temp 500", &st);
+	CHECK_STR(out, "error: temp: 500 is out of range [0, 100]\n");
+	out = run(&s, "infer \"x\" --mirostat 1", &st);
+	CHECK_STR(out, "error: --mirostat: only 0 (off) and 2 are supported\n");
+	out = run(&s, "config mirostat 1", &st);
+	CHECK_STR(out, "error: config mirostat: only 0 (off) and 2 are supported\n");
+	/* every row with a flag is in `help`, and is a flag */
+	snprintf(a, sizeof a, "%s", run(&s, "help", &st));
+	const struct shell_config_key *k;
+	for (int i = 0; (k = shell_config_at(i)); i++) {
+		char flag[64], line[160];
+		if (!k->flag)
+			continue;
+		flags++;
+		snprintf(flag, sizeof flag, "--%s %s", k->name, k->flag);
+		CHECK(strstr(a, flag) != NULL);
+		snprintf(line, sizeof line, "infer \"x\" -n 1 --%s", k->name);
+		out = run(&s, line, &st);
+		CHECK(strstr(out, "needs a value") != NULL);
+	}
+	CHECK_EQ_INT(flags, 14);
+	close_session(&s);
+}
