@@ -32,7 +32,11 @@ SIMD_SRC_x86_64 := $(sort $(wildcard llm/kernels/avx2/*.c llm/kernels/avx512/*.c
 SIMD_SRC_aarch64 := $(sort $(wildcard llm/kernels/neon/*.c))
 # Portable drivers (platform.h and BearSSL only) the host build runs too.
 HOST_DRIVER_SRC := drivers/snp_guest_msg.c
-HOST_PLAT_SRC := $(sort $(filter-out tools/host/main.c,$(wildcard tools/host/*.c))) $(HOST_DRIVER_SRC)
+# The platform's portable part, shared with the kernel: CPU feature names and
+# the CPUID decoder. Whatever links tools/host/plat.c links this too.
+PLAT_COMMON_SRC := kernel/cpu_features.c
+HOST_PLAT_SRC := $(sort $(filter-out tools/host/main.c,$(wildcard tools/host/*.c))) $(HOST_DRIVER_SRC) \
+	$(PLAT_COMMON_SRC)
 TOOL_SRC := $(sort $(wildcard tools/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))
 

@@ -10,7 +10,8 @@ TEST_STAGES += test-llmctl
 # libFuzzer target for the line editor and word splitter (rules for
 # $(B)/fuzz/obj in mk/fuzz.mk); seeds: lines with quotes, escapes, keys.
 FUZZ_SHELL_TIME ?= 20
-FUZZ_SHELL_SRC := shell/line.c shell/args.c kernel/fmt.c tools/host/plat.c tests/fuzz/fuzz_shell.c
+FUZZ_SHELL_SRC := shell/line.c shell/args.c kernel/fmt.c tools/host/plat.c $(PLAT_COMMON_SRC) \
+	tests/fuzz/fuzz_shell.c
 $(B)/fuzz/fuzz_shell: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_SHELL_SRC))
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread
 

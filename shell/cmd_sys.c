@@ -110,44 +110,20 @@ static int cmd_help(struct shell *sh, int argc, char **argv)
 }
 
 /* ---- version ---- */
-static const struct {
-	uint32_t bit;
-	const char *name;
-} cpu_feature_names[] = {
-	{PLAT_CPU_SSE42, "sse4.2"},       {PLAT_CPU_AVX2, "avx2"},
-	{PLAT_CPU_FMA, "fma"},            {PLAT_CPU_F16C, "f16c"},
-	{PLAT_CPU_AVX512F, "avx512f"},    {PLAT_CPU_AVX512BW, "avx512bw"},
-	{PLAT_CPU_AVX512DQ, "avx512dq"}, {PLAT_CPU_AVX512VL, "avx512vl"},  {PLAT_CPU_AVX512VNNI, "avx512vnni"},
-	{PLAT_CPU_AVX512BF16, "avx512bf16"}, {PLAT_CPU_AVXVNNI, "avxvnni"},
-	{PLAT_CPU_AES, "aes"},            {PLAT_CPU_PCLMUL, "pclmulqdq"},
-	{PLAT_CPU_VAES, "vaes"},          {PLAT_CPU_VPCLMUL, "vpclmulqdq"},
-	{PLAT_CPU_SHA, "sha"},
-	{PLAT_CPU_RDRAND, "rdrand"},      {PLAT_CPU_NEON, "neon"},
-	{PLAT_CPU_DOTPROD, "dotprod"},    {PLAT_CPU_FP16, "fp16"},
-	{PLAT_CPU_RNDR, "rndr"},          {PLAT_CPU_I8MM, "i8mm"},
-	{PLAT_CPU_GFNI, "gfni"},          {PLAT_CPU_AMD, "amd"},
-};
-
 static int cmd_version(struct shell *sh, int argc, char **argv)
 {
-	uint32_t f = plat_cpu_features();
 	char feats[256];
-	size_t o = 0;
 
 	if (shell_check_argc(sh, argc, argv, 1, 1))
 		return -LLMK_EINVAL;
-	feats[0] = 0;
-	for (size_t i = 0; i < sizeof cpu_feature_names / sizeof cpu_feature_names[0]; i++)
-		if ((f & cpu_feature_names[i].bit) && o < sizeof feats)
-			o += (size_t)plat_snprintf(feats + o, sizeof feats - o, " %s",
-						   cpu_feature_names[i].name);
+	plat_cpu_feature_text(plat_cpu_features(), feats, sizeof feats);
 	plat_printf("llmk %s\n", plat_version());
 	plat_printf("  git       %s\n", plat_git());
 	plat_printf("  build id  %s\n", plat_build_id());
 	plat_printf("  arch      %s\n", plat_arch());
 	plat_printf("  machine   %s%s\n", plat_machine(), plat_emulated() ? " (emulated)" : "");
 	plat_printf("  cpus      %d\n", plat_cpu_count());
-	plat_printf("  features %s\n", o ? feats : " (none beyond the base ISA)");
+	plat_printf("  features %s\n", feats[0] ? feats : " (none beyond the base ISA)");
 	if (shell_seal_key_note(sh))
 		plat_printf("  model key %s\n", shell_seal_key_note(sh));
 	return 0;
