@@ -203,20 +203,30 @@ static int check_tensor(const struct gguf_file *g, const char *name, uint64_t ne
 	return 0;
 }
 
+/* A dimension of wt_layer_slots' shapes in this model's sizes. */
+static uint64_t dim(const struct model_hparams *hp, enum wt_dim d)
+{
+	switch (d) {
+	case WT_DIM_1:
+		return 1;
+	case WT_DIM_EMBD:
+		return hp->n_embd;
+	case WT_DIM_Q:
+		return (uint64_t)hp->n_head * hp->head_dim;
+	case WT_DIM_KV:
+		return (uint64_t)hp->n_head_kv * hp->head_dim;
+	case WT_DIM_FF:
+		return hp->n_ff;
+	}
+	return 0;
+}
+
 static int check_layer(const struct model_hparams *hp, const struct gguf_file *g, uint32_t l,
 		       char *err, size_t errlen)
 {
-	uint64_t E = hp->n_embd, Q = (uint64_t)hp->n_head * hp->head_dim;
-	uint64_t KV = (uint64_t)hp->n_head_kv * hp->head_dim, F = hp->n_ff;
-	/* [ne0, ne1] per slot, in wt_layer_slots order */
-	const uint64_t shape[][2] = {
-		{E, 1}, {E, Q}, {E, KV}, {E, KV}, {Q, E}, {Q, 1}, {KV, 1}, {KV, 1},
-		{E, 1}, {E, F}, {E, F}, {F, E},
-	};
 	char name[96];
 	int e;
 
-	_Static_assert(sizeof shape / sizeof shape[0] == 12, "one shape per layer slot");
 	wt_tensor_name(name, sizeof name, l, "attn_qkv.weight");
 	if (gguf_find_tensor(g, name)) {
 		plat_snprintf(err, errlen, "model: tensor '%s': fused QKV layout is not supported",
@@ -234,8 +244,8 @@ static int check_layer(const struct model_hparams *hp, const struct gguf_file *g
 		/* biases are all there or none, as layer 0 says */
 		bool optional = sl->optional && !hp->qkv_bias;
 		wt_tensor_name(name, sizeof name, l, sl->suffix);
-		if ((e = check_tensor(g, name, shape[s][0], shape[s][1], sl->kind == WT_VEC,
-				      optional, err, errlen)))
+		if ((e = check_tensor(g, name, dim(hp, sl->ne[0]), dim(hp, sl->ne[1]),
+				      sl->kind == WT_VEC, optional, err, errlen)))
 			return e;
 	}
 	return 0;

@@ -104,11 +104,12 @@ static const float *get(const struct synth *s, const char *name)
 	return NULL;
 }
 
+static void synth_write(struct synth *s);
+
 static void synth_build(struct synth *s, const struct cfg *c)
 {
 	uint32_t hd = c->n_embd / c->n_head, Q = c->n_embd, KV = c->n_head_kv * hd;
-	char key[96], name[64];
-	struct gw w = {0};
+	char name[64];
 
 	memset(s, 0, sizeof *s);
 	s->c = *c;
@@ -140,6 +141,17 @@ static void synth_build(struct synth *s, const struct cfg *c)
 		}
 	}
 
+	synth_write(s);
+}
+
+/* The GGUF of s's tensors, as they are now, into s->file. */
+static void synth_write(struct synth *s)
+{
+	const struct cfg *c = &s->c;
+	struct gw w = {0};
+	char key[96];
+
+	free(s->file);
 	put(&w, "GGUF", 4);
 	put_u32(&w, 3);
 	put_u64(&w, (uint64_t)s->n);
@@ -393,4 +405,43 @@ TEST(model_arch_f16_cache_close)
 {
 	struct cfg c = {"qwen2", 1, 64, 4, 2, 96, 100, 16, 1000000, 0, false, true, false};
 	check_arch(&c, GGML_TYPE_F16, 64);
+}
+
+/* Each layer tensor in turn given the right number of elements in the
+ * wrong shape (half the row length, twice the rows): the layout check
+ * refuses it, naming the tensor; the table of shapes is weights.c's. */
+TEST(model_layout_refuses_each_layer_tensor_in_a_wrong_shape)
+{
+	struct cfg c = {"qwen2", 2, 64, 4, 2, 96, 100, 16, 1000000, 0, true, true, false};
+	struct synth s;
+	int refused = 0;
+
+	synth_build(&s, &c);
+	for (int i = 0; i < s.n; i++) {
+		struct tensor *t = &s.t[i];
+		struct llm_membuf mb;
+		struct llm_reader rd;
+		struct llm_mem mem;
+		struct gguf_file g;
+		struct model_hparams hp;
+		char err[256];
+		if (strncmp(t->name, "blk.1.", 6) != 0)
+			continue;
+		t->ne0 /= 2;
+		t->ne1 *= 2;
+		synth_write(&s);
+		llm_mem_init(&mem, 0);
+		llm_reader_mem(&rd, &mb, s.file, s.len);
+		CHECK_EQ_INT(gguf_open(&g, &rd, &mem, err, sizeof err), 0);
+		CHECK_EQ_INT(model_read_hparams(&hp, &g, err, sizeof err), 0);
+		CHECK_EQ_INT(model_check_layout(&hp, &g, err, sizeof err), -LLMK_EFORMAT);
+		CHECK(strstr(err, t->name) != NULL && strstr(err, "has shape") != NULL);
+		gguf_close(&g);
+		t->ne0 *= 2;
+		t->ne1 /= 2;
+		refused++;
+	}
+	CHECK_EQ_INT(refused, 12); /* every slot of wt_layer_slots, biases included */
+	synth_write(&s);
+	synth_free(&s);
 }
