@@ -132,7 +132,7 @@ static void info_model(const struct engine_info *info, const struct engine_plan 
 	plat_printf("  shape          %u layers, embd %u, ffn %u, heads %u (kv %u), head dim %u\n",
 		    hp->n_layer, hp->n_embd, hp->n_ff, hp->n_head, hp->n_head_kv, hp->head_dim);
 	plat_printf("  rope           %s, dims %u, base %g, scale %g%s\n",
-		    hp->rope_neox ? "neox" : "norm", hp->rope_dim, (double)hp->rope_base,
+		    hp->arch->rope == MODEL_ROPE_NEOX ? "neox" : "norm", hp->rope_dim, (double)hp->rope_base,
 		    (double)(1.0f / hp->rope_scale), hp->rope_freqs ? ", llama3 freq factors" : "");
 	plat_printf("  output         %s, rms eps %g%s\n",
 		    hp->tied_output ? "tied to token_embd" : "output.weight", (double)hp->norm_eps,

@@ -245,6 +245,10 @@ static void ref_rope(const struct synth *s, double *v, uint32_t pos)
 	}
 }
 
+/* A test's own traits for the model under test (NULL: its row's), so a
+ * trait no architecture row has yet is checked against the reference. */
+static const struct model_arch *arch_override;
+
 /* Logits of the last of toks[0..n). */
 static void ref_forward(const struct synth *s, const int32_t *toks, uint32_t n, double *logits)
 {
@@ -257,7 +261,8 @@ static void ref_forward(const struct synth *s, const int32_t *toks, uint32_t n, 
 
 	for (uint32_t p = 0; p < n; p++)
 		for (uint32_t i = 0; i < E; i++)
-			x[p * E + i] = get(s, "token_embd.weight")[(size_t)toks[p] * E + i];
+			x[p * E + i] = get(s, "token_embd.weight")[(size_t)toks[p] * E + i] *
+				       (arch_override && arch_override->embd_scale ? sqrt((double)E) : 1.0);
 	for (uint32_t l = 0; l < c->n_layer; l++) {
 #define W(sfx) (snprintf(nm, sizeof nm, "blk.%u.%s", l, sfx), get(s, nm))
 		for (uint32_t p = 0; p < n; p++) {
@@ -345,6 +350,8 @@ static void check_arch(const struct cfg *c, uint32_t kv_type, uint32_t n_batch)
 	CHECK_EQ_INT(gguf_open(&g, &rd, &mem, err, sizeof err), 0);
 	CHECK_EQ_INT(model_read_hparams(&hp, &g, err, sizeof err), 0);
 	CHECK_EQ_INT(model_check_layout(&hp, &g, err, sizeof err), 0);
+	if (arch_override)
+		hp.arch = arch_override;
 	if (err[0])
 		fprintf(stderr, "  %s: %s\n", c->arch, err);
 	CHECK_EQ_INT(hp.tied_output, c->tied);
@@ -399,6 +406,20 @@ TEST(model_arch_qwen2_bias_neox_partial_rope)
 	check_arch(&c, GGML_TYPE_F32, 64);
 	c.rope_dim = 8; /* rotate half of each head */
 	check_arch(&c, GGML_TYPE_F32, 3);
+}
+
+/* Gemma's embedding scale (x sqrt(n_embd)), a trait no supported row has
+ * yet, on a llama model. */
+TEST(model_arch_embedding_scale)
+{
+	static const struct model_arch scaled = {.name = "llama", .rope = MODEL_ROPE_NORM,
+						 .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
+						 .embd_scale = true};
+	struct cfg c = {"llama", 2, 64, 4, 2, 96, 100, 16, 10000, 0, false, false, false};
+
+	arch_override = &scaled;
+	check_arch(&c, GGML_TYPE_F32, 64);
+	arch_override = NULL;
 }
 
 TEST(model_arch_f16_cache_close)
