@@ -35,7 +35,8 @@
 #define LLM_SEAL_H
 
 #include "aesgcm.h"
-#include "gguf.h"
+#include "mem.h"
+#include "reader.h"
 
 #include <bearssl.h>
 

@@ -14,7 +14,7 @@ FUZZ_CC ?= clang
 FUZZ_TIME ?= 60
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wno-unused-parameter -fno-omit-frame-pointer \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -MMD -MP
-FUZZ_GGUF_SRC := llm/gguf.c llm/mem.c $(wildcard llm/tok*.c llm/unicode*.c) kernel/fmt.c \
+FUZZ_GGUF_SRC := llm/gguf.c llm/reader.c llm/mem.c $(wildcard llm/tok*.c llm/unicode*.c) kernel/fmt.c \
 	tools/host/plat.c $(PLAT_COMMON_SRC)
 FUZZ_GGUF_OBJ := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_GGUF_SRC) tests/fuzz/fuzz_gguf.c)
 

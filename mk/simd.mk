@@ -7,7 +7,7 @@ A64_DIR := $(B)/a64
 A64_SRC := $(sort tests/unit/runner.c tests/unit/test_simd.c tests/unit/test_matmul.c \
 	tests/unit/test_quant.c llm/quant.c llm/quant_fill.c llm/selftest.c llm/matmul.c \
 	llm/vmath.c llm/math.c \
-	llm/mem.c llm/gguf.c kernel/fmt.c tools/host/plat.c $(PLAT_COMMON_SRC) \
+	llm/mem.c llm/gguf.c llm/reader.c kernel/fmt.c tools/host/plat.c $(PLAT_COMMON_SRC) \
 	$(wildcard llm/kernels/scalar/*.c llm/kernels/neon/*.c))
 A64_OBJ := $(patsubst %.c,$(A64_DIR)/obj/%.o,$(A64_SRC))
 # armv8.2-a+dotprod: the host platform reports DOTPROD from the compiler's

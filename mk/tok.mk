@@ -9,7 +9,7 @@ TEST_STAGES += test-tok-shell
 # libFuzzer target for the tokenizers (rules for $(B)/fuzz/obj in mk/fuzz.mk);
 # seeds: each vocabulary's test strings, once per selector byte.
 FUZZ_TOK_TIME ?= 30
-FUZZ_TOK_SRC := $(sort $(wildcard llm/tok*.c llm/unicode*.c)) llm/gguf.c llm/mem.c kernel/fmt.c \
+FUZZ_TOK_SRC := $(sort $(wildcard llm/tok*.c llm/unicode*.c)) llm/gguf.c llm/reader.c llm/mem.c kernel/fmt.c \
 	tools/host/plat.c $(PLAT_COMMON_SRC) tests/fuzz/fuzz_tok.c
 $(B)/fuzz/fuzz_tok: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_TOK_SRC))
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread

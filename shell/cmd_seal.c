@@ -8,6 +8,8 @@
  */
 #include "cmd_seal.h"
 
+#include "../llm/gguf.h"
+
 #define KEY_FILE_MAX 256 /* 64 hex digits plus generous whitespace */
 
 struct seal_shell {
