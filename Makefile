@@ -38,6 +38,9 @@ PLAT_COMMON_SRC := kernel/cpu_features.c
 HOST_PLAT_SRC := $(sort $(filter-out tools/host/main.c,$(wildcard tools/host/*.c))) $(HOST_DRIVER_SRC) \
 	$(PLAT_COMMON_SRC)
 TOOL_SRC := $(sort $(wildcard tools/*.c))
+# What host programs and tests share besides the engine: the writers of
+# synthetic models and sealed images (the verifier's checks: mk/verifier.mk).
+TOOL_LIB_SRC := $(sort $(wildcard tools/writer/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))
 
 # Per-directory instruction sets: only the SIMD rows are built with them, and
@@ -50,7 +53,7 @@ simd_flags = $(SIMD_FLAGS_$(word 3,$(subst /, ,$(1))))
 # $(call host_flavor,NAME,EXTRA_CFLAGS,EXTRA_LDFLAGS): objects under $(B)/NAME/obj.
 define host_flavor
 $(1)_ENGINE_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(ENGINE_SRC) $(SIMD_SRC_$(HOST_ARCH)))
-$(1)_PLAT_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(HOST_PLAT_SRC))
+$(1)_PLAT_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(HOST_PLAT_SRC) $(TOOL_LIB_SRC))
 $(1)_TEST_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(TEST_SRC))
 $(1)_CFLAGS := $(HOST_CFLAGS) $(2)
 $(1)_LDFLAGS := $(3)

@@ -17,7 +17,7 @@ A64E_TEST_EXCLUDE := tests/unit/test_seal.c tests/unit/test_aesgcm.c tests/unit/
 	tests/unit/test_cmd_model.c tests/unit/test_simd.c tests/unit/test_matmul.c \
 	tests/unit/test_stream.c tests/unit/test_cmd_bench.c tests/unit/test_bench.c
 A64E_LIB_SRC := $(filter-out llm/seal.c llm/sha256.c,$(sort $(wildcard llm/*.c llm/kernels/scalar/*.c))) \
-	$(SIMD_SRC_aarch64) kernel/fmt.c $(HOST_PLAT_SRC)
+	$(SIMD_SRC_aarch64) kernel/fmt.c $(HOST_PLAT_SRC) $(TOOL_LIB_SRC)
 A64E_LIB_OBJ := $(patsubst %.c,$(A64E_DIR)/obj/%.o,$(A64E_LIB_SRC))
 A64E_TEST_OBJ := $(patsubst %.c,$(A64E_DIR)/obj/%.o,$(filter-out $(A64E_TEST_EXCLUDE),$(TEST_SRC)))
 

@@ -9,7 +9,8 @@
 #include "test.h"
 #include "../../llm/engine.h"
 #include "../../tools/host/host.h"
-#include "../../tools/host/mkmodel.h"
+#include "../../tools/writer/mkmodel.h"
+#include "../../tools/writer/seal_write.h"
 
 #include <stdio.h>
 #include <stdlib.h>
