@@ -1,7 +1,8 @@
 /*
  * shell/cmd_model.c — the model commands: load, unload, info, infer, chat,
- * stats, and the engine's config keys (threads, ctx, mem-budget, kv-type,
- * sampling defaults). The engine lives in sh->engine, created on first use.
+ * stats, profile. The engine lives in sh->engine, created on first use; the
+ * commands ask it (engine.h's calls and snapshots) and print the answers.
+ * Its settings and their flags are cmd_model_cfg.c's table.
  */
 #include "cmd_model.h"
 #include "cmd_stream.h"
