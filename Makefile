@@ -30,14 +30,20 @@ HOST_LDLIBS := -lbearssl -lpthread -lm
 ENGINE_SRC := $(sort $(wildcard llm/*.c llm/kernels/scalar/*.c shell/*.c)) kernel/fmt.c
 SIMD_SRC_x86_64 := $(sort $(wildcard llm/kernels/avx2/*.c llm/kernels/avx512/*.c))
 SIMD_SRC_aarch64 := $(sort $(wildcard llm/kernels/neon/*.c))
-HOST_PLAT_SRC := $(sort $(filter-out tools/host/main.c,$(wildcard tools/host/*.c)))
 # Portable drivers (platform.h and BearSSL only) the host build runs too: the
 # TPM 2.0 command layer under tools/host/attest.c, the SNP guest messages
 # under the SNP simulator's provider, and the x86 instruction decoder of the
 # #VC/#VE handlers (plain C, host-tested).
 HOST_DRIVER_SRC := drivers/tpm2.c drivers/tpm2_rc.c drivers/tpm2_public.c drivers/tpm2_attest.c \
 	drivers/tcg_log.c drivers/snp_guest_msg.c kernel/x86_64/insn.c
+# The platform's portable part, shared with the kernel: CPU feature names and
+# the CPUID decoder. Whatever links tools/host/plat.c links this too.
+PLAT_COMMON_SRC := kernel/cpu_features.c
+HOST_PLAT_SRC := $(sort $(filter-out tools/host/main.c,$(wildcard tools/host/*.c))) $(PLAT_COMMON_SRC)
 TOOL_SRC := $(sort $(wildcard tools/*.c))
+# What host programs and tests share besides the engine: the writers of
+# synthetic models and sealed images (the verifier's checks: mk/verifier.mk).
+TOOL_LIB_SRC := $(sort $(wildcard tools/writer/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))
 
 # Per-directory instruction sets: only the SIMD rows are built with them, and
@@ -50,7 +56,7 @@ simd_flags = $(SIMD_FLAGS_$(word 3,$(subst /, ,$(1))))
 # $(call host_flavor,NAME,EXTRA_CFLAGS,EXTRA_LDFLAGS): objects under $(B)/NAME/obj.
 define host_flavor
 $(1)_ENGINE_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(ENGINE_SRC) $(SIMD_SRC_$(HOST_ARCH)))
-$(1)_PLAT_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(HOST_PLAT_SRC) $(HOST_DRIVER_SRC))
+$(1)_PLAT_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(HOST_PLAT_SRC) $(HOST_DRIVER_SRC) $(TOOL_LIB_SRC))
 $(1)_TEST_OBJ := $$(patsubst %.c,$(B)/$(1)/obj/%.o,$(TEST_SRC))
 $(1)_CFLAGS := $(HOST_CFLAGS) $(2)
 $(1)_LDFLAGS := $(3)
@@ -80,7 +86,7 @@ HOST_TOOLS := $(patsubst tools/%.c,$(B)/host/%,$(TOOL_SRC))
 .DEFAULT_GOAL := all
 all: host
 
-host: $(if $(wildcard tools/host/main.c),$(B)/host/llmctl) $(B)/host/unittest $(HOST_TOOLS)
+host: $(B)/host/llmctl $(B)/host/unittest $(HOST_TOOLS)
 tools: $(HOST_TOOLS)
 
 deps: ## install build/test dependencies (Debian packages by name; idempotent)

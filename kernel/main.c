@@ -14,9 +14,7 @@
 #include "../drivers/cc_pages.h"
 #include "../drivers/pci.h"
 #include "../drivers/virtio_blk.h"
-#ifdef LLMK_HAVE_SHELL
 #include "../shell/shell.h"
-#endif
 
 #define KERNEL_STACK (4u << 20) /* no guard page below it: be generous */
 
@@ -33,25 +31,11 @@ static void print_memory(void)
 
 static void print_cpu(void)
 {
-	static const struct { uint32_t bit; const char *name; } names[] = {
-		{ PLAT_CPU_SSE42, "sse4.2" }, { PLAT_CPU_AVX2, "avx2" },
-		{ PLAT_CPU_FMA, "fma" }, { PLAT_CPU_F16C, "f16c" },
-		{ PLAT_CPU_AVX512F, "avx512f" }, { PLAT_CPU_AVX512BW, "avx512bw" },
-		{ PLAT_CPU_AVX512DQ, "avx512dq" }, { PLAT_CPU_AVX512VL, "avx512vl" }, { PLAT_CPU_AVX512VNNI, "avx512vnni" },
-		{ PLAT_CPU_AVX512BF16, "avx512bf16" }, { PLAT_CPU_AVXVNNI, "avxvnni" },
-		{ PLAT_CPU_AES, "aes" }, { PLAT_CPU_PCLMUL, "pclmulqdq" },
-		{ PLAT_CPU_VAES, "vaes" }, { PLAT_CPU_VPCLMUL, "vpclmulqdq" }, { PLAT_CPU_SHA, "sha" },
-		{ PLAT_CPU_RDRAND, "rdrand" }, { PLAT_CPU_NEON, "neon" },
-		{ PLAT_CPU_DOTPROD, "dotprod" }, { PLAT_CPU_FP16, "fp16" },
-		{ PLAT_CPU_RNDR, "rndr" }, { PLAT_CPU_I8MM, "i8mm" }, { PLAT_CPU_GFNI, "gfni" }, { PLAT_CPU_AMD, "amd" },
-	};
-	uint32_t f = plat_cpu_features();
+	char feats[256];
 
-	plat_printf("cpu: %s, %s\ncpu: features", arch_cpu_name(), plat_machine());
-	for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (f & names[i].bit)
-			plat_printf(" %s", names[i].name);
-	plat_printf("\ncpu: %d present (ACPI MADT), %d in use\n", acpi_cpu_count(),
+	plat_cpu_feature_text(plat_cpu_features(), feats, sizeof feats);
+	plat_printf("cpu: %s, %s\ncpu: features%s\n", arch_cpu_name(), plat_machine(), feats);
+	plat_printf("cpu: %d present (ACPI MADT), %d in use\n", acpi_cpu_count(),
 		    plat_cpu_count());
 }
 
@@ -73,12 +57,7 @@ static void kernel_start(void *arg)
 	else
 		virtio_blk_init();
 	attest_init();
-#ifdef LLMK_HAVE_SHELL
 	shell_main();
-#else
-	plat_printf("llmk: this build has no shell (shell/ missing); powering off\n");
-#endif
-	plat_poweroff();
 }
 
 void kernel_main(struct boot_info *bi)

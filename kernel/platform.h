@@ -138,6 +138,9 @@ enum {
 	PLAT_CPU_GFNI = 1u << 23,       /* x86 Galois-field instructions (with AVX-512: on zmm) */
 };
 uint32_t plat_cpu_features(void);    /* usable (enabled by the OS/kernel) features */
+/* The names of the features in f, each after a space (" avx2 fma"), in one
+ * fixed order, into buf ("" for none); kernel/cpu_features.c for both. */
+void plat_cpu_feature_text(uint32_t f, char *buf, size_t n);
 const char *plat_arch(void);         /* "x86_64" or "aarch64" */
 const char *plat_machine(void);      /* e.g. "QEMU TCG (emulated)", "Linux host", "SEV-SNP guest" */
 bool plat_emulated(void);            /* true under an emulator (TCG): benchmarks say so */

@@ -1,7 +1,9 @@
 /*
- * llm/bench.c — memory bandwidth and matmul kernel measurements (bench.h).
+ * llm/bench.c — memory bandwidth, matmul kernel and model measurements
+ * (bench.h).
  */
 #include "bench.h"
+#include "math.h"
 
 struct bw_job {
 	const uint64_t *buf;
@@ -192,4 +194,284 @@ out:
 	if (w)
 		llm_mem_free(c->mem, w, wbytes);
 	return err;
+}
+
+/* ---- the model benchmark ---- */
+
+/* llama.cpp's general.file_type names (llama_ftype), for the quant column. */
+static const char *bench_ftype(const struct engine *e)
+{
+	static const struct {
+		uint32_t ft;
+		const char *name;
+	} names[] = {
+		{0, "F32"}, {1, "F16"}, {2, "Q4_0"}, {3, "Q4_1"}, {7, "Q8_0"}, {8, "Q5_0"},
+		{9, "Q5_1"}, {10, "Q2_K"}, {11, "Q3_K_S"}, {12, "Q3_K_M"}, {13, "Q3_K_L"},
+		{14, "Q4_K_S"}, {15, "Q4_K_M"}, {16, "Q5_K_S"}, {17, "Q5_K_M"}, {18, "Q6_K"},
+		{32, "BF16"},
+	};
+	const struct gguf_tensor *t = gguf_find_tensor(&e->g, "blk.0.ffn_gate.weight");
+	uint32_t ft;
+
+	if (gguf_get_u32(&e->g, "general.file_type", &ft) == 0)
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+			if (names[i].ft == ft)
+				return names[i].name;
+	return t ? quant_name(t->type) : "?";
+}
+
+/* Weight bytes one generated token reads: every tensor but the embedding
+ * table (one row of it), unless the head reuses it. */
+static uint64_t bench_token_bytes(const struct engine *e)
+{
+	const struct gguf_tensor *emb = gguf_find_tensor(&e->g, "token_embd.weight");
+	uint64_t bytes = 0;
+
+	for (uint64_t i = 0; i < e->g.n_tensors; i++)
+		bytes += e->g.tensors[i].size;
+	if (emb && !e->model.hp.tied_output)
+		bytes -= emb->size - emb->size / (emb->ne[1] ? emb->ne[1] : 1);
+	return bytes;
+}
+
+/* Mean and sample standard deviation. */
+static void bench_mean_sd(const double *v, uint32_t n, double *mean, double *sd)
+{
+	double m = 0, ss = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		m += v[i] / n;
+	for (uint32_t i = 0; i < n; i++)
+		ss += (v[i] - m) * (v[i] - m);
+	*mean = m;
+	*sd = n > 1 ? math_sqrtf((float)(ss / (n - 1))) : 0;
+}
+
+static double bench_median(const double *v, uint32_t n)
+{
+	double s[BENCH_MAX_REPS];
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = i;
+		for (; k > 0 && s[k - 1] > v[i]; k--)
+			s[k] = s[k - 1];
+		s[k] = v[i];
+	}
+	return n ? (n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2) : 0;
+}
+
+/* A random token id (a 64-bit LCG's high bits), as llama-bench feeds. */
+static int32_t bench_token(const struct engine *e, uint64_t *seed)
+{
+	*seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+	return (int32_t)((*seed >> 33) % e->model.hp.n_vocab);
+}
+
+/*
+ * tg steps of nseq sequences decoding together: sequence i in cache rows
+ * from i * (n_ctx / nseq), one random token each per step, every row's
+ * logits computed (into lg, nseq x n_vocab): each step is one pass over the
+ * weights for nseq tokens.
+ */
+static int bench_run_seqs(struct engine *e, uint32_t nseq, uint32_t tg, float *lg, uint64_t *seed,
+			  uint64_t *ns)
+{
+	uint32_t base[BENCH_MAX_SEQS], pos[BENCH_MAX_SEQS];
+	int32_t tok[BENCH_MAX_SEQS];
+	uint64_t t0;
+	int r = 0;
+
+	for (uint32_t i = 0; i < nseq; i++)
+		base[i] = i * (e->n_ctx / nseq);
+	e->n_past = 0; /* the cache no longer holds a conversation */
+	t0 = plat_time_ns();
+	for (uint32_t k = 0; k < tg && !r; k++) {
+		for (uint32_t i = 0; i < nseq; i++) {
+			tok[i] = bench_token(e, seed);
+			pos[i] = k;
+		}
+		r = model_forward_seqs(&e->model, &e->s, &e->mm, &e->kv, tok, base, pos, nseq, lg);
+	}
+	*ns = plat_time_ns() - t0;
+	return r;
+}
+
+/* One timed run: pp > 0 evaluates pp tokens as prompt batches from position
+ * d; else tg tokens one at a time from d (the cache's rows before d hold
+ * bench_fill's tokens). */
+static int bench_run(struct engine *e, uint32_t pp, uint32_t tg, uint32_t d, uint64_t *seed,
+		     uint64_t *ns)
+{
+	uint32_t n = pp ? pp : tg;
+	int32_t *tok = e->tok_buf;
+	uint64_t t0;
+	int r = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		tok[i] = bench_token(e, seed);
+	e->n_past = 0; /* the cache no longer holds a conversation */
+	t0 = plat_time_ns();
+	if (pp)
+		r = model_forward(&e->model, &e->s, &e->mm, &e->kv, tok, pp, d, true);
+	for (uint32_t i = 0; !pp && i < tg && !r; i++)
+		r = model_forward(&e->model, &e->s, &e->mm, &e->kv, &tok[i], 1, d + i, true);
+	*ns = plat_time_ns() - t0;
+	return r;
+}
+
+/* The depth: d random tokens into the cache (untimed), which the runs then
+ * attend to, as llama-bench's -d. */
+static int bench_fill(struct engine *e, uint32_t d, uint64_t *seed)
+{
+	int32_t *tok = e->tok_buf;
+
+	if (!d)
+		return 0;
+	for (uint32_t i = 0; i < d; i++)
+		tok[i] = bench_token(e, seed);
+	e->n_past = 0;
+	return model_forward(&e->model, &e->s, &e->mm, &e->kv, tok, d, 0, false);
+}
+
+/* The read-bandwidth probe before each decode repetition: the machine's
+ * bandwidth drifts (other tenants), so each repetition is set against what
+ * the memory gave just before it. */
+struct bench_probe {
+	void *buf;
+	size_t bytes;
+	int threads;
+	uint64_t min_ns;
+	double gbs[BENCH_MAX_REPS]; /* per repetition */
+};
+
+/* Warm-up, then the repetitions of one test; v[i] is repetition i's tok/s
+ * (tokens of every sequence). */
+static int bench_test(struct engine *e, const struct bench_model_opts *o, bool pp, float *lg,
+		      struct bench_probe *pr, double *v)
+{
+	uint64_t seed = 1, ns;
+	uint32_t n = pp ? o->pp : o->tg, nseq = pp ? 1 : o->batch;
+	int r;
+
+	if ((r = bench_fill(e, o->depth, &seed)))
+		return r;
+	/* warm-up run (page in the weights, wake the workers), not counted */
+	r = nseq > 1 ? bench_run_seqs(e, nseq, 1, lg, &seed, &ns)
+		     : bench_run(e, pp ? (n < 16 ? n : 16) : 0, pp ? 0 : 1, o->depth, &seed, &ns);
+	if (r)
+		return r;
+	for (uint32_t i = 0; i < o->reps; i++) {
+		if (o->cancel && o->cancel(o->ctx))
+			return -LLMK_ECANCEL;
+		if (pr)
+			bench_mem_read_buf(pr->buf, pr->bytes, pr->threads, pr->min_ns, &pr->gbs[i]);
+		r = nseq > 1 ? bench_run_seqs(e, nseq, n, lg, &seed, &ns)
+			     : bench_run(e, pp ? n : 0, pp ? 0 : n, o->depth, &seed, &ns);
+		if (r)
+			return r;
+		v[i] = (double)n * nseq * 1e9 / (double)(ns ? ns : 1);
+	}
+	return 0;
+}
+
+static int bench_check(const struct engine *e, const struct bench_model_opts *o, char *err,
+		       size_t errlen)
+{
+	if (!e->loaded || e->vocab_only) {
+		plat_snprintf(err, errlen, "no model loaded");
+		return -LLMK_EINVAL;
+	}
+	if (o->reps < 1 || o->reps > BENCH_MAX_REPS || o->batch < 1 || o->threads < 1 ||
+	    (o->depth && o->batch > 1)) {
+		plat_snprintf(err, errlen, "bad options (reps %u, batch %u, threads %d, depth %u)",
+			      o->reps, o->batch, o->threads, o->depth);
+		return -LLMK_EINVAL;
+	}
+	if ((uint64_t)o->depth + o->pp > e->n_ctx || (uint64_t)o->depth + o->tg > e->n_ctx ||
+	    o->batch > e->s.n_batch || o->batch > BENCH_MAX_SEQS ||
+	    (o->batch > 1 && o->tg > e->n_ctx / o->batch)) {
+		plat_snprintf(err, errlen, "%u + %u / %u tokens in %u sequences do not fit the "
+			      "context (%u) or the batch (%u)", o->depth, o->pp, o->tg, o->batch,
+			      e->n_ctx, e->s.n_batch);
+		return -LLMK_ERANGE;
+	}
+	return 0;
+}
+
+int bench_model_run(struct engine *e, const struct bench_model_opts *o, struct bench_model *r,
+		    char *err, size_t errlen)
+{
+	struct llm_mem bwmem;
+	struct bench_probe *pr = NULL;
+	double ppv[BENCH_MAX_REPS], tgv[BENCH_MAX_REPS];
+	float *lg = NULL;
+	size_t lg_bytes = 0;
+	int threads, rc;
+
+	memset(r, 0, sizeof *r);
+	if ((rc = bench_check(e, o, err, errlen)))
+		return rc;
+	r->name = e->model.hp.name[0] ? e->model.hp.name : e->model.hp.arch_name;
+	r->quant = bench_ftype(e);
+	r->kernels = quant_get(GGML_TYPE_Q8_0)->impl;
+	r->size = e->weight_bytes;
+	r->n_params = e->model.hp.n_params;
+	r->token_bytes = bench_token_bytes(e);
+	if (o->batch > 1 && o->tg) {
+		int ae = 0;
+		lg_bytes = (size_t)o->batch * e->model.hp.n_vocab * sizeof(float);
+		lg = llm_mem_alloc(&e->mem, lg_bytes, &ae);
+		if (!lg) {
+			plat_snprintf(err, errlen, "no memory for the logits of %u sequences "
+				      "(%llu bytes)", o->batch, (unsigned long long)lg_bytes);
+			return ae ? ae : -LLMK_ENOMEM;
+		}
+	}
+	threads = e->mm.n_threads;
+	e->mm.n_threads = o->threads;
+	llm_mem_init(&bwmem, 0);
+	rc = 0;
+	if ((pr = llm_mem_alloc(&bwmem, sizeof *pr, &rc))) {
+		pr->threads = o->threads;
+		pr->min_ns = plat_emulated() ? 0 : 100000000ull;
+		if (!(pr->buf = bench_mem_buf(&bwmem, &pr->bytes, &rc)))
+			rc = rc ? rc : -LLMK_ENOMEM;
+	}
+	if (!rc && o->pp)
+		rc = bench_test(e, o, true, NULL, NULL, ppv);
+	if (!rc && o->tg)
+		rc = bench_test(e, o, false, lg, pr, tgv);
+	if (!rc && !o->tg) /* the bandwidth alone */
+		bench_mem_read_buf(pr->buf, pr->bytes, pr->threads, pr->min_ns, &pr->gbs[0]);
+	if (pr && pr->buf) {
+		uint32_t reps = o->tg ? o->reps : 1;
+		double f[BENCH_MAX_REPS];
+		r->mem_gbs = bench_median(pr->gbs, reps);
+		for (uint32_t i = 0; o->tg && i < reps; i++) {
+			/* this repetition's effective GB/s over the probe before it */
+			f[i] = (double)r->token_bytes * tgv[i] / (double)o->batch * 1e-9 / pr->gbs[i];
+			r->frac_lo = i == 0 || f[i] < r->frac_lo ? f[i] : r->frac_lo;
+			r->frac_hi = i == 0 || f[i] > r->frac_hi ? f[i] : r->frac_hi;
+		}
+		r->frac = o->tg ? bench_median(f, reps) : 0;
+		r->probe_mib = pr->bytes >> 20;
+		llm_mem_free(&bwmem, pr->buf, pr->bytes);
+	}
+	if (pr)
+		llm_mem_free(&bwmem, pr, sizeof *pr);
+	if (lg)
+		llm_mem_free(&e->mem, lg, lg_bytes);
+	e->mm.n_threads = threads;
+	e->n_past = 0;
+	if (rc) {
+		plat_snprintf(err, errlen, "%s", plat_strerror(rc));
+		return rc;
+	}
+	if (o->pp)
+		bench_mean_sd(ppv, o->reps, &r->pp_mean, &r->pp_sd);
+	if (o->tg)
+		bench_mean_sd(tgv, o->reps, &r->tg_mean, &r->tg_sd);
+	/* a pass over the weights per step, for every sequence in it */
+	r->eff_gbs = (double)r->token_bytes * r->tg_mean / (double)o->batch * 1e-9;
+	return 0;
 }

@@ -324,7 +324,7 @@ int engine_load(struct engine *e, int disk, bool vocab_only, char *err, size_t e
 			plat_snprintf(e->model.hp.name, sizeof e->model.hp.name, "%s", s->s);
 	}
 	pick_template(e);
-	e->stats.load_ns = plat_time_ns() - t0;
+	e->run.load_ns = plat_time_ns() - t0;
 	return 0;
 }
 
@@ -427,8 +427,8 @@ static int feed(struct engine *e, const int32_t *toks, uint32_t n, struct engine
 		keep++;
 	if (keep == n)
 		keep--;
-	e->stats.n_reused = keep;
-	e->stats.n_prompt = n - keep;
+	e->run.n_reused = keep;
+	e->run.n_prompt = n - keep;
 	e->n_past = keep;
 	while (e->n_past < n) {
 		uint32_t B = n - e->n_past < e->s.n_batch ? n - e->n_past : e->s.n_batch;
@@ -524,43 +524,43 @@ static int generate(struct engine *e, struct engine_gen *g)
 	e->text_len = 0;
 	e->text[0] = 0;
 	g->n_out = 0;
-	e->stats.n_gen = 0;
-	e->stats.stop = "limit";
+	e->run.n_gen = 0;
+	e->run.stop = "limit";
 	for (uint32_t i = 0; i < g->n_predict; i++) {
 		int32_t id;
 		int n;
 
 		if (g->cancel && g->cancel(g->ctx)) {
-			e->stats.stop = "cancel";
+			e->run.stop = "cancel";
 			r = -LLMK_ECANCEL;
 			break;
 		}
 		id = (int32_t)sample_next(&e->smp, e->s.logits);
 		if (tok_is_eog(&e->tok, id)) {
-			e->stats.stop = "eog";
+			e->run.stop = "eog";
 			break;
 		}
 		sample_accept(&e->smp, (uint32_t)id);
 		if (g->out_ids && g->n_out < g->out_cap)
 			g->out_ids[g->n_out] = id;
 		g->n_out++;
-		e->stats.n_gen++;
+		e->run.n_gen++;
 		n = tok_piece(&e->tok, id, 0, piece, sizeof piece);
 		if (n > 0 && add_text(e, g, piece, (size_t)n, &emitted)) {
-			e->stats.stop = "stop";
+			e->run.stop = "stop";
 			break;
 		}
 		if (i + 1 == g->n_predict)
 			break;
 		if (e->n_past >= e->n_ctx) {
-			e->stats.stop = "context";
+			e->run.stop = "context";
 			break;
 		}
 		if ((r = model_forward(&e->model, &e->s, &e->mm, &e->kv, &id, 1, e->n_past, true)))
 			break;
 		e->ctx_tok[e->n_past++] = id;
 	}
-	if (e->text_len > emitted && strcmp(e->stats.stop, "stop") != 0)
+	if (e->text_len > emitted && strcmp(e->run.stop, "stop") != 0)
 		emit(g, e->text + emitted, e->text_len - emitted);
 	return r;
 }
@@ -572,12 +572,12 @@ static int run(struct engine *e, uint32_t n, struct engine_gen *g, char *err, si
 	uint64_t t0, t1;
 	int r;
 
-	e->stats.stop = "error";
+	e->run.stop = "error";
 	/* a random seed is drawn here and remembered, so any run can be repeated */
 	if (g->samp.seed == SAMPLE_SEED_RANDOM && plat_entropy(&g->samp.seed, sizeof g->samp.seed))
 		g->samp.seed = plat_time_ns();
 	g->samp.seed &= ~(1ull << 63); /* never SAMPLE_SEED_RANDOM itself */
-	e->stats.seed = g->samp.seed;
+	e->run.seed = g->samp.seed;
 	if ((r = sample_reset(&e->smp, &g->samp))) {
 		plat_snprintf(err, errlen, "sampler: %s", plat_strerror(r));
 		return r;
@@ -588,11 +588,11 @@ static int run(struct engine *e, uint32_t n, struct engine_gen *g, char *err, si
 	t0 = plat_time_ns();
 	r = feed(e, e->tok_buf, n, g);
 	t1 = plat_time_ns();
-	e->stats.prompt_ns = t1 - t0;
-	e->stats.n_gen = 0;
-	e->stats.gen_ns = 0;
+	e->run.prompt_ns = t1 - t0;
+	e->run.n_gen = 0;
+	e->run.gen_ns = 0;
 	if (r == -LLMK_ECANCEL) {
-		e->stats.stop = "cancel";
+		e->run.stop = "cancel";
 		plat_snprintf(err, errlen, "cancelled while reading the prompt (%u of %u tokens)",
 			      e->n_past, n);
 		return r;
@@ -604,9 +604,9 @@ static int run(struct engine *e, uint32_t n, struct engine_gen *g, char *err, si
 		return r;
 	}
 	r = generate(e, g);
-	e->stats.gen_ns = plat_time_ns() - t1;
+	e->run.gen_ns = plat_time_ns() - t1;
 	if (r == -LLMK_ECANCEL)
-		plat_snprintf(err, errlen, "cancelled after %u tokens", e->stats.n_gen);
+		plat_snprintf(err, errlen, "cancelled after %u tokens", e->run.n_gen);
 	else if (r) {
 		e->n_past = 0;
 		plat_snprintf(err, errlen, "forward pass: %s", plat_strerror(r));
@@ -691,7 +691,7 @@ int engine_chat(struct engine *e, const char *user, struct engine_gen *g, char *
 		plat_snprintf(err, errlen, "conversation does not fit the context (use 'chat --reset')");
 	if (r == 0)
 		r = run(e, n, g, err, errlen);
-	if (r && (r != -LLMK_ECANCEL || e->stats.n_gen == 0)) {
+	if (r && (r != -LLMK_ECANCEL || e->run.n_gen == 0)) {
 		e->chat_len = used; /* the turn did not happen */
 		return r;
 	}

@@ -50,7 +50,8 @@ struct engine_config {
 	bool no_pack;           /* keep resident weights in GGUF order (quant.h, packed) */
 };
 
-struct engine_stats {
+/* Counters of the last run (the engine keeps them in e->run). */
+struct engine_run {
 	uint32_t n_prompt;      /* prompt tokens evaluated in the last run */
 	uint32_t n_reused;      /* prompt tokens found already in the cache */
 	uint32_t n_gen;         /* tokens generated */
@@ -114,11 +115,8 @@ struct engine {
 	bool streaming;         /* the plan: weights streamed through slots */
 	uint32_t n_slots;       /* streaming: slots, each slot_bytes */
 	uint64_t slot_bytes;
-	struct engine_stats stats;
+	struct engine_run run;
 };
-
-/* bench --batch: sequences decoding together, at most */
-#define ENGINE_BENCH_MAX_SEQS 64
 
 void engine_init(struct engine *e);
 /* Load the GGUF on disk (vocab_only: tokenizer only). Unloads what was there.
@@ -146,5 +144,82 @@ int engine_chat(struct engine *e, const char *user, struct engine_gen *g,
 void engine_chat_reset(struct engine *e);
 /* Open the conversation with a system message (only before the first turn). */
 int engine_chat_system(struct engine *e, const char *text, char *err, size_t errlen);
+
+/* ---- what the engine tells its callers (llm/engine_info.c) ----
+ * Snapshots: each call copies what it reports into the caller's struct, so
+ * a caller reads and prints without reaching into struct engine, and
+ * changes the engine only through the calls above and below. */
+
+/* The configuration: a copy out, and a new one in. Fields that shape the
+ * model (threads, n_ctx, mem_budget, kv_type, n_batch, weights, no_pack,
+ * keysrc) apply at the next engine_load; the rest (sampling defaults,
+ * n_predict, tmpl) at the next run. */
+void engine_get_config(const struct engine *e, struct engine_config *out);
+void engine_set_config(struct engine *e, const struct engine_config *cfg);
+
+/* The loaded model: what it is, its tokenizer and chat template. */
+struct engine_info {
+	bool loaded, vocab_only;
+	int disk;
+	struct model_hparams hp;        /* vocab_only: only hp.name is set */
+	bool sealed;                    /* read through a sealed image */
+	uint8_t plain_sha256[32];       /* sealed: the header's digest of the plaintext GGUF */
+	uint64_t extent;                /* the GGUF's own extent in bytes (header + tensors) */
+	uint64_t seal_chunks;
+	uint32_t seal_chunk_size;
+	/* tensors and their bytes per GGUF type (the quant mix) */
+	uint64_t type_count[GGML_TYPE_COUNT], type_bytes[GGML_TYPE_COUNT];
+	uint32_t n_vocab;
+	const char *tok_model;          /* tokenizer.ggml.model: "llama", "gpt2" */
+	const char *tok_pre;            /* byte-level BPE: its pre-tokenizer; else NULL */
+	int32_t bos, eos;
+	enum chat_tmpl tmpl;            /* in use */
+	bool tmpl_detected;             /* from tokenizer.chat_template */
+	bool tmpl_configured;           /* chosen by the configuration */
+};
+/* 0; -LLMK_EINVAL (info->loaded false) when nothing is loaded. */
+int engine_get_info(const struct engine *e, struct engine_info *info);
+
+/* The memory plan of the loaded model and the memory held now. */
+struct engine_plan {
+	bool streaming;                 /* weights streamed through slots */
+	uint32_t n_ctx;                 /* context positions the cache holds */
+	uint32_t n_slots;               /* streaming: slots of slot_bytes */
+	uint64_t slot_bytes;
+	uint64_t weight_bytes, kv_bytes, scratch_bytes;
+	uint32_t kv_type;
+	const char *weights_kind;       /* "resident", "streaming" */
+	uint64_t packed_bytes, pack_ns; /* weights packed at load, and the time it took */
+	uint64_t packed_types;          /* bit t: some matrix of ggml type t was packed */
+	uint64_t mem_budget;            /* the configured mem-budget; 0 = none */
+	uint64_t plan_budget;           /* what the plan fitted: mem_budget, or the
+					   free memory when none is set (0: unknown) */
+	uint64_t mem_used, mem_peak;    /* bytes the engine holds now, and at most */
+	uint32_t n_batch;               /* prompt tokens per pass (and most sequences
+					   decoding together) */
+	int threads;                    /* matmul workers */
+};
+/* 0; -LLMK_EINVAL when no model (weights) is loaded. */
+int engine_get_plan(const struct engine *e, struct engine_plan *plan);
+
+/* The last run and the session now. */
+struct engine_stats {
+	struct engine_run run;          /* run.stop NULL: no run yet */
+	uint32_t n_past, n_ctx;         /* positions the cache holds, of */
+	uint64_t mem_used, mem_peak;
+	bool streaming;
+	struct wt_io_stats io;          /* disk traffic since the last run began */
+};
+/* 0; -LLMK_EINVAL when nothing is loaded. */
+int engine_get_stats(const struct engine *e, struct engine_stats *st);
+
+/* The loaded tokenizer (also with --vocab-only), or NULL. */
+const struct tok *engine_tok(const struct engine *e);
+
+/* Forward-pass profiling (`profile`): on/off, and zero the counters. The
+ * counters, or NULL when no model is loaded: per stage, and per layer
+ * (hp.n_layer entries). */
+int engine_profile(struct engine *e, bool on, bool reset);
+const struct model_prof *engine_get_profile(const struct engine *e);
 
 #endif

@@ -10,6 +10,7 @@
 #define LLM_GGUF_H
 
 #include "mem.h"
+#include "reader.h"
 
 /* gguf.md "gguf_metadata_value_type" */
 enum gguf_vtype {
@@ -18,14 +19,6 @@ enum gguf_vtype {
 	GGUF_VT_STRING = 8, GGUF_VT_ARRAY = 9, GGUF_VT_UINT64 = 10, GGUF_VT_INT64 = 11,
 	GGUF_VT_FLOAT64 = 12,
 	GGUF_VT_COUNT
-};
-
-/* Where the bytes come from: a disk, a file, a sealed image, a memory buffer. */
-struct llm_reader {
-	/* Read exactly n bytes at off; 0 or -LLMK_E*. */
-	int (*read)(void *ctx, uint64_t off, void *buf, size_t n);
-	void *ctx;
-	uint64_t size; /* bytes readable (disk capacity, file size, plaintext size) */
 };
 
 struct gguf_str {
@@ -112,12 +105,6 @@ const char *gguf_vtype_name(uint32_t t);
  * a ggml type. */
 int gguf_type_geometry(uint32_t t, uint32_t *blck, uint32_t *bytes);
 const char *gguf_type_name(uint32_t t); /* "IQ2_XXS"; "?" if unknown */
-
-/* Reader over a memory buffer (tests, fuzzing): ctx is a struct llm_membuf. */
-struct llm_membuf { const uint8_t *p; uint64_t n; };
-void llm_reader_mem(struct llm_reader *r, struct llm_membuf *mb, const void *p, uint64_t n);
-/* Reader over a platform disk: ctx is the disk index cast (intptr_t). */
-void llm_reader_disk(struct llm_reader *r, int disk);
 
 /* Strings from the file go into messages: s (len bytes) into dst (cap >= 8
  * bytes), printable ASCII kept, anything else '?', cut with "..." so one

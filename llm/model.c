@@ -47,6 +47,14 @@ static int get_f32(const struct gguf_file *g, const struct model_hparams *hp, co
 	return e;
 }
 
+/* The architectures, by general.architecture (model.h). */
+static const struct model_arch model_archs[] = {
+	{.name = "llama", .rope = MODEL_ROPE_NORM, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS},
+	{.name = "qwen2", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
+	 .qkv_bias = true},
+};
+#define N_ARCHS (sizeof model_archs / sizeof model_archs[0])
+
 static int read_arch(struct model_hparams *hp, const struct gguf_file *g, char *err, size_t errlen)
 {
 	const struct gguf_str *s;
@@ -55,13 +63,17 @@ static int read_arch(struct model_hparams *hp, const struct gguf_file *g, char *
 		plat_snprintf(err, errlen, "model: metadata key 'general.architecture' missing");
 		return -LLMK_EFORMAT;
 	}
-	if (strcmp(s->s, "llama") == 0)
-		hp->arch = MODEL_LLAMA;
-	else if (strcmp(s->s, "qwen2") == 0)
-		hp->arch = MODEL_QWEN2;
-	else {
+	for (size_t i = 0; i < N_ARCHS && !hp->arch; i++)
+		if (strcmp(s->s, model_archs[i].name) == 0)
+			hp->arch = &model_archs[i];
+	if (!hp->arch) {
+		char names[64];
+		size_t o = 0;
+		for (size_t i = 0; i < N_ARCHS && o < sizeof names; i++)
+			o += (size_t)plat_snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "",
+						   model_archs[i].name);
 		plat_snprintf(err, errlen, "model: architecture '%.40s' is not supported "
-			      "(supported: llama, qwen2)", s->s);
+			      "(supported: %s)", s->s, names);
 		return -LLMK_ENOTSUP;
 	}
 	plat_snprintf(hp->arch_name, sizeof hp->arch_name, "%s", s->s);
@@ -154,7 +166,6 @@ int model_read_hparams(struct model_hparams *hp, const struct gguf_file *g,
 			      "head size %u", hp->rope_dim, (double)hp->rope_base, hp->head_dim);
 		return -LLMK_EFORMAT;
 	}
-	hp->rope_neox = hp->arch == MODEL_QWEN2;
 	embd = gguf_find_tensor(g, "token_embd.weight");
 	if (!embd) {
 		plat_snprintf(err, errlen, "model: tensor 'token_embd.weight' missing");
@@ -203,20 +214,30 @@ static int check_tensor(const struct gguf_file *g, const char *name, uint64_t ne
 	return 0;
 }
 
+/* A dimension of wt_layer_slots' shapes in this model's sizes. */
+static uint64_t dim(const struct model_hparams *hp, enum wt_dim d)
+{
+	switch (d) {
+	case WT_DIM_1:
+		return 1;
+	case WT_DIM_EMBD:
+		return hp->n_embd;
+	case WT_DIM_Q:
+		return (uint64_t)hp->n_head * hp->head_dim;
+	case WT_DIM_KV:
+		return (uint64_t)hp->n_head_kv * hp->head_dim;
+	case WT_DIM_FF:
+		return hp->n_ff;
+	}
+	return 0;
+}
+
 static int check_layer(const struct model_hparams *hp, const struct gguf_file *g, uint32_t l,
 		       char *err, size_t errlen)
 {
-	uint64_t E = hp->n_embd, Q = (uint64_t)hp->n_head * hp->head_dim;
-	uint64_t KV = (uint64_t)hp->n_head_kv * hp->head_dim, F = hp->n_ff;
-	/* [ne0, ne1] per slot, in wt_layer_slots order */
-	const uint64_t shape[][2] = {
-		{E, 1}, {E, Q}, {E, KV}, {E, KV}, {Q, E}, {Q, 1}, {KV, 1}, {KV, 1},
-		{E, 1}, {E, F}, {E, F}, {F, E},
-	};
 	char name[96];
 	int e;
 
-	_Static_assert(sizeof shape / sizeof shape[0] == 12, "one shape per layer slot");
 	wt_tensor_name(name, sizeof name, l, "attn_qkv.weight");
 	if (gguf_find_tensor(g, name)) {
 		plat_snprintf(err, errlen, "model: tensor '%s': fused QKV layout is not supported",
@@ -234,8 +255,8 @@ static int check_layer(const struct model_hparams *hp, const struct gguf_file *g
 		/* biases are all there or none, as layer 0 says */
 		bool optional = sl->optional && !hp->qkv_bias;
 		wt_tensor_name(name, sizeof name, l, sl->suffix);
-		if ((e = check_tensor(g, name, shape[s][0], shape[s][1], sl->kind == WT_VEC,
-				      optional, err, errlen)))
+		if ((e = check_tensor(g, name, dim(hp, sl->ne[0]), dim(hp, sl->ne[1]),
+				      sl->kind == WT_VEC, optional, err, errlen)))
 			return e;
 	}
 	return 0;
@@ -246,8 +267,9 @@ int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g
 {
 	int e;
 
-	if (hp->arch == MODEL_QWEN2 && !hp->qkv_bias) {
-		plat_snprintf(err, errlen, "model: qwen2 without 'blk.0.attn_q.bias' is not supported");
+	if (hp->arch->qkv_bias && !hp->qkv_bias) {
+		plat_snprintf(err, errlen, "model: %s without 'blk.0.attn_q.bias' is not supported",
+			      hp->arch->name);
 		return -LLMK_ENOTSUP;
 	}
 	if ((e = check_tensor(g, "token_embd.weight", hp->n_embd, hp->n_vocab, false, false,
@@ -431,6 +453,16 @@ static void rmsnorm(float *o, const float *x, const float *w, uint32_t n, float 
 		o[i] = x[i] * ss * w[i];
 }
 
+/* One row normalised as the architecture does (model_arch.norm). */
+static void norm_row(const struct model_hparams *hp, float *o, const float *x, const float *w)
+{
+	switch (hp->arch->norm) {
+	case MODEL_NORM_RMS:
+		rmsnorm(o, x, w, hp->n_embd, hp->norm_eps);
+		break;
+	}
+}
+
 /* Rotate the first rope_dim elements of each of n_heads heads of x by the
  * angles whose cosines and sines are cs[2 i], cs[2 i + 1]. */
 static void rope(const struct model *m, float *x, uint32_t n_heads, const float *cs)
@@ -441,8 +473,9 @@ static void rope(const struct model *m, float *x, uint32_t n_heads, const float 
 	for (uint32_t i = 0; i < half; i++) {
 		float c = cs[2 * i], s = cs[2 * i + 1];
 		/* NORM: adjacent pairs (2i, 2i+1); NeoX: (i, i + d/2) */
-		uint32_t a = hp->rope_neox ? i : 2 * i;
-		uint32_t b = hp->rope_neox ? i + half : 2 * i + 1;
+		bool neox = hp->arch->rope == MODEL_ROPE_NEOX;
+		uint32_t a = neox ? i : 2 * i;
+		uint32_t b = neox ? i + half : 2 * i + 1;
 		for (uint32_t h = 0; h < n_heads; h++) {
 			float *v = x + (size_t)h * hp->head_dim;
 			float x0 = v[a], x1 = v[b];
@@ -514,7 +547,7 @@ static void tok_task(void *arg, int wi, int nw)
 			for (uint32_t i = 0; i < E; i++)
 				x[i] += xb[i];
 		if (j->what & TOK_NORM)
-			rmsnorm(xb, x, j->norm_w, E, hp->norm_eps);
+			norm_row(hp, xb, x, j->norm_w);
 		if (j->what & TOK_ROPE_KV) {
 			uint32_t p = bp_pos(j->bp, b);
 			for (uint32_t i = 0; i < hp->rope_dim / 2; i++) {
@@ -828,7 +861,11 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	if ((e = matmul_n(mm, 2, (float *const[]){s->hb, s->hb2},
 			  (const struct wt_mat *const[]){&w.w_gate, &w.w_up}, s->xb, B)))
 		goto out;
-	swiglu(s, s->hb, s->hb2, (size_t)B * F);
+	switch (hp->arch->act) {
+	case MODEL_ACT_SILU:
+		swiglu(s, s->hb, s->hb2, (size_t)B * F);
+		break;
+	}
 	lap(m, MS_FFN, &t);
 	prefetch_peek(m, mm, l + 1); /* the next layer's first product, or the head */
 	if ((e = matmul(mm, s->xb, &w.w_down, s->hb, B)))
@@ -849,7 +886,7 @@ static int head_forward(struct model *m, struct model_scratch *s, struct mm_ctx 
 	uint32_t E = hp->n_embd, chunk = m->w.head_chunk;
 	int e = 0;
 
-	rmsnorm(s->xb, s->x + (size_t)(B - 1) * E, m->w.output_norm, E, hp->norm_eps);
+	norm_row(hp, s->xb, s->x + (size_t)(B - 1) * E, m->w.output_norm);
 	for (uint32_t r0 = 0; r0 < hp->n_vocab && !e; r0 += chunk) {
 		uint32_t n = hp->n_vocab - r0 < chunk ? hp->n_vocab - r0 : chunk;
 		struct wt_mat h;
@@ -875,6 +912,11 @@ static int layers_pass(struct model *m, struct model_scratch *s, struct mm_ctx *
 	for (uint32_t b = 0; b < B; b++)
 		if ((e = wt_embed_row(&m->w, tok[b], s->x + (size_t)b * hp->n_embd)))
 			return e;
+	if (hp->arch->embd_scale) {
+		float sc = math_sqrtf((float)hp->n_embd);
+		for (size_t i = 0; i < (size_t)B * hp->n_embd; i++)
+			s->x[i] *= sc;
+	}
 	lap(m, MS_EMBED, &t);
 	for (uint32_t l = 0; l < hp->n_layer; l++)
 		if ((e = layer_forward(m, s, mm, kv, l, B, bp)))
@@ -930,8 +972,7 @@ static int head_rows(struct model *m, struct model_scratch *s, struct mm_ctx *mm
 	int e = 0;
 
 	for (uint32_t b = 0; b < n; b++)
-		rmsnorm(s->xb + (size_t)b * E, s->x + (size_t)b * E, m->w.output_norm, E,
-			hp->norm_eps);
+		norm_row(hp, s->xb + (size_t)b * E, s->x + (size_t)b * E, m->w.output_norm);
 	for (uint32_t r0 = 0; r0 < hp->n_vocab && !e; r0 += chunk) {
 		uint32_t nr = hp->n_vocab - r0 < chunk ? hp->n_vocab - r0 : chunk;
 		struct wt_mat h;

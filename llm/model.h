@@ -2,7 +2,8 @@
  * llm/model.h — the transformer: hyperparameters from GGUF metadata, the
  * tensor layout check, and the forward pass.
  *
- * Architectures (GGUF general.architecture):
+ * Architectures (GGUF general.architecture), one row each of model.c's
+ * model_archs[] (struct model_arch below):
  *   llama — Llama 2/3, TinyLlama, Mistral, SmolLM: RMSNorm, RoPE (GGUF keeps
  *           llama's q/k rows in Meta's interleaved order, so rotation pairs
  *           are adjacent elements: llama.cpp LLAMA_ROPE_TYPE_NORM), GQA,
@@ -18,10 +19,30 @@
 #include "vmath.h"
 #include "weights.h"
 
-enum model_arch { MODEL_LLAMA = 1, MODEL_QWEN2 };
+/* RoPE's pairs (llama.cpp's rope types): NORM rotates adjacent elements
+ * (2i, 2i + 1), NEOX the halves (i, i + d/2). */
+enum model_rope { MODEL_ROPE_NORM, MODEL_ROPE_NEOX };
+/* The gated FFN's activation: down(act(gate(x)) * up(x)). SILU is SwiGLU. */
+enum model_act { MODEL_ACT_SILU };
+/* The normalisation before attention, FFN and head. */
+enum model_norm { MODEL_NORM_RMS };
+
+/*
+ * What sets an architecture apart beyond its sizes. The forward pass asks
+ * these, never the name; an architecture whose trait is not listed here
+ * (Gemma's GELU, Phi-3's fused QKV) adds the value and the code for it.
+ */
+struct model_arch {
+	const char *name;     /* general.architecture, and the metadata keys' prefix */
+	enum model_rope rope;
+	enum model_act act;
+	enum model_norm norm;
+	bool embd_scale;      /* embeddings times sqrt(n_embd) before the first layer */
+	bool qkv_bias;        /* Q, K and V biases required (else taken if present) */
+};
 
 struct model_hparams {
-	enum model_arch arch;
+	const struct model_arch *arch; /* a row of model_archs[] */
 	char arch_name[16];
 	char name[64];          /* general.name, "" if absent */
 	uint32_t n_layer;       /* <arch>.block_count */
@@ -35,7 +56,6 @@ struct model_hparams {
 	uint32_t rope_dim;      /* <arch>.rope.dimension_count (default head_dim) */
 	float rope_base;        /* <arch>.rope.freq_base (default 10000) */
 	float rope_scale;       /* 1 / <arch>.rope.scaling.factor for linear scaling, else 1 */
-	bool rope_neox;
 	float norm_eps;         /* <arch>.attention.layer_norm_rms_epsilon (default 1e-5) */
 	bool qkv_bias;
 	bool tied_output;

@@ -77,7 +77,7 @@ char *seal_hex(const uint8_t *b, size_t n, char *out)
 }
 
 /* The layout every field must agree with (docs/sealed-format.md "Layout"). */
-static void seal_layout(struct seal_header *h)
+void seal_header_layout(struct seal_header *h)
 {
 	h->n_chunks = (h->plain_size + h->chunk_size - 1) / h->chunk_size;
 	h->tag_off = SEAL_HEADER_SIZE;
@@ -86,13 +86,13 @@ static void seal_layout(struct seal_header *h)
 	h->image_size = h->data_off + h->n_chunks * h->chunk_size;
 }
 
-static int chunk_size_ok(uint32_t cs)
+bool seal_chunk_size_ok(uint32_t cs)
 {
 	return cs >= SEAL_CHUNK_MIN && cs <= SEAL_CHUNK_MAX && (cs & (cs - 1)) == 0;
 }
 
 /* Largest plaintext whose chunk indices stay below SEAL_HEADER_CHUNK. */
-static uint64_t max_plain(uint32_t cs)
+uint64_t seal_max_plain(uint32_t cs)
 {
 	return (uint64_t)(SEAL_HEADER_CHUNK - 1) * cs;
 }
@@ -101,13 +101,13 @@ static int check_layout(const struct seal_header *h, char *err, size_t errlen)
 {
 	struct seal_header want = *h;
 
-	if (h->plain_size == 0 || h->plain_size > max_plain(h->chunk_size)) {
+	if (h->plain_size == 0 || h->plain_size > seal_max_plain(h->chunk_size)) {
 		plat_snprintf(err, errlen, "seal: header plain_size %llu out of range [1, %llu]",
 			      (unsigned long long)h->plain_size,
-			      (unsigned long long)max_plain(h->chunk_size));
+			      (unsigned long long)seal_max_plain(h->chunk_size));
 		return -LLMK_EFORMAT;
 	}
-	seal_layout(&want);
+	seal_header_layout(&want);
 	const struct { const char *name; uint64_t got, want; } f[] = {
 		{"n_chunks", h->n_chunks, want.n_chunks},
 		{"tag_off", h->tag_off, want.tag_off},
@@ -171,7 +171,7 @@ int seal_header_parse(const uint8_t *b, size_t n, struct seal_header *h, char *e
 			      h->header_size, h->flags, h->aead, h->kdf);
 		return -LLMK_EFORMAT;
 	}
-	if (!chunk_size_ok(h->chunk_size)) {
+	if (!seal_chunk_size_ok(h->chunk_size)) {
 		plat_snprintf(err, errlen,
 			      "seal: header chunk_size %u is not a power of two in [%u, %u]",
 			      h->chunk_size, SEAL_CHUNK_MIN, SEAL_CHUNK_MAX);
@@ -266,7 +266,7 @@ void seal_keysrc_raw(struct seal_keysrc *ks, const uint8_t *key, const char *wha
  * plat_cpu_features() has them too: with LLMK_CPU_MASK hiding them, its
  * constant-time rows run, as on a CPU without them.
  */
-static void seal_keys(struct seal_ctx *c, const uint8_t key[SEAL_KEY_SIZE])
+void seal_set_image_key(struct seal_ctx *c, const uint8_t key[SEAL_KEY_SIZE])
 {
 	br_hkdf_context hk;
 	uint8_t ik[SEAL_KEY_SIZE];
@@ -306,7 +306,7 @@ static void seal_keys(struct seal_ctx *c, const uint8_t key[SEAL_KEY_SIZE])
 }
 
 /* All 512 header bytes from h (the tag field too). */
-static void header_write(const struct seal_header *h, uint8_t *b)
+void seal_header_write(const struct seal_header *h, uint8_t b[SEAL_HEADER_SIZE])
 {
 	memset(b, 0, SEAL_HEADER_SIZE);
 	memcpy(b + HO_MAGIC, SEAL_MAGIC, 8);
@@ -334,8 +334,8 @@ static void header_write(const struct seal_header *h, uint8_t *b)
  * (docs/sealed-format.md "Encryption"). The template is copied, so c stays
  * unchanged and several threads may do this at once.
  */
-static void gcm_start(const struct seal_ctx *c, br_gcm_context *g, uint32_t idx,
-		      const void *extra, size_t extra_len)
+void seal_gcm_start(const struct seal_ctx *c, br_gcm_context *g, uint32_t idx,
+		    const void *extra, size_t extra_len)
 {
 	uint8_t nonce[SEAL_NONCE_BASE_SIZE + 4];
 
@@ -348,12 +348,12 @@ static void gcm_start(const struct seal_ctx *c, br_gcm_context *g, uint32_t idx,
 	br_gcm_flip(g);
 }
 
-static void chunk_start(const struct seal_ctx *c, br_gcm_context *g, uint64_t i)
+void seal_chunk_gcm(const struct seal_ctx *c, br_gcm_context *g, uint64_t i)
 {
 	uint8_t be[4];
 
 	put_be32(be, (uint32_t)i);
-	gcm_start(c, g, (uint32_t)i, be, sizeof be);
+	seal_gcm_start(c, g, (uint32_t)i, be, sizeof be);
 }
 
 /* Record the first failure (sticky); returns err. */
@@ -394,7 +394,7 @@ void seal_chunk_span(const struct seal_ctx *c, uint64_t off, uint64_t len, uint6
 /*
  * Decrypt chunk i in place and check its tag: 1 if authentic. The same
  * nonce and AAD either way (docs/sealed-format.md "Encryption"); the fast
- * path starts from the GHASH of H that seal_keys() kept. g is scratch for
+ * path starts from the GHASH of H that seal_set_image_key() kept. g is scratch for
  * BearSSL (the caller zeroizes it).
  */
 static uint32_t chunk_decrypt(const struct seal_ctx *c, br_gcm_context *g, uint64_t i, uint8_t *p)
@@ -411,7 +411,7 @@ static uint32_t chunk_decrypt(const struct seal_ctx *c, br_gcm_context *g, uint6
 		return (uint32_t)c->fast->decrypt(&c->fast_key, nonce, &c->fast_h,
 						  nonce + SEAL_NONCE_BASE_SIZE, 4, p, cs, tag);
 	}
-	chunk_start(c, g, i);
+	seal_chunk_gcm(c, g, i);
 	br_gcm_run(g, 0, p, cs);
 	return br_gcm_check_tag(g, tag);
 }
@@ -507,7 +507,7 @@ static int take_key(struct seal_ctx *c, const struct seal_keysrc *ks, char *err,
 			      seal_hex(c->hdr.key_id, sizeof id, want));
 		return -LLMK_EAUTH;
 	}
-	seal_keys(c, key);
+	seal_set_image_key(c, key);
 	seal_zeroize(key, sizeof key);
 	return 0;
 }
@@ -531,7 +531,7 @@ static int read_region(struct seal_ctx *c, char *err, size_t errlen)
 			      plat_strerror(e));
 		return e;
 	}
-	gcm_start(c, &g, SEAL_HEADER_CHUNK, c->region, c->region_len);
+	seal_gcm_start(c, &g, SEAL_HEADER_CHUNK, c->region, c->region_len);
 	uint32_t ok = br_gcm_check_tag(&g, c->hdr.header_tag);
 	seal_zeroize(&g, sizeof g);
 	if (!ok) {
@@ -758,63 +758,4 @@ int seal_verify_all(struct seal_ctx *c, bool (*cancel)(void *arg), void *arg, ch
 	else if (e)
 		plat_snprintf(err, errlen, "%s", c->err[0] ? c->err : plat_strerror(e));
 	return e;
-}
-
-/* ---- sealing ---- */
-int seal_create(struct seal_ctx *c, const uint8_t key[SEAL_KEY_SIZE], uint64_t plain_size,
-		const uint8_t sha[32], uint32_t chunk_size, const uint8_t random[SEAL_RANDOM_SIZE],
-		char *err, size_t errlen)
-{
-	struct seal_header *h = &c->hdr;
-
-	memset(c, 0, sizeof *c);
-	c->chunk_idx = UINT64_MAX;
-	if (!chunk_size_ok(chunk_size)) {
-		plat_snprintf(err, errlen, "seal: chunk size %u is not a power of two in [%u, %u]",
-			      chunk_size, SEAL_CHUNK_MIN, SEAL_CHUNK_MAX);
-		return -LLMK_EINVAL;
-	}
-	if (plain_size == 0 || plain_size > max_plain(chunk_size)) {
-		plat_snprintf(err, errlen, "seal: plaintext of %llu bytes out of range [1, %llu]",
-			      (unsigned long long)plain_size,
-			      (unsigned long long)max_plain(chunk_size));
-		return -LLMK_ERANGE;
-	}
-	h->version = SEAL_VERSION;
-	h->header_size = SEAL_HEADER_SIZE;
-	h->chunk_size = chunk_size;
-	h->plain_size = plain_size;
-	seal_layout(h);
-	memcpy(h->plain_sha256, sha, 32);
-	seal_key_id(key, h->key_id);
-	memcpy(h->kdf_salt, random, SEAL_SALT_SIZE);
-	memcpy(h->nonce_base, random + SEAL_SALT_SIZE, SEAL_NONCE_BASE_SIZE);
-	memcpy(h->image_id, random + SEAL_SALT_SIZE + SEAL_NONCE_BASE_SIZE, SEAL_IMAGE_ID_SIZE);
-	h->aead = SEAL_AEAD_AES256GCM;
-	h->kdf = SEAL_KDF_HKDF_SHA256;
-	header_write(h, c->hdr_raw);
-	seal_keys(c, key);
-	return 0;
-}
-
-void seal_encrypt_chunk(struct seal_ctx *c, uint64_t i, void *buf, uint8_t tag[SEAL_TAG_SIZE])
-{
-	br_gcm_context g;
-
-	chunk_start(c, &g, i);
-	br_gcm_run(&g, 1, buf, c->hdr.chunk_size);
-	br_gcm_get_tag(&g, tag);
-	seal_zeroize(&g, sizeof g);
-}
-
-void seal_finish(struct seal_ctx *c, const uint8_t *region, size_t region_len,
-		 uint8_t out[SEAL_HEADER_SIZE])
-{
-	br_gcm_context g;
-
-	gcm_start(c, &g, SEAL_HEADER_CHUNK, region, region_len);
-	br_gcm_get_tag(&g, c->hdr.header_tag);
-	seal_zeroize(&g, sizeof g);
-	header_write(&c->hdr, c->hdr_raw);
-	memcpy(out, c->hdr_raw, SEAL_HEADER_SIZE);
 }

@@ -35,7 +35,8 @@
 #define LLM_SEAL_H
 
 #include "aesgcm.h"
-#include "gguf.h"
+#include "mem.h"
+#include "reader.h"
 
 #include <bearssl.h>
 
@@ -204,21 +205,26 @@ int seal_decrypt_chunks(struct seal_ctx *c, uint64_t first, uint64_t n, void *bu
 int seal_verify_all(struct seal_ctx *c, bool (*cancel)(void *arg), void *arg, char *err,
 		    size_t errlen);
 
-/* ---- sealing (tools/seal.c, tests) ---- */
-/*
- * Start a new image for a plaintext of plain_size bytes whose SHA-256 is
- * sha: fills c->hdr (layout, key id, random = kdf_salt || nonce_base ||
- * image_id) and derives the image key. No reader, no memory. 0 or -LLMK_E*.
- */
-int seal_create(struct seal_ctx *c, const uint8_t key[SEAL_KEY_SIZE], uint64_t plain_size,
-		const uint8_t sha[32], uint32_t chunk_size, const uint8_t random[SEAL_RANDOM_SIZE],
-		char *err, size_t errlen);
-/* Encrypt chunk i in place (chunk_size bytes, the last one zero-padded by the
- * caller) and write its tag. */
-void seal_encrypt_chunk(struct seal_ctx *c, uint64_t i, void *buf, uint8_t tag[SEAL_TAG_SIZE]);
-/* Given the region [512, data_off) (tags in chunk order, then zeros), write
- * the 512-byte header with its tag into out. */
-void seal_finish(struct seal_ctx *c, const uint8_t *region, size_t region_len,
-		 uint8_t out[SEAL_HEADER_SIZE]);
+/* ---- the format's pieces a writer shares (tools/writer/seal_write.c) ---- */
+/* Chunk sizes: powers of two in [SEAL_CHUNK_MIN, SEAL_CHUNK_MAX]. */
+bool seal_chunk_size_ok(uint32_t chunk_size);
+/* The largest plaintext whose chunk indices stay below SEAL_HEADER_CHUNK. */
+uint64_t seal_max_plain(uint32_t chunk_size);
+/* n_chunks, tag_off, data_off and image_size from plain_size and
+ * chunk_size (docs/sealed-format.md "Layout"). */
+void seal_header_layout(struct seal_header *h);
+/* All 512 header bytes from h, the tag field too (seal_header_parse's
+ * inverse). */
+void seal_header_write(const struct seal_header *h, uint8_t out[SEAL_HEADER_SIZE]);
+/* The image key from key (HKDF over c->hdr's salt and image id) into c's
+ * AES/GHASH (and fast path); c->hdr and c->hdr_raw must be set. */
+void seal_set_image_key(struct seal_ctx *c, const uint8_t key[SEAL_KEY_SIZE]);
+/* A GCM run for nonce index idx with AAD = H || extra, ready for
+ * br_gcm_run (docs/sealed-format.md "Encryption"); c is only read, so
+ * several threads may do this at once. seal_chunk_gcm: chunk i's run (extra
+ * = be32(i)). */
+void seal_gcm_start(const struct seal_ctx *c, br_gcm_context *g, uint32_t idx,
+		    const void *extra, size_t extra_len);
+void seal_chunk_gcm(const struct seal_ctx *c, br_gcm_context *g, uint64_t i);
 
 #endif

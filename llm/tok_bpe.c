@@ -14,63 +14,11 @@ struct bpe_sym {
 	uint32_t off, len; /* bytes of the encoded word; 0 once merged away */
 };
 
-struct bpe_pair {
-	int32_t left, right;
-	int32_t rank;
-	uint32_t size; /* bytes of left + right when queued: stale if it changed */
-};
-
-/* Min-heap order: lower rank first, then the leftmost pair. */
-static bool pair_before(const struct bpe_pair *a, const struct bpe_pair *b)
-{
-	return a->rank < b->rank || (a->rank == b->rank && a->left < b->left);
-}
-
-struct bpe_heap {
-	struct bpe_pair *v;
-	size_t n;
-};
-
-static void heap_push(struct bpe_heap *h, struct bpe_pair p)
-{
-	size_t i = h->n++;
-
-	while (i > 0) {
-		size_t up = (i - 1) / 2;
-		if (!pair_before(&p, &h->v[up]))
-			break;
-		h->v[i] = h->v[up];
-		i = up;
-	}
-	h->v[i] = p;
-}
-
-static struct bpe_pair heap_pop(struct bpe_heap *h)
-{
-	struct bpe_pair top = h->v[0], last = h->v[--h->n];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && pair_before(&h->v[c + 1], &h->v[c]))
-			c++;
-		if (!pair_before(&h->v[c], &last))
-			break;
-		h->v[i] = h->v[c];
-		i = c;
-	}
-	if (h->n)
-		h->v[i] = last;
-	return top;
-}
-
 struct bpe_ctx {
 	const struct tok *t;
 	char *word; /* the encoded word */
 	struct bpe_sym *sym;
-	struct bpe_heap heap;
+	struct tok_heap heap;
 };
 
 static void try_pair(struct bpe_ctx *c, int32_t left, int32_t right)
@@ -84,7 +32,7 @@ static void try_pair(struct bpe_ctx *c, int32_t left, int32_t right)
 	r = &c->sym[right];
 	rank = tok_merge_rank(c->t, c->word + l->off, l->len, c->word + r->off, r->len);
 	if (rank >= 0)
-		heap_push(&c->heap, (struct bpe_pair){left, right, rank, l->len + r->len});
+		tok_heap_push(&c->heap, (struct tok_pair){left, right, rank, l->len + r->len});
 }
 
 static void emit_symbol(const struct bpe_ctx *c, const struct bpe_sym *s, struct tok_out *o)
@@ -128,7 +76,7 @@ static void merge_word(struct bpe_ctx *c, size_t len, struct tok_out *o)
 	for (size_t i = 1; i < n_sym; i++)
 		try_pair(c, (int32_t)i - 1, (int32_t)i);
 	while (c->heap.n) {
-		struct bpe_pair p = heap_pop(&c->heap);
+		struct tok_pair p = tok_heap_pop(&c->heap);
 		struct bpe_sym *l = &c->sym[p.left], *r = &c->sym[p.right];
 
 		if (l->len == 0 || r->len == 0 || l->len + r->len != p.size)

@@ -32,6 +32,25 @@ static inline uint32_t tok_hash(uint32_t h, const void *p, size_t n)
 	return h;
 }
 
+/*
+ * The merge queue (tok_heap.c): adjacent symbols left and right, queued
+ * when together they were size bytes (stale once that changed), taken
+ * lowest prio first, ties to the leftmost. BPE queues the merge's rank,
+ * SPM the token's score negated (the highest score first): a double holds
+ * both exactly and orders them as before.
+ */
+struct tok_pair {
+	int32_t left, right;
+	double prio;
+	uint32_t size;
+};
+struct tok_heap {
+	struct tok_pair *v; /* room for every push the caller makes */
+	size_t n;
+};
+void tok_heap_push(struct tok_heap *h, struct tok_pair p);
+struct tok_pair tok_heap_pop(struct tok_heap *h); /* h->n > 0 */
+
 /* Rank of the merge "l r", or -1. */
 int32_t tok_merge_rank(const struct tok *t, const char *l, size_t ll, const char *r, size_t rl);
 

@@ -14,63 +14,11 @@ struct spm_sym {
 	uint32_t off, len; /* bytes of the escaped text; len 0 once merged away */
 };
 
-struct spm_pair {
-	int32_t left, right;
-	float score;
-	uint32_t size; /* bytes of left + right when queued: stale if it changed */
-};
-
-/* Max-heap order: higher score first, then the leftmost pair. */
-static bool pair_before(const struct spm_pair *a, const struct spm_pair *b)
-{
-	return a->score > b->score || (a->score == b->score && a->left < b->left);
-}
-
-struct spm_heap {
-	struct spm_pair *v;
-	size_t n;
-};
-
-static void heap_push(struct spm_heap *h, struct spm_pair p)
-{
-	size_t i = h->n++;
-
-	while (i > 0) {
-		size_t up = (i - 1) / 2;
-		if (!pair_before(&p, &h->v[up]))
-			break;
-		h->v[i] = h->v[up];
-		i = up;
-	}
-	h->v[i] = p;
-}
-
-static struct spm_pair heap_pop(struct spm_heap *h)
-{
-	struct spm_pair top = h->v[0], last = h->v[--h->n];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && pair_before(&h->v[c + 1], &h->v[c]))
-			c++;
-		if (!pair_before(&h->v[c], &last))
-			break;
-		h->v[i] = h->v[c];
-		i = c;
-	}
-	if (h->n)
-		h->v[i] = last;
-	return top;
-}
-
 struct spm_ctx {
 	const struct tok *t;
 	const char *text;
 	struct spm_sym *sym;
-	struct spm_heap heap;
+	struct tok_heap heap;
 };
 
 static void try_pair(struct spm_ctx *c, int32_t left, int32_t right)
@@ -85,7 +33,9 @@ static void try_pair(struct spm_ctx *c, int32_t left, int32_t right)
 	id = tok_find(c->t, c->text + l->off, (size_t)l->len + r->len);
 	if (id == TOK_NULL)
 		return;
-	heap_push(&c->heap, (struct spm_pair){left, right, c->t->tokens[id].score, l->len + r->len});
+	/* the highest score first: the heap takes the lowest prio */
+	tok_heap_push(&c->heap, (struct tok_pair){left, right, -(double)c->t->tokens[id].score,
+						  l->len + r->len});
 }
 
 static void emit_symbol(const struct spm_ctx *c, const struct spm_sym *s, struct tok_out *o)
@@ -157,7 +107,7 @@ int tok_spm_encode(const struct tok *t, const char *text, size_t n, struct llm_a
 	for (size_t i = 1; i < n_sym; i++)
 		try_pair(&c, (int32_t)i - 1, (int32_t)i);
 	while (c.heap.n) {
-		struct spm_pair p = heap_pop(&c.heap);
+		struct tok_pair p = tok_heap_pop(&c.heap);
 		struct spm_sym *l = &c.sym[p.left], *r = &c.sym[p.right];
 
 		if (l->len == 0 || r->len == 0 || l->len + r->len != p.size)

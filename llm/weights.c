@@ -5,20 +5,21 @@
 #include "weights.h"
 #include "quant.h"
 
-#define SLOT(sfx, field, kind, opt) {sfx, __builtin_offsetof(struct wt_layer, field), kind, opt}
+#define SLOT(sfx, field, kind, opt, ne0, ne1)                                            \
+	{sfx, __builtin_offsetof(struct wt_layer, field), kind, opt, {WT_DIM_##ne0, WT_DIM_##ne1}}
 const struct wt_slot wt_layer_slots[] = {
-	SLOT("attn_norm.weight", attn_norm, WT_VEC, false),
-	SLOT("attn_q.weight", wq, WT_MAT, false),
-	SLOT("attn_k.weight", wk, WT_MAT, false),
-	SLOT("attn_v.weight", wv, WT_MAT, false),
-	SLOT("attn_output.weight", wo, WT_MAT, false),
-	SLOT("attn_q.bias", bq, WT_VEC, true),
-	SLOT("attn_k.bias", bk, WT_VEC, true),
-	SLOT("attn_v.bias", bv, WT_VEC, true),
-	SLOT("ffn_norm.weight", ffn_norm, WT_VEC, false),
-	SLOT("ffn_gate.weight", w_gate, WT_MAT, false),
-	SLOT("ffn_up.weight", w_up, WT_MAT, false),
-	SLOT("ffn_down.weight", w_down, WT_MAT, false),
+	SLOT("attn_norm.weight", attn_norm, WT_VEC, false, EMBD, 1),
+	SLOT("attn_q.weight", wq, WT_MAT, false, EMBD, Q),
+	SLOT("attn_k.weight", wk, WT_MAT, false, EMBD, KV),
+	SLOT("attn_v.weight", wv, WT_MAT, false, EMBD, KV),
+	SLOT("attn_output.weight", wo, WT_MAT, false, Q, EMBD),
+	SLOT("attn_q.bias", bq, WT_VEC, true, Q, 1),
+	SLOT("attn_k.bias", bk, WT_VEC, true, KV, 1),
+	SLOT("attn_v.bias", bv, WT_VEC, true, KV, 1),
+	SLOT("ffn_norm.weight", ffn_norm, WT_VEC, false, EMBD, 1),
+	SLOT("ffn_gate.weight", w_gate, WT_MAT, false, EMBD, FF),
+	SLOT("ffn_up.weight", w_up, WT_MAT, false, EMBD, FF),
+	SLOT("ffn_down.weight", w_down, WT_MAT, false, FF, EMBD),
 };
 const uint32_t wt_n_layer_slots = sizeof wt_layer_slots / sizeof wt_layer_slots[0];
 
@@ -34,7 +35,7 @@ void wt_close(struct wt_ctx *w)
 	memset(w, 0, sizeof *w);
 }
 
-void wt_io_stats(struct wt_ctx *w, struct wt_io_stats *out, bool reset)
+void wt_io_stats(const struct wt_ctx *w, struct wt_io_stats *out, bool reset)
 {
 	memset(out, 0, sizeof *out);
 	if (w->ops && w->ops->io_stats)

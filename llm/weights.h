@@ -37,13 +37,23 @@ struct wt_layer {
 	struct wt_mat w_gate, w_up, w_down;
 };
 
-/* The per-layer tensors by name suffix, for every implementation. */
+/* The per-layer tensors by name suffix, for every implementation, and the
+ * shape the layout check (model.c) expects of each. */
 enum wt_slot_kind { WT_VEC, WT_MAT };
+/* A tensor dimension in the model's sizes (struct model_hparams). */
+enum wt_dim {
+	WT_DIM_1,    /* 1: the second dimension of a vector */
+	WT_DIM_EMBD, /* n_embd */
+	WT_DIM_Q,    /* n_head x head_dim */
+	WT_DIM_KV,   /* n_head_kv x head_dim */
+	WT_DIM_FF,   /* n_ff */
+};
 struct wt_slot {
 	const char *suffix;   /* "attn_q.weight": full name "blk.<N>.<suffix>" */
 	size_t offset;        /* of the field in struct wt_layer */
 	enum wt_slot_kind kind;
 	bool optional;
+	enum wt_dim ne[2];    /* GGUF ne[0] (the row length) and ne[1] (the rows) */
 };
 extern const struct wt_slot wt_layer_slots[];
 extern const uint32_t wt_n_layer_slots;
@@ -118,7 +128,7 @@ static inline const void *wt_peek(struct wt_ctx *w, uint32_t layer, size_t *byte
 void wt_close(struct wt_ctx *w);
 /* The counters since the last reset (zeros for an implementation without
  * disk traffic); reset: start counting again. */
-void wt_io_stats(struct wt_ctx *w, struct wt_io_stats *out, bool reset);
+void wt_io_stats(const struct wt_ctx *w, struct wt_io_stats *out, bool reset);
 
 /*
  * Resident weights: the tensor data section [g->data_offset, g->extent) read

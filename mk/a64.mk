@@ -1,43 +1,67 @@
-# mk/a64.mk — the rest of the engine's unit tests cross-built for aarch64
-# Linux and run under qemu-aarch64 (user mode): GGUF, math.h's bits, the
-# scalar rows' bit-exactness against ggml, tokenizers, mkmodel and the forward
-# pass on the kernel's other architecture, without booting anything.
-# (mk/simd.mk's test-a64-simd covers the NEON rows, matmul and selftest.)
+# mk/a64.mk — the aarch64 Linux build: the engine, shell, host platform and
+# tools cross-compiled with aarch64-linux-gnu-gcc (static) into one unit
+# test binary, run under qemu-aarch64 (user mode) without booting anything.
 #
-# Baseline armv8-a, static link against an archive of the engine, so tests
-# that need only the engine pull only the engine; the tests of shell/ and the
-# sealed-model reader (which need BearSSL, built for aarch64 only
-# freestanding) stay in the host stages.
+#   test-a64-engine  its unit tests on the kernel's other architecture: GGUF,
+#                    math.h's bits, the scalar rows against ggml, tokenizers,
+#                    the forward pass, sealed images, the shell
+#   test-a64-simd    the NEON rows, matmul and selftest against the scalar
+#                    rows, twice: with SDOT and with the plain NEON rows
+#                    (tests/simd/a64.sh masks DOTPROD)
+#
+# armv8.2-a+dotprod: the host platform reports DOTPROD from the compiler's
+# target, so this build selects the SDOT rows; the mask tests the plain ones.
+# -ffp-contract=off: GCC fuses a * b + c into FMA on AArch64 by default,
+# which changes the scalar quantizers' rounding (q_round(x * id)) against x86
+# and against the SIMD rows; the reference must round every product.
+# BearSSL is Debian's source (build/deps/bearssl) built for aarch64 Linux.
 
-A64E_CC ?= aarch64-linux-gnu-gcc
-A64E_DIR := $(B)/a64-engine
-A64E_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffp-contract=off -fno-strict-aliasing -DLLMK_VERSION='"$(VERSION)"' \
-	-DLLMK_GIT='"$(GIT)"' -MMD -MP
-A64E_TEST_EXCLUDE := tests/unit/test_seal.c tests/unit/test_aesgcm.c tests/unit/test_sha256.c tests/unit/test_shell.c tests/unit/test_args.c \
-	tests/unit/test_cmd_model.c tests/unit/test_simd.c tests/unit/test_matmul.c \
-	tests/unit/test_stream.c tests/unit/test_cmd_bench.c tests/unit/test_evidence.c tests/unit/test_tpm2.c \
-	tests/unit/test_cmd_attest.c tests/unit/test_tpm_crb.c tests/unit/vtpm.c $(wildcard tests/unit/test_snp_*.c)
-A64E_LIB_SRC := $(filter-out llm/seal.c llm/sha256.c,$(sort $(wildcard llm/*.c llm/kernels/scalar/*.c))) \
-	$(SIMD_SRC_aarch64) kernel/fmt.c $(HOST_PLAT_SRC)
-A64E_LIB_OBJ := $(patsubst %.c,$(A64E_DIR)/obj/%.o,$(A64E_LIB_SRC))
-A64E_TEST_OBJ := $(patsubst %.c,$(A64E_DIR)/obj/%.o,$(filter-out $(A64E_TEST_EXCLUDE),$(TEST_SRC)))
+A64_CC ?= aarch64-linux-gnu-gcc
+A64_DIR := $(B)/a64
+A64_BEARSSL := $(B)/deps/bearssl
+A64_CFLAGS := -std=gnu11 -O2 -g $(WARN) -fno-strict-aliasing -march=armv8.2-a+dotprod \
+	-ffp-contract=off -I$(A64_BEARSSL)/inc -DLLMK_VERSION='"$(VERSION)"' -DLLMK_GIT='"$(GIT)"' \
+	-DLLMK_BUILD_ID='"a64-test"' -MMD -MP
+# Tests that run host programs (llmctl, tpm2-tools) as children: those are
+# x86_64 binaries, checked by the host stages; and the x86 trap entry
+# (kernel/x86_64/entry.S assembled into the test).
+A64_TEST_EXCLUDE := tests/unit/test_stream.c tests/unit/test_verify_vtpm.c \
+	tests/unit/test_trap_entry.c
+A64_LIB_SRC := $(ENGINE_SRC) $(SIMD_SRC_aarch64) $(HOST_PLAT_SRC) $(HOST_DRIVER_SRC) $(TOOL_LIB_SRC) \
+	$(sort $(wildcard tools/verify/*.c))
+A64_LIB_OBJ := $(patsubst %.c,$(A64_DIR)/obj/%.o,$(A64_LIB_SRC))
+A64_TEST_OBJ := $(patsubst %.c,$(A64_DIR)/obj/%.o,$(filter-out $(A64_TEST_EXCLUDE),$(TEST_SRC)))
+A64_BEARSSL_SRC := $(sort $(shell find $(A64_BEARSSL)/src -name '*.c' 2>/dev/null))
+A64_BEARSSL_OBJ := $(patsubst $(A64_BEARSSL)/src/%.c,$(A64_DIR)/bearssl/%.o,$(A64_BEARSSL_SRC))
 
-$(A64E_DIR)/obj/%.o: %.c
+$(A64_DIR)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(A64E_CC) $(A64E_CFLAGS) -c $< -o $@
+	$(A64_CC) $(A64_CFLAGS) -c $< -o $@
 
-$(A64E_DIR)/libengine.a: $(A64E_LIB_OBJ)
+$(A64_DIR)/bearssl/%.o: $(A64_BEARSSL)/src/%.c
+	@mkdir -p $(@D)
+	@$(A64_CC) -O2 -w -march=armv8.2-a -I$(A64_BEARSSL)/inc -I$(A64_BEARSSL)/src -c $< -o $@
+
+$(A64_DIR)/libbearssl.a: $(A64_BEARSSL_OBJ)
+	@[ -n "$(A64_BEARSSL_OBJ)" ] || { echo "no BearSSL source in $(A64_BEARSSL): run make deps"; exit 1; }
 	@rm -f $@
 	ar rcD $@ $^
 
-$(A64E_DIR)/unittest: $(A64E_TEST_OBJ) $(A64E_DIR)/libengine.a
-	$(A64E_CC) -static -o $@ $^ -lm -lpthread
+$(A64_DIR)/libllmk.a: $(A64_LIB_OBJ)
+	@rm -f $@
+	ar rcD $@ $^
 
--include $(shell find $(A64E_DIR)/obj -name '*.d' 2>/dev/null)
+$(A64_DIR)/unittest: $(A64_TEST_OBJ) $(A64_DIR)/libllmk.a $(A64_DIR)/libbearssl.a
+	$(A64_CC) -static -o $@ $^ -lm -lpthread
 
-.PHONY: test-a64-engine
-test-a64-engine: $(A64E_DIR)/unittest ## engine unit tests (gguf, math, quant, tok, model) for aarch64 under qemu-aarch64
+-include $(shell find $(A64_DIR)/obj -name '*.d' 2>/dev/null)
+
+.PHONY: test-a64-engine test-a64-simd
+test-a64-engine: $(A64_DIR)/unittest ## unit tests cross-built for aarch64 Linux under qemu-aarch64
 	@mkdir -p $(RESULTS)
-	@LLMK_CPUS=2 tests/stage.sh a64-engine qemu-aarch64 $(A64E_DIR)/unittest
+	@LLMK_CPUS=2 tests/stage.sh a64-engine qemu-aarch64 -cpu max $(A64_DIR)/unittest
 
-TEST_STAGES += test-a64-engine
+test-a64-simd: $(A64_DIR)/unittest ## NEON rows vs scalar under qemu-aarch64 (SDOT and plain NEON)
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh a64-simd tests/simd/a64.sh $(A64_DIR)/unittest simd matmul quant
+TEST_STAGES += test-a64-engine test-a64-simd

@@ -40,8 +40,7 @@ EFI_COMMON_CFLAGS := -std=gnu11 -O2 $(WARN) -ffp-contract=off -ffreestanding -fn
 	-fvisibility=hidden -fshort-wchar -fno-strict-aliasing -fno-tree-loop-distribute-patterns \
 	-ffile-prefix-map=$(CURDIR)/= $(EFI_ARCH_CFLAGS_$(ARCH)) -MMD -MP
 EFI_KERNEL_CFLAGS := $(EFI_COMMON_CFLAGS) $(EFI_KERNEL_CFLAGS_$(ARCH)) \
-	-I$(GNUEFI_INC) -I$(GNUEFI_INC)/$(ARCH) -I$(GNUEFI_INC)/protocol \
-	$(if $(wildcard shell/shell.h),-DLLMK_HAVE_SHELL)
+	-I$(GNUEFI_INC) -I$(GNUEFI_INC)/$(ARCH) -I$(GNUEFI_INC)/protocol
 EFI_ENGINE_CFLAGS := $(EFI_COMMON_CFLAGS) -I$(BEARSSL_DIR)/inc -DLLMK_VERSION='"$(VERSION)"'
 # BearSSL's config.h guesses an OS from predefined macros; none of its OS
 # services (urandom, getentropy, time()) exist here.
@@ -148,7 +147,7 @@ image: $(ESP_IMG) ## build the FAT boot image build/$(ARCH)/esp.img
 # reference tiny model when ../shared/testdata has it, or a generated one.
 MKMODEL := $(B)/host/mkmodel
 DEFAULT_MODEL := $(firstword $(wildcard $(LLMK_TESTDATA)/stories260K/stories260K.gguf) \
-	$(if $(wildcard tools/mkmodel.c),$(B)/gen/model.gguf))
+	$(B)/gen/model.gguf)
 RUN_DISKS := $(if $(DISKS),$(DISKS),$(if $(MODEL),$(MODEL),$(DEFAULT_MODEL)))
 $(B)/gen/model.gguf: $(MKMODEL)
 	@mkdir -p $(@D)
@@ -170,7 +169,7 @@ run: ## boot llmk in QEMU and answer PROMPT (MODEL=path or DISKS="a b c"; defaul
 	@exec $(QEMU_PY) run --prompt '$(subst ','\'',$(PROMPT))' $(RUN_DISKS)
 
 test-qemu-$(ARCH):
-	@$(MAKE) --no-print-directory $(ESP_IMG) $(if $(wildcard tools/host/main.c),$(B)/host/llmctl $(B)/host/mkmodel)
+	@$(MAKE) --no-print-directory $(ESP_IMG) $(B)/host/llmctl $(B)/host/mkmodel
 	@tests/stage.sh qemu-$(ARCH) python3 tests/qemu/test_boot.py --arch $(ARCH) --esp $(ESP_IMG)
 
 # `make ARCH=other test` still runs the x86_64 stage: re-enter with ARCH.

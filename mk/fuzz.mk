@@ -1,4 +1,6 @@
-# mk/fuzz.mk — libFuzzer targets (clang, ASan + UBSan), run bounded by `make test`.
+# mk/fuzz.mk — the fuzz build: libFuzzer targets (clang, ASan + UBSan) for
+# the GGUF parser, the line editor and the tokenizers, run bounded by
+# `make test`.
 #
 #   make test-fuzz               build, seed and run every target for FUZZ_TIME seconds
 #   make test-fuzz FUZZ_TIME=600 a longer run
@@ -14,8 +16,8 @@ FUZZ_CC ?= clang
 FUZZ_TIME ?= 60
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wno-unused-parameter -fno-omit-frame-pointer \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -MMD -MP
-FUZZ_GGUF_SRC := llm/gguf.c llm/mem.c $(wildcard llm/tok*.c llm/unicode*.c) kernel/fmt.c \
-	tools/host/plat.c
+FUZZ_GGUF_SRC := llm/gguf.c llm/reader.c llm/mem.c $(wildcard llm/tok*.c llm/unicode*.c) kernel/fmt.c \
+	tools/host/plat.c $(PLAT_COMMON_SRC)
 FUZZ_GGUF_OBJ := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_GGUF_SRC) tests/fuzz/fuzz_gguf.c)
 
 $(B)/fuzz/obj/%.o: %.c
@@ -42,10 +44,52 @@ $(FUZZ_SEEDS): $(MKM) tests/fuzz/bpe_seeds.py
 	@touch $@
 
 .PHONY: test-fuzz fuzz-build
-fuzz-build: $(B)/fuzz/fuzz_gguf ## build the libFuzzer targets (clang)
+fuzz-build: $(B)/fuzz/fuzz_gguf $(B)/fuzz/fuzz_shell $(B)/fuzz/fuzz_tok ## build the libFuzzer targets (clang)
 
 test-fuzz: $(B)/fuzz/fuzz_gguf $(FUZZ_SEEDS) ## fuzz the GGUF parser + tokenizer setup for FUZZ_TIME seconds (60)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz tests/fuzz/run.sh $(B)/fuzz/fuzz_gguf $(B)/fuzz/corpus/gguf $(FUZZ_TIME)
 
 TEST_STAGES += test-fuzz
+
+# The line editor and word splitter; seeds: lines with quotes, escapes, keys.
+FUZZ_SHELL_TIME ?= 20
+FUZZ_SHELL_SRC := shell/line.c shell/args.c kernel/fmt.c tools/host/plat.c $(PLAT_COMMON_SRC) \
+	tests/fuzz/fuzz_shell.c
+$(B)/fuzz/fuzz_shell: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_SHELL_SRC))
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread
+
+FUZZ_SHELL_SEEDS := $(B)/fuzz/corpus/shell/.seeded
+$(FUZZ_SHELL_SEEDS):
+	@mkdir -p $(@D)
+	@printf 'disks hash 0 0x10 4K\r\nhelp\n' > $(@D)/seed-1
+	@printf 'infer "a\\"b\\\\c\\x41\\n" -n 5 --temp 0.7e-1\n' > $(@D)/seed-2
+	@printf 'ab\033[A\033OB\177\025x\003y\tz\r\n\303\251\n\377\n' > $(@D)/seed-3
+	@touch $@
+
+.PHONY: test-fuzz-shell
+test-fuzz-shell: $(B)/fuzz/fuzz_shell $(FUZZ_SHELL_SEEDS) ## fuzz the line editor and argument splitter for FUZZ_SHELL_TIME seconds (20)
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh fuzz-shell tests/fuzz/run.sh $(B)/fuzz/fuzz_shell $(B)/fuzz/corpus/shell $(FUZZ_SHELL_TIME)
+TEST_STAGES += test-fuzz-shell
+
+# The tokenizers; seeds: each vocabulary's test strings, once per selector byte.
+FUZZ_TOK_TIME ?= 30
+FUZZ_TOK_SRC := $(sort $(wildcard llm/tok*.c llm/unicode*.c)) llm/gguf.c llm/reader.c llm/mem.c kernel/fmt.c \
+	tools/host/plat.c $(PLAT_COMMON_SRC) tests/fuzz/fuzz_tok.c
+$(B)/fuzz/fuzz_tok: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_TOK_SRC))
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread
+
+FUZZ_TOK_SEEDS := $(B)/fuzz/corpus/tok/.seeded
+$(FUZZ_TOK_SEEDS):
+	@mkdir -p $(@D)
+	@if [ -d "$(LLMK_TESTDATA)/vocab" ]; then i=0; for f in $(LLMK_TESTDATA)/vocab/*.inp; do \
+		for s in 00 41 82 c3; do printf "\\x$$s" | cat - $$f | head -c 4096 > $(@D)/seed-$$i-$$s; done; \
+		i=$$((i + 1)); done; fi
+	@touch $@
+
+.PHONY: test-fuzz-tok
+test-fuzz-tok: $(B)/fuzz/fuzz_tok $(FUZZ_TOK_SEEDS) ## fuzz the tokenizers for FUZZ_TOK_TIME seconds (30)
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh fuzz-tok tests/fuzz/run.sh $(B)/fuzz/fuzz_tok $(B)/fuzz/corpus/tok $(FUZZ_TOK_TIME)
+TEST_STAGES += test-fuzz-tok

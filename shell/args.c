@@ -6,18 +6,25 @@
  * quotes the escapes \n \t \r \\ \" and \xHH (two hex digits, not 00) stand
  * for their byte, so any prompt fits on one line; outside quotes a backslash
  * is an ordinary byte (Windows-style paths and regexes stay as typed).
+ *
+ * Numbers in words: shell_parse_u64/i64/f64 (no printing; shell.c's
+ * shell_arg_* print the message).
  */
 #include "shell.h"
 
-static int hexval(char c)
+/* The value of digit c in base (up to 16), or -1. */
+static int digit_val(char c, unsigned base)
 {
+	unsigned v;
 	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+		v = (unsigned)(c - '0');
+	else if (c >= 'a' && c <= 'f')
+		v = (unsigned)(c - 'a' + 10);
+	else if (c >= 'A' && c <= 'F')
+		v = (unsigned)(c - 'A' + 10);
+	else
+		return -1;
+	return v < base ? (int)v : -1;
 }
 
 /* One escape at s (just after the backslash) into *out; returns bytes
@@ -31,7 +38,7 @@ static int escape(const char *s, char *out, size_t col, char *err, size_t errlen
 	case '\\': *out = '\\'; return 1;
 	case '"': *out = '"'; return 1;
 	case 'x': {
-		int hi = hexval(s[1]), lo = hi < 0 ? -1 : hexval(s[2]);
+		int hi = digit_val(s[1], 16), lo = hi < 0 ? -1 : digit_val(s[2], 16);
 		if (hi < 0 || lo < 0) {
 			plat_snprintf(err, errlen, "bad escape at column %zu: \\x needs two hex digits",
 				      col);
@@ -122,4 +129,93 @@ int shell_split(const char *line, char *out, size_t cap, char **argv, int max, c
 full:
 	plat_snprintf(err, errlen, "line too long for the argument buffer (%zu bytes)", cap);
 	return -LLMK_EINVAL;
+}
+
+/* ---- numbers ---- */
+int shell_parse_u64(const char *s, uint64_t *out)
+{
+	unsigned base = 10;
+	uint64_t v = 0;
+	int shift = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (digit_val(*s, base) < 0)
+		return -LLMK_EINVAL;
+	for (int d; (d = digit_val(*s, base)) >= 0; s++) {
+		if (v > (UINT64_MAX - (uint64_t)d) / base)
+			return -LLMK_ERANGE;
+		v = v * base + (uint64_t)d;
+	}
+	switch (*s) {
+	case 'k': case 'K': shift = 10; s++; break;
+	case 'm': case 'M': shift = 20; s++; break;
+	case 'g': case 'G': shift = 30; s++; break;
+	case 't': case 'T': shift = 40; s++; break;
+	}
+	if (shift && (*s == 'i' && s[1] == 'B'))
+		s += 2;
+	if (*s)
+		return -LLMK_EINVAL;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -LLMK_ERANGE;
+	*out = v << shift;
+	return 0;
+}
+
+int shell_parse_i64(const char *s, int64_t *out)
+{
+	bool neg = *s == '-';
+	uint64_t u;
+	int r = shell_parse_u64(s + (neg || *s == '+'), &u);
+	if (r)
+		return r;
+	if (u > (uint64_t)INT64_MAX + neg)
+		return -LLMK_ERANGE;
+	*out = neg ? (int64_t)(0 - u) : (int64_t)u;
+	return 0;
+}
+
+/* Decimal floats as typed for sampling flags; exact enough for 0.95 or 1e-5
+ * (the last digit may differ from strtod; nothing here needs more). */
+int shell_parse_f64(const char *s, double *out)
+{
+	bool neg = false, any = false;
+	double v = 0, scale = 1;
+	int e = 0;
+
+	if (*s == '-' || *s == '+')
+		neg = *s++ == '-';
+	for (; *s >= '0' && *s <= '9'; s++, any = true)
+		v = v * 10 + (*s - '0');
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++, any = true)
+			v += (*s - '0') * (scale /= 10);
+	if (!any)
+		return -LLMK_EINVAL;
+	if (*s == 'e' || *s == 'E') {
+		bool eneg = false;
+		s++;
+		if (*s == '-' || *s == '+')
+			eneg = *s++ == '-';
+		if (*s < '0' || *s > '9')
+			return -LLMK_EINVAL;
+		for (; *s >= '0' && *s <= '9'; s++)
+			if ((e = e * 10 + (*s - '0')) > 400)
+				return -LLMK_ERANGE;
+		if (eneg)
+			e = -e;
+	}
+	if (*s)
+		return -LLMK_EINVAL;
+	for (; e > 0; e--)
+		v *= 10;
+	for (; e < 0; e++)
+		v /= 10;
+	if (v > 1.7976931348623157e308)
+		return -LLMK_ERANGE;
+	*out = neg ? -v : v;
+	return 0;
 }

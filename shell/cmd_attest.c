@@ -158,23 +158,25 @@ static int disk_digest(struct shell *sh, int disk, uint8_t out[32], char *src, s
 int shell_attest_measure_model(struct shell *sh)
 {
 	struct attest_shell *s = state(sh);
-	struct engine *e = sh->engine;
+	struct engine_info info;
 	char what[96], hex[65], err[240];
 	int r;
 
 	if (!s)
 		return shell_err(sh, -LLMK_ENOMEM, "load: no memory for the attestation state");
 	s->measured = false;
-	if (e->sealed) {
-		memcpy(s->digest, e->seal.hdr.plain_sha256, 32);
+	if (engine_get_info(sh->engine, &info))
+		return shell_err(sh, -LLMK_ENOENT, "load: no model to measure");
+	if (info.sealed) {
+		memcpy(s->digest, info.plain_sha256, 32);
 		plat_snprintf(s->source, sizeof s->source, "loaded model, disk %d: sealed image header",
-			      e->disk);
+			      info.disk);
 	} else {
-		if ((r = hash_disk(sh, e->disk, e->g.extent, s->digest)))
-			return shell_err(sh, r, "load: measuring disk %d: %s", e->disk, plat_strerror(r));
+		if ((r = hash_disk(sh, info.disk, info.extent, s->digest)))
+			return shell_err(sh, r, "load: measuring disk %d: %s", info.disk, plat_strerror(r));
 		plat_snprintf(s->source, sizeof s->source,
-			      "loaded model, disk %d: SHA-256 of the GGUF's %llu bytes", e->disk,
-			      (unsigned long long)e->g.extent);
+			      "loaded model, disk %d: SHA-256 of the GGUF's %llu bytes", info.disk,
+			      (unsigned long long)info.extent);
 	}
 	plat_snprintf(what, sizeof what, "llmk model %s", seal_hex(s->digest, 32, hex));
 	if ((r = plat_attest_extend(what, s->digest))) {
@@ -182,7 +184,7 @@ int shell_attest_measure_model(struct shell *sh)
 		return shell_err(sh, r, "load: measuring the model: %s", err[0] ? err : plat_strerror(r));
 	}
 	s->measured = true;
-	s->disk = e->disk;
+	s->disk = info.disk;
 	return 0;
 }
 
@@ -191,7 +193,7 @@ int shell_attest_measure_model(struct shell *sh)
 static int model_digest(struct shell *sh, int disk, uint8_t out[32], char *src, size_t srcn)
 {
 	struct attest_shell *s = sh->attest;
-	struct engine *e = sh->engine;
+	struct engine_info info;
 	char err[240];
 	int r;
 
@@ -200,7 +202,8 @@ static int model_digest(struct shell *sh, int disk, uint8_t out[32], char *src, 
 			return shell_err(sh, r, "attest: --disk %d: %s", disk, err);
 		return 0;
 	}
-	if (e && e->loaded && s->measured && s->disk == e->disk) {
+	if (sh->engine && engine_get_info(sh->engine, &info) == 0 && !info.vocab_only &&
+	    s->measured && s->disk == info.disk) {
 		memcpy(out, s->digest, 32);
 		plat_snprintf(src, srcn, "%s", s->source);
 		return 0;

@@ -274,7 +274,7 @@ const struct shell_cmd shell_cmds_guestkey[] = {
 	{0},
 };
 
-static int set_guest_file(struct shell *sh, const char *value)
+static int set_guest_file(struct shell *sh, const struct shell_config_key *k, const char *value)
 {
 	return shell_unseal_guest(sh, "--guest-file", value);
 }
@@ -288,7 +288,8 @@ static bool has(const char *s, const char *word)
 	return false;
 }
 
-static void get_guest_file(struct shell *sh, char *buf, size_t n)
+static void get_guest_file(struct shell *sh, const struct shell_config_key *k, char *buf,
+			   size_t n)
 {
 	const char *note = shell_seal_key_note(sh);
 	plat_snprintf(buf, n, "%s", has(note, "sealed to this guest") ? note : "(none)");
@@ -296,6 +297,6 @@ static void get_guest_file(struct shell *sh, char *buf, size_t n)
 
 const struct shell_config_key shell_config_guestkey[] = {
 	{"seal-guest-file", "NAME: open the model key sealed to this guest (`seal --to-guest`) "
-	 "from file NAME on the boot volume", set_guest_file, get_guest_file},
+	 "from file NAME on the boot volume", set_guest_file, get_guest_file, NULL, NULL},
 	{0},
 };

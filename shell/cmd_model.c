@@ -1,7 +1,8 @@
 /*
  * shell/cmd_model.c — the model commands: load, unload, info, infer, chat,
- * stats, and the engine's config keys (threads, ctx, mem-budget, kv-type,
- * sampling defaults). The engine lives in sh->engine, created on first use.
+ * stats, profile. The engine lives in sh->engine, created on first use; the
+ * commands ask it (engine.h's calls and snapshots) and print the answers.
+ * Its settings and their flags are cmd_model_cfg.c's table.
  */
 #include "cmd_model.h"
 #include "cmd_stream.h"
@@ -20,9 +21,13 @@ struct engine *shell_engine(struct shell *sh)
 	return sh->engine;
 }
 
-static bool loaded(struct shell *sh)
+/* The loaded model's info; false (info->loaded false) when none. */
+static bool loaded(struct shell *sh, struct engine_info *info)
 {
-	return sh->engine && ((struct engine *)sh->engine)->loaded;
+	if (sh->engine)
+		return engine_get_info(sh->engine, info) == 0;
+	memset(info, 0, sizeof *info);
+	return false;
 }
 
 /* ---- load / unload ---- */
@@ -42,6 +47,10 @@ static int cmd_load(struct shell *sh, int argc, char **argv)
 	bool vocab_only = false;
 	enum engine_weights weights = ENGINE_WEIGHTS_AUTO;
 	const char *what = NULL;
+	struct engine_config cfg;
+	struct engine_info info;
+	struct engine_plan plan;
+	struct engine_stats st;
 	char err[256];
 	int disk, r;
 
@@ -68,8 +77,10 @@ static int cmd_load(struct shell *sh, int argc, char **argv)
 		return shell_err(sh, -LLMK_ENOENT, "load: no disk holds a model named '%s' (see 'disks')",
 				 what);
 	}
-	e->cfg.keysrc = shell_seal_keysrc(sh);
-	e->cfg.weights = weights;
+	engine_get_config(e, &cfg);
+	cfg.keysrc = shell_seal_keysrc(sh);
+	cfg.weights = weights;
+	engine_set_config(e, &cfg);
 	if ((r = engine_load(e, disk, vocab_only, err, sizeof err)))
 		return shell_err(sh, r, "load: disk %d: %s", disk, err);
 	/* the model's digest into the attestation service's measurements */
@@ -77,22 +88,26 @@ static int cmd_load(struct shell *sh, int argc, char **argv)
 		engine_unload(e);
 		return r;
 	}
+	engine_get_info(e, &info);
+	engine_get_stats(e, &st);
 	plat_printf("loaded disk %d: %s%s%s, %u tokens vocabulary%s", disk,
-		    e->model.hp.name[0] ? e->model.hp.name : "(unnamed)",
-		    vocab_only ? "" : ", ", vocab_only ? "" : e->model.hp.arch_name,
-		    e->tok.n_vocab, vocab_only ? " (vocabulary only)" : "");
-	if (!vocab_only)
-		plat_printf(", context %u, %s, %.1f ms", e->n_ctx,
-			    e->streaming ? "streaming" : "resident", (double)e->stats.load_ns / 1e6);
+		    info.hp.name[0] ? info.hp.name : "(unnamed)",
+		    vocab_only ? "" : ", ", vocab_only ? "" : info.hp.arch_name,
+		    info.n_vocab, vocab_only ? " (vocabulary only)" : "");
+	if (!vocab_only && engine_get_plan(e, &plan) == 0)
+		plat_printf(", context %u, %s, %.1f ms", plan.n_ctx,
+			    plan.streaming ? "streaming" : "resident", (double)st.run.load_ns / 1e6);
 	plat_printf("\n");
 	return 0;
 }
 
 static int cmd_unload(struct shell *sh, int argc, char **argv)
 {
+	struct engine_info info;
+
 	if (shell_check_argc(sh, argc, argv, 1, 1))
 		return -LLMK_EINVAL;
-	if (!loaded(sh))
+	if (!loaded(sh, &info))
 		return shell_err(sh, -LLMK_EINVAL, "unload: no model loaded");
 	engine_unload(sh->engine);
 	plat_printf("unloaded\n");
@@ -100,29 +115,22 @@ static int cmd_unload(struct shell *sh, int argc, char **argv)
 }
 
 /* ---- info ---- */
-static void info_quant_mix(const struct gguf_file *g)
+static void info_quant_mix(const struct engine_info *info)
 {
-	uint64_t count[GGML_TYPE_COUNT] = {0}, bytes[GGML_TYPE_COUNT] = {0};
 	char h[32];
 
-	for (uint64_t i = 0; i < g->n_tensors; i++) {
-		uint32_t t = g->tensors[i].type;
-		if (t < GGML_TYPE_COUNT) {
-			count[t]++;
-			bytes[t] += g->tensors[i].size;
-		}
-	}
 	plat_printf("  quant mix     ");
 	for (uint32_t t = 0; t < GGML_TYPE_COUNT; t++)
-		if (count[t])
-			plat_printf(" %s x%llu (%s)", quant_name(t), (unsigned long long)count[t],
-				    shell_human_size(bytes[t], h, sizeof h));
+		if (info->type_count[t])
+			plat_printf(" %s x%llu (%s)", quant_name(t),
+				    (unsigned long long)info->type_count[t],
+				    shell_human_size(info->type_bytes[t], h, sizeof h));
 	plat_printf("\n");
 }
 
-static void info_model(struct engine *e)
+static void info_model(const struct engine_info *info, const struct engine_plan *p)
 {
-	const struct model_hparams *hp = &e->model.hp;
+	const struct model_hparams *hp = &info->hp;
 	char a[32], b[32], c[32], bud[48];
 
 	plat_printf("  architecture   %s\n", hp->arch_name);
@@ -131,54 +139,54 @@ static void info_model(struct engine *e)
 	plat_printf("  shape          %u layers, embd %u, ffn %u, heads %u (kv %u), head dim %u\n",
 		    hp->n_layer, hp->n_embd, hp->n_ff, hp->n_head, hp->n_head_kv, hp->head_dim);
 	plat_printf("  rope           %s, dims %u, base %g, scale %g%s\n",
-		    hp->rope_neox ? "neox" : "norm", hp->rope_dim, (double)hp->rope_base,
+		    hp->arch->rope == MODEL_ROPE_NEOX ? "neox" : "norm", hp->rope_dim, (double)hp->rope_base,
 		    (double)(1.0f / hp->rope_scale), hp->rope_freqs ? ", llama3 freq factors" : "");
 	plat_printf("  output         %s, rms eps %g%s\n",
 		    hp->tied_output ? "tied to token_embd" : "output.weight", (double)hp->norm_eps,
 		    hp->qkv_bias ? ", qkv bias" : "");
-	info_quant_mix(&e->g);
-	plat_printf("  context        %u (trained %u)\n", e->n_ctx, hp->n_ctx_train);
+	info_quant_mix(info);
+	plat_printf("  context        %u (trained %u)\n", p->n_ctx, hp->n_ctx_train);
 	plat_printf("  memory         weights %s (%s), kv %s (%s), scratch %s; held %s of %s\n",
-		    shell_human_size(e->weight_bytes, a, sizeof a), e->model.w.kind,
-		    shell_human_size(e->kv_bytes, b, sizeof b), kv_type_name(e->kv.type),
-		    shell_human_size(e->scratch_bytes, c, sizeof c),
-		    shell_human_size(e->mem.used, a + 16, 16), shell_budget(e, bud, sizeof bud));
-	if (e->model.w.packed_bytes) {
+		    shell_human_size(p->weight_bytes, a, sizeof a), p->weights_kind,
+		    shell_human_size(p->kv_bytes, b, sizeof b), kv_type_name(p->kv_type),
+		    shell_human_size(p->scratch_bytes, c, sizeof c),
+		    shell_human_size(p->mem_used, a + 16, 16), shell_budget(p, bud, sizeof bud));
+	if (p->packed_bytes) {
 		plat_printf("  packed         %s of the weights (",
-			    shell_human_size(e->model.w.packed_bytes, a, sizeof a));
+			    shell_human_size(p->packed_bytes, a, sizeof a));
 		for (uint32_t t = 0, n = 0; t < GGML_TYPE_COUNT; t++)
-			if (e->model.w.packed_types >> t & 1)
+			if (p->packed_types >> t & 1)
 				plat_printf("%s%s", n++ ? " " : "", quant_name(t));
 		plat_printf("), for the packed kernels (%.0f ms at load; config pack off to keep "
-			    "GGUF order)\n", (double)e->model.w.pack_ns / 1e6);
+			    "GGUF order)\n", (double)p->pack_ns / 1e6);
 	}
-	shell_stream_info(e);
+	shell_stream_info(p);
 }
 
 static int cmd_info(struct shell *sh, int argc, char **argv)
 {
-	struct engine *e;
+	struct engine_info info;
+	struct engine_plan plan;
 
 	if (shell_check_argc(sh, argc, argv, 1, 1))
 		return -LLMK_EINVAL;
-	if (!loaded(sh))
+	if (!loaded(sh, &info))
 		return shell_err(sh, -LLMK_EINVAL, "info: no model loaded (use 'load N')");
-	e = sh->engine;
-	plat_printf("model %s (disk %d)%s\n", e->model.hp.name[0] ? e->model.hp.name : "(unnamed)",
-		    e->disk, e->vocab_only ? ", vocabulary only" : "");
-	if (e->sealed)
+	plat_printf("model %s (disk %d)%s\n", info.hp.name[0] ? info.hp.name : "(unnamed)",
+		    info.disk, info.vocab_only ? ", vocabulary only" : "");
+	if (info.sealed)
 		plat_printf("  sealed         AES-256-GCM, %llu chunks of %u; %s\n",
-			    (unsigned long long)e->seal.hdr.n_chunks, e->seal.hdr.chunk_size,
+			    (unsigned long long)info.seal_chunks, info.seal_chunk_size,
 			    shell_seal_key_note(sh) ? shell_seal_key_note(sh) : "key no longer loaded");
-	if (!e->vocab_only)
-		info_model(e);
-	plat_printf("  vocab          %u tokens, %s%s%s, bos %d, eos %d\n", e->tok.n_vocab,
-		    e->tok.model, e->tok.kind == TOK_BPE ? " pre " : "",
-		    e->tok.kind == TOK_BPE ? e->tok.pre_name : "", e->tok.bos, e->tok.eos);
-	plat_printf("  chat template  %s%s\n", chat_tmpl_name(e->tmpl),
-		    e->tmpl_detected ? " (from tokenizer.chat_template)"
-		    : e->cfg.tmpl ? " (configured)"
-				  : " (fallback: no recognised tokenizer.chat_template)");
+	if (engine_get_plan(sh->engine, &plan) == 0)
+		info_model(&info, &plan);
+	plat_printf("  vocab          %u tokens, %s%s%s, bos %d, eos %d\n", info.n_vocab,
+		    info.tok_model, info.tok_pre ? " pre " : "", info.tok_pre ? info.tok_pre : "",
+		    info.bos, info.eos);
+	plat_printf("  chat template  %s%s\n", chat_tmpl_name(info.tmpl),
+		    info.tmpl_detected      ? " (from tokenizer.chat_template)"
+		    : info.tmpl_configured ? " (configured)"
+					   : " (fallback: no recognised tokenizer.chat_template)");
 	return 0;
 }
 
@@ -189,26 +197,6 @@ struct gen_args {
 	const char *text;   /* the prompt (infer) or message (chat) */
 	const char *system; /* chat --system */
 };
-
-static int flag_u32(struct shell *sh, const char *what, const char *v, uint64_t lo, uint64_t hi,
-		    uint32_t *out)
-{
-	uint64_t x;
-	int r = shell_arg_u64(sh, what, v, lo, hi, &x);
-	if (!r)
-		*out = (uint32_t)x;
-	return r;
-}
-
-static int flag_f32(struct shell *sh, const char *what, const char *v, double lo, double hi,
-		    float *out)
-{
-	double x;
-	int r = shell_arg_f64(sh, what, v, lo, hi, &x);
-	if (!r)
-		*out = (float)x;
-	return r;
-}
 
 /* --logit-bias ID+B / ID-B / ID-inf (llama.cpp's form). */
 static int flag_bias(struct shell *sh, const char *v, struct sample_params *p)
@@ -238,51 +226,26 @@ static int flag_bias(struct shell *sh, const char *v, struct sample_params *p)
 	return 0;
 }
 
-static int parse_flag(struct shell *sh, struct gen_args *a, const char *f, const char *v)
-{
-	struct sample_params *p = &a->g.samp;
-	uint32_t m;
-	int r;
+/* The flags that are not settings: they add to a list or name the text. */
+static const char *const list_flags[] = {"--stop", "--system", "--logit-bias", NULL};
 
-	if (!strcmp(f, "-n") || !strcmp(f, "--n-predict"))
-		return flag_u32(sh, f, v, 0, 1u << 30, &a->g.n_predict);
-	if (!strcmp(f, "--temp"))
-		return flag_f32(sh, f, v, 0, 100, &p->temp);
-	if (!strcmp(f, "--top-k"))
-		return flag_u32(sh, f, v, 0, 1u << 30, &p->top_k);
-	if (!strcmp(f, "--top-p"))
-		return flag_f32(sh, f, v, 0, 1, &p->top_p);
-	if (!strcmp(f, "--min-p"))
-		return flag_f32(sh, f, v, 0, 1, &p->min_p);
-	if (!strcmp(f, "--typical"))
-		return flag_f32(sh, f, v, 0, 1, &p->typical);
-	if (!strcmp(f, "--repeat-penalty"))
-		return flag_f32(sh, f, v, 0, 100, &p->repeat_penalty);
-	if (!strcmp(f, "--repeat-last-n"))
-		return flag_u32(sh, f, v, 0, 1u << 20, &p->repeat_last_n);
-	if (!strcmp(f, "--presence-penalty"))
-		return flag_f32(sh, f, v, -100, 100, &p->presence_penalty);
-	if (!strcmp(f, "--frequency-penalty"))
-		return flag_f32(sh, f, v, -100, 100, &p->frequency_penalty);
-	if (!strcmp(f, "--mirostat")) {
-		if ((r = flag_u32(sh, f, v, 0, 2, &m)))
-			return r;
-		if (m == 1)
-			return shell_err(sh, -LLMK_ENOTSUP, "--mirostat: only 0 (off) and 2 are supported");
-		p->mirostat = (int)m;
-		return 0;
-	}
-	if (!strcmp(f, "--mirostat-lr"))
-		return flag_f32(sh, f, v, 0, 1, &p->mirostat_eta);
-	if (!strcmp(f, "--mirostat-ent"))
-		return flag_f32(sh, f, v, 0, 100, &p->mirostat_tau);
-	if (!strcmp(f, "--seed")) {
-		uint64_t s;
-		if ((r = shell_arg_u64(sh, f, v, 0, (1ull << 63) - 1, &s)))
-			return r;
-		p->seed = s;
-		return 0;
-	}
+static bool takes_value(const char *f)
+{
+	for (int i = 0; list_flags[i]; i++)
+		if (!strcmp(f, list_flags[i]))
+			return true;
+	return shell_model_flag_key(f) != NULL;
+}
+
+/* One flag and its value: a setting into run (cmd_model_cfg.c's table), or
+ * one of list_flags. */
+static int parse_flag(struct shell *sh, struct gen_args *a, struct engine_config *run,
+		      const char *f, const char *v)
+{
+	const struct shell_config_key *k = shell_model_flag_key(f);
+
+	if (k)
+		return shell_model_flag_parse(sh, k, f, v, run);
 	if (!strcmp(f, "--stop")) {
 		if (a->g.n_stops >= ENGINE_MAX_STOPS)
 			return shell_err(sh, -LLMK_ERANGE, "--stop: at most %d stop strings",
@@ -298,33 +261,19 @@ static int parse_flag(struct shell *sh, struct gen_args *a, const char *f, const
 		a->system = v;
 		return 0;
 	}
-	return flag_bias(sh, v, p); /* --logit-bias, the last of value_flags */
-}
-
-/* The flags that take a value (parse_flag knows each). */
-static const char *const value_flags[] = {
-	"-n", "--n-predict", "--temp", "--top-k", "--top-p", "--min-p", "--typical",
-	"--repeat-penalty", "--repeat-last-n", "--presence-penalty", "--frequency-penalty",
-	"--mirostat", "--mirostat-lr", "--mirostat-ent", "--seed", "--stop", "--system",
-	"--logit-bias", NULL,
-};
-
-static bool takes_value(const char *f)
-{
-	for (int i = 0; value_flags[i]; i++)
-		if (!strcmp(f, value_flags[i]))
-			return true;
-	return false;
+	return flag_bias(sh, v, &run->samp); /* --logit-bias, the last of list_flags */
 }
 
 /* Flags anywhere; the one other word is the text. A word starting with '-'
  * is a flag, so a prompt starting with '-' needs a leading space: " -x". */
 static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, struct gen_args *a)
 {
+	struct engine_config run; /* the settings for this run */
 	int r;
 
 	memset(a, 0, sizeof *a);
 	engine_gen_init(e, &a->g);
+	engine_get_config(e, &run);
 	for (int i = 1; i < argc; i++) {
 		const char *f = argv[i];
 		if (!strcmp(f, "--ids")) {
@@ -335,7 +284,7 @@ static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, 
 			if (i + 1 >= argc)
 				return shell_err(sh, -LLMK_EINVAL, "%s: flag '%s' needs a value",
 						 argv[0], f);
-			if ((r = parse_flag(sh, a, f, argv[++i])))
+			if ((r = parse_flag(sh, a, &run, f, argv[++i])))
 				return r;
 		} else if (a->text) {
 			return shell_err(sh, -LLMK_EINVAL, "%s: more than one prompt ('%s'); quote it",
@@ -344,6 +293,8 @@ static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, 
 			a->text = f;
 		}
 	}
+	a->g.samp = run.samp;
+	a->g.n_predict = run.n_predict;
 	return 0;
 }
 
@@ -388,6 +339,7 @@ static int gen_setup(struct shell *sh, struct gen_args *a, int32_t *ids, uint32_
 static int cmd_infer(struct shell *sh, int argc, char **argv)
 {
 	struct engine *e = shell_engine(sh);
+	struct engine_info info;
 	struct gen_args a;
 	int32_t *ids;
 	char err[256];
@@ -397,12 +349,12 @@ static int cmd_infer(struct shell *sh, int argc, char **argv)
 		return r;
 	if (!a.text)
 		return shell_err(sh, -LLMK_EINVAL, "infer: missing argument (usage: infer \"PROMPT\" [flags])");
-	if (!loaded(sh))
+	if (!loaded(sh, &info))
 		return shell_err(sh, -LLMK_EINVAL, "infer: no model loaded (use 'load N')");
 	ids = plat_alloc(IDS_MAX * sizeof *ids, 64);
 	gen_setup(sh, &a, ids, ids ? IDS_MAX : 0);
 	r = engine_infer(e, a.text, &a.g, err, sizeof err);
-	if (r && r != -LLMK_ECANCEL && e->stats.n_gen == 0 && a.g.n_out == 0) {
+	if (r && r != -LLMK_ECANCEL && a.g.n_out == 0) {
 		if (ids)
 			plat_free(ids, IDS_MAX * sizeof *ids);
 		return shell_err(sh, r, "infer: %s", err);
@@ -448,6 +400,7 @@ static int chat_turn(struct shell *sh, struct engine *e, struct gen_args *a, con
 static int cmd_chat(struct shell *sh, int argc, char **argv)
 {
 	struct engine *e = shell_engine(sh);
+	struct engine_info info;
 	struct gen_args a;
 	int r;
 
@@ -458,7 +411,7 @@ static int cmd_chat(struct shell *sh, int argc, char **argv)
 	}
 	if ((r = parse_gen(sh, e, argc, argv, &a)))
 		return r;
-	if (!loaded(sh) || e->vocab_only)
+	if (!loaded(sh, &info) || info.vocab_only)
 		return shell_err(sh, -LLMK_EINVAL, "chat: no model loaded (use 'load N')");
 	if (a.system) {
 		char err[128];
@@ -468,7 +421,7 @@ static int cmd_chat(struct shell *sh, int argc, char **argv)
 	if (a.text)
 		return chat_turn(sh, e, &a, a.text);
 	plat_printf("chat (%s template): type a message; an empty line or /exit ends\n",
-		    chat_tmpl_name(e->tmpl));
+		    chat_tmpl_name(info.tmpl));
 	while (chat_line(sh)) {
 		char msg[SHELL_LINE_MAX];
 		struct gen_args t = a;
@@ -489,34 +442,34 @@ static void rate(const char *what, uint32_t n, uint64_t ns, const char *extra)
 
 static int cmd_stats(struct shell *sh, int argc, char **argv)
 {
-	struct engine *e;
+	struct engine_stats st;
+	struct engine_plan plan;
 	char x[64];
 
 	if (shell_check_argc(sh, argc, argv, 1, 1))
 		return -LLMK_EINVAL;
-	if (!loaded(sh))
+	if (!sh->engine || engine_get_stats(sh->engine, &st))
 		return shell_err(sh, -LLMK_EINVAL, "stats: no model loaded (use 'load N')");
-	e = sh->engine;
-	if (!e->stats.stop) {
+	if (!st.run.stop) {
 		plat_printf("no run yet\n");
 		return 0;
 	}
-	plat_snprintf(x, sizeof x, " (%u reused from the cache)", e->stats.n_reused);
-	rate("prompt", e->stats.n_prompt, e->stats.prompt_ns, x);
-	plat_snprintf(x, sizeof x, " (ended: %s, seed %llu)", e->stats.stop,
-		      (unsigned long long)e->stats.seed);
-	rate("generation", e->stats.n_gen, e->stats.gen_ns, x);
+	engine_get_plan(sh->engine, &plan);
+	plat_snprintf(x, sizeof x, " (%u reused from the cache)", st.run.n_reused);
+	rate("prompt", st.run.n_prompt, st.run.prompt_ns, x);
+	plat_snprintf(x, sizeof x, " (ended: %s, seed %llu)", st.run.stop,
+		      (unsigned long long)st.run.seed);
+	rate("generation", st.run.n_gen, st.run.gen_ns, x);
 	plat_printf("  cache       %u of %u positions; load %.1f ms; memory peak %llu bytes\n",
-		    e->n_past, e->n_ctx, (double)e->stats.load_ns / 1e6,
-		    (unsigned long long)e->mem.peak);
-	shell_stream_stats(e);
+		    st.n_past, st.n_ctx, (double)st.run.load_ns / 1e6,
+		    (unsigned long long)st.mem_peak);
+	shell_stream_stats(&st, &plan);
 	return 0;
 }
 
 /* ---- profile ---- */
-static void profile_show(struct model *m)
+static void profile_show(const struct model_prof *p, uint32_t n_layer)
 {
-	const struct model_prof *p = &m->prof;
 	uint64_t total = 0;
 
 	for (int i = 0; i < MS_N; i++)
@@ -528,33 +481,32 @@ static void profile_show(struct model *m)
 		plat_printf("  %-10s %10.2f ms %5.1f%%\n", model_stage_names[i], (double)p->ns[i] / 1e6,
 			    total ? 100.0 * (double)p->ns[i] / (double)total : 0.0);
 	plat_printf("  per layer (ms):");
-	for (uint32_t l = 0; l < m->hp.n_layer; l++)
+	for (uint32_t l = 0; l < n_layer; l++)
 		plat_printf("%s %.2f", l % 8 ? "" : "\n   ", (double)p->layer_ns[l] / 1e6);
 	plat_printf("\n");
 }
 
 static int cmd_profile(struct shell *sh, int argc, char **argv)
 {
-	struct engine *e = sh->engine;
+	struct engine_info info;
+	const struct model_prof *p;
 
 	if (shell_check_argc(sh, argc, argv, 1, 2))
 		return -LLMK_EINVAL;
-	if (!loaded(sh) || e->vocab_only)
+	if (!loaded(sh, &info) || !(p = engine_get_profile(sh->engine)))
 		return shell_err(sh, -LLMK_EINVAL, "profile: no model loaded (use 'load N')");
 	if (argc == 1) {
-		profile_show(&e->model);
+		profile_show(p, info.hp.n_layer);
 		return 0;
 	}
-	if (!strcmp(argv[1], "on") || !strcmp(argv[1], "reset")) {
-		e->model.prof.on = e->model.prof.on || !strcmp(argv[1], "on");
-		model_prof_reset(&e->model);
-	} else if (!strcmp(argv[1], "off")) {
-		e->model.prof.on = false;
-	} else {
+	if (!strcmp(argv[1], "on") || !strcmp(argv[1], "reset"))
+		engine_profile(sh->engine, p->on || !strcmp(argv[1], "on"), true);
+	else if (!strcmp(argv[1], "off"))
+		engine_profile(sh->engine, false, false);
+	else
 		return shell_err(sh, -LLMK_EINVAL, "profile: expected on, off or reset, got '%s'",
 				 argv[1]);
-	}
-	plat_printf("profiling %s\n", e->model.prof.on ? "on (counters reset)" : "off");
+	plat_printf("profiling %s\n", p->on ? "on (counters reset)" : "off");
 	return 0;
 }
 
@@ -563,13 +515,10 @@ const struct shell_cmd shell_cmds_model[] = {
 	{"unload", "unload", "free the loaded model", cmd_unload},
 	{"info", "info", "architecture, parameters, quant mix, context, vocab, template, memory",
 	 cmd_info},
-	{"infer",
-	 "infer \"PROMPT\" [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P] [--typical P]\n"
-	 "      [--repeat-penalty R] [--repeat-last-n N] [--presence-penalty P]\n"
-	 "      [--frequency-penalty P] [--mirostat 2] [--seed S] [--stop S]... [--logit-bias ID+B]\n"
-	 "      [--ids]",
-	 "generate a continuation of PROMPT", cmd_infer},
-	{"chat", "chat [\"MESSAGE\"] [--system \"TEXT\"] [flags as infer] | chat --reset",
+	{"infer", "infer \"PROMPT\" [-n N] [--KEY VALUE]... [--stop S]... [--logit-bias ID+B] [--ids]",
+	 "generate a continuation of PROMPT (--KEY VALUE: a setting for this run, below)",
+	 cmd_infer},
+	{"chat", "chat [\"MESSAGE\"] [--system \"TEXT\"] [flags as infer: --KEY VALUE]... | chat --reset",
 	 "multi-turn chat (lines until an empty line or /exit)", cmd_chat},
 	{"stats", "stats", "prompt and generation speed of the last run", cmd_stats},
 	{"profile", "profile [on|off|reset]", "forward-pass time per stage and per layer",

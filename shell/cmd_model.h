@@ -11,4 +11,15 @@
 /* sh->engine, created (engine_init defaults) on first use. */
 struct engine *shell_engine(struct shell *sh);
 
+/* cmd_model_cfg.c: the engine's settings, one row each (config keys, and
+ * with a flag also "--<key> VALUE" of infer and chat). */
+extern const struct shell_config_key shell_config_model[];
+/* The row of a run's flag: "--<key>" of a row with a flag, or "-n"
+ * (--n-predict); NULL if flag is none. */
+const struct shell_config_key *shell_model_flag_key(const char *flag);
+/* Its value parsed into run, a copy of the configuration for one run: 0, or
+ * the error (one line printed, naming flag). */
+int shell_model_flag_parse(struct shell *sh, const struct shell_config_key *k, const char *flag,
+			   const char *value, struct engine_config *run);
+
 #endif

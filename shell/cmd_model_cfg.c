@@ -1,198 +1,288 @@
 /*
- * shell/cmd_model_cfg.c — the engine's config keys (`config KEY VALUE`,
- * llmk.cfg). Model-shaping keys (threads, ctx, mem-budget, kv-type, batch)
- * apply at the next `load`; sampling defaults apply to the next run.
+ * shell/cmd_model_cfg.c — the engine's settings: one table, shell_config_model,
+ * that is at once the `config` keys (and llmk.cfg's), the per-run flags of
+ * infer and chat (a row with a flag is also "--<key> VALUE"), and what `help`
+ * and `config` say about them. Model-shaping keys (threads, ctx, mem-budget,
+ * kv-type, batch, pack) apply at the next `load`; the rest to the next run.
+ *
+ * A typed row (struct param) names its value's type, range and field of
+ * struct engine_config; the same parser fills the engine's configuration
+ * (config) or the one run's copy of it (a flag).
  */
 #include "cmd_model.h"
 
-static struct engine_config *cfg(struct shell *sh)
+#include <stddef.h>
+
+enum param_type {
+	PARAM_U32,
+	PARAM_F32,
+	PARAM_SEED,     /* u64 below 2^63, or "random" (SAMPLE_SEED_RANDOM) */
+	PARAM_MIROSTAT, /* 0 or 2 */
+};
+
+struct param {
+	enum param_type type;
+	double lo, hi;
+	size_t off; /* of the field in struct engine_config */
+};
+
+#define FIELD(f) offsetof(struct engine_config, f)
+
+/* Parse v into c as k's row says; what names the key or the flag in
+ * errors, config says which. */
+static int param_parse(struct shell *sh, const struct shell_config_key *k, const char *what,
+		       const char *v, struct engine_config *c, bool config)
 {
-	return &shell_engine(sh)->cfg;
+	const struct param *p = k->arg;
+	void *field = (char *)c + p->off;
+	uint64_t u;
+	double d;
+	int r;
+
+	switch (p->type) {
+	case PARAM_U32:
+	case PARAM_MIROSTAT:
+		if ((r = shell_arg_u64(sh, what, v, (uint64_t)p->lo, (uint64_t)p->hi, &u)))
+			return r;
+		if (p->type == PARAM_MIROSTAT && u == 1)
+			return shell_err(sh, -LLMK_ENOTSUP, "%s%s: only 0 (off) and 2 are supported",
+					 config ? "config " : "", what);
+		if (p->type == PARAM_MIROSTAT)
+			*(int *)field = (int)u;
+		else
+			*(uint32_t *)field = (uint32_t)u;
+		return 0;
+	case PARAM_F32:
+		if ((r = shell_arg_f64(sh, what, v, p->lo, p->hi, &d)))
+			return r;
+		*(float *)field = (float)d;
+		return 0;
+	case PARAM_SEED:
+		if (!strcmp(v, "random")) {
+			*(uint64_t *)field = SAMPLE_SEED_RANDOM;
+			return 0;
+		}
+		return shell_arg_u64(sh, what, v, 0, (1ull << 63) - 1, (uint64_t *)field);
+	}
+	return -LLMK_EINVAL;
 }
 
-static int set_u32(struct shell *sh, const char *key, const char *v, uint64_t lo, uint64_t hi,
-		   uint32_t *out)
+static int param_set(struct shell *sh, const struct shell_config_key *k, const char *v)
 {
+	struct engine *e = shell_engine(sh);
+	struct engine_config c;
+	int r;
+
+	engine_get_config(e, &c);
+	if (!(r = param_parse(sh, k, k->name, v, &c, true)))
+		engine_set_config(e, &c);
+	return r;
+}
+
+static void param_get(struct shell *sh, const struct shell_config_key *k, char *b, size_t n)
+{
+	const struct param *p = k->arg;
+	struct engine_config c;
+	const void *field;
+
+	engine_get_config(shell_engine(sh), &c);
+	field = (const char *)&c + p->off;
+	switch (p->type) {
+	case PARAM_U32:
+		plat_snprintf(b, n, "%u", (unsigned)*(const uint32_t *)field);
+		break;
+	case PARAM_MIROSTAT:
+		plat_snprintf(b, n, "%d", *(const int *)field);
+		break;
+	case PARAM_F32:
+		plat_snprintf(b, n, "%g", (double)*(const float *)field);
+		break;
+	case PARAM_SEED:
+		if (*(const uint64_t *)field == SAMPLE_SEED_RANDOM)
+			plat_snprintf(b, n, "random");
+		else
+			plat_snprintf(b, n, "%llu", (unsigned long long)*(const uint64_t *)field);
+		break;
+	}
+}
+
+const struct shell_config_key *shell_model_flag_key(const char *flag)
+{
+	const char *name = !strcmp(flag, "-n") ? "n-predict" : flag + 2;
+
+	if (strncmp(flag, "--", 2) && strcmp(flag, "-n"))
+		return NULL;
+	for (const struct shell_config_key *k = shell_config_model; k->name; k++)
+		if (k->flag && !strcmp(k->name, name))
+			return k;
+	return NULL;
+}
+
+int shell_model_flag_parse(struct shell *sh, const struct shell_config_key *k, const char *flag,
+			   const char *value, struct engine_config *run)
+{
+	return param_parse(sh, k, flag, value, run, false);
+}
+
+/* ---- keys with a value of their own kind ---- */
+static int set_threads(struct shell *sh, const struct shell_config_key *k, const char *v)
+{
+	struct engine *e = shell_engine(sh);
+	struct engine_config c;
 	uint64_t x;
-	int r = shell_arg_u64(sh, key, v, lo, hi, &x);
-	if (!r)
-		*out = (uint32_t)x;
-	return r;
-}
+	int r = shell_arg_u64(sh, "threads", v, 0, 4096, &x);
 
-static int set_f32(struct shell *sh, const char *key, const char *v, double lo, double hi,
-		   float *out)
-{
-	double x;
-	int r = shell_arg_f64(sh, key, v, lo, hi, &x);
-	if (!r)
-		*out = (float)x;
-	return r;
-}
-
-#define U32_KEY(fn, key, field, lo, hi)                                             \
-	static int set_##fn(struct shell *sh, const char *v)                        \
-	{                                                                           \
-		return set_u32(sh, key, v, lo, hi, &cfg(sh)->field);                \
-	}                                                                           \
-	static void get_##fn(struct shell *sh, char *b, size_t n)                   \
-	{                                                                           \
-		plat_snprintf(b, n, "%u", (unsigned)cfg(sh)->field);                \
+	if (!r) {
+		engine_get_config(e, &c);
+		c.threads = (int)x;
+		engine_set_config(e, &c);
 	}
-#define F32_KEY(fn, key, field, lo, hi)                                             \
-	static int set_##fn(struct shell *sh, const char *v)                        \
-	{                                                                           \
-		return set_f32(sh, key, v, lo, hi, &cfg(sh)->field);                \
-	}                                                                           \
-	static void get_##fn(struct shell *sh, char *b, size_t n)                   \
-	{                                                                           \
-		plat_snprintf(b, n, "%g", (double)cfg(sh)->field);                  \
-	}
-
-U32_KEY(ctx, "ctx", n_ctx, 0, 1u << 24)
-U32_KEY(batch, "batch", n_batch, 1, 4096)
-U32_KEY(npredict, "n-predict", n_predict, 0, 1u << 30)
-U32_KEY(topk, "top-k", samp.top_k, 0, 1u << 30)
-U32_KEY(lastn, "repeat-last-n", samp.repeat_last_n, 0, 1u << 20)
-F32_KEY(temp, "temp", samp.temp, 0, 100)
-F32_KEY(topp, "top-p", samp.top_p, 0, 1)
-F32_KEY(minp, "min-p", samp.min_p, 0, 1)
-F32_KEY(typical, "typical", samp.typical, 0, 1)
-F32_KEY(rpen, "repeat-penalty", samp.repeat_penalty, 0, 100)
-F32_KEY(ppen, "presence-penalty", samp.presence_penalty, -100, 100)
-F32_KEY(fpen, "frequency-penalty", samp.frequency_penalty, -100, 100)
-
-static int set_threads(struct shell *sh, const char *v)
-{
-	uint32_t n;
-	int r = set_u32(sh, "threads", v, 0, 4096, &n);
-	if (!r)
-		cfg(sh)->threads = (int)n;
 	return r;
 }
 
-static void get_threads(struct shell *sh, char *b, size_t n)
+static void get_threads(struct shell *sh, const struct shell_config_key *k, char *b, size_t n)
 {
-	int t = cfg(sh)->threads;
-	plat_snprintf(b, n, t ? "%d" : "0 (all %d)", t ? t : plat_cpu_count());
+	struct engine_config c;
+
+	engine_get_config(shell_engine(sh), &c);
+	plat_snprintf(b, n, c.threads ? "%d" : "0 (all %d)", c.threads ? c.threads : plat_cpu_count());
 }
 
-static int set_budget(struct shell *sh, const char *v)
+static int set_budget(struct shell *sh, const struct shell_config_key *k, const char *v)
 {
+	struct engine *e = shell_engine(sh);
+	struct engine_config c;
 	uint64_t x;
 	int r = shell_arg_u64(sh, "mem-budget", v, 0, ~0ull, &x);
-	if (!r)
-		cfg(sh)->mem_budget = x;
+
+	if (!r) {
+		engine_get_config(e, &c);
+		c.mem_budget = x;
+		engine_set_config(e, &c);
+	}
 	return r;
 }
 
-static void get_budget(struct shell *sh, char *b, size_t n)
+static void get_budget(struct shell *sh, const struct shell_config_key *k, char *b, size_t n)
 {
-	uint64_t x = cfg(sh)->mem_budget;
-	if (x)
-		shell_human_size(x, b, n);
+	struct engine_config c;
+
+	engine_get_config(shell_engine(sh), &c);
+	if (c.mem_budget)
+		shell_human_size(c.mem_budget, b, n);
 	else
 		plat_snprintf(b, n, "0 (none)");
 }
 
-static int set_kvtype(struct shell *sh, const char *v)
+static int set_kvtype(struct shell *sh, const struct shell_config_key *k, const char *v)
 {
-	if (kv_type_parse(v, &cfg(sh)->kv_type))
+	struct engine *e = shell_engine(sh);
+	struct engine_config c;
+
+	engine_get_config(e, &c);
+	if (kv_type_parse(v, &c.kv_type))
 		return shell_err(sh, -LLMK_EINVAL, "config kv-type: expected f16, q8_0 or f32, got '%s'", v);
+	engine_set_config(e, &c);
 	return 0;
 }
 
-static void get_kvtype(struct shell *sh, char *b, size_t n)
+static void get_kvtype(struct shell *sh, const struct shell_config_key *k, char *b, size_t n)
 {
-	plat_snprintf(b, n, "%s", kv_type_name(cfg(sh)->kv_type));
+	struct engine_config c;
+
+	engine_get_config(shell_engine(sh), &c);
+	plat_snprintf(b, n, "%s", kv_type_name(c.kv_type));
 }
 
-static int set_pack(struct shell *sh, const char *v)
+static int set_pack(struct shell *sh, const struct shell_config_key *k, const char *v)
 {
+	struct engine *e = shell_engine(sh);
+	struct engine_config c;
+
 	if (strcmp(v, "on") && strcmp(v, "off"))
 		return shell_err(sh, -LLMK_EINVAL, "config pack: expected on or off, got '%s'", v);
-	cfg(sh)->no_pack = !strcmp(v, "off");
+	engine_get_config(e, &c);
+	c.no_pack = !strcmp(v, "off");
+	engine_set_config(e, &c);
 	return 0;
 }
 
-static void get_pack(struct shell *sh, char *b, size_t n)
+static void get_pack(struct shell *sh, const struct shell_config_key *k, char *b, size_t n)
 {
-	plat_snprintf(b, n, "%s", cfg(sh)->no_pack ? "off" : "on");
+	struct engine_config c;
+
+	engine_get_config(shell_engine(sh), &c);
+	plat_snprintf(b, n, "%s", c.no_pack ? "off" : "on");
 }
 
-static int set_seed(struct shell *sh, const char *v)
+static int set_tmpl(struct shell *sh, const struct shell_config_key *k, const char *v)
 {
-	if (!strcmp(v, "random")) {
-		cfg(sh)->samp.seed = SAMPLE_SEED_RANDOM;
-		return 0;
-	}
-	return shell_arg_u64(sh, "seed", v, 0, (1ull << 63) - 1, &cfg(sh)->samp.seed);
-}
-
-static void get_seed(struct shell *sh, char *b, size_t n)
-{
-	uint64_t s = cfg(sh)->samp.seed;
-	if (s == SAMPLE_SEED_RANDOM)
-		plat_snprintf(b, n, "random");
-	else
-		plat_snprintf(b, n, "%llu", (unsigned long long)s);
-}
-
-static int set_mirostat(struct shell *sh, const char *v)
-{
-	uint32_t m;
-	int r = set_u32(sh, "mirostat", v, 0, 2, &m);
-	if (r)
-		return r;
-	if (m == 1)
-		return shell_err(sh, -LLMK_ENOTSUP, "config mirostat: only 0 (off) and 2 are supported");
-	cfg(sh)->samp.mirostat = (int)m;
-	return 0;
-}
-
-static void get_mirostat(struct shell *sh, char *b, size_t n)
-{
-	plat_snprintf(b, n, "%d", cfg(sh)->samp.mirostat);
-}
-
-static int set_tmpl(struct shell *sh, const char *v)
-{
+	struct engine *e = shell_engine(sh);
+	struct engine_config c;
 	enum chat_tmpl t = CHAT_UNKNOWN;
+
 	if (strcmp(v, "auto") != 0 && chat_tmpl_parse(v, &t))
 		return shell_err(sh, -LLMK_EINVAL, "config chat-template: expected auto, chatml, llama2, "
 				 "llama3, mistral, zephyr, phi3 or gemma, got '%s'", v);
-	cfg(sh)->tmpl = t;
+	engine_get_config(e, &c);
+	c.tmpl = t;
+	engine_set_config(e, &c);
 	return 0;
 }
 
-static void get_tmpl(struct shell *sh, char *b, size_t n)
+static void get_tmpl(struct shell *sh, const struct shell_config_key *k, char *b, size_t n)
 {
-	enum chat_tmpl t = cfg(sh)->tmpl;
-	plat_snprintf(b, n, "%s", t == CHAT_UNKNOWN ? "auto" : chat_tmpl_name(t));
+	struct engine_config c;
+
+	engine_get_config(shell_engine(sh), &c);
+	plat_snprintf(b, n, "%s", c.tmpl == CHAT_UNKNOWN ? "auto" : chat_tmpl_name(c.tmpl));
 }
 
+/* A typed row: its value's type, range and field. */
+#define P(type, lo, hi, field) (&(const struct param){PARAM_##type, lo, hi, FIELD(field)})
+
 const struct shell_config_key shell_config_model[] = {
-	{"threads", "worker threads for the matmuls; 0 = every CPU (next load)", set_threads, get_threads},
-	{"ctx", "context positions; 0 = the model's context_length (next load)", set_ctx, get_ctx},
+	{"threads", "worker threads for the matmuls; 0 = every CPU (next load)", set_threads,
+	 get_threads, NULL, NULL},
+	{"ctx", "context positions; 0 = the model's context_length (next load)", param_set,
+	 param_get, NULL, P(U32, 0, 1u << 24, n_ctx)},
 	{"mem-budget", "bytes the engine may hold (K/M/G suffixes); 0 = no limit (next load)",
-	 set_budget, get_budget},
-	{"kv-type", "f16, q8_0 or f32: KV cache format (next load)", set_kvtype, get_kvtype},
-	{"batch", "prompt tokens per forward pass (next load)", set_batch, get_batch},
+	 set_budget, get_budget, NULL, NULL},
+	{"kv-type", "f16, q8_0 or f32: KV cache format (next load)", set_kvtype, get_kvtype, NULL,
+	 NULL},
+	{"batch", "prompt tokens per forward pass (next load)", param_set, param_get, NULL,
+	 P(U32, 1, 4096, n_batch)},
 	{"pack", "on or off: resident weights rearranged for the packed kernels, where "
-	 "the CPU has them (next load)", set_pack, get_pack},
-	{"n-predict", "default max new tokens for infer/chat", set_npredict, get_npredict},
-	{"temp", "sampling temperature; 0 = greedy", set_temp, get_temp},
-	{"top-k", "keep the K most likely tokens; 0 = off", set_topk, get_topk},
-	{"top-p", "nucleus: keep tokens up to this probability; 1 = off", set_topp, get_topp},
-	{"min-p", "drop tokens below P x the best one's probability; 0 = off", set_minp, get_minp},
-	{"typical", "locally typical sampling mass; 1 = off", set_typical, get_typical},
-	{"repeat-penalty", "penalty for tokens in the last N; 1 = off", set_rpen, get_rpen},
-	{"repeat-last-n", "window of the penalties", set_lastn, get_lastn},
-	{"presence-penalty", "subtracted once for a token in the window", set_ppen, get_ppen},
-	{"frequency-penalty", "subtracted per occurrence in the window", set_fpen, get_fpen},
-	{"mirostat", "0 = off, 2 = Mirostat v2", set_mirostat, get_mirostat},
-	{"seed", "sampler seed, or random (a new one each run; stats shows it)", set_seed, get_seed},
+	 "the CPU has them (next load)", set_pack, get_pack, NULL, NULL},
+	{"n-predict", "default max new tokens for infer/chat", param_set, param_get, "N",
+	 P(U32, 0, 1u << 30, n_predict)},
+	{"temp", "sampling temperature; 0 = greedy", param_set, param_get, "T",
+	 P(F32, 0, 100, samp.temp)},
+	{"top-k", "keep the K most likely tokens; 0 = off", param_set, param_get, "K",
+	 P(U32, 0, 1u << 30, samp.top_k)},
+	{"top-p", "nucleus: keep tokens up to this probability; 1 = off", param_set, param_get,
+	 "P", P(F32, 0, 1, samp.top_p)},
+	{"min-p", "drop tokens below P x the best one's probability; 0 = off", param_set,
+	 param_get, "P", P(F32, 0, 1, samp.min_p)},
+	{"typical", "locally typical sampling mass; 1 = off", param_set, param_get, "P",
+	 P(F32, 0, 1, samp.typical)},
+	{"repeat-penalty", "penalty for tokens in the last N; 1 = off", param_set, param_get, "R",
+	 P(F32, 0, 100, samp.repeat_penalty)},
+	{"repeat-last-n", "window of the penalties", param_set, param_get, "N",
+	 P(U32, 0, 1u << 20, samp.repeat_last_n)},
+	{"presence-penalty", "subtracted once for a token in the window", param_set, param_get,
+	 "P", P(F32, -100, 100, samp.presence_penalty)},
+	{"frequency-penalty", "subtracted per occurrence in the window", param_set, param_get,
+	 "P", P(F32, -100, 100, samp.frequency_penalty)},
+	{"mirostat", "0 = off, 2 = Mirostat v2", param_set, param_get, "2",
+	 P(MIROSTAT, 0, 2, samp.mirostat)},
+	{"mirostat-lr", "Mirostat learning rate (eta)", param_set, param_get, "ETA",
+	 P(F32, 0, 1, samp.mirostat_eta)},
+	{"mirostat-ent", "Mirostat target surprise (tau, bits)", param_set, param_get, "TAU",
+	 P(F32, 0, 100, samp.mirostat_tau)},
+	{"seed", "sampler seed, or random (a new one each run; stats shows it)", param_set,
+	 param_get, "S", P(SEED, 0, 0, samp.seed)},
 	{"chat-template", "auto or chatml, llama2, llama3, mistral, zephyr, phi3, gemma",
-	 set_tmpl, get_tmpl},
+	 set_tmpl, get_tmpl, NULL, NULL},
 	{0},
 };

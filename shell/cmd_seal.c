@@ -12,6 +12,8 @@
 #include "cmd_attest.h"
 #include "evidence.h"
 
+#include "../llm/gguf.h"
+
 #define KEY_FILE_MAX 256 /* 64 hex digits plus generous whitespace */
 
 struct seal_shell {
@@ -222,12 +224,12 @@ const struct shell_cmd shell_cmds_seal[] = {
 };
 
 /* ---- config: seal-key-file NAME ---- */
-static int set_key_file(struct shell *sh, const char *value)
+static int set_key_file(struct shell *sh, const struct shell_config_key *k, const char *value)
 {
 	return key_from_file(sh, value);
 }
 
-static void get_key_file(struct shell *sh, char *buf, size_t n)
+static void get_key_file(struct shell *sh, const struct shell_config_key *k, char *buf, size_t n)
 {
 	struct seal_shell *s = sh->seal;
 	plat_snprintf(buf, n, "%s", s && s->have_key ? s->from : "(none)");
@@ -235,7 +237,7 @@ static void get_key_file(struct shell *sh, char *buf, size_t n)
 
 const struct shell_config_key shell_config_seal[] = {
 	{"seal-key-file", "NAME: read the sealed-model key (64 hex digits) from file NAME on the "
-	 "boot volume (an insecure development key)", set_key_file, get_key_file},
+	 "boot volume (an insecure development key)", set_key_file, get_key_file, NULL, NULL},
 	{0},
 };
 

@@ -5,57 +5,56 @@
 #include "cmd_stream.h"
 #include "shell.h"
 
-void shell_stream_info(const struct engine *e)
+void shell_stream_info(const struct engine_plan *p)
 {
 	char a[32], b[32], c[32];
 
-	if (e->streaming)
+	if (p->streaming)
 		plat_printf("  plan           streaming: %u slots of %s, kv %s, scratch %s\n",
-			    e->n_slots, shell_human_size(e->slot_bytes, a, sizeof a),
-			    shell_human_size(e->kv_bytes, b, sizeof b),
-			    shell_human_size(e->scratch_bytes, c, sizeof c));
+			    p->n_slots, shell_human_size(p->slot_bytes, a, sizeof a),
+			    shell_human_size(p->kv_bytes, b, sizeof b),
+			    shell_human_size(p->scratch_bytes, c, sizeof c));
 	else
 		plat_printf("  plan           resident: weights %s, kv %s, scratch %s\n",
-			    shell_human_size(e->weight_bytes, a, sizeof a),
-			    shell_human_size(e->kv_bytes, b, sizeof b),
-			    shell_human_size(e->scratch_bytes, c, sizeof c));
+			    shell_human_size(p->weight_bytes, a, sizeof a),
+			    shell_human_size(p->kv_bytes, b, sizeof b),
+			    shell_human_size(p->scratch_bytes, c, sizeof c));
 }
 
-const char *shell_budget(const struct engine *e, char *buf, size_t n)
+const char *shell_budget(const struct engine_plan *p, char *buf, size_t n)
 {
 	char a[32];
 
-	if (e->cfg.mem_budget)
-		return shell_human_size(e->cfg.mem_budget, buf, n);
-	if (!e->plan_budget)
+	if (p->mem_budget)
+		return shell_human_size(p->mem_budget, buf, n);
+	if (!p->plan_budget)
 		return "no budget";
-	plat_snprintf(buf, n, "%s (the free memory; no mem-budget)", shell_human_size(e->plan_budget, a, sizeof a));
+	plat_snprintf(buf, n, "%s (the free memory; no mem-budget)", shell_human_size(p->plan_budget, a, sizeof a));
 	return buf;
 }
 
-void shell_stream_stats(struct engine *e)
+void shell_stream_stats(const struct engine_stats *st, const struct engine_plan *p)
 {
-	struct wt_io_stats io;
-	uint64_t run = e->stats.prompt_ns + e->stats.gen_ns;
+	const struct wt_io_stats *io = &st->io;
+	uint64_t run = st->run.prompt_ns + st->run.gen_ns;
 	uint64_t wait, compute;
 	char a[32], b[32], bud[48];
 
-	wt_io_stats(&e->model.w, &io, false);
 	plat_printf("  memory      peak %s of %s (now %s)\n",
-		    shell_human_size(e->mem.peak, a, sizeof a),
-		    shell_budget(e, bud, sizeof bud),
-		    shell_human_size(e->mem.used, b + 16, 16));
-	if (!e->streaming)
+		    shell_human_size(st->mem_peak, a, sizeof a),
+		    shell_budget(p, bud, sizeof bud),
+		    shell_human_size(st->mem_used, b + 16, 16));
+	if (!st->streaming)
 		return;
 	/* waiting for a slot and decrypting happen inside the forward pass:
 	 * the rest of it is computation */
-	wait = io.wait_ns < run ? io.wait_ns : run;
-	compute = run - wait - (io.decrypt_ns < run - wait ? io.decrypt_ns : run - wait);
+	wait = io->wait_ns < run ? io->wait_ns : run;
+	compute = run - wait - (io->decrypt_ns < run - wait ? io->decrypt_ns : run - wait);
 	plat_printf("  disk        read %s in %llu requests, %.2f GB/s over the run; %llu misses\n",
-		    shell_human_size(io.bytes_read, a, sizeof a), (unsigned long long)io.reads,
-		    run ? (double)io.bytes_read / (double)run : 0.0, (unsigned long long)io.misses);
+		    shell_human_size(io->bytes_read, a, sizeof a), (unsigned long long)io->reads,
+		    run ? (double)io->bytes_read / (double)run : 0.0, (unsigned long long)io->misses);
 	plat_printf("  time        compute %.1f ms, waiting on the disk %.1f ms, decrypt %.1f ms: "
 		    "overlap %.0f%% (share of the run not waiting)\n",
-		    (double)compute / 1e6, (double)wait / 1e6, (double)io.decrypt_ns / 1e6,
+		    (double)compute / 1e6, (double)wait / 1e6, (double)io->decrypt_ns / 1e6,
 		    run ? 100.0 * (double)(run - wait) / (double)run : 0.0);
 }

@@ -44,9 +44,45 @@ static void help_one(const struct shell_cmd *c)
 		plat_printf("  %*s %s\n", HELP_COL, "", sum);
 }
 
+/* The config keys that are also flags of the commands whose usage says
+ * "--KEY VALUE" (shell.h), wrapped. */
+static void help_flags(void)
+{
+	const struct shell_config_key *k;
+	int col = 0;
+
+	plat_printf("  --KEY VALUE, for one run (config KEY VALUE: for every run):\n");
+	for (int i = 0; (k = shell_config_at(i)); i++) {
+		char item[64];
+		int n;
+		if (!k->flag || shell_config_find(k->name) != k)
+			continue;
+		n = plat_snprintf(item, sizeof item, "--%s %s", k->name, k->flag);
+		if (col && col + 2 + n > 96) {
+			plat_printf("\n");
+			col = 0;
+		}
+		plat_printf("%s%s", col ? "  " : "    ", item);
+		col += (col ? 2 : 4) + n;
+	}
+	if (col)
+		plat_printf("\n");
+}
+
+static bool takes_flags(const struct shell_cmd *c)
+{
+	static const char mark[] = "--KEY VALUE";
+
+	for (const char *u = c->usage; u && *u; u++)
+		if (strncmp(u, mark, sizeof mark - 1) == 0)
+			return true;
+	return false;
+}
+
 static int cmd_help(struct shell *sh, int argc, char **argv)
 {
 	const struct shell_cmd *c;
+	bool flags = false;
 
 	if (shell_check_argc(sh, argc, argv, 1, 2))
 		return -LLMK_EINVAL;
@@ -56,38 +92,26 @@ static int cmd_help(struct shell *sh, int argc, char **argv)
 			return shell_err(sh, -LLMK_ENOENT, "help: unknown command '%s' (try 'help')",
 					 argv[1]);
 		help_one(c);
+		if (takes_flags(c))
+			help_flags();
 		return 0;
 	}
 	plat_printf("commands (arguments: words, or \"quoted\" with \\n \\t \\r \\\\ \\\" \\xHH):\n");
 	for (int i = 0; (c = shell_cmd_at(i)); i++) {
 		/* A name listed twice is shadowed by the first table: skip it. */
-		if (shell_find(c->name) == c)
+		if (shell_find(c->name) == c) {
 			help_one(c);
+			flags = flags || takes_flags(c);
+		}
 	}
+	if (flags)
+		help_flags();
 	plat_printf("keys: Backspace erases, Ctrl-U clears the line, Ctrl-C cancels it "
 		    "(and stops a running command)\n");
 	return 0;
 }
 
 /* ---- version ---- */
-static const struct {
-	uint32_t bit;
-	const char *name;
-} cpu_feature_names[] = {
-	{PLAT_CPU_SSE42, "sse4.2"},       {PLAT_CPU_AVX2, "avx2"},
-	{PLAT_CPU_FMA, "fma"},            {PLAT_CPU_F16C, "f16c"},
-	{PLAT_CPU_AVX512F, "avx512f"},    {PLAT_CPU_AVX512BW, "avx512bw"},
-	{PLAT_CPU_AVX512DQ, "avx512dq"}, {PLAT_CPU_AVX512VL, "avx512vl"},  {PLAT_CPU_AVX512VNNI, "avx512vnni"},
-	{PLAT_CPU_AVX512BF16, "avx512bf16"}, {PLAT_CPU_AVXVNNI, "avxvnni"},
-	{PLAT_CPU_AES, "aes"},            {PLAT_CPU_PCLMUL, "pclmulqdq"},
-	{PLAT_CPU_VAES, "vaes"},          {PLAT_CPU_VPCLMUL, "vpclmulqdq"},
-	{PLAT_CPU_SHA, "sha"},
-	{PLAT_CPU_RDRAND, "rdrand"},      {PLAT_CPU_NEON, "neon"},
-	{PLAT_CPU_DOTPROD, "dotprod"},    {PLAT_CPU_FP16, "fp16"},
-	{PLAT_CPU_RNDR, "rndr"},          {PLAT_CPU_I8MM, "i8mm"},
-	{PLAT_CPU_GFNI, "gfni"},          {PLAT_CPU_AMD, "amd"},
-};
-
 /* The weight types whose resident matrices `load` packs on this CPU (the
  * CPU's quant table's packed forms), so that a test knows what to expect of
  * `info` from the engine and not from a guess of its own. */
@@ -107,24 +131,18 @@ static void version_packs(void)
 
 static int cmd_version(struct shell *sh, int argc, char **argv)
 {
-	uint32_t f = plat_cpu_features();
 	char feats[256];
-	size_t o = 0;
 
 	if (shell_check_argc(sh, argc, argv, 1, 1))
 		return -LLMK_EINVAL;
-	feats[0] = 0;
-	for (size_t i = 0; i < sizeof cpu_feature_names / sizeof cpu_feature_names[0]; i++)
-		if ((f & cpu_feature_names[i].bit) && o < sizeof feats)
-			o += (size_t)plat_snprintf(feats + o, sizeof feats - o, " %s",
-						   cpu_feature_names[i].name);
+	plat_cpu_feature_text(plat_cpu_features(), feats, sizeof feats);
 	plat_printf("llmk %s\n", plat_version());
 	plat_printf("  git       %s\n", plat_git());
 	plat_printf("  build id  %s\n", plat_build_id());
 	plat_printf("  arch      %s\n", plat_arch());
 	plat_printf("  machine   %s%s\n", plat_machine(), plat_emulated() ? " (emulated)" : "");
 	plat_printf("  cpus      %d\n", plat_cpu_count());
-	plat_printf("  features %s\n", o ? feats : " (none beyond the base ISA)");
+	plat_printf("  features %s\n", feats[0] ? feats : " (none beyond the base ISA)");
 	version_packs();
 	if (shell_seal_key_note(sh))
 		plat_printf("  model key %s\n", shell_seal_key_note(sh));
@@ -180,7 +198,7 @@ static void config_show(struct shell *sh, const struct shell_config_key *k)
 {
 	char v[128] = "";
 	if (k->get)
-		k->get(sh, v, sizeof v);
+		k->get(sh, k, v, sizeof v);
 	plat_printf("  %-16s %-12s %s\n", k->name, v, k->help ? k->help : "");
 }
 
@@ -205,7 +223,7 @@ static int cmd_config(struct shell *sh, int argc, char **argv)
 	}
 	if (!k->set)
 		return shell_err(sh, -LLMK_EINVAL, "config: '%s' is read-only", k->name);
-	return k->set(sh, argv[2]);
+	return k->set(sh, k, argv[2]);
 }
 
 static int parse_onoff(struct shell *sh, const char *key, const char *v, bool *out)
@@ -221,29 +239,30 @@ static int parse_onoff(struct shell *sh, const char *key, const char *v, bool *o
 	return shell_err(sh, -LLMK_EINVAL, "config %s: expected on or off, got '%s'", key, v);
 }
 
-static int set_echo(struct shell *sh, const char *v)
+static int set_echo(struct shell *sh, const struct shell_config_key *k, const char *v)
 {
 	return parse_onoff(sh, "echo", v, &sh->echo);
 }
 
-static void get_echo(struct shell *sh, char *buf, size_t n)
+static void get_echo(struct shell *sh, const struct shell_config_key *k, char *buf, size_t n)
 {
 	plat_snprintf(buf, n, "%s", sh->echo ? "on" : "off");
 }
 
-static int set_prompt(struct shell *sh, const char *v)
+static int set_prompt(struct shell *sh, const struct shell_config_key *k, const char *v)
 {
 	return parse_onoff(sh, "prompt", v, &sh->prompt);
 }
 
-static void get_prompt(struct shell *sh, char *buf, size_t n)
+static void get_prompt(struct shell *sh, const struct shell_config_key *k, char *buf, size_t n)
 {
 	plat_snprintf(buf, n, "%s", sh->prompt ? "on" : "off");
 }
 
 const struct shell_config_key shell_config_sys[] = {
-	{"echo", "on|off: echo typed characters (serial terminals want on)", set_echo, get_echo},
-	{"prompt", "on|off: print the '" SHELL_PROMPT "' prompt", set_prompt, get_prompt},
+	{"echo", "on|off: echo typed characters (serial terminals want on)", set_echo, get_echo,
+	 NULL, NULL},
+	{"prompt", "on|off: print the '" SHELL_PROMPT "' prompt", set_prompt, get_prompt, NULL, NULL},
 	{0},
 };
 

@@ -16,14 +16,12 @@
 
 static const struct tok *cur_tok(struct shell *sh, const char *cmd)
 {
-	const struct engine *e = sh->engine;
+	const struct tok *t = sh->engine ? engine_tok(sh->engine) : NULL;
 
-	if (!e || !e->loaded) {
+	if (!t)
 		shell_err(sh, -LLMK_EINVAL, "%s: no vocabulary loaded (load N or load --vocab-only N)",
 			  cmd);
-		return NULL;
-	}
-	return &e->tok;
+	return t;
 }
 
 /* One token as "id 'piece'": control bytes and bytes that are not whole

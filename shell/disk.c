@@ -191,22 +191,18 @@ static void describe_gguf(int disk, const struct plat_disk_info *in)
 	gguf_close(&g);
 }
 
-bool shell_describe_sealed(struct shell *sh, int disk, const struct plat_disk_info *in,
-			   const uint8_t *head, size_t n) __attribute__((weak, visibility("hidden")));
-
 void shell_disk_describe(struct shell *sh, int disk, const struct plat_disk_info *in)
 {
 	uint8_t h[512];
 	size_t n = in->capacity < sizeof h ? (size_t)in->capacity : sizeof h;
 
-	(void)sh;
 	int r = plat_disk_read(disk, 0, h, n);
 	if (r) {
 		plat_printf("  holds: unknown (reading the first %zu bytes failed: %s)\n", n,
 			    plat_strerror(r));
 		return;
 	}
-	if (shell_describe_sealed && shell_describe_sealed(sh, disk, in, h, n))
+	if (shell_describe_sealed(sh, disk, in, h, n))
 		return;
 	/* gguf.md: the file starts with the magic "GGUF". */
 	if (n >= 4 && memcmp(h, "GGUF", 4) == 0) {

@@ -1,79 +1,9 @@
 /*
- * shell/shell.c — the llmctl prompt loop, command tables, config keys and the
- * helpers commands share (errors, numbers, disk indices).
+ * shell/shell.c — the llmctl prompt loop, config files, and the helpers
+ * commands share (errors, numbers with their messages, disk indices). The
+ * commands and config keys themselves are listed in shell/registry.c.
  */
 #include "shell.h"
-
-/*
- * Every area's command table, weak so a file that has not landed yet reads
- * as NULL (see shell.h). Order matters only for duplicate names: first wins.
- * Hidden: the linker then resolves a missing table to 0 itself, with no
- * dynamic relocation left for the EFI loader's relocator (which takes only
- * RELATIVE ones) to choke on.
- */
-#define SHELL_WEAK __attribute__((weak, visibility("hidden")))
-#define SHELL_AREA(x)                                                           \
-	extern const struct shell_cmd shell_cmds_##x[] SHELL_WEAK;              \
-	extern const struct shell_config_key shell_config_##x[] SHELL_WEAK;
-SHELL_AREA(tok)
-SHELL_AREA(model)
-SHELL_AREA(bench)
-SHELL_AREA(seal)
-SHELL_AREA(attest)
-SHELL_AREA(guestkey)
-SHELL_AREA(stream)
-SHELL_AREA(sys)
-#undef SHELL_AREA
-
-static const struct shell_cmd *const shell_tables[] = {
-	shell_cmds_tok, shell_cmds_model, shell_cmds_bench, shell_cmds_seal,
-	shell_cmds_attest, shell_cmds_guestkey, shell_cmds_stream, shell_cmds_sys,
-};
-static const struct shell_config_key *const shell_config_tables[] = {
-	shell_config_tok, shell_config_model, shell_config_bench, shell_config_seal,
-	shell_config_attest, shell_config_guestkey, shell_config_stream, shell_config_sys,
-};
-#define N_TABLES (int)(sizeof shell_tables / sizeof shell_tables[0])
-
-const struct shell_cmd *shell_cmd_at(int idx)
-{
-	for (int t = 0; t < N_TABLES; t++) {
-		const struct shell_cmd *c = shell_tables[t];
-		for (; c && c->name; c++)
-			if (idx-- == 0)
-				return c;
-	}
-	return NULL;
-}
-
-const struct shell_cmd *shell_find(const char *name)
-{
-	const struct shell_cmd *c;
-	for (int i = 0; (c = shell_cmd_at(i)); i++)
-		if (strcmp(c->name, name) == 0)
-			return c;
-	return NULL;
-}
-
-const struct shell_config_key *shell_config_at(int idx)
-{
-	for (int t = 0; t < N_TABLES; t++) {
-		const struct shell_config_key *k = shell_config_tables[t];
-		for (; k && k->name; k++)
-			if (idx-- == 0)
-				return k;
-	}
-	return NULL;
-}
-
-const struct shell_config_key *shell_config_find(const char *name)
-{
-	const struct shell_config_key *k;
-	for (int i = 0; (k = shell_config_at(i)); i++)
-		if (strcmp(k->name, name) == 0)
-			return k;
-	return NULL;
-}
 
 /* ---- errors ---- */
 int shell_err(struct shell *sh, int err, const char *fmt, ...)
@@ -114,109 +44,7 @@ int shell_check_argc(struct shell *sh, int argc, char **argv, int min, int max)
 			 argv[0], argv[max], usage);
 }
 
-/* ---- numbers ---- */
-static int digit_val(char c, unsigned base)
-{
-	unsigned v;
-	if (c >= '0' && c <= '9')
-		v = (unsigned)(c - '0');
-	else if (c >= 'a' && c <= 'f')
-		v = (unsigned)(c - 'a' + 10);
-	else if (c >= 'A' && c <= 'F')
-		v = (unsigned)(c - 'A' + 10);
-	else
-		return -1;
-	return v < base ? (int)v : -1;
-}
-
-int shell_parse_u64(const char *s, uint64_t *out)
-{
-	unsigned base = 10;
-	uint64_t v = 0;
-	int shift = 0;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	if (digit_val(*s, base) < 0)
-		return -LLMK_EINVAL;
-	for (int d; (d = digit_val(*s, base)) >= 0; s++) {
-		if (v > (UINT64_MAX - (uint64_t)d) / base)
-			return -LLMK_ERANGE;
-		v = v * base + (uint64_t)d;
-	}
-	switch (*s) {
-	case 'k': case 'K': shift = 10; s++; break;
-	case 'm': case 'M': shift = 20; s++; break;
-	case 'g': case 'G': shift = 30; s++; break;
-	case 't': case 'T': shift = 40; s++; break;
-	}
-	if (shift && (*s == 'i' && s[1] == 'B'))
-		s += 2;
-	if (*s)
-		return -LLMK_EINVAL;
-	if (shift && v > (UINT64_MAX >> shift))
-		return -LLMK_ERANGE;
-	*out = v << shift;
-	return 0;
-}
-
-int shell_parse_i64(const char *s, int64_t *out)
-{
-	bool neg = *s == '-';
-	uint64_t u;
-	int r = shell_parse_u64(s + (neg || *s == '+'), &u);
-	if (r)
-		return r;
-	if (u > (uint64_t)INT64_MAX + neg)
-		return -LLMK_ERANGE;
-	*out = neg ? (int64_t)(0 - u) : (int64_t)u;
-	return 0;
-}
-
-/* Decimal floats as typed for sampling flags; exact enough for 0.95 or 1e-5
- * (the last digit may differ from strtod; nothing here needs more). */
-int shell_parse_f64(const char *s, double *out)
-{
-	bool neg = false, any = false;
-	double v = 0, scale = 1;
-	int e = 0;
-
-	if (*s == '-' || *s == '+')
-		neg = *s++ == '-';
-	for (; *s >= '0' && *s <= '9'; s++, any = true)
-		v = v * 10 + (*s - '0');
-	if (*s == '.')
-		for (s++; *s >= '0' && *s <= '9'; s++, any = true)
-			v += (*s - '0') * (scale /= 10);
-	if (!any)
-		return -LLMK_EINVAL;
-	if (*s == 'e' || *s == 'E') {
-		bool eneg = false;
-		s++;
-		if (*s == '-' || *s == '+')
-			eneg = *s++ == '-';
-		if (*s < '0' || *s > '9')
-			return -LLMK_EINVAL;
-		for (; *s >= '0' && *s <= '9'; s++)
-			if ((e = e * 10 + (*s - '0')) > 400)
-				return -LLMK_ERANGE;
-		if (eneg)
-			e = -e;
-	}
-	if (*s)
-		return -LLMK_EINVAL;
-	for (; e > 0; e--)
-		v *= 10;
-	for (; e < 0; e++)
-		v /= 10;
-	if (v > 1.7976931348623157e308)
-		return -LLMK_ERANGE;
-	*out = neg ? -v : v;
-	return 0;
-}
-
+/* ---- numbers, with their messages (the parsers are in args.c) ---- */
 int shell_arg_u64(struct shell *sh, const char *what, const char *s, uint64_t lo, uint64_t hi,
 		  uint64_t *out)
 {
@@ -373,7 +201,7 @@ static int config_line(struct shell *sh, char *line, const char *what, int linen
 		return shell_err(sh, -LLMK_ENOENT, "%s:%d: unknown config key '%s' (try 'config')",
 				 what, lineno, sh->argv[0]);
 	plat_printf("%s:%d: %s = %s\n", what, lineno, sh->argv[0], sh->argv[1]);
-	return k->set(sh, sh->argv[1]);
+	return k->set(sh, k, sh->argv[1]);
 }
 
 int shell_config_apply(struct shell *sh, const char *text, const char *what)

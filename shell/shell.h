@@ -2,8 +2,8 @@
  * shell/shell.h — llmctl: the command shell on the serial console (kernel) and
  * on stdin/stdout (build/host/llmctl). Portable: platform.h only.
  *
- * Adding commands (merge-friendly, no edit of shell.c needed once your table
- * name is listed there):
+ * Commands come in areas, one shell/cmd_<area>.c each, listed in
+ * shell/registry.c (one declaration and one row per area):
  *
  *   // shell/cmd_tok.c
  *   static int cmd_tokenize(struct shell *sh, int argc, char **argv) { ... }
@@ -12,22 +12,10 @@
  *   	{0},
  *   };
  *
- * shell.c declares every area's table as a hidden weak extern (shell_cmds_tok,
- * _model, _bench, _seal, _attest, _stream, _sys) and skips the ones that are
- * NULL, so files land in any order. A table not in that list is not seen:
- * add one SHELL_AREA(name) line to shell.c. The first table naming a command
- * wins and shell_cmds_sys comes last, so an area can replace one of its
- * skeletons. The host links the engine as an archive, and a weak reference
- * does not pull an archive member in, so mk/shell.mk names every table a
- * file in shell/ defines as undefined on the host link line: write the definition
- * on one line exactly as above ("const struct shell_cmd shell_cmds_X[] = {").
- * The kernel links the objects themselves and needs nothing.
- *
  * Config keys (`config`, `config KEY VALUE`, and llmk.cfg / --config lines
- * "KEY VALUE" or "KEY = VALUE", '#' comments) are merged the same way from
- * weak tables shell_config_<area>[] of struct shell_config_key (same rule:
- * "const struct shell_config_key shell_config_X[] = {" on one line). The
- * `config` command itself is in cmd_sys.c; areas only add keys.
+ * "KEY VALUE" or "KEY = VALUE", '#' comments) come the same way from an
+ * area's shell_config_<area>[] of struct shell_config_key. The `config`
+ * command itself is in cmd_sys.c; areas only add keys.
  *
  * Command contract: argv[0] is the command name; argv strings are writable and
  * live until the command returns. A command prints its own output with
@@ -59,9 +47,14 @@ struct shell_config_key {
 	const char *name; /* NULL ends a table */
 	const char *help; /* values and meaning, one line */
 	/* Parse and apply value; on failure print one "error: " line, return -LLMK_E*. */
-	int (*set)(struct shell *sh, const char *value);
+	int (*set)(struct shell *sh, const struct shell_config_key *k, const char *value);
 	/* Current value as text. */
-	void (*get)(struct shell *sh, char *buf, size_t n);
+	void (*get)(struct shell *sh, const struct shell_config_key *k, char *buf, size_t n);
+	/* Also a flag "--<name> <flag>" of the commands whose usage says
+	 * "--KEY VALUE" (infer, chat), for one run; `help` lists these. NULL: a
+	 * config key only. */
+	const char *flag;
+	const void *arg; /* the key's own data, for set/get that serve several keys */
 };
 
 /* Line editor state (shell/line.c). */
@@ -84,13 +77,18 @@ enum shell_line_event {
 	SHELL_LINE_EOF,      /* Ctrl-D on an empty line, when sh->ctrl_d_ends */
 };
 
+struct engine;      /* llm/engine.h */
+struct seal_shell;  /* shell/cmd_seal.c: the model key */
+struct attest_shell; /* the attestation commands' state */
+
 struct shell {
-	/* The engine's state (loaded model, config); owned by shell/cmd_model.c,
-	 * created on first use, NULL until then. */
-	void *engine;
-	/* Sealing/attestation state, owned by those commands; NULL until used. */
-	void *seal;
-	void *attest;
+	/* The inference session (loaded model, config); shell/cmd_model.c's
+	 * shell_engine() creates it on first use, NULL until then. */
+	struct engine *engine;
+	/* State of the sealing and attestation commands, each owned by its
+	 * file; NULL until first used. */
+	struct seal_shell *seal;
+	struct attest_shell *attest;
 
 	bool echo;   /* echo typed bytes (serial console: yes; host stdin not a TTY: no) */
 	bool prompt; /* print "llm> " (off for the host reading a script from a pipe) */
@@ -113,6 +111,15 @@ struct shell {
 	size_t ta_head, ta_len;
 };
 
+/* ---- registry.c: every area's commands and config keys ---- */
+/* Look a command up by name over every area; NULL if none. */
+const struct shell_cmd *shell_find(const char *name);
+/* Iterate every command: idx from 0 until NULL. */
+const struct shell_cmd *shell_cmd_at(int idx);
+/* Iterate every config key the same way; and find by name. */
+const struct shell_config_key *shell_config_at(int idx);
+const struct shell_config_key *shell_config_find(const char *name);
+
 /* ---- shell.c ---- */
 /* Fresh state (no engine); echo and prompt on if interactive (a terminal
  * types into it), then plat_config_file() applied (which may change them). */
@@ -126,13 +133,6 @@ __attribute__((noreturn)) void shell_main(void);
 /* Split and run one command line; blank lines and lines starting with '#'
  * do nothing. Returns the command's result (errors are already printed). */
 int shell_exec_line(struct shell *sh, const char *line);
-/* Look a command up by name over every table; NULL if none. */
-const struct shell_cmd *shell_find(const char *name);
-/* Iterate every command: idx from 0 until NULL. */
-const struct shell_cmd *shell_cmd_at(int idx);
-/* Iterate every config key the same way; and find by name. */
-const struct shell_config_key *shell_config_at(int idx);
-const struct shell_config_key *shell_config_find(const char *name);
 /* Apply config text ("KEY VALUE" lines); errors name the line. Returns the
  * first error or 0. what names the source in errors ("llmk.cfg"). */
 int shell_config_apply(struct shell *sh, const char *text, const char *what);
@@ -150,12 +150,7 @@ int shell_err(struct shell *sh, int err, const char *fmt, ...)
  * "error: <cmd>: missing argument (usage: ...)" / "too many arguments" and
  * return -LLMK_EINVAL. */
 int shell_check_argc(struct shell *sh, int argc, char **argv, int min, int max);
-/* Parse numbers: decimal or 0x hex, u64 with optional K/M/G/T suffix (x1024^n).
- * 0 or -LLMK_EINVAL (not a number) / -LLMK_ERANGE (overflow). No printing. */
-int shell_parse_u64(const char *s, uint64_t *out);
-int shell_parse_i64(const char *s, int64_t *out);
-int shell_parse_f64(const char *s, double *out); /* [-]digits[.digits][e[-]N] */
-/* The same, printing "error: <what>: bad number 'x'" or "... out of range
+/* shell_parse_* (args.c), printing "error: <what>: bad number 'x'" or "... out of range
  * [lo, hi]" and returning -LLMK_EINVAL / -LLMK_ERANGE. */
 int shell_arg_u64(struct shell *sh, const char *what, const char *s, uint64_t lo, uint64_t hi,
 		  uint64_t *out);
@@ -165,10 +160,6 @@ int shell_arg_f64(struct shell *sh, const char *what, const char *s, double lo, 
 int shell_arg_disk(struct shell *sh, const char *s, int *disk);
 /* "1.50 GiB" style size into buf; returns buf. */
 const char *shell_human_size(uint64_t bytes, char *buf, size_t n);
-struct engine;
-/* "256.00 MiB" (mem-budget), "1.20 GiB (the free memory; no mem-budget)" (what the plan
- * fitted without one) or "no budget" into buf (at least 48 bytes). */
-const char *shell_budget(const struct engine *e, char *buf, size_t n);
 
 /* ---- disk.c: streaming reads and what a disk holds ---- */
 #define SHELL_DISK_CHUNK (1u << 20) /* bytes per asynchronous request */
@@ -190,11 +181,9 @@ int shell_disk_bench(struct shell *sh, int disk, uint64_t max_bytes, uint64_t ma
 /* Print indented lines saying what the disk holds (GGUF header, sealed image). */
 void shell_disk_describe(struct shell *sh, int disk, const struct plat_disk_info *in);
 /*
- * Sealed images: `disks` asks this hook, if linked in, before trying GGUF.
- * Whoever implements sealing defines it (in the same file as a command table,
- * so the host link pulls it in): given the disk's first n (<= 512) bytes, it
- * prints indented lines and returns true if the disk holds a sealed image.
- * sh gives it the loaded key. Declared weak in disk.c; absent until then.
+ * cmd_seal.c: `disks` asks this before trying GGUF. Given the disk's first
+ * n (<= 512) bytes, it prints indented lines and returns true if the disk
+ * holds a sealed image; sh gives it the loaded key.
  */
 bool shell_describe_sealed(struct shell *sh, int disk, const struct plat_disk_info *in,
 			   const uint8_t *head, size_t n);
@@ -206,7 +195,7 @@ void shell_line_reset(struct shell_line *l);
  * DONE or ERROR (error printed). */
 enum shell_line_event shell_line_feed(struct shell *sh, int c);
 
-/* ---- args.c: the argument splitter ---- */
+/* ---- args.c: the argument splitter and numbers ---- */
 /*
  * Split line into words: runs of non-blanks (space, tab), or double-quoted
  * strings with the escapes \n \t \r \\ \" \xHH (adjacent pieces join, as in
@@ -217,5 +206,10 @@ enum shell_line_event shell_line_feed(struct shell *sh, int c);
  */
 int shell_split(const char *line, char *out, size_t cap, char **argv, int max, char *err,
 		size_t errlen);
+/* Parse numbers: decimal or 0x hex, u64 with optional K/M/G/T suffix (x1024^n).
+ * 0 or -LLMK_EINVAL (not a number) / -LLMK_ERANGE (overflow). No printing. */
+int shell_parse_u64(const char *s, uint64_t *out);
+int shell_parse_i64(const char *s, int64_t *out);
+int shell_parse_f64(const char *s, double *out); /* [-]digits[.digits][e[-]N] */
 
 #endif

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/mkmodel.h"
+#include "writer/mkmodel.h"
 
 static const char usage[] =
 "usage: mkmodel [options] -o FILE\n"

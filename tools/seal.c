@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../llm/seal.h"
+#include "writer/seal_write.h"
 
 #define IO_BUF (4u << 20)
 

@@ -4,11 +4,12 @@
  *
  * Intel SDM Vol. 1 §13.5 and Vol. 3A §2.5/§13.3: AVX needs CR4.OSXSAVE and
  * XCR0 bits 1-2 (SSE, AVX state); AVX-512 adds XCR0 bits 5-7 (opmask,
- * ZMM_Hi256, Hi16_ZMM). A feature counts as usable only when both CPUID says
- * the CPU has it and XCR0 has its state enabled.
+ * ZMM_Hi256, Hi16_ZMM). enable_simd sets them; kernel/cpu_features.c then
+ * counts a feature usable only when CPUID has it and XCR0 its state.
  */
 #include "../kernel.h"
 #include "../arch.h"
+#include "../cpu_features.h"
 #include "x86.h"
 
 #define CR0_MP (1u << 1)
@@ -17,10 +18,6 @@
 #define CR4_OSFXSR (1u << 9)
 #define CR4_OSXMMEXCPT (1u << 10)
 #define CR4_OSXSAVE (1u << 18)
-#define XCR0_X87 (1u << 0)
-#define XCR0_SSE (1u << 1)
-#define XCR0_AVX (1u << 2)
-#define XCR0_AVX512 (7u << 5)
 
 static struct {
 	uint32_t features;
@@ -49,66 +46,25 @@ static void enable_simd(void)
 	xsetbv(0, xcr0);
 }
 
+/* The words kernel/cpu_features.c decodes (XCR0 as enable_simd left it). */
 static void detect_features(void)
 {
-	struct cpuid l0 = cpuid(0, 0);
-	uint32_t max = l0.a, f = 0;
-	struct cpuid l1 = cpuid(1, 0), l7 = { 0 }, l71 = { 0 };
-	uint64_t xcr0 = (l1.c & (1u << 27)) ? xgetbv(0) : XCR0_X87 | XCR0_SSE;
-	bool avx_ok = (xcr0 & (XCR0_SSE | XCR0_AVX)) == (XCR0_SSE | XCR0_AVX);
-	bool avx512_ok = avx_ok && (xcr0 & XCR0_AVX512) == XCR0_AVX512;
+	struct cpuid l0 = cpuid(0, 0), l1 = cpuid(1, 0), l7 = { 0 }, l71 = { 0 };
+	struct cpuid_words w;
 
-	if (max >= 7) {
+	if (l0.a >= 7) {
 		l7 = cpuid(7, 0);
 		if (l7.a >= 1)
 			l71 = cpuid(7, 1);
 	}
-	/* the vendor string: EBX, EDX, ECX of leaf 0 ("Auth" "enti" "cAMD") */
-	if ((l0.b == 0x68747541u && l0.c == 0x444d4163u) ||
-	    (l0.b == 0x6f677948u && l0.c == 0x656e6975u)) /* Hygon: "Hygo" "uine" */
-		f |= PLAT_CPU_AMD;
-	if (l1.c & (1u << 20))
-		f |= PLAT_CPU_SSE42;
-	if (l1.c & (1u << 30))
-		f |= PLAT_CPU_RDRAND;
-	/* SDM Vol. 2A CPUID leaf 1 ECX: bit 25 AES-NI, bit 1 PCLMULQDQ (SSE state). */
-	if (l1.c & (1u << 25))
-		f |= PLAT_CPU_AES;
-	if (l1.c & (1u << 1))
-		f |= PLAT_CPU_PCLMUL;
-	if (avx_ok) {
-		if (l1.c & (1u << 12))
-			f |= PLAT_CPU_FMA;
-		if (l1.c & (1u << 29))
-			f |= PLAT_CPU_F16C;
-		if (l7.b & (1u << 5))
-			f |= PLAT_CPU_AVX2;
-		if (l71.a & (1u << 4))
-			f |= PLAT_CPU_AVXVNNI;
-		/* leaf 7 ECX bit 9 VAES, bit 10 VPCLMULQDQ: VEX/EVEX forms, AVX state */
-		if (l7.c & (1u << 9))
-			f |= PLAT_CPU_VAES;
-		if (l7.c & (1u << 10))
-			f |= PLAT_CPU_VPCLMUL;
-	}
-	if (l7.b & (1u << 29)) /* SHA extensions: xmm, SSE state only */
-		f |= PLAT_CPU_SHA;
-	if (avx512_ok && (l7.b & (1u << 16))) {
-		f |= PLAT_CPU_AVX512F;
-		if (l7.b & (1u << 17))
-			f |= PLAT_CPU_AVX512DQ;
-		if (l7.b & (1u << 30))
-			f |= PLAT_CPU_AVX512BW;
-		if (l7.b & (1u << 31))
-			f |= PLAT_CPU_AVX512VL;
-		if (l7.c & (1u << 11))
-			f |= PLAT_CPU_AVX512VNNI;
-		if (l71.a & (1u << 5))
-			f |= PLAT_CPU_AVX512BF16;
-		if (l7.c & (1u << 8)) /* GFNI, its zmm form */
-			f |= PLAT_CPU_GFNI;
-	}
-	cpu.features = f;
+	w.l0_ebx = l0.b;
+	w.l0_ecx = l0.c;
+	w.l1_ecx = l1.c;
+	w.l7_ebx = l7.b;
+	w.l7_ecx = l7.c;
+	w.l71_eax = l71.a;
+	w.xcr0 = (l1.c & (1u << 27)) ? xgetbv(0) : 0;
+	cpu.features = cpuid_features(&w);
 }
 
 static void detect_brand(void)

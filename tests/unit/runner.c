@@ -68,13 +68,16 @@ const char *test_tmpdir(void)
 
 int main(int argc, char **argv)
 {
-	const char *filter = argc > 1 ? argv[1] : NULL;
 	const char *req = getenv("LLMK_REQUIRE_TESTDATA");
 	int require = req && req[0] == '1';
 	int passed = 0, failed = 0, skipped = 0;
 
 	for (struct test_case *t = tests_head; t; t = t->next) {
-		if (filter && !strstr(t->name, filter))
+		/* arguments: run the tests whose name holds any of them */
+		int hit = argc == 1;
+		for (int i = 1; i < argc && !hit; i++)
+			hit = strstr(t->name, argv[i]) != NULL;
+		if (!hit)
 			continue;
 		test_failed_checks = 0;
 		test_skipped = 0;

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "../../llm/aesgcm.h"
-#include "../../llm/seal.h"
+#include "../../tools/writer/seal_write.h"
 
 static const struct aesgcm_ops *fast(void)
 {

@@ -203,14 +203,14 @@ TEST(cmd_infer_stop_string_trims_output)
 	out = run(&s, "infer \"Once upon a time\" -n 64 --temp 0 --stop Lily --stop zzz", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK_STR(out, ", there was a little girl named \n");
-	CHECK_STR(((struct engine *)s.sh->engine)->stats.stop, "stop");
+	CHECK_STR(s.sh->engine->run.stop, "stop");
 	/* a stop string that starts matching but never completes: the text held
 	 * back while it might have is printed in the end, nothing lost */
 	char full[4096];
 	snprintf(full, sizeof full, "%s", run(&s, "infer \"Once upon a time\" -n 20 --temp 0", &st));
 	out = run(&s, "infer \"Once upon a time\" -n 20 --temp 0 --stop \"Lily. She z\" --stop outsidx", &st);
 	CHECK_STR(out, full);
-	CHECK_STR(((struct engine *)s.sh->engine)->stats.stop, "limit");
+	CHECK_STR(s.sh->engine->run.stop, "limit");
 	close_session(&s);
 }
 
@@ -230,7 +230,7 @@ TEST(cmd_infer_seed_reproduces_sampling)
 	CHECK_STR(a, b);
 	CHECK(strcmp(a, c) != 0);
 	/* the second run found the prompt in the cache */
-	CHECK(((struct engine *)s.sh->engine)->stats.n_reused > 0);
+	CHECK(s.sh->engine->run.n_reused > 0);
 	close_session(&s);
 }
 
@@ -248,12 +248,12 @@ TEST(cmd_chat_reuses_earlier_turns)
 	CHECK_EQ_INT(st, 0);
 	e = s.sh->engine;
 	CHECK_EQ_INT(e->n_msgs, 2);
-	CHECK_EQ_INT(e->stats.n_reused, 0);
+	CHECK_EQ_INT(e->run.n_reused, 0);
 	out = run(&s, "chat \"Lily\" -n 8 --temp 0", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK_EQ_INT(e->n_msgs, 4);
-	CHECK(e->stats.n_reused > 5);
-	CHECK(e->stats.n_prompt < e->stats.n_reused);
+	CHECK(e->run.n_reused > 5);
+	CHECK(e->run.n_prompt < e->run.n_reused);
 	out = run(&s, "chat \"more\" --system \"late\"", &st);
 	CHECK_EQ_INT(st, -LLMK_EINVAL);
 	CHECK(strstr(out, "must come first") != NULL);
@@ -343,7 +343,10 @@ TEST(cmd_model_errors_one_line_each)
 				cases[i].says);
 		CHECK(strstr(out, cases[i].says) != NULL);
 	}
-	/* 200 words do not fit a context of 128 */
+	/* 200 words do not fit a context of 128; also right after a run that
+	 * generated tokens (its counters must not hide the error) */
+	run(&s, "infer \"Once upon a time\" -n 2 --temp 0", &st);
+	CHECK_EQ_INT(st, 0);
 	size_t n = (size_t)snprintf(longp, sizeof longp, "infer \"");
 	for (int i = 0; i < 200; i++)
 		n += (size_t)snprintf(longp + n, sizeof longp - n, "cat ");
@@ -433,8 +436,63 @@ TEST(cmd_budget_shrinks_the_context)
 	CHECK(e->n_ctx >= 16 && e->n_ctx < 128);
 	run(&s, "infer \"Once upon a time\" -n 500 --temp 0", &st);
 	CHECK_EQ_INT(st, 0);
-	CHECK_STR(e->stats.stop, "context");
+	CHECK_STR(e->run.stop, "context");
 	CHECK_EQ_INT(e->n_past, e->n_ctx);
 	CHECK(e->mem.peak <= 5300 * 1024);
+	close_session(&s);
+}
+
+/* A setting is one row: its flag gives one run what `config` gives every
+ * run, the flag's errors name the flag and the key's the key, and `help`
+ * lists every row that has a flag. */
+TEST(cmd_flags_and_config_keys_are_one_table)
+{
+	char a[4096], b[4096];
+	struct session s;
+	const char *out;
+	int st, flags = 0;
+
+	if (!open_session(&s, "stories260K.gguf"))
+		SKIP("no testdata (LLMK_TESTDATA)");
+	run(&s, "load 0", &st);
+	snprintf(a, sizeof a, "%s", run(&s, "infer \"The cat\" -n 20 --temp 1.1 --top-k 30 --seed 5 "
+					 "--repeat-penalty 1.3 --mirostat 2 --mirostat-ent 3 --ids", &st));
+	CHECK_EQ_INT(st, 0);
+	run(&s, "config temp 1.1", &st);
+	run(&s, "config top-k 30", &st);
+	run(&s, "config seed 5", &st);
+	run(&s, "config repeat-penalty 1.3", &st);
+	run(&s, "config mirostat 2", &st);
+	run(&s, "config mirostat-ent 3", &st);
+	run(&s, "config n-predict 20", &st);
+	snprintf(b, sizeof b, "%s", run(&s, "infer \"The cat\" --ids", &st));
+	CHECK_EQ_INT(st, 0);
+	CHECK_STR(a, b);
+	/* a flag changes only its run */
+	out = run(&s, "config temp", &st);
+	CHECK(strstr(out, " 1.1 ") != NULL);
+	out = run(&s, "infer \"x\" --temp 500", &st);
+	CHECK_STR(out, "error: --temp: 500 is out of range [0, 100]\n");
+	out = run(&s, "config temp 500", &st);
+	CHECK_STR(out, "error: temp: 500 is out of range [0, 100]\n");
+	out = run(&s, "infer \"x\" --mirostat 1", &st);
+	CHECK_STR(out, "error: --mirostat: only 0 (off) and 2 are supported\n");
+	out = run(&s, "config mirostat 1", &st);
+	CHECK_STR(out, "error: config mirostat: only 0 (off) and 2 are supported\n");
+	/* every row with a flag is in `help`, and is a flag */
+	snprintf(a, sizeof a, "%s", run(&s, "help", &st));
+	const struct shell_config_key *k;
+	for (int i = 0; (k = shell_config_at(i)); i++) {
+		char flag[64], line[160];
+		if (!k->flag)
+			continue;
+		flags++;
+		snprintf(flag, sizeof flag, "--%s %s", k->name, k->flag);
+		CHECK(strstr(a, flag) != NULL);
+		snprintf(line, sizeof line, "infer \"x\" -n 1 --%s", k->name);
+		out = run(&s, line, &st);
+		CHECK(strstr(out, "needs a value") != NULL);
+	}
+	CHECK_EQ_INT(flags, 14);
 	close_session(&s);
 }

@@ -1,4 +1,4 @@
-/* tests/unit/test_mkmodel.c — tools/host/mkmodel_write.c writes models gguf and tok accept. */
+/* tests/unit/test_mkmodel.c — tools/writer/mkmodel_write.c writes models gguf and tok accept. */
 #include "test.h"
 
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 #include "../../llm/gguf.h"
 #include "../../llm/quant.h"
 #include "../../llm/tok.h"
-#include "../../tools/host/mkmodel.h"
+#include "../../tools/writer/mkmodel.h"
 
 static int open_model(const char *path, struct gguf_file *g, struct llm_mem *mem, void **buf)
 {

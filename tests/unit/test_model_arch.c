@@ -104,11 +104,12 @@ static const float *get(const struct synth *s, const char *name)
 	return NULL;
 }
 
+static void synth_write(struct synth *s);
+
 static void synth_build(struct synth *s, const struct cfg *c)
 {
 	uint32_t hd = c->n_embd / c->n_head, Q = c->n_embd, KV = c->n_head_kv * hd;
-	char key[96], name[64];
-	struct gw w = {0};
+	char name[64];
 
 	memset(s, 0, sizeof *s);
 	s->c = *c;
@@ -140,6 +141,17 @@ static void synth_build(struct synth *s, const struct cfg *c)
 		}
 	}
 
+	synth_write(s);
+}
+
+/* The GGUF of s's tensors, as they are now, into s->file. */
+static void synth_write(struct synth *s)
+{
+	const struct cfg *c = &s->c;
+	struct gw w = {0};
+	char key[96];
+
+	free(s->file);
 	put(&w, "GGUF", 4);
 	put_u32(&w, 3);
 	put_u64(&w, (uint64_t)s->n);
@@ -233,6 +245,10 @@ static void ref_rope(const struct synth *s, double *v, uint32_t pos)
 	}
 }
 
+/* A test's own traits for the model under test (NULL: its row's), so a
+ * trait no architecture row has yet is checked against the reference. */
+static const struct model_arch *arch_override;
+
 /* Logits of the last of toks[0..n). */
 static void ref_forward(const struct synth *s, const int32_t *toks, uint32_t n, double *logits)
 {
@@ -245,7 +261,8 @@ static void ref_forward(const struct synth *s, const int32_t *toks, uint32_t n, 
 
 	for (uint32_t p = 0; p < n; p++)
 		for (uint32_t i = 0; i < E; i++)
-			x[p * E + i] = get(s, "token_embd.weight")[(size_t)toks[p] * E + i];
+			x[p * E + i] = get(s, "token_embd.weight")[(size_t)toks[p] * E + i] *
+				       (arch_override && arch_override->embd_scale ? sqrt((double)E) : 1.0);
 	for (uint32_t l = 0; l < c->n_layer; l++) {
 #define W(sfx) (snprintf(nm, sizeof nm, "blk.%u.%s", l, sfx), get(s, nm))
 		for (uint32_t p = 0; p < n; p++) {
@@ -332,6 +349,8 @@ static void check_arch(const struct cfg *c, uint32_t kv_type, uint32_t n_batch)
 	CHECK_EQ_INT(gguf_open(&g, &rd, &mem, err, sizeof err), 0);
 	CHECK_EQ_INT(model_read_hparams(&hp, &g, err, sizeof err), 0);
 	CHECK_EQ_INT(model_check_layout(&hp, &g, err, sizeof err), 0);
+	if (arch_override)
+		hp.arch = arch_override;
 	if (err[0])
 		fprintf(stderr, "  %s: %s\n", c->arch, err);
 	CHECK_EQ_INT(hp.tied_output, c->tied);
@@ -388,8 +407,61 @@ TEST(model_arch_qwen2_bias_neox_partial_rope)
 	check_arch(&c, GGML_TYPE_F32, 3);
 }
 
+/* Gemma's embedding scale (x sqrt(n_embd)), a trait no supported row has
+ * yet, on a llama model. */
+TEST(model_arch_embedding_scale)
+{
+	static const struct model_arch scaled = {.name = "llama", .rope = MODEL_ROPE_NORM,
+						 .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
+						 .embd_scale = true};
+	struct cfg c = {"llama", 2, 64, 4, 2, 96, 100, 16, 10000, 0, false, false, false};
+
+	arch_override = &scaled;
+	check_arch(&c, GGML_TYPE_F32, 64);
+	arch_override = NULL;
+}
+
 TEST(model_arch_f16_cache_close)
 {
 	struct cfg c = {"qwen2", 1, 64, 4, 2, 96, 100, 16, 1000000, 0, false, true, false};
 	check_arch(&c, GGML_TYPE_F16, 64);
+}
+
+/* Each layer tensor in turn given the right number of elements in the
+ * wrong shape (half the row length, twice the rows): the layout check
+ * refuses it, naming the tensor; the table of shapes is weights.c's. */
+TEST(model_layout_refuses_each_layer_tensor_in_a_wrong_shape)
+{
+	struct cfg c = {"qwen2", 2, 64, 4, 2, 96, 100, 16, 1000000, 0, true, true, false};
+	struct synth s;
+	int refused = 0;
+
+	synth_build(&s, &c);
+	for (int i = 0; i < s.n; i++) {
+		struct tensor *t = &s.t[i];
+		struct llm_membuf mb;
+		struct llm_reader rd;
+		struct llm_mem mem;
+		struct gguf_file g;
+		struct model_hparams hp;
+		char err[256];
+		if (strncmp(t->name, "blk.1.", 6) != 0)
+			continue;
+		t->ne0 /= 2;
+		t->ne1 *= 2;
+		synth_write(&s);
+		llm_mem_init(&mem, 0);
+		llm_reader_mem(&rd, &mb, s.file, s.len);
+		CHECK_EQ_INT(gguf_open(&g, &rd, &mem, err, sizeof err), 0);
+		CHECK_EQ_INT(model_read_hparams(&hp, &g, err, sizeof err), 0);
+		CHECK_EQ_INT(model_check_layout(&hp, &g, err, sizeof err), -LLMK_EFORMAT);
+		CHECK(strstr(err, t->name) != NULL && strstr(err, "has shape") != NULL);
+		gguf_close(&g);
+		t->ne0 *= 2;
+		t->ne1 /= 2;
+		refused++;
+	}
+	CHECK_EQ_INT(refused, 12); /* every slot of wt_layer_slots, biases included */
+	synth_write(&s);
+	synth_free(&s);
 }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "../../llm/engine.h"
-#include "../../llm/seal.h"
+#include "../../tools/writer/seal_write.h"
 #include "../../tools/host/host.h"
 
 static const uint8_t key_a[SEAL_KEY_SIZE] = {

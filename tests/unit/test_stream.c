@@ -9,7 +9,8 @@
 #include "test.h"
 #include "../../llm/engine.h"
 #include "../../tools/host/host.h"
-#include "../../tools/host/mkmodel.h"
+#include "../../tools/writer/mkmodel.h"
+#include "../../tools/writer/seal_write.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,7 +132,7 @@ static void same_ids(const char *path, const char *what)
 	/* every pass reads every layer at least once */
 	CHECK(io.bytes_read >= e->weight_bytes / 2);
 	if (memcmp(got, want, sizeof want) != 0)
-		fprintf(stderr, "  %s: streaming ids differ from resident (ctx %u, ended %s, %u slots)\n", what, e->n_ctx, e->stats.stop, e->n_slots);
+		fprintf(stderr, "  %s: streaming ids differ from resident (ctx %u, ended %s, %u slots)\n", what, e->n_ctx, e->run.stop, e->n_slots);
 	CHECK(memcmp(got, want, sizeof want) == 0);
 	budget = min_budget(e, 1) - 4096;
 	CHECK_EQ_INT(greedy(e, 0, ENGINE_WEIGHTS_AUTO, budget, NULL, got, err, sizeof err),
@@ -224,7 +225,7 @@ TEST(stream_forced_modes_and_refusal)
 		CHECK_EQ_INT(greedy(e, 0, ENGINE_WEIGHTS_STREAM, 0, NULL, got, err, sizeof err),
 			     N_IDS);
 		CHECK(memcmp(got, want, sizeof want) == 0);
-		CHECK(e->stats.n_prompt > 2);
+		CHECK(e->run.n_prompt > 2);
 		wt_io_stats(&e->model.w, &io, false);
 		CHECK_EQ_INT(io.misses, 0);
 		e->cfg.n_batch = ENGINE_DEFAULT_BATCH;

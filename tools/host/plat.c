@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "host.h"
+#include "../../kernel/cpu_features.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -400,58 +401,31 @@ uint32_t plat_cpu_features(void)
 {
 	uint32_t f = 0;
 #if defined(__x86_64__)
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("sse4.2"))
-		f |= PLAT_CPU_SSE42;
-	if (__builtin_cpu_supports("avx2"))
-		f |= PLAT_CPU_AVX2;
-	if (__builtin_cpu_supports("fma"))
-		f |= PLAT_CPU_FMA;
-	if (__builtin_cpu_supports("avx512f"))
-		f |= PLAT_CPU_AVX512F;
-	if (__builtin_cpu_supports("avx512bw"))
-		f |= PLAT_CPU_AVX512BW;
-	if (__builtin_cpu_supports("avx512vl"))
-		f |= PLAT_CPU_AVX512VL;
-	if (__builtin_cpu_supports("avx512dq"))
-		f |= PLAT_CPU_AVX512DQ;
-	if (__builtin_cpu_supports("avx512vnni"))
-		f |= PLAT_CPU_AVX512VNNI;
-	if (__builtin_cpu_supports("avx512bf16"))
-		f |= PLAT_CPU_AVX512BF16;
-	unsigned a, b, c, d;
-	/* the vendor string: EBX, EDX, ECX of leaf 0 ("Auth" "enti" "cAMD";
-	 * Hygon's Zen: "Hygo" "nGen" "uine") */
+	/* the words kernel/cpu_features.c decodes, as the kernel reads them;
+	 * XGETBV is allowed in user mode once the OS has set CR4.OSXSAVE */
+	struct cpuid_words w = {0};
+	unsigned a, b, c, d, max;
 	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0), "c"(0));
-	if ((b == 0x68747541u && c == 0x444d4163u) || (b == 0x6f677948u && c == 0x656e6975u))
-		f |= PLAT_CPU_AMD;
+	max = a;
+	w.l0_ebx = b;
+	w.l0_ecx = c;
 	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
-	if (c & (1u << 29))
-		f |= PLAT_CPU_F16C;
-	if (c & (1u << 30))
-		f |= PLAT_CPU_RDRAND;
-	/* AES-GCM's fast path (llm/aesgcm.c): CPUID.1:ECX[25] AES-NI, [1]
-	 * PCLMULQDQ; CPUID.7.0:ECX[9] VAES, [10] VPCLMULQDQ, counted only with
-	 * AVX2, whose OS support (XCR0) libgcc has checked (clang's
-	 * __builtin_cpu_supports knows no "vaes"). */
-	if (c & (1u << 25))
-		f |= PLAT_CPU_AES;
-	if (c & (1u << 1))
-		f |= PLAT_CPU_PCLMUL;
-	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
-	if ((f & PLAT_CPU_AVX2) && (c & (1u << 9)))
-		f |= PLAT_CPU_VAES;
-	if ((f & PLAT_CPU_AVX2) && (c & (1u << 10)))
-		f |= PLAT_CPU_VPCLMUL;
-	if (b & (1u << 29)) /* CPUID.7.0:EBX[29]: SHA extensions (xmm only) */
-		f |= PLAT_CPU_SHA;
-	/* CPUID.7.0:ECX[8] GFNI, counted with AVX-512 (its zmm form is what
-	 * llm/kernels/avx512 uses) */
-	if ((f & PLAT_CPU_AVX512F) && (c & (1u << 8)))
-		f |= PLAT_CPU_GFNI;
-	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(1));
-	if (a & (1u << 4))
-		f |= PLAT_CPU_AVXVNNI;
+	w.l1_ecx = c;
+	if (c & (1u << 27)) {
+		uint32_t lo, hi;
+		__asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+		w.xcr0 = (uint64_t)hi << 32 | lo;
+	}
+	if (max >= 7) {
+		__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
+		w.l7_ebx = b;
+		w.l7_ecx = c;
+		if (a >= 1) {
+			__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(1));
+			w.l71_eax = a;
+		}
+	}
+	f = cpuid_features(&w);
 #elif defined(__aarch64__)
 	f |= PLAT_CPU_NEON;
 #if defined(__ARM_FEATURE_DOTPROD)

@@ -1,5 +1,5 @@
 /*
- * tools/host/mkmodel_write.c — writes synthetic GGUF models (mkmodel.h).
+ * tools/writer/mkmodel_write.c — writes synthetic GGUF models (mkmodel.h).
  *
  * Layout as llama.cpp's converter writes it (ggml docs/gguf.md): header,
  * metadata (architecture hyperparameters, an SPM vocabulary with byte

@@ -1,13 +1,13 @@
 /*
- * tools/host/mkmodel.h — synthetic GGUF models for tests and benchmarks
+ * tools/writer/mkmodel.h — synthetic GGUF models for tests and benchmarks
  * (tools/mkmodel.c is the command line; tests call mkmodel_write directly).
  *
  * Deterministic: the same spec writes the same bytes. Weights are valid
  * random blocks (quant_fill_random), written tensor by tensor in chunks, so
  * a 7B-shaped file needs a few MB of memory and seconds of CPU.
  */
-#ifndef TOOLS_HOST_MKMODEL_H
-#define TOOLS_HOST_MKMODEL_H
+#ifndef TOOLS_WRITER_MKMODEL_H
+#define TOOLS_WRITER_MKMODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
