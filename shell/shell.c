@@ -22,17 +22,31 @@ SHELL_AREA(seal)
 SHELL_AREA(attest)
 SHELL_AREA(guestkey)
 SHELL_AREA(stream)
+SHELL_AREA(session)
 SHELL_AREA(sys)
 #undef SHELL_AREA
 
 static const struct shell_cmd *const shell_tables[] = {
 	shell_cmds_tok, shell_cmds_model, shell_cmds_bench, shell_cmds_seal,
-	shell_cmds_attest, shell_cmds_guestkey, shell_cmds_stream, shell_cmds_sys,
+	shell_cmds_attest, shell_cmds_guestkey, shell_cmds_stream, shell_cmds_session,
+	shell_cmds_sys,
 };
 static const struct shell_config_key *const shell_config_tables[] = {
 	shell_config_tok, shell_config_model, shell_config_bench, shell_config_seal,
-	shell_config_attest, shell_config_guestkey, shell_config_stream, shell_config_sys,
+	shell_config_attest, shell_config_guestkey, shell_config_stream, shell_config_session,
+	shell_config_sys,
 };
+
+/*
+ * The confidential session's hooks (shell/session.c, docs/session.md), weak
+ * like the tables: while a session is open, input bytes come out of its
+ * frames, the prompt becomes a frame, and require-session may refuse a
+ * command. Without shell/session.c linked in, the console is used as is.
+ */
+int shell_session_getc(struct shell *sh) SHELL_WEAK;
+int shell_session_trygetc(struct shell *sh) SHELL_WEAK;
+void shell_session_prompt(struct shell *sh) SHELL_WEAK;
+int shell_session_check(struct shell *sh, const struct shell_cmd *c) SHELL_WEAK;
 #define N_TABLES (int)(sizeof shell_tables / sizeof shell_tables[0])
 
 const struct shell_cmd *shell_cmd_at(int idx)
@@ -291,14 +305,14 @@ int shell_getc(struct shell *sh)
 		sh->ta_len--;
 		return c;
 	}
-	return plat_getc();
+	return shell_session_getc ? shell_session_getc(sh) : plat_getc();
 }
 
 bool shell_poll_cancel(struct shell *sh)
 {
 	/* Stop reading once typeahead is full: the rest waits in the UART/pipe. */
 	while (sh->ta_len < SHELL_TYPEAHEAD) {
-		int c = plat_trygetc();
+		int c = shell_session_trygetc ? shell_session_trygetc(sh) : plat_trygetc();
 		if (c < 0)
 			return false;
 		if (c == 3) {
@@ -332,6 +346,9 @@ int shell_exec_line(struct shell *sh, const char *line)
 	if (!c)
 		return sh->last_status = shell_err(sh, -LLMK_ENOENT,
 						   "unknown command '%s' (try 'help')", sh->argv[0]);
+	int r = shell_session_check ? shell_session_check(sh, c) : 0;
+	if (r)
+		return sh->last_status = r;
 	return sh->last_status = c->fn(sh, argc, sh->argv);
 }
 
@@ -421,6 +438,8 @@ int shell_run(struct shell *sh)
 	bool first = true;
 
 	for (;;) {
+		if (shell_session_prompt)
+			shell_session_prompt(sh);
 		if (sh->prompt)
 			plat_write(SHELL_PROMPT, sizeof SHELL_PROMPT - 1);
 		if (first) {

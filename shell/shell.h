@@ -13,7 +13,7 @@
  *   };
  *
  * shell.c declares every area's table as a hidden weak extern (shell_cmds_tok,
- * _model, _bench, _seal, _attest, _stream, _sys) and skips the ones that are
+ * _model, _bench, _seal, _attest, _guestkey, _stream, _session, _sys) and skips the ones that are
  * NULL, so files land in any order. A table not in that list is not seen:
  * add one SHELL_AREA(name) line to shell.c. The first table naming a command
  * wins and shell_cmds_sys comes last, so an area can replace one of its
@@ -91,6 +91,8 @@ struct shell {
 	/* Sealing/attestation state, owned by those commands; NULL until used. */
 	void *seal;
 	void *attest;
+	/* The confidential session (shell/session.c); NULL until used. */
+	void *session;
 
 	bool echo;   /* echo typed bytes (serial console: yes; host stdin not a TTY: no) */
 	bool prompt; /* print "llm> " (off for the host reading a script from a pipe) */
