@@ -112,7 +112,6 @@ static void take_line(struct session_state *s)
 		s->plain_len = (size_t)k;
 		s->plain_pos = 0;
 		s->asked = false;
-		s->at_prompt = false;
 	} else if (type == CHAN_CLOSE) {
 		send_frame(s, CHAN_CLOSE, NULL, 0);
 		s->state = SESSION_CLOSING;
@@ -136,21 +135,6 @@ static int next_plain(struct session_state *s)
 	return c;
 }
 
-/* Tell the client the guest waits for a line: at the prompt with the last
- * command's status, else a line a command reads (chat). */
-static void ask(struct shell *sh, struct session_state *s)
-{
-	if (s->at_prompt) {
-		int32_t st = sh->last_status;
-		uint8_t le[4] = {(uint8_t)st, (uint8_t)(st >> 8), (uint8_t)(st >> 16),
-				 (uint8_t)(st >> 24)};
-		send_frame(s, CHAN_PROMPT, le, sizeof le);
-	} else {
-		send_frame(s, CHAN_LINE, NULL, 0);
-	}
-	s->asked = true;
-}
-
 int shell_session_getc(struct shell *sh)
 {
 	struct session_state *s = sh->session;
@@ -158,9 +142,12 @@ int shell_session_getc(struct shell *sh)
 	if (!s || s->state == SESSION_NONE)
 		return plat_getc();
 	while (s->state == SESSION_OPEN && s->plain_pos == s->plain_len) {
-		/* one request per line read: none while a line is half consumed */
-		if (!s->asked && !s->mid_line)
-			ask(sh, s);
+		/* a command reads a line (chat): one request per line, none while
+		 * a line is half consumed (the prompt's went out at the prompt) */
+		if (!s->asked && !s->mid_line) {
+			send_frame(s, CHAN_LINE, NULL, 0);
+			s->asked = true;
+		}
 		if (read_raw_line(s, true) < 0)
 			return -1;
 		take_line(s);
@@ -220,7 +207,7 @@ void session_start(struct shell *sh, const char *how)
 	forget_user(sh, s);
 	plat_snprintf(s->how, sizeof s->how, "%s", how);
 	s->why[0] = s->note[0] = 0;
-	s->at_prompt = s->asked = s->mid_line = false;
+	s->asked = s->mid_line = false;
 	s->saved_echo = sh->echo;
 	s->saved_prompt = sh->prompt;
 	sh->echo = false;
@@ -264,11 +251,16 @@ void shell_session_prompt(struct shell *sh)
 
 	if (!s)
 		return;
-	if (s->state == SESSION_CLOSING)
+	if (s->state == SESSION_CLOSING) {
 		finish(sh, s);
-	else if (s->state == SESSION_OPEN) {
-		s->at_prompt = true;
-		s->asked = false;
+	} else if (s->state == SESSION_OPEN) {
+		/* the prompt: the last command's status, and the request for the
+		 * next line (one per command, input read ahead or not) */
+		int32_t st = sh->last_status;
+		uint8_t le[4] = {(uint8_t)st, (uint8_t)(st >> 8), (uint8_t)(st >> 16),
+				 (uint8_t)(st >> 24)};
+		send_frame(s, CHAN_PROMPT, le, sizeof le);
+		s->asked = true;
 	}
 }
 

@@ -58,8 +58,7 @@ struct session_state {
 	bool raw_long;
 	uint8_t plain[CHAN_DATA_MAX];
 	size_t plain_len, plain_pos;
-	bool at_prompt;         /* the prompt loop is reading a command line */
-	bool asked;             /* a prompt or line frame went out for the read in progress */
+	bool asked;             /* a prompt or line frame asked for the line being read */
 	bool mid_line;          /* the last byte handed out did not end a line */
 	/* closing: why ("" for an orderly close) and by whom */
 	char why[240];
