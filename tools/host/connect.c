@@ -162,10 +162,11 @@ static bool has_banner(const struct conn *c)
 }
 
 /*
- * Wait until the guest can take a line: its prompt, or a quiet line once
- * the kernel is up (its banner seen) or when nothing came at all (a guest
- * already waiting, or one that prints no prompt). While only the firmware
- * has spoken nothing is sent: it reads the serial line too.
+ * Wait until the guest can take a line: its prompt, the line an earlier
+ * session's end left, or a quiet line once the kernel is up (its banner
+ * seen) or when nothing came at all (a guest already waiting, or one that
+ * prints no prompt). While only the firmware has spoken nothing is sent:
+ * it reads the serial line too.
  */
 static int wait_ready(struct client *cl)
 {
@@ -173,7 +174,7 @@ static int wait_ready(struct client *cl)
 	bool any = false;
 
 	for (;;) {
-		if (has(&cl->c, PROMPT))
+		if (has(&cl->c, PROMPT) || has(&cl->c, "session closed"))
 			break;
 		int64_t now = conn_now_ms();
 		if (now - last >= 1500 && (!any || has_banner(&cl->c)))
