@@ -82,7 +82,7 @@ def stop_tpm(tpm_dir):
 
 
 def qemu_command(arch, esp, disks, mem="2G", smp=2, workdir=None, interactive=False, extra=(),
-                 tpm_sock=None):
+                 tpm_sock=None, serial_sock=None, serial_log=None):
     fw = FIRMWARE[arch]
     code = first_existing(fw["code"])
     vars_copy = os.path.join(workdir, "vars.fd")
@@ -91,7 +91,13 @@ def qemu_command(arch, esp, disks, mem="2G", smp=2, workdir=None, interactive=Fa
            "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={code}",
            "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}",
            *fw["esp"](esp), "-nic", "none", "-vga", "none", "-nographic"]
-    if not interactive:
+    if serial_sock:
+        # the serial line on a unix socket QEMU serves (a session's client
+        # attaches there), its raw output bytes also logged to a file
+        log = f",logfile={serial_log},logappend=off" if serial_log else ""
+        cmd += ["-chardev", f"socket,id=ser0,path={serial_sock},server=on,wait=off{log}",
+                "-serial", "chardev:ser0", "-monitor", "none"]
+    elif not interactive:
         cmd += ["-serial", "stdio", "-monitor", "none"]
     for i, d in enumerate(disks):
         # virtio-blk GET_ID returns at most 20 bytes.

@@ -208,15 +208,25 @@ static void hex(const uint8_t *p, size_t n, char *out)
 	out[2 * n] = 0;
 }
 
+/* True when what came last is the guest's prompt, with nothing after it. */
+static bool ends_at_prompt(const struct conn *c)
+{
+	size_t k = strlen(PROMPT);
+	return c->len - c->taken >= k && !memcmp(c->buf + c->len - k, PROMPT, k);
+}
+
 /* Send `session open` and take the evidence line back (decoded, malloc'd).
- * A guest still in an earlier client's session closes it at this clear
- * line and says so: the line is sent once more. */
+ * The line is sent again when the guest shows a prompt and nothing more
+ * (it came up after the line went out: the firmware had it), and once
+ * when a guest still in an earlier client's session closed that at this
+ * clear line and says so. */
 static int open_session(struct client *cl, const uint8_t nonce[32], const uint8_t pub[32],
 			uint8_t **ev, size_t *evn)
 {
 	char nh[65], kh[65], cmd[300], *line;
 	size_t n;
-	int tries = 0;
+	int tries = 0, resent = 0;
+	int64_t deadline = conn_now_ms() + cl->boot_ms;
 
 	hex(nonce, 32, nh);
 	hex(pub, 32, kh);
@@ -225,7 +235,12 @@ static int open_session(struct client *cl, const uint8_t nonce[32], const uint8_
 	if (conn_send(&cl->c, cmd, strlen(cmd)))
 		return -1;
 	for (;;) {
-		int r = conn_line(&cl->c, cl->boot_ms, &line, &n);
+		int r = conn_line(&cl->c, 2000, &line, &n);
+		if (r == 0 && conn_now_ms() < deadline) {
+			if (ends_at_prompt(&cl->c) && resent++ < 5 && conn_send(&cl->c, cmd, strlen(cmd)))
+				return -1;
+			continue;
+		}
 		if (r <= 0) {
 			fprintf(stderr, "error: session: %s while waiting for the guest's evidence\n",
 				r < 0 ? "the serial line closed" : "no answer");
