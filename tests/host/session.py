@@ -16,7 +16,8 @@ misbehaves on request. Checks:
 - a changed character either way, a replayed frame, a swapped client key,
   another session's evidence, a wrong expected measurement, a guest of
   another image and one with no attestation are each refused with one
-  "error:" line, and the guest keeps serving the next session;
+  "error:" line, and the guest keeps serving the next session; a client
+  killed inside its session leaves the guest to the next one;
 - with require-session on, a command in clear is refused, sessions work.
 
 Usage: session.py LLMCTL MKEVIDENCE SEAL. Ends "N passed, N failed, N skipped".
@@ -166,6 +167,18 @@ def run(llmctl, mkevidence, seal, model, w):
                                              "--allow-simulated"]), "measurement: the report has")
     p = client(["-c", "version"], extra=["--expect-pcr4", "00" * 32])
     refused("options for another provider's evidence", p, "not an option for snp evidence")
+
+    # a client that dies inside its session: the next one takes over
+    dead = subprocess.Popen([llmctl, "--connect", relay.path, *verify], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    t0 = time.monotonic()
+    while relay.count["g2c"] < 1 and time.monotonic() - t0 < 60:
+        time.sleep(0.1)
+    dead.kill()
+    dead.wait()
+    p = client(["-c", "version"])
+    check("a client killed inside its session: the next one takes the guest over",
+          p.returncode == 0 and b"build id" in p.stdout, p.stdout + p.stderr)
 
     # ---- other guests ----
     other = os.path.join(w, "other.cfg")

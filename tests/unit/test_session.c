@@ -424,6 +424,38 @@ TEST(session_refuses_altered_replayed_and_clear_input_and_keeps_serving)
 	done();
 }
 
+TEST(session_ctrl_c_in_a_frame_stops_the_command_and_the_session_goes_on)
+{
+	static struct client c;
+	static struct seen s;
+	char *in = NULL;
+	size_t n = 0;
+
+	guest(NULL);
+	CHECK_EQ_INT(client_open(&c), 0);
+	/* one round per line, as the client sends them: Ctrl-C comes while
+	 * the command runs (input given at once would be read ahead by load) */
+	frame_in(&c, &in, &n, CHAN_INPUT, "load 0\n");
+	run_input(in, n);
+	client_read(&c, &s);
+	n = 0;
+	frame_in(&c, &in, &n, CHAN_INPUT, "infer \"a long story\" -n 200 --temp 0\n");
+	frame_in(&c, &in, &n, CHAN_INPUT, "\x03");
+	run_input(in, n);
+	client_read(&c, &s);
+	CHECK(!s.refused && s.clear[0] == 0);
+	CHECK(((struct engine *)sh->engine)->stats.n_gen < 200);
+	CHECK(strstr(s.out, "error: infer: cancelled") != NULL);
+	CHECK(s.n_status == 2 && s.status[1] == -LLMK_ECANCEL);
+	n = 0;
+	frame_in(&c, &in, &n, CHAN_INPUT, "version\n");
+	run_input(in, n);
+	client_read(&c, &s);
+	CHECK(!s.refused && strstr(s.out, "build id") != NULL);
+	free(in);
+	done();
+}
+
 TEST(session_open_refuses_bad_requests_with_one_line)
 {
 	static const char *const bad[] = {
