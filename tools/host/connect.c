@@ -127,7 +127,12 @@ static int parse_args(struct client *cl, int argc, char **argv)
 		} else if (!strcmp(a, "-v")) {
 			cl->v.verbose = true;
 		} else {
-			fprintf(stderr, "llmctl: %s '%s'\n", a[0] == '-' && !more ? "missing value after"
+			static const char *const valued[] = {"--connect", "--provider", "--boot-timeout",
+							     "--timeout", "-c"};
+			bool needs = false;
+			for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
+				needs |= !strcmp(a, valued[k]);
+			fprintf(stderr, "llmctl: %s '%s'\n", needs ? "missing value after"
 				: "unknown argument (with --connect)", a);
 			usage(stderr);
 			return 2;

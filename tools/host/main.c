@@ -112,14 +112,15 @@ static void set_cmdline(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--connect"))
+			return host_connect_main(argc, argv);
+
 	const char **cmds = calloc((size_t)argc, sizeof *cmds);
 	int n_cmds = 0;
 
 	if (!cmds)
 		return 2;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--connect"))
-			return host_connect_main(argc, argv);
 	set_cmdline(argc, argv);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
