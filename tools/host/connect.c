@@ -456,7 +456,9 @@ static int run_session(struct client *cl)
 			 * session, or anything the host adds (never taken as output) */
 			const char *e = strstr(line, "error: session: ");
 			if (e) {
-				fprintf(stderr, "error: session: the guest closed the session: %s\n", e + 16);
+				/* unauthenticated: it can only end the session, as the host can anyway */
+				fprintf(stderr, "error: session: a clear line says the guest closed the "
+					"session: %s\n", e + 16);
 				return 1;
 			}
 			if (cl->v.verbose)
