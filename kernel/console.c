@@ -6,7 +6,16 @@
 #include "kernel.h"
 #include "arch.h"
 
-void plat_write(const char *s, size_t n)
+static plat_write_filter_fn write_filter;
+static void *write_filter_ctx;
+
+void plat_set_write_filter(plat_write_filter_fn fn, void *ctx)
+{
+	write_filter = fn;
+	write_filter_ctx = ctx;
+}
+
+void plat_console_write(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '\n')
@@ -15,9 +24,19 @@ void plat_write(const char *s, size_t n)
 	}
 }
 
+void plat_write(const char *s, size_t n)
+{
+	if (write_filter)
+		write_filter(write_filter_ctx, s, n);
+	else
+		plat_console_write(s, n);
+}
+
+/* The kernel's own messages (boot, panic) bypass any filter: a panic inside
+ * the filter must still reach the console. */
 void console_puts(const char *s)
 {
-	plat_write(s, strlen(s));
+	plat_console_write(s, strlen(s));
 }
 
 int plat_getc(void)

@@ -55,6 +55,15 @@ int plat_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- console ---- */
 void plat_write(const char *s, size_t n); /* raw bytes to the console */
+/*
+ * A filter on console output: while fn is set, plat_write hands it every
+ * byte instead of writing them, and fn writes what the console should carry
+ * with plat_console_write (the confidential session, shell/session.c, sends
+ * frames instead of text). NULL removes it. One filter at a time.
+ */
+typedef void (*plat_write_filter_fn)(void *ctx, const char *s, size_t n);
+void plat_set_write_filter(plat_write_filter_fn fn, void *ctx);
+void plat_console_write(const char *s, size_t n); /* the console itself, never filtered */
 /* Blocking read of one input byte; -1 at end of input (host stdin EOF). */
 int plat_getc(void);
 /* Non-blocking: one byte if one is waiting, else -1. Used to see Ctrl-C mid-run. */

@@ -662,10 +662,32 @@ int engine_chat_system(struct engine *e, const char *text, char *err, size_t err
 	return 0;
 }
 
-void engine_chat_reset(struct engine *e)
+void engine_forget(struct engine *e)
 {
+	if (e->loaded && !e->vocab_only) {
+		llm_mem_zeroize(e->ctx_tok, (e->n_ctx + 1) * sizeof(int32_t));
+		llm_mem_zeroize(e->tok_buf, (e->n_ctx + 1) * sizeof(int32_t));
+		llm_mem_zeroize(e->text, e->text_cap);
+		llm_mem_zeroize(e->chat_buf, e->chat_cap);
+		llm_mem_zeroize(e->fmt_buf, e->chat_cap);
+		kv_zeroize(&e->kv);
+		model_scratch_zeroize(&e->s);
+		mm_zeroize(&e->mm);
+		sample_zeroize(&e->smp);
+	}
+	llm_mem_zeroize(e->msgs, sizeof e->msgs);
 	e->n_msgs = 0;
 	e->chat_len = 0;
+	e->text_len = 0;
+	e->n_past = 0;
+	uint64_t load_ns = e->run.load_ns;
+	memset(&e->run, 0, sizeof e->run);
+	e->run.load_ns = load_ns;
+}
+
+void engine_chat_reset(struct engine *e)
+{
+	engine_forget(e);
 }
 
 int engine_chat(struct engine *e, const char *user, struct engine_gen *g, char *err,

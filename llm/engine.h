@@ -123,6 +123,17 @@ void engine_init(struct engine *e);
  * On error returns -LLMK_E* with one line in err and leaves nothing loaded. */
 int engine_load(struct engine *e, int disk, bool vocab_only, char *err, size_t errlen);
 void engine_unload(struct engine *e);
+/*
+ * Forget the conversation and the last run: the chat messages and their
+ * text, the generated text, the rendered prompt, the cached tokens and
+ * every KV row, the model's activations and logits, the sampler's
+ * candidates, history and RNG are zeroized (the bytes, not only the
+ * counts), and the statistics cleared. Nothing of it is reused: the next
+ * prompt is evaluated from position 0. The model stays loaded. For `chat
+ * --reset` and a confidential session's start and end; engine_unload
+ * zeroizes the same memory as it frees it (llm_mem_free).
+ */
+void engine_forget(struct engine *e);
 /* The disk whose GGUF general.name equals name (ASCII case-insensitive);
  * -LLMK_ENOENT if none. */
 int engine_find_disk(const char *name, int *disk);
@@ -141,6 +152,7 @@ int engine_infer(struct engine *e, const char *prompt, struct engine_gen *g,
  * generated and kept. */
 int engine_chat(struct engine *e, const char *user, struct engine_gen *g,
 		char *err, size_t errlen);
+/* A new conversation: engine_forget. */
 void engine_chat_reset(struct engine *e);
 /* Open the conversation with a system message (only before the first turn). */
 int engine_chat_system(struct engine *e, const char *text, char *err, size_t errlen);

@@ -77,6 +77,12 @@ void kv_free(struct kv_cache *c)
 	memset(c, 0, sizeof *c);
 }
 
+void kv_zeroize(struct kv_cache *c)
+{
+	llm_mem_zeroize(c->k, c->bytes);
+	llm_mem_zeroize(c->v, c->bytes);
+}
+
 static uint8_t *kv_row(const struct kv_cache *c, uint8_t *base, uint32_t layer, uint32_t pos)
 {
 	return base + ((size_t)layer * c->n_ctx + pos) * c->row_bytes;

@@ -34,6 +34,9 @@ const char *kv_type_name(uint32_t type);
 int kv_init(struct kv_cache *c, struct llm_mem *mem, uint32_t type, uint32_t n_layer,
 	    uint32_t n_ctx, uint32_t kv_dim);
 void kv_free(struct kv_cache *c);
+/* Zeroize every row of K and V (a conversation is forgotten, not only
+ * unreferenced); the cache stays allocated. */
+void kv_zeroize(struct kv_cache *c);
 
 /* Write position pos of layer from float rows k and v (kv_dim each). */
 void kv_store(struct kv_cache *c, uint32_t layer, uint32_t pos, const float *k, const float *v);

@@ -62,6 +62,11 @@ int mm_init(struct mm_ctx *c, struct llm_mem *mem, int n_threads)
 	return 0;
 }
 
+void mm_zeroize(struct mm_ctx *c)
+{
+	llm_mem_zeroize(c->act, c->act_cap);
+}
+
 void mm_free(struct mm_ctx *c)
 {
 	if (c && c->act)

@@ -32,6 +32,8 @@ int mm_init(struct mm_ctx *c, struct llm_mem *mem, int n_threads);
  * n_threads workers (activation copy, tile prep, per-worker tile scratch). */
 uint64_t mm_scratch_bytes(size_t K, size_t B, int n_threads);
 void mm_free(struct mm_ctx *c);
+/* Zeroize the scratch (converted activations of the last product). */
+void mm_zeroize(struct mm_ctx *c);
 
 /*
  * out[b*M + i] = sum_k W[i][k] * x[b*K + k]   for b < B, i < M.

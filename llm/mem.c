@@ -60,15 +60,22 @@ void *llm_mem_alloc(struct llm_mem *m, size_t size, int *err)
 	return p;
 }
 
+void llm_mem_zeroize(void *p, size_t size)
+{
+	if (!p)
+		return;
+	memset(p, 0, size);
+	/* The barrier keeps the compiler from dropping the wipe as a dead store. */
+	__asm__ volatile("" : : "r"(p) : "memory");
+}
+
 void llm_mem_free(struct llm_mem *m, void *p, size_t size)
 {
 	uint64_t charge = mem_charge(size);
 
 	if (!p)
 		return;
-	memset(p, 0, size);
-	/* The barrier keeps the compiler from dropping the wipe as a dead store. */
-	__asm__ volatile("" : : "r"(p) : "memory");
+	llm_mem_zeroize(p, size);
 	plat_free(p, size);
 	m->used = m->used >= charge ? m->used - charge : 0;
 	if (m->n_allocs)

@@ -23,6 +23,9 @@ void llm_mem_init(struct llm_mem *m, uint64_t budget);
 void *llm_mem_alloc(struct llm_mem *m, size_t size, int *err);
 /* Zeroizes the bytes before returning them (weights and prompts are secrets). */
 void llm_mem_free(struct llm_mem *m, void *p, size_t size);
+/* Zero p[0..size) in place, a wipe the compiler cannot drop as a dead store
+ * (what llm_mem_free does before it frees; NULL is fine). */
+void llm_mem_zeroize(void *p, size_t size);
 void llm_mem_reset_peak(struct llm_mem *m);
 
 /*

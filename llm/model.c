@@ -341,6 +341,11 @@ int model_scratch_init(struct model_scratch *s, const struct model_hparams *hp,
 	return 0;
 }
 
+void model_scratch_zeroize(struct model_scratch *s)
+{
+	llm_mem_zeroize(s->base, s->bytes);
+}
+
 void model_scratch_free(struct model_scratch *s, struct llm_mem *mem)
 {
 	if (s->base)

@@ -120,6 +120,9 @@ uint64_t model_scratch_bytes(const struct model_hparams *hp, uint32_t n_batch,
 int model_scratch_init(struct model_scratch *s, const struct model_hparams *hp,
 		       uint32_t n_batch, uint32_t n_workers, struct llm_mem *mem);
 void model_scratch_free(struct model_scratch *s, struct llm_mem *mem);
+/* Zeroize the activations, attention state and logits (they derive from
+ * the last prompt); the scratch stays allocated. */
+void model_scratch_zeroize(struct model_scratch *s);
 
 /* Take over hp and an opened weights context; computes the RoPE table. */
 int model_init(struct model *m, const struct model_hparams *hp, struct wt_ctx *w,

@@ -87,6 +87,16 @@ void sample_free(struct sampler *s)
 	memset(s, 0, sizeof *s);
 }
 
+void sample_zeroize(struct sampler *s)
+{
+	llm_mem_zeroize(s->cand, (size_t)s->n_vocab * sizeof *s->cand);
+	llm_mem_zeroize(s->hist, (size_t)s->hist_cap * sizeof *s->hist);
+	llm_mem_zeroize(&s->rng, sizeof s->rng);
+	llm_mem_zeroize(&s->par, sizeof s->par); /* the seed, stop-free params; reset at the next run */
+	s->mu = 0;
+	s->n_cand = s->hist_len = s->hist_head = 0;
+}
+
 int sample_reset(struct sampler *s, const struct sample_params *p)
 {
 	int err = 0;

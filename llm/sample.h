@@ -74,6 +74,9 @@ struct sampler {
 int sample_init(struct sampler *s, struct llm_mem *mem, uint32_t n_vocab,
 		const struct sample_params *p);
 void sample_free(struct sampler *s);
+/* Zeroize the candidates (last logits and probabilities), the token
+ * history, the RNG and mirostat state; the arrays stay allocated. */
+void sample_zeroize(struct sampler *s);
 /* New parameters and a fresh RNG/history/mirostat state (start of a run). */
 int sample_reset(struct sampler *s, const struct sample_params *p);
 /* Remember a token for the penalties (prompt tokens and generated ones). */

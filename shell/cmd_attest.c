@@ -254,7 +254,7 @@ static int parse_nonce(struct shell *sh, const char *h, uint8_t *out, size_t *n)
 	return 0;
 }
 
-static int parse_provider(struct shell *sh, const char *name, int *kind)
+static int parse_provider(struct shell *sh, const char *what, const char *name, int *kind)
 {
 	struct plat_attest_info in;
 	char known[64] = "";
@@ -269,8 +269,8 @@ static int parse_provider(struct shell *sh, const char *name, int *kind)
 		}
 		o += (size_t)plat_snprintf(known + o, sizeof known - o, "%s%s", o ? ", " : "", in.name);
 	}
-	return shell_err(sh, -LLMK_EINVAL, "attest: --provider: unknown provider '%s' (known: %s)",
-			 name, known);
+	return shell_err(sh, -LLMK_EINVAL, "%s: --provider: unknown provider '%s' (known: %s)",
+			 what, name, known);
 }
 
 /* ---- the summary of what the provider returned ---- */
@@ -351,6 +351,55 @@ static int activate(struct shell *sh, int kind, const char *b64)
 	return 0;
 }
 
+/* The bundle: the common records, MACHINE, then the provider's evidence
+ * over the report data (a simulated provider writes its own SIMULATED
+ * record, naming itself). One error line on failure. */
+static int compose(struct shell *sh, const char *what, int kind,
+		   const struct plat_attest_info *info, const struct evidence_inputs *in,
+		   uint8_t *buf, size_t *len, uint8_t rd[64])
+{
+	const char *machine = plat_machine();
+	int r = evidence_begin(buf, EVIDENCE_MAX, len, info->name, in, rd);
+	if (!r)
+		r = attest_rec_put(buf, EVIDENCE_MAX, len, ATTEST_REC_MACHINE, machine, strlen(machine));
+	if (r)
+		return shell_err(sh, r, "%s: composing the evidence: %s", what, plat_strerror(r));
+	if ((r = plat_attest_evidence(kind, rd, buf, EVIDENCE_MAX, len)))
+		return shell_err(sh, r, "%s: %s", what, plat_attest_error()[0] ? plat_attest_error()
+									 : plat_strerror(r));
+	return 0;
+}
+
+int shell_attest_bundle(struct shell *sh, const char *what, const char *provider,
+			struct evidence_inputs *in, struct plat_attest_info *info, uint8_t **buf,
+			size_t *len, uint8_t rd[64], char *src, size_t srcn)
+{
+	int kind = plat_attest_default(), r;
+
+	*buf = NULL;
+	*len = 0;
+	if (!state(sh))
+		return shell_err(sh, -LLMK_ENOMEM, "%s: no memory for the attestation state", what);
+	if (provider && (r = parse_provider(sh, what, provider, &kind)))
+		return r;
+	if ((r = plat_attest_info(kind, info)))
+		return shell_err(sh, r, "%s: provider %d: %s", what, kind, plat_strerror(r));
+	if (!info->present)
+		return shell_err(sh, -LLMK_ENOENT, "%s: provider %s is absent: %s", what, info->name,
+				 info->detail);
+	if ((r = model_digest(sh, -1, in->model_digest, src, srcn)))
+		return r;
+	plat_snprintf(in->build_id, sizeof in->build_id, "%s", plat_build_id());
+	if (!(*buf = plat_alloc(EVIDENCE_MAX, 64)))
+		return shell_err(sh, -LLMK_ENOMEM, "%s: no memory for the evidence (%u bytes)", what,
+				 EVIDENCE_MAX);
+	if ((r = compose(sh, what, kind, info, in, *buf, len, rd))) {
+		plat_free(*buf, EVIDENCE_MAX);
+		*buf = NULL;
+	}
+	return r;
+}
+
 static int cmd_attest(struct shell *sh, int argc, char **argv)
 {
 	struct attest_shell *s = state(sh);
@@ -383,7 +432,7 @@ static int cmd_attest(struct shell *sh, int argc, char **argv)
 					 "BASE64)", argv[i]);
 	}
 	kind = plat_attest_default();
-	if (provider && (r = parse_provider(sh, provider, &kind)))
+	if (provider && (r = parse_provider(sh, "attest", provider, &kind)))
 		return r;
 	if ((r = plat_attest_info(kind, &info)))
 		return shell_err(sh, r, "attest: provider %d: %s", kind, plat_strerror(r));
@@ -418,20 +467,8 @@ static int cmd_attest(struct shell *sh, int argc, char **argv)
 		return shell_err(sh, -LLMK_ENOMEM, "attest: no memory for the evidence (%u bytes)",
 				 EVIDENCE_MAX);
 	}
-	const char *machine = plat_machine();
-	r = evidence_begin(buf, EVIDENCE_MAX, &len, info.name, &in, rd);
-	if (!r)
-		r = attest_rec_put(buf, EVIDENCE_MAX, &len, ATTEST_REC_MACHINE, machine, strlen(machine));
-	/* a simulated provider writes its own SIMULATED record, naming itself */
-	if (r) {
-		r = shell_err(sh, r, "attest: composing the evidence: %s", plat_strerror(r));
+	if ((r = compose(sh, "attest", kind, &info, &in, buf, &len, rd)))
 		goto out;
-	}
-	if ((r = plat_attest_evidence(kind, rd, buf, EVIDENCE_MAX, &len))) {
-		r = shell_err(sh, r, "attest: %s", plat_attest_error()[0] ? plat_attest_error()
-									: plat_strerror(r));
-		goto out;
-	}
 	/* remembered for `unseal --wrapped` (the oldest goes when full) */
 	if (s->n_issued == ISSUED) {
 		memmove(&s->issued[0], &s->issued[1], sizeof s->issued[0] * (ISSUED - 1));

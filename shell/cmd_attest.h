@@ -33,6 +33,21 @@ int shell_attest_measure_model(struct shell *sh);
 int shell_attest_unwrap(struct shell *sh, const uint8_t *blob, size_t n, uint8_t key[32],
 			char *how, size_t hown, char *err, size_t errn);
 
+/*
+ * Evidence for a key pair that is not attest's own (a confidential
+ * session's, shell/session.c): in->nonce, nonce_len and pubkey are the
+ * caller's; the model digest (as `attest` reports it, src says whence) and
+ * the build id are filled in. Provider `provider`, or the default when
+ * NULL; info says which. On success *buf (EVIDENCE_MAX bytes from
+ * plat_alloc, the caller plat_frees it) holds *len bytes and rd the report
+ * data. On failure one error line starting "what: ", and -LLMK_E*.
+ */
+struct evidence_inputs;
+struct plat_attest_info;
+int shell_attest_bundle(struct shell *sh, const char *what, const char *provider,
+			struct evidence_inputs *in, struct plat_attest_info *info, uint8_t **buf,
+			size_t *len, uint8_t rd[64], char *src, size_t srcn);
+
 /* Zeroize the key pair and what was issued with it (before a reset). */
 void shell_attest_forget(struct shell *sh);
 

@@ -11,6 +11,7 @@
 #include "cmd_seal.h"
 #include "cmd_attest.h"
 #include "evidence.h"
+#include "session.h"
 
 #include "../llm/gguf.h"
 
@@ -38,9 +39,13 @@ static void forget_key(struct seal_shell *s)
 	s->have_key = false;
 }
 
-/* Parse text (hex digits, trailing whitespace) into the shell's key. */
-static int set_key(struct shell *sh, const char *text, size_t n, const char *from)
+/* Parse text (hex digits, trailing whitespace) into the shell's key. A key
+ * typed inside a confidential session (docs/session.md) crossed the host
+ * only as ciphertext, to an attested guest: not a development key, and the
+ * session forgets it when it ends. */
+static int set_key(struct shell *sh, const char *text, size_t n, const char *from, bool typed)
 {
+	const char *how = NULL;
 	struct seal_shell *s = seal_state(sh);
 	uint8_t key[SEAL_KEY_SIZE];
 	char id[2 * SEAL_KEY_ID_SIZE + 1];
@@ -52,11 +57,20 @@ static int set_key(struct shell *sh, const char *text, size_t n, const char *fro
 				 "unseal: %s: want 64 hex digits (a 256-bit key), then only "
 				 "whitespace",
 				 from);
+	if (typed)
+		how = shell_session_key_release(sh);
 	forget_key(s);
 	memcpy(s->key, key, sizeof key);
 	seal_zeroize(key, sizeof key);
 	seal_key_id(s->key, s->key_id);
 	s->have_key = true;
+	if (how) {
+		plat_snprintf(s->from, sizeof s->from, "`unseal` inside the session (%s)", how);
+		plat_snprintf(s->note, sizeof s->note, "released over an attested session (%s), key "
+			      "id %s", how, seal_hex(s->key_id, sizeof s->key_id, id));
+		seal_keysrc_raw(&s->src, s->key, s->from, false);
+		return 0;
+	}
 	plat_snprintf(s->from, sizeof s->from, "%s", from);
 	plat_snprintf(s->note, sizeof s->note, "insecure development key, key id %s, from %s",
 		      seal_hex(s->key_id, sizeof s->key_id, id), s->from);
@@ -103,7 +117,7 @@ static int key_from_file(struct shell *sh, const char *name)
 	if (n < 0)
 		return shell_err(sh, n, "unseal: key file '%s': %s", name, plat_strerror(n));
 	plat_snprintf(from, sizeof from, "file '%s'", name);
-	int e = set_key(sh, buf, (size_t)n, from);
+	int e = set_key(sh, buf, (size_t)n, from, false);
 	seal_zeroize(buf, sizeof buf);
 	return e;
 }
@@ -129,6 +143,12 @@ int shell_seal_set_key(struct shell *sh, const uint8_t key[SEAL_KEY_SIZE], const
 	plat_snprintf(s->note, sizeof s->note, "%s", note);
 	seal_keysrc_raw(&s->src, s->key, s->from, insecure);
 	return 0;
+}
+
+void shell_seal_forget(struct shell *sh)
+{
+	if (sh->seal)
+		forget_key(sh->seal);
 }
 
 const char *shell_seal_key_note(struct shell *sh)
@@ -198,7 +218,7 @@ static int cmd_unseal(struct shell *sh, int argc, char **argv)
 	else if (strcmp(argv[1], "--file") == 0 && argc == 3)
 		e = key_from_file(sh, argv[2]);
 	else if (argc == 2 && argv[1][0] != '-')
-		e = set_key(sh, argv[1], strlen(argv[1]), "`unseal` at the console");
+		e = set_key(sh, argv[1], strlen(argv[1]), "`unseal` at the console", true);
 	else
 		return shell_err(sh, -LLMK_EINVAL, "unseal: bad arguments (usage: unseal KEYHEX | "
 				 "unseal --file NAME | unseal --wrapped BASE64 | unseal --guest BASE64 | "

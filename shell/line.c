@@ -122,7 +122,10 @@ static enum shell_line_event finish(struct shell *sh, struct shell_line *l)
 		return SHELL_LINE_ERROR;
 	}
 	l->buf[l->len] = 0;
-	history_add(sh, l->buf, l->len);
+	/* Kept only where Up/Down can recall it (echo on): a confidential
+	 * session's lines (prompts, keys) are never copied here. */
+	if (sh->echo)
+		history_add(sh, l->buf, l->len);
 	return SHELL_LINE_DONE;
 }
 

@@ -19,6 +19,8 @@ extern const struct shell_config_key shell_config_seal[];
 extern const struct shell_cmd shell_cmds_attest[];
 extern const struct shell_cmd shell_cmds_guestkey[];
 extern const struct shell_config_key shell_config_guestkey[];
+extern const struct shell_cmd shell_cmds_session[];
+extern const struct shell_config_key shell_config_session[];
 extern const struct shell_cmd shell_cmds_sys[];
 extern const struct shell_config_key shell_config_sys[];
 
@@ -32,6 +34,7 @@ static const struct {
 	{shell_cmds_seal, shell_config_seal},
 	{shell_cmds_attest, NULL},
 	{shell_cmds_guestkey, shell_config_guestkey},
+	{shell_cmds_session, shell_config_session},
 	{shell_cmds_sys, shell_config_sys},
 };
 #define N_AREAS (int)(sizeof shell_areas / sizeof shell_areas[0])

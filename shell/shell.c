@@ -5,6 +5,19 @@
  */
 #include "shell.h"
 
+/*
+ * The confidential session's hooks (shell/session.c, docs/session.md): while
+ * a session is open, input bytes come out of its frames, the prompt becomes a
+ * frame, and require-session may refuse a command. Weak for one reason: the
+ * line-editor fuzz target links shell.c without the engine and the session
+ * (mk/fuzz.mk); there the console is used as is.
+ */
+#define SHELL_WEAK __attribute__((weak, visibility("hidden")))
+int shell_session_getc(struct shell *sh) SHELL_WEAK;
+int shell_session_trygetc(struct shell *sh) SHELL_WEAK;
+void shell_session_prompt(struct shell *sh) SHELL_WEAK;
+int shell_session_check(struct shell *sh, const struct shell_cmd *c) SHELL_WEAK;
+
 /* ---- errors ---- */
 int shell_err(struct shell *sh, int err, const char *fmt, ...)
 {
@@ -119,14 +132,14 @@ int shell_getc(struct shell *sh)
 		sh->ta_len--;
 		return c;
 	}
-	return plat_getc();
+	return shell_session_getc ? shell_session_getc(sh) : plat_getc();
 }
 
 bool shell_poll_cancel(struct shell *sh)
 {
 	/* Stop reading once typeahead is full: the rest waits in the UART/pipe. */
 	while (sh->ta_len < SHELL_TYPEAHEAD) {
-		int c = plat_trygetc();
+		int c = shell_session_trygetc ? shell_session_trygetc(sh) : plat_trygetc();
 		if (c < 0)
 			return false;
 		if (c == 3) {
@@ -160,6 +173,9 @@ int shell_exec_line(struct shell *sh, const char *line)
 	if (!c)
 		return sh->last_status = shell_err(sh, -LLMK_ENOENT,
 						   "unknown command '%s' (try 'help')", sh->argv[0]);
+	int r = shell_session_check ? shell_session_check(sh, c) : 0;
+	if (r)
+		return sh->last_status = r;
 	return sh->last_status = c->fn(sh, argc, sh->argv);
 }
 
@@ -249,6 +265,8 @@ int shell_run(struct shell *sh)
 	bool first = true;
 
 	for (;;) {
+		if (shell_session_prompt)
+			shell_session_prompt(sh);
 		if (sh->prompt)
 			plat_write(SHELL_PROMPT, sizeof SHELL_PROMPT - 1);
 		if (first) {

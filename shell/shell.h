@@ -80,6 +80,7 @@ enum shell_line_event {
 struct engine;      /* llm/engine.h */
 struct seal_shell;  /* shell/cmd_seal.c: the model key */
 struct attest_shell; /* the attestation commands' state */
+struct session_state; /* shell/session.h: the confidential session */
 
 struct shell {
 	/* The inference session (loaded model, config); shell/cmd_model.c's
@@ -89,6 +90,8 @@ struct shell {
 	 * file; NULL until first used. */
 	struct seal_shell *seal;
 	struct attest_shell *attest;
+	/* The confidential session (shell/session.c); NULL until used. */
+	struct session_state *session;
 
 	bool echo;   /* echo typed bytes (serial console: yes; host stdin not a TTY: no) */
 	bool prompt; /* print "llm> " (off for the host reading a script from a pipe) */

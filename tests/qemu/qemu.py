@@ -20,6 +20,14 @@ stdin at all, it loads disk 0, answers TEXT and powers off.
 QEMU reaches it through -tpmdev emulator (x86_64: -device tpm-crb; aarch64:
 tpm-tis-device, which the kernel does not drive), and it ends with QEMU.
 
+`--session LLMCTL --verifier VERIFIER` (with --tpm) makes `run` a
+confidential session (docs/session.md): the serial line is a unix socket
+QEMU serves, its raw output bytes logged to --serial-log; `verifier
+measure pcr4` gives the image's PCR4 and `LLMCTL --connect` attaches with
+it and the vTPM's EK CA, opens and verifies the session, and carries stdin
+(or, with a terminal, the greeting and then the terminal; with nothing on
+stdin, the greeting) and its exit status.
+
 Python standard library only.
 """
 import argparse
@@ -82,7 +90,7 @@ def stop_tpm(tpm_dir):
 
 
 def qemu_command(arch, esp, disks, mem="2G", smp=2, workdir=None, interactive=False, extra=(),
-                 tpm_sock=None):
+                 tpm_sock=None, serial_sock=None, serial_log=None):
     fw = FIRMWARE[arch]
     code = first_existing(fw["code"])
     vars_copy = os.path.join(workdir, "vars.fd")
@@ -91,7 +99,13 @@ def qemu_command(arch, esp, disks, mem="2G", smp=2, workdir=None, interactive=Fa
            "-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={code}",
            "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}",
            *fw["esp"](esp), "-nic", "none", "-vga", "none", "-nographic"]
-    if not interactive:
+    if serial_sock:
+        # the serial line on a unix socket QEMU serves (a session's client
+        # attaches there), its raw output bytes also logged to a file
+        log = f",logfile={serial_log},logappend=off" if serial_log else ""
+        cmd += ["-chardev", f"socket,id=ser0,path={serial_sock},server=on,wait=off{log}",
+                "-serial", "chardev:ser0", "-monitor", "none"]
+    elif not interactive:
         cmd += ["-serial", "stdio", "-monitor", "none"]
     for i, d in enumerate(disks):
         # virtio-blk GET_ID returns at most 20 bytes.
@@ -278,7 +292,50 @@ def relay_terminal(vm):
         print(file=sys.stderr)
 
 
+def run_session(args):
+    """`run` over a confidential session: QEMU's serial line on a unix
+    socket, llmctl --connect on it; the client's exit status."""
+    if not args.tpm:
+        sys.exit("qemu.py: --session needs --tpm (the session's evidence comes from the vTPM)")
+    efi = os.path.join(os.path.dirname(os.path.abspath(args.esp)), "llmk.efi")
+    p = subprocess.run([args.verifier, "measure", "pcr4", efi], capture_output=True, text=True)
+    m = re.search(r"^pcr4: ([0-9a-f]{64})$", p.stdout, re.M)
+    if not m:
+        sys.exit(f"qemu.py: {args.verifier} measure pcr4 {efi}: {p.stdout}{p.stderr}")
+    workdir = tempfile.mkdtemp(prefix="llmk-session-")
+    sock = os.path.join(workdir, "serial.sock")
+    tpm_sock = start_tpm(args.tpm)
+    cmd = qemu_command(args.arch, args.esp, args.disks, args.mem, args.smp, workdir,
+                       extra=shlex.split(args.qemu_args), tpm_sock=tpm_sock, serial_sock=sock,
+                       serial_log=os.path.abspath(args.serial_log))
+    qemu = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    client = [args.session, "--connect", sock, "--expect-pcr4", m.group(1), "--ek-ca",
+              os.path.join(args.tpm, "ek-ca.pem"), "--boot-timeout", str(args.boot_timeout)]
+    quoted = args.prompt.replace("\\", "\\\\").replace('"', '\\"')
+    greeting = ["-c", "load 0", "-c", f'infer "{quoted}" -n 64 --temp 0'] \
+        if args.prompt and args.disks else []
+    print(f"llmk: QEMU with its serial line on {sock} (the guest's bytes logged to "
+          f"{args.serial_log}); a confidential session to the image with PCR4 "
+          f"{m.group(1)[:16]}...", file=sys.stderr)
+    try:
+        if sys.stdin.isatty():
+            rc = subprocess.run(client + greeting + (["-i"] if greeting else [])).returncode
+        else:
+            data = sys.stdin.buffer.read()
+            rc = subprocess.run(client + (greeting if not data.strip() else []),
+                                input=data).returncode
+        return rc
+    finally:
+        if qemu.poll() is None:
+            qemu.kill()
+        qemu.wait()
+        stop_tpm(args.tpm)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
 def run(args):
+    if args.session:
+        return run_session(args)
     for d in args.disks:
         if not os.path.isfile(d):
             sys.exit(f"qemu.py: disk {d}: no such file")
@@ -329,6 +386,12 @@ def main():
     ap.add_argument("--qemu-args", default="", help="more QEMU arguments (one shell-quoted string)")
     ap.add_argument("--tpm", default=None, metavar="DIR",
                     help="attach a swtpm vTPM whose state lives in DIR (tools/tpm.sh)")
+    ap.add_argument("--session", default=None, metavar="LLMCTL",
+                    help="run over a confidential session: this llmctl --connects (needs --tpm)")
+    ap.add_argument("--verifier", default="build/host/verifier",
+                    help="with --session: computes the image's PCR4")
+    ap.add_argument("--serial-log", default="build/serial.log",
+                    help="with --session: the guest's raw serial bytes")
     ap.add_argument("--boot-timeout", type=float, default=300)
     ap.add_argument("--command-timeout", type=float, default=3600)
     sub = ap.add_subparsers(dest="what", required=True)

@@ -13,8 +13,12 @@
  *     restored at exit.
  *   - stdin is a pipe or file: no echo and no prompt (like sh reading a
  *     script), so the output is just what the commands print.
+ *
+ * `llmctl --connect SOCKET ...` is the other side instead: the client of a
+ * confidential session with a guest (tools/host/connect.c).
  */
 #include "host.h"
+#include "connect.h"
 #include "../../shell/shell.h"
 
 #include <stdio.h>
@@ -54,7 +58,9 @@ static void usage(FILE *f)
 		   "  --direct       read the disks after it round the page cache (O_DIRECT)\n"
 		   "  --config FILE  settings as in llmk.cfg (\"KEY VALUE\" lines)\n"
 		   "  --cpus N       worker threads (default: online CPUs, or $LLMK_CPUS)\n"
-		   "  -c CMD         run CMD (repeatable) and exit instead of reading stdin\n");
+		   "  -c CMD         run CMD (repeatable) and exit instead of reading stdin\n"
+		   "       llmctl --connect SOCKET --expect-pcr4 HEX ... (llmctl --connect S --help):\n"
+		   "                 the same commands in a guest, over a confidential session\n");
 }
 
 static char *read_text(const char *path)
@@ -106,6 +112,10 @@ static void set_cmdline(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--connect"))
+			return host_connect_main(argc, argv);
+
 	const char **cmds = calloc((size_t)argc, sizeof *cmds);
 	int n_cmds = 0;
 

@@ -51,7 +51,24 @@ void host_set_input(const char *bytes, size_t n)
 	in_pos = 0;
 }
 
+static plat_write_filter_fn write_filter;
+static void *write_filter_ctx;
+
+void plat_set_write_filter(plat_write_filter_fn fn, void *ctx)
+{
+	write_filter = fn;
+	write_filter_ctx = ctx;
+}
+
 void plat_write(const char *s, size_t n)
+{
+	if (write_filter)
+		write_filter(write_filter_ctx, s, n);
+	else
+		plat_console_write(s, n);
+}
+
+void plat_console_write(const char *s, size_t n)
 {
 	if (out_fn) {
 		out_fn(out_ctx, s, n);

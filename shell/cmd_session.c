@@ -1,0 +1,218 @@
+/*
+ * shell/cmd_session.c — `session open|close|status` and the config key
+ * require-session (docs/session.md). The channel is shell/chan.c, the
+ * session's hooks into the shell shell/session.c.
+ *
+ * `session open --nonce HEX --client-key HEX [--provider P]`: a fresh
+ * X25519 key pair for this session alone; evidence (shell_attest_bundle)
+ * whose report data binds the client's nonce, the model digest, the
+ * session's public key and the build id; the channel keyed from
+ * X25519(session private, client key) and the transcript, then the private
+ * key zeroized. The summary and the line "session-evidence: <base64>" go
+ * out in clear; everything after is framed.
+ */
+#include "session.h"
+#include "cmd_attest.h"
+#include "evidence.h"
+#include "keywrap.h"
+
+#include "../llm/seal.h"
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* HEX of min..max bytes into out; one error line naming opt. */
+static int parse_hex(struct shell *sh, const char *opt, const char *h, size_t min, size_t max,
+		     uint8_t *out, size_t *n)
+{
+	size_t len = strlen(h);
+	if (len < 2 * min || len > 2 * max || len % 2)
+		return shell_err(sh, -LLMK_EINVAL, "session open: %s: want %s%zu hex digits, got %zu",
+				 opt, min == max ? "" : "an even count of 2 to ",
+				 2 * max, len);
+	for (size_t i = 0; i < len; i += 2) {
+		int a = hexval(h[i]), b = hexval(h[i + 1]);
+		if (a < 0 || b < 0)
+			return shell_err(sh, -LLMK_EINVAL, "session open: %s: '%c' at position %zu is not "
+					 "a hex digit", opt, a < 0 ? h[i] : h[i + 1],
+					 a < 0 ? i + 1 : i + 2);
+		out[i / 2] = (uint8_t)(a << 4 | b);
+	}
+	*n = len / 2;
+	return 0;
+}
+
+static const char open_usage[] = "session open --nonce HEX --client-key HEX [--provider P]";
+
+static int parse_open(struct shell *sh, int argc, char **argv, struct evidence_inputs *in,
+		      uint8_t client[32], const char **provider)
+{
+	bool have_key = false;
+	size_t n;
+
+	for (int i = 2; i < argc; i++) {
+		bool more = i + 1 < argc;
+		const char *a = argv[i];
+		if (!strcmp(a, "--nonce") && more) {
+			if (parse_hex(sh, a, argv[++i], 1, EVIDENCE_NONCE_MAX, in->nonce, &in->nonce_len))
+				return -LLMK_EINVAL;
+		} else if (!strcmp(a, "--client-key") && more) {
+			if (parse_hex(sh, a, argv[++i], 32, 32, client, &n))
+				return -LLMK_EINVAL;
+			have_key = true;
+		} else if (!strcmp(a, "--provider") && more) {
+			*provider = argv[++i];
+		} else {
+			return shell_err(sh, -LLMK_EINVAL, "session open: %s '%s' (usage: %s)",
+					 more || a[0] != '-' ? "unknown argument" : "missing value after",
+					 a, open_usage);
+		}
+	}
+	if (!in->nonce_len || !have_key)
+		return shell_err(sh, -LLMK_EINVAL, "session open: --nonce and --client-key are required "
+				 "(usage: %s)", open_usage);
+	return 0;
+}
+
+static int session_open(struct shell *sh, int argc, char **argv)
+{
+	struct session_state *s = session_state(sh);
+	struct evidence_inputs in;
+	struct plat_attest_info info;
+	uint8_t client[32], priv[32], rd[64], *buf = NULL;
+	const char *provider = NULL;
+	char src[96], hex[129], how[48];
+	size_t len;
+	int r;
+
+	if (!s)
+		return shell_err(sh, -LLMK_ENOMEM, "session open: no memory for the session state");
+	if (s->state != SESSION_NONE)
+		return shell_err(sh, -LLMK_EBUSY, "session open: a session is already open (session "
+				 "close first)");
+	memset(&in, 0, sizeof in);
+	if ((r = parse_open(sh, argc, argv, &in, client, &provider)))
+		return r;
+	/* RFC 7748 §6.1: 32 random bytes (X25519 clamps them), public = X25519(priv, 9) */
+	if (plat_entropy(priv, sizeof priv) || keywrap_public(priv, in.pubkey))
+		return shell_err(sh, -LLMK_EIO, "session open: no entropy for the session's key pair");
+	r = shell_attest_bundle(sh, "session open", provider, &in, &info, &buf, &len, rd, src,
+				sizeof src);
+	if (!r && info.kind == PLAT_ATTEST_NONE)
+		r = shell_err(sh, -LLMK_ENOTSUP, "session open: provider none attests nothing, so a "
+			      "session would prove nothing (no attestation device: see attest)");
+	if (!r && chan_init(&s->ch, true, priv, client, rd, client, in.pubkey))
+		r = shell_err(sh, -LLMK_EINVAL, "session open: --client-key is a point of small order "
+			      "(no shared secret; RFC 7748 §6.1)");
+	seal_zeroize(priv, sizeof priv);
+	if (r) {
+		chan_wipe(&s->ch);
+		plat_free(buf, EVIDENCE_MAX);
+		return r;
+	}
+	plat_snprintf(how, sizeof how, "%s%s", info.name, info.simulated ? ", simulated" : "");
+	plat_printf("session: provider %s: %s\n", info.name, info.detail);
+	if (info.simulated)
+		plat_printf("  SIMULATED    %s\n", info.detail);
+	plat_printf("  model        %s (%s)\n", seal_hex(in.model_digest, 32, hex), src);
+	plat_printf("  session key  %s (X25519, this session only)\n", seal_hex(in.pubkey, 32, hex));
+	plat_printf("  build id     %s\n", in.build_id);
+	long m = -1;
+	size_t cap = EVIDENCE_MAX / 3 * 4 + 8;
+	char *b64 = plat_alloc(cap, 64);
+	if (b64)
+		m = evidence_b64_encode(buf, len, b64, cap);
+	plat_free(buf, EVIDENCE_MAX);
+	if (m < 0) {
+		plat_free(b64, cap);
+		chan_wipe(&s->ch);
+		return shell_err(sh, -LLMK_ENOMEM, "session open: no memory for the evidence's base64");
+	}
+	plat_printf("session-evidence: %s\n", b64);
+	plat_free(b64, cap);
+	/* last: it wipes the line buffers argv points into */
+	session_start(sh, how);
+	return 0;
+}
+
+static int session_status(struct shell *sh)
+{
+	struct session_state *s = sh->session;
+
+	if (!s || s->state != SESSION_OPEN)
+		plat_printf("no session open%s\n", s && s->require ? " (require-session on)" : "");
+	else
+		plat_printf("session open: %s evidence; frames %llu out, %llu in%s\n", s->how,
+			    (unsigned long long)s->ch.send.ctr, (unsigned long long)s->ch.recv.ctr,
+			    s->require ? "; require-session on" : "");
+	return 0;
+}
+
+static int cmd_session(struct shell *sh, int argc, char **argv)
+{
+	struct session_state *s = sh->session;
+
+	if (argc >= 2 && !strcmp(argv[1], "open"))
+		return session_open(sh, argc, argv);
+	if (argc == 1 || (argc == 2 && !strcmp(argv[1], "status")))
+		return session_status(sh);
+	if (argc == 2 && !strcmp(argv[1], "close")) {
+		if (!s || s->state != SESSION_OPEN)
+			return shell_err(sh, -LLMK_EINVAL, "session close: no session is open");
+		plat_printf("session closed\n");
+		session_close(sh, "");
+		return 0;
+	}
+	return shell_err(sh, -LLMK_EINVAL, "session: expected open, close or status, got '%s' "
+			 "(usage: %s | session close | session status)", argv[1], open_usage);
+}
+
+const struct shell_cmd shell_cmds_session[] = {
+	{"session", "session open --nonce HEX --client-key HEX [--provider P]\nsession close\nsession [status]",
+	 "a confidential session: attested X25519, then one AES-256-GCM frame per console line "
+	 "(build/host/llmctl --connect opens one)",
+	 cmd_session},
+	{0},
+};
+
+/* ---- config: require-session on|off ---- */
+static int set_require(struct shell *sh, const struct shell_config_key *k, const char *value)
+{
+	struct session_state *s = session_state(sh);
+
+	if (!s)
+		return shell_err(sh, -LLMK_ENOMEM, "config require-session: no memory");
+	if (!strcmp(value, "on")) {
+		s->require = true;
+		return 0;
+	}
+	if (strcmp(value, "off"))
+		return shell_err(sh, -LLMK_EINVAL, "config require-session: expected on or off, got "
+				 "'%s'", value);
+	/* on stays on: a session's client could otherwise open the console to
+	 * clear text for whoever comes next */
+	if (s->require)
+		return shell_err(sh, -LLMK_EINVAL, "config require-session: stays on until reboot");
+	return 0;
+}
+
+static void get_require(struct shell *sh, const struct shell_config_key *k, char *buf, size_t n)
+{
+	struct session_state *s = sh->session;
+	plat_snprintf(buf, n, "%s", s && s->require ? "on" : "off");
+}
+
+const struct shell_config_key shell_config_session[] = {
+	{"require-session", "on|off: refuse every command outside a confidential session but "
+	 "session, version and help (on stays on until reboot)", set_require, get_require, NULL,
+	 NULL},
+	{0},
+};

@@ -1,0 +1,82 @@
+/*
+ * shell/session.h — the confidential session in the guest (docs/session.md):
+ * after `session open`, every console line in either direction is one frame
+ * of shell/chan.h, so the host that carries the serial line sees only
+ * ciphertext.
+ *
+ * shell/session.c holds the session's state (sh->session) and its hooks
+ * into the shell: console output goes through a write filter
+ * (plat_set_write_filter) that seals it into frames; shell_getc and
+ * shell_poll_cancel take their bytes from opened input frames; the prompt
+ * loop announces each prompt as a frame and completes a close; and
+ * require-session refuses commands outside a session. shell/cmd_session.c
+ * is the `session` command and the require-session config key.
+ *
+ * A session ends by `session close`, a close frame from the client, or the
+ * first frame that is refused (altered, replayed, reordered, missing) or
+ * any text that is not a frame. From that moment nothing more is written,
+ * framed or in clear, and input reads as Ctrl-C, so the running command
+ * stops; back at the prompt the close completes: the conversation, the KV
+ * cache, the sampler, the shell's line buffers and the session keys are
+ * zeroized, a model key the session brought is forgotten (and a sealed
+ * model it opened unloaded), and the console returns to clear text with
+ * one line saying why.
+ */
+#ifndef SHELL_SESSION_H
+#define SHELL_SESSION_H
+
+#include "chan.h"
+#include "shell.h"
+
+/* ---- the hooks shell.c calls (weak there) ---- */
+int shell_session_getc(struct shell *sh);
+int shell_session_trygetc(struct shell *sh);
+void shell_session_prompt(struct shell *sh);
+int shell_session_check(struct shell *sh, const struct shell_cmd *c);
+
+/* ---- for other commands ---- */
+/*
+ * `unseal KEYHEX` typed inside an open session: returns how the session
+ * was attested ("vtpm", "vtpm, simulated") and marks the key as the
+ * session's (forgotten when the session ends); NULL when no session is open.
+ */
+const char *shell_session_key_release(struct shell *sh);
+
+/* ---- for shell/cmd_session.c ---- */
+enum session_state_kind { SESSION_NONE = 0, SESSION_OPEN, SESSION_CLOSING };
+
+struct session_state {
+	enum session_state_kind state;
+	struct chan ch;
+	char how[48];           /* "vtpm", "vtpm, simulated" */
+	bool require;           /* require-session on (latched until reboot) */
+	bool key_given;         /* a model key came over this session */
+	bool saved_echo, saved_prompt;
+	/* input: the frame line being read, then the data of the last frame */
+	char raw[CHAN_LINE_MAX];
+	size_t raw_len;
+	bool raw_long;
+	uint8_t plain[CHAN_DATA_MAX];
+	size_t plain_len, plain_pos;
+	bool asked;             /* a prompt or line frame asked for the line being read */
+	bool mid_line;          /* the last byte handed out did not end a line */
+	/* closing: why ("" for an orderly close) and by whom */
+	char why[240];
+	char note[64];
+	/* the frame being written */
+	char line[CHAN_LINE_MAX];
+};
+
+/* sh->session, allocated on first use; NULL when out of memory. */
+struct session_state *session_state(struct shell *sh);
+/*
+ * Start the session: chan is keyed (chan_init done), how names the
+ * evidence's provider. Forgets what came before (conversation, KV, line
+ * buffers), turns echo and the prompt off and frames all output from now.
+ */
+void session_start(struct shell *sh, const char *how);
+/* Begin an orderly close from inside the session (`session close`): a
+ * close frame goes out; the close completes at the prompt. */
+void session_close(struct shell *sh, const char *note);
+
+#endif

@@ -1,0 +1,568 @@
+/*
+ * tests/unit/test_session.c — the confidential session in the guest
+ * (shell/session.c, shell/cmd_session.c), driven as the host client drives
+ * it: `session open` with a nonce and a client key, the evidence read back
+ * for the report data and the session key, then input frames on the
+ * console and output frames opened. Evidence from the SEV-SNP simulator
+ * (provider snp, simulated); models from tools/host/mkmodel.h, so nothing
+ * skips. What the host sees is the captured console: it must hold neither
+ * the prompts, the answers nor a key; refused frames close the session
+ * with one error line and the shell keeps serving; the close zeroizes.
+ */
+#define _GNU_SOURCE /* memmem */
+#include "test.h"
+
+#include <stdlib.h>
+
+#include "../../llm/engine.h"
+#include "../../llm/seal.h"
+#include "../../shell/chan.h"
+#include "../../shell/cmd_seal.h"
+#include "../../shell/evidence.h"
+#include "../../shell/keywrap.h"
+#include "../../shell/session.h"
+#include "../../shell/shell.h"
+#include "../../tools/host/host.h"
+#include "../../tools/writer/mkmodel.h"
+#include "../../tools/writer/seal_write.h"
+#include "../../tools/host/snp_sim.h"
+
+struct capture {
+	char *buf;
+	size_t len, cap;
+};
+
+static void capture_fn(void *ctx, const char *s, size_t n)
+{
+	struct capture *c = ctx;
+	if (c->len + n + 1 > c->cap) {
+		c->cap = (c->len + n + 1) * 2;
+		c->buf = realloc(c->buf, c->cap);
+	}
+	memcpy(c->buf + c->len, s, n);
+	c->len += n;
+	c->buf[c->len] = 0;
+}
+
+static struct capture cap;
+static struct shell *sh;
+
+static const uint8_t model_key[32] = {0x42, 0x13, 0x37, 0x99, 7, 6, 5, 4, 3, 2, 1};
+static const char model_key_hex[] =
+	"4213379907060504030201000000000000000000000000000000000000000000";
+
+static bool all_zero(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	for (size_t i = 0; i < n; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+/* disk 0: a synthetic model with a chat template; disk 1: it sealed under
+ * model_key (llm/seal.h, as tools/seal.c writes it). */
+static void make_disks(char *plain, char *sealed, size_t n)
+{
+	struct mkm_spec s;
+	struct seal_ctx c;
+	char err[256];
+	uint8_t rnd[SEAL_RANDOM_SIZE] = {9}, d[32];
+	size_t len;
+
+	snprintf(plain, n, "%s/session_model.gguf", test_tmpdir());
+	snprintf(sealed, n, "%s/session_model.sealed", test_tmpdir());
+	mkm_defaults(&s);
+	s.name = "session";
+	s.chat_template = "<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>";
+	CHECK_EQ_INT(mkm_write(&s, plain, err, sizeof err), 0);
+	uint8_t *p = test_read_file(plain, &len);
+	br_sha256_context h;
+	br_sha256_init(&h);
+	br_sha256_update(&h, p, len);
+	br_sha256_out(&h, d);
+	CHECK_EQ_INT(seal_create(&c, model_key, len, d, SEAL_CHUNK_DEFAULT, rnd, err, sizeof err), 0);
+	uint8_t *im = calloc(1, c.hdr.image_size);
+	for (uint64_t i = 0; i < c.hdr.n_chunks; i++) {
+		uint8_t *ch = im + seal_chunk_offset(&c, i);
+		size_t off = (size_t)(i * SEAL_CHUNK_DEFAULT);
+		size_t k = len - off < SEAL_CHUNK_DEFAULT ? len - off : SEAL_CHUNK_DEFAULT;
+		memcpy(ch, p + off, k);
+		seal_encrypt_chunk(&c, i, ch, im + SEAL_HEADER_SIZE + i * SEAL_TAG_SIZE);
+	}
+	seal_finish(&c, im + SEAL_HEADER_SIZE, c.hdr.data_off - SEAL_HEADER_SIZE, im);
+	FILE *f = fopen(sealed, "wb");
+	CHECK(f && fwrite(im, 1, c.hdr.image_size, f) == c.hdr.image_size);
+	if (f)
+		fclose(f);
+	seal_close(&c);
+	free(im);
+	free(p);
+}
+
+/* A fresh guest shell over both disks, the console captured; cfg as llmk.cfg. */
+static void guest(const char *cfg)
+{
+	char plain[600], sealed[600];
+
+	setenv("LLMK_SNP_SIM", "1", 1);
+	snp_sim_provider_reset();
+	make_disks(plain, sealed, sizeof plain);
+	host_remove_disks();
+	CHECK_EQ_INT(host_add_disk(plain), 0);
+	CHECK_EQ_INT(host_add_disk(sealed), 1);
+	host_set_config(cfg);
+	if (sh) {
+		if (sh->engine) {
+			engine_unload(sh->engine);
+			plat_free(sh->engine, sizeof(struct engine));
+		}
+		plat_set_write_filter(NULL, NULL);
+		plat_free(sh->session, sizeof(struct session_state));
+		free(sh);
+	}
+	sh = calloc(1, sizeof *sh);
+	free(cap.buf);
+	memset(&cap, 0, sizeof cap);
+	capture_fn(&cap, "", 0);
+	host_set_output(capture_fn, &cap);
+	shell_init(sh, false);
+	host_set_config(NULL);
+}
+
+static void done(void)
+{
+	plat_set_write_filter(NULL, NULL);
+	host_set_output(NULL, NULL);
+	host_set_input(NULL, 0);
+	host_remove_disks();
+	if (sh->engine) {
+		engine_unload(sh->engine);
+		plat_free(sh->engine, sizeof(struct engine));
+	}
+	plat_free(sh->session, sizeof(struct session_state));
+	free(sh);
+	sh = NULL;
+}
+
+struct client {
+	struct chan ch;
+	uint8_t priv[32], pub[32];
+};
+
+/* `session open` as the client sends it; the channel keyed from the
+ * evidence's report data and session key. 0, or the command's status. */
+static int client_open(struct client *c)
+{
+	char line[300], nonce[33] = "00112233445566778899aabbccddeeff", key[65];
+	struct evidence_rec recs[64];
+	char err[160];
+
+	for (int i = 0; i < 32; i++)
+		c->priv[i] = (uint8_t)(0x31 * i + 1);
+	CHECK_EQ_INT(keywrap_public(c->priv, c->pub), 0);
+	for (int i = 0; i < 32; i++)
+		snprintf(key + 2 * i, 3, "%02x", c->pub[i]);
+	snprintf(line, sizeof line, "session open --nonce %s --client-key %s --provider snp", nonce,
+		 key);
+	cap.len = 0;
+	cap.buf[0] = 0;
+	int r = shell_exec_line(sh, line);
+	if (r)
+		return r;
+	char *ev = strstr(cap.buf, "session-evidence: ");
+	CHECK(ev != NULL);
+	if (!ev)
+		return -1;
+	ev += 18;
+	size_t n = strcspn(ev, "\n");
+	uint8_t *b = malloc(n);
+	long k = evidence_b64_decode(ev, n, b, n);
+	CHECK(k > 0);
+	int nr = evidence_parse(b, (size_t)k, recs, 64, err, sizeof err);
+	CHECK(nr > 0);
+	const struct evidence_rec *rd = evidence_find(recs, nr, ATTEST_REC_REPORT_DATA, NULL),
+				  *pk = evidence_find(recs, nr, ATTEST_REC_PUBKEY, NULL),
+				  *no = evidence_find(recs, nr, ATTEST_REC_NONCE, NULL);
+	CHECK(rd && pk && no && no->len == 16 && rd->len == 64 && pk->len == 32);
+	CHECK(evidence_find(recs, nr, ATTEST_REC_SNP_REPORT, NULL) != NULL);
+	r = rd && pk ? chan_init(&c->ch, false, c->priv, pk->val, rd->val, c->pub, pk->val) : -1;
+	CHECK_EQ_INT(r, 0);
+	free(b);
+	return r;
+}
+
+/* Input frames for the lines of text (each with its newline), appended to
+ * *buf; type 'C' for a close. */
+static void frame_in(struct client *c, char **buf, size_t *n, uint8_t type, const char *text)
+{
+	char line[CHAN_LINE_MAX];
+	long k = chan_seal(&c->ch, type, text, strlen(text), line, sizeof line);
+	CHECK(k > 0);
+	*buf = realloc(*buf, *n + (size_t)k + 2);
+	memcpy(*buf + *n, line, (size_t)k);
+	(*buf)[*n + (size_t)k] = '\n';
+	*n += (size_t)k + 1;
+}
+
+/* Run the shell over input until it ends; the console as the host saw it
+ * in cap (from empty). */
+static void run_input(const char *in, size_t n)
+{
+	cap.len = 0;
+	cap.buf[0] = 0;
+	host_set_input(in, n);
+	shell_run(sh);
+	host_set_input(NULL, 0);
+}
+
+/* What the client makes of the captured console: the output frames'
+ * text, the frame types in order, and the text outside frames. */
+struct seen {
+	char out[65536], types[256], clear[4096];
+	int32_t status[64];
+	int n_status;
+	bool refused;
+};
+
+static void client_read(struct client *c, struct seen *s)
+{
+	char *p = cap.buf, err[240];
+	uint8_t data[CHAN_DATA_MAX], type;
+	size_t on = 0, tn = 0, cn = 0;
+
+	memset(s, 0, sizeof *s);
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		if (chan_is_frame(p, n)) {
+			long k = chan_open(&c->ch, p, n, &type, data, err, sizeof err);
+			if (k < 0) {
+				s->refused = true;
+				fprintf(stderr, "  client: %s\n", err);
+			} else {
+				if (tn + 1 < sizeof s->types)
+					s->types[tn++] = (char)type;
+				if (type == CHAN_OUTPUT && on + (size_t)k < sizeof s->out) {
+					memcpy(s->out + on, data, (size_t)k);
+					on += (size_t)k;
+				}
+				if (type == CHAN_PROMPT && k == 4 && s->n_status < 64)
+					s->status[s->n_status++] = (int32_t)((uint32_t)data[0] |
+						(uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
+						(uint32_t)data[3] << 24);
+			}
+		} else if (n && cn + n + 1 < sizeof s->clear) {
+			memcpy(s->clear + cn, p, n);
+			cn += n;
+			s->clear[cn++] = '\n';
+		}
+		p += n + (p[n] == '\n');
+	}
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+TEST(session_frames_every_line_and_the_host_sees_no_plaintext)
+{
+	static struct client c;
+	static struct seen s;
+	char *in = NULL;
+	size_t n = 0;
+
+	guest(NULL);
+	CHECK_EQ_INT(client_open(&c), 0);
+	CHECK(strstr(cap.buf, "session: provider snp") != NULL);
+	CHECK(strstr(cap.buf, "  session key  ") != NULL);
+	frame_in(&c, &in, &n, CHAN_INPUT, "load 0\n");
+	frame_in(&c, &in, &n, CHAN_INPUT, "infer \"the password is swordfish\" -n 12 --temp 0\n");
+	frame_in(&c, &in, &n, CHAN_INPUT, "chat \"my pin is 4711\" -n 6 --temp 0\n");
+	frame_in(&c, &in, &n, CHAN_INPUT, "session\n");
+	run_input(in, n);
+	client_read(&c, &s);
+	CHECK(!s.refused);
+	CHECK_EQ_INT(s.clear[0], 0); /* nothing at all in clear */
+	CHECK(strstr(s.out, "loaded disk 0") != NULL);
+	CHECK(strstr(s.out, "session open: snp, simulated evidence; frames ") != NULL);
+	CHECK(s.types[0] == 'P');
+	CHECK_EQ_INT(s.n_status, 5);
+	for (int i = 0; i < s.n_status; i++)
+		CHECK_EQ_INT(s.status[i], 0);
+	/* the answers are in the frames, and none of it in what the host saw */
+	const char *ans = strstr(s.out, "resident");
+	CHECK(ans != NULL && strlen(ans) > 40);
+	CHECK(strstr(cap.buf, "swordfish") == NULL && strstr(cap.buf, "4711") == NULL);
+	CHECK(strstr(cap.buf, "loaded disk") == NULL && strstr(cap.buf, "resident") == NULL);
+	char piece[24];
+	snprintf(piece, sizeof piece, "%.20s", ans + 20);
+	CHECK(strstr(cap.buf, piece) == NULL);
+	struct engine *e = sh->engine;
+	CHECK(e->n_past > 0 && e->n_msgs == 2);
+
+	/* the client closes: a close frame back, then the wipe, in clear */
+	free(in);
+	in = NULL;
+	n = 0;
+	frame_in(&c, &in, &n, CHAN_CLOSE, "");
+	run_input(in, n);
+	client_read(&c, &s);
+	CHECK(strchr(s.types, 'C') != NULL);
+	CHECK_STR(s.clear, "session closed (by the client)\n");
+	CHECK_EQ_INT(e->n_past, 0);
+	CHECK_EQ_INT(e->n_msgs, 0);
+	CHECK(all_zero(e->kv.k, e->kv.bytes) && all_zero(e->kv.v, e->kv.bytes));
+	CHECK(all_zero(e->chat_buf, e->chat_cap) && all_zero(e->text, e->text_cap));
+	CHECK(all_zero(e->smp.cand, e->smp.n_vocab * sizeof *e->smp.cand));
+	CHECK(all_zero(&sh->history, sizeof sh->history));
+	CHECK(all_zero(sh->args, sizeof sh->args));
+	struct session_state *st = sh->session;
+	CHECK(st->state == SESSION_NONE && all_zero(&st->ch.send.key, 32) &&
+	      all_zero(st->plain, sizeof st->plain));
+	CHECK(e->loaded); /* a plain model stays; its conversation does not */
+
+	/* clear text again; a new session reuses no KV of the last one */
+	run_input("version\n", 8);
+	CHECK(strstr(cap.buf, "llmk ") != NULL);
+	CHECK_EQ_INT(client_open(&c), 0);
+	free(in);
+	in = NULL;
+	n = 0;
+	frame_in(&c, &in, &n, CHAN_INPUT, "infer \"the password is swordfish\" -n 2 --temp 0\n");
+	frame_in(&c, &in, &n, CHAN_INPUT, "stats\n");
+	run_input(in, n);
+	client_read(&c, &s);
+	CHECK(strstr(s.out, "(0 reused from the cache)") != NULL);
+	free(in);
+	done();
+}
+
+/* One line of clear text: "error: session: <why>...; session closed". */
+static bool closed_for(const struct seen *s, const char *why)
+{
+	return count(s->clear, "error: ") == 1 && strstr(s->clear, "error: session: ") &&
+	       strstr(s->clear, why) && strstr(s->clear, "; session closed\n");
+}
+
+TEST(session_refuses_altered_replayed_and_clear_input_and_keeps_serving)
+{
+	static struct client c;
+	static struct seen s;
+	char *in = NULL;
+	size_t n = 0;
+
+	/* one character of an input frame changed on the way */
+	guest(NULL);
+	CHECK_EQ_INT(client_open(&c), 0);
+	frame_in(&c, &in, &n, CHAN_INPUT, "load 0\n");
+	in[10] = in[10] == 'A' ? 'B' : 'A';
+	run_input(in, n);
+	client_read(&c, &s);
+	CHECK(closed_for(&s, "frame 0 from the client does not authenticate"));
+	CHECK(!sh->engine || !((struct engine *)sh->engine)->loaded);
+	run_input("version\n", 8);
+	CHECK(strstr(cap.buf, "llmk ") != NULL);
+
+	/* a frame replayed */
+	CHECK_EQ_INT(client_open(&c), 0);
+	free(in);
+	in = NULL;
+	n = 0;
+	frame_in(&c, &in, &n, CHAN_INPUT, "version\n");
+	size_t one = n;
+	in = realloc(in, 2 * n);
+	memcpy(in + n, in, one);
+	n += one;
+	run_input(in, n);
+	client_read(&c, &s);
+	CHECK(strstr(s.out, "llmk ") != NULL);
+	CHECK(closed_for(&s, "frame 0 from the client was replayed (expected frame 1)"));
+
+	/* a line that is not a frame: refused, and not run */
+	CHECK_EQ_INT(client_open(&c), 0);
+	run_input("load 0\n", 7);
+	client_read(&c, &s);
+	CHECK(closed_for(&s, "a line that is not a frame came in"));
+	CHECK(!sh->engine || !((struct engine *)sh->engine)->loaded);
+
+	/* text outside the session while a command runs: the command stops,
+	 * and nothing of its output leaves, framed or in clear */
+	CHECK_EQ_INT(client_open(&c), 0);
+	free(in);
+	in = NULL;
+	n = 0;
+	frame_in(&c, &in, &n, CHAN_INPUT, "load 0\n");
+	run_input(in, n);
+	client_read(&c, &s);
+	CHECK(!s.refused && strstr(s.out, "loaded disk 0") != NULL);
+	free(in);
+	in = NULL;
+	n = 0;
+	frame_in(&c, &in, &n, CHAN_INPUT, "infer \"a long story\" -n 200 --temp 0\n");
+	in = realloc(in, n + 9);
+	memcpy(in + n, "garbage\n", 8);
+	n += 8;
+	run_input(in, n);
+	client_read(&c, &s);
+	CHECK(closed_for(&s, "a line that is not a frame came in"));
+	CHECK_EQ_INT(count(s.clear, "\n"), 1);
+	CHECK(sh->engine->run.n_gen < 200);
+
+	/* still serving: a session opens and runs */
+	CHECK_EQ_INT(client_open(&c), 0);
+	free(in);
+	in = NULL;
+	n = 0;
+	frame_in(&c, &in, &n, CHAN_INPUT, "version\n");
+	run_input(in, n);
+	client_read(&c, &s);
+	CHECK(!s.refused && strstr(s.out, "build id") != NULL);
+	free(in);
+	done();
+}
+
+TEST(session_ctrl_c_in_a_frame_stops_the_command_and_the_session_goes_on)
+{
+	static struct client c;
+	static struct seen s;
+	char *in = NULL;
+	size_t n = 0;
+
+	guest(NULL);
+	CHECK_EQ_INT(client_open(&c), 0);
+	/* one round per line, as the client sends them: Ctrl-C comes while
+	 * the command runs (input given at once would be read ahead by load) */
+	frame_in(&c, &in, &n, CHAN_INPUT, "load 0\n");
+	run_input(in, n);
+	client_read(&c, &s);
+	n = 0;
+	frame_in(&c, &in, &n, CHAN_INPUT, "infer \"a long story\" -n 200 --temp 0\n");
+	frame_in(&c, &in, &n, CHAN_INPUT, "\x03");
+	run_input(in, n);
+	client_read(&c, &s);
+	CHECK(!s.refused && s.clear[0] == 0);
+	CHECK(sh->engine->run.n_gen < 200);
+	CHECK(strstr(s.out, "error: infer: cancelled") != NULL);
+	CHECK(s.n_status == 2 && s.status[1] == -LLMK_ECANCEL);
+	n = 0;
+	frame_in(&c, &in, &n, CHAN_INPUT, "version\n");
+	run_input(in, n);
+	client_read(&c, &s);
+	CHECK(!s.refused && strstr(s.out, "build id") != NULL);
+	free(in);
+	done();
+}
+
+TEST(session_open_refuses_bad_requests_with_one_line)
+{
+	static const char *const bad[] = {
+		"session open",
+		"session open --nonce 0g --client-key 00",
+		"session open --nonce 00",
+		"session open --nonce 00 --client-key 1234",
+		"session open --nonce 00 --client-key 0000000000000000000000000000000000000000000000000000000000000000 --provider snp",
+		"session open --nonce 00 --client-key 0900000000000000000000000000000000000000000000000000000000000000 --provider none",
+		"session open --nonce 00 --client-key 0900000000000000000000000000000000000000000000000000000000000000 --provider nope",
+		"session open --bogus",
+		"session close",
+		"session frobnicate",
+	};
+	guest(NULL);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cap.len = 0;
+		cap.buf[0] = 0;
+		int r = shell_exec_line(sh, bad[i]);
+		CHECK(r < 0);
+		if (count(cap.buf, "\n") != 1 || strncmp(cap.buf, "error: session", 14))
+			fprintf(stderr, "  '%s' printed: %s", bad[i], cap.buf);
+		CHECK_EQ_INT(count(cap.buf, "\n"), 1);
+		CHECK(!strncmp(cap.buf, "error: session", 14));
+	}
+	CHECK(strstr(cap.buf, "no session is open") != NULL || strstr(cap.buf, "expected open") != NULL);
+	done();
+}
+
+TEST(session_require_session_refuses_commands_outside_a_session)
+{
+	static struct client c;
+	static struct seen s;
+	char *in = NULL;
+	size_t n = 0;
+	int r;
+
+	guest("require-session on\n");
+	cap.len = 0;
+	r = shell_exec_line(sh, "load 0");
+	CHECK_EQ_INT(r, -LLMK_EAUTH);
+	CHECK_EQ_INT(count(cap.buf, "error: "), 1);
+	CHECK(strstr(cap.buf, "load: refused: require-session is on") != NULL);
+	CHECK(!sh->engine || !((struct engine *)sh->engine)->loaded);
+	CHECK_EQ_INT(shell_exec_line(sh, "version"), 0);
+	CHECK_EQ_INT(shell_exec_line(sh, "help"), 0);
+	CHECK_EQ_INT(shell_exec_line(sh, "session"), 0);
+	CHECK_EQ_INT(shell_exec_line(sh, "config require-session off"), -LLMK_EAUTH);
+	CHECK_EQ_INT(shell_exec_line(sh, "unseal " "00"), -LLMK_EAUTH);
+
+	CHECK_EQ_INT(client_open(&c), 0);
+	frame_in(&c, &in, &n, CHAN_INPUT, "load 0\n");
+	frame_in(&c, &in, &n, CHAN_INPUT, "config require-session off\n");
+	frame_in(&c, &in, &n, CHAN_INPUT, "session close\n");
+	run_input(in, n);
+	client_read(&c, &s);
+	CHECK(strstr(s.out, "loaded disk 0") != NULL);
+	CHECK(strstr(s.out, "error: config require-session: stays on until reboot") != NULL);
+	CHECK(strstr(s.out, "session closed\n") != NULL);
+	CHECK_EQ_INT(s.status[1], 0);
+	CHECK(s.status[2] < 0);
+	CHECK(strchr(s.types, 'C') != NULL);
+	CHECK_STR(s.clear, "session closed\n");
+	cap.len = 0;
+	CHECK_EQ_INT(shell_exec_line(sh, "infer \"x\" -n 2"), -LLMK_EAUTH);
+	free(in);
+	done();
+}
+
+TEST(session_unseal_takes_a_key_for_the_session_only)
+{
+	static struct client c;
+	static struct seen s;
+	char *in = NULL, line[128];
+	size_t n = 0;
+
+	guest(NULL);
+	CHECK_EQ_INT(client_open(&c), 0);
+	snprintf(line, sizeof line, "unseal %s\n", model_key_hex);
+	frame_in(&c, &in, &n, CHAN_INPUT, line);
+	frame_in(&c, &in, &n, CHAN_INPUT, "load 1\n");
+	frame_in(&c, &in, &n, CHAN_INPUT, "info\n");
+	frame_in(&c, &in, &n, CHAN_INPUT, "infer \"hello\" -n 4 --temp 0\n");
+	run_input(in, n);
+	client_read(&c, &s);
+	CHECK(strstr(s.out, "released over an attested session (snp, simulated), key id ") != NULL);
+	CHECK(strstr(s.out, "loaded disk 1") != NULL);
+	CHECK(strstr(s.out, "sealed         AES-256-GCM") != NULL);
+	CHECK(strstr(s.out, "insecure") == NULL);
+	for (int i = 0; i < s.n_status; i++)
+		CHECK_EQ_INT(s.status[i], 0);
+	CHECK(strstr(cap.buf, model_key_hex) == NULL && strstr(cap.buf, "42133799") == NULL);
+	/* the typed key is in no buffer the shell keeps */
+	CHECK(memmem(&sh->history, sizeof sh->history, "4213", 4) == NULL);
+	CHECK(memmem(sh->line.buf, sizeof sh->line.buf, "4213", 4) == NULL);
+	CHECK(shell_seal_keysrc(sh) != NULL);
+
+	free(in);
+	in = NULL;
+	n = 0;
+	frame_in(&c, &in, &n, CHAN_CLOSE, "");
+	run_input(in, n);
+	/* the key and the sealed model's plaintext went with the session */
+	CHECK(shell_seal_keysrc(sh) == NULL);
+	CHECK(!((struct engine *)sh->engine)->loaded);
+	CHECK_EQ_INT(((struct engine *)sh->engine)->mem.used, 0);
+	free(in);
+	done();
+}
