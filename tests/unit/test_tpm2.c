@@ -585,12 +585,36 @@ TEST(tpm2_activate_credential_opens_what_tpm2_makecredential_made)
 }
 
 /* ---- the host provider (tools/host/attest.c) ---- */
+/* The SNP and TDX simulators' switches, off for a test about which
+ * providers there are (another test may have left one set), then back. */
+struct sim_env {
+	char *snp, *tdx;
+};
+static void sims_off(struct sim_env *e)
+{
+	e->snp = getenv("LLMK_SNP_SIM") ? strdup(getenv("LLMK_SNP_SIM")) : NULL;
+	e->tdx = getenv("LLMK_TDX_SIM") ? strdup(getenv("LLMK_TDX_SIM")) : NULL;
+	unsetenv("LLMK_SNP_SIM");
+	unsetenv("LLMK_TDX_SIM");
+}
+static void sims_back(struct sim_env *e)
+{
+	if (e->snp)
+		setenv("LLMK_SNP_SIM", e->snp, 1);
+	if (e->tdx)
+		setenv("LLMK_TDX_SIM", e->tdx, 1);
+	free(e->snp);
+	free(e->tdx);
+}
+
 TEST(host_vtpm_evidence_replays_pcr_23_from_its_log_and_its_quote_verifies)
 {
 	const char *p = test_vtpm_path(vtpm_why, sizeof vtpm_why);
 	if (!p)
 		SKIP("no swtpm: %s", vtpm_why);
 	char *old = getenv("LLMK_VTPM") ? strdup(getenv("LLMK_VTPM")) : NULL;
+	struct sim_env sims;
+	sims_off(&sims);
 	setenv("LLMK_VTPM", p, 1);
 	host_attest_reset();
 
@@ -650,11 +674,14 @@ TEST(host_vtpm_evidence_replays_pcr_23_from_its_log_and_its_quote_verifies)
 	} else {
 		unsetenv("LLMK_VTPM");
 	}
+	sims_back(&sims);
 }
 
 TEST(host_providers_without_llmk_vtpm_say_why_and_none_adds_no_records)
 {
 	char *old = getenv("LLMK_VTPM") ? strdup(getenv("LLMK_VTPM")) : NULL;
+	struct sim_env sims;
+	sims_off(&sims);
 	unsetenv("LLMK_VTPM");
 	host_attest_reset();
 	struct plat_attest_info in;
@@ -677,4 +704,5 @@ TEST(host_providers_without_llmk_vtpm_say_why_and_none_adds_no_records)
 		setenv("LLMK_VTPM", old, 1);
 		free(old);
 	}
+	sims_back(&sims);
 }
