@@ -22,9 +22,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_boot  # noqa: E402
 from qemu import Llmk  # noqa: E402
-
-check = test_boot.check
-results = test_boot.results
+from results import check, skip_data, summary  # noqa: E402
 
 
 def main():
@@ -62,16 +60,14 @@ def main():
             check(f"\"{ref['prompt']}\" continues as the reference", got == want,
                   f"want {want}\ngot  {got}\n{out}")
         else:
-            results["skipped"] += 1
-            print(f"skip the model through bounced reads: no stories260K in {td}")
+            skip_data("the model through bounced reads", f"no stories260K in {td}")
         vm.send("poweroff\n")
         check("poweroff", vm.wait_exit(30) == 0, vm.output()[-300:])
     except TimeoutError as e:
         check("session", False, e)
     finally:
         vm.close()
-    print(f"{results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped")
-    return 0 if results["failed"] == 0 else 1
+    return summary()
 
 
 if __name__ == "__main__":
