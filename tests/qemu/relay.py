@@ -119,7 +119,11 @@ class Relay:
 
     def __init__(self, path, guest):
         self.path, self.guest = path, guest
+        # the tampering the next client gets: taken (and cleared) when it
+        # connects, so the end of one client's connection cannot race the
+        # test setting up the next one
         self.mode = None
+        self.active = None
         self.log = bytearray()
         self.g2c_log = bytearray()
         self.c2g_log = bytearray()
@@ -163,7 +167,7 @@ class Relay:
 
     def _alter(self, way, line):
         """What the host sends on for one line (a list: nothing, it, twice)."""
-        m = self.mode
+        m = self.active
         if way == "c2g" and line.startswith(b"session open ") and m and m[0] == "swap-key":
             body = line.rstrip(b"\r\n")
             parts = body.split(b" ")
@@ -217,12 +221,13 @@ class Relay:
                 return
             with self.lock:
                 self.client = c
+                self.active, self.mode = self.mode, None
                 self.count = {"g2c": 0, "c2g": 0}
                 self.pend = {"g2c": b"", "c2g": b""}
             self._serve(c)
             with self.lock:
                 self.client = None
-                self.mode = None
+                self.active = None
             c.close()
 
     def _serve(self, c):
