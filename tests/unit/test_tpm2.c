@@ -20,6 +20,8 @@
 #include "../../drivers/tpm2_attest.h"
 #include "../../shell/evidence.h"
 #include "../../tools/host/host.h"
+#include "../../tools/host/snp_sim.h"
+#include "../../tools/host/tdx_sim.h"
 #include "../../tools/verify/tpm_credential.h"
 #include "vtpm.h"
 
@@ -596,6 +598,8 @@ static void sims_off(struct sim_env *e)
 	e->tdx = getenv("LLMK_TDX_SIM") ? strdup(getenv("LLMK_TDX_SIM")) : NULL;
 	unsetenv("LLMK_SNP_SIM");
 	unsetenv("LLMK_TDX_SIM");
+	snp_sim_provider_reset(); /* each holds its launch for the process */
+	tdx_sim_provider_reset();
 }
 static void sims_back(struct sim_env *e)
 {
@@ -605,6 +609,8 @@ static void sims_back(struct sim_env *e)
 		setenv("LLMK_TDX_SIM", e->tdx, 1);
 	free(e->snp);
 	free(e->tdx);
+	snp_sim_provider_reset();
+	tdx_sim_provider_reset();
 }
 
 TEST(host_vtpm_evidence_replays_pcr_23_from_its_log_and_its_quote_verifies)
