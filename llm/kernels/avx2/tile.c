@@ -22,9 +22,10 @@
  * token, so a result depends only on its row and token (not on the tile,
  * batch or thread).
  *
- * Q8_0 weights (u up to 255) would overflow vpmaddubsw's int16 and keep the
- * gemm rows. The repack unpacks each row's run of 32 on ymm (scales in scalar
- * code) and transposes 8 rows at a time.
+ * Q8_0 weights (u up to 255) would overflow vpmaddubsw's int16: its tile
+ * and packed form take int16 pairs instead (tile_q8.c). The repack unpacks
+ * each row's run of 32 on ymm (scales in scalar code) and transposes 8 rows
+ * at a time.
  *
  * Below the tiles, the packed forms of Q4_0, Q4_K and Q6_K (llm/quant_isa.h
  * struct quant_packed): the AVX-512 packed layout, read two ymm a line, with
@@ -35,6 +36,7 @@
 #include "../scalar/scalar.h"
 #include "avx2_rows.h"
 #include "q6_xyz.h"
+#include "tile2.h"
 
 /*
  * run_T(row, i, ws, wm): row's run i (elements 32 i .. 32 i + 31) as 32
@@ -149,32 +151,6 @@ static __m256i run_q3_K(const uint8_t *row, size_t i, float *ws, float *wm)
 }
 
 typedef __m256i (*run_fn)(const uint8_t *row, size_t i, float *ws, float *wm);
-
-/* The 32 bytes of 8 rows' run (R[0..7]) as 8 dwords of each row: an 8 x 8
- * dword transpose; group k of the run gets dword k of the rows at dst +
- * 64 k. */
-static inline void put8(uint8_t *dst, const __m256i *R)
-{
-	__m256i t[8], u[8];
-
-	for (int k = 0; k < 8; k += 2) {
-		t[k] = _mm256_unpacklo_epi32(R[k], R[k + 1]);
-		t[k + 1] = _mm256_unpackhi_epi32(R[k], R[k + 1]);
-	}
-	for (int k = 0; k < 8; k += 4) {
-		u[k] = _mm256_unpacklo_epi64(t[k], t[k + 2]);
-		u[k + 1] = _mm256_unpackhi_epi64(t[k], t[k + 2]);
-		u[k + 2] = _mm256_unpacklo_epi64(t[k + 1], t[k + 3]);
-		u[k + 3] = _mm256_unpackhi_epi64(t[k + 1], t[k + 3]);
-	}
-	/* u[c], u[c + 4] (c < 4): dwords c (low lanes) and c + 4 of rows 0-3, 4-7 */
-	for (int c = 0; c < 4; c++) {
-		_mm256_storeu_si256((__m256i *)(dst + 64 * c),
-				    _mm256_permute2x128_si256(u[c], u[c + 4], 0x20));
-		_mm256_storeu_si256((__m256i *)(dst + 64 * (c + 4)),
-				    _mm256_permute2x128_si256(u[c], u[c + 4], 0x31));
-	}
-}
 
 /* Rows [0, nr) into the tile (rows nr..15: zero bytes and scales). */
 static inline __attribute__((always_inline)) void
@@ -381,20 +357,6 @@ A2_TILE(q3_K, 16, Q8_K, 0, 4)
 /* The prefetches' distance (ahead, 0 for none) and hint (nta: non-temporal,
  * else into L2) are the descriptor's tuning (struct quant_tune, isa.c),
  * which each tile, lanes and pack_to call reads once. */
-
-/* (always_inline: a function that only prefetches counts as free of side
- * effects, and GCC deletes calls to it before they would be inlined) */
-static inline __attribute__((always_inline)) void p2_prefetch(const uint8_t *p, size_t bytes,
-							     size_t ahead, bool nta)
-{
-	if (ahead)
-		for (size_t o = 0; o < bytes; o += 64) {
-			if (nta)
-				_mm_prefetch((const char *)p + ahead + o, _MM_HINT_NTA);
-			else
-				_mm_prefetch((const char *)p + ahead + o, _MM_HINT_T1);
-		}
-}
 
 /* Block i of packed group g for C tokens (1 or 2) into f[c][h] (rows 8 h ..) */
 static inline __attribute__((always_inline)) void
@@ -950,6 +912,7 @@ static const struct quant_packed pack2_q6_K = {
 
 const struct quant_packed *const avx2_packed[GGML_TYPE_COUNT] = {
 	[GGML_TYPE_Q4_0] = &pack2_q4_0,
+	[GGML_TYPE_Q8_0] = &avx2_packed_q8_0,
 	[GGML_TYPE_Q4_K] = &pack2_q4_K,
 	[GGML_TYPE_Q6_K] = &pack2_q6_K,
 };
@@ -962,6 +925,6 @@ static const struct quant_tile t2_q2_K = {tile2_q2_K, tile_prep_kmins16, "avx2"}
 static const struct quant_tile t2_q3_K = {tile2_q3_K, tile_prep_q3_K, "avx2"};
 
 const struct quant_tile *const avx2_tile[GGML_TYPE_COUNT] = {
-	[GGML_TYPE_Q4_0] = &t2_q4_0, [GGML_TYPE_Q4_K] = &t2_q4_K, [GGML_TYPE_Q5_K] = &t2_q5_K,
+	[GGML_TYPE_Q4_0] = &t2_q4_0, [GGML_TYPE_Q8_0] = &avx2_tile_q8_0, [GGML_TYPE_Q4_K] = &t2_q4_K, [GGML_TYPE_Q5_K] = &t2_q5_K,
 	[GGML_TYPE_Q6_K] = &t2_q6_K, [GGML_TYPE_Q2_K] = &t2_q2_K, [GGML_TYPE_Q3_K] = &t2_q3_K,
 };
