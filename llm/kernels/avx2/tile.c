@@ -304,13 +304,13 @@ A2_TILE(q3_K, 16, Q8_K, 0, 4)
  * nibbles again on every pass over the group was slower for prompts);
  * else the tokens two at a time straight off the packed group (COLS_FN),
  * the first pass prefetching ahead into L2. */
-#define P2_TILE(NAME, COLS_FN, UNPACK_FN, G_, ACT, MINS_, DEPTH_)                         \
+#define P2_TILE(NAME, COLS_FN, UNPACK_FN, G_, ACT, MINS_, DEPTH_, NTA)                    \
 	static void NAME(size_t n, const void *w, size_t w_stride, int nr, const void *act,  \
 			 size_t as, const float *prep, size_t B, float *out, size_t os,      \
 			 void *scratch, const struct quant_tune *tune)                       \
 	{                                                                                    \
 		const size_t ahead = tune->ahead;                                            \
-		const bool nta = tune->nta;                                                  \
+		const bool nta = tune->NTA;                                                  \
 		size_t b = 0;                                                                \
 		(void)w_stride;                                                              \
 		if (scratch && B >= 4) {                                                     \
@@ -677,8 +677,8 @@ static void p2_unpack_tile_q4K(const uint8_t *g, size_t n, struct q_rtile *t, si
 	}
 }
 
-P2_TILE(ptile2_q4_0, p2_cols_q40, p2_unpack_tile_q40, 32, Q8_0, 0, 8)
-P2_TILE(ptile2_q4_K, p2_cols_q4K, p2_unpack_tile_q4K, 32, Q8_K, 1, 8)
+P2_TILE(ptile2_q4_0, p2_cols_q40, p2_unpack_tile_q40, 32, Q8_0, 0, 8, nta)
+P2_TILE(ptile2_q4_K, p2_cols_q4K, p2_unpack_tile_q4K, 32, Q8_K, 1, 8, nta_sb)
 
 /* 16 rows of Q4_K into the packed layout: per superblock the rows' 144
  * bytes as 4 ymm runs and a last 16 bytes, transposed 8 rows at a time. */
@@ -791,10 +791,71 @@ p2_step_q6K(const uint8_t *g, size_t sb, int h8, const int8_t *const *a, const f
 		f[c] = _mm256_fmadd_ps(gs[c], _mm256_set1_ps(p[c][2 * (sb * 16 + 15)]), f[c]);
 }
 
+/*
+ * Superblock sb of packed group g for one token (decode), both halves in
+ * one pass: each line's broadcast activation serves the two ymm of its 16
+ * rows, and each line is used as soon as it is unpacked. The sums and the
+ * float steps of each half are p2_step_q6K's, in the same order, so its
+ * bits. (p2_step_q6K unpacks a run's 8 lines first, for its second token;
+ * for one, GCC spilled them with the address arithmetic of both halves:
+ * docs/perf.md, "K-quant superblock prefetch".)
+ */
+static inline __attribute__((always_inline)) void
+p2_step1_q6K(const uint8_t *g, size_t sb, const int8_t *a, const float *p, __m256 *f,
+	     size_t ahead, bool nta)
+{
+	const __m256i ones = _mm256_set1_epi16(1);
+	const uint8_t *u = g + sb * P2_SB6;
+	__m256 gs[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+
+	p2_prefetch(u, P2_SB6, ahead, nta);
+	_Pragma("GCC unroll 8") for (int i = 0; i < 8; i++)
+		_Pragma("GCC unroll 2") for (int half = 0; half < 2; half++) {
+			size_t s = sb * 16 + 2 * (size_t)i + (size_t)half;
+			const int8_t *q = a + sb * Q8_K_BYTES2 + Q8_K_OFF2 + 32 * (size_t)i +
+					  16 * (size_t)half;
+			int32_t init;
+			__m256i acc[2];
+			memcpy(&init, &p[2 * s + 1], sizeof init);
+			acc[0] = acc[1] = _mm256_set1_epi32(init);
+			_Pragma("GCC unroll 2") for (int k0 = 0; k0 < 4; k0 += 2) {
+				__m256i s16[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+				_Pragma("GCC unroll 2") for (int k = k0; k < k0 + 2; k++) {
+					int32_t x;
+					memcpy(&x, q + 4 * k, sizeof x);
+					__m256i av = _mm256_set1_epi32(x);
+					_Pragma("GCC unroll 2") for (int h8 = 0; h8 < 2; h8++)
+						s16[h8] = _mm256_add_epi16(
+							s16[h8],
+							_mm256_maddubs_epi16(
+								p2_q6_line(u, i, 4 * half + k, h8), av));
+				}
+				_Pragma("GCC unroll 2") for (int h8 = 0; h8 < 2; h8++)
+					acc[h8] = _mm256_add_epi32(acc[h8], _mm256_madd_epi16(s16[h8], ones));
+			}
+			_Pragma("GCC unroll 2") for (int h8 = 0; h8 < 2; h8++) {
+				__m256 d = _mm256_cvtph_ps(
+					_mm_loadu_si128((const __m128i *)(u + 3328 + 16 * h8)));
+				gs[h8] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[h8]),
+							 p2_q6_ws(u, s, d, h8), gs[h8]);
+			}
+		}
+	_Pragma("GCC unroll 2") for (int h8 = 0; h8 < 2; h8++)
+		f[h8] = _mm256_fmadd_ps(gs[h8], _mm256_set1_ps(p[2 * (sb * 16 + 15)]), f[h8]);
+}
+
 static inline __attribute__((always_inline)) void
 p2_cols_q6K(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
 	    float *const *o, const int C, size_t ahead, bool nta)
 {
+	if (C == 1) {
+		__m256 f[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+		for (size_t sb = 0; sb < n / QK_K; sb++)
+			p2_step1_q6K(g, sb, a[0], p[0], f, ahead, nta);
+		_mm256_storeu_ps(o[0], f[0]);
+		_mm256_storeu_ps(o[0] + 8, f[1]);
+		return;
+	}
 	for (int h8 = 0; h8 < 2; h8++) {
 		__m256 f[2];
 		for (int c = 0; c < C; c++)
@@ -827,7 +888,7 @@ static void p2_unpack_tile_q6K(const uint8_t *g, size_t n, struct q_rtile *t, si
 	}
 }
 
-P2_TILE(ptile2_q6_K, p2_cols_q6K, p2_unpack_tile_q6K, 16, Q8_K, 0, 2)
+P2_TILE(ptile2_q6_K, p2_cols_q6K, p2_unpack_tile_q6K, 16, Q8_K, 0, 2, nta_sb)
 
 /* 16 rows of Q6_K into the packed layout: X, Y, Z of each row (q6_xyz),
  * transposed 8 rows at a time; the scales a byte per row, d a half. */
@@ -873,9 +934,7 @@ p2_lanes_k(const uint8_t *const *g, const int G, size_t n, const int8_t *a, cons
 	for (size_t sb = 0; sb < n / QK_K; sb++)
 		for (int l = 0; l < G; l++)
 			if (Q6)
-				for (int h = 0; h < 2; h++)
-					p2_step_q6K(g[l], sb, h, &a, &p, &f[l][h], 1, h ? 0 : ahead,
-						    nta);
+				p2_step1_q6K(g[l], sb, a, p, f[l], ahead, nta);
 			else
 				p2_step_q4K(g[l], sb, &a, &p, &f[l], 1, ahead, nta);
 	for (int l = 0; l < G; l++) {
@@ -890,7 +949,7 @@ p2_lanes_k(const uint8_t *const *g, const int G, size_t n, const int8_t *a, cons
 	{                                                                                   \
 		const uint8_t *const *g = (const uint8_t *const *)groups;                   \
 		const size_t ahead = tune->ahead;                                           \
-		const bool nta = tune->nta;                                                 \
+		const bool nta = tune->nta_sb;                                                 \
 		switch (ng) {                                                               \
 		case 4: p2_lanes_k(g, 4, n, act, prep, out, ahead, nta, (Q6)); break;       \
 		case 3: p2_lanes_k(g, 3, n, act, prep, out, ahead, nta, (Q6)); break;       \
