@@ -174,10 +174,15 @@ repack(run_fn run, const uint8_t *w, size_t w_stride, int nr, size_t n, int G, s
 }
 
 /*
- * C tokens (1 or 2) against the repacked tile. QB, QBYTES, QOFF: the
+ * C tokens (1 to 4) against the repacked tile. QB, QBYTES, QOFF: the
  * activation block (elements, bytes, offset of its quants); G: sub-block;
  * MINS: prep holds (da, sa) and wm applies, else (da, -o sa as an int32);
- * DEPTH: groups whose vpmaddubsw sums add in int16.
+ * DEPTH: groups whose vpmaddubsw sums add in int16. Each group's two ymm
+ * serve the C tokens' broadcasts; the float sums f and g of the tokens
+ * live on the stack (touched once per sub-block), which leaves the 16 ymm
+ * to the int16 and int32 sums. (The empty asm keeps each int16 sum a
+ * running one, as GCC otherwise reassociates the group's additions and
+ * keeps their leaves on the stack.)
  */
 static inline __attribute__((always_inline)) void
 cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *const *p,
@@ -186,78 +191,77 @@ cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *con
 {
 	const size_t SB = QB / (size_t)G;
 	const __m256i ones = _mm256_set1_epi16(1);
-	__m256 f[2][2], g[2][2];
+	_Alignas(32) float f[4][16], g[4][16];
 
-	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-		_Pragma("GCC unroll 8") for (int h = 0; h < 2; h++)
-			f[c][h] = g[c][h] = _mm256_setzero_ps();
+	memset(f, 0, sizeof f);
+	memset(g, 0, sizeof g);
 	for (size_t s = 0; s < n / (size_t)G; s++) {
 		size_t k0 = s * (size_t)G, aoff = k0 / QB * QBYTES + QOFF + k0 % QB;
 		const uint8_t *qg = t->q + k0 / 4 * 64;
-		__m256i acc[2][2];
-		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+		__m256i acc[4][2];
+		_Pragma("GCC unroll 4") for (int c = 0; c < C; c++) {
 			int32_t init = 0;
 			if (!MINS)
 				memcpy(&init, &p[c][2 * s + 1], sizeof init);
 			acc[c][0] = acc[c][1] = _mm256_set1_epi32(init);
 		}
 		_Pragma("GCC unroll 8") for (int j0 = 0; j0 < G / 4; j0 += DEPTH) {
-			__m256i s16[2][2];
-			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+			__m256i s16[4][2];
+			_Pragma("GCC unroll 4") for (int c = 0; c < C; c++)
 				s16[c][0] = s16[c][1] = _mm256_setzero_si256();
-			for (int j = j0; j < j0 + DEPTH && j < G / 4; j++) {
+			/* (DEPTH divides G / 4 for every type below) */
+			_Pragma("GCC unroll 8") for (int j = j0; j < j0 + DEPTH; j++) {
 				__m256i w0 = _mm256_load_si256((const __m256i *)(qg + 64 * j));
 				__m256i w1 = _mm256_load_si256((const __m256i *)(qg + 64 * j + 32));
-				_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+				_Pragma("GCC unroll 4") for (int c = 0; c < C; c++) {
 					int32_t x;
 					memcpy(&x, a[c] + aoff + 4 * j, sizeof x);
 					__m256i av = _mm256_set1_epi32(x);
 					s16[c][0] = _mm256_add_epi16(s16[c][0], _mm256_maddubs_epi16(w0, av));
 					s16[c][1] = _mm256_add_epi16(s16[c][1], _mm256_maddubs_epi16(w1, av));
+					__asm__("" : "+x"(s16[c][0]), "+x"(s16[c][1]));
 				}
 			}
-			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-				_Pragma("GCC unroll 8") for (int h = 0; h < 2; h++)
+			_Pragma("GCC unroll 4") for (int c = 0; c < C; c++)
+				_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++)
 					acc[c][h] = _mm256_add_epi32(acc[c][h],
 								     _mm256_madd_epi16(s16[c][h], ones));
 		}
-		_Pragma("GCC unroll 8") for (int h = 0; h < 2; h++) {
+		_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
 			__m256 ws = _mm256_loadu_ps(t->ws + s * 16 + 8 * (size_t)h);
 			__m256 wm = MINS ? _mm256_loadu_ps(t->wm + s * 16 + 8 * (size_t)h)
 					 : _mm256_setzero_ps();
-			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+			_Pragma("GCC unroll 4") for (int c = 0; c < C; c++) {
 				__m256 x = _mm256_cvtepi32_ps(acc[c][h]);
+				__m256 fc = _mm256_load_ps(f[c] + 8 * h), gc;
 				if (SB == 1) {
 					/* Q8_0 activations: prep (da, -o sa) per block */
 					x = _mm256_mul_ps(x, ws);
-					f[c][h] = _mm256_fmadd_ps(x, _mm256_set1_ps(p[c][2 * s]), f[c][h]);
+					fc = _mm256_fmadd_ps(x, _mm256_set1_ps(p[c][2 * s]), fc);
+					_mm256_store_ps(f[c] + 8 * h, fc);
 					continue;
 				}
-				g[c][h] = _mm256_fmadd_ps(x, ws, g[c][h]);
+				gc = _mm256_fmadd_ps(x, ws, _mm256_load_ps(g[c] + 8 * h));
 				if (MINS)
-					g[c][h] = _mm256_fmadd_ps(wm, _mm256_set1_ps(p[c][2 * s + 1]),
-								  g[c][h]);
+					gc = _mm256_fmadd_ps(wm, _mm256_set1_ps(p[c][2 * s + 1]), gc);
 				if (s % SB == SB - 1) {
-					f[c][h] = _mm256_fmadd_ps(g[c][h], _mm256_set1_ps(p[c][2 * s]),
-								  f[c][h]);
-					g[c][h] = _mm256_setzero_ps();
+					fc = _mm256_fmadd_ps(gc, _mm256_set1_ps(p[c][2 * s]), fc);
+					_mm256_store_ps(f[c] + 8 * h, fc);
+					gc = _mm256_setzero_ps();
 				}
+				_mm256_store_ps(g[c] + 8 * h, gc);
 			}
 		}
 	}
-	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
-		float r[16];
-		_mm256_storeu_ps(r, f[c][0]);
-		_mm256_storeu_ps(r + 8, f[c][1]);
-		memcpy(o[c], r, (size_t)nr * sizeof(float));
-	}
+	_Pragma("GCC unroll 4") for (int c = 0; c < C; c++)
+		memcpy(o[c], f[c], (size_t)nr * sizeof(float));
 }
 
 #define A2_COLS(C)                                                                        \
 	for (; b + (C) <= B; b += (C)) {                                                 \
-		const int8_t *a[2];                                                      \
-		const float *p[2];                                                       \
-		float *o[2];                                                             \
+		const int8_t *a[4];                                                      \
+		const float *p[4];                                                       \
+		float *o[4];                                                             \
 		for (int c = 0; c < (C); c++) {                                          \
 			a[c] = (const int8_t *)act + (b + (size_t)c) * as;               \
 			p[c] = prep + (b + (size_t)c) * QUANT_TILE_PREP_FLOATS(n);       \
@@ -266,7 +270,7 @@ cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *con
 		cols(&t, n, a, p, o, nr, (C), G, QB, QBYTES, QOFF, MINS, DEPTH);          \
 	}
 
-/* One tile function per weight type: repack, then the tokens two at a time. */
+/* One tile function per weight type: repack, then the tokens four at a time. */
 #define A2_TILE(T, G_, ACT, MINS_, DEPTH_)                                                \
 	static void tile2_##T(size_t n, const void *w, size_t w_stride, int nr,          \
 			      const void *act, size_t as, const float *prep, size_t B,   \
@@ -278,6 +282,7 @@ cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *con
 		struct q_rtile t = q_rtile_at(scratch, n, G);                              \
 		size_t b = 0;                                                            \
 		repack(run_##T, w, w_stride, nr, n, G, &t);                              \
+		A2_COLS(4)                                                               \
 		A2_COLS(2)                                                               \
 		A2_COLS(1)                                                               \
 	}
@@ -320,6 +325,7 @@ A2_TILE(q3_K, 16, Q8_K, 0, 4)
 			struct q_rtile t = q_rtile_at(scratch, n, G);                        \
 			UNPACK_FN(w, n, &t, ahead, nta);                                     \
 			nr = 16;                                                             \
+			A2_COLS(4)                                                           \
 			A2_COLS(2)                                                           \
 			A2_COLS(1)                                                           \
 			return;                                                              \
