@@ -391,6 +391,7 @@ p2_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *con
 				__m256i hi = _mm256_and_si256(_mm256_srli_epi16(w[h], 4), m4);
 				s16[c][h] = _mm256_add_epi16(s16[c][h], _mm256_maddubs_epi16(lo, al));
 				s16[c][h] = _mm256_add_epi16(s16[c][h], _mm256_maddubs_epi16(hi, ah));
+				__asm__("" : "+x"(s16[c][h])); /* (cols()) */
 			}
 		}
 	}
@@ -611,6 +612,7 @@ p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 				for (int h = 0; h < 2; h++)
 					s16[c][h] = _mm256_add_epi16(s16[c][h],
 								     _mm256_maddubs_epi16(w[h], av));
+				__asm__("" : "+x"(s16[c][0]), "+x"(s16[c][1])); /* (cols()) */
 			}
 		}
 		for (int c = 0; c < C; c++) {
@@ -835,6 +837,7 @@ p2_step1_q6K(const uint8_t *g, size_t sb, const int8_t *a, const float *p, __m25
 							s16[h8],
 							_mm256_maddubs_epi16(
 								p2_q6_line(u, i, 4 * half + k, h8), av));
+					__asm__("" : "+x"(s16[0]), "+x"(s16[1])); /* (cols()) */
 				}
 				_Pragma("GCC unroll 2") for (int h8 = 0; h8 < 2; h8++)
 					acc[h8] = _mm256_add_epi32(acc[h8], _mm256_madd_epi16(s16[h8], ones));
