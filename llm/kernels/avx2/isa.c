@@ -31,10 +31,9 @@ static const struct quant_isa_row avx2_row[GGML_TYPE_COUNT] = {
  * The packed kernels' prefetches (tile.c), by CPU maker as the AVX-512
  * ones (llm/kernels/avx512/isa.c): on AMD's CPUs non-temporal, 8 KiB
  * ahead (the distance that kept up with an EPYC's reads with AVX-512
- * hidden) and one group at a time, but the K-quant steps' bursts of a
- * superblock's lines into L2 (non-temporal, the burst held the step up
- * until it drained); elsewhere into L2, 2 KiB ahead, and the lanes
- * (docs/perf.md, "Decode read pattern").
+ * hidden) and one group at a time, but the K-quant steps' quarters of a
+ * superblock into L2 (they read more of the probe so); elsewhere into L2,
+ * 2 KiB ahead, and the lanes (docs/perf.md, "Decode read pattern").
  */
 static const struct quant_isa avx2 = {
 	.impl = "avx2", .row = avx2_row, .tile = avx2_tile, .packed = avx2_packed,

@@ -577,11 +577,6 @@ p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 	_Alignas(32) float ws[2][8][8], wm[2][8][8];
 	__m256 gs[2][2];
 
-	/* the superblock's 36 lines, ahead, all at once (the AVX-512 steps
-	 * take a quarter every other sub-block, PK_SB_PREFETCH there, as all
-	 * at once slowed their rows in cache; these rows, slower, kept their
-	 * speed: docs/perf.md, "K-quant superblock prefetch") */
-	p2_prefetch(u, P2_SB, ahead, nta);
 	_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
 		struct p2_kscales k = p2_kscales_at(u, h);
 		_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
@@ -597,6 +592,12 @@ p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 		const uint8_t *q = u + 256 + 512 * (size_t)(j / 2);
 		size_t s = sb * 8 + (size_t)j, aoff = sb * Q8_K_BYTES2 + Q8_K_OFF2 + 32 * (size_t)j;
 		__m256i s16[2][2];
+		/* a quarter of the superblock's 36 lines ahead every other
+		 * sub-block, as the AVX-512 steps (PK_SB_PREFETCH): with all of
+		 * them at the step's start decode read much less of the probe
+		 * (docs/perf.md, "K-quant superblock prefetch") */
+		if (j % 2 == 0)
+			p2_prefetch(u + 576 * (size_t)(j / 2), 576, ahead, nta);
 		for (int c = 0; c < C; c++)
 			s16[c][0] = s16[c][1] = _mm256_setzero_si256();
 		_Pragma("GCC unroll 8") for (int l = 0; l < 8; l++) {
@@ -763,7 +764,7 @@ p2_step_q6K(const uint8_t *g, size_t sb, int h8, const int8_t *const *a, const f
 	__m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 3328 + 16 * h8)));
 	__m256 gs[2];
 
-	if (h8 == 0) /* the 53 lines, all at once (as the Q4_K step above) */
+	if (h8 == 0) /* the 53 lines at once (prompts of 2 and 3 tokens) */
 		p2_prefetch(u, P2_SB6, ahead, nta);
 
 	for (int c = 0; c < C; c++)
@@ -816,9 +817,10 @@ p2_step1_q6K(const uint8_t *g, size_t sb, const int8_t *a, const float *p, __m25
 	const uint8_t *u = g + sb * P2_SB6;
 	__m256 gs[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
 
-	p2_prefetch(u, P2_SB6, ahead, nta);
 	_Pragma("GCC unroll 8") for (int i = 0; i < 8; i++)
 		_Pragma("GCC unroll 2") for (int half = 0; half < 2; half++) {
+			if (i % 2 == 0 && half == 0) /* a quarter of the 53 lines (above) */
+				p2_prefetch(u + 840 * (size_t)(i / 2), 840, ahead, nta);
 			size_t s = sb * 16 + 2 * (size_t)i + (size_t)half;
 			const int8_t *q = a + sb * Q8_K_BYTES2 + Q8_K_OFF2 + 32 * (size_t)i +
 					  16 * (size_t)half;
