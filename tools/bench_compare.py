@@ -104,8 +104,8 @@ def run_llamacpp(prefix, model, args):
 
 def span(v, fmt):
     """median, and the range where there is more than one value"""
-    m = fmt % statistics.median(v)
-    return m if len(v) < 2 or min(v) == max(v) else f"{m} ({fmt % min(v)}-{fmt % max(v)})"
+    m, lo, hi = fmt % statistics.median(v), fmt % min(v), fmt % max(v)
+    return m if lo == hi else f"{m} ({lo}-{hi})"
 
 
 def main():
@@ -165,7 +165,7 @@ def main():
         rtg = statistics.median(otg) / statistics.median(ttg) if ttg else float("nan")
         print(f"| {name} | {span(opp, '%.1f')} | {span(tpp, '%.1f')} | {rpp:.2f} "
               f"| {span(otg, '%.1f')} | {span(ttg, '%.1f')} | {rtg:.2f} "
-              f"| {span(share, '%.0f')}% of {statistics.median(o['mem_read_gbs'] for o in ours):.1f} GB/s |")
+              f"| {span(share, '%.0f')}% of {span([o['mem_read_gbs'] for o in ours], '%.1f')} GB/s |")
 
 
 if __name__ == "__main__":
