@@ -95,9 +95,18 @@ struct plat_disk_info {
 	uint32_t sector;    /* logical sector size; reads need not be aligned to it */
 	char id[48];        /* device id string (virtio-blk GET_ID) or file name */
 	char where[48];     /* e.g. "pci 00:03.0" or the host path's base name */
+	char reads[80];     /* how reads reach the data where the platform has a
+			       choice (host: "direct (O_DIRECT, ...)"), else "" */
 };
 int plat_disk_count(void);
 int plat_disk_info(int disk, struct plat_disk_info *out);
+/*
+ * The engine streams a model off this disk (on), or no longer (off). A
+ * platform with a cache between it and the device may read round it while
+ * the disk streams: the host build reads with O_DIRECT then (unless
+ * --no-direct), the kernel has no such cache. Returns 0 or -LLMK_ENOENT.
+ */
+int plat_disk_stream(int disk, bool on);
 /* Synchronous read of any byte range inside capacity (no alignment required). */
 int plat_disk_read(int disk, uint64_t off, void *buf, size_t len);
 /*

@@ -210,10 +210,11 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 	e->model.hp = h;
 	if ((r = plan(e, err, errlen)))
 		return r;
-	if (e->streaming)
+	if (e->streaming) {
+		plat_disk_stream(e->disk, true); /* before the first read-ahead */
 		r = wt_stream_open(&w, &e->g, &e->rd, e->disk, e->sealed ? &e->seal : NULL, &e->mem,
 				   h.n_layer, h.n_embd, e->n_slots, err, errlen);
-	else
+	} else
 		r = wt_resident_open(&w, &e->g, &e->rd, &e->mem, h.n_layer, h.n_embd,
 				     e->cfg.no_pack ? 0 : (int)threads(e), err, errlen);
 	if (r)
@@ -357,6 +358,8 @@ void engine_unload(struct engine *e)
 			model_free(&e->model);
 		tok_free(&e->tok);
 		gguf_close(&e->g);
+		if (e->streaming) /* the streamer is closed: no reads in flight */
+			plat_disk_stream(e->disk, false);
 	}
 	if (e->sealed)
 		seal_close(&e->seal);

@@ -220,6 +220,7 @@ struct engine_stats {
 	uint32_t n_past, n_ctx;         /* positions the cache holds, of */
 	uint64_t mem_used, mem_peak;
 	bool streaming;
+	int disk;                       /* the disk the weights come from */
 	struct wt_io_stats io;          /* disk traffic since the last run began */
 };
 /* 0; -LLMK_EINVAL when nothing is loaded. */

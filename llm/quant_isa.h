@@ -53,6 +53,8 @@ struct quant_tune {
 	uint32_t ahead; /* prefetch distance in bytes: a packed tile's first pass
 			   over a group, the lanes (AVX2), pack_to's next group */
 	bool nta;       /* non-temporal prefetches, else into L2 */
+	bool nta_sb;    /* the same for the AVX2 K-quant steps, which prefetch a
+			   superblock's 36 or 53 lines a quarter at a time */
 	bool lanes;     /* decode of packed weights through the lanes (QUANT_LANES
 			   streams a worker), else each group through its tile */
 };

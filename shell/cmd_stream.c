@@ -36,6 +36,7 @@ const char *shell_budget(const struct engine_plan *p, char *buf, size_t n)
 void shell_stream_stats(const struct engine_stats *st, const struct engine_plan *p)
 {
 	const struct wt_io_stats *io = &st->io;
+	struct plat_disk_info di;
 	uint64_t run = st->run.prompt_ns + st->run.gen_ns;
 	uint64_t wait, compute;
 	char a[32], b[32], bud[48];
@@ -53,6 +54,8 @@ void shell_stream_stats(const struct engine_stats *st, const struct engine_plan 
 	plat_printf("  disk        read %s in %llu requests, %.2f GB/s over the run; %llu misses\n",
 		    shell_human_size(io->bytes_read, a, sizeof a), (unsigned long long)io->reads,
 		    run ? (double)io->bytes_read / (double)run : 0.0, (unsigned long long)io->misses);
+	if (plat_disk_info(st->disk, &di) == 0 && di.reads[0])
+		plat_printf("  reads       %s\n", di.reads);
 	plat_printf("  time        compute %.1f ms, waiting on the disk %.1f ms, decrypt %.1f ms: "
 		    "overlap %.0f%% (share of the run not waiting)\n",
 		    (double)compute / 1e6, (double)wait / 1e6, (double)io->decrypt_ns / 1e6,

@@ -83,4 +83,19 @@ for t in Q4_0 Q4_K_M Q8_0; do
 			"$(printf '%s\n' "$on" "$off" "$st" | grep -E '^ids:|^  (packed|quant mix|plan) |^error')"
 	fi
 done
+# A streamed model is read round the page cache by default (O_DIRECT, or
+# the page cache where the filesystem refuses it, which `stats` names);
+# --no-direct keeps the cache, and so does a resident model (no line).
+reads() {
+	"$llmctl" $1 --disk "$model" -c "load $2 0" -c 'infer "Once" -n 4 --temp 0' -c stats \
+		</dev/null 2>&1 | sed -n 's/^  reads  *//p'
+}
+r=$(reads '' --stream)
+case "$r" in
+"direct (O_DIRECT, the default while streaming)"|"page cache (the filesystem refused O_DIRECT"*)
+	ok "streaming reads by default: $r" ;;
+*) bad "streaming reads round the page cache by default" "reads: '$r'" ;;
+esac
+check "streaming reads with --no-direct" "$(reads --no-direct --stream)" "page cache (--no-direct)"
+check "a resident model has no reads line" "$(reads '' --resident)" ""
 summary

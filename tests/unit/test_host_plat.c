@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int make_file(const char *path, size_t n)
 {
@@ -48,6 +49,113 @@ TEST(host_disk_reads)
 	CHECK_EQ_INT(bad, 0);
 	CHECK_EQ_INT(plat_disk_read_async(d, 1, big, 512, &io[0]), -LLMK_EINVAL);
 	plat_free(big, N * 4096);
+	host_remove_disks();
+}
+
+/* The first n bytes of disk d read three ways (synchronous aligned and not,
+ * asynchronous) against the file's own bytes. */
+static int reads_match(int d, size_t n)
+{
+	uint8_t *buf = plat_alloc(n + 4096, 4096);
+	struct plat_io io;
+	int bad = 0;
+
+	bad |= plat_disk_read(d, 0, buf, n) != 0;
+	for (size_t i = 0; i < n; i++)
+		bad |= buf[i] != ((i * 131 + (i >> 9)) & 0xff);
+	bad |= plat_disk_read(d, 1, buf + 1, n - 1) != 0;
+	for (size_t i = 1; i < n; i++)
+		bad |= buf[i] != ((i * 131 + (i >> 9)) & 0xff);
+	memset(buf, 0, n);
+	bad |= plat_disk_read_async(d, 0, buf, n, &io) != 0 || plat_io_wait(&io) != 0;
+	for (size_t i = 0; i < n; i++)
+		bad |= buf[i] != ((i * 131 + (i >> 9)) & 0xff);
+	plat_free(buf, n + 4096);
+	return !bad;
+}
+
+static bool reads_are(int d, const char *prefix)
+{
+	struct plat_disk_info info;
+
+	return plat_disk_info(d, &info) == 0 && strncmp(info.reads, prefix, strlen(prefix)) == 0;
+}
+
+static bool reads_say(int d, const char *prefix)
+{
+	struct plat_disk_info info;
+
+	if (reads_are(d, prefix))
+		return true;
+	if (plat_disk_info(d, &info) == 0)
+		fprintf(stderr, "  reads '%s', want '%s...'\n", info.reads, prefix);
+	return false;
+}
+
+/* While the engine streams from a disk, the host reads it round the page
+ * cache (O_DIRECT) unless told otherwise, and says so; the bytes are the
+ * same either way. */
+TEST(host_disk_streaming_reads_round_the_page_cache_by_default)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/plat_direct.bin", test_tmpdir());
+	CHECK(make_file(path, 3 * 4096) == 0);
+	host_remove_disks();
+	host_set_direct(HOST_DIRECT_AUTO);
+	int d = host_add_disk(path);
+	CHECK_EQ_INT(d, 0);
+	CHECK(reads_say(d, "page cache (not streaming)"));
+	CHECK_EQ_INT(plat_disk_stream(d, true), 0);
+	if (reads_are(d, "page cache (the filesystem refused O_DIRECT")) {
+		/* (the scratch directory's filesystem: the fallback, below) */
+		CHECK(reads_match(d, 3 * 4096));
+		host_remove_disks();
+		return;
+	}
+	CHECK(reads_say(d, "direct (O_DIRECT, the default while streaming)"));
+	CHECK(reads_match(d, 3 * 4096));
+	CHECK_EQ_INT(plat_disk_stream(d, false), 0);
+	CHECK(reads_say(d, "page cache (not streaming)"));
+	CHECK(reads_match(d, 3 * 4096));
+	host_set_direct(HOST_DIRECT_OFF); /* --no-direct */
+	CHECK_EQ_INT(plat_disk_stream(d, true), 0);
+	CHECK(reads_say(d, "page cache (--no-direct)"));
+	CHECK(reads_match(d, 3 * 4096));
+	host_set_direct(HOST_DIRECT_ON); /* --direct: streaming or not */
+	CHECK_EQ_INT(plat_disk_stream(d, false), 0);
+	CHECK(reads_say(d, "direct (O_DIRECT, --direct)"));
+	CHECK(reads_match(d, 3 * 4096));
+	CHECK_EQ_INT(plat_disk_stream(7, true), -LLMK_ENOENT);
+	host_set_direct(HOST_DIRECT_AUTO);
+	host_remove_disks();
+}
+
+/* A filesystem that refuses O_DIRECT (sysfs, procfs; tmpfs before Linux
+ * 6.6): a streaming disk there is read through the page cache, and its
+ * reads line says why. */
+TEST(host_disk_falls_back_where_the_filesystem_refuses_o_direct)
+{
+	const char *cand[] = {"/sys/kernel/uevent_seqnum", "/proc/self/stat"};
+	int d = -1;
+
+	host_remove_disks();
+	host_set_direct(HOST_DIRECT_AUTO);
+	for (size_t i = 0; i < sizeof cand / sizeof cand[0] && d < 0; i++)
+		d = host_add_disk(cand[i]);
+	if (d < 0)
+		SKIP("no sysfs or procfs file to attach");
+	CHECK_EQ_INT(plat_disk_stream(d, true), 0);
+	CHECK(reads_say(d, "page cache (the filesystem refused O_DIRECT: Invalid argument)"));
+	struct plat_disk_info info;
+	CHECK_EQ_INT(plat_disk_info(d, &info), 0);
+	if (info.capacity >= 2) {
+		uint8_t b[2];
+		CHECK_EQ_INT(plat_disk_read(d, 0, b, 2), 0);
+	}
+	/* and asking again does not try again */
+	CHECK_EQ_INT(plat_disk_stream(d, false), 0);
+	CHECK_EQ_INT(plat_disk_stream(d, true), 0);
+	CHECK(reads_say(d, "page cache (the filesystem refused O_DIRECT"));
 	host_remove_disks();
 }
 

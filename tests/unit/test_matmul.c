@@ -348,7 +348,7 @@ static void tiles_depend_only_on_row_and_token(uint32_t features)
 	if (features & PLAT_CPU_AVX512VNNI)
 		CHECK_EQ_INT(tiles, 9);
 	else if (features & PLAT_CPU_AVX2)
-		CHECK_EQ_INT(tiles, 6); /* not Q8_0, F16, BF16 */
+		CHECK_EQ_INT(tiles, 7); /* not F16, BF16 */
 	mm_free(&c);
 	free(x);
 	free(o1);
@@ -366,16 +366,18 @@ TEST(matmul_tile_results_depend_only_on_row_and_token)
 /*
  * Packed weights (llm/quant_isa.h, struct quant_packed): pack then unpack gives
  * the rows back byte for byte; the packed tile gives the unpacked tile's
- * bits for a prompt batch and for each token alone (decode, the lanes: 7
- * groups make lanes of 2, 2, 2 and 1 groups); with the scalar rows forced,
- * packed groups are unpacked first and give the plain bits.
+ * bits for a prompt batch (11 tokens: the tiles take 4, 2 and 1 at a time),
+ * for 2 and 3 tokens (off the packed group, plain rows packed first) and for
+ * each token alone (decode, the lanes: 7 groups make lanes of 2, 2, 2 and 1
+ * groups); with the scalar rows forced, packed groups are unpacked first and
+ * give the plain bits.
  */
 static void packed_gives_the_tile_bits(uint32_t features)
 {
 	const uint32_t types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K};
 	struct llm_mem mem;
 	struct mm_ctx c;
-	size_t M = 112, K = 768, B = 9;
+	size_t M = 112, K = 768, B = 11;
 	float *x = malloc(B * K * sizeof(float)), *o1 = malloc(B * M * 4), *o2 = malloc(B * M * 4);
 	uint8_t *w = malloc(quant_row_bytes(GGML_TYPE_Q8_0, K) * M); /* the widest listed */
 	uint8_t *wp = malloc(quant_row_bytes(GGML_TYPE_Q8_0, K) * M);
@@ -434,6 +436,12 @@ static void packed_gives_the_tile_bits(uint32_t features)
 				CHECK(0);
 				break;
 			}
+		for (size_t nb = 2; nb <= 3; nb++) {
+			CHECK_EQ_INT(mm_matmul_packed(&c, o2, wp, types[i], M, K, x, nb), 0);
+			CHECK(memcmp(o2, o1, nb * M * 4) == 0);
+			CHECK_EQ_INT(mm_matmul(&c, o2, w, types[i], M, K, x, nb), 0);
+			CHECK(memcmp(o2, o1, nb * M * 4) == 0);
+		}
 		for (size_t b = 0; b < B; b++) {
 			/* unpacked rows of a type that packs take the tile too */
 			CHECK_EQ_INT(mm_matmul(&c, o2, w, types[i], M, K, x + b * K, 1), 0);
@@ -462,7 +470,7 @@ static void packed_gives_the_tile_bits(uint32_t features)
 	if (features & PLAT_CPU_AVX512VNNI)
 		CHECK_EQ_INT(have, 4);
 	else if (features & PLAT_CPU_AVX2)
-		CHECK_EQ_INT(have, 3); /* Q4_0, Q4_K, Q6_K */
+		CHECK_EQ_INT(have, 4); /* Q4_0, Q8_0, Q4_K, Q6_K */
 	mm_free(&c);
 	free(x);
 	free(o1);

@@ -10,7 +10,11 @@
 /* Attach a file as the next disk (index = count before the call). Read-only.
  * Returns the index or -LLMK_E*; errno-style reason printed by the caller. */
 int host_add_disk(const char *path);
-void host_set_direct(bool on); /* before host_add_disk: O_DIRECT reads too */
+/* How the disks are read (plat_disk_info's reads says which, per disk):
+ * round the page cache (O_DIRECT) while a model streams from them, the
+ * default; always (--direct); never (--no-direct). */
+enum host_direct { HOST_DIRECT_AUTO, HOST_DIRECT_ON, HOST_DIRECT_OFF };
+void host_set_direct(enum host_direct mode);
 void host_remove_disks(void);
 void host_set_cmdline(const char *cmdline);
 /* Contents of --config FILE; NULL clears. Copied. */

@@ -1,7 +1,7 @@
 /*
  * tools/host/main.c — build/host/llmctl: the llmk shell on Linux.
  *
- *   llmctl [--direct] [--disk FILE]... [--config FILE] [--cpus N] [-c CMD]...
+ *   llmctl [--direct|--no-direct] [--disk FILE]... [--config FILE] [--cpus N] [-c CMD]...
  *
  * Each --disk attaches a file as the next disk (0, 1, ...). With -c the
  * commands run in order and llmctl exits: 0 if all succeeded, 1 at the first
@@ -53,9 +53,11 @@ static void tty_raw(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: llmctl [--direct] [--disk FILE]... [--config FILE] [--cpus N] [-c CMD]...\n"
+	fprintf(f, "usage: llmctl [--direct|--no-direct] [--disk FILE]... [--config FILE] [--cpus N] [-c CMD]...\n"
 		   "  --disk FILE    attach FILE as the next disk (read-only)\n"
-		   "  --direct       read the disks after it round the page cache (O_DIRECT)\n"
+		   "  --direct       read the disks round the page cache (O_DIRECT) always;\n"
+		   "                 the default does while a model streams from them\n"
+		   "  --no-direct    read them through the page cache always\n"
 		   "  --config FILE  settings as in llmk.cfg (\"KEY VALUE\" lines)\n"
 		   "  --cpus N       worker threads (default: online CPUs, or $LLMK_CPUS)\n"
 		   "  -c CMD         run CMD (repeatable) and exit instead of reading stdin\n"
@@ -129,7 +131,9 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if (strcmp(a, "--direct") == 0) {
-			host_set_direct(true);
+			host_set_direct(HOST_DIRECT_ON);
+		} else if (strcmp(a, "--no-direct") == 0) {
+			host_set_direct(HOST_DIRECT_OFF);
 		} else if (strcmp(a, "--disk") == 0 && has_val) {
 			const char *path = argv[++i];
 			int r = host_add_disk(path);

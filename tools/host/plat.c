@@ -230,21 +230,46 @@ void plat_mem_stats(struct plat_mem_stats *st)
 #define HOST_MAX_DISKS 16
 struct host_disk {
 	int fd;
-	int dfd;              /* the same file with O_DIRECT (--direct), or -1 */
+	int dfd;              /* the same file with O_DIRECT, once opened, or -1 */
+	_Atomic bool direct;  /* reads take dfd (where aligned) */
+	bool streaming;       /* plat_disk_stream on */
+	int refused;          /* errno of the O_DIRECT open the filesystem refused, or 0 */
 	uint64_t size;
+	char path[256];
 	char id[48];
 	char where[48];
 };
 static struct host_disk disks[HOST_MAX_DISKS];
 static int n_disks;
-static bool host_direct;
+static enum host_direct host_direct = HOST_DIRECT_AUTO;
 
-/* --direct: reads go round the page cache (O_DIRECT), from the device by
- * DMA as a guest's virtio-blk reads are, so a benchmark of streaming sees
- * the disk and not a memcpy out of the host's cache. */
-void host_set_direct(bool on)
+/*
+ * Reads round the page cache (O_DIRECT) come from the device by DMA, as a
+ * guest's virtio-blk reads do. While a model streams they are the default
+ * (HOST_DIRECT_AUTO): a streamed model is larger than the memory meant for
+ * it, and the page cache, which a memory cgroup charges to the process,
+ * then evicts and refills instead of helping (docs/streaming.md). Where the
+ * filesystem refuses O_DIRECT, reads go through the cache and the disk's
+ * reads line says why.
+ */
+static void disk_direct_update(struct host_disk *d)
 {
-	host_direct = on;
+	bool want = host_direct == HOST_DIRECT_ON ||
+		    (host_direct == HOST_DIRECT_AUTO && d->streaming);
+
+	if (want && d->dfd < 0 && !d->refused) {
+		d->dfd = open(d->path, O_RDONLY | O_CLOEXEC | O_DIRECT);
+		if (d->dfd < 0)
+			d->refused = errno ? errno : EINVAL;
+	}
+	atomic_store(&d->direct, want && d->dfd >= 0);
+}
+
+void host_set_direct(enum host_direct mode)
+{
+	host_direct = mode;
+	for (int i = 0; i < n_disks; i++)
+		disk_direct_update(&disks[i]);
 }
 
 int host_add_disk(const char *path)
@@ -252,6 +277,8 @@ int host_add_disk(const char *path)
 	struct stat st;
 	if (n_disks == HOST_MAX_DISKS)
 		return -LLMK_ERANGE;
+	if (strlen(path) >= sizeof disks[0].path)
+		return -LLMK_EINVAL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -LLMK_ENOENT;
@@ -260,13 +287,16 @@ int host_add_disk(const char *path)
 		return -LLMK_EINVAL;
 	}
 	struct host_disk *d = &disks[n_disks];
+	memset(d, 0, sizeof *d);
 	d->fd = fd;
-	d->dfd = host_direct ? open(path, O_RDONLY | O_CLOEXEC | O_DIRECT) : -1;
+	d->dfd = -1;
 	d->size = (uint64_t)st.st_size;
+	snprintf(d->path, sizeof d->path, "%s", path);
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	snprintf(d->id, sizeof d->id, "%s", base);
 	snprintf(d->where, sizeof d->where, "file %s", base);
+	disk_direct_update(d);
 	return n_disks++;
 }
 
@@ -280,6 +310,15 @@ void host_remove_disks(void)
 	n_disks = 0;
 }
 
+int plat_disk_stream(int disk, bool on)
+{
+	if (disk < 0 || disk >= n_disks)
+		return -LLMK_ENOENT;
+	disks[disk].streaming = on;
+	disk_direct_update(&disks[disk]);
+	return 0;
+}
+
 int plat_disk_count(void)
 {
 	return n_disks;
@@ -289,10 +328,20 @@ int plat_disk_info(int disk, struct plat_disk_info *out)
 {
 	if (disk < 0 || disk >= n_disks)
 		return -LLMK_ENOENT;
-	out->capacity = disks[disk].size;
+	const struct host_disk *d = &disks[disk];
+	out->capacity = d->size;
 	out->sector = 512;
-	memcpy(out->id, disks[disk].id, sizeof out->id);
-	memcpy(out->where, disks[disk].where, sizeof out->where);
+	memcpy(out->id, d->id, sizeof out->id);
+	memcpy(out->where, d->where, sizeof out->where);
+	if (atomic_load(&d->direct))
+		snprintf(out->reads, sizeof out->reads, "direct (O_DIRECT%s)",
+			 host_direct == HOST_DIRECT_ON ? ", --direct" : ", the default while streaming");
+	else if (d->refused)
+		snprintf(out->reads, sizeof out->reads, "page cache (the filesystem refused O_DIRECT: %s)",
+			 strerror(d->refused));
+	else
+		snprintf(out->reads, sizeof out->reads, "page cache (%s)",
+			 host_direct == HOST_DIRECT_OFF ? "--no-direct" : "not streaming");
 	return 0;
 }
 
@@ -307,7 +356,7 @@ int plat_disk_read(int disk, uint64_t off, void *buf, size_t len)
 	/* O_DIRECT wants buffer, offset and length on the device's logical
 	 * blocks (512 here; a device that wants more refuses with EINVAL): the
 	 * rest, or a refusal, goes through the cache */
-	int fd = d->dfd >= 0 && !((off | len | (uintptr_t)buf) & 511) ? d->dfd : d->fd;
+	int fd = atomic_load(&d->direct) && !((off | len | (uintptr_t)buf) & 511) ? d->dfd : d->fd;
 	while (len) {
 		ssize_t k = pread(fd, p, len, (off_t)off);
 		if (k < 0 && errno == EINTR)
@@ -337,7 +386,7 @@ static pthread_mutex_t io_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t io_cond = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t io_done_cond = PTHREAD_COND_INITIALIZER;
 static struct plat_io *io_head, *io_tail;
-static bool io_started;
+static int io_threads;
 
 static void *io_worker(void *arg)
 {
@@ -379,13 +428,13 @@ int plat_disk_read_async(int disk, uint64_t off, void *buf, size_t len, struct p
 	io->priv[3] = len;
 	io->priv[4] = 0;
 	pthread_mutex_lock(&io_lock);
-	if (!io_started) {
-		for (int i = 0; i < (host_direct ? HOST_IO_THREADS_DIRECT : HOST_IO_THREADS); i++) {
-			pthread_t t;
-			pthread_create(&t, NULL, io_worker, NULL);
-			pthread_detach(t);
-		}
-		io_started = true;
+	/* the pool grows (and never shrinks) to what the disk's reads want */
+	for (int want = atomic_load(&disks[disk].direct) ? HOST_IO_THREADS_DIRECT : HOST_IO_THREADS;
+	     io_threads < want; io_threads++) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, io_worker, NULL) != 0)
+			break;
+		pthread_detach(t);
 	}
 	if (io_tail)
 		io_tail->priv[4] = (uintptr_t)io;

@@ -44,8 +44,8 @@ AVX2_GEMM(q4_K);
 AVX2_GEMM(q5_K);
 AVX2_GEMM(q6_K);
 
-/* By type (tile.c): the prefill tiles of the types whose quants fit
- * vpmaddubsw, and the packed forms of Q4_0, Q4_K and Q6_K. */
+/* By type (tile.c; Q8_0's in tile_q8.c): the prefill tiles of Q4_0, Q8_0
+ * and the K-quants, and the packed forms of Q4_0, Q8_0, Q4_K and Q6_K. */
 extern const struct quant_tile *const avx2_tile[GGML_TYPE_COUNT];
 extern const struct quant_packed *const avx2_packed[GGML_TYPE_COUNT];
 

@@ -22,9 +22,10 @@
  * token, so a result depends only on its row and token (not on the tile,
  * batch or thread).
  *
- * Q8_0 weights (u up to 255) would overflow vpmaddubsw's int16 and keep the
- * gemm rows. The repack unpacks each row's run of 32 on ymm (scales in scalar
- * code) and transposes 8 rows at a time.
+ * Q8_0 weights (u up to 255) would overflow vpmaddubsw's int16: its tile
+ * and packed form take int16 pairs instead (tile_q8.c). The repack unpacks
+ * each row's run of 32 on ymm (scales in scalar code) and transposes 8 rows
+ * at a time.
  *
  * Below the tiles, the packed forms of Q4_0, Q4_K and Q6_K (llm/quant_isa.h
  * struct quant_packed): the AVX-512 packed layout, read two ymm a line, with
@@ -35,6 +36,7 @@
 #include "../scalar/scalar.h"
 #include "avx2_rows.h"
 #include "q6_xyz.h"
+#include "tile2.h"
 
 /*
  * run_T(row, i, ws, wm): row's run i (elements 32 i .. 32 i + 31) as 32
@@ -150,32 +152,6 @@ static __m256i run_q3_K(const uint8_t *row, size_t i, float *ws, float *wm)
 
 typedef __m256i (*run_fn)(const uint8_t *row, size_t i, float *ws, float *wm);
 
-/* The 32 bytes of 8 rows' run (R[0..7]) as 8 dwords of each row: an 8 x 8
- * dword transpose; group k of the run gets dword k of the rows at dst +
- * 64 k. */
-static inline void put8(uint8_t *dst, const __m256i *R)
-{
-	__m256i t[8], u[8];
-
-	for (int k = 0; k < 8; k += 2) {
-		t[k] = _mm256_unpacklo_epi32(R[k], R[k + 1]);
-		t[k + 1] = _mm256_unpackhi_epi32(R[k], R[k + 1]);
-	}
-	for (int k = 0; k < 8; k += 4) {
-		u[k] = _mm256_unpacklo_epi64(t[k], t[k + 2]);
-		u[k + 1] = _mm256_unpackhi_epi64(t[k], t[k + 2]);
-		u[k + 2] = _mm256_unpacklo_epi64(t[k + 1], t[k + 3]);
-		u[k + 3] = _mm256_unpackhi_epi64(t[k + 1], t[k + 3]);
-	}
-	/* u[c], u[c + 4] (c < 4): dwords c (low lanes) and c + 4 of rows 0-3, 4-7 */
-	for (int c = 0; c < 4; c++) {
-		_mm256_storeu_si256((__m256i *)(dst + 64 * c),
-				    _mm256_permute2x128_si256(u[c], u[c + 4], 0x20));
-		_mm256_storeu_si256((__m256i *)(dst + 64 * (c + 4)),
-				    _mm256_permute2x128_si256(u[c], u[c + 4], 0x31));
-	}
-}
-
 /* Rows [0, nr) into the tile (rows nr..15: zero bytes and scales). */
 static inline __attribute__((always_inline)) void
 repack(run_fn run, const uint8_t *w, size_t w_stride, int nr, size_t n, int G, struct q_rtile *t)
@@ -198,10 +174,15 @@ repack(run_fn run, const uint8_t *w, size_t w_stride, int nr, size_t n, int G, s
 }
 
 /*
- * C tokens (1 or 2) against the repacked tile. QB, QBYTES, QOFF: the
+ * C tokens (1 to 4) against the repacked tile. QB, QBYTES, QOFF: the
  * activation block (elements, bytes, offset of its quants); G: sub-block;
  * MINS: prep holds (da, sa) and wm applies, else (da, -o sa as an int32);
- * DEPTH: groups whose vpmaddubsw sums add in int16.
+ * DEPTH: groups whose vpmaddubsw sums add in int16. Each group's two ymm
+ * serve the C tokens' broadcasts; the float sums f and g of the tokens
+ * live on the stack (touched once per sub-block), which leaves the 16 ymm
+ * to the int16 and int32 sums. (The empty asm keeps each int16 sum a
+ * running one, as GCC otherwise reassociates the group's additions and
+ * keeps their leaves on the stack.)
  */
 static inline __attribute__((always_inline)) void
 cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *const *p,
@@ -210,78 +191,77 @@ cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *con
 {
 	const size_t SB = QB / (size_t)G;
 	const __m256i ones = _mm256_set1_epi16(1);
-	__m256 f[2][2], g[2][2];
+	_Alignas(32) float f[4][16], g[4][16];
 
-	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-		_Pragma("GCC unroll 8") for (int h = 0; h < 2; h++)
-			f[c][h] = g[c][h] = _mm256_setzero_ps();
+	memset(f, 0, sizeof f);
+	memset(g, 0, sizeof g);
 	for (size_t s = 0; s < n / (size_t)G; s++) {
 		size_t k0 = s * (size_t)G, aoff = k0 / QB * QBYTES + QOFF + k0 % QB;
 		const uint8_t *qg = t->q + k0 / 4 * 64;
-		__m256i acc[2][2];
-		_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+		__m256i acc[4][2];
+		_Pragma("GCC unroll 4") for (int c = 0; c < C; c++) {
 			int32_t init = 0;
 			if (!MINS)
 				memcpy(&init, &p[c][2 * s + 1], sizeof init);
 			acc[c][0] = acc[c][1] = _mm256_set1_epi32(init);
 		}
 		_Pragma("GCC unroll 8") for (int j0 = 0; j0 < G / 4; j0 += DEPTH) {
-			__m256i s16[2][2];
-			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
+			__m256i s16[4][2];
+			_Pragma("GCC unroll 4") for (int c = 0; c < C; c++)
 				s16[c][0] = s16[c][1] = _mm256_setzero_si256();
-			for (int j = j0; j < j0 + DEPTH && j < G / 4; j++) {
+			/* (DEPTH divides G / 4 for every type below) */
+			_Pragma("GCC unroll 8") for (int j = j0; j < j0 + DEPTH; j++) {
 				__m256i w0 = _mm256_load_si256((const __m256i *)(qg + 64 * j));
 				__m256i w1 = _mm256_load_si256((const __m256i *)(qg + 64 * j + 32));
-				_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+				_Pragma("GCC unroll 4") for (int c = 0; c < C; c++) {
 					int32_t x;
 					memcpy(&x, a[c] + aoff + 4 * j, sizeof x);
 					__m256i av = _mm256_set1_epi32(x);
 					s16[c][0] = _mm256_add_epi16(s16[c][0], _mm256_maddubs_epi16(w0, av));
 					s16[c][1] = _mm256_add_epi16(s16[c][1], _mm256_maddubs_epi16(w1, av));
+					__asm__("" : "+x"(s16[c][0]), "+x"(s16[c][1]));
 				}
 			}
-			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++)
-				_Pragma("GCC unroll 8") for (int h = 0; h < 2; h++)
+			_Pragma("GCC unroll 4") for (int c = 0; c < C; c++)
+				_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++)
 					acc[c][h] = _mm256_add_epi32(acc[c][h],
 								     _mm256_madd_epi16(s16[c][h], ones));
 		}
-		_Pragma("GCC unroll 8") for (int h = 0; h < 2; h++) {
+		_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
 			__m256 ws = _mm256_loadu_ps(t->ws + s * 16 + 8 * (size_t)h);
 			__m256 wm = MINS ? _mm256_loadu_ps(t->wm + s * 16 + 8 * (size_t)h)
 					 : _mm256_setzero_ps();
-			_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
+			_Pragma("GCC unroll 4") for (int c = 0; c < C; c++) {
 				__m256 x = _mm256_cvtepi32_ps(acc[c][h]);
+				__m256 fc = _mm256_load_ps(f[c] + 8 * h), gc;
 				if (SB == 1) {
 					/* Q8_0 activations: prep (da, -o sa) per block */
 					x = _mm256_mul_ps(x, ws);
-					f[c][h] = _mm256_fmadd_ps(x, _mm256_set1_ps(p[c][2 * s]), f[c][h]);
+					fc = _mm256_fmadd_ps(x, _mm256_set1_ps(p[c][2 * s]), fc);
+					_mm256_store_ps(f[c] + 8 * h, fc);
 					continue;
 				}
-				g[c][h] = _mm256_fmadd_ps(x, ws, g[c][h]);
+				gc = _mm256_fmadd_ps(x, ws, _mm256_load_ps(g[c] + 8 * h));
 				if (MINS)
-					g[c][h] = _mm256_fmadd_ps(wm, _mm256_set1_ps(p[c][2 * s + 1]),
-								  g[c][h]);
+					gc = _mm256_fmadd_ps(wm, _mm256_set1_ps(p[c][2 * s + 1]), gc);
 				if (s % SB == SB - 1) {
-					f[c][h] = _mm256_fmadd_ps(g[c][h], _mm256_set1_ps(p[c][2 * s]),
-								  f[c][h]);
-					g[c][h] = _mm256_setzero_ps();
+					fc = _mm256_fmadd_ps(gc, _mm256_set1_ps(p[c][2 * s]), fc);
+					_mm256_store_ps(f[c] + 8 * h, fc);
+					gc = _mm256_setzero_ps();
 				}
+				_mm256_store_ps(g[c] + 8 * h, gc);
 			}
 		}
 	}
-	_Pragma("GCC unroll 8") for (int c = 0; c < C; c++) {
-		float r[16];
-		_mm256_storeu_ps(r, f[c][0]);
-		_mm256_storeu_ps(r + 8, f[c][1]);
-		memcpy(o[c], r, (size_t)nr * sizeof(float));
-	}
+	_Pragma("GCC unroll 4") for (int c = 0; c < C; c++)
+		memcpy(o[c], f[c], (size_t)nr * sizeof(float));
 }
 
 #define A2_COLS(C)                                                                        \
 	for (; b + (C) <= B; b += (C)) {                                                 \
-		const int8_t *a[2];                                                      \
-		const float *p[2];                                                       \
-		float *o[2];                                                             \
+		const int8_t *a[4];                                                      \
+		const float *p[4];                                                       \
+		float *o[4];                                                             \
 		for (int c = 0; c < (C); c++) {                                          \
 			a[c] = (const int8_t *)act + (b + (size_t)c) * as;               \
 			p[c] = prep + (b + (size_t)c) * QUANT_TILE_PREP_FLOATS(n);       \
@@ -290,7 +270,7 @@ cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *con
 		cols(&t, n, a, p, o, nr, (C), G, QB, QBYTES, QOFF, MINS, DEPTH);          \
 	}
 
-/* One tile function per weight type: repack, then the tokens two at a time. */
+/* One tile function per weight type: repack, then the tokens four at a time. */
 #define A2_TILE(T, G_, ACT, MINS_, DEPTH_)                                                \
 	static void tile2_##T(size_t n, const void *w, size_t w_stride, int nr,          \
 			      const void *act, size_t as, const float *prep, size_t B,   \
@@ -302,6 +282,7 @@ cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *con
 		struct q_rtile t = q_rtile_at(scratch, n, G);                              \
 		size_t b = 0;                                                            \
 		repack(run_##T, w, w_stride, nr, n, G, &t);                              \
+		A2_COLS(4)                                                               \
 		A2_COLS(2)                                                               \
 		A2_COLS(1)                                                               \
 	}
@@ -328,13 +309,13 @@ A2_TILE(q3_K, 16, Q8_K, 0, 4)
  * nibbles again on every pass over the group was slower for prompts);
  * else the tokens two at a time straight off the packed group (COLS_FN),
  * the first pass prefetching ahead into L2. */
-#define P2_TILE(NAME, COLS_FN, UNPACK_FN, G_, ACT, MINS_, DEPTH_)                         \
+#define P2_TILE(NAME, COLS_FN, UNPACK_FN, G_, ACT, MINS_, DEPTH_, NTA)                    \
 	static void NAME(size_t n, const void *w, size_t w_stride, int nr, const void *act,  \
 			 size_t as, const float *prep, size_t B, float *out, size_t os,      \
 			 void *scratch, const struct quant_tune *tune)                       \
 	{                                                                                    \
 		const size_t ahead = tune->ahead;                                            \
-		const bool nta = tune->nta;                                                  \
+		const bool nta = tune->NTA;                                                  \
 		size_t b = 0;                                                                \
 		(void)w_stride;                                                              \
 		if (scratch && B >= 4) {                                                     \
@@ -344,6 +325,7 @@ A2_TILE(q3_K, 16, Q8_K, 0, 4)
 			struct q_rtile t = q_rtile_at(scratch, n, G);                        \
 			UNPACK_FN(w, n, &t, ahead, nta);                                     \
 			nr = 16;                                                             \
+			A2_COLS(4)                                                           \
 			A2_COLS(2)                                                           \
 			A2_COLS(1)                                                           \
 			return;                                                              \
@@ -382,20 +364,6 @@ A2_TILE(q3_K, 16, Q8_K, 0, 4)
  * else into L2) are the descriptor's tuning (struct quant_tune, isa.c),
  * which each tile, lanes and pack_to call reads once. */
 
-/* (always_inline: a function that only prefetches counts as free of side
- * effects, and GCC deletes calls to it before they would be inlined) */
-static inline __attribute__((always_inline)) void p2_prefetch(const uint8_t *p, size_t bytes,
-							     size_t ahead, bool nta)
-{
-	if (ahead)
-		for (size_t o = 0; o < bytes; o += 64) {
-			if (nta)
-				_mm_prefetch((const char *)p + ahead + o, _MM_HINT_NTA);
-			else
-				_mm_prefetch((const char *)p + ahead + o, _MM_HINT_T1);
-		}
-}
-
 /* Block i of packed group g for C tokens (1 or 2) into f[c][h] (rows 8 h ..) */
 static inline __attribute__((always_inline)) void
 p2_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *const *p,
@@ -423,6 +391,7 @@ p2_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *con
 				__m256i hi = _mm256_and_si256(_mm256_srli_epi16(w[h], 4), m4);
 				s16[c][h] = _mm256_add_epi16(s16[c][h], _mm256_maddubs_epi16(lo, al));
 				s16[c][h] = _mm256_add_epi16(s16[c][h], _mm256_maddubs_epi16(hi, ah));
+				__asm__("" : "+x"(s16[c][h])); /* (cols()) */
 			}
 		}
 	}
@@ -608,11 +577,6 @@ p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 	_Alignas(32) float ws[2][8][8], wm[2][8][8];
 	__m256 gs[2][2];
 
-	/* the superblock's 36 lines, ahead, all at once (the AVX-512 steps
-	 * take a quarter every other sub-block, PK_SB_PREFETCH there, as all
-	 * at once slowed their rows in cache; these rows, slower, kept their
-	 * speed: docs/perf.md, "K-quant superblock prefetch") */
-	p2_prefetch(u, P2_SB, ahead, nta);
 	_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
 		struct p2_kscales k = p2_kscales_at(u, h);
 		_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
@@ -628,6 +592,12 @@ p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 		const uint8_t *q = u + 256 + 512 * (size_t)(j / 2);
 		size_t s = sb * 8 + (size_t)j, aoff = sb * Q8_K_BYTES2 + Q8_K_OFF2 + 32 * (size_t)j;
 		__m256i s16[2][2];
+		/* a quarter of the superblock's 36 lines ahead every other
+		 * sub-block, as the AVX-512 steps (PK_SB_PREFETCH): with all of
+		 * them at the step's start decode read much less of the probe
+		 * (docs/perf.md, "K-quant superblock prefetch") */
+		if (j % 2 == 0)
+			p2_prefetch(u + 576 * (size_t)(j / 2), 576, ahead, nta);
 		for (int c = 0; c < C; c++)
 			s16[c][0] = s16[c][1] = _mm256_setzero_si256();
 		_Pragma("GCC unroll 8") for (int l = 0; l < 8; l++) {
@@ -643,6 +613,7 @@ p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 				for (int h = 0; h < 2; h++)
 					s16[c][h] = _mm256_add_epi16(s16[c][h],
 								     _mm256_maddubs_epi16(w[h], av));
+				__asm__("" : "+x"(s16[c][0]), "+x"(s16[c][1])); /* (cols()) */
 			}
 		}
 		for (int c = 0; c < C; c++) {
@@ -715,8 +686,8 @@ static void p2_unpack_tile_q4K(const uint8_t *g, size_t n, struct q_rtile *t, si
 	}
 }
 
-P2_TILE(ptile2_q4_0, p2_cols_q40, p2_unpack_tile_q40, 32, Q8_0, 0, 8)
-P2_TILE(ptile2_q4_K, p2_cols_q4K, p2_unpack_tile_q4K, 32, Q8_K, 1, 8)
+P2_TILE(ptile2_q4_0, p2_cols_q40, p2_unpack_tile_q40, 32, Q8_0, 0, 8, nta)
+P2_TILE(ptile2_q4_K, p2_cols_q4K, p2_unpack_tile_q4K, 32, Q8_K, 1, 8, nta_sb)
 
 /* 16 rows of Q4_K into the packed layout: per superblock the rows' 144
  * bytes as 4 ymm runs and a last 16 bytes, transposed 8 rows at a time. */
@@ -793,7 +764,7 @@ p2_step_q6K(const uint8_t *g, size_t sb, int h8, const int8_t *const *a, const f
 	__m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 3328 + 16 * h8)));
 	__m256 gs[2];
 
-	if (h8 == 0) /* the 53 lines, all at once (as the Q4_K step above) */
+	if (h8 == 0) /* the 53 lines at once (prompts of 2 and 3 tokens) */
 		p2_prefetch(u, P2_SB6, ahead, nta);
 
 	for (int c = 0; c < C; c++)
@@ -829,10 +800,73 @@ p2_step_q6K(const uint8_t *g, size_t sb, int h8, const int8_t *const *a, const f
 		f[c] = _mm256_fmadd_ps(gs[c], _mm256_set1_ps(p[c][2 * (sb * 16 + 15)]), f[c]);
 }
 
+/*
+ * Superblock sb of packed group g for one token (decode), both halves in
+ * one pass: each line's broadcast activation serves the two ymm of its 16
+ * rows, and each line is used as soon as it is unpacked. The sums and the
+ * float steps of each half are p2_step_q6K's, in the same order, so its
+ * bits. (p2_step_q6K unpacks a run's 8 lines first, for its second token;
+ * for one, GCC spilled them with the address arithmetic of both halves:
+ * docs/perf.md, "K-quant superblock prefetch".)
+ */
+static inline __attribute__((always_inline)) void
+p2_step1_q6K(const uint8_t *g, size_t sb, const int8_t *a, const float *p, __m256 *f,
+	     size_t ahead, bool nta)
+{
+	const __m256i ones = _mm256_set1_epi16(1);
+	const uint8_t *u = g + sb * P2_SB6;
+	__m256 gs[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+
+	_Pragma("GCC unroll 8") for (int i = 0; i < 8; i++)
+		_Pragma("GCC unroll 2") for (int half = 0; half < 2; half++) {
+			if (i % 2 == 0 && half == 0) /* a quarter of the 53 lines (above) */
+				p2_prefetch(u + 840 * (size_t)(i / 2), 840, ahead, nta);
+			size_t s = sb * 16 + 2 * (size_t)i + (size_t)half;
+			const int8_t *q = a + sb * Q8_K_BYTES2 + Q8_K_OFF2 + 32 * (size_t)i +
+					  16 * (size_t)half;
+			int32_t init;
+			__m256i acc[2];
+			memcpy(&init, &p[2 * s + 1], sizeof init);
+			acc[0] = acc[1] = _mm256_set1_epi32(init);
+			_Pragma("GCC unroll 2") for (int k0 = 0; k0 < 4; k0 += 2) {
+				__m256i s16[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+				_Pragma("GCC unroll 2") for (int k = k0; k < k0 + 2; k++) {
+					int32_t x;
+					memcpy(&x, q + 4 * k, sizeof x);
+					__m256i av = _mm256_set1_epi32(x);
+					_Pragma("GCC unroll 2") for (int h8 = 0; h8 < 2; h8++)
+						s16[h8] = _mm256_add_epi16(
+							s16[h8],
+							_mm256_maddubs_epi16(
+								p2_q6_line(u, i, 4 * half + k, h8), av));
+					__asm__("" : "+x"(s16[0]), "+x"(s16[1])); /* (cols()) */
+				}
+				_Pragma("GCC unroll 2") for (int h8 = 0; h8 < 2; h8++)
+					acc[h8] = _mm256_add_epi32(acc[h8], _mm256_madd_epi16(s16[h8], ones));
+			}
+			_Pragma("GCC unroll 2") for (int h8 = 0; h8 < 2; h8++) {
+				__m256 d = _mm256_cvtph_ps(
+					_mm_loadu_si128((const __m128i *)(u + 3328 + 16 * h8)));
+				gs[h8] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[h8]),
+							 p2_q6_ws(u, s, d, h8), gs[h8]);
+			}
+		}
+	_Pragma("GCC unroll 2") for (int h8 = 0; h8 < 2; h8++)
+		f[h8] = _mm256_fmadd_ps(gs[h8], _mm256_set1_ps(p[2 * (sb * 16 + 15)]), f[h8]);
+}
+
 static inline __attribute__((always_inline)) void
 p2_cols_q6K(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *p,
 	    float *const *o, const int C, size_t ahead, bool nta)
 {
+	if (C == 1) {
+		__m256 f[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+		for (size_t sb = 0; sb < n / QK_K; sb++)
+			p2_step1_q6K(g, sb, a[0], p[0], f, ahead, nta);
+		_mm256_storeu_ps(o[0], f[0]);
+		_mm256_storeu_ps(o[0] + 8, f[1]);
+		return;
+	}
 	for (int h8 = 0; h8 < 2; h8++) {
 		__m256 f[2];
 		for (int c = 0; c < C; c++)
@@ -865,7 +899,7 @@ static void p2_unpack_tile_q6K(const uint8_t *g, size_t n, struct q_rtile *t, si
 	}
 }
 
-P2_TILE(ptile2_q6_K, p2_cols_q6K, p2_unpack_tile_q6K, 16, Q8_K, 0, 2)
+P2_TILE(ptile2_q6_K, p2_cols_q6K, p2_unpack_tile_q6K, 16, Q8_K, 0, 2, nta_sb)
 
 /* 16 rows of Q6_K into the packed layout: X, Y, Z of each row (q6_xyz),
  * transposed 8 rows at a time; the scales a byte per row, d a half. */
@@ -911,9 +945,7 @@ p2_lanes_k(const uint8_t *const *g, const int G, size_t n, const int8_t *a, cons
 	for (size_t sb = 0; sb < n / QK_K; sb++)
 		for (int l = 0; l < G; l++)
 			if (Q6)
-				for (int h = 0; h < 2; h++)
-					p2_step_q6K(g[l], sb, h, &a, &p, &f[l][h], 1, h ? 0 : ahead,
-						    nta);
+				p2_step1_q6K(g[l], sb, a, p, f[l], ahead, nta);
 			else
 				p2_step_q4K(g[l], sb, &a, &p, &f[l], 1, ahead, nta);
 	for (int l = 0; l < G; l++) {
@@ -928,7 +960,7 @@ p2_lanes_k(const uint8_t *const *g, const int G, size_t n, const int8_t *a, cons
 	{                                                                                   \
 		const uint8_t *const *g = (const uint8_t *const *)groups;                   \
 		const size_t ahead = tune->ahead;                                           \
-		const bool nta = tune->nta;                                                 \
+		const bool nta = tune->nta_sb;                                                 \
 		switch (ng) {                                                               \
 		case 4: p2_lanes_k(g, 4, n, act, prep, out, ahead, nta, (Q6)); break;       \
 		case 3: p2_lanes_k(g, 3, n, act, prep, out, ahead, nta, (Q6)); break;       \
@@ -950,6 +982,7 @@ static const struct quant_packed pack2_q6_K = {
 
 const struct quant_packed *const avx2_packed[GGML_TYPE_COUNT] = {
 	[GGML_TYPE_Q4_0] = &pack2_q4_0,
+	[GGML_TYPE_Q8_0] = &avx2_packed_q8_0,
 	[GGML_TYPE_Q4_K] = &pack2_q4_K,
 	[GGML_TYPE_Q6_K] = &pack2_q6_K,
 };
@@ -962,6 +995,6 @@ static const struct quant_tile t2_q2_K = {tile2_q2_K, tile_prep_kmins16, "avx2"}
 static const struct quant_tile t2_q3_K = {tile2_q3_K, tile_prep_q3_K, "avx2"};
 
 const struct quant_tile *const avx2_tile[GGML_TYPE_COUNT] = {
-	[GGML_TYPE_Q4_0] = &t2_q4_0, [GGML_TYPE_Q4_K] = &t2_q4_K, [GGML_TYPE_Q5_K] = &t2_q5_K,
+	[GGML_TYPE_Q4_0] = &t2_q4_0, [GGML_TYPE_Q8_0] = &avx2_tile_q8_0, [GGML_TYPE_Q4_K] = &t2_q4_K, [GGML_TYPE_Q5_K] = &t2_q5_K,
 	[GGML_TYPE_Q6_K] = &t2_q6_K, [GGML_TYPE_Q2_K] = &t2_q2_K, [GGML_TYPE_Q3_K] = &t2_q3_K,
 };

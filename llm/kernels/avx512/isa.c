@@ -34,8 +34,8 @@ static const struct quant_isa_row avx512_row[GGML_TYPE_COUNT] = {
  * with the lanes); elsewhere into L2, 4 KiB ahead, through the lanes (the
  * Xeon's best). Measurements: docs/perf.md, "Decode read pattern".
  */
-#define TUNE_AMD {.ahead = 8192, .nta = true, .lanes = false}
-#define TUNE_OTHER {.ahead = 4096, .nta = false, .lanes = true}
+#define TUNE_AMD {.ahead = 8192, .nta = true, .nta_sb = true, .lanes = false}
+#define TUNE_OTHER {.ahead = 4096, .nta = false, .nta_sb = false, .lanes = true}
 
 static const struct quant_isa avx512 = {
 	.impl = "avx512vnni", .row = avx512_row, .tile = avx512_tile,
