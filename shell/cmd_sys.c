@@ -5,6 +5,7 @@
 #include "shell.h"
 #include "cmd_seal.h"
 #include "cmd_attest.h"
+#include "session.h"
 
 #include <bearssl.h>
 
@@ -267,12 +268,21 @@ const struct shell_config_key shell_config_sys[] = {
 };
 
 /* ---- power ---- */
+/* No key outlives the boot: the session's, the attestation's ephemeral
+ * private key, the model key. */
+void shell_going_down(struct shell *sh)
+{
+	shell_session_end_now(sh);
+	shell_attest_forget(sh);
+	shell_seal_forget(sh);
+}
+
 static int cmd_poweroff(struct shell *sh, int argc, char **argv)
 {
 	if (shell_check_argc(sh, argc, argv, 1, 1))
 		return -LLMK_EINVAL;
+	shell_going_down(sh);
 	plat_printf("powering off\n");
-	shell_attest_forget(sh); /* the ephemeral private key does not outlive the boot */
 	plat_poweroff();
 }
 
@@ -280,8 +290,8 @@ static int cmd_reboot(struct shell *sh, int argc, char **argv)
 {
 	if (shell_check_argc(sh, argc, argv, 1, 1))
 		return -LLMK_EINVAL;
+	shell_going_down(sh);
 	plat_printf("rebooting\n");
-	shell_attest_forget(sh);
 	plat_reboot();
 }
 

@@ -246,6 +246,16 @@ static void finish(struct shell *sh, struct session_state *s)
 	llm_mem_zeroize(s->why, sizeof s->why);
 }
 
+void shell_session_end_now(struct shell *sh)
+{
+	struct session_state *s = sh->session;
+
+	if (!s || s->state == SESSION_NONE)
+		return;
+	session_close(sh, " (the machine is going down)");
+	finish(sh, s);
+}
+
 void shell_session_prompt(struct shell *sh)
 {
 	struct session_state *s = sh->session;

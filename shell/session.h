@@ -41,6 +41,12 @@ int shell_session_check(struct shell *sh, const struct shell_cmd *c);
  * session's (forgotten when the session ends); NULL when no session is open.
  */
 const char *shell_session_key_release(struct shell *sh);
+/*
+ * The machine is going down (poweroff, reboot, the console's end): an open
+ * session is told with a close frame, then everything a close wipes is
+ * wiped now (keys, conversation, buffers), without waiting for a prompt.
+ */
+void shell_session_end_now(struct shell *sh);
 
 /* ---- for shell/cmd_session.c ---- */
 enum session_state_kind { SESSION_NONE = 0, SESSION_OPEN, SESSION_CLOSING };

@@ -17,6 +17,7 @@ int shell_session_getc(struct shell *sh) SHELL_WEAK;
 int shell_session_trygetc(struct shell *sh) SHELL_WEAK;
 void shell_session_prompt(struct shell *sh) SHELL_WEAK;
 int shell_session_check(struct shell *sh, const struct shell_cmd *c) SHELL_WEAK;
+void shell_going_down(struct shell *sh) SHELL_WEAK;
 
 /* ---- errors ---- */
 int shell_err(struct shell *sh, int err, const char *fmt, ...)
@@ -305,5 +306,7 @@ void shell_main(void)
 		plat_panic("shell: cannot allocate %zu bytes for the shell state", sizeof *sh);
 	shell_init(sh, true);
 	shell_run(sh);
+	if (shell_going_down)
+		shell_going_down(sh);
 	plat_poweroff();
 }

@@ -130,6 +130,8 @@ void shell_init(struct shell *sh, bool interactive);
 /* Prompt loop until end of input (plat_getc() == -1) or sh->quit; returns the
  * last command's status. */
 int shell_run(struct shell *sh);
+/* The machine is going down: forget every key first (shell/cmd_sys.c). */
+void shell_going_down(struct shell *sh);
 /* The kernel's and host's entry: shell_init, shell_run, then plat_poweroff()
  * (the host exits 0 at end of stdin). Interactive. */
 __attribute__((noreturn)) void shell_main(void);

@@ -566,3 +566,33 @@ TEST(session_unseal_takes_a_key_for_the_session_only)
 	free(in);
 	done();
 }
+
+TEST(session_keys_are_wiped_when_the_machine_goes_down_mid_session)
+{
+	static struct client c;
+	static struct seen s;
+	char *in = NULL, line[128];
+	size_t n = 0;
+
+	guest(NULL);
+	CHECK_EQ_INT(client_open(&c), 0);
+	snprintf(line, sizeof line, "unseal %s\n", model_key_hex);
+	frame_in(&c, &in, &n, CHAN_INPUT, line);
+	frame_in(&c, &in, &n, CHAN_INPUT, "load 1\n");
+	run_input(in, n);
+	CHECK(shell_seal_keysrc(sh) != NULL);
+	struct session_state *st = sh->session;
+	CHECK(st->state == SESSION_OPEN && !all_zero(&st->ch.send.key, 32));
+
+	/* poweroff and reboot call this before the platform goes down */
+	shell_going_down(sh);
+	client_read(&c, &s);
+	CHECK(strchr(s.types, 'C') != NULL); /* the client is told */
+	CHECK_STR(s.clear, "session closed (the machine is going down)\n");
+	CHECK(st->state == SESSION_NONE && all_zero(&st->ch.send.key, 32) &&
+	      all_zero(&st->ch.recv.key, 32));
+	CHECK(shell_seal_keysrc(sh) == NULL);
+	CHECK(!((struct engine *)sh->engine)->loaded);
+	free(in);
+	done();
+}
