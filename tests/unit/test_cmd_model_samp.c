@@ -201,3 +201,31 @@ TEST(cmd_greedy_with_dry_avoids_the_repeat_plain_greedy_makes)
 	CHECK(strstr(dry, "go to the park.") == NULL);
 	sess_close(&s);
 }
+
+TEST(cmd_load_marks_dry_breakers_from_the_vocabulary)
+{
+	struct sess s;
+	struct engine *e;
+	char piece[256];
+	int st, marked = 0, nl = 0;
+
+	if (!sess_open(&s, true))
+		SKIP("no testdata (LLMK_TESTDATA)");
+	sess_run(&s, "load 0", &st);
+	CHECK_EQ_INT(st, 0);
+	e = s.sh->engine;
+	/* a token is a breaker iff its text holds \n : " or * (llama.cpp's
+	 * default sequence breakers) */
+	for (uint32_t id = 0; id < e->smp.n_vocab; id++) {
+		int n = tok_piece(&e->tok, (int32_t)id, TOK_PIECE_SPECIAL, piece, sizeof piece);
+		bool want = n > 0 && (memchr(piece, '\n', (size_t)n) || memchr(piece, ':', (size_t)n) ||
+				      memchr(piece, '"', (size_t)n) || memchr(piece, '*', (size_t)n));
+		bool got = e->smp.breaker[id >> 3] >> (id & 7) & 1;
+		CHECK(want == got);
+		marked += got;
+		nl += got && n == 1 && piece[0] == '\n';
+	}
+	CHECK(marked > 0 && marked < (int)e->smp.n_vocab);
+	CHECK_EQ_INT(nl, 1); /* the newline byte token */
+	sess_close(&s);
+}
