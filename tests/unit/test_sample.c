@@ -1,6 +1,5 @@
 /* tests/unit/test_sample.c — the sampling chain, step by step and end to end. */
-#include "test.h"
-#include "../../llm/sample.h"
+#include "sample_fixture.h"
 
 #define NV 8
 
@@ -257,7 +256,6 @@ TEST(sample_mirostat2_adapts_mu)
 }
 
 /* ---- the chain and its order ---- */
-#include "sample_fixture.h"
 
 TEST(sample_defaults_are_llama_cpps)
 {
