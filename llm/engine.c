@@ -163,11 +163,12 @@ static int plan(struct engine *e, char *err, size_t errlen)
 	if ((uint64_t)hp->n_head * hp->head_dim > widest)
 		widest = (uint64_t)hp->n_head * hp->head_dim;
 	e->scratch_bytes = model_scratch_bytes(hp, e->cfg.n_batch, threads(e)) +
-			   (uint64_t)hp->n_vocab * sizeof(struct sample_cand) +
+			   sample_bytes(hp->n_vocab, 0) +
 			   mm_scratch_bytes(widest, e->cfg.n_batch, (int)threads(e)) + TOK_RESERVE;
-	/* per position: K+V, the token lists, the text and chat buffers */
+	/* per position: K+V, the token lists, the text and chat buffers, the
+	 * sampler's history */
 	per_pos = kv_bytes(e->cfg.kv_type, hp->n_layer, 1, kv_dim) + 2 * sizeof(int32_t) +
-		  3 * TEXT_PER_TOKEN;
+		  3 * TEXT_PER_TOKEN + SAMPLE_POS_BYTES;
 	if (!budget)
 		budget = implicit_budget(e);
 	e->plan_budget = budget;
@@ -195,6 +196,19 @@ static int plan(struct engine *e, char *err, size_t errlen)
 		e->n_ctx = (uint32_t)room;
 	e->kv_bytes = kv_bytes(e->cfg.kv_type, hp->n_layer, e->n_ctx, kv_dim);
 	return 0;
+}
+
+/* DRY's sequence breakers are tokens by their text (llama.cpp reads each
+ * token's piece the same way, get_overlapping_token_sequences). */
+static void mark_breakers(struct engine *e)
+{
+	char piece[256];
+
+	for (uint32_t id = 0; id < e->model.hp.n_vocab; id++) {
+		int n = tok_piece(&e->tok, (int32_t)id, TOK_PIECE_SPECIAL, piece, sizeof piece);
+		if (n > 0)
+			sample_dry_breaker(&e->smp, id, piece, (size_t)n);
+	}
 }
 
 static int load_model(struct engine *e, char *err, size_t errlen)
@@ -227,9 +241,10 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 	if ((r = kv_init(&e->kv, &e->mem, e->cfg.kv_type, hp->n_layer, e->n_ctx,
 			 hp->n_head_kv * hp->head_dim)) ||
 	    (r = model_scratch_init(&e->s, hp, e->cfg.n_batch, threads(e), &e->mem)) ||
-	    (r = sample_init(&e->smp, &e->mem, hp->n_vocab, &e->cfg.samp)) ||
+	    (r = sample_init(&e->smp, &e->mem, hp->n_vocab, e->n_ctx, &e->cfg.samp)) ||
 	    (r = mm_init(&e->mm, &e->mem, (int)threads(e))))
 		goto oom;
+	mark_breakers(e);
 	e->text_cap = (size_t)e->n_ctx * TEXT_PER_TOKEN + 1024;
 	e->chat_cap = e->text_cap;
 	if (!(e->ctx_tok = take(e, (e->n_ctx + 1) * sizeof(int32_t), &ae)) ||

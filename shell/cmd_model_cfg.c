@@ -17,7 +17,8 @@ enum param_type {
 	PARAM_U32,
 	PARAM_F32,
 	PARAM_SEED,     /* u64 below 2^63, or "random" (SAMPLE_SEED_RANDOM) */
-	PARAM_MIROSTAT, /* 0 or 2 */
+	PARAM_INT,      /* a signed int field (mirostat 0..2, dry-penalty-last-n -1..) */
+	PARAM_SAMPLERS, /* the chain's order: llama.cpp's --samplers (sample_order_parse) */
 };
 
 struct param {
@@ -27,6 +28,38 @@ struct param {
 };
 
 #define FIELD(f) offsetof(struct engine_config, f)
+
+static int param_int(struct shell *sh, const char *what, const char *v, const struct param *p,
+		     int *field)
+{
+	int64_t x;
+	int r = shell_parse_i64(v, &x);
+
+	if (r == -LLMK_EINVAL)
+		return shell_err(sh, r, "%s: bad number '%s'", what, v);
+	if (r || x < (int64_t)p->lo || x > (int64_t)p->hi)
+		return shell_err(sh, -LLMK_ERANGE, "%s: %s is out of range [%lld, %lld]", what, v,
+				 (long long)p->lo, (long long)p->hi);
+	*field = (int)x;
+	return 0;
+}
+
+/* The chain's order: one error names the item that is not a sampler. */
+static int param_samplers(struct shell *sh, const char *what, const char *v,
+			  struct sample_params *sp)
+{
+	const char *bad;
+	size_t n;
+	int r = sample_order_parse(sp, v, &bad, &n);
+
+	if (r == -LLMK_ERANGE)
+		return shell_err(sh, r, "%s: more than %d samplers in '%s'", what, SAMPLE_MAX_ORDER, v);
+	if (r)
+		return shell_err(sh, r, "%s: unknown sampler '%.*s' (expected names separated by ';' "
+				 "from penalties, dry, top_n_sigma, top_k, typ_p, top_p, min_p, xtc, "
+				 "temperature, or their letters edskypmxt)", what, (int)n, bad);
+	return 0;
+}
 
 /* Parse v into c as k's row says; what names the key or the flag in
  * errors, config says which. */
@@ -41,17 +74,14 @@ static int param_parse(struct shell *sh, const struct shell_config_key *k, const
 
 	switch (p->type) {
 	case PARAM_U32:
-	case PARAM_MIROSTAT:
 		if ((r = shell_arg_u64(sh, what, v, (uint64_t)p->lo, (uint64_t)p->hi, &u)))
 			return r;
-		if (p->type == PARAM_MIROSTAT && u == 1)
-			return shell_err(sh, -LLMK_ENOTSUP, "%s%s: only 0 (off) and 2 are supported",
-					 config ? "config " : "", what);
-		if (p->type == PARAM_MIROSTAT)
-			*(int *)field = (int)u;
-		else
-			*(uint32_t *)field = (uint32_t)u;
+		*(uint32_t *)field = (uint32_t)u;
 		return 0;
+	case PARAM_INT:
+		return param_int(sh, what, v, p, (int *)field);
+	case PARAM_SAMPLERS:
+		return param_samplers(sh, what, v, (struct sample_params *)field);
 	case PARAM_F32:
 		if ((r = shell_arg_f64(sh, what, v, p->lo, p->hi, &d)))
 			return r;
@@ -91,8 +121,11 @@ static void param_get(struct shell *sh, const struct shell_config_key *k, char *
 	case PARAM_U32:
 		plat_snprintf(b, n, "%u", (unsigned)*(const uint32_t *)field);
 		break;
-	case PARAM_MIROSTAT:
+	case PARAM_INT:
 		plat_snprintf(b, n, "%d", *(const int *)field);
+		break;
+	case PARAM_SAMPLERS:
+		sample_order_format((const struct sample_params *)field, b, n);
 		break;
 	case PARAM_F32:
 		plat_snprintf(b, n, "%g", (double)*(const float *)field);
@@ -274,8 +307,28 @@ const struct shell_config_key shell_config_model[] = {
 	 "P", P(F32, -100, 100, samp.presence_penalty)},
 	{"frequency-penalty", "subtracted per occurrence in the window", param_set, param_get,
 	 "P", P(F32, -100, 100, samp.frequency_penalty)},
-	{"mirostat", "0 = off, 2 = Mirostat v2", param_set, param_get, "2",
-	 P(MIROSTAT, 0, 2, samp.mirostat)},
+	{"top-nsigma", "keep logits >= max - N x their standard deviation; <= 0 = off",
+	 param_set, param_get, "N", P(F32, -1, 100, samp.top_nsigma)},
+	{"xtc-probability", "chance XTC removes the likeliest tokens; 0 = off", param_set,
+	 param_get, "P", P(F32, 0, 1, samp.xtc_probability)},
+	{"xtc-threshold", "XTC removes tokens above this but the least likely; > 0.5 = off",
+	 param_set, param_get, "P", P(F32, 0, 1, samp.xtc_threshold)},
+	{"dynatemp-range", "dynamic temperature: temp +- this by the entropy; 0 = off",
+	 param_set, param_get, "R", P(F32, 0, 100, samp.dynatemp_range)},
+	{"dynatemp-exp", "dynamic temperature exponent", param_set, param_get, "E",
+	 P(F32, 0, 100, samp.dynatemp_exp)},
+	{"dry-multiplier", "DRY: penalty for extending a repeat; 0 = off", param_set, param_get,
+	 "M", P(F32, 0, 100, samp.dry_multiplier)},
+	{"dry-base", "DRY: penalty x base^(repeat length - allowed length)", param_set,
+	 param_get, "B", P(F32, 1, 100, samp.dry_base)},
+	{"dry-allowed-length", "DRY: repeats this long are not penalised", param_set, param_get,
+	 "N", P(U32, 0, 1u << 20, samp.dry_allowed_length)},
+	{"dry-penalty-last-n", "DRY: window of tokens; -1 = the context, 0 = off", param_set,
+	 param_get, "N", P(INT, -1, 1 << 24, samp.dry_last_n)},
+	{"samplers", "order of the steps, ';'-separated names or letters (edskypmxt)",
+	 param_set, param_get, "LIST", P(SAMPLERS, 0, 0, samp)},
+	{"mirostat", "0 = off, 1 = Mirostat, 2 = Mirostat v2 (replace the samplers)", param_set,
+	 param_get, "N", P(INT, 0, 2, samp.mirostat)},
 	{"mirostat-lr", "Mirostat learning rate (eta)", param_set, param_get, "ETA",
 	 P(F32, 0, 1, samp.mirostat_eta)},
 	{"mirostat-ent", "Mirostat target surprise (tau, bits)", param_set, param_get, "TAU",
