@@ -172,6 +172,12 @@ int model_read_hparams(struct model_hparams *hp, const struct gguf_file *g,
 			      hp->head_dim, vlen);
 		return -LLMK_ENOTSUP;
 	}
+	/* a row of Q (heads x head size) is a 32-bit count from here on */
+	if ((uint64_t)hp->n_head * hp->head_dim > UINT32_MAX) {
+		plat_snprintf(err, errlen, "model: %s.attention.key_length = %u times %u heads "
+			      "does not fit 32 bits", hp->arch_name, hp->head_dim, hp->n_head);
+		return -LLMK_EFORMAT;
+	}
 	hp->rope_dim = hp->head_dim;
 	hp->rope_base = 10000.0f;
 	hp->norm_eps = 1e-5f;

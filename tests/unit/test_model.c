@@ -421,14 +421,14 @@ TEST(model_hparams_refuse_nan_infinite_negative_denormal_and_zero_floats)
 	const uint32_t F32 = GGUF_VT_FLOAT32, F64 = GGUF_VT_FLOAT64;
 	const struct { const char *key; uint32_t type; double v; const char *want; } bad[] = {
 		{eps, F32, NAN, "= nan"}, {eps, F32, INFINITY, "= inf"}, {eps, F32, -INFINITY, "= -inf"},
-		{eps, F32, -1e-5, "= -1e-05"}, {eps, F32, 1e-40, "= 1e-40"}, {eps, F32, 0, "= 0"},
+		{eps, F32, -1e-5, "= -1e-05"}, {eps, F32, 1e-40, "= 9.99995e-41"}, {eps, F32, 0, "= 0"},
 		{eps, F32, 2, "= 2"}, {eps, F64, 1e-300, "= 0"},
 		{base, F32, NAN, "= nan"}, {base, F32, INFINITY, "= inf"}, {base, F32, -1e4, "= -10000"},
-		{base, F32, 0, "= 0"}, {base, F32, 1e-40, "= 1e-40"}, {base, F32, 0.5, "= 0.5"},
+		{base, F32, 0, "= 0"}, {base, F32, 1e-40, "= 9.99995e-41"}, {base, F32, 0.5, "= 0.5"},
 		{base, F64, 1e300, "= inf"},
 		{factor, F32, NAN, "= nan"}, {factor, F32, INFINITY, "= inf"}, {factor, F32, -2, "= -2"},
-		{factor, F32, 1e-40, "= 1e-40"}, {factor, F32, 0.5, "= 0.5"},
-		{linear, F32, NAN, "= nan"}, {linear, F32, -INFINITY, "= -inf"}, {linear, F32, 1e-40, "= 1e-40"},
+		{factor, F32, 1e-40, "= 9.99995e-41"}, {factor, F32, 0.5, "= 0.5"},
+		{linear, F32, NAN, "= nan"}, {linear, F32, -INFINITY, "= -inf"}, {linear, F32, 1e-40, "= 9.99995e-41"},
 	};
 	const struct { const char *key; uint32_t type; double v; } good[] = {
 		{eps, F32, 1e-6}, {eps, F64, 1e-5}, {base, F32, 500000}, {base, F32, 1},
@@ -453,6 +453,19 @@ TEST(model_hparams_refuse_nan_infinite_negative_denormal_and_zero_floats)
 			test_failed_checks++;
 		}
 	}
+}
+
+/* attention.key_length times the heads is a 32-bit row count (Q, K, V) in
+ * the forward pass: 4 heads of 2^31 would wrap it, so it is refused before
+ * the layout check could be fooled by a wrapped product. */
+TEST(model_hparams_refuse_a_head_size_whose_rows_overflow_32_bits)
+{
+	const struct gedit_kv kv[] = {{"llama.attention.key_length", GGUF_VT_UINT32, 1u << 31, 0, NULL},
+				      {"llama.attention.value_length", GGUF_VT_UINT32, 1u << 31, 0, NULL}};
+	char err[256];
+
+	CHECK_EQ_INT(hparams_with(kv, 2, err, sizeof err), -LLMK_EFORMAT);
+	CHECK(strstr(err, "llama.attention.key_length = 2147483648 times 4 heads") != NULL);
 }
 
 /* Three sequences decoded together from cache rows base[i], greedy: their
