@@ -221,10 +221,11 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 	e->model.hp = h;
 	if ((r = plan(e, err, errlen)))
 		return r;
-	e->ctx_cap = e->n_ctx == e->n_ctx_asked	     ? NULL
-		     : e->n_ctx == ENGINE_MAX_CTX ? "at the ctx limit"
-		     : e->cfg.mem_budget	     ? "by mem-budget"
-						     : "by free memory";
+	e->ctx_cap = NULL;
+	if (e->n_ctx < e->n_ctx_asked)
+		e->ctx_cap = e->n_ctx == ENGINE_MAX_CTX ? "at the ctx limit"
+			     : e->cfg.mem_budget      ? "by mem-budget"
+						      : "by free memory";
 	if (e->streaming) {
 		plat_disk_stream(e->disk, true); /* before the first read-ahead */
 		r = wt_stream_open(&w, &e->g, &e->rd, e->disk, e->sealed ? &e->seal : NULL, &e->mem,
