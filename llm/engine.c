@@ -149,7 +149,10 @@ static int plan(struct engine *e, char *err, size_t errlen)
 	uint64_t budget = e->cfg.mem_budget, fixed, per_pos, room;
 	char a[32], b[32];
 
-	e->n_ctx = e->cfg.n_ctx ? e->cfg.n_ctx : hp->n_ctx_train;
+	/* the file's context_length is a claim, not a request: 0xffffffff
+	 * would plan all the free memory for the cache */
+	e->n_ctx_asked = e->cfg.n_ctx ? e->cfg.n_ctx : hp->n_ctx_train;
+	e->n_ctx = e->n_ctx_asked < ENGINE_MAX_CTX ? e->n_ctx_asked : ENGINE_MAX_CTX;
 	if (kv_bytes(e->cfg.kv_type, hp->n_layer, 1, kv_dim) == 0) {
 		plat_snprintf(err, errlen, "engine: kv-type %s cannot hold rows of %u values",
 			      kv_type_name(e->cfg.kv_type), kv_dim);
@@ -221,9 +224,22 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 	if ((r = model_read_hparams(&h, &e->g, err, errlen)) ||
 	    (r = model_check_layout(&h, &e->g, err, errlen)))
 		return r;
+	/* as llama.cpp: token_embd and output are {n_embd, n_vocab} with n_vocab
+	 * the tokenizer's count; padding rows would be ids it cannot render */
+	if (e->tok.n_vocab != h.n_vocab) {
+		plat_snprintf(err, errlen, "engine: the tokenizer has %u tokens but "
+			      "'token_embd.weight' has %u rows (they must be equal)",
+			      e->tok.n_vocab, h.n_vocab);
+		return -LLMK_EFORMAT;
+	}
 	e->model.hp = h;
 	if ((r = plan(e, err, errlen)))
 		return r;
+	e->ctx_cap = NULL;
+	if (e->n_ctx < e->n_ctx_asked)
+		e->ctx_cap = e->n_ctx == ENGINE_MAX_CTX ? "at the ctx limit"
+			     : e->cfg.mem_budget      ? "by mem-budget"
+						      : "by free memory";
 	if (e->streaming) {
 		plat_disk_stream(e->disk, true); /* before the first read-ahead */
 		r = wt_stream_open(&w, &e->g, &e->rd, e->disk, e->sealed ? &e->seal : NULL, &e->mem,
@@ -233,6 +249,10 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 				     e->cfg.no_pack ? 0 : (int)threads(e), err, errlen);
 	if (r)
 		return r;
+	if ((r = model_check_rope_freqs(&h, w.rope_freqs, err, errlen))) {
+		wt_close(&w);
+		return r;
+	}
 	if ((r = model_init(&e->model, &h, &w, &e->mem))) {
 		wt_close(&w);
 		goto oom;

@@ -31,6 +31,9 @@
  * per pass, so a 128-token prompt in one pass costs one repack */
 #define ENGINE_DEFAULT_BATCH 128
 #define ENGINE_STREAM_SLOTS 4   /* slots the streamer takes when the budget allows */
+/* The most context positions (`config ctx`'s limit): the configuration's or
+ * the file's context_length is capped here, then at what the memory plan holds. */
+#define ENGINE_MAX_CTX MODEL_MAX_POS
 
 /* How load holds the weights: by the memory plan, or forced (load --resident/--stream). */
 enum engine_weights { ENGINE_WEIGHTS_AUTO, ENGINE_WEIGHTS_RESIDENT, ENGINE_WEIGHTS_STREAM };
@@ -93,6 +96,9 @@ struct engine {
 	struct sampler smp;
 	struct mm_ctx mm;
 	uint32_t n_ctx;
+	uint32_t n_ctx_asked;   /* config ctx, or (ctx 0) the file's context_length */
+	const char *ctx_cap;    /* why n_ctx < n_ctx_asked ("at the ctx limit",
+				   "by mem-budget", "by free memory"), or NULL */
 	enum chat_tmpl tmpl;    /* in use */
 	bool tmpl_detected;     /* false: fallback or configured */
 
@@ -196,6 +202,10 @@ int engine_get_info(const struct engine *e, struct engine_info *info);
 struct engine_plan {
 	bool streaming;                 /* weights streamed through slots */
 	uint32_t n_ctx;                 /* context positions the cache holds */
+	uint32_t n_ctx_asked;           /* what was asked: config ctx, or the file's */
+	bool ctx_from_file;             /* n_ctx_asked is the file's context_length */
+	const char *ctx_capped;         /* NULL, or why n_ctx is less: "at the ctx
+					   limit", "by mem-budget", "by free memory" */
 	uint32_t n_slots;               /* streaming: slots of slot_bytes */
 	uint64_t slot_bytes;
 	uint64_t weight_bytes, kv_bytes, scratch_bytes;

@@ -61,6 +61,9 @@ int engine_get_plan(const struct engine *e, struct engine_plan *plan)
 		return -LLMK_EINVAL;
 	plan->streaming = e->streaming;
 	plan->n_ctx = e->n_ctx;
+	plan->n_ctx_asked = e->n_ctx_asked;
+	plan->ctx_from_file = e->cfg.n_ctx == 0;
+	plan->ctx_capped = e->ctx_cap;
 	plan->n_slots = e->n_slots;
 	plan->slot_bytes = e->slot_bytes;
 	plan->weight_bytes = e->weight_bytes;

@@ -11,6 +11,8 @@
 
 #include "quant.h"
 
+#include <float.h>
+
 #define GGUF_MAGIC 0x46554747u /* "GGUF" read as a little-endian u32 */
 #define GGUF_DEFAULT_ALIGNMENT 32u
 #define GGUF_MAX_NEST 8        /* arrays of arrays deeper than this are refused */
@@ -425,7 +427,12 @@ static int parse_type(struct gguf_parse *p, struct gguf_tensor *t)
 		return perr(p, -LLMK_EFORMAT,
 			    "row length ne[0] = %llu is not a multiple of the %s block size %u",
 			    (unsigned long long)t->ne[0], gguf_type_name(t->type), blck);
-	/* n_elems < 2^63 and bytes/blck <= 4.5, so this cannot overflow. */
+	/* n_elems < 2^63 (parse_dims), but a type's bytes per element reach 8
+	 * (F64, I64): F32 at 2^62 elements would wrap to 0 bytes and pass every
+	 * bounds check after this one. */
+	if (t->n_elems / blck > UINT64_MAX / bytes)
+		return perr(p, -LLMK_EFORMAT, "%llu elements of %s take more than 2^64 bytes",
+			    (unsigned long long)t->n_elems, gguf_type_name(t->type));
 	t->size = t->n_elems / blck * bytes;
 	return 0;
 }
@@ -755,12 +762,16 @@ int gguf_get_i64(const struct gguf_file *g, const char *key, int64_t *out)
 int gguf_get_f32(const struct gguf_file *g, const char *key, float *out)
 {
 	const struct gguf_kv *kv = gguf_find(g, key);
+	double d;
 
 	if (!kv)
 		return -LLMK_ENOENT;
 	if (kv->val.type != GGUF_VT_FLOAT32 && kv->val.type != GGUF_VT_FLOAT64)
 		return -LLMK_EFORMAT;
-	*out = (float)kv->val.v.f;
+	d = kv->val.v.f;
+	/* a float64 past the float range is infinite as a float (C leaves the
+	 * plain conversion undefined), so callers' range checks see it */
+	*out = d > FLT_MAX ? __builtin_inff() : d < -FLT_MAX ? -__builtin_inff() : (float)d;
 	return 0;
 }
 

@@ -89,7 +89,8 @@ void gguf_close(struct gguf_file *g);
 const struct gguf_kv *gguf_find(const struct gguf_file *g, const char *key);
 const struct gguf_tensor *gguf_find_tensor(const struct gguf_file *g, const char *name);
 /* Typed getters: 0, -LLMK_ENOENT if absent, -LLMK_EFORMAT if the type does not
- * convert (ints of any width convert if in range; float32/64 both). */
+ * convert (ints of any width convert if in range; float32/64 both, a float64
+ * beyond the float range as +-infinity). */
 int gguf_get_u64(const struct gguf_file *g, const char *key, uint64_t *out);
 int gguf_get_u32(const struct gguf_file *g, const char *key, uint32_t *out);
 int gguf_get_i64(const struct gguf_file *g, const char *key, int64_t *out);

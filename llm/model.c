@@ -13,6 +13,8 @@
 #include "math.h"
 #include "vmath.h"
 
+#include <float.h>
+
 /* ---- hyperparameters ---- */
 static int get_u32(const struct gguf_file *g, const struct model_hparams *hp, const char *sfx,
 		   uint32_t *out, bool required, char *err, size_t errlen)
@@ -45,6 +47,20 @@ static int get_f32(const struct gguf_file *g, const struct model_hparams *hp, co
 	if (e)
 		plat_snprintf(err, errlen, "model: metadata key '%s' is not a number", key);
 	return e;
+}
+
+/* A float hyperparameter must lie in [lo, hi] (NaN lies nowhere): every
+ * range below starts at a normal number and ends at a finite one, so the
+ * values derived from it (1 / factor, log(base), rsqrt(mean + eps)) stay
+ * finite instead of turning the logits to NaN. */
+static int check_f32(const struct model_hparams *hp, const char *sfx, float v, float lo,
+		     float hi, const char *what, char *err, size_t errlen)
+{
+	if (v >= lo && v <= hi)
+		return 0;
+	plat_snprintf(err, errlen, "model: %s.%s = %g is not %s", hp->arch_name, sfx, (double)v,
+		      what);
+	return -LLMK_EFORMAT;
 }
 
 /* The architectures, by general.architecture (model.h). */
@@ -102,17 +118,21 @@ static int read_rope_scaling(struct model_hparams *hp, const struct gguf_file *g
 	}
 	if (gguf_get_str(g, key, &s) == 0 && strcmp(s->s, "none") == 0)
 		return 0;
-	if ((e = get_f32(g, hp, "rope.scaling.factor", &factor, err, errlen)))
+	const char *sfx = "rope.scaling.factor";
+	if ((e = get_f32(g, hp, sfx, &factor, err, errlen)))
 		return e;
 	/* older converters wrote the linear factor as <arch>.rope.scale_linear */
-	if (factor == 0.0f && (e = get_f32(g, hp, "rope.scale_linear", &factor, err, errlen)))
-		return e;
-	if (factor == 0.0f)
-		return 0;
-	if (factor < 0.0f) {
-		plat_snprintf(err, errlen, "model: rope.scaling.factor %g is negative", (double)factor);
-		return -LLMK_EFORMAT;
+	if (factor == 0.0f) {
+		sfx = "rope.scale_linear";
+		if ((e = get_f32(g, hp, sfx, &factor, err, errlen)))
+			return e;
 	}
+	if (factor == 0.0f) /* 0: no scaling, as llama.cpp reads it */
+		return 0;
+	/* linear scaling stretches positions (the context grows by the factor) */
+	if ((e = check_f32(hp, sfx, factor, 1.0f, FLT_MAX, "0 (none) or a finite number >= 1",
+			   err, errlen)))
+		return e;
 	hp->rope_scale = 1.0f / factor;
 	return 0;
 }
@@ -152,23 +172,45 @@ int model_read_hparams(struct model_hparams *hp, const struct gguf_file *g,
 			      hp->head_dim, vlen);
 		return -LLMK_ENOTSUP;
 	}
+	/* a row of Q (heads x head size) is a 32-bit count from here on */
+	if ((uint64_t)hp->n_head * hp->head_dim > UINT32_MAX) {
+		plat_snprintf(err, errlen, "model: %s.attention.key_length = %u times %u heads "
+			      "does not fit 32 bits", hp->arch_name, hp->head_dim, hp->n_head);
+		return -LLMK_EFORMAT;
+	}
 	hp->rope_dim = hp->head_dim;
 	hp->rope_base = 10000.0f;
 	hp->norm_eps = 1e-5f;
 	if ((e = get_u32(g, hp, "rope.dimension_count", &hp->rope_dim, false, err, errlen)) ||
 	    (e = get_f32(g, hp, "rope.freq_base", &hp->rope_base, err, errlen)) ||
-	    (e = get_f32(g, hp, "attention.layer_norm_rms_epsilon", &hp->norm_eps, err, errlen)) ||
+	    (e = get_f32(g, hp, "attention.layer_norm_rms_epsilon", &hp->norm_eps, err, errlen)))
+		return e;
+	/* base^(-2i/d): below 1 the frequencies grow with i instead of falling */
+	if ((e = check_f32(hp, "rope.freq_base", hp->rope_base, 1.0f, FLT_MAX,
+			   "a finite number >= 1", err, errlen)) ||
+	    (e = check_f32(hp, "attention.layer_norm_rms_epsilon", hp->norm_eps, FLT_MIN, 1.0f,
+			   "a positive normal number at most 1", err, errlen)) ||
 	    (e = read_rope_scaling(hp, g, err, errlen)))
 		return e;
-	if (hp->rope_dim > hp->head_dim || hp->rope_dim > MODEL_MAX_ROPE_DIM || hp->rope_dim % 2 ||
-	    hp->rope_base <= 0.0f) {
-		plat_snprintf(err, errlen, "model: rope dimension %u / base %g not usable with "
-			      "head size %u", hp->rope_dim, (double)hp->rope_base, hp->head_dim);
+	if (!hp->rope_dim || hp->rope_dim > hp->head_dim || hp->rope_dim > MODEL_MAX_ROPE_DIM ||
+	    hp->rope_dim % 2) {
+		plat_snprintf(err, errlen, "model: %s.rope.dimension_count = %u is not an even "
+			      "number from 2 to %u (head size %u)", hp->arch_name, hp->rope_dim,
+			      hp->head_dim < MODEL_MAX_ROPE_DIM ? hp->head_dim : MODEL_MAX_ROPE_DIM,
+			      hp->head_dim);
 		return -LLMK_EFORMAT;
 	}
 	embd = gguf_find_tensor(g, "token_embd.weight");
 	if (!embd) {
 		plat_snprintf(err, errlen, "model: tensor 'token_embd.weight' missing");
+		return -LLMK_EFORMAT;
+	}
+	/* token ids are int32; 0 rows would leave the head (and the streamer's
+	 * head chunks) empty */
+	if (embd->ne[1] == 0 || embd->ne[1] > INT32_MAX) {
+		plat_snprintf(err, errlen, "model: tensor 'token_embd.weight' has %llu rows: a "
+			      "vocabulary is 1 to %d tokens", (unsigned long long)embd->ne[1],
+			      INT32_MAX);
 		return -LLMK_EFORMAT;
 	}
 	hp->n_vocab = (uint32_t)embd->ne[1];
@@ -198,6 +240,17 @@ static int check_tensor(const struct gguf_file *g, const char *name, uint64_t ne
 			      "expected [%llu, %llu]", name, (unsigned long long)t->ne[0],
 			      (unsigned long long)t->ne[1], (unsigned long long)t->ne[2],
 			      (unsigned long long)ne0, (unsigned long long)ne1);
+		return -LLMK_EFORMAT;
+	}
+	/* The kernels read F32 values and the blocks' F16 scales in place, from
+	 * buffers that keep the file's offsets modulo 512 (streaming) or the
+	 * data section's (resident): both must be multiples of 4. gguf.md asks
+	 * for a general.alignment that is a multiple of 8; 1 or 2 gets here. */
+	if (t->offset % 4 || (t->offset - g->data_offset) % 4) {
+		plat_snprintf(err, errlen, "model: tensor '%s' at offset 0x%llx (0x%llx into the "
+			      "data section) is not 4-byte aligned (general.alignment = %u; gguf.md "
+			      "asks for a multiple of 8)", name, (unsigned long long)t->offset,
+			      (unsigned long long)(t->offset - g->data_offset), g->alignment);
 		return -LLMK_EFORMAT;
 	}
 	if (vec && t->type != GGML_TYPE_F32) {
@@ -358,6 +411,33 @@ void model_scratch_free(struct model_scratch *s, struct llm_mem *mem)
  * pair i rotates by pos * scale * base^(-2i/d), divided by the llama3
  * frequency factor of pair i when rope_freqs.weight exists.
  */
+static float rope_freq(const struct model_hparams *hp, const float *factors, uint32_t i)
+{
+	float f = math_expf(-(float)(2 * i) / (float)hp->rope_dim * math_logf(hp->rope_base));
+
+	f *= hp->rope_scale;
+	if (factors)
+		f /= factors[i];
+	return f;
+}
+
+int model_check_rope_freqs(const struct model_hparams *hp, const float *factors, char *err,
+			   size_t errlen)
+{
+	for (uint32_t i = 0; factors && i < hp->rope_dim / 2; i++) {
+		float f = rope_freq(hp, factors, i);
+		/* an angle is position x frequency, for positions below MODEL_MAX_POS */
+		if (factors[i] > 0.0f && factors[i] <= FLT_MAX && f <= FLT_MAX / MODEL_MAX_POS)
+			continue;
+		plat_snprintf(err, errlen, "model: rope_freqs.weight[%u] = %g gives pair %u the "
+			      "frequency %g; a factor must be positive and finite, and the "
+			      "frequency at most %g", i, (double)factors[i], i, (double)f,
+			      (double)(FLT_MAX / MODEL_MAX_POS));
+		return -LLMK_EFORMAT;
+	}
+	return 0;
+}
+
 int model_init(struct model *m, const struct model_hparams *hp, struct wt_ctx *w,
 	       struct llm_mem *mem)
 {
@@ -377,13 +457,8 @@ int model_init(struct model *m, const struct model_hparams *hp, struct wt_ctx *w
 	m->hp = *hp;
 	m->w = *w;
 	m->mem = mem;
-	for (uint32_t i = 0; i < half; i++) {
-		float f = math_expf(-(float)(2 * i) / (float)hp->rope_dim * math_logf(hp->rope_base));
-		f *= hp->rope_scale;
-		if (w->rope_freqs)
-			f /= w->rope_freqs[i];
-		m->inv_freq[i] = f;
-	}
+	for (uint32_t i = 0; i < half; i++)
+		m->inv_freq[i] = rope_freq(hp, w->rope_freqs, i);
 	return 0;
 }
 

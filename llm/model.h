@@ -64,12 +64,27 @@ struct model_hparams {
 };
 
 /* Read hparams from g and check every tensor the forward pass uses exists
- * with the shape they imply, a type the quant table can multiply, and F32 for
- * 1-D tensors. One line in err on failure, naming the key or tensor. */
+ * with the shape they imply, a type the quant table can multiply, F32 for
+ * 1-D tensors, and data at 4-byte aligned offsets. Counts must be non-zero
+ * (the vocabulary 1 to INT32_MAX rows), the float keys in range (finite,
+ * normal: rms epsilon in (0, 1], rope.freq_base >= 1, a linear scaling
+ * factor 0 or >= 1). One line in err on failure, naming the key or tensor
+ * and the value. */
 int model_read_hparams(struct model_hparams *hp, const struct gguf_file *g,
 		       char *err, size_t errlen);
 int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g,
 		       char *err, size_t errlen);
+
+/* Positions RoPE turns into angles as floats: exact integers below 2^24
+ * (a float's 24-bit significand), so the context stays below it. */
+#define MODEL_MAX_POS (1u << 24)
+
+/* rope_freqs.weight's factors (NULL: none), read from the weights: each
+ * must be positive and finite, and the frequency it gives small enough that
+ * position x frequency stays finite below MODEL_MAX_POS (a NaN or infinite
+ * angle makes NaN logits). 0, or -LLMK_EFORMAT with one line in err. */
+int model_check_rope_freqs(const struct model_hparams *hp, const float *factors, char *err,
+			   size_t errlen);
 
 /* Attention reads the cache in tiles of this many positions. */
 #define MODEL_ATT_TILE 64

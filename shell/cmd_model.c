@@ -145,7 +145,12 @@ static void info_model(const struct engine_info *info, const struct engine_plan 
 		    hp->tied_output ? "tied to token_embd" : "output.weight", (double)hp->norm_eps,
 		    hp->qkv_bias ? ", qkv bias" : "");
 	info_quant_mix(info);
-	plat_printf("  context        %u (trained %u)\n", p->n_ctx, hp->n_ctx_train);
+	if (p->ctx_capped)
+		plat_printf("  context        %u (%s %u; capped %s)\n", p->n_ctx,
+			    p->ctx_from_file ? "the file says" : "config ctx", p->n_ctx_asked,
+			    p->ctx_capped);
+	else
+		plat_printf("  context        %u (trained %u)\n", p->n_ctx, hp->n_ctx_train);
 	plat_printf("  memory         weights %s (%s), kv %s (%s), scratch %s; held %s of %s\n",
 		    shell_human_size(p->weight_bytes, a, sizeof a), p->weights_kind,
 		    shell_human_size(p->kv_bytes, b, sizeof b), kv_type_name(p->kv_type),

@@ -278,7 +278,7 @@ const struct shell_config_key shell_config_model[] = {
 	{"threads", "worker threads for the matmuls; 0 = every CPU (next load)", set_threads,
 	 get_threads, NULL, NULL},
 	{"ctx", "context positions; 0 = the model's context_length (next load)", param_set,
-	 param_get, NULL, P(U32, 0, 1u << 24, n_ctx)},
+	 param_get, NULL, P(U32, 0, ENGINE_MAX_CTX, n_ctx)},
 	{"mem-budget", "bytes the engine may hold (K/M/G suffixes); 0 = no limit (next load)",
 	 set_budget, get_budget, NULL, NULL},
 	{"kv-type", "f16, q8_0 or f32: KV cache format (next load)", set_kvtype, get_kvtype, NULL,

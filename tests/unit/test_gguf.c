@@ -344,6 +344,28 @@ TEST(gguf_bad_tensors)
 	expect_error(&b, -LLMK_EFORMAT, "tensor 'bad?name': unknown type 99");
 }
 
+/* ne fits ggml's int64_t but elements x type size does not fit 64 bits:
+ * the byte size must not wrap to 0 or to a few bytes that then pass the
+ * bounds check (F32/I32 at 2^62 elements, F64/I64 at 2^61). */
+TEST(gguf_refuses_a_tensor_whose_byte_size_overflows)
+{
+	struct gb b = {0};
+	uint64_t zero[2] = {1ull << 31, 1ull << 31}, small[1] = {(1ull << 62) + 1};
+	uint64_t f64[2] = {1ull << 31, 1ull << 30};
+
+	one_tensor(&b, 2, zero, GGML_TYPE_F32, 0, 64);
+	expect_error(&b, -LLMK_EFORMAT,
+		     "tensor 'blk.0.w': 4611686018427387904 elements of F32 take more than 2^64 bytes");
+	one_tensor(&b, 1, small, GGML_TYPE_F32, 0, 64);
+	expect_error(&b, -LLMK_EFORMAT, "4611686018427387905 elements of F32 take more than");
+	one_tensor(&b, 2, zero, GGML_TYPE_I32, 0, 64);
+	expect_error(&b, -LLMK_EFORMAT, "elements of I32 take more than 2^64 bytes");
+	one_tensor(&b, 2, f64, GGML_TYPE_F64, 0, 64);
+	expect_error(&b, -LLMK_EFORMAT, "2305843009213693952 elements of F64 take more than");
+	one_tensor(&b, 2, f64, GGML_TYPE_I64, 0, 64);
+	expect_error(&b, -LLMK_EFORMAT, "elements of I64 take more than 2^64 bytes");
+}
+
 TEST(gguf_budget_enforced)
 {
 	struct gb b = {0};

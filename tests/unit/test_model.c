@@ -5,7 +5,9 @@
  * "hello world" within the README's tolerance of the exact oracle.
  */
 #include "test.h"
+#include "gguf_edit.h"
 #include "../../llm/model.h"
+#include "../../tools/writer/mkmodel.h"
 
 #include <stdlib.h>
 
@@ -370,6 +372,100 @@ TEST(model_rejects_unknown_architecture_by_name)
 	CHECK_EQ_INT(model_read_hparams(&hp, &g, err, sizeof err), -LLMK_ENOTSUP);
 	CHECK(strstr(err, "'gpt2'") != NULL);
 	gguf_close(&g);
+}
+
+/* The default synthetic model with metadata edits: model_read_hparams's
+ * code, its error line in err. */
+static int hparams_with(const struct gedit_kv *kv, size_t n_kv, char *err, size_t errlen)
+{
+	struct gedit ed = {.kv = kv, .n_kv = n_kv};
+	char src[600], dst[600];
+	struct llm_membuf mb;
+	struct llm_reader rd;
+	struct llm_mem mem;
+	struct gguf_file g;
+	struct model_hparams hp;
+	struct mkm_spec s;
+	size_t len;
+	void *f;
+	int r;
+
+	mkm_defaults(&s);
+	snprintf(src, sizeof src, "%s/hparams-src.gguf", test_tmpdir());
+	snprintf(dst, sizeof dst, "%s/hparams.gguf", test_tmpdir());
+	err[0] = 0;
+	if (mkm_write(&s, src, err, errlen) || gedit_rewrite(src, dst, &ed) ||
+	    !(f = test_read_file(dst, &len)))
+		return -1000;
+	llm_mem_init(&mem, 0);
+	llm_reader_mem(&rd, &mb, f, len);
+	r = gguf_open(&g, &rd, &mem, err, errlen);
+	if (r == 0) {
+		r = model_read_hparams(&hp, &g, err, errlen);
+		gguf_close(&g);
+	}
+	free(f);
+	return r;
+}
+
+/* Issue 18 defect 6: NaN, infinite, negative, denormal and zero float
+ * hyperparameters loaded, and generation then emitted token 0 from NaN
+ * logits. Each is refused naming the key and the value; float64 values
+ * that do not fit a float are refused the same way; in-range values load. */
+TEST(model_hparams_refuse_nan_infinite_negative_denormal_and_zero_floats)
+{
+	static const char eps[] = "llama.attention.layer_norm_rms_epsilon";
+	static const char base[] = "llama.rope.freq_base";
+	static const char factor[] = "llama.rope.scaling.factor";
+	static const char linear[] = "llama.rope.scale_linear";
+	const uint32_t F32 = GGUF_VT_FLOAT32, F64 = GGUF_VT_FLOAT64;
+	const struct { const char *key; uint32_t type; double v; const char *want; } bad[] = {
+		{eps, F32, NAN, "= nan"}, {eps, F32, INFINITY, "= inf"}, {eps, F32, -INFINITY, "= -inf"},
+		{eps, F32, -1e-5, "= -1e-05"}, {eps, F32, 1e-40, "= 9.99995e-41"}, {eps, F32, 0, "= 0"},
+		{eps, F32, 2, "= 2"}, {eps, F64, 1e-300, "= 0"},
+		{base, F32, NAN, "= nan"}, {base, F32, INFINITY, "= inf"}, {base, F32, -1e4, "= -10000"},
+		{base, F32, 0, "= 0"}, {base, F32, 1e-40, "= 9.99995e-41"}, {base, F32, 0.5, "= 0.5"},
+		{base, F64, 1e300, "= inf"},
+		{factor, F32, NAN, "= nan"}, {factor, F32, INFINITY, "= inf"}, {factor, F32, -2, "= -2"},
+		{factor, F32, 1e-40, "= 9.99995e-41"}, {factor, F32, 0.5, "= 0.5"},
+		{linear, F32, NAN, "= nan"}, {linear, F32, -INFINITY, "= -inf"}, {linear, F32, 1e-40, "= 9.99995e-41"},
+	};
+	const struct { const char *key; uint32_t type; double v; } good[] = {
+		{eps, F32, 1e-6}, {eps, F64, 1e-5}, {base, F32, 500000}, {base, F32, 1},
+		{factor, F32, 4}, {factor, F32, 0 /* none, as llama.cpp */}, {linear, F32, 2},
+	};
+	char err[256];
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct gedit_kv kv = {bad[i].key, bad[i].type, 0, bad[i].v, NULL};
+		int r = hparams_with(&kv, 1, err, sizeof err);
+		if (r != -LLMK_EFORMAT || !strstr(err, bad[i].key) || !strstr(err, bad[i].want)) {
+			fprintf(stderr, "  %s %s %g: got %d \"%s\", want -%d with \"%s\"\n", bad[i].key,
+				gguf_vtype_name(bad[i].type), bad[i].v, r, err, LLMK_EFORMAT, bad[i].want);
+			test_failed_checks++;
+		}
+	}
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		struct gedit_kv kv = {good[i].key, good[i].type, 0, good[i].v, NULL};
+		int r = hparams_with(&kv, 1, err, sizeof err);
+		if (r != 0) {
+			fprintf(stderr, "  %s %g: got %d \"%s\", want 0\n", good[i].key, good[i].v, r, err);
+			test_failed_checks++;
+		}
+	}
+}
+
+/* attention.key_length times the heads is a 32-bit row count (Q, K, V) in
+ * the forward pass: 4 heads of 2^31 would wrap it, so it is refused before
+ * the layout check could be fooled by a wrapped product. */
+TEST(model_hparams_refuse_a_head_size_whose_rows_overflow_32_bits)
+{
+	const struct gedit_kv kv[] = {{"llama.attention.key_length", GGUF_VT_UINT32, 1u << 31, 0, NULL},
+				      {"llama.attention.value_length", GGUF_VT_UINT32, 1u << 31, 0, NULL}};
+	char err[256];
+
+	CHECK_EQ_INT(hparams_with(kv, 2, err, sizeof err), -LLMK_EFORMAT);
+	CHECK(strstr(err, "llama.attention.key_length = 2147483648 times 4 heads") != NULL);
 }
 
 /* Three sequences decoded together from cache rows base[i], greedy: their

@@ -1,0 +1,313 @@
+/*
+ * tests/unit/test_engine_load.c — engine_load against hostile files (issue
+ * 18): a valid synthetic model (tools/writer/mkmodel.h) rewritten with one
+ * defect (gguf_edit.h) is refused with one error line naming the field and
+ * its value, resident and streamed, and never crashes: each load (and, when
+ * it succeeds, two greedy tokens) runs in a child process, so a SIGFPE or a
+ * sanitizer's report fails the test instead of ending the runner.
+ */
+#include "test.h"
+
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gguf_edit.h"
+#include "../../llm/engine.h"
+#include "../../shell/shell.h"
+#include "../../tools/host/host.h"
+#include "../../tools/writer/mkmodel.h"
+
+#define DIED (-1000) /* the child crashed or a sanitizer stopped it */
+
+/* The default synthetic model (2 layers, dim 64, 512 tokens), tied or not,
+ * rewritten with ed into path. */
+static bool variant(const char *tag, bool tied, const struct gedit *ed, char *path, size_t n)
+{
+	char src[600], err[256];
+	struct mkm_spec s;
+
+	mkm_defaults(&s);
+	s.tied = tied;
+	snprintf(src, sizeof src, "%s/load-%s-src.gguf", test_tmpdir(), tag);
+	snprintf(path, n, "%s/load-%s.gguf", test_tmpdir(), tag);
+	if (mkm_write(&s, src, err, sizeof err)) {
+		fprintf(stderr, "  mkmodel: %s\n", err);
+		return false;
+	}
+	return gedit_rewrite(src, path, ed) == 0;
+}
+
+/* engine_load of path as disk 0 in a child (threads 1, the given weights
+ * mode and budget) and, if it loads, two greedy tokens: the return code and
+ * the error line, or DIED with how the child ended in err. */
+static int load_child(const char *path, enum engine_weights mode, uint64_t budget, char *err,
+		      size_t errlen)
+{
+	struct { int r; char err[256]; } res = {DIED, ""};
+	int fd[2], st = 0;
+	ssize_t got;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	if (pipe(fd))
+		return DIED;
+	if ((pid = fork()) == 0) {
+		struct engine *e = calloc(1, sizeof *e);
+		close(fd[0]);
+		host_remove_disks();
+		if (!e || host_add_disk(path) != 0)
+			_exit(3);
+		engine_init(e);
+		e->cfg.threads = 1;
+		e->cfg.weights = mode;
+		e->cfg.mem_budget = budget;
+		res.r = engine_load(e, 0, false, res.err, sizeof res.err);
+		if (res.r == 0) {
+			struct engine_gen g;
+			engine_gen_init(e, &g);
+			g.samp.temp = 0;
+			g.n_predict = 2;
+			res.r = engine_infer(e, "Once upon a time", &g, res.err, sizeof res.err);
+		}
+		if (write(fd[1], &res, sizeof res) != (ssize_t)sizeof res)
+			_exit(4);
+		_exit(0); /* no exit handlers: the parent's runner state is not ours */
+	}
+	close(fd[1]);
+	got = read(fd[0], &res, sizeof res);
+	close(fd[0]);
+	waitpid(pid, &st, 0);
+	if (got != (ssize_t)sizeof res || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(err, errlen, "child %s %d", WIFSIGNALED(st) ? "killed by signal" : "exited",
+			 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+		return DIED;
+	}
+	snprintf(err, errlen, "%s", res.err);
+	return res.r;
+}
+
+/* Loading path in mode is refused with code and an error holding each of
+ * the strings want[] (NULL-terminated). */
+static void refused(const char *path, enum engine_weights mode, uint64_t budget, int code,
+		    const char *const *want)
+{
+	static const char *const mode_name[] = {"auto", "resident", "stream"};
+	char err[256];
+	int r = load_child(path, mode, budget, err, sizeof err);
+	bool all = r == code;
+
+	for (int i = 0; want[i]; i++)
+		all = all && strstr(err, want[i]);
+	if (!all) {
+		fprintf(stderr, "  %s (%s, budget %llu): got %d \"%s\", want %d with", path,
+			mode_name[mode], (unsigned long long)budget, r, err, code);
+		for (int i = 0; want[i]; i++)
+			fprintf(stderr, " \"%s\"", want[i]);
+		fprintf(stderr, "\n");
+		test_failed_checks++;
+	}
+}
+
+/* Refused resident, streamed, and streamed under a budget (fewer slots). */
+static void refused_every_way(const char *path, int code, const char *const *want)
+{
+	refused(path, ENGINE_WEIGHTS_RESIDENT, 0, code, want);
+	refused(path, ENGINE_WEIGHTS_STREAM, 0, code, want);
+	refused(path, ENGINE_WEIGHTS_STREAM, 5u << 20, code, want);
+}
+
+/* The unedited model loads every way and generates (the check above can
+ * pass only through the refusal it looks for). */
+TEST(engine_load_of_the_unedited_variant_succeeds_every_way)
+{
+	struct gedit ed = {0};
+	char p[700], err[256];
+
+	CHECK(variant("plain", true, &ed, p, sizeof p));
+	CHECK_EQ_INT(load_child(p, ENGINE_WEIGHTS_RESIDENT, 0, err, sizeof err), 0);
+	CHECK_EQ_INT(load_child(p, ENGINE_WEIGHTS_STREAM, 0, err, sizeof err), 0);
+	CHECK_EQ_INT(load_child(p, ENGINE_WEIGHTS_STREAM, 5u << 20, err, sizeof err), 0);
+	ed.alignment = 4;
+	CHECK(variant("align4", false, &ed, p, sizeof p));
+	CHECK_EQ_INT(load_child(p, ENGINE_WEIGHTS_STREAM, 0, err, sizeof err), 0);
+	CHECK_EQ_INT(load_child(p, ENGINE_WEIGHTS_RESIDENT, 0, err, sizeof err), 0);
+}
+
+/* Issue 18 defect 1: token_embd.weight of [64, 0] and no output.weight
+ * passed the layout check; streaming then divided by the 0 head rows
+ * (SIGFPE in stream_measure) and resident loads said "allocating the
+ * model's buffers: invalid argument". rope.dimension_count = 0 did the
+ * latter. */
+TEST(engine_load_refuses_a_vocabulary_of_zero_and_a_rope_dimension_of_zero)
+{
+	const struct gedit_tensor rows0[] = {{"token_embd.weight", 2, {64, 0}, 0, NULL}};
+	const struct gedit_kv rope0[] = {{"llama.rope.dimension_count", GGUF_VT_UINT32, 0, 0, NULL}};
+	struct gedit ed = {.t = rows0, .n_t = 1};
+	char p[700];
+
+	CHECK(variant("vocab0", true, &ed, p, sizeof p));
+	refused_every_way(p, -LLMK_EFORMAT,
+			  (const char *const[]){"'token_embd.weight' has 0 rows", NULL});
+	ed = (struct gedit){.kv = rope0, .n_kv = 1};
+	CHECK(variant("rope0", true, &ed, p, sizeof p));
+	refused_every_way(p, -LLMK_EFORMAT,
+			  (const char *const[]){"llama.rope.dimension_count = 0", NULL});
+}
+
+/* Issue 18 defect 6, the tensor side: llama3's rope_freqs.weight divides
+ * each pair's frequency; a factor of 0, NaN, infinity or a negative one gave
+ * NaN or infinite angles and then NaN logits, silently read as token 0.
+ * Each frequency must come out positive, and finite at every position up to
+ * the context limit. Factors from 1 to 8 (llama3's range) load. */
+TEST(engine_load_refuses_rope_frequency_factors_that_are_not_positive_and_finite)
+{
+	const float bad[] = {0.0f, NAN, INFINITY, -1.0f, 1e-40f};
+	const char *const want[] = {"= 0 gives", "= nan gives", "= inf gives", "= -1 gives",
+				     "= 9.99995e-41 gives"};
+	float f[8] = {1, 1, 1.5f, 2, 3, 4, 6, 8};
+	const struct gedit_tensor add[] = {{"rope_freqs.weight", 1, {8}, GGML_TYPE_F32, f}};
+	struct gedit ed = {.t = add, .n_t = 1};
+	char p[700], err[256];
+
+	CHECK(variant("freqs", true, &ed, p, sizeof p));
+	CHECK_EQ_INT(load_child(p, ENGINE_WEIGHTS_RESIDENT, 0, err, sizeof err), 0);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		f[5] = bad[i];
+		CHECK(variant("freqs", true, &ed, p, sizeof p));
+		refused_every_way(p, -LLMK_EFORMAT, (const char *const[]){
+			"rope_freqs.weight[5]", want[i], NULL});
+	}
+}
+
+/* Issue 18 defect 7: the tokenizer's 512 tokens over 256 or 1024 embedding
+ * rows loaded (and emitted ids it cannot render, or embedded ids past the
+ * rows). llama.cpp requires the same count (its token_embd and output
+ * shapes are {n_embd, n_vocab} with n_vocab the token count); so do we. */
+TEST(engine_load_refuses_a_tokenizer_that_differs_from_the_embedding_rows)
+{
+	const struct gedit_tensor fewer[] = {{"token_embd.weight", 2, {64, 256}, 0, NULL}};
+	const struct gedit_tensor more[] = {{"token_embd.weight", 2, {64, 1024}, 0, NULL}};
+	const struct gedit_tensor both[] = {{"token_embd.weight", 2, {64, 1024}, 0, NULL},
+					    {"output.weight", 2, {64, 1024}, 0, NULL}};
+	const struct gedit_tensor head[] = {{"output.weight", 2, {64, 1024}, 0, NULL}};
+	struct gedit ed = {.t = fewer, .n_t = 1};
+	char p[700];
+
+	CHECK(variant("rows256", true, &ed, p, sizeof p));
+	refused_every_way(p, -LLMK_EFORMAT, (const char *const[]){
+		"tokenizer has 512 tokens but 'token_embd.weight' has 256 rows", NULL});
+	ed.t = more;
+	CHECK(variant("rows1024", true, &ed, p, sizeof p));
+	refused_every_way(p, -LLMK_EFORMAT, (const char *const[]){
+		"tokenizer has 512 tokens but 'token_embd.weight' has 1024 rows", NULL});
+	ed = (struct gedit){.t = both, .n_t = 2};
+	CHECK(variant("both1024", false, &ed, p, sizeof p));
+	refused_every_way(p, -LLMK_EFORMAT, (const char *const[]){
+		"tokenizer has 512 tokens but 'token_embd.weight' has 1024 rows", NULL});
+	/* the head alone: the layout check holds it to the embedding's rows */
+	ed = (struct gedit){.t = head, .n_t = 1};
+	CHECK(variant("head1024", false, &ed, p, sizeof p));
+	refused_every_way(p, -LLMK_EFORMAT, (const char *const[]){
+		"'output.weight' has shape [64, 1024, 1], expected [64, 512]", NULL});
+}
+
+/* Issue 18 defect 8: general.alignment 1 or 2 lets tensor data sit at
+ * offsets that are not multiples of 4, and the kernels read F32 values
+ * (rmsnorm's weights) in place: misaligned loads (UBSan) when the slot
+ * buffer keeps the file's offsets (streaming) or the data section's
+ * (resident). gguf.md asks for an alignment that is a multiple of 8; a
+ * file whose tensors are all 4-aligned anyway still loads. */
+TEST(engine_load_refuses_tensor_data_that_is_not_4_byte_aligned)
+{
+	char p[700], tag[32], err[256];
+	int misaligned = 0;
+
+	for (uint32_t a = 1; a <= 2; a++)
+		for (uint32_t lead = 0; lead < 4; lead += a) {
+			struct gedit ed = {.alignment = a, .lead = lead};
+			struct llm_membuf mb;
+			struct llm_reader rd;
+			struct llm_mem mem;
+			struct gguf_file g;
+			size_t len;
+			void *f;
+			bool abs_ok, rel_ok;
+
+			snprintf(tag, sizeof tag, "align%u-%u", a, lead);
+			CHECK(variant(tag, false, &ed, p, sizeof p));
+			f = test_read_file(p, &len);
+			llm_mem_init(&mem, 0);
+			llm_reader_mem(&rd, &mb, f, len);
+			CHECK_EQ_INT(gguf_open(&g, &rd, &mem, err, sizeof err), 0);
+			abs_ok = g.tensors[0].offset % 4 == 0;
+			rel_ok = (g.tensors[0].offset - g.data_offset) % 4 == 0;
+			gguf_close(&g);
+			free(f);
+			if (abs_ok && rel_ok) {
+				CHECK_EQ_INT(load_child(p, ENGINE_WEIGHTS_STREAM, 0, err, sizeof err), 0);
+				continue;
+			}
+			misaligned++;
+			refused_every_way(p, -LLMK_EFORMAT, (const char *const[]){
+				"is not 4-byte aligned", "general.alignment", NULL});
+		}
+	CHECK(misaligned >= 4);
+}
+
+/* ---- the context the file asks for ---- */
+struct capture {
+	char buf[16384];
+	size_t len;
+};
+
+static void capture_fn(void *ctx, const char *s, size_t n)
+{
+	struct capture *c = ctx;
+	if (c->len + n < sizeof c->buf) {
+		memcpy(c->buf + c->len, s, n);
+		c->len += n;
+		c->buf[c->len] = 0;
+	}
+}
+
+/* Issue 18 defect 4: context_length 0xffffffff gave a context of what all
+ * free memory holds (tens of GB when no budget is set) and `info` did not
+ * say the file's value was not used. The context is capped at the `config
+ * ctx` limit and at what the memory plan holds, and info says so. */
+TEST(engine_caps_the_files_context_length_and_info_says_so)
+{
+	const struct gedit_kv huge[] = {{"llama.context_length", GGUF_VT_UINT32, 0xffffffffu, 0, NULL}};
+	struct gedit ed = {.kv = huge, .n_kv = 1};
+	struct capture cap = {.len = 0};
+	struct shell *sh = calloc(1, sizeof *sh);
+	char p[700];
+	int st;
+
+	CHECK(variant("ctxhuge", true, &ed, p, sizeof p));
+	host_remove_disks();
+	CHECK_EQ_INT(host_add_disk(p), 0);
+	host_set_config(NULL);
+	shell_init(sh, false);
+	host_set_output(capture_fn, &cap);
+	st = shell_exec_line(sh, "config threads 1");
+	st |= shell_exec_line(sh, "config mem-budget 64M");
+	st |= shell_exec_line(sh, "load 0");
+	CHECK_EQ_INT(st, 0);
+	cap.len = 0;
+	CHECK_EQ_INT(shell_exec_line(sh, "info"), 0);
+	host_set_output(NULL, NULL);
+	if (!strstr(cap.buf, "(the file says 4294967295; capped")) {
+		fprintf(stderr, "  info says:\n%s", cap.buf);
+		test_failed_checks++;
+	}
+	CHECK(sh->engine && sh->engine->n_ctx >= 16 && sh->engine->n_ctx <= (1u << 24));
+	CHECK(sh->engine && sh->engine->mem.peak <= 64u << 20);
+	if (sh->engine) {
+		engine_unload(sh->engine);
+		plat_free(sh->engine, sizeof(struct engine));
+	}
+	free(sh);
+	host_remove_disks();
+}
