@@ -153,6 +153,8 @@ static int plan(struct engine *e, char *err, size_t errlen)
 	 * would plan all the free memory for the cache */
 	e->n_ctx_asked = e->cfg.n_ctx ? e->cfg.n_ctx : hp->n_ctx_train;
 	e->n_ctx = e->n_ctx_asked < ENGINE_MAX_CTX ? e->n_ctx_asked : ENGINE_MAX_CTX;
+	if (!e->cfg.n_ctx && e->n_ctx > ENGINE_DEFAULT_CTX)
+		e->n_ctx = ENGINE_DEFAULT_CTX;
 	if (kv_bytes(e->cfg.kv_type, hp->n_layer, 1, kv_dim) == 0) {
 		plat_snprintf(err, errlen, "engine: kv-type %s cannot hold rows of %u values",
 			      kv_type_name(e->cfg.kv_type), kv_dim);
@@ -238,6 +240,8 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 	e->ctx_cap = NULL;
 	if (e->n_ctx < e->n_ctx_asked)
 		e->ctx_cap = e->n_ctx == ENGINE_MAX_CTX ? "at the ctx limit"
+			     : !e->cfg.n_ctx && e->n_ctx == ENGINE_DEFAULT_CTX
+				     ? "at the default 4096; config ctx N for more"
 			     : e->cfg.mem_budget      ? "by mem-budget"
 						      : "by free memory";
 	if (e->streaming) {

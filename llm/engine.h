@@ -34,6 +34,10 @@
 /* The most context positions (`config ctx`'s limit): the configuration's or
  * the file's context_length is capped here, then at what the memory plan holds. */
 #define ENGINE_MAX_CTX MODEL_MAX_POS
+/* With `config ctx 0` the file's context_length is used up to this many
+ * positions (llama.cpp's --ctx-size default): a file's claim alone never
+ * plans gigabytes of cache; `config ctx N` or `load -c N` asks for more. */
+#define ENGINE_DEFAULT_CTX 4096
 
 /* How load holds the weights: by the memory plan, or forced (load --resident/--stream). */
 enum engine_weights { ENGINE_WEIGHTS_AUTO, ENGINE_WEIGHTS_RESIDENT, ENGINE_WEIGHTS_STREAM };

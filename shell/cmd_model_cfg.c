@@ -277,7 +277,7 @@ static void get_tmpl(struct shell *sh, const struct shell_config_key *k, char *b
 const struct shell_config_key shell_config_model[] = {
 	{"threads", "worker threads for the matmuls; 0 = every CPU (next load)", set_threads,
 	 get_threads, NULL, NULL},
-	{"ctx", "context positions; 0 = the model's context_length (next load)", param_set,
+	{"ctx", "context positions; 0 = the model's context_length, at most 4096 (next load)", param_set,
 	 param_get, NULL, P(U32, 0, ENGINE_MAX_CTX, n_ctx)},
 	{"mem-budget", "bytes the engine may hold (K/M/G suffixes); 0 = no limit (next load)",
 	 set_budget, get_budget, NULL, NULL},

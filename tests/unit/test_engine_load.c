@@ -311,3 +311,42 @@ TEST(engine_caps_the_files_context_length_and_info_says_so)
 	free(sh);
 	host_remove_disks();
 }
+
+TEST(engine_takes_at_most_4096_positions_from_the_file_unless_asked)
+{
+	const struct gedit_kv big[] = {{"llama.context_length", GGUF_VT_UINT32, 1u << 24, 0, NULL}};
+	struct gedit ed = {.kv = big, .n_kv = 1};
+	struct capture cap = {.len = 0};
+	struct shell *sh = calloc(1, sizeof *sh);
+	char p[700];
+	int st;
+
+	CHECK(variant("ctxbig", true, &ed, p, sizeof p));
+	host_remove_disks();
+	CHECK_EQ_INT(host_add_disk(p), 0);
+	host_set_config(NULL);
+	shell_init(sh, false);
+	host_set_output(capture_fn, &cap);
+	/* no mem-budget: free memory alone would hold 2^24 positions of this
+	 * tiny model, gigabytes of cache for a claim in the file */
+	st = shell_exec_line(sh, "config threads 1");
+	st |= shell_exec_line(sh, "load 0");
+	CHECK_EQ_INT(st, 0);
+	cap.len = 0;
+	CHECK_EQ_INT(shell_exec_line(sh, "info"), 0);
+	CHECK(cap.buf && strstr(cap.buf, "context        4096 (the file says 16777216; capped at "
+				 "the default 4096") != NULL);
+	CHECK(sh->engine && sh->engine->n_ctx == ENGINE_DEFAULT_CTX);
+	/* asked for, it gets more */
+	st = shell_exec_line(sh, "config ctx 5000");
+	st |= shell_exec_line(sh, "load 0");
+	CHECK_EQ_INT(st, 0);
+	CHECK(sh->engine && sh->engine->n_ctx == 5000);
+	host_set_output(NULL, NULL);
+	if (sh->engine) {
+		engine_unload(sh->engine);
+		plat_free(sh->engine, sizeof(struct engine));
+	}
+	free(sh);
+	host_remove_disks();
+}
