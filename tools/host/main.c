@@ -124,10 +124,28 @@ static void set_cmdline(int argc, char **argv)
 	free(s);
 }
 
+/* What main allocates, freed at exit however the process ends (a return
+ * from main, or exit() from `poweroff` inside the shell): the sanitizer
+ * build's leak check then reports real leaks only, and its exit status is
+ * the session's. */
 static struct {
 	const char **cmds;
 	struct shell *sh;
 } run;
+
+static void run_free(void)
+{
+	free(run.cmds);
+	run.cmds = NULL;
+	if (run.sh) {
+		explicit_bzero(run.sh, sizeof *run.sh); /* keys and prompts */
+		free(run.sh);
+		run.sh = NULL;
+	}
+	host_set_cmdline(NULL);
+	host_set_config(NULL);
+	host_remove_disks();
+}
 
 /* Parse the options into run.cmds (n_cmds of them): 0, or the exit status. */
 static int parse_args(int argc, char **argv, int *n_cmds)
@@ -186,6 +204,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--connect"))
 			return host_connect_main(argc, argv);
 
+	atexit(run_free);
 	if (!(run.cmds = calloc((size_t)argc, sizeof *run.cmds)))
 		return 2;
 	set_cmdline(argc, argv);
