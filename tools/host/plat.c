@@ -154,6 +154,22 @@ static _Atomic uint64_t mem_used, mem_peak;
 
 #define HUGE_SZ ((size_t)2 << 20)
 
+/*
+ * In the sanitizer build (LLMK_POISON, llm/mem.h) each allocation gets a
+ * PROT_NONE guard page on either side, poisoned too, so that ASan names an
+ * access there (use-after-poison) before the fault would; and the tail of
+ * its last page past size is poisoned: mmap'd pages are not ASan's, and it
+ * would otherwise take every byte of them for an object's.
+ */
+#if defined(LLMK_POISON) && LLMK_POISON
+#include <sanitizer/asan_interface.h>
+#define GUARD_SZ ((size_t)4096)
+#else
+#define GUARD_SZ ((size_t)0)
+#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#endif
+
 static size_t page_round(size_t n)
 {
 	return (n + 4095) & ~(size_t)4095;
@@ -161,7 +177,7 @@ static size_t page_round(size_t n)
 
 void *plat_alloc(size_t size, size_t align)
 {
-	if (!size || align > HUGE_SZ)
+	if (!size || align > HUGE_SZ || size > SIZE_MAX - HUGE_SZ - 2 * GUARD_SZ - 4096)
 		return NULL;
 	size_t len = page_round(size);
 	/* Over-map so the start can be aligned (large ones to 2 MiB, for
@@ -169,19 +185,18 @@ void *plat_alloc(size_t size, size_t align)
 	size_t extra = align > 4096 ? align : 0;
 	if (len >= HUGE_SZ && extra < HUGE_SZ)
 		extra = HUGE_SZ;
-	uint8_t *p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	size_t total = len + extra + 2 * GUARD_SZ;
+	uint8_t *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
 		return NULL;
-	if (extra) {
-		uintptr_t a = ((uintptr_t)p + extra - 1) & ~(uintptr_t)(extra - 1);
-		size_t head = a - (uintptr_t)p;
-		if (head)
-			munmap(p, head);
-		if (extra - head)
-			munmap((uint8_t *)a + len, extra - head);
-		p = (uint8_t *)a;
-	}
+	uint8_t *p = m + GUARD_SZ;
+	if (extra)
+		p = (uint8_t *)(((uintptr_t)p + extra - 1) & ~(uintptr_t)(extra - 1));
+	uint8_t *lo = p - GUARD_SZ, *hi = p + len + GUARD_SZ;
+	if (lo > m)
+		munmap(m, (size_t)(lo - m));
+	if (m + total > hi)
+		munmap(hi, (size_t)(m + total - hi));
 	if (len >= HUGE_SZ) {
 		/* 2 MiB pages: decode streamed the weights through 4 KiB ones
 		 * more slowly. Faulted in here, not on first use, which slowed
@@ -190,6 +205,15 @@ void *plat_alloc(size_t size, size_t align)
 		madvise(p, len, MADV_HUGEPAGE);
 		for (size_t o = 0; o < len; o += 4096)
 			((volatile uint8_t *)p)[o] = 0;
+	}
+	if (GUARD_SZ) {
+		/* (the shadow of these addresses may still say what an earlier
+		 * mapping there left poisoned) */
+		ASAN_UNPOISON_MEMORY_REGION(lo, (size_t)(hi - lo));
+		mprotect(lo, GUARD_SZ, PROT_NONE);
+		mprotect(p + len, GUARD_SZ, PROT_NONE);
+		ASAN_POISON_MEMORY_REGION(lo, GUARD_SZ);
+		ASAN_POISON_MEMORY_REGION(p + size, len - size + GUARD_SZ);
 	}
 	uint64_t u = atomic_fetch_add(&mem_used, len) + len;
 	uint64_t pk = atomic_load(&mem_peak);
@@ -203,7 +227,10 @@ void plat_free(void *p, size_t size)
 	if (!p)
 		return;
 	size_t len = page_round(size);
-	munmap(p, len);
+	uint8_t *lo = (uint8_t *)p - GUARD_SZ;
+	/* what the allocation and its owner poisoned goes with the pages */
+	ASAN_UNPOISON_MEMORY_REGION(lo, len + 2 * GUARD_SZ);
+	munmap(lo, len + 2 * GUARD_SZ);
 	atomic_fetch_sub(&mem_used, len);
 }
 
