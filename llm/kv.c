@@ -54,7 +54,13 @@ int kv_init(struct kv_cache *c, struct llm_mem *mem, uint32_t type, uint32_t n_l
 	c->n_ctx = n_ctx;
 	c->kv_dim = kv_dim;
 	c->row_bytes = quant_row_bytes(type, kv_dim);
-	c->bytes = (size_t)n_layer * n_ctx * c->row_bytes;
+	/* In the sanitizer build each layer's rows end in a poisoned redzone,
+	 * 64-byte aligned: a position past the context lands there, not in
+	 * the next layer's rows. Elsewhere the layers are back to back. */
+	c->layer_bytes = (size_t)n_ctx * c->row_bytes;
+	if (LLM_MEM_REDZONE)
+		c->layer_bytes = ((c->layer_bytes + 63) & ~(size_t)63) + LLM_MEM_REDZONE;
+	c->bytes = (size_t)n_layer * c->layer_bytes;
 	c->mem = mem;
 	c->k = llm_mem_alloc(mem, c->bytes, &err);
 	if (!c->k)
@@ -64,6 +70,11 @@ int kv_init(struct kv_cache *c, struct llm_mem *mem, uint32_t type, uint32_t n_l
 		llm_mem_free(mem, c->k, c->bytes);
 		c->k = NULL;
 		return err;
+	}
+	for (uint32_t l = 0; l < n_layer && LLM_MEM_REDZONE; l++) {
+		size_t rows = (size_t)n_ctx * c->row_bytes, at = l * c->layer_bytes + rows;
+		llm_mem_poison(c->k + at, c->layer_bytes - rows);
+		llm_mem_poison(c->v + at, c->layer_bytes - rows);
 	}
 	return 0;
 }
@@ -79,13 +90,13 @@ void kv_free(struct kv_cache *c)
 
 void kv_zeroize(struct kv_cache *c)
 {
-	llm_mem_zeroize(c->k, c->bytes);
-	llm_mem_zeroize(c->v, c->bytes);
+	llm_mem_zeroize_all(c->k, c->bytes);
+	llm_mem_zeroize_all(c->v, c->bytes);
 }
 
 static uint8_t *kv_row(const struct kv_cache *c, uint8_t *base, uint32_t layer, uint32_t pos)
 {
-	return base + ((size_t)layer * c->n_ctx + pos) * c->row_bytes;
+	return base + (size_t)layer * c->layer_bytes + (size_t)pos * c->row_bytes;
 }
 
 /* Through the quant table's selected rows: F16 <-> F32 is exact either

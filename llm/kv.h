@@ -19,8 +19,10 @@ struct kv_cache {
 	uint32_t n_ctx;     /* positions held */
 	uint32_t kv_dim;
 	size_t row_bytes;   /* bytes of one K (or V) row */
+	size_t layer_bytes; /* from one layer's rows to the next's (n_ctx rows, and a
+			     * poisoned redzone in the sanitizer build: llm/mem.h) */
 	uint8_t *k, *v;
-	size_t bytes;       /* of each of k and v */
+	size_t bytes;       /* of each of k and v: n_layer * layer_bytes */
 	struct llm_mem *mem;
 };
 

@@ -69,13 +69,40 @@ void llm_mem_zeroize(void *p, size_t size)
 	__asm__ volatile("" : : "r"(p) : "memory");
 }
 
+#if LLM_MEM_REDZONE
+/* Unseen by the sanitizer: the stores are not instrumented and, volatile,
+ * never become a memset call its interceptor would check. */
+__attribute__((no_sanitize_address)) static void wipe_unchecked(void *p, size_t size)
+{
+	volatile uint8_t *b = p;
+	size_t i = 0;
+
+	for (; i < size && ((uintptr_t)(b + i) & 7); i++)
+		b[i] = 0;
+	for (; i + 8 <= size; i += 8)
+		*(volatile uint64_t *)(b + i) = 0;
+	for (; i < size; i++)
+		b[i] = 0;
+}
+#endif
+
+void llm_mem_zeroize_all(void *p, size_t size)
+{
+#if LLM_MEM_REDZONE
+	if (p)
+		wipe_unchecked(p, size);
+#else
+	llm_mem_zeroize(p, size);
+#endif
+}
+
 void llm_mem_free(struct llm_mem *m, void *p, size_t size)
 {
 	uint64_t charge = mem_charge(size);
 
 	if (!p)
 		return;
-	llm_mem_zeroize(p, size);
+	llm_mem_zeroize_all(p, size);
 	plat_free(p, size);
 	m->used = m->used >= charge ? m->used - charge : 0;
 	if (m->n_allocs)
@@ -102,6 +129,9 @@ static size_t align_up(size_t x, size_t align)
 	return (x + align - 1) & ~(align - 1);
 }
 
+/* A chunk's bytes past its header are poisoned (LLMK_POISON) until an
+ * object takes them: its alignment padding and the LLM_MEM_REDZONE bytes
+ * after it stay so. */
 static struct llm_arena_chunk *arena_new_chunk(struct llm_arena *a, size_t need)
 {
 	size_t hdr = align_up(sizeof(struct llm_arena_chunk), MEM_ALIGN);
@@ -117,33 +147,48 @@ static struct llm_arena_chunk *arena_new_chunk(struct llm_arena *a, size_t need)
 		return NULL;
 	c->size = size;
 	c->used = hdr;
+	llm_mem_poison((uint8_t *)c + hdr, size - hdr);
 	a->bytes += mem_charge(size);
 	return c;
+}
+
+/* The object at the first offset of c that is aligned and leaves a redzone
+ * after it, or NULL if c is too full. */
+static void *arena_take(struct llm_arena_chunk *c, size_t size, size_t align)
+{
+	size_t off = align_up(c->used, align);
+
+	/* (size + LLM_MEM_REDZONE cannot wrap: llm_arena_alloc checked) */
+	if (off > c->size || size + LLM_MEM_REDZONE > c->size - off)
+		return NULL;
+	c->used = off + size + LLM_MEM_REDZONE;
+	llm_mem_unpoison((uint8_t *)c + off, size);
+	return (uint8_t *)c + off;
 }
 
 void *llm_arena_alloc(struct llm_arena *a, size_t size, size_t align)
 {
 	struct llm_arena_chunk *c = a->head;
-	size_t off;
+	void *p;
 
 	if (align == 0)
 		align = 1;
 	if (align > MEM_PAGE || (align & (align - 1)))
 		return NULL;
+	/* the sanitizer's shadow holds one state per 8 bytes: an object that
+	 * started inside a granule would unpoison its neighbour's redzone */
+	if (LLM_MEM_REDZONE && align < 8)
+		align = 8;
 	if (size == 0)
 		size = 1;
-	if (c) {
-		off = align_up(c->used, align);
-		if (off <= c->size && size <= c->size - off) {
-			c->used = off + size;
-			return (uint8_t *)c + off;
-		}
-	}
-	c = arena_new_chunk(a, size + align);
+	if (size > SIZE_MAX - align - LLM_MEM_REDZONE)
+		return NULL;
+	if (c && (p = arena_take(c, size, align)))
+		return p;
+	c = arena_new_chunk(a, size + align + LLM_MEM_REDZONE);
 	if (!c)
 		return NULL;
-	off = align_up(c->used, align);
-	c->used = off + size;
+	p = arena_take(c, size, align);
 	/* A big one-off chunk goes behind the current one so the current chunk's
 	 * free tail stays usable for the small objects that follow. */
 	if (a->head && c->size > a->chunk_size) {
@@ -153,7 +198,7 @@ void *llm_arena_alloc(struct llm_arena *a, size_t size, size_t align)
 		c->next = a->head;
 		a->head = c;
 	}
-	return (uint8_t *)c + off;
+	return p;
 }
 
 char *llm_arena_strndup(struct llm_arena *a, const char *s, size_t n)

@@ -340,8 +340,16 @@ int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g
 }
 
 /* ---- setup ---- */
+/* Floats from one piece of the scratch to the next: 64-byte aligned pieces,
+ * each followed by LLM_MEM_REDZONE poisoned bytes in the sanitizer build. */
+static size_t scratch_stride(size_t floats)
+{
+	return ((floats + 15) & ~(size_t)15) + LLM_MEM_REDZONE / sizeof(float);
+}
+
+/* The floats of the whole scratch, and of each piece (lens: its own floats). */
 static size_t scratch_floats(const struct model_hparams *hp, uint32_t B, uint32_t W,
-			     size_t *parts)
+			     size_t *lens)
 {
 	size_t E = hp->n_embd, Q = (size_t)hp->n_head * hp->head_dim;
 	size_t KV = (size_t)hp->n_head_kv * hp->head_dim, F = hp->n_ff;
@@ -352,10 +360,9 @@ static size_t scratch_floats(const struct model_hparams *hp, uint32_t B, uint32_
 	size_t n = 0;
 
 	for (int i = 0; i < 12; i++) {
-		p[i] = (p[i] + 15) & ~(size_t)15; /* 64-byte aligned pieces */
-		if (parts)
-			parts[i] = p[i];
-		n += p[i];
+		if (lens)
+			lens[i] = p[i];
+		n += scratch_stride(p[i]);
 	}
 	return n;
 }
@@ -369,14 +376,14 @@ uint64_t model_scratch_bytes(const struct model_hparams *hp, uint32_t n_batch,
 int model_scratch_init(struct model_scratch *s, const struct model_hparams *hp,
 		       uint32_t n_batch, uint32_t n_workers, struct llm_mem *mem)
 {
-	size_t parts[12];
+	size_t lens[12];
 	float **dst[12];
 	float *p;
 	int e = 0;
 
 	memset(s, 0, sizeof *s);
 	n_workers = n_workers ? n_workers : 1;
-	s->bytes = scratch_floats(hp, n_batch, n_workers, parts) * sizeof(float);
+	s->bytes = scratch_floats(hp, n_batch, n_workers, lens) * sizeof(float);
 	s->base = llm_mem_alloc(mem, s->bytes, &e);
 	if (!s->base)
 		return e;
@@ -389,14 +396,15 @@ int model_scratch_init(struct model_scratch *s, const struct model_hparams *hp,
 	p = s->base;
 	for (int i = 0; i < 12; i++) {
 		*dst[i] = p;
-		p += parts[i];
+		llm_mem_poison(p + lens[i], (scratch_stride(lens[i]) - lens[i]) * sizeof(float));
+		p += scratch_stride(lens[i]);
 	}
 	return 0;
 }
 
 void model_scratch_zeroize(struct model_scratch *s)
 {
-	llm_mem_zeroize(s->base, s->bytes);
+	llm_mem_zeroize_all(s->base, s->bytes);
 }
 
 void model_scratch_free(struct model_scratch *s, struct llm_mem *mem)

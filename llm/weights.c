@@ -280,6 +280,21 @@ static void res_fill_layer(struct wt_resident *r, uint32_t l)
 	}
 }
 
+/* In the sanitizer build (llm/mem.h) the bytes of the data section that are
+ * no tensor's (alignment padding, what a file leaves between tensors) are
+ * poisoned, once it is read: the whole section is poisoned, then each
+ * tensor's bytes unpoisoned again. */
+static void res_poison_gaps(struct wt_resident *r)
+{
+	if (!LLM_MEM_REDZONE)
+		return;
+	llm_mem_poison(r->data, (size_t)r->data_bytes);
+	for (uint64_t i = 0; i < r->g->n_tensors; i++) {
+		const struct gguf_tensor *t = &r->g->tensors[i];
+		llm_mem_unpoison(res_ptr(r, t), (size_t)t->size);
+	}
+}
+
 int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm_reader *rd,
 		     struct llm_mem *mem, uint32_t n_layer, uint32_t n_embd, int pack,
 		     char *err, size_t errlen)
@@ -318,6 +333,7 @@ int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct l
 		res_close(r);
 		return e;
 	}
+	res_poison_gaps(r);
 	for (uint32_t l = 0; l < n_layer; l++)
 		res_fill_layer(r, l);
 	r->embd = res_mat(r, embd);

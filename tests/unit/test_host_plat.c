@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int make_file(const char *path, size_t n)
 {
@@ -157,6 +159,45 @@ TEST(host_disk_falls_back_where_the_filesystem_refuses_o_direct)
 	CHECK_EQ_INT(plat_disk_stream(d, true), 0);
 	CHECK(reads_say(d, "page cache (the filesystem refused O_DIRECT"));
 	host_remove_disks();
+}
+
+/* A FIFO is refused at once (no writer would block a plain open), named
+ * as what it is; so is a directory; a regular file is still a disk. */
+TEST(host_disk_refuses_a_fifo_or_a_directory_without_waiting)
+{
+	char fifo[512], why[128];
+
+	snprintf(fifo, sizeof fifo, "%s/plat.fifo", test_tmpdir());
+	unlink(fifo);
+	CHECK_EQ_INT(mkfifo(fifo, 0600), 0);
+	host_remove_disks();
+	CHECK_EQ_INT(host_add_disk_why(fifo, why, sizeof why), -LLMK_EINVAL);
+	CHECK_STR(why, "a FIFO, not a regular file or a block device");
+	CHECK_EQ_INT(host_add_disk_why(test_tmpdir(), why, sizeof why), -LLMK_EINVAL);
+	CHECK_STR(why, "a directory, not a regular file or a block device");
+	CHECK_EQ_INT(plat_disk_count(), 0);
+	unlink(fifo);
+}
+
+/* Files read by name (the boot volume's, on the host the file system's):
+ * a regular file that fits, else an error, as the kernel's. */
+TEST(host_boot_file_reads_regular_files_that_fit)
+{
+	char path[512], fifo[512];
+	uint8_t buf[16];
+
+	snprintf(path, sizeof path, "%s/plat_boot.txt", test_tmpdir());
+	snprintf(fifo, sizeof fifo, "%s/plat_boot.fifo", test_tmpdir());
+	CHECK(make_file(path, 16) == 0);
+	CHECK_EQ_INT(plat_boot_file(path, buf, 16), 16);
+	CHECK_EQ_INT(buf[15], (15 * 131) & 0xff);
+	CHECK_EQ_INT(plat_boot_file(path, buf, 15), -LLMK_ERANGE);
+	unlink(fifo);
+	CHECK_EQ_INT(mkfifo(fifo, 0600), 0);
+	CHECK_EQ_INT(plat_boot_file(fifo, buf, sizeof buf), -LLMK_EINVAL);
+	CHECK_EQ_INT(plat_boot_file(test_tmpdir(), buf, sizeof buf), -LLMK_EINVAL);
+	CHECK_EQ_INT(plat_boot_file("/nonexistent/file", buf, sizeof buf), -LLMK_ENOENT);
+	unlink(fifo);
 }
 
 struct sum_job {

@@ -7,9 +7,26 @@
 
 #include "../../kernel/platform.h"
 
-/* Attach a file as the next disk (index = count before the call). Read-only.
- * Returns the index or -LLMK_E*; errno-style reason printed by the caller. */
-int host_add_disk(const char *path);
+/* Attach a file or a block device as the next disk (index = count before the
+ * call). Read-only. Returns the index or -LLMK_E*, and why in why[n] (what
+ * the path is when it is neither: "a FIFO, not a regular file or a block
+ * device"). */
+int host_add_disk_why(const char *path, char *why, size_t n);
+int host_add_disk(const char *path); /* the same, why not kept */
+/* Open path read-only to read its bytes, never waiting: O_NONBLOCK on the
+ * open (a FIFO without a writer would block open(2)), then fstat(2) of the
+ * descriptor. A regular file, or a block device when block, is the open fd
+ * (blocking reads again; flags added to the open, e.g. O_DIRECT) with its
+ * size and *st; anything else is -LLMK_EINVAL with why[n] naming what it
+ * is, an open that failed -LLMK_ENOENT or -LLMK_EIO with strerror in why.
+ * errno is the reason on every failure. */
+struct stat;
+int host_open_file(const char *path, bool block, int flags, uint64_t *size, struct stat *st,
+		   char *why, size_t n);
+/* "a FIFO", "a directory", "a character device", ... for an st_mode. */
+const char *host_file_kind(unsigned mode);
+/* read(2) until cap bytes or end of file: the count, or -1 (errno). */
+long host_read_fd(int fd, void *buf, size_t cap);
 /* How the disks are read (plat_disk_info's reads says which, per disk):
  * round the page cache (O_DIRECT) while a model streams from them, the
  * default; always (--direct); never (--no-direct). */

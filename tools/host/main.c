@@ -3,10 +3,13 @@
  *
  *   llmctl [--direct|--no-direct] [--disk FILE]... [--config FILE] [--cpus N] [-c CMD]...
  *
- * Each --disk attaches a file as the next disk (0, 1, ...). With -c the
- * commands run in order and llmctl exits: 0 if all succeeded, 1 at the first
- * that failed. Otherwise commands are read from stdin until end of input
- * (exit 0) or `poweroff`:
+ * Each --disk attaches a file or a block device as the next disk (0, 1,
+ * ...); anything else (a FIFO, a directory, ...) is refused by name before
+ * it is read or waited on, and so is a --config that is not a regular file
+ * of at most 1 MiB (llmk.cfg's limit). With -c the commands run in order
+ * and llmctl exits: 0 if all succeeded, 1 at the first that failed.
+ * Otherwise commands are read from stdin until end of input (exit 0) or
+ * `poweroff`:
  *   - stdin is a terminal: it is put in raw mode so the shell's own line
  *     editor works as on the serial console (echo, Backspace, Ctrl-U, Ctrl-C
  *     cancels the line, Ctrl-D on an empty line exits); the terminal is
@@ -22,8 +25,10 @@
 #include "../../shell/shell.h"
 
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -54,7 +59,8 @@ static void tty_raw(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: llmctl [--direct|--no-direct] [--disk FILE]... [--config FILE] [--cpus N] [-c CMD]...\n"
-		   "  --disk FILE    attach FILE as the next disk (read-only)\n"
+		   "  --disk FILE    attach FILE (a regular file or a block device) as the\n"
+		   "                 next disk (read-only)\n"
 		   "  --direct       read the disks round the page cache (O_DIRECT) always;\n"
 		   "                 the default does while a model streams from them\n"
 		   "  --no-direct    read them through the page cache always\n"
@@ -65,32 +71,38 @@ static void usage(FILE *f)
 		   "                 the same commands in a guest, over a confidential session\n");
 }
 
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
+/* llmk.cfg's limit in the kernel (boot/efi.c reads files of up to 1 MiB). */
+#define CONFIG_MAX ((size_t)1 << 20)
 
-	if (!f)
+/* The text of --config FILE (malloc'd, NUL-terminated), or NULL with why:
+ * a regular file only, never waited on (host_open_file), at most CONFIG_MAX
+ * bytes. */
+static char *read_config(const char *path, char *why, size_t n)
+{
+	struct stat st;
+	uint64_t size;
+	char *buf;
+	long k;
+	int fd = host_open_file(path, false, 0, &size, &st, why, n);
+
+	if (fd < 0)
 		return NULL;
-	for (;;) {
-		if (n + 4096 + 1 > cap) {
-			cap = cap ? cap * 2 : 8192;
-			char *nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-		}
-		size_t k = fread(buf + n, 1, 4096, f);
-		n += k;
-		if (k < 4096)
-			break;
+	if (!(buf = malloc(CONFIG_MAX + 2))) {
+		snprintf(why, n, "out of memory");
+		close(fd);
+		return NULL;
 	}
-	fclose(f);
-	buf[n] = 0;
+	k = host_read_fd(fd, buf, CONFIG_MAX + 1);
+	if (k < 0)
+		snprintf(why, n, "cannot read it: %s", strerror(errno));
+	else if ((size_t)k > CONFIG_MAX)
+		snprintf(why, n, "more than %zu bytes (llmk.cfg's limit)", CONFIG_MAX);
+	close(fd);
+	if (k < 0 || (size_t)k > CONFIG_MAX) {
+		free(buf);
+		return NULL;
+	}
+	buf[k] = 0;
 	return buf;
 }
 
@@ -112,42 +124,55 @@ static void set_cmdline(int argc, char **argv)
 	free(s);
 }
 
-int main(int argc, char **argv)
+/* What main allocates, freed at exit however the process ends (a return
+ * from main, or exit() from `poweroff` inside the shell): the sanitizer
+ * build's leak check then reports real leaks only, and its exit status is
+ * the session's. */
+static struct {
+	const char **cmds;
+	struct shell *sh;
+} run;
+
+static void run_free(void)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--connect"))
-			return host_connect_main(argc, argv);
+	free(run.cmds);
+	run.cmds = NULL;
+	if (run.sh) {
+		explicit_bzero(run.sh, sizeof *run.sh); /* keys and prompts */
+		free(run.sh);
+		run.sh = NULL;
+	}
+	host_set_cmdline(NULL);
+	host_set_config(NULL);
+	host_remove_disks();
+}
 
-	const char **cmds = calloc((size_t)argc, sizeof *cmds);
-	int n_cmds = 0;
+/* Parse the options into run.cmds (n_cmds of them): 0, or the exit status. */
+static int parse_args(int argc, char **argv, int *n_cmds)
+{
+	char why[160];
 
-	if (!cmds)
-		return 2;
-	set_cmdline(argc, argv);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool has_val = i + 1 < argc;
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			usage(stdout);
-			return 0;
+			return -1;
 		} else if (strcmp(a, "--direct") == 0) {
 			host_set_direct(HOST_DIRECT_ON);
 		} else if (strcmp(a, "--no-direct") == 0) {
 			host_set_direct(HOST_DIRECT_OFF);
 		} else if (strcmp(a, "--disk") == 0 && has_val) {
 			const char *path = argv[++i];
-			int r = host_add_disk(path);
-			if (r < 0) {
-				fprintf(stderr, "llmctl: --disk %s: %s\n", path,
-					r == -LLMK_ENOENT ? "cannot open it" :
-					r == -LLMK_EINVAL ? "not a regular file" : plat_strerror(r));
+			if (host_add_disk_why(path, why, sizeof why) < 0) {
+				fprintf(stderr, "llmctl: --disk %s: %s\n", path, why);
 				return 2;
 			}
 		} else if (strcmp(a, "--config") == 0 && has_val) {
 			const char *path = argv[++i];
-			char *text = read_text(path);
+			char *text = read_config(path, why, sizeof why);
 			if (!text) {
-				fprintf(stderr, "llmctl: --config %s: cannot read it\n", path);
+				fprintf(stderr, "llmctl: --config %s: %s\n", path, why);
 				return 2;
 			}
 			host_set_config(text);
@@ -160,7 +185,7 @@ int main(int argc, char **argv)
 			}
 			host_set_cpus(n);
 		} else if (strcmp(a, "-c") == 0 && has_val) {
-			cmds[n_cmds++] = argv[++i];
+			run.cmds[(*n_cmds)++] = argv[++i];
 		} else {
 			fprintf(stderr, "llmctl: %s '%s'\n",
 				a[0] == '-' && !has_val ? "missing value after" : "unknown argument", a);
@@ -168,22 +193,37 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	return 0;
+}
 
-	struct shell *sh = calloc(1, sizeof *sh);
-	if (!sh)
+int main(int argc, char **argv)
+{
+	int n_cmds = 0, r;
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--connect"))
+			return host_connect_main(argc, argv);
+
+	atexit(run_free);
+	if (!(run.cmds = calloc((size_t)argc, sizeof *run.cmds)))
+		return 2;
+	set_cmdline(argc, argv);
+	if ((r = parse_args(argc, argv, &n_cmds)))
+		return r < 0 ? 0 : r;
+	if (!(run.sh = calloc(1, sizeof *run.sh)))
 		return 2;
 	bool tty = n_cmds == 0 && isatty(0);
-	shell_init(sh, tty);
+	shell_init(run.sh, tty);
 	if (n_cmds) {
 		for (int i = 0; i < n_cmds; i++)
-			if (shell_exec_line(sh, cmds[i]) != 0)
+			if (shell_exec_line(run.sh, run.cmds[i]) != 0)
 				return 1;
 		return 0;
 	}
 	if (tty) {
 		tty_raw();
-		sh->ctrl_d_ends = true;
+		run.sh->ctrl_d_ends = true;
 	}
-	shell_run(sh);
+	shell_run(run.sh);
 	return 0;
 }

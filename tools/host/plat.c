@@ -8,12 +8,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -151,6 +154,22 @@ static _Atomic uint64_t mem_used, mem_peak;
 
 #define HUGE_SZ ((size_t)2 << 20)
 
+/*
+ * In the sanitizer build (LLMK_POISON, llm/mem.h) each allocation gets a
+ * PROT_NONE guard page on either side, poisoned too, so that ASan names an
+ * access there (use-after-poison) before the fault would; and the tail of
+ * its last page past size is poisoned: mmap'd pages are not ASan's, and it
+ * would otherwise take every byte of them for an object's.
+ */
+#if defined(LLMK_POISON) && LLMK_POISON
+#include <sanitizer/asan_interface.h>
+#define GUARD_SZ ((size_t)4096)
+#else
+#define GUARD_SZ ((size_t)0)
+#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#endif
+
 static size_t page_round(size_t n)
 {
 	return (n + 4095) & ~(size_t)4095;
@@ -158,7 +177,7 @@ static size_t page_round(size_t n)
 
 void *plat_alloc(size_t size, size_t align)
 {
-	if (!size || align > HUGE_SZ)
+	if (!size || align > HUGE_SZ || size > SIZE_MAX - HUGE_SZ - 2 * GUARD_SZ - 4096)
 		return NULL;
 	size_t len = page_round(size);
 	/* Over-map so the start can be aligned (large ones to 2 MiB, for
@@ -166,19 +185,18 @@ void *plat_alloc(size_t size, size_t align)
 	size_t extra = align > 4096 ? align : 0;
 	if (len >= HUGE_SZ && extra < HUGE_SZ)
 		extra = HUGE_SZ;
-	uint8_t *p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	size_t total = len + extra + 2 * GUARD_SZ;
+	uint8_t *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
 		return NULL;
-	if (extra) {
-		uintptr_t a = ((uintptr_t)p + extra - 1) & ~(uintptr_t)(extra - 1);
-		size_t head = a - (uintptr_t)p;
-		if (head)
-			munmap(p, head);
-		if (extra - head)
-			munmap((uint8_t *)a + len, extra - head);
-		p = (uint8_t *)a;
-	}
+	uint8_t *p = m + GUARD_SZ;
+	if (extra)
+		p = (uint8_t *)(((uintptr_t)p + extra - 1) & ~(uintptr_t)(extra - 1));
+	uint8_t *lo = p - GUARD_SZ, *hi = p + len + GUARD_SZ;
+	if (lo > m)
+		munmap(m, (size_t)(lo - m));
+	if (m + total > hi)
+		munmap(hi, (size_t)(m + total - hi));
 	if (len >= HUGE_SZ) {
 		/* 2 MiB pages: decode streamed the weights through 4 KiB ones
 		 * more slowly. Faulted in here, not on first use, which slowed
@@ -187,6 +205,15 @@ void *plat_alloc(size_t size, size_t align)
 		madvise(p, len, MADV_HUGEPAGE);
 		for (size_t o = 0; o < len; o += 4096)
 			((volatile uint8_t *)p)[o] = 0;
+	}
+	if (GUARD_SZ) {
+		/* (the shadow of these addresses may still say what an earlier
+		 * mapping there left poisoned) */
+		ASAN_UNPOISON_MEMORY_REGION(lo, (size_t)(hi - lo));
+		mprotect(lo, GUARD_SZ, PROT_NONE);
+		mprotect(p + len, GUARD_SZ, PROT_NONE);
+		ASAN_POISON_MEMORY_REGION(lo, GUARD_SZ);
+		ASAN_POISON_MEMORY_REGION(p + size, len - size + GUARD_SZ);
 	}
 	uint64_t u = atomic_fetch_add(&mem_used, len) + len;
 	uint64_t pk = atomic_load(&mem_peak);
@@ -200,7 +227,10 @@ void plat_free(void *p, size_t size)
 	if (!p)
 		return;
 	size_t len = page_round(size);
-	munmap(p, len);
+	uint8_t *lo = (uint8_t *)p - GUARD_SZ;
+	/* what the allocation and its owner poisoned goes with the pages */
+	ASAN_UNPOISON_MEMORY_REGION(lo, len + 2 * GUARD_SZ);
+	munmap(lo, len + 2 * GUARD_SZ);
 	atomic_fetch_sub(&mem_used, len);
 }
 
@@ -226,6 +256,77 @@ void plat_mem_stats(struct plat_mem_stats *st)
 	st->used_peak = atomic_load(&mem_peak);
 }
 
+/* ---- files ---- */
+const char *host_file_kind(unsigned mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "a regular file";
+	case S_IFBLK: return "a block device";
+	case S_IFDIR: return "a directory";
+	case S_IFCHR: return "a character device";
+	case S_IFIFO: return "a FIFO";
+	case S_IFSOCK: return "a socket";
+	}
+	return "not a file";
+}
+
+/*
+ * open(2) with O_NONBLOCK, so that a FIFO without a writer cannot make the
+ * open wait (for a regular file or a block device the flag changes
+ * nothing), then fstat(2) of what was opened: the type checked is the
+ * file's that will be read, with no window for a rename between a stat
+ * and the open.
+ */
+int host_open_file(const char *path, bool block, int flags, uint64_t *size, struct stat *st,
+		   char *why, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
+
+	int e;
+
+	if (fd < 0) {
+		/* a socket cannot be opened (ENXIO): say what it is all the same */
+		struct stat ls;
+		e = errno;
+		if (stat(path, &ls) == 0 && !S_ISREG(ls.st_mode) && !(block && S_ISBLK(ls.st_mode))) {
+			snprintf(why, n, "%s, not a regular file%s", host_file_kind(ls.st_mode),
+				 block ? " or a block device" : "");
+			errno = e;
+			return -LLMK_EINVAL;
+		}
+		snprintf(why, n, "cannot open it: %s", strerror(e));
+		errno = e;
+		return e == ENOENT || e == ENOTDIR ? -LLMK_ENOENT : -LLMK_EIO;
+	}
+	if (fstat(fd, st) != 0) {
+		e = errno;
+		snprintf(why, n, "cannot stat it: %s", strerror(e));
+		goto fail;
+	}
+	if (S_ISREG(st->st_mode)) {
+		*size = (uint64_t)st->st_size;
+	} else if (S_ISBLK(st->st_mode) && block) {
+		if (ioctl(fd, BLKGETSIZE64, size) != 0) {
+			e = errno;
+			snprintf(why, n, "a block device whose size is unknown: %s", strerror(e));
+			goto fail;
+		}
+	} else {
+		snprintf(why, n, "%s, not a regular file%s", host_file_kind(st->st_mode),
+			 block ? " or a block device" : "");
+		close(fd);
+		errno = EINVAL;
+		return -LLMK_EINVAL;
+	}
+	/* reads wait for their bytes as usual from here on */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+fail:
+	close(fd);
+	errno = e;
+	return -LLMK_EIO;
+}
+
 /* ---- disks ---- */
 #define HOST_MAX_DISKS 16
 struct host_disk {
@@ -235,6 +336,8 @@ struct host_disk {
 	bool streaming;       /* plat_disk_stream on */
 	int refused;          /* errno of the O_DIRECT open the filesystem refused, or 0 */
 	uint64_t size;
+	dev_t dev;            /* what fd is, for the O_DIRECT open of the same path */
+	ino_t ino;
 	char path[256];
 	char id[48];
 	char where[48];
@@ -250,7 +353,8 @@ static enum host_direct host_direct = HOST_DIRECT_AUTO;
  * it, and the page cache, which a memory cgroup charges to the process,
  * then evicts and refills instead of helping (docs/streaming.md). Where the
  * filesystem refuses O_DIRECT, reads go through the cache and the disk's
- * reads line says why.
+ * reads line says why. The path is opened again for it: the same checks
+ * as the first open, and it must still be the same file.
  */
 static void disk_direct_update(struct host_disk *d)
 {
@@ -258,9 +362,17 @@ static void disk_direct_update(struct host_disk *d)
 		    (host_direct == HOST_DIRECT_AUTO && d->streaming);
 
 	if (want && d->dfd < 0 && !d->refused) {
-		d->dfd = open(d->path, O_RDONLY | O_CLOEXEC | O_DIRECT);
-		if (d->dfd < 0)
+		struct stat st;
+		uint64_t size;
+		char why[128];
+		d->dfd = host_open_file(d->path, true, O_DIRECT, &size, &st, why, sizeof why);
+		if (d->dfd < 0) {
 			d->refused = errno ? errno : EINVAL;
+		} else if (st.st_dev != d->dev || st.st_ino != d->ino) {
+			close(d->dfd);
+			d->dfd = -1;
+			d->refused = ESTALE;
+		}
 	}
 	atomic_store(&d->direct, want && d->dfd >= 0);
 }
@@ -272,32 +384,44 @@ void host_set_direct(enum host_direct mode)
 		disk_direct_update(&disks[i]);
 }
 
-int host_add_disk(const char *path)
+int host_add_disk_why(const char *path, char *why, size_t n)
 {
 	struct stat st;
-	if (n_disks == HOST_MAX_DISKS)
+	uint64_t size;
+
+	if (n_disks == HOST_MAX_DISKS) {
+		snprintf(why, n, "more than %d disks", HOST_MAX_DISKS);
 		return -LLMK_ERANGE;
-	if (strlen(path) >= sizeof disks[0].path)
-		return -LLMK_EINVAL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -LLMK_ENOENT;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	}
+	if (strlen(path) >= sizeof disks[0].path) {
+		snprintf(why, n, "a path longer than %zu bytes", sizeof disks[0].path - 1);
 		return -LLMK_EINVAL;
 	}
+	int fd = host_open_file(path, true, 0, &size, &st, why, n);
+	if (fd < 0)
+		return fd;
 	struct host_disk *d = &disks[n_disks];
 	memset(d, 0, sizeof *d);
 	d->fd = fd;
 	d->dfd = -1;
-	d->size = (uint64_t)st.st_size;
+	d->size = size;
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
 	snprintf(d->path, sizeof d->path, "%s", path);
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	snprintf(d->id, sizeof d->id, "%s", base);
-	snprintf(d->where, sizeof d->where, "file %s", base);
+	snprintf(d->where, sizeof d->where, "%s %s", S_ISBLK(st.st_mode) ? "block device" : "file",
+		 base);
 	disk_direct_update(d);
 	return n_disks++;
+}
+
+int host_add_disk(const char *path)
+{
+	char why[128];
+
+	return host_add_disk_why(path, why, sizeof why);
 }
 
 void host_remove_disks(void)
@@ -664,14 +788,44 @@ const char *plat_config_file(void)
 	return config;
 }
 
+long host_read_fd(int fd, void *buf, size_t cap)
+{
+	uint8_t *p = buf;
+	size_t got = 0;
+
+	while (got < cap) {
+		ssize_t k = read(fd, p + got, cap - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (long)got;
+}
+
+/* As the kernel's: a file that does not fit cap is -LLMK_ERANGE, not cut
+ * short; only a regular file is read (a FIFO or a device could block or
+ * never end). */
 int plat_boot_file(const char *name, void *buf, size_t cap)
 {
-	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	uint64_t size;
+	char why[128], more;
+
+	if (cap > INT_MAX)
+		cap = INT_MAX;
+	int fd = host_open_file(name, false, 0, &size, &st, why, sizeof why);
 	if (fd < 0)
-		return -LLMK_ENOENT;
-	ssize_t k = read(fd, buf, cap);
+		return fd;
+	long k = host_read_fd(fd, buf, cap);
+	long extra = k >= 0 && (size_t)k == cap ? host_read_fd(fd, &more, 1) : 0;
 	close(fd);
-	return k < 0 ? -LLMK_EIO : (int)k;
+	if (k < 0 || extra < 0)
+		return -LLMK_EIO;
+	return extra ? -LLMK_ERANGE : (int)k;
 }
 
 /* ---- identity ---- */
