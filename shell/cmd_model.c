@@ -30,6 +30,12 @@ static bool loaded(struct shell *sh, struct engine_info *info)
 	return false;
 }
 
+/* A string the model's file gave (general.name, ...), printable (text.c). */
+static const char *file_str(const char *s, char *buf, size_t n)
+{
+	return shell_clean(s, strlen(s), buf, n);
+}
+
 /* ---- load / unload ---- */
 static bool all_digits(const char *s)
 {
@@ -51,7 +57,7 @@ static int cmd_load(struct shell *sh, int argc, char **argv)
 	struct engine_info info;
 	struct engine_plan plan;
 	struct engine_stats st;
-	char err[256];
+	char err[256], name[96], arch[48];
 	int disk, r;
 
 	for (int i = 1; i < argc; i++) {
@@ -91,8 +97,9 @@ static int cmd_load(struct shell *sh, int argc, char **argv)
 	engine_get_info(e, &info);
 	engine_get_stats(e, &st);
 	plat_printf("loaded disk %d: %s%s%s, %u tokens vocabulary%s", disk,
-		    info.hp.name[0] ? info.hp.name : "(unnamed)",
-		    vocab_only ? "" : ", ", vocab_only ? "" : info.hp.arch_name,
+		    info.hp.name[0] ? file_str(info.hp.name, name, sizeof name) : "(unnamed)",
+		    vocab_only ? "" : ", ",
+		    vocab_only ? "" : file_str(info.hp.arch_name, arch, sizeof arch),
 		    info.n_vocab, vocab_only ? " (vocabulary only)" : "");
 	if (!vocab_only && engine_get_plan(e, &plan) == 0)
 		plat_printf(", context %u, %s, %.1f ms", plan.n_ctx,
@@ -131,9 +138,9 @@ static void info_quant_mix(const struct engine_info *info)
 static void info_model(const struct engine_info *info, const struct engine_plan *p)
 {
 	const struct model_hparams *hp = &info->hp;
-	char a[32], b[32], c[32], bud[48];
+	char a[32], b[32], c[32], bud[48], arch[48];
 
-	plat_printf("  architecture   %s\n", hp->arch_name);
+	plat_printf("  architecture   %s\n", file_str(hp->arch_name, arch, sizeof arch));
 	plat_printf("  parameters     %llu (%.2f M)\n", (unsigned long long)hp->n_params,
 		    (double)hp->n_params / 1e6);
 	plat_printf("  shape          %u layers, embd %u, ffn %u, heads %u (kv %u), head dim %u\n",
@@ -167,12 +174,14 @@ static int cmd_info(struct shell *sh, int argc, char **argv)
 {
 	struct engine_info info;
 	struct engine_plan plan;
+	char name[96], tm[32], tp[48];
 
 	if (shell_check_argc(sh, argc, argv, 1, 1))
 		return -LLMK_EINVAL;
 	if (!loaded(sh, &info))
 		return shell_err(sh, -LLMK_EINVAL, "info: no model loaded (use 'load N')");
-	plat_printf("model %s (disk %d)%s\n", info.hp.name[0] ? info.hp.name : "(unnamed)",
+	plat_printf("model %s (disk %d)%s\n",
+		    info.hp.name[0] ? file_str(info.hp.name, name, sizeof name) : "(unnamed)",
 		    info.disk, info.vocab_only ? ", vocabulary only" : "");
 	if (info.sealed)
 		plat_printf("  sealed         AES-256-GCM, %llu chunks of %u; %s\n",
@@ -181,8 +190,8 @@ static int cmd_info(struct shell *sh, int argc, char **argv)
 	if (engine_get_plan(sh->engine, &plan) == 0)
 		info_model(&info, &plan);
 	plat_printf("  vocab          %u tokens, %s%s%s, bos %d, eos %d\n", info.n_vocab,
-		    info.tok_model, info.tok_pre ? " pre " : "", info.tok_pre ? info.tok_pre : "",
-		    info.bos, info.eos);
+		    file_str(info.tok_model, tm, sizeof tm), info.tok_pre ? " pre " : "",
+		    info.tok_pre ? file_str(info.tok_pre, tp, sizeof tp) : "", info.bos, info.eos);
 	plat_printf("  chat template  %s%s\n", chat_tmpl_name(info.tmpl),
 		    info.tmpl_detected      ? " (from tokenizer.chat_template)"
 		    : info.tmpl_configured ? " (configured)"
@@ -298,9 +307,10 @@ static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, 
 	return 0;
 }
 
+/* The model's text: its vocabulary's pieces come from the file too. */
 static void emit_console(void *ctx, const char *s, size_t n)
 {
-	plat_write(s, n);
+	shell_write_text(s, n);
 }
 
 static bool poll_cancel(void *ctx)

@@ -24,11 +24,15 @@ int shell_err(struct shell *sh, int err, const char *fmt, ...)
 	char msg[512];
 	va_list ap;
 
+	char safe[sizeof msg];
+
 	(void)sh;
 	va_start(ap, fmt);
 	plat_vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	plat_printf("error: %s\n", msg);
+	/* an error may quote a file's strings (a tensor's or a model's name):
+	 * one line, printable, whatever they hold (shell/text.c) */
+	plat_printf("error: %s\n", shell_clean(msg, strlen(msg), safe, sizeof safe));
 	return err;
 }
 

@@ -164,6 +164,15 @@ int shell_arg_disk(struct shell *sh, const char *s, int *disk);
 /* "1.50 GiB" style size into buf; returns buf. */
 const char *shell_human_size(uint64_t bytes, char *buf, size_t n);
 
+/* ---- text.c: strings from files, safe for the terminal ---- */
+/* s[0..len) (a GGUF string, a disk id) as printable characters: controls,
+ * non-UTF-8 bytes and invisible direction marks become '?', and a string
+ * longer than buf ends "..."; returns buf. Every string from a file goes
+ * through this (or shell_write_text) before it is printed. */
+const char *shell_clean(const char *s, size_t len, char *buf, size_t cap);
+/* Generated text as it streams: ASCII controls other than \n \t \r become '?'. */
+void shell_write_text(const char *s, size_t n);
+
 /* ---- disk.c: streaming reads and what a disk holds ---- */
 #define SHELL_DISK_CHUNK (1u << 20) /* bytes per asynchronous request */
 #define SHELL_DISK_DEPTH 8          /* requests in flight */
