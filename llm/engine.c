@@ -559,8 +559,10 @@ static int generate(struct engine *e, struct engine_gen *g)
 			e->run.stop = "context";
 			break;
 		}
-		if ((r = model_forward(&e->model, &e->s, &e->mm, &e->kv, &id, 1, e->n_past, true)))
+		if ((r = model_forward(&e->model, &e->s, &e->mm, &e->kv, &id, 1, e->n_past, true))) {
+			e->run.stop = "error"; /* a disk or a sealed chunk failed mid-reply */
 			break;
+		}
 		e->ctx_tok[e->n_past++] = id;
 	}
 	if (e->text_len > emitted && strcmp(e->run.stop, "stop") != 0)

@@ -57,7 +57,8 @@ struct engine_run {
 	uint32_t n_gen;         /* tokens generated */
 	uint64_t prompt_ns, gen_ns;
 	uint64_t load_ns;
-	const char *stop;       /* why the last run ended: "eog", "stop", "limit", "context", "cancel" */
+	const char *stop;       /* why the last run ended: "eog", "stop", "limit", "context",
+				   "cancel", "error" */
 	uint64_t seed;          /* the sampler's seed in the last run (--seed reproduces it) */
 };
 

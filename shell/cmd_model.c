@@ -318,7 +318,9 @@ static bool poll_cancel(void *ctx)
 	return shell_poll_cancel(ctx);
 }
 
-/* Stream the reply; newline after it; --ids line. */
+/* After the streamed reply: its newline, the --ids line, and the error
+ * that ended it, if one did after the first token (a disk read or a sealed
+ * chunk that failed mid-reply, Ctrl-C): one error line, and the status. */
 static int gen_finish(struct shell *sh, struct gen_args *a, int r, const char *err)
 {
 	if (a->g.n_out || r != -LLMK_ECANCEL)
@@ -329,7 +331,7 @@ static int gen_finish(struct shell *sh, struct gen_args *a, int r, const char *e
 			plat_printf(" %d", a->g.out_ids[i]);
 		plat_printf("\n");
 	}
-	if (r == -LLMK_ECANCEL)
+	if (r)
 		return shell_err(sh, r, "%s: %s", sh->argv[0], err);
 	return 0;
 }
