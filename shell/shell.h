@@ -136,9 +136,10 @@ __attribute__((noreturn)) void shell_main(void);
 /* Split and run one command line; blank lines and lines starting with '#'
  * do nothing. Returns the command's result (errors are already printed). */
 int shell_exec_line(struct shell *sh, const char *line);
-/* Apply config text ("KEY VALUE" lines); errors name the line. Returns the
- * first error or 0. what names the source in errors ("llmk.cfg"). */
-int shell_config_apply(struct shell *sh, const char *text, const char *what);
+/* Apply config text, len bytes of "KEY VALUE" lines; errors name the line
+ * (a NUL byte is one: the file is text). Returns the first error or 0.
+ * what names the source in errors ("llmk.cfg"). */
+int shell_config_apply(struct shell *sh, const char *text, size_t len, const char *what);
 
 /* Next input byte: typeahead first, then plat_getc(). */
 int shell_getc(struct shell *sh);

@@ -93,4 +93,15 @@ else
 	bad "... stats says ended: error; the image stays refused until loaded again" "$(cat "$T/out")"
 fi
 
+# ---- a NUL byte in the config is an error naming its line ----
+printf 'prompt off\nec\000ho off\necho on\n' > "$T/nul.cfg"
+out=$(run --config "$T/nul.cfg" -c 'config echo' 2>&1)
+if [ "$(printf '%s\n' "$out" | grep -c '^error: ')" = 1 ] &&
+	printf '%s\n' "$out" | grep -q '^error: llmk.cfg:2: NUL byte at column 3' &&
+	printf '%s\n' "$out" | grep -q '^  echo  *on '; then
+	ok "a NUL byte in llmk.cfg: one error naming line 2; line 3 still applies"
+else
+	bad "a NUL byte in llmk.cfg: one error naming line 2; line 3 still applies" "$out"
+fi
+
 summary

@@ -65,7 +65,7 @@ static void usage(FILE *f)
 		   "                 the same commands in a guest, over a confidential session\n");
 }
 
-static char *read_text(const char *path)
+static char *read_text(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
@@ -91,6 +91,7 @@ static char *read_text(const char *path)
 	}
 	fclose(f);
 	buf[n] = 0;
+	*len = n;
 	return buf;
 }
 
@@ -145,12 +146,13 @@ int main(int argc, char **argv)
 			}
 		} else if (strcmp(a, "--config") == 0 && has_val) {
 			const char *path = argv[++i];
-			char *text = read_text(path);
+			size_t len = 0;
+			char *text = read_text(path, &len);
 			if (!text) {
 				fprintf(stderr, "llmctl: --config %s: cannot read it\n", path);
 				return 2;
 			}
-			host_set_config(text);
+			host_set_config_bytes(text, len);
 			free(text);
 		} else if (strcmp(a, "--cpus") == 0 && has_val) {
 			int n = atoi(argv[++i]);

@@ -641,6 +641,7 @@ int plat_entropy(void *buf, size_t n)
 /* ---- boot configuration ---- */
 static char *cmdline;
 static char *config;
+static size_t config_len;
 
 void host_set_cmdline(const char *s)
 {
@@ -650,8 +651,19 @@ void host_set_cmdline(const char *s)
 
 void host_set_config(const char *text)
 {
+	host_set_config_bytes(text, text ? strlen(text) : 0);
+}
+
+void host_set_config_bytes(const char *text, size_t n)
+{
 	free(config);
-	config = text ? strdup(text) : NULL;
+	config = NULL;
+	config_len = 0;
+	if (text && (config = malloc(n + 1))) {
+		memcpy(config, text, n);
+		config[n] = 0;
+		config_len = n;
+	}
 }
 
 const char *plat_cmdline(void)
@@ -659,8 +671,9 @@ const char *plat_cmdline(void)
 	return cmdline ? cmdline : "";
 }
 
-const char *plat_config_file(void)
+const char *plat_config_file(size_t *len)
 {
+	*len = config_len;
 	return config;
 }
 
