@@ -104,4 +104,22 @@ else
 	bad "a NUL byte in llmk.cfg: one error naming line 2; line 3 still applies" "$out"
 fi
 
+# ---- unseal --forget unloads a sealed model, streamed or resident ----
+for how in --stream --resident; do
+	printf 'unseal %s\nload %s 0\nunseal --forget\ninfer "Once" -n 2\ninfo\n' "$key" "$how" |
+		run --disk "$T/big.sealed" > "$T/out" 2>&1
+	if grep -q '^key forgotten; the sealed model from disk 0 is unloaded' "$T/out" &&
+		[ "$(grep -c '^error: .*no model loaded' "$T/out")" = 2 ] &&
+		[ "$(grep -c '^error: ' "$T/out")" = 2 ]; then
+		ok "unseal --forget unloads a sealed model loaded $how"
+	else
+		bad "unseal --forget unloads a sealed model loaded $how" "$(cat "$T/out")"
+	fi
+done
+out=$(run --disk "$T/big.gguf" -c "unseal $key" -c 'load 0' -c 'unseal --forget' -c info 2>&1)
+case "$out" in
+*"key forgotten"*"model mkmodel (disk 0)"*) ok "... and leaves a plain model loaded" ;;
+*) bad "... and leaves a plain model loaded" "$out" ;;
+esac
+
 summary
