@@ -49,7 +49,7 @@ static int bench_parse(struct shell *sh, int argc, char **argv, struct bench_opt
 			v = &o->tg;
 		else if (!strcmp(argv[i], "-r"))
 			v = &o->reps, hi = BENCH_MAX_REPS;
-		else if (!strcmp(argv[i], "-t"))
+		else if (!strcmp(argv[i], "-t") || !strcmp(argv[i], "--threads"))
 			v = &o->threads, hi = (uint64_t)plat_cpu_count();
 		else if (!strcmp(argv[i], "--batch"))
 			v = &o->batch, hi = 1024;
@@ -65,7 +65,7 @@ static int bench_parse(struct shell *sh, int argc, char **argv, struct bench_opt
 		}
 		if (!v)
 			return shell_err(sh, -LLMK_EINVAL, "bench: unknown option '%s' (usage: %s)",
-					 argv[i], "bench [-p N] [-n N] [-d N] [-r R] [-t T] [--batch B] [--json] [--kernels [TYPE]]");
+					 argv[i], "bench [-p N] [-n N] [-d N] [-r R] [-t|--threads T] [--batch B] [--json] [--kernels [TYPE]]");
 		if (i + 1 == argc)
 			return shell_err(sh, -LLMK_EINVAL, "bench: %s needs a value", argv[i]);
 		char what[16];
@@ -275,7 +275,7 @@ static int cmd_selftest(struct shell *sh, int argc, char **argv)
 }
 
 const struct shell_cmd shell_cmds_bench[] = {
-	{"bench", "bench [-p N] [-n N] [-d N] [-r R] [-t T] [--batch B] [--json]\n"
+	{"bench", "bench [-p N] [-n N] [-d N] [-r R] [-t|--threads T] [--batch B] [--json]\n"
 		  "bench --kernels [TYPE] [-t T] [--json]",
 	 "model pp/tg tok/s and memory bandwidth (-d N: after N tokens in the cache; "
 	 "--batch B: B sequences decode together, sharing each pass); or matmul kernels "

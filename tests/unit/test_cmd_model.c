@@ -447,7 +447,7 @@ TEST(cmd_budget_shrinks_the_context)
  * lists every row that has a flag. */
 TEST(cmd_flags_and_config_keys_are_one_table)
 {
-	char a[4096], b[4096];
+	char a[16384], b[4096];
 	struct session s;
 	const char *out;
 	int st, flags = 0;
