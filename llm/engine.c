@@ -21,44 +21,6 @@ void engine_init(struct engine *e)
 	sample_defaults(&e->cfg.samp);
 }
 
-/* ---- finding a model by name ---- */
-static char lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
-static bool same_name(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++)
-		if (lower(*a) != lower(*b))
-			return false;
-	return *a == *b;
-}
-
-int engine_find_disk(const char *name, int *disk)
-{
-	for (int d = 0; d < plat_disk_count(); d++) {
-		struct llm_mem mem;
-		struct llm_reader rd;
-		struct gguf_file g;
-		const struct gguf_str *s;
-		char err[8];
-		bool hit;
-
-		llm_mem_init(&mem, 0);
-		llm_reader_disk(&rd, d);
-		if (gguf_open(&g, &rd, &mem, err, sizeof err))
-			continue;
-		hit = gguf_get_str(&g, "general.name", &s) == 0 && same_name(s->s, name);
-		gguf_close(&g);
-		if (hit) {
-			*disk = d;
-			return 0;
-		}
-	}
-	return -LLMK_ENOENT;
-}
-
 /* ---- load ---- */
 static uint32_t threads(const struct engine *e)
 {

@@ -152,9 +152,6 @@ void engine_unload(struct engine *e);
  * zeroizes the same memory as it frees it (llm_mem_free).
  */
 void engine_forget(struct engine *e);
-/* The disk whose GGUF general.name equals name (ASCII case-insensitive);
- * -LLMK_ENOENT if none. */
-int engine_find_disk(const char *name, int *disk);
 
 /* gen defaults from the configuration. */
 void engine_gen_init(const struct engine *e, struct engine_gen *g);

@@ -87,9 +87,8 @@ static int cmd_load(struct shell *sh, int argc, char **argv)
 	if (all_digits(what)) {
 		if ((r = shell_arg_disk(sh, what, &disk)))
 			return r;
-	} else if (engine_find_disk(what, &disk)) {
-		return shell_err(sh, -LLMK_ENOENT, "load: no disk holds a model named '%s' (see 'disks')",
-				 what);
+	} else if ((r = shell_model_find(sh, what, &disk))) {
+		return r;
 	}
 	engine_get_config(e, &cfg);
 	cfg.keysrc = shell_seal_keysrc(sh);
@@ -570,8 +569,9 @@ static int cmd_profile(struct shell *sh, int argc, char **argv)
 }
 
 const struct shell_cmd shell_cmds_model[] = {
-	{"load", LOAD_USAGE, "load the model on disk N (or named NAME); -c: its context size "
-	 "(config ctx: every load's)", cmd_load},
+	{"load", LOAD_USAGE, "load the model on disk N (or the disk with id ID, or holding the "
+	 "model named NAME: see models); -c: its context size (config ctx: every load's)",
+	 cmd_load},
 	{"unload", "unload", "free the loaded model", cmd_unload},
 	{"info", "info", "architecture, parameters, quant mix, context, vocab, template, memory",
 	 cmd_info},

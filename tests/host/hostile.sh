@@ -122,4 +122,25 @@ case "$out" in
 *) bad "... and leaves a plain model loaded" "$out" ;;
 esac
 
+# ---- models, and load by a disk's id ----
+"$MKMODEL" --name alpha -o "$T/a.gguf" > /dev/null
+"$MKMODEL" --name beta --chatml -o "$T/b.gguf" > /dev/null
+"$SEAL" seal --key-file "$T/k" "$T/b.gguf" "$T/b.sealed" > /dev/null
+out=$(run --disk "$T/a.gguf" --disk "$T/b.sealed" --disk "$T/nul.cfg" -c models -c "unseal $key" \
+	-c models -c 'load b.sealed' -c 'load ALPHA' -c 'load a.gguf' 2>&1)
+kib() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.2f KiB", b / 1024 }'; }
+want="disk 0: id 'a.gguf', 'alpha', llama, $(kib "$T/a.gguf"), not sealed
+disk 1: id 'b.sealed', sealed (no key loaded for this sealed image (key id $("$SEAL" inspect "$T/b.sealed" | sed -n 's/^  key id  *//p')))
+disk 2: id 'nul.cfg', no model (29 B)"
+check "models: id, name, architecture, size, sealed (no key yet)" "$(printf '%s\n' "$out" | sed -n 1,3p)" "$want"
+check "... with the key, the sealed model's name" "$(printf '%s\n' "$out" | sed -n 6p)" \
+	"disk 1: id 'b.sealed', 'beta', llama, $(kib "$T/b.gguf"), sealed (the loaded key opens it)"
+check "load takes a disk's id and a name (any case)" "$(printf '%s\n' "$out" | grep -c '^loaded disk')" 3
+check "... in turn disks 1, 0, 0" "$(printf '%s\n' "$out" | sed -n 's/^loaded disk \([0-9]\).*/\1/p' | tr -d '\n')" 100
+out=$(run --disk "$T/a.gguf" --disk "$T/a.gguf" -c 'load alpha' 2>&1)
+check "a name two disks answer to is one error" "$?:$out" \
+	"1:error: load: 'alpha' names disks 0 and 1 (load N: the disk's index)"
+out=$(run --disk "$T/a.gguf" -c 'load nosuch' 2>&1)
+check "a name no disk answers to is one error" "$?:$(printf '%s\n' "$out" | grep -c '^error: load: no disk has the id or holds a model named')" "1:1"
+
 summary
