@@ -43,6 +43,12 @@ static void gen_capture(void *ctx, const char *s, size_t n)
 	g->buf[g->len] = 0;
 }
 
+/* run.stop, "" before any run (CHECK_STR wants a string) */
+static const char *stop_of(const char *stop)
+{
+	return stop ? stop : "";
+}
+
 static int count(const char *hay, const char *needle)
 {
 	int n = 0;
@@ -114,7 +120,7 @@ TEST(cmd_infer_reports_a_read_error_after_the_first_token)
 	CHECK_EQ_INT(count(out, "error: "), 1);
 	CHECK(strstr(out, "\nerror: infer: ") != NULL);
 	CHECK(strncmp(out, "error", 5) != 0); /* the reply had begun */
-	CHECK_STR(g.sh->engine->run.stop, "error");
+	CHECK_STR(stop_of(g.sh->engine->run.stop), "error");
 	if (st >= 0 || count(out, "error: ") != 1)
 		fprintf(stderr, "  got: %s\n", out);
 	gen_close(&g);
@@ -181,7 +187,7 @@ TEST(cmd_llama_cli_numbers_n_seed_repeat_penalty_threads)
 	CHECK(strstr(gen_run(&g, "config ctx", &st), "ctx              0 ") != NULL);
 	gen_run(&g, "infer \"Once upon a time\" -n -1 --ignore-eos --temp 0", &st);
 	CHECK_EQ_INT(st, 0);
-	CHECK_STR(e->run.stop, "context");
+	CHECK_STR(stop_of(e->run.stop), "context");
 	CHECK_EQ_INT(e->n_past, 48);
 	gen_run(&g, "config n-predict -1", &st);
 	CHECK_EQ_INT(st, 0);
@@ -231,11 +237,11 @@ TEST(cmd_ignore_eos_keeps_generating)
 	gen_run(&g, "load 0", &st);
 	gen_run(&g, "infer \"Once\" -n 4 --temp 0 --logit-bias 2+inf", &st);
 	CHECK_EQ_INT(st, 0);
-	CHECK_STR(g.sh->engine->run.stop, "eog");
+	CHECK_STR(stop_of(g.sh->engine->run.stop), "eog");
 	CHECK_EQ_INT(g.sh->engine->run.n_gen, 0);
 	gen_run(&g, "infer \"Once\" -n 4 --temp 0 --logit-bias 2+inf --ignore-eos", &st);
 	CHECK_EQ_INT(st, 0);
-	CHECK_STR(g.sh->engine->run.stop, "limit");
+	CHECK_STR(stop_of(g.sh->engine->run.stop), "limit");
 	CHECK_EQ_INT(g.sh->engine->run.n_gen, 4);
 	gen_close(&g);
 }
