@@ -9,8 +9,8 @@
 # (tests/lib.sh).
 LLMCTL=${1:-build/host/llmctl}
 BIN=$(dirname "$LLMCTL")
-MKMODEL=$BIN/mkmodel
-SEAL=$BIN/seal
+MKMODEL=${MKMODEL:-$BIN/mkmodel}
+SEAL=${SEAL:-$BIN/seal}
 T=${TMPDIR:-/tmp}/hostile-test.$$
 mkdir -p "$T"
 trap 'rm -rf "$T"' EXIT
