@@ -170,8 +170,8 @@ struct engine_threads {
 struct engine_threads engine_threads_set(struct engine *e, int n);
 void engine_threads_restore(struct engine *e, struct engine_threads t);
 /*
- * Tokenize prompt (BOS as the vocabulary says, special-token text parsed),
- * evaluate it and generate. Errors: -LLMK_EINVAL (no model / vocab only),
+ * Tokenize prompt (BOS as the vocabulary says, special-token text parsed
+ * unless g->special is ENGINE_SPECIAL_TEXT), evaluate it and generate. Errors: -LLMK_EINVAL (no model / vocab only),
  * -LLMK_ERANGE (prompt does not fit the context; err says the sizes),
  * -LLMK_ECANCEL, or a forward-pass error. err gets one line.
  */
