@@ -22,21 +22,26 @@ enum model_kind {
 struct model_entry {
 	enum model_kind kind;
 	struct plat_disk_info in;
-	char name[96];        /* general.name as the file has it ("" if none) */
+	char name[256];       /* general.name as the file has it ("" if none) */
+	bool name_cut;        /* ... but longer, or with a NUL: it names nothing */
 	char arch[48];        /* general.architecture */
 	uint64_t size;        /* the GGUF's bytes (sealed: its plaintext) */
 	char why[160];        /* MODEL_LOCKED / MODEL_BAD: the reason */
 };
 
-static void copy_str(const struct gguf_file *g, const char *key, char *buf, size_t n)
+/* The string key holds, into buf; true if it did not fit whole. */
+static bool copy_str(const struct gguf_file *g, const char *key, char *buf, size_t n)
 {
 	const struct gguf_str *s;
 	size_t k = 0;
 
-	if (gguf_get_str(g, key, &s) == 0)
-		for (; k + 1 < n && k < s->len && s->s[k]; k++)
-			buf[k] = s->s[k];
+	buf[0] = 0;
+	if (gguf_get_str(g, key, &s) != 0)
+		return false;
+	for (; k + 1 < n && k < s->len && s->s[k]; k++)
+		buf[k] = s->s[k];
 	buf[k] = 0;
+	return k < s->len;
 }
 
 /* Read what disk holds into m. */
@@ -58,7 +63,14 @@ static void probe(struct shell *sh, int disk, struct model_entry *m)
 	}
 	llm_mem_init(&mem, 0);
 	llm_reader_disk(&rd, disk);
-	bool sealed = seal_probe(&rd, &h) != -LLMK_ENOENT;
+	/* the magic is there (a header refused still counts), or not, or no read */
+	r = seal_probe(&rd, &h);
+	bool sealed = r == 0 || r == -LLMK_EFORMAT || r == -LLMK_ENOTSUP;
+	if (!sealed && r != -LLMK_ENOENT) {
+		m->kind = MODEL_BAD;
+		plat_snprintf(m->why, sizeof m->why, "reading its first bytes: %s", plat_strerror(r));
+		return;
+	}
 	r = seal_wrap(&c, &rd, shell_seal_keysrc(sh), &mem, err, sizeof err);
 	if (r < 0) {
 		m->kind = sealed ? MODEL_LOCKED : MODEL_BAD;
@@ -71,7 +83,7 @@ static void probe(struct shell *sh, int disk, struct model_entry *m)
 	}
 	if ((r = gguf_open(&g, &rd, &mem, err, sizeof err)) == 0) {
 		m->kind = sealed ? MODEL_SEALED : MODEL_GGUF;
-		copy_str(&g, "general.name", m->name, sizeof m->name);
+		m->name_cut = copy_str(&g, "general.name", m->name, sizeof m->name);
 		copy_str(&g, "general.architecture", m->arch, sizeof m->arch);
 		m->size = g.extent;
 		gguf_close(&g);
@@ -105,7 +117,7 @@ int shell_model_find(struct shell *sh, const char *what, int *disk)
 	for (int d = 0; d < n; d++) {
 		probe(sh, d, &m);
 		bool named = (m.kind == MODEL_GGUF || m.kind == MODEL_SEALED) && m.name[0] &&
-			     same_name(m.name, what);
+			     !m.name_cut && same_name(m.name, what);
 		if (strcmp(m.in.id, what) != 0 && !named)
 			continue;
 		if (found >= 0)
@@ -133,7 +145,7 @@ static int cmd_models(struct shell *sh, int argc, char **argv)
 	}
 	for (int d = 0; d < n; d++) {
 		struct model_entry m;
-		char id[64], name[96], arch[48], size[32], why[160];
+		char id[64], name[128], arch[48], size[32], why[160];
 
 		probe(sh, d, &m);
 		plat_printf("disk %d: id '%s', ", d,
