@@ -13,9 +13,16 @@ const char *plat_cmdline(void)
 	return kernel_boot ? kernel_boot->cmdline : "";
 }
 
-const char *plat_config_file(void)
+const char *plat_config_file(size_t *len)
 {
-	return kernel_boot ? kernel_boot->config : NULL;
+	*len = 0;
+	if (!kernel_boot || !kernel_boot->config)
+		return NULL;
+	/* the config is one of the boot files (boot/efi.c): its size is there */
+	for (int i = 0; i < kernel_boot->n_files; i++)
+		if (kernel_boot->files[i].data == kernel_boot->config)
+			*len = kernel_boot->files[i].size;
+	return kernel_boot->config;
 }
 
 static int lower(int c)

@@ -178,8 +178,9 @@ int plat_entropy(void *buf, size_t n);
 
 /* ---- boot configuration ---- */
 const char *plat_cmdline(void);  /* kernel command line / host argv joined; "" if none */
-/* The contents of llmk.cfg from the ESP (host: --config FILE), NUL-terminated, or NULL. */
-const char *plat_config_file(void);
+/* The contents of llmk.cfg from the ESP (host: --config FILE), NUL-terminated, or NULL;
+ * *len = its length in bytes (the file may hold a NUL of its own before that). */
+const char *plat_config_file(size_t *len);
 /* Read a small file from the boot volume read before ExitBootServices (host: the
  * file system). Returns its length, or a negative LLMK_E* code. */
 int plat_boot_file(const char *name, void *buf, size_t cap);

@@ -406,7 +406,8 @@ int bench_model_run(struct engine *e, const struct bench_model_opts *o, struct b
 	double ppv[BENCH_MAX_REPS], tgv[BENCH_MAX_REPS];
 	float *lg = NULL;
 	size_t lg_bytes = 0;
-	int threads, rc;
+	struct engine_threads threads;
+	int rc;
 
 	memset(r, 0, sizeof *r);
 	if ((rc = bench_check(e, o, err, errlen)))
@@ -427,8 +428,7 @@ int bench_model_run(struct engine *e, const struct bench_model_opts *o, struct b
 			return ae ? ae : -LLMK_ENOMEM;
 		}
 	}
-	threads = e->mm.n_threads;
-	e->mm.n_threads = o->threads;
+	threads = engine_threads_set(e, o->threads);
 	llm_mem_init(&bwmem, 0);
 	rc = 0;
 	if ((pr = llm_mem_alloc(&bwmem, sizeof *pr, &rc))) {
@@ -461,7 +461,7 @@ int bench_model_run(struct engine *e, const struct bench_model_opts *o, struct b
 		llm_mem_free(&bwmem, pr, sizeof *pr);
 	if (lg)
 		llm_mem_free(&e->mem, lg, lg_bytes);
-	e->mm.n_threads = threads;
+	engine_threads_restore(e, threads);
 	e->n_past = 0;
 	if (rc) {
 		plat_snprintf(err, errlen, "%s", plat_strerror(rc));

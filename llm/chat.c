@@ -55,11 +55,14 @@ int chat_tmpl_parse(const char *name, enum chat_tmpl *out)
 	return -LLMK_EINVAL;
 }
 
-/* A bounded string builder: overflow is remembered, not written. */
+/* A bounded string builder: overflow is remembered, not written. The
+ * messages' contents are recorded as spans when spans is not NULL. */
 struct sbuf {
 	char *p;
 	size_t cap, len;
 	bool full;
+	struct tok_span *spans;
+	size_t max_spans, n_spans;
 };
 
 static void put(struct sbuf *b, const char *s)
@@ -75,6 +78,20 @@ static void put(struct sbuf *b, const char *s)
 	b->p[b->len] = 0;
 }
 
+/* A message's own text (not the template's): where it lands is a span. */
+static void put_content(struct sbuf *b, const char *s)
+{
+	size_t at = b->len;
+
+	put(b, s);
+	if (!b->spans || b->full || b->len == at)
+		return;
+	if (b->n_spans == b->max_spans)
+		b->full = true; /* a content without its span would be parsed: refuse */
+	else
+		b->spans[b->n_spans++] = (struct tok_span){at, b->len - at};
+}
+
 static bool is_role(const char *r, const char *want)
 {
 	return strcmp(r, want) == 0;
@@ -88,19 +105,19 @@ static int fmt_generic(struct sbuf *b, enum chat_tmpl t, const struct chat_msg *
 		switch (t) {
 		case CHAT_CHATML:
 			put(b, "<|im_start|>"); put(b, role); put(b, "\n");
-			put(b, m[i].content); put(b, "<|im_end|>\n");
+			put_content(b, m[i].content); put(b, "<|im_end|>\n");
 			break;
 		case CHAT_LLAMA3:
 			put(b, "<|start_header_id|>"); put(b, role); put(b, "<|end_header_id|>\n\n");
-			put(b, m[i].content); put(b, "<|eot_id|>");
+			put_content(b, m[i].content); put(b, "<|eot_id|>");
 			break;
 		case CHAT_ZEPHYR:
 			put(b, "<|"); put(b, role); put(b, "|>\n");
-			put(b, m[i].content); put(b, "</s>\n");
+			put_content(b, m[i].content); put(b, "</s>\n");
 			break;
 		case CHAT_PHI3:
 			put(b, "<|"); put(b, role); put(b, "|>\n");
-			put(b, m[i].content); put(b, "<|end|>\n");
+			put_content(b, m[i].content); put(b, "<|end|>\n");
 			break;
 		default:
 			return -LLMK_EINVAL;
@@ -135,15 +152,15 @@ static int fmt_inst(struct sbuf *b, bool llama2, const struct chat_msg *m, size_
 		}
 		if (is_role(m[i].role, "system")) {
 			if (llama2) {
-				put(b, "<<SYS>>\n"); put(b, m[i].content); put(b, "\n<</SYS>>\n\n");
+				put(b, "<<SYS>>\n"); put_content(b, m[i].content); put(b, "\n<</SYS>>\n\n");
 			} else {
-				put(b, m[i].content); put(b, "\n\n");
+				put_content(b, m[i].content); put(b, "\n\n");
 			}
 		} else if (is_role(m[i].role, "user")) {
-			put(b, m[i].content); put(b, " [/INST]");
+			put_content(b, m[i].content); put(b, " [/INST]");
 		} else {
 			/* Meta's template: ' ' + content + ' ' + eos_token */
-			put(b, llama2 ? " " : ""); put(b, m[i].content); put(b, llama2 ? " </s>" : "</s>");
+			put(b, llama2 ? " " : ""); put_content(b, m[i].content); put(b, llama2 ? " </s>" : "</s>");
 			in_turn = false;
 		}
 	}
@@ -164,10 +181,10 @@ static int fmt_gemma(struct sbuf *b, const struct chat_msg *m, size_t n, bool ad
 		put(b, is_role(m[i].role, "assistant") ? "model" : m[i].role);
 		put(b, "\n");
 		if (sys && is_role(m[i].role, "user")) {
-			put(b, sys); put(b, "\n\n");
+			put_content(b, sys); put(b, "\n\n");
 			sys = NULL;
 		}
-		put(b, m[i].content); put(b, "<end_of_turn>\n");
+		put_content(b, m[i].content); put(b, "<end_of_turn>\n");
 	}
 	if (add_ass)
 		put(b, "<start_of_turn>model\n");
@@ -177,7 +194,16 @@ static int fmt_gemma(struct sbuf *b, const struct chat_msg *m, size_t n, bool ad
 int chat_format(enum chat_tmpl t, const struct chat_msg *msgs, size_t n, bool add_assistant,
 		char *out, size_t cap, size_t *n_out)
 {
-	struct sbuf b = {out, cap, 0, cap == 0};
+	size_t n_spans;
+
+	return chat_format_spans(t, msgs, n, add_assistant, out, cap, n_out, NULL, 0, &n_spans);
+}
+
+int chat_format_spans(enum chat_tmpl t, const struct chat_msg *msgs, size_t n,
+		      bool add_assistant, char *out, size_t cap, size_t *n_out,
+		      struct tok_span *spans, size_t max, size_t *n_spans)
+{
+	struct sbuf b = {out, cap, 0, cap == 0, spans, max, 0};
 	int e;
 
 	for (size_t i = 0; i < n; i++)
@@ -195,5 +221,6 @@ int chat_format(enum chat_tmpl t, const struct chat_msg *msgs, size_t n, bool ad
 	if (e)
 		return e;
 	*n_out = b.len;
+	*n_spans = b.n_spans;
 	return b.full ? -LLMK_ERANGE : 0;
 }

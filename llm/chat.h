@@ -13,6 +13,7 @@
 #define LLM_CHAT_H
 
 #include "../kernel/platform.h"
+#include "tok.h"
 
 enum chat_tmpl {
 	CHAT_UNKNOWN = 0,
@@ -48,5 +49,12 @@ int chat_tmpl_parse(const char *name, enum chat_tmpl *out);
  */
 int chat_format(enum chat_tmpl t, const struct chat_msg *msgs, size_t n, bool add_assistant,
 		char *out, size_t cap, size_t *n_out);
+/* chat_format, and where in out each message's content went: spans[0..
+ * *n_spans) in order (a message rendered nowhere, as gemma's system text
+ * without a user turn, has none; at most max), so the tokenizer can keep
+ * them text (tok_encode_spans) while the markers around become tokens. */
+int chat_format_spans(enum chat_tmpl t, const struct chat_msg *msgs, size_t n,
+		      bool add_assistant, char *out, size_t cap, size_t *n_out,
+		      struct tok_span *spans, size_t max, size_t *n_spans);
 
 #endif

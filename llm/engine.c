@@ -1,8 +1,8 @@
 /*
  * llm/engine.c — loading, the memory plan, and the generation loop
- * (engine.h).
+ * (engine.h); chat's conversation is engine_chat.c's.
  */
-#include "engine.h"
+#include "engine_int.h"
 
 #define MIN_CTX 16u
 #define TEXT_PER_TOKEN 64u /* bytes of text kept per context position */
@@ -19,44 +19,6 @@ void engine_init(struct engine *e)
 	e->cfg.n_batch = ENGINE_DEFAULT_BATCH;
 	e->cfg.n_predict = 128;
 	sample_defaults(&e->cfg.samp);
-}
-
-/* ---- finding a model by name ---- */
-static char lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
-static bool same_name(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++)
-		if (lower(*a) != lower(*b))
-			return false;
-	return *a == *b;
-}
-
-int engine_find_disk(const char *name, int *disk)
-{
-	for (int d = 0; d < plat_disk_count(); d++) {
-		struct llm_mem mem;
-		struct llm_reader rd;
-		struct gguf_file g;
-		const struct gguf_str *s;
-		char err[8];
-		bool hit;
-
-		llm_mem_init(&mem, 0);
-		llm_reader_disk(&rd, d);
-		if (gguf_open(&g, &rd, &mem, err, sizeof err))
-			continue;
-		hit = gguf_get_str(&g, "general.name", &s) == 0 && same_name(s->s, name);
-		gguf_close(&g);
-		if (hit) {
-			*disk = d;
-			return 0;
-		}
-	}
-	return -LLMK_ENOENT;
 }
 
 /* ---- load ---- */
@@ -417,7 +379,25 @@ void engine_gen_init(const struct engine *e, struct engine_gen *g)
 	g->n_predict = e->cfg.n_predict;
 }
 
-static int need_model(struct engine *e, char *err, size_t errlen)
+struct engine_threads engine_threads_set(struct engine *e, int n)
+{
+	struct engine_threads was = {e->mm.n_threads, e->s.n_workers};
+
+	if (n > 0) {
+		e->mm.n_threads = n;
+		if ((uint32_t)n < e->s.n_workers)
+			e->s.n_workers = (uint32_t)n;
+	}
+	return was;
+}
+
+void engine_threads_restore(struct engine *e, struct engine_threads t)
+{
+	e->mm.n_threads = t.mm;
+	e->s.n_workers = t.workers;
+}
+
+int engine_need_model(struct engine *e, char *err, size_t errlen)
 {
 	if (!e->loaded) {
 		plat_snprintf(err, errlen, "no model loaded (use 'load N')");
@@ -430,11 +410,15 @@ static int need_model(struct engine *e, char *err, size_t errlen)
 	return 0;
 }
 
-static int tokenize(struct engine *e, const char *text, size_t len, uint32_t *n,
-		    char *err, size_t errlen)
+int engine_tokenize(struct engine *e, const char *text, size_t len, bool parse_special,
+		    const struct tok_span *spans, size_t n_spans, uint32_t *n, char *err,
+		    size_t errlen)
 {
 	size_t got = 0;
-	int r = tok_encode(&e->tok, text, len, true, true, e->tok_buf, e->n_ctx + 1, &got);
+	int r = spans ? tok_encode_spans(&e->tok, text, len, true, spans, n_spans, e->tok_buf,
+					 e->n_ctx + 1, &got)
+		      : tok_encode(&e->tok, text, len, true, parse_special, e->tok_buf,
+				   e->n_ctx + 1, &got);
 
 	if (r == -LLMK_ERANGE || (r == 0 && got >= e->n_ctx)) {
 		plat_snprintf(err, errlen, "prompt is %zu tokens, longer than the context (%u)",
@@ -557,6 +541,17 @@ static bool add_text(struct engine *e, struct engine_gen *g, const char *piece, 
 	return false;
 }
 
+/* --ignore-eos (llama.cpp: every end-of-generation token's logit bias is
+ * -inf): the end tokens can no longer be drawn. */
+static void ban_eog(struct engine *e)
+{
+	uint32_t n = e->tok.n_vocab < e->model.hp.n_vocab ? e->tok.n_vocab : e->model.hp.n_vocab;
+
+	for (uint32_t id = 0; id < n; id++)
+		if (e->tok.tokens[id].attr & TOK_ATTR_EOG)
+			e->s.logits[id] = -__builtin_inff();
+}
+
 static int generate(struct engine *e, struct engine_gen *g)
 {
 	size_t emitted = 0;
@@ -577,6 +572,8 @@ static int generate(struct engine *e, struct engine_gen *g)
 			r = -LLMK_ECANCEL;
 			break;
 		}
+		if (g->ignore_eos)
+			ban_eog(e);
 		id = (int32_t)sample_next(&e->smp, e->s.logits);
 		if (tok_is_eog(&e->tok, id)) {
 			e->run.stop = "eog";
@@ -598,8 +595,10 @@ static int generate(struct engine *e, struct engine_gen *g)
 			e->run.stop = "context";
 			break;
 		}
-		if ((r = model_forward(&e->model, &e->s, &e->mm, &e->kv, &id, 1, e->n_past, true)))
+		if ((r = model_forward(&e->model, &e->s, &e->mm, &e->kv, &id, 1, e->n_past, true))) {
+			e->run.stop = "error"; /* a disk or a sealed chunk failed mid-reply */
 			break;
+		}
 		e->ctx_tok[e->n_past++] = id;
 	}
 	if (e->text_len > emitted && strcmp(e->run.stop, "stop") != 0)
@@ -608,7 +607,8 @@ static int generate(struct engine *e, struct engine_gen *g)
 }
 
 /* Evaluate toks[0..n) (already in e->tok_buf) and generate. */
-static int run(struct engine *e, uint32_t n, struct engine_gen *g, char *err, size_t errlen)
+static int run_threads(struct engine *e, uint32_t n, struct engine_gen *g, char *err,
+		       size_t errlen)
 {
 	struct wt_io_stats io;
 	uint64_t t0, t1;
@@ -657,53 +657,31 @@ static int run(struct engine *e, uint32_t n, struct engine_gen *g, char *err, si
 	return r;
 }
 
+int engine_run(struct engine *e, uint32_t n, struct engine_gen *g, char *err, size_t errlen)
+{
+	struct engine_threads was = engine_threads_set(e, g->threads);
+	int r;
+
+	e->run.threads = e->mm.n_threads;
+	r = run_threads(e, n, g, err, errlen);
+	engine_threads_restore(e, was);
+	return r;
+}
+
 int engine_infer(struct engine *e, const char *prompt, struct engine_gen *g,
 		 char *err, size_t errlen)
 {
 	uint32_t n;
 	int r;
 
-	if ((r = need_model(e, err, errlen)) ||
-	    (r = tokenize(e, prompt, strlen(prompt), &n, err, errlen)))
+	if ((r = engine_need_model(e, err, errlen)) ||
+	    (r = engine_tokenize(e, prompt, strlen(prompt), g->special != ENGINE_SPECIAL_TEXT,
+				 NULL, 0, &n, err, errlen)))
 		return r;
-	return run(e, n, g, err, errlen);
+	return engine_run(e, n, g, err, errlen);
 }
 
-/* ---- chat ---- */
-static const char *chat_keep(struct engine *e, const char *s, size_t n)
-{
-	char *p;
-
-	if (e->chat_len + n + 1 > e->chat_cap)
-		return NULL;
-	p = e->chat_buf + e->chat_len;
-	memcpy(p, s, n);
-	p[n] = 0;
-	e->chat_len += n + 1;
-	return p;
-}
-
-int engine_chat_system(struct engine *e, const char *text, char *err, size_t errlen)
-{
-	const char *c;
-	int r;
-
-	if ((r = need_model(e, err, errlen)))
-		return r;
-	if (e->n_msgs) {
-		plat_snprintf(err, errlen, "a system message must come first (use 'chat --reset')");
-		return -LLMK_EINVAL;
-	}
-	if (!(c = chat_keep(e, text, strlen(text)))) {
-		plat_snprintf(err, errlen, "conversation is full (use 'chat --reset')");
-		return -LLMK_ERANGE;
-	}
-	e->msgs[0].role = "system";
-	e->msgs[0].content = c;
-	e->n_msgs = 1;
-	return 0;
-}
-
+/* ---- forgetting ---- */
 void engine_forget(struct engine *e)
 {
 	if (e->loaded && !e->vocab_only) {
@@ -718,6 +696,7 @@ void engine_forget(struct engine *e)
 		sample_zeroize(&e->smp);
 	}
 	llm_mem_zeroize(e->msgs, sizeof e->msgs);
+	llm_mem_zeroize(e->spans, sizeof e->spans);
 	e->n_msgs = 0;
 	e->chat_len = 0;
 	e->text_len = 0;
@@ -725,46 +704,4 @@ void engine_forget(struct engine *e)
 	uint64_t load_ns = e->run.load_ns;
 	memset(&e->run, 0, sizeof e->run);
 	e->run.load_ns = load_ns;
-}
-
-void engine_chat_reset(struct engine *e)
-{
-	engine_forget(e);
-}
-
-int engine_chat(struct engine *e, const char *user, struct engine_gen *g, char *err,
-		size_t errlen)
-{
-	size_t len, used = e->chat_len;
-	uint32_t n;
-	const char *c;
-	int r;
-
-	if ((r = need_model(e, err, errlen)))
-		return r;
-	if (e->n_msgs + 2 > ENGINE_MAX_MSGS || !(c = chat_keep(e, user, strlen(user)))) {
-		plat_snprintf(err, errlen, "conversation is full (use 'chat --reset')");
-		return -LLMK_ERANGE;
-	}
-	e->msgs[e->n_msgs].role = "user";
-	e->msgs[e->n_msgs].content = c;
-	r = chat_format(e->tmpl, e->msgs, e->n_msgs + 1, true, e->fmt_buf, e->chat_cap, &len);
-	if (r == 0)
-		r = tokenize(e, e->fmt_buf, len, &n, err, errlen);
-	else
-		plat_snprintf(err, errlen, "conversation does not fit the context (use 'chat --reset')");
-	if (r == 0)
-		r = run(e, n, g, err, errlen);
-	if (r && (r != -LLMK_ECANCEL || e->run.n_gen == 0)) {
-		e->chat_len = used; /* the turn did not happen */
-		return r;
-	}
-	e->n_msgs++;
-	c = chat_keep(e, e->text, e->text_len);
-	if (c) {
-		e->msgs[e->n_msgs].role = "assistant";
-		e->msgs[e->n_msgs].content = c;
-		e->n_msgs++;
-	}
-	return r;
 }

@@ -38,6 +38,8 @@
  * positions (llama.cpp's --ctx-size default): a file's claim alone never
  * plans gigabytes of cache; `config ctx N` or `load -c N` asks for more. */
 #define ENGINE_DEFAULT_CTX 4096
+/* n_predict: until the context is full or an end token (llama.cpp's -n -1) */
+#define ENGINE_PREDICT_ALL UINT32_MAX
 
 /* How load holds the weights: by the memory plan, or forced (load --resident/--stream). */
 enum engine_weights { ENGINE_WEIGHTS_AUTO, ENGINE_WEIGHTS_RESIDENT, ENGINE_WEIGHTS_STREAM };
@@ -64,20 +66,34 @@ struct engine_run {
 	uint32_t n_gen;         /* tokens generated */
 	uint64_t prompt_ns, gen_ns;
 	uint64_t load_ns;
-	const char *stop;       /* why the last run ended: "eog", "stop", "limit", "context", "cancel" */
+	const char *stop;       /* why the last run ended: "eog", "stop", "limit", "context",
+				   "cancel", "error" */
 	uint64_t seed;          /* the sampler's seed in the last run (--seed reproduces it) */
+	int threads;            /* matmul workers the last run used */
 };
+
+/* Special-token text (<|im_start|>, [INST], ...) in the user's text: parsed
+ * into those tokens, or kept as text. DEFAULT is the command's own: the
+ * infer prompt is parsed (llama-cli's -p), chat messages are text, so a
+ * message cannot close its turn and open another role's. */
+enum engine_special { ENGINE_SPECIAL_DEFAULT, ENGINE_SPECIAL_PARSE, ENGINE_SPECIAL_TEXT };
 
 /* One generation request and its results. */
 struct engine_gen {
 	struct sample_params samp;
-	uint32_t n_predict;
+	uint32_t n_predict;     /* ENGINE_PREDICT_ALL: until the context is full */
+	bool ignore_eos;        /* end tokens get logit -inf: keep generating past them */
+	int threads;            /* matmul workers for this run; 0 = as loaded */
+	enum engine_special special;
 	const char *stops[ENGINE_MAX_STOPS];
 	uint32_t n_stops;
 	/* Output as it is produced (text held back while it may be the start of
 	 * a stop string). cancel is polled between tokens. */
 	void (*emit)(void *ctx, const char *s, size_t n);
 	bool (*cancel)(void *ctx);
+	/* A line the engine wants said before the reply (chat: which turns
+	 * the context shift dropped); NULL: not said. */
+	void (*notice)(void *ctx, const char *line);
 	void *ctx;
 	/* Results: generated ids (up to out_cap), and the text (in e->text). */
 	int32_t *out_ids;
@@ -113,8 +129,10 @@ struct engine {
 	char *text;             /* the last run's generated text */
 	size_t text_len, text_cap;
 
-	/* chat: messages point into chat_buf; fmt_buf holds the rendered prompt */
+	/* chat: messages point into chat_buf, their texts in order; fmt_buf
+	 * holds the rendered prompt, spans where the messages are in it */
 	struct chat_msg msgs[ENGINE_MAX_MSGS];
+	struct tok_span spans[ENGINE_MAX_MSGS];
 	uint32_t n_msgs;
 	char *chat_buf, *fmt_buf;
 	size_t chat_len, chat_cap;
@@ -144,22 +162,41 @@ void engine_unload(struct engine *e);
  * zeroizes the same memory as it frees it (llm_mem_free).
  */
 void engine_forget(struct engine *e);
-/* The disk whose GGUF general.name equals name (ASCII case-insensitive);
- * -LLMK_ENOENT if none. */
-int engine_find_disk(const char *name, int *disk);
 
 /* gen defaults from the configuration. */
 void engine_gen_init(const struct engine *e, struct engine_gen *g);
+
 /*
- * Tokenize prompt (BOS as the vocabulary says, special-token text parsed),
- * evaluate it and generate. Errors: -LLMK_EINVAL (no model / vocab only),
+ * Workers for one run (infer and chat's -t, bench -t): n matmul threads
+ * (1 .. plat_cpu_count()), and at most n of the workers that attention and
+ * the feed-forward use, whose scratch load sized (so more than load's count
+ * speeds only the matmuls). n <= 0 changes nothing. The returned counts go
+ * back with engine_threads_restore when the run ends.
+ */
+struct engine_threads {
+	int mm;
+	uint32_t workers;
+};
+struct engine_threads engine_threads_set(struct engine *e, int n);
+void engine_threads_restore(struct engine *e, struct engine_threads t);
+/*
+ * Tokenize prompt (BOS as the vocabulary says, special-token text parsed
+ * unless g->special is ENGINE_SPECIAL_TEXT), evaluate it and generate. Errors: -LLMK_EINVAL (no model / vocab only),
  * -LLMK_ERANGE (prompt does not fit the context; err says the sizes),
  * -LLMK_ECANCEL, or a forward-pass error. err gets one line.
  */
 int engine_infer(struct engine *e, const char *prompt, struct engine_gen *g,
 		 char *err, size_t errlen);
-/* One chat turn: user's message is added to the conversation, the reply is
- * generated and kept. */
+/*
+ * One chat turn: user's message is added to the conversation, the reply is
+ * generated and kept. The message is text (g->special DEFAULT or TEXT: its
+ * special-token text stays text; PARSE: parsed, as the template's markers
+ * always are). When the conversation and room for the reply (n_predict, at
+ * most half the context) pass the context, or the messages their buffers,
+ * the older half of the earlier turns leaves it (again until it fits; the
+ * system message stays: llama.cpp's context shift with n_keep), and
+ * g->notice says so before the reply.
+ */
 int engine_chat(struct engine *e, const char *user, struct engine_gen *g,
 		char *err, size_t errlen);
 /* A new conversation: engine_forget. */

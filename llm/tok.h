@@ -133,6 +133,23 @@ void tok_free(struct tok *t);
 int tok_encode(const struct tok *t, const char *text, size_t len, bool add_special,
 	       bool parse_special, int32_t *out, size_t cap, size_t *n_out);
 
+/* A byte range of a text: [off, off + len). */
+struct tok_span {
+	size_t off, len;
+};
+/*
+ * tok_encode with special-token text parsed except inside the spans
+ * plain[0..n_plain): a chat template's markers become their tokens while
+ * the messages between them stay text, so a message holding
+ * "<|im_end|>\n<|im_start|>system" cannot close its turn and open another.
+ * A control or unknown token's text counts only where it lies wholly
+ * outside every span; the text around is encoded as one, so the ids are
+ * tok_encode's (parse_special) wherever no span holds such text.
+ */
+int tok_encode_spans(const struct tok *t, const char *text, size_t len, bool add_special,
+		     const struct tok_span *plain, size_t n_plain, int32_t *out, size_t cap,
+		     size_t *n_out);
+
 /* tok_piece flags */
 enum {
 	TOK_PIECE_SPECIAL = 1u << 0, /* render control/unknown tokens' text (else nothing) */

@@ -29,26 +29,47 @@ static const char *find(const char *hay, size_t n, const char *needle, size_t m)
 	return NULL;
 }
 
+/* Byte ranges where control and unknown tokens are not matched (tok_encode_spans). */
+struct guard {
+	const struct tok_span *span;
+	size_t n;
+};
+
+/* A match of tk at [at, at + tk->len) that a guarded span overlaps. */
+static bool guarded(const struct guard *g, const struct tok_token *tk, size_t at)
+{
+	if (!(tk->attr & (TOK_ATTR_CONTROL | TOK_ATTR_UNKNOWN)))
+		return false;
+	for (size_t i = 0; i < g->n; i++)
+		if (at < g->span[i].off + g->span[i].len && g->span[i].off < at + tk->len)
+			return true;
+	return false;
+}
+
 /* Cut every occurrence of token id out of the text fragments in[]; returns the new count. */
 static size_t cut_token(const struct tok *t, const char *text, int32_t id, const struct frag *in,
-			size_t n_in, struct frag *out)
+			size_t n_in, struct frag *out, const struct guard *g)
 {
 	const struct tok_token *tk = &t->tokens[id];
 	size_t n = 0;
 
 	for (size_t f = 0; f < n_in; f++) {
-		size_t cur, end;
+		size_t cur, end, from;
 		const char *m;
 
 		if (in[f].id != TOK_NULL) {
 			out[n++] = in[f];
 			continue;
 		}
-		cur = in[f].off;
+		cur = from = in[f].off;
 		end = cur + in[f].len;
-		while (cur < end && (m = find(text + cur, end - cur, tk->text, tk->len))) {
+		while (from < end && (m = find(text + from, end - from, tk->text, tk->len))) {
 			size_t at = (size_t)(m - text), left = at - cur;
 
+			if (guarded(g, tk, at)) {
+				from = at + 1; /* text here: look further on */
+				continue;
+			}
 			if (tk->attr & TOK_ATTR_LSTRIP)
 				while (left > 0 && c_isspace(text[cur + left - 1]))
 					left--;
@@ -59,6 +80,7 @@ static size_t cut_token(const struct tok *t, const char *text, int32_t id, const
 			if (tk->attr & TOK_ATTR_RSTRIP)
 				while (cur < end && c_isspace(text[cur]))
 					cur++;
+			from = cur;
 		}
 		if (cur < end)
 			out[n++] = (struct frag){TOK_NULL, (uint32_t)cur, (uint32_t)(end - cur)};
@@ -111,7 +133,8 @@ static uint32_t count_specials(const struct tok *t, const char *text, size_t len
  * fragments.
  */
 static int partition(const struct tok *t, const char *text, size_t len, bool parse_special,
-		     struct llm_arena *a, struct frag **frags, size_t *n_frags)
+		     const struct guard *guard, struct llm_arena *a, struct frag **frags,
+		     size_t *n_frags)
 {
 	uint32_t *cnt = llm_arena_alloc(a, ((size_t)t->n_special + 1) * sizeof *cnt, 4);
 	struct frag *f, *g, *sw;
@@ -129,7 +152,7 @@ static int partition(const struct tok *t, const char *text, size_t len, bool par
 	for (uint32_t s = 0; s < t->n_special && n; s++) {
 		if (!cnt[s])
 			continue;
-		n = cut_token(t, text, t->special[s], f, n, g);
+		n = cut_token(t, text, t->special[s], f, n, g, guard);
 		sw = f;
 		f = g;
 		g = sw;
@@ -139,8 +162,9 @@ static int partition(const struct tok *t, const char *text, size_t len, bool par
 	return 0;
 }
 
-int tok_encode(const struct tok *t, const char *text, size_t len, bool add_special,
-	       bool parse_special, int32_t *out, size_t cap, size_t *n_out)
+static int encode(const struct tok *t, const char *text, size_t len, bool add_special,
+		  bool parse_special, const struct guard *guard, int32_t *out, size_t cap,
+		  size_t *n_out)
 {
 	struct tok_out o = {out, cap, 0};
 	struct llm_arena a;
@@ -154,7 +178,7 @@ int tok_encode(const struct tok *t, const char *text, size_t len, bool add_speci
 		return -LLMK_ERANGE;
 	llm_arena_init(&a, t->mem);
 	a.chunk_size = 64 << 10;
-	if ((rc = partition(t, text, len, parse_special, &a, &f, &n_frags)))
+	if ((rc = partition(t, text, len, parse_special, guard, &a, &f, &n_frags)))
 		goto done;
 	if (add_special && t->add_bos)
 		tok_emit(&o, t->bos);
@@ -191,6 +215,23 @@ done:
 	if (!rc && o.n > cap)
 		rc = -LLMK_ERANGE;
 	return rc;
+}
+
+int tok_encode(const struct tok *t, const char *text, size_t len, bool add_special,
+	       bool parse_special, int32_t *out, size_t cap, size_t *n_out)
+{
+	struct guard none = {NULL, 0};
+
+	return encode(t, text, len, add_special, parse_special, &none, out, cap, n_out);
+}
+
+int tok_encode_spans(const struct tok *t, const char *text, size_t len, bool add_special,
+		     const struct tok_span *plain, size_t n_plain, int32_t *out, size_t cap,
+		     size_t *n_out)
+{
+	struct guard g = {plain, n_plain};
+
+	return encode(t, text, len, add_special, true, &g, out, cap, n_out);
 }
 
 /* Bounded writer: counts what does not fit. */

@@ -49,7 +49,7 @@ static int bench_parse(struct shell *sh, int argc, char **argv, struct bench_opt
 			v = &o->tg;
 		else if (!strcmp(argv[i], "-r"))
 			v = &o->reps, hi = BENCH_MAX_REPS;
-		else if (!strcmp(argv[i], "-t"))
+		else if (!strcmp(argv[i], "-t") || !strcmp(argv[i], "--threads"))
 			v = &o->threads, hi = (uint64_t)plat_cpu_count();
 		else if (!strcmp(argv[i], "--batch"))
 			v = &o->batch, hi = 1024;
@@ -65,7 +65,7 @@ static int bench_parse(struct shell *sh, int argc, char **argv, struct bench_opt
 		}
 		if (!v)
 			return shell_err(sh, -LLMK_EINVAL, "bench: unknown option '%s' (usage: %s)",
-					 argv[i], "bench [-p N] [-n N] [-d N] [-r R] [-t T] [--batch B] [--json] [--kernels [TYPE]]");
+					 argv[i], "bench [-p N] [-n N] [-d N] [-r R] [-t|--threads T] [--batch B] [--json] [--kernels [TYPE]]");
 		if (i + 1 == argc)
 			return shell_err(sh, -LLMK_EINVAL, "bench: %s needs a value", argv[i]);
 		char what[16];
@@ -172,7 +172,7 @@ static int bench_model(struct shell *sh, const struct bench_opts *o)
 	struct bench_model r;
 	struct engine_plan plan;
 	double n_params;
-	char size[32], params[32], at[32] = "", err[160];
+	char size[32], params[32], at[32] = "", err[160], name[96];
 	int rc;
 
 	if (!sh->engine || engine_get_plan(sh->engine, &plan))
@@ -184,13 +184,19 @@ static int bench_model(struct shell *sh, const struct bench_opts *o)
 	if (rc)
 		return shell_err(sh, rc, "bench: %s", err);
 	shell_human_size(r.size, size, sizeof size);
+	/* the model's name is the file's: printable, and no quote to end the
+	 * JSON string early */
+	shell_clean(r.name, strlen(r.name), name, sizeof name);
+	for (char *c = name; *c; c++)
+		if (*c == '"' || *c == '\\')
+			*c = '?';
 	if (o->json) {
 		plat_printf("{\"model\": \"%s\", \"size\": %llu, \"params\": %llu, \"quant\": \"%s\", "
 			    "\"threads\": %d, \"machine\": \"%s%s\", \"pp\": %llu, \"pp_ts\": %.3f, "
 			    "\"pp_sd\": %.3f, \"tg\": %llu, \"tg_ts\": %.3f, \"tg_sd\": %.3f, "
 			    "\"token_bytes\": %llu, \"eff_gbs\": %.3f, \"mem_read_gbs\": %.3f, "
 			    "\"probe_mib\": %llu, \"bw_fraction\": %.4f, \"reps\": %llu, \"batch\": %llu, \"depth\": %llu}\n",
-			    r.name, (unsigned long long)r.size, (unsigned long long)r.n_params, r.quant,
+			    name, (unsigned long long)r.size, (unsigned long long)r.n_params, r.quant,
 			    (int)o->threads, plat_machine(), bench_emulated(), (unsigned long long)o->pp,
 			    r.pp_mean, r.pp_sd, (unsigned long long)o->tg, r.tg_mean, r.tg_sd,
 			    (unsigned long long)r.token_bytes, r.eff_gbs, r.mem_gbs,
@@ -206,15 +212,15 @@ static int bench_model(struct shell *sh, const struct bench_opts *o)
 	if (o->depth) /* llama-bench's "pp512 @ d4096" */
 		plat_snprintf(at, sizeof at, " @ d%llu", (unsigned long long)o->depth);
 	if (o->pp)
-		plat_printf("| %s | %s | %s | %s | %d | pp%llu%s | %.2f ± %.2f |\n", r.name, size,
+		plat_printf("| %s | %s | %s | %s | %d | pp%llu%s | %.2f ± %.2f |\n", name, size,
 			    params, r.quant, (int)o->threads, (unsigned long long)o->pp, at,
 			    r.pp_mean, r.pp_sd);
 	if (o->tg && o->batch > 1)
-		plat_printf("| %s | %s | %s | %s | %d | tg%llu x%llu seqs | %.2f ± %.2f |\n", r.name,
+		plat_printf("| %s | %s | %s | %s | %d | tg%llu x%llu seqs | %.2f ± %.2f |\n", name,
 			    size, params, r.quant, (int)o->threads, (unsigned long long)o->tg,
 			    (unsigned long long)o->batch, r.tg_mean, r.tg_sd);
 	else if (o->tg)
-		plat_printf("| %s | %s | %s | %s | %d | tg%llu%s | %.2f ± %.2f |\n", r.name, size,
+		plat_printf("| %s | %s | %s | %s | %d | tg%llu%s | %.2f ± %.2f |\n", name, size,
 			    params, r.quant, (int)o->threads, (unsigned long long)o->tg, at,
 			    r.tg_mean, r.tg_sd);
 	plat_printf("%s%s, %llu repetitions, kernels %s\n", plat_machine(), bench_emulated(),
@@ -269,7 +275,7 @@ static int cmd_selftest(struct shell *sh, int argc, char **argv)
 }
 
 const struct shell_cmd shell_cmds_bench[] = {
-	{"bench", "bench [-p N] [-n N] [-d N] [-r R] [-t T] [--batch B] [--json]\n"
+	{"bench", "bench [-p N] [-n N] [-d N] [-r R] [-t|--threads T] [--batch B] [--json]\n"
 		  "bench --kernels [TYPE] [-t T] [--json]",
 	 "model pp/tg tok/s and memory bandwidth (-d N: after N tokens in the cache; "
 	 "--batch B: B sequences decode together, sharing each pass); or matmul kernels "

@@ -30,7 +30,14 @@ static bool loaded(struct shell *sh, struct engine_info *info)
 	return false;
 }
 
+/* A string the model's file gave (general.name, ...), printable (text.c). */
+static const char *file_str(const char *s, char *buf, size_t n)
+{
+	return shell_clean(s, strlen(s), buf, n);
+}
+
 /* ---- load / unload ---- */
+#define LOAD_USAGE "load [--vocab-only] [--stream|--resident] [-c|--ctx-size N] N|NAME|ID"
 static bool all_digits(const char *s)
 {
 	if (!*s)
@@ -51,13 +58,20 @@ static int cmd_load(struct shell *sh, int argc, char **argv)
 	struct engine_info info;
 	struct engine_plan plan;
 	struct engine_stats st;
-	char err[256];
+	char err[256], name[96], arch[48];
+	const char *ctx_flag = NULL, *ctx = NULL;
 	int disk, r;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--vocab-only") == 0)
 			vocab_only = true;
-		else if (strcmp(argv[i], "--stream") == 0)
+		else if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--ctx-size")) {
+			/* llama-cli's context size, for this load (config ctx: every load) */
+			if (i + 1 == argc)
+				return shell_err(sh, -LLMK_EINVAL, "load: %s needs a value", argv[i]);
+			ctx_flag = argv[i];
+			ctx = argv[++i];
+		} else if (strcmp(argv[i], "--stream") == 0)
 			weights = ENGINE_WEIGHTS_STREAM;
 		else if (strcmp(argv[i], "--resident") == 0)
 			weights = ENGINE_WEIGHTS_RESIDENT;
@@ -69,19 +83,25 @@ static int cmd_load(struct shell *sh, int argc, char **argv)
 			what = argv[i];
 	}
 	if (!what)
-		return shell_err(sh, -LLMK_EINVAL, "load: missing argument (usage: load [--vocab-only] [--stream|--resident] N|NAME)");
+		return shell_err(sh, -LLMK_EINVAL, "load: missing argument (usage: %s)", LOAD_USAGE);
 	if (all_digits(what)) {
 		if ((r = shell_arg_disk(sh, what, &disk)))
 			return r;
-	} else if (engine_find_disk(what, &disk)) {
-		return shell_err(sh, -LLMK_ENOENT, "load: no disk holds a model named '%s' (see 'disks')",
-				 what);
+	} else if ((r = shell_model_find(sh, what, &disk))) {
+		return r;
 	}
 	engine_get_config(e, &cfg);
 	cfg.keysrc = shell_seal_keysrc(sh);
 	cfg.weights = weights;
+	uint32_t cfg_ctx = cfg.n_ctx;
+	/* parsed as config ctx's value is, its range included */
+	if (ctx && (r = shell_model_flag_parse(sh, shell_config_find("ctx"), ctx_flag, ctx, &cfg)))
+		return r;
 	engine_set_config(e, &cfg);
-	if ((r = engine_load(e, disk, vocab_only, err, sizeof err)))
+	r = engine_load(e, disk, vocab_only, err, sizeof err);
+	cfg.n_ctx = cfg_ctx;
+	engine_set_config(e, &cfg);
+	if (r)
 		return shell_err(sh, r, "load: disk %d: %s", disk, err);
 	/* the model's digest into the attestation service's measurements */
 	if (!vocab_only && (r = shell_attest_measure_model(sh))) {
@@ -91,8 +111,9 @@ static int cmd_load(struct shell *sh, int argc, char **argv)
 	engine_get_info(e, &info);
 	engine_get_stats(e, &st);
 	plat_printf("loaded disk %d: %s%s%s, %u tokens vocabulary%s", disk,
-		    info.hp.name[0] ? info.hp.name : "(unnamed)",
-		    vocab_only ? "" : ", ", vocab_only ? "" : info.hp.arch_name,
+		    info.hp.name[0] ? file_str(info.hp.name, name, sizeof name) : "(unnamed)",
+		    vocab_only ? "" : ", ",
+		    vocab_only ? "" : file_str(info.hp.arch_name, arch, sizeof arch),
 		    info.n_vocab, vocab_only ? " (vocabulary only)" : "");
 	if (!vocab_only && engine_get_plan(e, &plan) == 0)
 		plat_printf(", context %u, %s, %.1f ms", plan.n_ctx,
@@ -131,9 +152,9 @@ static void info_quant_mix(const struct engine_info *info)
 static void info_model(const struct engine_info *info, const struct engine_plan *p)
 {
 	const struct model_hparams *hp = &info->hp;
-	char a[32], b[32], c[32], bud[48];
+	char a[32], b[32], c[32], bud[48], arch[48];
 
-	plat_printf("  architecture   %s\n", hp->arch_name);
+	plat_printf("  architecture   %s\n", file_str(hp->arch_name, arch, sizeof arch));
 	plat_printf("  parameters     %llu (%.2f M)\n", (unsigned long long)hp->n_params,
 		    (double)hp->n_params / 1e6);
 	plat_printf("  shape          %u layers, embd %u, ffn %u, heads %u (kv %u), head dim %u\n",
@@ -172,12 +193,14 @@ static int cmd_info(struct shell *sh, int argc, char **argv)
 {
 	struct engine_info info;
 	struct engine_plan plan;
+	char name[96], tm[32], tp[48];
 
 	if (shell_check_argc(sh, argc, argv, 1, 1))
 		return -LLMK_EINVAL;
 	if (!loaded(sh, &info))
 		return shell_err(sh, -LLMK_EINVAL, "info: no model loaded (use 'load N')");
-	plat_printf("model %s (disk %d)%s\n", info.hp.name[0] ? info.hp.name : "(unnamed)",
+	plat_printf("model %s (disk %d)%s\n",
+		    info.hp.name[0] ? file_str(info.hp.name, name, sizeof name) : "(unnamed)",
 		    info.disk, info.vocab_only ? ", vocabulary only" : "");
 	if (info.sealed)
 		plat_printf("  sealed         AES-256-GCM, %llu chunks of %u; %s\n",
@@ -186,8 +209,8 @@ static int cmd_info(struct shell *sh, int argc, char **argv)
 	if (engine_get_plan(sh->engine, &plan) == 0)
 		info_model(&info, &plan);
 	plat_printf("  vocab          %u tokens, %s%s%s, bos %d, eos %d\n", info.n_vocab,
-		    info.tok_model, info.tok_pre ? " pre " : "", info.tok_pre ? info.tok_pre : "",
-		    info.bos, info.eos);
+		    file_str(info.tok_model, tm, sizeof tm), info.tok_pre ? " pre " : "",
+		    info.tok_pre ? file_str(info.tok_pre, tp, sizeof tp) : "", info.bos, info.eos);
 	plat_printf("  chat template  %s%s\n", chat_tmpl_name(info.tmpl),
 		    info.tmpl_detected      ? " (from tokenizer.chat_template)"
 		    : info.tmpl_configured ? " (configured)"
@@ -203,9 +226,11 @@ struct gen_args {
 	const char *system; /* chat --system */
 };
 
-/* --logit-bias ID+B / ID-B / ID-inf (llama.cpp's form). */
+/* --logit-bias ID+B / ID-B / ID-inf (llama.cpp's form): ID-inf bans the
+ * token, ID+inf all but forces it. ID must be in the loaded vocabulary. */
 static int flag_bias(struct shell *sh, const char *v, struct sample_params *p)
 {
+	const struct tok *tk = sh->engine ? engine_tok(sh->engine) : NULL;
 	char id[24];
 	size_t n = 0;
 	uint64_t t;
@@ -221,18 +246,27 @@ static int flag_bias(struct shell *sh, const char *v, struct sample_params *p)
 		return shell_err(sh, -LLMK_EINVAL, "--logit-bias: expected ID+BIAS or ID-BIAS, got '%s'", v);
 	if (shell_arg_u64(sh, "--logit-bias id", id, 0, 0xffffffffu, &t))
 		return -LLMK_EINVAL;
+	if (tk && t >= tk->n_vocab)
+		return shell_err(sh, -LLMK_ERANGE, "--logit-bias: token %llu is past the vocabulary "
+				 "(ids 0..%u)", (unsigned long long)t, tk->n_vocab - 1);
+	/* the magnitude first, then the sign once: -inf is -infinity (the
+	 * sampler's ban, as llama.cpp), +inf a bias no logit outweighs */
 	if (strcmp(v + n + 1, "inf") == 0)
-		b = v[n] == '-' ? -1e30 : 1e30;
+		b = v[n] == '-' ? -(double)__builtin_inff() : 1e30;
 	else if (shell_arg_f64(sh, "--logit-bias", v + n + 1, 0, 1e30, &b))
 		return -LLMK_EINVAL;
+	else if (v[n] == '-')
+		b = -b;
 	p->bias[p->n_bias].id = (uint32_t)t;
-	p->bias[p->n_bias].bias = (float)(v[n] == '-' ? -b : b);
+	p->bias[p->n_bias].bias = (float)b;
 	p->n_bias++;
 	return 0;
 }
 
-/* The flags that are not settings: they add to a list or name the text. */
-static const char *const list_flags[] = {"--stop", "--system", "--logit-bias", NULL};
+/* The flags that are not settings: they add to a list, name the text, or
+ * hold for this run only. */
+static const char *const list_flags[] = {"--stop", "--system", "-t", "--threads", "--logit-bias",
+					 NULL};
 
 static bool takes_value(const char *f)
 {
@@ -266,6 +300,13 @@ static int parse_flag(struct shell *sh, struct gen_args *a, struct engine_config
 		a->system = v;
 		return 0;
 	}
+	if (!strcmp(f, "-t") || !strcmp(f, "--threads")) {
+		uint64_t t;
+		if (shell_arg_u64(sh, f, v, 1, (uint64_t)plat_cpu_count(), &t))
+			return -LLMK_ERANGE;
+		a->g.threads = (int)t;
+		return 0;
+	}
 	return flag_bias(sh, v, &run->samp); /* --logit-bias, the last of list_flags */
 }
 
@@ -283,6 +324,12 @@ static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, 
 		const char *f = argv[i];
 		if (!strcmp(f, "--ids")) {
 			a->ids = true;
+		} else if (!strcmp(f, "--ignore-eos")) {
+			a->g.ignore_eos = true;
+		} else if (!strcmp(f, "--parse-special")) {
+			a->g.special = ENGINE_SPECIAL_PARSE;
+		} else if (!strcmp(f, "--no-parse-special")) {
+			a->g.special = ENGINE_SPECIAL_TEXT;
 		} else if (f[0] == '-' && f[1]) {
 			if (!takes_value(f))
 				return shell_err(sh, -LLMK_EINVAL, "%s: unknown flag '%s'", argv[0], f);
@@ -303,9 +350,10 @@ static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, 
 	return 0;
 }
 
+/* The model's text: its vocabulary's pieces come from the file too. */
 static void emit_console(void *ctx, const char *s, size_t n)
 {
-	plat_write(s, n);
+	shell_write_text(s, n);
 }
 
 static bool poll_cancel(void *ctx)
@@ -313,7 +361,16 @@ static bool poll_cancel(void *ctx)
 	return shell_poll_cancel(ctx);
 }
 
-/* Stream the reply; newline after it; --ids line. */
+/* The engine's line before a reply (chat's context shift). */
+static void notice(void *ctx, const char *line)
+{
+	struct shell *sh = ctx;
+	plat_printf("%s: %s\n", sh->argv[0], line);
+}
+
+/* After the streamed reply: its newline, the --ids line, and the error
+ * that ended it, if one did after the first token (a disk read or a sealed
+ * chunk that failed mid-reply, Ctrl-C): one error line, and the status. */
 static int gen_finish(struct shell *sh, struct gen_args *a, int r, const char *err)
 {
 	if (a->g.n_out || r != -LLMK_ECANCEL)
@@ -324,7 +381,7 @@ static int gen_finish(struct shell *sh, struct gen_args *a, int r, const char *e
 			plat_printf(" %d", a->g.out_ids[i]);
 		plat_printf("\n");
 	}
-	if (r == -LLMK_ECANCEL)
+	if (r)
 		return shell_err(sh, r, "%s: %s", sh->argv[0], err);
 	return 0;
 }
@@ -333,6 +390,7 @@ static int gen_setup(struct shell *sh, struct gen_args *a, int32_t *ids, uint32_
 {
 	a->g.emit = emit_console;
 	a->g.cancel = poll_cancel;
+	a->g.notice = notice;
 	a->g.ctx = sh;
 	a->g.out_ids = ids;
 	a->g.out_cap = cap;
@@ -449,7 +507,7 @@ static int cmd_stats(struct shell *sh, int argc, char **argv)
 {
 	struct engine_stats st;
 	struct engine_plan plan;
-	char x[64];
+	char x[96];
 
 	if (shell_check_argc(sh, argc, argv, 1, 1))
 		return -LLMK_EINVAL;
@@ -462,8 +520,8 @@ static int cmd_stats(struct shell *sh, int argc, char **argv)
 	engine_get_plan(sh->engine, &plan);
 	plat_snprintf(x, sizeof x, " (%u reused from the cache)", st.run.n_reused);
 	rate("prompt", st.run.n_prompt, st.run.prompt_ns, x);
-	plat_snprintf(x, sizeof x, " (ended: %s, seed %llu)", st.run.stop,
-		      (unsigned long long)st.run.seed);
+	plat_snprintf(x, sizeof x, " (ended: %s, seed %llu, %d thread%s)", st.run.stop,
+		      (unsigned long long)st.run.seed, st.run.threads, st.run.threads == 1 ? "" : "s");
 	rate("generation", st.run.n_gen, st.run.gen_ns, x);
 	plat_printf("  cache       %u of %u positions; load %.1f ms; memory peak %llu bytes\n",
 		    st.n_past, st.n_ctx, (double)st.run.load_ns / 1e6,
@@ -516,15 +574,22 @@ static int cmd_profile(struct shell *sh, int argc, char **argv)
 }
 
 const struct shell_cmd shell_cmds_model[] = {
-	{"load", "load [--vocab-only] [--stream|--resident] N|NAME", "load the model on disk N (or named NAME)", cmd_load},
+	{"load", LOAD_USAGE, "load the model on disk N (or the disk with id ID, or holding the "
+	 "model named NAME: see models); -c: its context size (config ctx: every load's)",
+	 cmd_load},
 	{"unload", "unload", "free the loaded model", cmd_unload},
 	{"info", "info", "architecture, parameters, quant mix, context, vocab, template, memory",
 	 cmd_info},
-	{"infer", "infer \"PROMPT\" [-n N] [--KEY VALUE]... [--stop S]... [--logit-bias ID+B] [--ids]",
-	 "generate a continuation of PROMPT (--KEY VALUE: a setting for this run, below)",
-	 cmd_infer},
-	{"chat", "chat [\"MESSAGE\"] [--system \"TEXT\"] [flags as infer: --KEY VALUE]... | chat --reset",
-	 "multi-turn chat (lines until an empty line or /exit)", cmd_chat},
+	{"infer", "infer \"PROMPT\" [-n N] [--KEY VALUE]... [--stop S]... [--logit-bias ID+B|ID-B|ID-inf]\n"
+	 "      [-t|--threads N] [--ignore-eos] [--no-parse-special] [--ids]",
+	 "generate a continuation of PROMPT (--KEY VALUE: a setting for this run, below; -n -1: "
+	 "to the end of the context; special-token text in PROMPT is parsed unless "
+	 "--no-parse-special)", cmd_infer},
+	{"chat", "chat [\"MESSAGE\"] [--system \"TEXT\"] [--parse-special] [flags as infer: --KEY VALUE]...\n"
+	 "chat --reset",
+	 "multi-turn chat (lines until an empty line or /exit); the message is text unless "
+	 "--parse-special; past the context the oldest turns go, the system prompt stays",
+	 cmd_chat},
 	{"stats", "stats", "prompt and generation speed of the last run", cmd_stats},
 	{"profile", "profile [on|off|reset]", "forward-pass time per stage and per layer",
 	 cmd_profile},

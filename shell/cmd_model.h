@@ -22,4 +22,10 @@ const struct shell_config_key *shell_model_flag_key(const char *flag);
 int shell_model_flag_parse(struct shell *sh, const struct shell_config_key *k, const char *flag,
 			   const char *value, struct engine_config *run);
 
+/* cmd_models.c: the disk whose id (as `disks` and `models` print it) or
+ * model's general.name (ASCII case-insensitive; a sealed disk's only with
+ * the loaded key) is what. 0; else one error line ("load: ..."): none, or
+ * two disks answer to it. */
+int shell_model_find(struct shell *sh, const char *what, int *disk);
+
 #endif

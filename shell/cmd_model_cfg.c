@@ -16,9 +16,11 @@
 enum param_type {
 	PARAM_U32,
 	PARAM_F32,
-	PARAM_SEED,     /* u64 below 2^63, or "random" (SAMPLE_SEED_RANDOM) */
+	PARAM_SEED,     /* u64 below 2^63, or "random" / -1 (SAMPLE_SEED_RANDOM) */
 	PARAM_INT,      /* a signed int field (mirostat 0..2, dry-penalty-last-n -1..) */
 	PARAM_SAMPLERS, /* the chain's order: llama.cpp's --samplers (sample_order_parse) */
+	PARAM_F32_POS,  /* F32 above lo (lo itself excluded) */
+	PARAM_NPREDICT, /* U32, or -1: to the end of the context (ENGINE_PREDICT_ALL) */
 };
 
 struct param {
@@ -73,6 +75,13 @@ static int param_parse(struct shell *sh, const struct shell_config_key *k, const
 	int r;
 
 	switch (p->type) {
+	case PARAM_NPREDICT:
+		/* llama.cpp's -n -1: until the context is full or an end token */
+		if (!strcmp(v, "-1")) {
+			*(uint32_t *)field = ENGINE_PREDICT_ALL;
+			return 0;
+		}
+		/* fall through */
 	case PARAM_U32:
 		if ((r = shell_arg_u64(sh, what, v, (uint64_t)p->lo, (uint64_t)p->hi, &u)))
 			return r;
@@ -83,12 +92,17 @@ static int param_parse(struct shell *sh, const struct shell_config_key *k, const
 	case PARAM_SAMPLERS:
 		return param_samplers(sh, what, v, (struct sample_params *)field);
 	case PARAM_F32:
+	case PARAM_F32_POS:
 		if ((r = shell_arg_f64(sh, what, v, p->lo, p->hi, &d)))
 			return r;
+		if (p->type == PARAM_F32_POS && d <= p->lo)
+			return shell_err(sh, -LLMK_ERANGE, "%s: %s is out of range (%g, %g]", what, v,
+					 p->lo, p->hi);
 		*(float *)field = (float)d;
 		return 0;
 	case PARAM_SEED:
-		if (!strcmp(v, "random")) {
+		/* llama.cpp's --seed -1: a new random seed each run */
+		if (!strcmp(v, "random") || !strcmp(v, "-1")) {
 			*(uint64_t *)field = SAMPLE_SEED_RANDOM;
 			return 0;
 		}
@@ -118,6 +132,12 @@ static void param_get(struct shell *sh, const struct shell_config_key *k, char *
 	engine_get_config(shell_engine(sh), &c);
 	field = (const char *)&c + p->off;
 	switch (p->type) {
+	case PARAM_NPREDICT:
+		if (*(const uint32_t *)field == ENGINE_PREDICT_ALL) {
+			plat_snprintf(b, n, "-1");
+			break;
+		}
+		/* fall through */
 	case PARAM_U32:
 		plat_snprintf(b, n, "%u", (unsigned)*(const uint32_t *)field);
 		break;
@@ -128,6 +148,7 @@ static void param_get(struct shell *sh, const struct shell_config_key *k, char *
 		sample_order_format((const struct sample_params *)field, b, n);
 		break;
 	case PARAM_F32:
+	case PARAM_F32_POS:
 		plat_snprintf(b, n, "%g", (double)*(const float *)field);
 		break;
 	case PARAM_SEED:
@@ -287,8 +308,8 @@ const struct shell_config_key shell_config_model[] = {
 	 P(U32, 1, 4096, n_batch)},
 	{"pack", "on or off: resident weights rearranged for the packed kernels, where "
 	 "the CPU has them (next load)", set_pack, get_pack, NULL, NULL},
-	{"n-predict", "default max new tokens for infer/chat", param_set, param_get, "N",
-	 P(U32, 0, 1u << 30, n_predict)},
+	{"n-predict", "default max new tokens for infer/chat; -1 = to the end of the context",
+	 param_set, param_get, "N", P(NPREDICT, 0, 1u << 30, n_predict)},
 	{"temp", "sampling temperature; 0 = greedy", param_set, param_get, "T",
 	 P(F32, 0, 100, samp.temp)},
 	{"top-k", "keep the K most likely tokens; 0 = off", param_set, param_get, "K",
@@ -299,8 +320,8 @@ const struct shell_config_key shell_config_model[] = {
 	 param_get, "P", P(F32, 0, 1, samp.min_p)},
 	{"typical", "locally typical sampling mass; 1 = off", param_set, param_get, "P",
 	 P(F32, 0, 1, samp.typical)},
-	{"repeat-penalty", "penalty for tokens in the last N; 1 = off", param_set, param_get, "R",
-	 P(F32, 0, 100, samp.repeat_penalty)},
+	{"repeat-penalty", "penalty for tokens in the last N; 1 = off, above 0", param_set,
+	 param_get, "R", P(F32_POS, 0, 100, samp.repeat_penalty)},
 	{"repeat-last-n", "window of the penalties", param_set, param_get, "N",
 	 P(U32, 0, 1u << 20, samp.repeat_last_n)},
 	{"presence-penalty", "subtracted once for a token in the window", param_set, param_get,
@@ -333,7 +354,7 @@ const struct shell_config_key shell_config_model[] = {
 	 P(F32, 0, 1, samp.mirostat_eta)},
 	{"mirostat-ent", "Mirostat target surprise (tau, bits)", param_set, param_get, "TAU",
 	 P(F32, 0, 100, samp.mirostat_tau)},
-	{"seed", "sampler seed, or random (a new one each run; stats shows it)", param_set,
+	{"seed", "sampler seed, or random / -1 (a new one each run; stats shows it)", param_set,
 	 param_get, "S", P(SEED, 0, 0, samp.seed)},
 	{"chat-template", "auto or chatml, llama2, llama3, mistral, zephyr, phi3, gemma",
 	 set_tmpl, get_tmpl, NULL, NULL},

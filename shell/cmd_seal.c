@@ -13,6 +13,7 @@
 #include "evidence.h"
 #include "session.h"
 
+#include "../llm/engine.h"
 #include "../llm/gguf.h"
 
 #define KEY_FILE_MAX 256 /* 64 hex digits plus generous whitespace */
@@ -145,10 +146,20 @@ int shell_seal_set_key(struct shell *sh, const uint8_t key[SEAL_KEY_SIZE], const
 	return 0;
 }
 
-void shell_seal_forget(struct shell *sh)
+int shell_seal_forget(struct shell *sh)
 {
+	struct engine_info info;
+	int disk = -1;
+
 	if (sh->seal)
 		forget_key(sh->seal);
+	/* A sealed model opened with the key keeps the image's keys (and,
+	 * resident, its plaintext weights): without the key it goes too. */
+	if (sh->engine && engine_get_info(sh->engine, &info) == 0 && info.sealed) {
+		disk = info.disk;
+		engine_unload(sh->engine);
+	}
+	return disk;
 }
 
 const char *shell_seal_key_note(struct shell *sh)
@@ -204,9 +215,11 @@ static int cmd_unseal(struct shell *sh, int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "--forget") == 0 && argc == 2) {
-		if (s)
-			forget_key(s);
-		plat_printf("key forgotten\n");
+		int disk = shell_seal_forget(sh);
+		if (disk >= 0)
+			plat_printf("key forgotten; the sealed model from disk %d is unloaded\n", disk);
+		else
+			plat_printf("key forgotten\n");
 		return 0;
 	}
 	if (strcmp(argv[1], "--verify") == 0 && argc == 3)
@@ -238,7 +251,8 @@ const struct shell_cmd shell_cmds_seal[] = {
 	 "unseal --guest-file NAME\nunseal --forget\nunseal --verify N\nunseal",
 	 "set the key for sealed model disks (64 hex digits: a development key; --wrapped: "
 	 "released by a verifier against this boot's attest; --guest: sealed to this SNP "
-	 "guest), show it, or check every chunk of sealed disk N",
+	 "guest), show it, forget it (and unload a sealed model), or check every chunk of "
+	 "sealed disk N",
 	 cmd_unseal},
 	{0},
 };

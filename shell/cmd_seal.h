@@ -22,8 +22,11 @@ const char *shell_seal_key_note(struct shell *sh);
  * note for `unseal`/`info`; insecure: a development key. */
 int shell_seal_set_key(struct shell *sh, const uint8_t key[SEAL_KEY_SIZE], const char *from,
 		       const char *note, bool insecure);
-/* Zeroize the key (`unseal --forget`; the end of the session it came over). */
-void shell_seal_forget(struct shell *sh);
+/* Zeroize the key (`unseal --forget`; the end of the session it came over)
+ * and unload a sealed model, streaming or resident, which could otherwise
+ * still be read with what it derived from the key. Returns the disk of the
+ * model unloaded, or -1. */
+int shell_seal_forget(struct shell *sh);
 /* shell/cmd_guestkey.c: `unseal --guest BASE64` / `unseal --guest-file NAME`. */
 int shell_unseal_guest(struct shell *sh, const char *opt, const char *arg);
 

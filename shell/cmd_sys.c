@@ -306,7 +306,7 @@ static int disk_list(struct shell *sh)
 	}
 	for (int d = 0; d < n; d++) {
 		struct plat_disk_info in;
-		char h[32];
+		char h[32], id[sizeof in.id], where[sizeof in.where];
 		int r = plat_disk_info(d, &in);
 		if (r) {
 			plat_printf("disk %d: error: %s\n", d, plat_strerror(r));
@@ -314,7 +314,8 @@ static int disk_list(struct shell *sh)
 		}
 		plat_printf("disk %d: %llu bytes (%s), id '%s', %s\n", d,
 			    (unsigned long long)in.capacity, shell_human_size(in.capacity, h, sizeof h),
-			    in.id, in.where);
+			    shell_clean(in.id, strlen(in.id), id, sizeof id),
+			    shell_clean(in.where, strlen(in.where), where, sizeof where));
 		shell_disk_describe(sh, d, &in);
 	}
 	return 0;

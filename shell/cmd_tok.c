@@ -139,7 +139,7 @@ static int cmd_detokenize(struct shell *sh, int argc, char **argv)
 		return shell_err(sh, -LLMK_ENOMEM, "detokenize: out of memory for %zu bytes", cap);
 	rc = tok_decode(t, ids, n, false, true, buf, cap, &len);
 	if (rc == 0) {
-		plat_write(buf, len);
+		shell_write_text(buf, len); /* the vocabulary's text is the file's */
 		plat_printf("\n");
 	} else {
 		shell_err(sh, rc, "detokenize: %s", plat_strerror(rc));

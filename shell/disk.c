@@ -151,20 +151,14 @@ int shell_disk_bench(struct shell *sh, int disk, uint64_t max_bytes, uint64_t ma
 	return r;
 }
 
-/* A GGUF string value for printing: "(none)" if absent, '?' for odd bytes. */
+/* A GGUF string value for printing: "(none)" if absent, cleaned (text.c). */
 static const char *gguf_text(const struct gguf_file *g, const char *key, char *buf, size_t n)
 {
 	const struct gguf_str *st;
-	size_t k = 0;
 
 	if (gguf_get_str(g, key, &st) != 0)
 		return "(none)";
-	for (; k + 1 < n && k < st->len; k++) {
-		unsigned char c = (unsigned char)st->s[k];
-		buf[k] = c >= 0x20 && c != 0x7f ? (char)c : '?';
-	}
-	buf[k] = 0;
-	return buf;
+	return shell_clean(st->s, st->len, buf, n);
 }
 
 static void describe_gguf(int disk, const struct plat_disk_info *in)

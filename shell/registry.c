@@ -13,6 +13,7 @@
 extern const struct shell_cmd shell_cmds_tok[];
 extern const struct shell_cmd shell_cmds_model[];
 extern const struct shell_config_key shell_config_model[];
+extern const struct shell_cmd shell_cmds_models[];
 extern const struct shell_cmd shell_cmds_bench[];
 extern const struct shell_cmd shell_cmds_seal[];
 extern const struct shell_config_key shell_config_seal[];
@@ -30,6 +31,7 @@ static const struct {
 } shell_areas[] = {
 	{shell_cmds_tok, NULL},
 	{shell_cmds_model, shell_config_model},
+	{shell_cmds_models, NULL},
 	{shell_cmds_bench, NULL},
 	{shell_cmds_seal, shell_config_seal},
 	{shell_cmds_attest, NULL},

@@ -25,11 +25,15 @@ int shell_err(struct shell *sh, int err, const char *fmt, ...)
 	char msg[512];
 	va_list ap;
 
+	char safe[sizeof msg];
+
 	(void)sh;
 	va_start(ap, fmt);
 	plat_vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	plat_printf("error: %s\n", msg);
+	/* an error may quote a file's strings (a tensor's or a model's name):
+	 * one line, printable, whatever they hold (shell/text.c) */
+	plat_printf("error: %s\n", shell_clean(msg, strlen(msg), safe, sizeof safe));
 	return err;
 }
 
@@ -221,18 +225,27 @@ static int config_line(struct shell *sh, char *line, const char *what, int linen
 	return k->set(sh, k, sh->argv[1]);
 }
 
-int shell_config_apply(struct shell *sh, const char *text, const char *what)
+int shell_config_apply(struct shell *sh, const char *text, size_t len, const char *what)
 {
 	char line[SHELL_LINE_MAX];
+	const char *end = text + len;
 	int first = 0, lineno = 0;
 
-	while (*text) {
+	while (text < end) {
 		size_t n = 0;
+		const char *nul;
 		int r;
 		lineno++;
-		while (text[n] && text[n] != '\n')
+		while (text + n < end && text[n] != '\n')
 			n++;
-		if (n >= sizeof line) {
+		for (nul = text; nul < text + n && *nul; nul++)
+			;
+		if (nul < text + n) {
+			/* a C string would end here and drop the rest unseen */
+			r = shell_err(sh, -LLMK_EINVAL, "%s:%d: NUL byte at column %d (the file "
+				      "is text; the line is ignored)", what, lineno,
+				      (int)(nul - text) + 1);
+		} else if (n >= sizeof line) {
 			r = shell_err(sh, -LLMK_ERANGE, "%s:%d: line longer than %d bytes", what,
 				      lineno, SHELL_LINE_MAX - 1);
 		} else {
@@ -244,7 +257,7 @@ int shell_config_apply(struct shell *sh, const char *text, const char *what)
 		}
 		first = first ? first : r;
 		text += n;
-		if (*text)
+		if (text < end)
 			text++;
 	}
 	return first;
@@ -256,9 +269,10 @@ void shell_init(struct shell *sh, bool interactive)
 	sh->echo = interactive;
 	sh->prompt = interactive;
 	shell_line_reset(&sh->line);
-	const char *cfg = plat_config_file();
+	size_t len;
+	const char *cfg = plat_config_file(&len);
 	if (cfg)
-		shell_config_apply(sh, cfg, "llmk.cfg");
+		shell_config_apply(sh, cfg, len, "llmk.cfg");
 }
 
 int shell_run(struct shell *sh)

@@ -138,9 +138,10 @@ __attribute__((noreturn)) void shell_main(void);
 /* Split and run one command line; blank lines and lines starting with '#'
  * do nothing. Returns the command's result (errors are already printed). */
 int shell_exec_line(struct shell *sh, const char *line);
-/* Apply config text ("KEY VALUE" lines); errors name the line. Returns the
- * first error or 0. what names the source in errors ("llmk.cfg"). */
-int shell_config_apply(struct shell *sh, const char *text, const char *what);
+/* Apply config text, len bytes of "KEY VALUE" lines; errors name the line
+ * (a NUL byte is one: the file is text). Returns the first error or 0.
+ * what names the source in errors ("llmk.cfg"). */
+int shell_config_apply(struct shell *sh, const char *text, size_t len, const char *what);
 
 /* Next input byte: typeahead first, then plat_getc(). */
 int shell_getc(struct shell *sh);
@@ -165,6 +166,15 @@ int shell_arg_f64(struct shell *sh, const char *what, const char *s, double lo, 
 int shell_arg_disk(struct shell *sh, const char *s, int *disk);
 /* "1.50 GiB" style size into buf; returns buf. */
 const char *shell_human_size(uint64_t bytes, char *buf, size_t n);
+
+/* ---- text.c: strings from files, safe for the terminal ---- */
+/* s[0..len) (a GGUF string, a disk id) as printable characters: controls,
+ * non-UTF-8 bytes and invisible direction marks become '?', and a string
+ * longer than buf ends "..."; returns buf. Every string from a file goes
+ * through this (or shell_write_text) before it is printed. */
+const char *shell_clean(const char *s, size_t len, char *buf, size_t cap);
+/* Generated text as it streams: ASCII controls other than \n \t \r become '?'. */
+void shell_write_text(const char *s, size_t n);
 
 /* ---- disk.c: streaming reads and what a disk holds ---- */
 #define SHELL_DISK_CHUNK (1u << 20) /* bytes per asynchronous request */

@@ -38,6 +38,8 @@ static const char usage[] =
 "  --std F               standard deviation of the weights (0.02)\n"
 "  --seed N              weight seed (1): same options, same bytes\n"
 "  --chat-template S     tokenizer.chat_template\n"
+"  --chatml              the last two ids are the control tokens <|im_start|> and\n"
+"                        <|im_end|>; with no --chat-template, a ChatML one\n"
 "  --shape NAME          preset shape: tinyllama (22 layers, 2048 dim, 5632 ffn,\n"
 "                        32 heads, 4 KV heads, 32000 vocab, ctx 2048) or llama2-7b\n"
 "                        (32, 4096, 11008, 32, 32, 32000, 4096); later options win\n"
@@ -100,6 +102,7 @@ static int option(struct mkm_spec *s, const char **out, char **argv, int i)
 	if (!strcmp(o, "--arch")) { s->arch = v; return v ? 2 : -1; }
 	if (!strcmp(o, "--name")) { s->name = v; return v ? 2 : -1; }
 	if (!strcmp(o, "--chat-template")) { s->chat_template = v; return v ? 2 : -1; }
+	if (!strcmp(o, "--chatml")) { s->chatml = true; return 1; }
 	if (!strcmp(o, "--layers")) return num(o, v, 4096, &s->n_layers) ? -1 : 2;
 	if (!strcmp(o, "--dim")) return num(o, v, big, &s->dim) ? -1 : 2;
 	if (!strcmp(o, "--ffn")) return num(o, v, big, &s->ffn) ? -1 : 2;

@@ -4,11 +4,12 @@
  * here; the format itself lives in llm/seal.c, shared with the engine.
  *
  *   seal keygen KEYFILE
- *   seal seal    [--chunk-size N] KEY IN.gguf OUT.sealed
+ *   seal seal    [--chunk-size N] [--force] KEY IN.gguf OUT.sealed
  *   seal inspect [KEY] IMAGE
- *   seal unseal  KEY IMAGE OUT.gguf
+ *   seal unseal  [--force] KEY IMAGE OUT.gguf
  *
- * KEY is --key-file FILE (64 hex digits) or --key HEX.
+ * KEY is --key-file FILE (64 hex digits) or --key HEX. An existing output is
+ * replaced only with --force (a mistyped name must not cost a model).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -25,15 +26,17 @@
 
 static const char usage[] =
 	"usage: seal keygen KEYFILE\n"
-	"       seal seal [--chunk-size N] KEY IN.gguf OUT.sealed\n"
+	"       seal seal [--chunk-size N] [--force] KEY IN.gguf OUT.sealed\n"
 	"       seal inspect [KEY] IMAGE\n"
-	"       seal unseal KEY IMAGE OUT.gguf\n"
+	"       seal unseal [--force] KEY IMAGE OUT.gguf\n"
 	"  KEY: --key-file FILE (64 hex digits) or --key HEX\n"
+	"  --force: replace OUT if it exists (else it is never overwritten)\n"
 	"  --chunk-size: bytes per chunk, a power of two in [4096, 16777216] (default 65536)\n";
 
 struct opts {
 	const char *key_file, *key_hex;
 	uint32_t chunk_size;
+	bool force;             /* replace an existing output */
 	const char *pos[3];
 	int npos;
 };
@@ -67,6 +70,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (*end || v > UINT32_MAX)
 				return fail("--chunk-size: bad number '%s'", argv[i]);
 			o->chunk_size = (uint32_t)v;
+		} else if (!strcmp(a, "--force")) {
+			o->force = true;
 		} else if (a[0] == '-' && a[1]) {
 			return fail("unknown option or missing value: '%s'\n%s", a, usage);
 		} else if (o->npos < 3) {
@@ -265,6 +270,19 @@ static int do_seal(struct seal_ctx *c, const struct opts *o, const struct llm_re
 	return e;
 }
 
+/* Open path for the output: a new file, or with --force a replacement.
+ * The descriptor, or -1 with the error printed. */
+static int open_output(const struct opts *o, const char *path, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | (o->force ? O_TRUNC : O_EXCL), mode);
+
+	if (fd < 0 && errno == EEXIST)
+		fail("'%s' exists: not overwriting it (--force replaces it)", path);
+	else if (fd < 0)
+		fail("'%s': %s", path, strerror(errno));
+	return fd;
+}
+
 /* True if path names the file open as fd (sealing or unsealing onto the
  * input would destroy it before it is read). */
 static bool same_file(int fd, const char *path)
@@ -290,10 +308,10 @@ static int cmd_seal(const struct opts *o)
 		close(fd);
 		return fail("'%s' is the input file too: not overwriting it", o->pos[1]);
 	}
-	int out = open(o->pos[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int out = open_output(o, o->pos[1], 0644);
 	if (out < 0) {
 		close(fd);
-		return fail("'%s': %s", o->pos[1], strerror(errno));
+		return 1;
 	}
 	uint8_t *buf = malloc(IO_BUF > o->chunk_size ? IO_BUF : o->chunk_size);
 	int e = buf ? do_seal(&c, o, &in, out, buf) : fail("out of memory");
@@ -451,11 +469,11 @@ static int cmd_unseal(const struct opts *o)
 		close(fd);
 		return fail("'%s' is the input file too: not overwriting it", o->pos[1]);
 	}
-	int out = open(o->pos[1], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int out = open_output(o, o->pos[1], 0600);
 	if (out < 0) {
 		seal_close(&c);
 		close(fd);
-		return fail("'%s': %s", o->pos[1], strerror(errno));
+		return 1;
 	}
 	int e = write_plain(&c, out, o->pos[1]);
 	if (close(out) && !e)

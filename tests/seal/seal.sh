@@ -68,6 +68,12 @@ refuse "bad key file" "64 hex digits" unseal --key-file "$T/badkey" "$T/s" "$T/p
 refuse "seal refuses a non-GGUF" "not a GGUF" seal --key-file "$T/k" "$T/k" "$T/x"
 refuse "bad chunk size" "chunk size" seal --chunk-size 5000 --key-file "$T/k" "$G" "$T/x"
 refuse "inspect a GGUF" "not a sealed image" inspect "$G"
+cp "$T/s" "$T/kept"
+refuse "seal never overwrites an existing output" "exists: not overwriting" seal --key-file "$T/k" "$G" "$T/kept"
+check "... which is left intact" "$(cmp "$T/kept" "$T/s" && echo same)" same
+refuse "unseal never overwrites an existing output" "exists: not overwriting" unseal --key-file "$T/k" "$T/s" "$T/kept"
+run seal --force --key-file "$T/k" "$G" "$T/kept" > /dev/null
+check "seal --force replaces it" "$?:$(cmp -s "$T/kept" "$T/s" || echo replaced)" "0:replaced"
 cp "$T/s" "$T/same"
 refuse "unseal onto its own input" "input file too" unseal --key-file "$T/k" "$T/same" "$T/same"
 check "... which is left intact" "$(cmp "$T/same" "$T/s" && echo same)" same

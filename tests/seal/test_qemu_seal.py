@@ -36,7 +36,7 @@ def make_images(seal, model, d):
         os.remove(key)
     good, bad = os.path.join(d, "model.sealed"), os.path.join(d, "damaged.sealed")
     subprocess.run([seal, "keygen", key], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([seal, "seal", "--key-file", key, model, good], check=True,
+    subprocess.run([seal, "seal", "--force", "--key-file", key, model, good], check=True,
                    stdout=subprocess.DEVNULL)
     data = bytearray(open(good, "rb").read())
     data[4096 + 10 * 65536 + 1234] ^= 0x40  # chunk 10 (docs/sealed-format.md Layout)

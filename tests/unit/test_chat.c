@@ -94,3 +94,29 @@ TEST(chat_errors)
 	CHECK_EQ_INT(chat_format(CHAT_CHATML, &bad, 1, true, buf, sizeof buf, &n), -LLMK_EINVAL);
 	CHECK_EQ_INT(chat_format(CHAT_UNKNOWN, conv, 1, true, buf, sizeof buf, &n), -LLMK_EINVAL);
 }
+
+/* Every template: each message's content is where its span says, the
+ * spans in order and outside every marker; gemma's system text rides in
+ * the first user turn and still has its span. */
+TEST(chat_spans_locate_each_message_text)
+{
+	for (int t = 1; t < CHAT_N; t++) {
+		char buf[1024];
+		struct tok_span sp[8];
+		size_t n = 0, ns = 0;
+
+		CHECK_EQ_INT(chat_format_spans((enum chat_tmpl)t, conv, 4, true, buf, sizeof buf, &n,
+					       sp, 8, &ns), 0);
+		CHECK_EQ_INT(ns, 4);
+		for (size_t i = 0; i < ns; i++) {
+			const char *want = conv[i].content;
+			CHECK(sp[i].off + sp[i].len <= n);
+			CHECK(i == 0 || sp[i].off >= sp[i - 1].off + sp[i - 1].len);
+			CHECK_EQ_INT(sp[i].len, strlen(want));
+			CHECK(memcmp(buf + sp[i].off, want, sp[i].len) == 0);
+		}
+		/* too few spans is "does not fit", never a message left unmarked */
+		CHECK_EQ_INT(chat_format_spans((enum chat_tmpl)t, conv, 4, true, buf, sizeof buf, &n,
+					       sp, 3, &ns), -LLMK_ERANGE);
+	}
+}

@@ -305,7 +305,7 @@ TEST(cmd_model_errors_one_line_each)
 		{"infer \"hi\"", "no model loaded"},
 		{"info", "no model loaded"},
 		{"load 7", "no disk 7"},
-		{"load nosuchmodel", "no disk holds a model named"},
+		{"load nosuchmodel", "no disk has the id or holds a model named"},
 		{"load 0 --fast", "unknown flag"},
 		{"load 0", NULL},
 		{"infer \"hi\" --bogus 3", "unknown flag '--bogus'"},
@@ -447,7 +447,7 @@ TEST(cmd_budget_shrinks_the_context)
  * lists every row that has a flag. */
 TEST(cmd_flags_and_config_keys_are_one_table)
 {
-	char a[8192], b[4096];
+	char a[16384], b[4096];
 	struct session s;
 	const char *out;
 	int st, flags = 0;

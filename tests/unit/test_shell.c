@@ -366,6 +366,26 @@ TEST(shell_config_file)
 	free(sh);
 }
 
+/* A NUL byte ends a C string: the line holding one is an error naming it,
+ * and the lines after it still apply. */
+TEST(shell_config_file_nul_byte_is_an_error_naming_the_line)
+{
+	static const char cfg[] = "prompt off\nec\0ho off\necho on\n";
+	struct capture cap;
+	struct shell *sh = calloc(1, sizeof *sh);
+
+	capture_start(&cap);
+	host_set_config_bytes(cfg, sizeof cfg - 1);
+	shell_init(sh, false);
+	host_set_config(NULL);
+	CHECK(sh->echo);
+	CHECK_EQ_INT(count(cap.buf, "error: "), 1);
+	CHECK(strstr(cap.buf, "error: llmk.cfg:2: NUL byte at column 3") != NULL);
+	CHECK(strstr(cap.buf, "llmk.cfg:3: echo = on\n") != NULL);
+	capture_stop(&cap);
+	free(sh);
+}
+
 TEST(shell_poll_cancel_keeps_typeahead)
 {
 	struct shell *sh = new_shell(false);

@@ -272,6 +272,42 @@ TEST(tok_spm_special_bos_and_decode)
 	vocab_close(&v);
 }
 
+/* tok_encode_spans: control-token text inside a span (a chat message) stays
+ * text, outside it (the template's markers) becomes the token; with no such
+ * text in a span the ids are tok_encode's with parse_special. */
+TEST(tok_encode_spans_keeps_special_text_in_spans)
+{
+	static const char text[] = "a</s>b</s>c";
+	struct tok_span first = {0, 4}, part = {4, 2}, none = {10, 1};
+	struct vocab v;
+	int32_t ids[64], want[64];
+	size_t n, nw;
+
+	if (!open_named(&v, "llama-spm"))
+		SKIP("no llama-spm vocabulary in testdata");
+	nw = enc(&v.t, text, false, true, want, 64);
+	CHECK_EQ_INT(tok_encode_spans(&v.t, text, sizeof text - 1, false, &none, 1, ids, 64, &n), 0);
+	CHECK_EQ_INT(n, nw);
+	CHECK(memcmp(ids, want, n * sizeof ids[0]) == 0);
+	int eos = 0;
+	for (size_t i = 0; i < nw; i++)
+		eos += want[i] == 2;
+	CHECK_EQ_INT(eos, 2);
+	/* a span over the first "</s>", or over its last byte only: it stays
+	 * text, the second is the token */
+	CHECK_EQ_INT(tok_encode_spans(&v.t, text, sizeof text - 1, false, &first, 1, ids, 64, &n), 0);
+	eos = 0;
+	for (size_t i = 0; i < n; i++)
+		eos += ids[i] == 2;
+	CHECK_EQ_INT(eos, 1);
+	CHECK_EQ_INT(tok_encode_spans(&v.t, text, sizeof text - 1, false, &part, 1, ids, 64, &n), 0);
+	eos = 0;
+	for (size_t i = 0; i < n; i++)
+		eos += ids[i] == 2;
+	CHECK_EQ_INT(eos, 1);
+	vocab_close(&v);
+}
+
 TEST(tok_encode_reports_needed_size)
 {
 	struct vocab v;

@@ -34,8 +34,10 @@ enum host_direct { HOST_DIRECT_AUTO, HOST_DIRECT_ON, HOST_DIRECT_OFF };
 void host_set_direct(enum host_direct mode);
 void host_remove_disks(void);
 void host_set_cmdline(const char *cmdline);
-/* Contents of --config FILE; NULL clears. Copied. */
+/* Contents of --config FILE; NULL clears. Copied. The _bytes form keeps
+ * n bytes, NUL bytes inside included (the shell refuses those lines). */
 void host_set_config(const char *text);
+void host_set_config_bytes(const char *text, size_t n);
 /* Redirect console output (tests capture what the shell prints); NULL restores stdout. */
 typedef void (*host_output_fn)(void *ctx, const char *s, size_t n);
 void host_set_output(host_output_fn fn, void *ctx);

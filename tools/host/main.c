@@ -77,7 +77,7 @@ static void usage(FILE *f)
 /* The text of --config FILE (malloc'd, NUL-terminated), or NULL with why:
  * a regular file only, never waited on (host_open_file), at most CONFIG_MAX
  * bytes. */
-static char *read_config(const char *path, char *why, size_t n)
+static char *read_config(const char *path, size_t *len, char *why, size_t n)
 {
 	struct stat st;
 	uint64_t size;
@@ -103,6 +103,7 @@ static char *read_config(const char *path, char *why, size_t n)
 		return NULL;
 	}
 	buf[k] = 0;
+	*len = (size_t)k;
 	return buf;
 }
 
@@ -170,12 +171,13 @@ static int parse_args(int argc, char **argv, int *n_cmds)
 			}
 		} else if (strcmp(a, "--config") == 0 && has_val) {
 			const char *path = argv[++i];
-			char *text = read_config(path, why, sizeof why);
+			size_t len = 0;
+			char *text = read_config(path, &len, why, sizeof why);
 			if (!text) {
 				fprintf(stderr, "llmctl: --config %s: %s\n", path, why);
 				return 2;
 			}
-			host_set_config(text);
+			host_set_config_bytes(text, len);
 			free(text);
 		} else if (strcmp(a, "--cpus") == 0 && has_val) {
 			int n = atoi(argv[++i]);

@@ -511,6 +511,8 @@ static pthread_cond_t io_cond = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t io_done_cond = PTHREAD_COND_INITIALIZER;
 static struct plat_io *io_head, *io_tail;
 static int io_threads;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static void fork_register(void);
 
 static void *io_worker(void *arg)
 {
@@ -551,6 +553,7 @@ int plat_disk_read_async(int disk, uint64_t off, void *buf, size_t len, struct p
 	io->priv[2] = (uintptr_t)buf;
 	io->priv[3] = len;
 	io->priv[4] = 0;
+	pthread_once(&fork_once, fork_register);
 	pthread_mutex_lock(&io_lock);
 	/* the pool grows (and never shrinks) to what the disk's reads want */
 	for (int want = atomic_load(&disks[disk].direct) ? HOST_IO_THREADS_DIRECT : HOST_IO_THREADS;
@@ -729,6 +732,7 @@ void plat_parallel(plat_task_fn fn, void *arg, int n)
 		return;
 	}
 	if (!pool) {
+		pthread_once(&fork_once, fork_register);
 		pool = calloc((size_t)cpus, sizeof *pool);
 		for (int i = 1; i < cpus; i++)
 			pthread_create(&pool[i], NULL, pool_worker, (void *)(intptr_t)i);
@@ -744,6 +748,31 @@ void plat_parallel(plat_task_fn fn, void *arg, int n)
 	fn(arg, 0, n);
 	while (atomic_load(&pool_pending) > 0)
 		cpu_relax();
+}
+
+/*
+ * A child of fork() has only the thread that forked: the I/O and matmul
+ * pools' threads are gone, and their locks may be held by threads that no
+ * longer exist. The child starts both pools afresh on first use (the tests
+ * load hostile models in children, and a host program may fork).
+ */
+static void fork_child(void)
+{
+	pthread_mutex_init(&io_lock, NULL);
+	pthread_cond_init(&io_cond, NULL);
+	pthread_cond_init(&io_done_cond, NULL);
+	io_head = io_tail = NULL;
+	io_threads = 0;
+	pthread_mutex_init(&pool_lock, NULL);
+	pthread_cond_init(&pool_cond, NULL);
+	pool = NULL; /* the parent's array; its threads are not ours */
+	atomic_store(&pool_gen, 0);
+	atomic_store(&pool_pending, 0);
+}
+
+static void fork_register(void)
+{
+	pthread_atfork(NULL, NULL, fork_child);
 }
 
 /* ---- entropy ---- */
@@ -765,6 +794,7 @@ int plat_entropy(void *buf, size_t n)
 /* ---- boot configuration ---- */
 static char *cmdline;
 static char *config;
+static size_t config_len;
 
 void host_set_cmdline(const char *s)
 {
@@ -774,8 +804,19 @@ void host_set_cmdline(const char *s)
 
 void host_set_config(const char *text)
 {
+	host_set_config_bytes(text, text ? strlen(text) : 0);
+}
+
+void host_set_config_bytes(const char *text, size_t n)
+{
 	free(config);
-	config = text ? strdup(text) : NULL;
+	config = NULL;
+	config_len = 0;
+	if (text && (config = malloc(n + 1))) {
+		memcpy(config, text, n);
+		config[n] = 0;
+		config_len = n;
+	}
 }
 
 const char *plat_cmdline(void)
@@ -783,8 +824,9 @@ const char *plat_cmdline(void)
 	return cmdline ? cmdline : "";
 }
 
-const char *plat_config_file(void)
+const char *plat_config_file(size_t *len)
 {
+	*len = config_len;
 	return config;
 }
 

@@ -29,6 +29,9 @@ struct mkm_spec {
 	uint64_t seed;
 	bool tied;               /* no output.weight: the head reuses token_embd */
 	const char *chat_template; /* tokenizer.chat_template, or NULL */
+	bool chatml;             /* the vocabulary's last two ids are the control tokens
+				    <|im_start|> and <|im_end|>; and, without chat_template,
+				    a ChatML one */
 };
 
 /* Defaults: llama, 2 layers, dim 64, ffn 172, 4 heads, 2 KV heads, vocab 512,

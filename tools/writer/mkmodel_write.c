@@ -229,8 +229,13 @@ static void vocab_enumerate(struct vocab *v, uint32_t cap, int len, bool space)
 	}
 }
 
-static int vocab_build(struct vocab *v, uint32_t n)
+/* ChatML's markers: control tokens (llama.cpp token type 3), the last ids. */
+static const char *const chatml_tokens[] = {"<|im_start|>", "<|im_end|>"};
+#define N_CHATML 2u
+
+static int vocab_build(struct vocab *v, uint32_t n, bool chatml)
 {
+	uint32_t total = n;
 	char piece[32];
 
 	v->tok = calloc(n, sizeof *v->tok);
@@ -241,6 +246,8 @@ static int vocab_build(struct vocab *v, uint32_t n)
 	v->set = calloc(v->set_cap, sizeof *v->set);
 	if (!v->tok || !v->score || !v->type || !v->set)
 		return -1;
+	if (chatml)
+		n -= N_CHATML;
 	vocab_add(v, n, "<unk>", 2, 0);   /* llama.cpp token types: 2 unknown, */
 	vocab_add(v, n, "<s>", 3, 0);     /* 3 control, 6 byte, 1 normal */
 	vocab_add(v, n, "</s>", 3, 0);
@@ -262,7 +269,9 @@ static int vocab_build(struct vocab *v, uint32_t n)
 		vocab_enumerate(v, n, len, true);
 		vocab_enumerate(v, n, len, false);
 	}
-	return v->n == n ? 0 : -1;
+	for (uint32_t i = 0; chatml && i < N_CHATML; i++)
+		vocab_add(v, total, chatml_tokens[i], 3, 0);
+	return v->n == total ? 0 : -1;
 }
 
 static void vocab_free(struct vocab *v)
@@ -443,8 +452,10 @@ static void write_vocab(struct out *o, uint32_t *n, const struct mkm_spec *s, co
 	kv_u32(o, n, "tokenizer.ggml.eos_token_id", 2);
 	kv_bool(o, n, "tokenizer.ggml.add_bos_token", true);
 	kv_bool(o, n, "tokenizer.ggml.add_eos_token", false);
-	if (s->chat_template)
-		kv_str(o, n, "tokenizer.chat_template", s->chat_template);
+	if (s->chat_template || s->chatml)
+		kv_str(o, n, "tokenizer.chat_template", s->chat_template ? s->chat_template :
+			"{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n"
+			"{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}");
 }
 
 static void pad(struct out *o)
@@ -515,7 +526,7 @@ int mkm_write(const struct mkm_spec *s, const char *path, char *err, size_t errl
 
 	if (mkm_check(s, err, errlen) < 0)
 		return -1;
-	if (vocab_build(&v, s->vocab) < 0 || plan_build(&p, s) < 0) {
+	if (vocab_build(&v, s->vocab, s->chatml) < 0 || plan_build(&p, s) < 0) {
 		snprintf(err, errlen, "cannot build a %u-token vocabulary", s->vocab);
 		goto out;
 	}

@@ -1,0 +1,184 @@
+/*
+ * llm/engine_chat.c — chat (engine.h): the conversation's messages, the
+ * prompt the model's template makes of them with the messages kept text,
+ * and the context shift that drops the oldest turns when it grows past the
+ * context.
+ */
+#include "engine_int.h"
+
+static const char *chat_keep(struct engine *e, const char *s, size_t n)
+{
+	char *p;
+
+	if (e->chat_len + n + 1 > e->chat_cap)
+		return NULL;
+	p = e->chat_buf + e->chat_len;
+	memcpy(p, s, n);
+	p[n] = 0;
+	e->chat_len += n + 1;
+	return p;
+}
+
+int engine_chat_system(struct engine *e, const char *text, char *err, size_t errlen)
+{
+	const char *c;
+	int r;
+
+	if ((r = engine_need_model(e, err, errlen)))
+		return r;
+	if (e->n_msgs) {
+		plat_snprintf(err, errlen, "a system message must come first (use 'chat --reset')");
+		return -LLMK_EINVAL;
+	}
+	if (!(c = chat_keep(e, text, strlen(text)))) {
+		plat_snprintf(err, errlen, "conversation is full (use 'chat --reset')");
+		return -LLMK_ERANGE;
+	}
+	e->msgs[0].role = "system";
+	e->msgs[0].content = c;
+	e->n_msgs = 1;
+	return 0;
+}
+
+void engine_chat_reset(struct engine *e)
+{
+	engine_forget(e);
+}
+
+/* The first message a context shift may drop: the system message stays. */
+static uint32_t chat_first(const struct engine *e)
+{
+	return e->n_msgs && !strcmp(e->msgs[0].role, "system") ? 1 : 0;
+}
+
+/*
+ * Context shift at a turn's start (llama.cpp's, with n_keep the system
+ * message): of the turns in msgs[first, end) (a user message and what
+ * follows it), the older half, at least one, leaves; msgs[end, total) (the
+ * message being added) stay. Their text leaves chat_buf, which is compacted
+ * (the texts lie there in order) and its freed tail zeroized. Returns the
+ * messages dropped; 0 when no turn is left to drop.
+ */
+static uint32_t chat_shift(struct engine *e, uint32_t end, uint32_t total)
+{
+	uint32_t first = chat_first(e), turns = 0, keep = end, k;
+	const char *to;
+	size_t delta;
+	char *from;
+
+	for (uint32_t i = first; i < end; i++)
+		turns += !strcmp(e->msgs[i].role, "user");
+	if (!turns)
+		return 0;
+	/* keep from the user message that starts turn (turns + 1) / 2 on, or end */
+	for (uint32_t i = first, t = 0; i < end; i++)
+		if (!strcmp(e->msgs[i].role, "user") && t++ == (turns + 1) / 2) {
+			keep = i;
+			break;
+		}
+	k = keep - first;
+	from = (char *)e->msgs[first].content;
+	to = keep < total ? e->msgs[keep].content : e->chat_buf + e->chat_len;
+	delta = (size_t)(to - from);
+	memmove(from, to, (size_t)(e->chat_buf + e->chat_len - to));
+	for (uint32_t i = keep; i < total; i++) {
+		e->msgs[i - k].role = e->msgs[i].role;
+		e->msgs[i - k].content = e->msgs[i].content - delta;
+	}
+	e->chat_len -= delta;
+	llm_mem_zeroize(e->chat_buf + e->chat_len, delta);
+	llm_mem_zeroize(&e->msgs[total - k], k * sizeof e->msgs[0]);
+	e->n_msgs -= k;
+	return k;
+}
+
+/* Tokens the reply gets room for: n_predict, at most half the context. */
+static uint32_t reply_room(const struct engine *e, const struct engine_gen *g)
+{
+	return g->n_predict < e->n_ctx / 2 ? g->n_predict : e->n_ctx / 2;
+}
+
+/* The conversation with the new message (msgs[n_msgs]) rendered and
+ * tokenized, older turns shifted out until it and the reply's room fit
+ * (or only it does); *dropped counts the messages that left. */
+static int chat_prompt(struct engine *e, const struct engine_gen *g, uint32_t *n,
+		       uint32_t *dropped, char *err, size_t errlen)
+{
+	uint32_t room = reply_room(e, g);
+	size_t len, n_spans;
+	int r;
+
+	for (;;) {
+		r = chat_format_spans(e->tmpl, e->msgs, e->n_msgs + 1, true, e->fmt_buf, e->chat_cap,
+				      &len, e->spans, ENGINE_MAX_MSGS, &n_spans);
+		if (r == 0)
+			r = engine_tokenize(e, e->fmt_buf, len, true,
+				     g->special == ENGINE_SPECIAL_PARSE ? NULL : e->spans, n_spans, n,
+				     err, errlen);
+		if (r == 0 && *n + room <= e->n_ctx)
+			return 0;
+		if (r && r != -LLMK_ERANGE)
+			return r;
+		uint32_t k = chat_shift(e, e->n_msgs, e->n_msgs + 1);
+		if (!k && r == 0)
+			return 0; /* it fits, the reply may end at the context */
+		if (!k) {
+			plat_snprintf(err, errlen, "the message%s does not fit the context (%u "
+				      "positions)", chat_first(e) ? " with the system prompt" : "",
+				      e->n_ctx);
+			return -LLMK_ERANGE;
+		}
+		*dropped += k;
+	}
+}
+
+int engine_chat(struct engine *e, const char *user, struct engine_gen *g, char *err,
+		size_t errlen)
+{
+	size_t ulen = strlen(user);
+	uint32_t n, dropped = 0, k;
+	const char *c;
+	char line[160];
+	int r;
+
+	if ((r = engine_need_model(e, err, errlen)))
+		return r;
+	/* room for the message and its reply among the messages and their text */
+	while (e->n_msgs + 2 > ENGINE_MAX_MSGS || e->chat_len + ulen + 1 > e->chat_cap) {
+		if (!(k = chat_shift(e, e->n_msgs, e->n_msgs))) {
+			plat_snprintf(err, errlen, "the message (%zu bytes) does not fit the "
+				      "conversation's %zu bytes", ulen, e->chat_cap);
+			return -LLMK_ERANGE;
+		}
+		dropped += k;
+	}
+	c = chat_keep(e, user, ulen);
+	e->msgs[e->n_msgs].role = "user";
+	e->msgs[e->n_msgs].content = c;
+	r = chat_prompt(e, g, &n, &dropped, err, errlen);
+	if (r == 0 && dropped && g->notice) {
+		plat_snprintf(line, sizeof line, "context full: the oldest %u message%s left the "
+			      "conversation (%s)", dropped, dropped == 1 ? "" : "s",
+			      chat_first(e) ? "the system prompt stays" : "no system prompt");
+		g->notice(g->ctx, line);
+	}
+	if (r == 0)
+		r = engine_run(e, n, g, err, errlen);
+	if (r && (r != -LLMK_ECANCEL || e->run.n_gen == 0)) {
+		/* the turn did not happen: its message goes */
+		size_t at = (size_t)(e->msgs[e->n_msgs].content - e->chat_buf);
+		llm_mem_zeroize(e->chat_buf + at, e->chat_len - at);
+		e->chat_len = at;
+		return r;
+	}
+	e->n_msgs++;
+	/* the reply's text: older turns make room for it if need be */
+	while (!(c = chat_keep(e, e->text, e->text_len)) && chat_shift(e, e->n_msgs - 1, e->n_msgs))
+		;
+	if (c) {
+		e->msgs[e->n_msgs].role = "assistant";
+		e->msgs[e->n_msgs].content = c;
+		e->n_msgs++;
+	}
+	return r;
+}
