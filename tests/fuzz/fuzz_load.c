@@ -64,7 +64,8 @@
 #define SKIP_ISSUE18_TOK_ROWS 1      /* 7: tokenizer smaller than the embedding rows */
 #define SKIP_ISSUE18_ALIGN 1         /* 8: general.alignment 1/2: misaligned float loads */
 #define SKIP_ISSUE18_CTX 1           /* 4: context_length not capped (planned > 2^24) */
-#define SKIP_ISSUE18_RAW_ARCH 1      /* 3: general.architecture raw in read_arch's error */
+#define SKIP_ISSUE18_RAW_STRINGS 1   /* 3: the file's architecture and rope scaling type
+					raw in llm/model.c's errors */
 
 /* `config ctx`'s limit (shell/cmd_model_cfg.c): no plan may go past it */
 #define CTX_CAP (1u << 24)
@@ -206,11 +207,17 @@ static void check_err(const char *what, int rc, const char *err)
 		fail("%s failed without a message", what, "");
 	const char *c;
 
-	if (SKIP_ISSUE18_RAW_ARCH && !no_skip && strncmp(err, "model: architecture '", 21) == 0)
+	if (SKIP_ISSUE18_RAW_STRINGS && !no_skip && (strncmp(err, "model: architecture '", 21) == 0 ||
+						     strncmp(err, "model: rope scaling '", 21) == 0))
 		return;
 	for (const char *p = err; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			fail("%s error carries a control byte: %s", what, err);
+	/* an allocation asked for 0 bytes (or a size that wrapped): a shape
+	 * no check refused reached the allocator */
+	if ((!SKIP_ISSUE18_VOCAB0 || no_skip) && strstr(err, "allocating the model's buffers") &&
+	    strstr(err, plat_strerror(-LLMK_EINVAL)))
+		fail("%s: a zero or wrapped size reached the allocator: %s", what, err);
 	/* the plan's context, where a failed load names it */
 	if ((!SKIP_ISSUE18_CTX || no_skip) && (c = strstr(err, "(context ")) &&
 	    strtoull(c + 9, NULL, 10) > CTX_CAP)
@@ -227,19 +234,48 @@ struct known {
 	bool parsed, vocab0, size_overflow, hparams, align;
 };
 
+/* arch.key as a float the way model_read_hparams reads it; absent: 0 */
+static float get_f(const struct gguf_file *g, const char *arch, const char *key)
+{
+	char k[128];
+	float f = 0;
+
+	snprintf(k, sizeof k, "%.40s.%s", arch, key);
+	gguf_get_f32(g, k, &f);
+	return f;
+}
+
+/* Does the file carry a float hyperparameter that is NaN, infinite,
+ * negative or denormal where the loader reads it (defect 6)? The rope
+ * factor only when the scaling type is not "none", scale_linear only in
+ * place of a factor of 0 (model.c read_rope_scaling). */
+static bool bad_hparams(const struct gguf_file *g)
+{
+	const struct gguf_str *arch, *type;
+	char k[128];
+	float factor;
+
+	if (gguf_get_str(g, "general.architecture", &arch) < 0)
+		return false;
+	if (bad_float(get_f(g, arch->s, "attention.layer_norm_rms_epsilon")) ||
+	    bad_float(get_f(g, arch->s, "rope.freq_base")))
+		return true;
+	snprintf(k, sizeof k, "%.40s.rope.scaling.type", arch->s);
+	if (gguf_get_str(g, k, &type) == 0 && strcmp(type->s, "none") == 0)
+		return false;
+	factor = get_f(g, arch->s, "rope.scaling.factor");
+	return bad_float(factor) || (factor == 0 && bad_float(get_f(g, arch->s, "rope.scale_linear")));
+}
+
 static void check_parse(const uint8_t *buf, uint64_t n, struct known *k)
 {
-	static const char *const fkeys[] = {"attention.layer_norm_rms_epsilon", "rope.freq_base",
-					    "rope.scaling.factor", "rope.scale_linear"};
 	struct llm_reader r;
 	struct llm_membuf mb;
 	struct llm_mem mem;
 	struct gguf_file g;
 	const struct gguf_tensor *t;
-	const struct gguf_str *arch;
-	char err[256], key[96];
+	char err[256];
 	uint32_t a;
-	float f;
 
 	memset(k, 0, sizeof *k);
 	llm_mem_init(&mem, 0);
@@ -267,12 +303,7 @@ static void check_parse(const uint8_t *buf, uint64_t n, struct known *k)
 	}
 	t = gguf_find_tensor(&g, "token_embd.weight");
 	k->vocab0 = t && (t->ne[1] == 0 || t->ne[0] == 0);
-	if (gguf_get_str(&g, "general.architecture", &arch) == 0)
-		for (size_t i = 0; i < sizeof fkeys / sizeof fkeys[0]; i++) {
-			snprintf(key, sizeof key, "%.40s.%s", arch->s, fkeys[i]);
-			if (gguf_get_f32(&g, key, &f) == 0 && bad_float(f))
-				k->hparams = true;
-		}
+	k->hparams = bad_hparams(&g);
 	k->align = gguf_get_u32(&g, "general.alignment", &a) == 0 && a < 4;
 	gguf_close(&g);
 	if (mem.used)
@@ -290,7 +321,8 @@ static struct engine eng;
 
 static const char *const prompts[] = {"Hello world", "a", "<s>Once upon a time", "\xff"};
 
-static void run(bool stream, uint8_t h1, uint8_t h2, bool touched, struct result *res)
+static void run(bool stream, uint8_t h1, uint8_t h2, bool touched, const struct known *k,
+		struct result *res)
 {
 	/* KiB; 0: the machine's (no mem-budget); the least is below what any
 	 * seed needs to stream, the next ones cut slots and context */
@@ -337,9 +369,7 @@ static void run(bool stream, uint8_t h1, uint8_t h2, bool touched, struct result
 			(unsigned long long)plan.mem_used);
 	if ((!SKIP_ISSUE18_CTX || no_skip) && e->n_ctx > CTX_CAP)
 		fail("load planned a context above 2^24 positions%s%s", "", "");
-	if ((!SKIP_ISSUE18_HPARAMS || no_skip) &&
-	    (bad_float(hp->norm_eps) || bad_float(hp->rope_base) || bad_float(hp->rope_scale) ||
-	     hp->rope_scale == 0)) /* from an infinite rope.scaling.factor */
+	if ((!SKIP_ISSUE18_HPARAMS || no_skip) && k->hparams)
 		fail("load accepted a hyperparameter that is NaN, infinite, negative or denormal%s%s",
 		     "", "");
 	if ((!SKIP_ISSUE18_TOK_ROWS || no_skip) && e->tok.n_vocab < hp->n_vocab)
@@ -377,7 +407,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct fl_model m;
 	struct fl_arena arena = {0};
-	struct result res[2];
+	struct result res[2] = {0};
 	struct known k;
 	uint8_t s = size > 0 ? data[0] : 0, h1 = size > 1 ? data[1] : 0, h2 = size > 2 ? data[2] : 0;
 	bool both;
@@ -406,9 +436,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		machine_says = machine_gives = 48 * MiB;
 	}
 	if ((h1 & 3) != 2)
-		run(false, h1, h2, m.weights_touched, &res[0]);
+		run(false, h1, h2, m.weights_touched, &k, &res[0]);
 	if ((h1 & 3) != 1 && (no_skip || !SKIP_ISSUE18_ALIGN || !k.align))
-		run(true, h1, h2, m.weights_touched, &res[1]);
+		run(true, h1, h2, m.weights_touched, &k, &res[1]);
 	both = (h1 & 3) == 0 || (h1 & 3) == 3;
 	if (both && !m.weights_touched && res[0].ran && res[1].ran &&
 	    (res[0].n_out != res[1].n_out ||
@@ -431,12 +461,12 @@ static void seed_file(const char *dir, const char *name, const uint8_t *b, size_
 		die("cannot write a seed");
 }
 
-static uint8_t t_index(size_t s, const char *name)
+static int t_index(size_t s, const char *name)
 {
 	for (uint32_t i = 0; i < seeds[s].n_t; i++)
 		if (strcmp(seeds[s].t[i].name.s, name) == 0)
-			return (uint8_t)i;
-	return 0;
+			return (int)i;
+	return -1;
 }
 
 static void write_seed_corpus(const char *dir)
@@ -449,14 +479,17 @@ static void write_seed_corpus(const char *dir)
 		seed_file(dir, nm, b_, sizeof b_); \
 	} while (0)
 	for (size_t s = 0; s < N_SEEDS; s++) {
-		uint8_t out_t = t_index(s, "output.weight");
+		int out_t = t_index(s, "output.weight");
 		snprintf(name, sizeof name, "plain-%zu", s);
 		SEED(name, (uint8_t)s, 0, 0);
 		snprintf(name, sizeof name, "plain-stream-%zu", s);
 		SEED(name, (uint8_t)s, 2 | 1 << 2, 1 << 4);
-		/* defect 1: a vocabulary of 0, streamed and resident */
+		/* defect 1: a vocabulary of 0, streamed (ropedim0 below: resident) */
 		snprintf(name, sizeof name, "vocab0-%zu", s);
-		SEED(name, (uint8_t)s, 0, 0, FLM_VOCAB, FI_0, FLM_T_DROP, out_t);
+		if (out_t >= 0)
+			SEED(name, (uint8_t)s, 2, 0, FLM_VOCAB, FI_0, FLM_T_DROP, (uint8_t)out_t);
+		else
+			SEED(name, (uint8_t)s, 2, 0, FLM_VOCAB, FI_0);
 		/* defect 7: more embedding rows than tokens, and fewer */
 		snprintf(name, sizeof name, "rows512-%zu", s);
 		SEED(name, (uint8_t)s, 0, 0, FLM_VOCAB, FI_512);
@@ -497,6 +530,7 @@ static void write_seed_corpus(const char *dir)
 	SEED("arch-esc", 0, 0, 0, FLM_KEY_SET, FK_ARCH, 7);
 	SEED("tok-gpt2", 0, 0, 0, FLM_KEY_SET, FK_TOK_MODEL, 3);
 	SEED("rope-yarn", 0, 0, 0, FLM_KEY_SET, FK_ROPE_TYPE, 6);
+	SEED("rope-type-esc", 0, 0, 0, FLM_KEY_SET, FK_ROPE_TYPE, 7);
 	SEED("template", 3, 0, 0, FLM_KEY_SET, FK_TEMPLATE, 13);
 	SEED("align-64", 4, 0, 0, FLM_KEY_SET, FK_ALIGN, FI_64);
 	SEED("kv-drop", 0, 0, 0, FLM_KV_DROP, 4);
@@ -523,5 +557,16 @@ static void write_seed_corpus(const char *dir)
 	SEED("kv-q8-batch1", 0, 1 << 5, 1, 0);
 	SEED("kv-f32-ctx16", 4, 2 << 5, 1 << 2);
 	SEED("big-machine", 4, 0x80, 0);
+	/* longer scripts (libFuzzer grows inputs from the longest seed):
+	 * consistent multi-op edits that still load */
+	SEED("combo-vocab-280", 1, 0, 0, FLM_TOK_N, FI_U16, 24, 1, FLM_VOCAB, FI_U16, 24, 1,
+	     FLM_KEY_SET, FK_EOS, FI_257, FLM_KEY_SET, FK_NAME, 9, FLM_KEY_SET, FK_CTX, FI_512,
+	     FLM_KEY_SET, FK_ROPE_BASE, FF_1E6, FLM_KEY_SET, FK_EPS, FF_1EM5);
+	SEED("combo-one-layer", 0, 0x0c, 0x11, FLM_KEY_SET, FK_BLOCKS, FI_1, FLM_T_DROP, 10,
+	     FLM_T_DROP, 10, FLM_T_DROP, 10, FLM_T_DROP, 10, FLM_T_DROP, 10, FLM_T_DROP, 10,
+	     FLM_T_DROP, 10, FLM_T_DROP, 10, FLM_T_DROP, 10, FLM_KEY_SET, FK_ALIGN, FI_64);
+	SEED("combo-types", 0, 0x23, 0x21, FLM_T_TYPE, 2, 2, FLM_T_TYPE, 3, 6, FLM_T_TYPE, 4, 1,
+	     FLM_T_TYPE, 5, 3, FLM_T_TYPE, 7, 4, FLM_T_TYPE, 8, 5, FLM_T_TYPE, 9, 20,
+	     FLM_T_TYPE, 0, 1, FLM_KEY_SET, FK_CTX, FI_256);
 #undef SEED
 }

@@ -941,7 +941,7 @@ void flm_apply(struct fl_model *m, const uint8_t *script, size_t n)
 /* ---- the writer ---- */
 static void put(struct fl_out *o, const void *p, uint64_t n)
 {
-	if (o->pos < FLM_FILE_CAP) {
+	if (n && o->pos < FLM_FILE_CAP) {
 		uint64_t k = FLM_FILE_CAP - o->pos < n ? FLM_FILE_CAP - o->pos : n;
 		memcpy(o->buf + o->pos, p, k);
 		o->len = o->pos + k;
