@@ -60,7 +60,8 @@
  */
 #define SKIP_ISSUE18_VOCAB0 1        /* 1: vocabulary 0 divides by zero in stream_measure */
 #define SKIP_ISSUE18_SIZE_OVERFLOW 1 /* 5: a tensor's byte size wraps to 0 in parse_type */
-#define SKIP_ISSUE18_HPARAMS 1       /* 6: NaN/inf/negative/denormal hyperparameters accepted */
+#define SKIP_ISSUE18_HPARAMS 1       /* 6: NaN/inf/negative/denormal hyperparameters accepted,
+					and a rope factor so small the angles overflow */
 #define SKIP_ISSUE18_TOK_ROWS 1      /* 7: tokenizer smaller than the embedding rows */
 #define SKIP_ISSUE18_ALIGN 1         /* 8: general.alignment 1/2: misaligned float loads */
 #define SKIP_ISSUE18_CTX 1           /* 4: context_length not capped (planned > 2^24) */
@@ -231,7 +232,7 @@ static bool bad_float(float f)
 
 /* What a parse of the written file says about the known defects. */
 struct known {
-	bool parsed, vocab0, size_overflow, hparams, align;
+	bool parsed, vocab0, size_overflow, hparams, rope_overflow, align;
 };
 
 /* arch.key as a float the way model_read_hparams reads it; absent: 0 */
@@ -249,12 +250,14 @@ static float get_f(const struct gguf_file *g, const char *arch, const char *key)
  * negative or denormal where the loader reads it (defect 6)? The rope
  * factor only when the scaling type is not "none", scale_linear only in
  * place of a factor of 0 (model.c read_rope_scaling). */
-static bool bad_hparams(const struct gguf_file *g)
+static bool bad_hparams(const struct gguf_file *g, bool *rope_overflow)
 {
 	const struct gguf_str *arch, *type;
 	char k[128];
+	uint32_t ctx = 0;
 	float factor;
 
+	*rope_overflow = false;
 	if (gguf_get_str(g, "general.architecture", &arch) < 0)
 		return false;
 	if (bad_float(get_f(g, arch->s, "attention.layer_norm_rms_epsilon")) ||
@@ -264,7 +267,15 @@ static bool bad_hparams(const struct gguf_file *g)
 	if (gguf_get_str(g, k, &type) == 0 && strcmp(type->s, "none") == 0)
 		return false;
 	factor = get_f(g, arch->s, "rope.scaling.factor");
-	return bad_float(factor) || (factor == 0 && bad_float(get_f(g, arch->s, "rope.scale_linear")));
+	if (factor == 0)
+		factor = get_f(g, arch->s, "rope.scale_linear");
+	/* a legal-looking factor so small that position / factor, the first
+	 * RoPE angle, overflows to inf at some position the run may reach
+	 * (the context, or the largest config ctx here): NaN rows, token 0 */
+	snprintf(k, sizeof k, "%.40s.context_length", arch->s);
+	gguf_get_u32(g, k, &ctx);
+	*rope_overflow = factor > 0 && (ctx > 1000 ? (double)ctx : 1000.0) / factor >= 0x1p128;
+	return bad_float(factor);
 }
 
 static void check_parse(const uint8_t *buf, uint64_t n, struct known *k)
@@ -303,7 +314,7 @@ static void check_parse(const uint8_t *buf, uint64_t n, struct known *k)
 	}
 	t = gguf_find_tensor(&g, "token_embd.weight");
 	k->vocab0 = t && (t->ne[1] == 0 || t->ne[0] == 0);
-	k->hparams = bad_hparams(&g);
+	k->hparams = bad_hparams(&g, &k->rope_overflow);
 	k->align = gguf_get_u32(&g, "general.alignment", &a) == 0 && a < 4;
 	gguf_close(&g);
 	if (mem.used)
@@ -418,7 +429,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	flm_write(&m, &out);
 	machine_says = machine_gives = 1ull << 40;
 	check_parse(out.buf, out.len, &k);
-	if (!no_skip && ((SKIP_ISSUE18_VOCAB0 && k.vocab0) || (SKIP_ISSUE18_HPARAMS && k.hparams) ||
+	if (!no_skip && ((SKIP_ISSUE18_VOCAB0 && k.vocab0) || (SKIP_ISSUE18_HPARAMS && (k.hparams || k.rope_overflow)) ||
 			 (SKIP_ISSUE18_SIZE_OVERFLOW && k.size_overflow))) {
 		if (trace)
 			fprintf(stderr, "skipped: a known defect of issue 18\n");
@@ -518,6 +529,7 @@ static void write_seed_corpus(const char *dir)
 	SEED("factor-denorm", 0, 0, 0, FLM_KEY_SET, FK_ROPE_FACTOR, FF_DENORM);
 	SEED("factor-inf", 1, 0, 0, FLM_KEY_SET, FK_ROPE_FACTOR, FF_INF);
 	SEED("linear-nan", 0, 0, 0, FLM_KEY_SET, FK_ROPE_LINEAR, FF_NAN);
+	SEED("linear-min", 3, 2 | 3 << 2, 0, FLM_KEY_SET, FK_ROPE_LINEAR, FF_MIN);
 	/* the rest: each kind of op once */
 	SEED("heads-kv-3", 0, 0, 0, FLM_KEY_SET, FK_HEADS_KV, FI_3);
 	SEED("blocks-3", 1, 0, 0, FLM_KEY_SET, FK_BLOCKS, FI_3);
