@@ -36,6 +36,7 @@ $(B)/fuzz/fuzz_load: $(FUZZ_LOAD_OBJ)
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined $(FUZZ_LOAD_WRAP) -o $@ $^ -lbearssl -lpthread -lm
 
 -include $(shell find $(B)/fuzz-load/obj -name '*.d' 2>/dev/null)
+fuzz-build: $(B)/fuzz/fuzz_load
 
 FUZZ_LOAD_SEEDS := $(B)/fuzz/corpus/load/.seeded
 $(FUZZ_LOAD_SEEDS): $(B)/fuzz/fuzz_load
