@@ -236,15 +236,23 @@ static const double pio2_pieces[6] = {
 /* x = k pi/2 + r, |r| <= pi/4 (slightly more past 2^32); returns k mod 4. */
 static int reduce_pio2(double x, double *r)
 {
-	double k = rint_d(x * 0x1.45f306dc9c883p-1); /* 2/pi */
-	double y = x;
+	int q = 0;
 
-	for (int i = 0; i < 6; i++)
-		y -= k * pio2_pieces[i];
-	*r = y;
-	/* Past 2^55 every double is a multiple of 4 (and the result is not
-	 * accurate there anyway). */
-	return (k < 0 ? -k : k) < 0x1p62 ? (int)((int64_t)k & 3) : 0;
+	/* Below 2^32 one pass. Past it k * piece is no longer exact and the
+	 * remainder is not small (up to |x| 2^-52): reduce it again, each pass
+	 * taking ~50 bits off, so the kernels below see |r| <= pi/4 and the
+	 * result stays in [-1, 1] (not accurate there: the contract). */
+	for (int pass = 0; pass < 4; pass++) {
+		double k = rint_d(x * 0x1.45f306dc9c883p-1); /* 2/pi */
+		for (int i = 0; i < 6; i++)
+			x -= k * pio2_pieces[i];
+		/* Past 2^55 every double is a multiple of 4. */
+		q += (k < 0 ? -k : k) < 0x1p62 ? (int)((int64_t)k & 3) : 0;
+		if (x >= -0.79 && x <= 0.79)
+			break;
+	}
+	*r = x;
+	return q & 3;
 }
 
 /* Taylor on |r| <= pi/4: sin to r^17, cos to r^18 (next terms < 2^-56). */

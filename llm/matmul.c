@@ -220,6 +220,8 @@ static void mm_dot_task(void *arg, int i, int n)
 	struct mm_job *j = arg;
 	const struct mm_part *p = j->part;
 	size_t t = 0, r0, step = 0, k = 0, u;
+	/* NULL when the job has none (the float tiles): NULL + 0 is undefined */
+	uint8_t *scratch = j->scratch ? j->scratch + (size_t)i * j->s_stride : NULL;
 
 	for (;;) {
 		if (k == step) {
@@ -263,17 +265,15 @@ static void mm_dot_task(void *arg, int i, int n)
 		if (j->pack_to) {
 			/* plain rows into the worker's scratch, packed (whole
 			 * groups: M % 16 == 0), for the packed tile */
-			uint8_t *g = j->scratch + (size_t)i * j->s_stride;
-			j->pack_to(j->K, p->w + r0 * j->w_stride, g, j->tune);
-			j->tile->tile(j->K, g, j->w_stride, MM_TILE, j->act, j->a_stride, j->prep,
+			j->pack_to(j->K, p->w + r0 * j->w_stride, scratch, j->tune);
+			j->tile->tile(j->K, scratch, j->w_stride, MM_TILE, j->act, j->a_stride, j->prep,
 				      j->B, p->out + r0, p->M, NULL, j->tune);
 		} else if (j->tile)
 			j->tile->tile(j->K, p->w + r0 * j->w_stride, j->w_stride,
 				      (int)(p->M - r0 < MM_TILE ? p->M - r0 : MM_TILE), j->act,
-				      j->a_stride, j->prep, j->B, p->out + r0, p->M,
-				      j->scratch + (size_t)i * j->s_stride, j->tune);
+				      j->a_stride, j->prep, j->B, p->out + r0, p->M, scratch, j->tune);
 		else
-			mm_tile(j, p, r0, j->scratch + (size_t)i * j->s_stride);
+			mm_tile(j, p, r0, scratch);
 	}
 idle:
 	mm_idle(j, n);

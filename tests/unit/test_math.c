@@ -134,6 +134,25 @@ TEST(math_sincos_within_1ulp_to_2e9)
 	CHECK(nz == 0.0f && signbit(nz));
 }
 
+/* Past 2^32 the contract is only "in [-1, 1]": a huge RoPE angle (a file's
+ * tiny rope.scaling.factor) must still rotate, not turn the row into inf. */
+TEST(math_sincos_of_huge_arguments_stays_within_minus_1_and_1)
+{
+	int bad = 0;
+
+	for (float x = 4294967296.0f; !math_isinf(x); x *= 1.37f)
+		for (int sign = -1; sign <= 1; sign += 2) {
+			float s, c, y = (float)sign * x;
+			math_sincosf(y, &s, &c);
+			if (!(s >= -1.0f && s <= 1.0f && c >= -1.0f && c <= 1.0f)) {
+				if (bad++ < 3)
+					printf("  sincos(%g) = %g, %g\n", (double)y, (double)s, (double)c);
+			}
+		}
+	CHECK_EQ_INT(bad, 0);
+	CHECK(math_fabsf(math_sinf(3.4028235e38f)) <= 1.0f);
+}
+
 TEST(math_tanhf_within_1ulp)
 {
 	struct worst w = {0};
