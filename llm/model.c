@@ -88,8 +88,10 @@ static int read_arch(struct model_hparams *hp, const struct gguf_file *g, char *
 		for (size_t i = 0; i < N_ARCHS && o < sizeof names; i++)
 			o += (size_t)plat_snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "",
 						   model_archs[i].name);
-		plat_snprintf(err, errlen, "model: architecture '%.40s' is not supported "
-			      "(supported: %s)", s->s, names);
+		char what[48];
+		gguf_safe_name(what, sizeof what, s->s, s->len);
+		plat_snprintf(err, errlen, "model: architecture '%s' is not supported "
+			      "(supported: %s)", what, names);
 		return -LLMK_ENOTSUP;
 	}
 	plat_snprintf(hp->arch_name, sizeof hp->arch_name, "%s", s->s);
@@ -112,8 +114,10 @@ static int read_rope_scaling(struct model_hparams *hp, const struct gguf_file *g
 	plat_snprintf(key, sizeof key, "%s.rope.scaling.type", hp->arch_name);
 	if (gguf_get_str(g, key, &s) == 0 && strcmp(s->s, "none") != 0 &&
 	    strcmp(s->s, "linear") != 0) {
-		plat_snprintf(err, errlen, "model: rope scaling '%.32s' (%s) is not supported "
-			      "(supported: none, linear)", s->s, key);
+		char what[40];
+		gguf_safe_name(what, sizeof what, s->s, s->len);
+		plat_snprintf(err, errlen, "model: rope scaling '%s' (%s) is not supported "
+			      "(supported: none, linear)", what, key);
 		return -LLMK_ENOTSUP;
 	}
 	if (gguf_get_str(g, key, &s) == 0 && strcmp(s->s, "none") == 0)

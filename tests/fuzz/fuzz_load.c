@@ -38,7 +38,6 @@
  *   FUZZ_LOAD_SEEDS=DIR fuzz_load   writes the seed corpus (one input per
  *                                   edit class) into DIR and exits
  *   FUZZ_LOAD_TRACE=1 fuzz_load IN  prints the ops and what each run did
- *   FUZZ_LOAD_NO_SKIP=1             also runs the known defects (below)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -55,24 +54,6 @@
 #include "../../tools/host/host.h"
 #include "../../tools/writer/mkmodel.h"
 #include "fuzz_load_model.h"
-
-/*
- * Known defects of issue 18 that another branch fixes. While one is set the
- * harness skips inputs of that class (or its check), so the fuzzer explores
- * past them; remove each once its fix is merged, and the fuzzer then keeps
- * it fixed. FUZZ_LOAD_NO_SKIP=1 runs them all (to reproduce).
- */
-#define SKIP_ISSUE18_VOCAB0 1        /* 1: vocabulary 0 divides by zero in stream_measure;
-					resident, it (or rope.dimension_count 0) asks
-					for a 0-byte buffer */
-#define SKIP_ISSUE18_SIZE_OVERFLOW 1 /* 5: a tensor's byte size wraps to 0 in parse_type */
-#define SKIP_ISSUE18_HPARAMS 1       /* 6: NaN/inf/negative/denormal hyperparameters accepted,
-					and a rope factor so small the angles overflow */
-#define SKIP_ISSUE18_TOK_ROWS 1      /* 7: tokenizer smaller than the embedding rows */
-#define SKIP_ISSUE18_ALIGN 1         /* 8: general.alignment 1/2: misaligned float loads */
-#define SKIP_ISSUE18_CTX 1           /* 4: context_length not capped (planned > 2^24) */
-#define SKIP_ISSUE18_RAW_STRINGS 1   /* 3: the file's architecture and rope scaling type
-					raw in llm/model.c's errors */
 
 /* `config ctx`'s limit (shell/cmd_model_cfg.c): no plan may go past it */
 #define CTX_CAP (1u << 24)
@@ -134,7 +115,7 @@ static struct fl_arena seed_arena;
 static int disk_fd = -1;
 static char disk_path[64];
 static struct fl_out out;
-static bool trace, no_skip;
+static bool trace;
 
 static void die(const char *what)
 {
@@ -179,7 +160,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	trace = (e = getenv("FUZZ_LOAD_TRACE")) && *e == '1';
-	no_skip = (e = getenv("FUZZ_LOAD_NO_SKIP")) && *e == '1';
 	host_set_cpus(1);
 	machine_says = machine_gives = 1ull << 40; /* unlimited while the seeds are made */
 	if ((disk_fd = memfd_create("fuzz_load.gguf", 0)) < 0)
@@ -218,19 +198,16 @@ static void check_err(const char *what, int rc, const char *err)
 		fail("%s failed without a message", what);
 	const char *c;
 
-	if (SKIP_ISSUE18_RAW_STRINGS && !no_skip && (strncmp(err, "model: architecture '", 21) == 0 ||
-						     strncmp(err, "model: rope scaling '", 21) == 0))
-		return;
 	for (const char *p = err; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			fail("%s error carries a control byte: %s", what, err);
 	/* an allocation asked for 0 bytes (or a size that wrapped): a shape
 	 * no check refused reached the allocator */
-	if ((!SKIP_ISSUE18_VOCAB0 || no_skip) && strstr(err, "allocating the model's buffers") &&
+	if (strstr(err, "allocating the model's buffers") &&
 	    strstr(err, plat_strerror(-LLMK_EINVAL)))
 		fail("%s: a zero or wrapped size reached the allocator: %s", what, err);
 	/* the plan's context, where a failed load names it */
-	if ((!SKIP_ISSUE18_CTX || no_skip) && (c = strstr(err, "(context ")) &&
+	if ((c = strstr(err, "(context ")) &&
 	    strtoull(c + 9, NULL, 10) > CTX_CAP)
 		fail("%s planned a context above 2^24 positions: %s", what, err);
 }
@@ -242,7 +219,7 @@ static bool bad_float(float f)
 
 /* What a parse of the written file says about the known defects. */
 struct known {
-	bool parsed, vocab0, size_overflow, hparams, rope_overflow, align;
+	bool parsed, hparams;
 };
 
 /* arch.key as a float the way model_read_hparams reads it; absent: 0 */
@@ -257,17 +234,17 @@ static float get_f(const struct gguf_file *g, const char *arch, const char *key)
 }
 
 /* Does the file carry a float hyperparameter that is NaN, infinite,
- * negative or denormal where the loader reads it (defect 6)? The rope
+ * negative or denormal where the loader reads it, or a rope factor so
+ * small the angles overflow (defect 6)? The rope
  * factor only when the scaling type is not "none", scale_linear only in
  * place of a factor of 0 (model.c read_rope_scaling). */
-static bool bad_hparams(const struct gguf_file *g, bool *rope_overflow)
+static bool bad_hparams(const struct gguf_file *g)
 {
 	const struct gguf_str *arch, *type;
 	char k[128];
 	uint32_t ctx = 0;
 	float factor;
 
-	*rope_overflow = false;
 	if (gguf_get_str(g, "general.architecture", &arch) < 0)
 		return false;
 	if (bad_float(get_f(g, arch->s, "attention.layer_norm_rms_epsilon")) ||
@@ -284,8 +261,8 @@ static bool bad_hparams(const struct gguf_file *g, bool *rope_overflow)
 	 * (the context, or the largest config ctx here): NaN rows, token 0 */
 	snprintf(k, sizeof k, "%.40s.context_length", arch->s);
 	gguf_get_u32(g, k, &ctx);
-	*rope_overflow = factor > 0 && (ctx > 1000 ? (double)ctx : 1000.0) / factor >= 0x1p128;
-	return bad_float(factor);
+	return bad_float(factor) ||
+	       (factor > 0 && (ctx > 1000 ? (double)ctx : 1000.0) / factor >= 0x1p128);
 }
 
 static void check_parse(const uint8_t *buf, uint64_t n, struct known *k)
@@ -296,7 +273,6 @@ static void check_parse(const uint8_t *buf, uint64_t n, struct known *k)
 	struct gguf_file g;
 	const struct gguf_tensor *t;
 	char err[256];
-	uint32_t a;
 
 	memset(k, 0, sizeof *k);
 	llm_mem_init(&mem, 0);
@@ -315,17 +291,11 @@ static void check_parse(const uint8_t *buf, uint64_t n, struct known *k)
 		for (uint32_t d = 0; d < t->n_dims; d++)
 			bytes *= t->ne[d];
 		bytes = bytes / blck * bsz;
-		if (bytes != t->size) {
-			k->size_overflow = true;
-			if (!SKIP_ISSUE18_SIZE_OVERFLOW || no_skip)
-				fail("tensor '%s': parsed size is not its exact byte size (%s)", t->name,
-				     gguf_type_name(t->type));
-		}
+		if (bytes != t->size)
+			fail("tensor '%s': parsed size is not its exact byte size (%s)", t->name,
+			     gguf_type_name(t->type));
 	}
-	t = gguf_find_tensor(&g, "token_embd.weight");
-	k->vocab0 = t && (t->ne[1] == 0 || t->ne[0] == 0);
-	k->hparams = bad_hparams(&g, &k->rope_overflow);
-	k->align = gguf_get_u32(&g, "general.alignment", &a) == 0 && a < 4;
+	k->hparams = bad_hparams(&g);
 	gguf_close(&g);
 	if (mem.used)
 		fail("gguf_open did not return its memory");
@@ -388,13 +358,13 @@ static void run(bool stream, uint8_t h1, uint8_t h2, bool touched, const struct 
 			(unsigned long long)plan.slot_bytes, (unsigned long long)plan.weight_bytes,
 			(unsigned long long)plan.kv_bytes, (unsigned long long)plan.scratch_bytes,
 			(unsigned long long)plan.mem_used);
-	if ((!SKIP_ISSUE18_CTX || no_skip) && e->n_ctx > CTX_CAP)
+	if (e->n_ctx > CTX_CAP)
 		fail("load planned a context of %u positions, above 2^24", e->n_ctx);
-	if ((!SKIP_ISSUE18_HPARAMS || no_skip) && k->hparams)
+	if (k->hparams)
 		fail("load accepted a float hyperparameter that is NaN, infinite, negative or "
 		     "denormal (eps %g, rope base %g, rope scale %g)", (double)hp->norm_eps,
 		     (double)hp->rope_base, (double)hp->rope_scale);
-	if ((!SKIP_ISSUE18_TOK_ROWS || no_skip) && e->tok.n_vocab < hp->n_vocab)
+	if (e->tok.n_vocab < hp->n_vocab)
 		fail("load accepted a tokenizer of %u tokens over %u embedding rows",
 		     e->tok.n_vocab, hp->n_vocab);
 	engine_gen_init(e, &g);
@@ -413,8 +383,7 @@ static void run(bool stream, uint8_t h1, uint8_t h2, bool touched, const struct 
 		res->n_out = g.n_out;
 		for (uint32_t i = 0; i < g.n_out && i < 4; i++)
 			if ((uint32_t)res->ids[i] >= hp->n_vocab ||
-			    ((!SKIP_ISSUE18_TOK_ROWS || no_skip) &&
-			     tok_piece(&e->tok, res->ids[i], 0, piece, sizeof piece) == -LLMK_EINVAL))
+			    tok_piece(&e->tok, res->ids[i], 0, piece, sizeof piece) == -LLMK_EINVAL)
 				fail("generated id %d, which the model (%u rows, %u tokens) cannot render",
 				     res->ids[i], hp->n_vocab, e->tok.n_vocab);
 		for (uint32_t i = 0; !touched && i < hp->n_vocab; i++)
@@ -443,12 +412,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	flm_write(&m, &out);
 	machine_says = machine_gives = 1ull << 40;
 	check_parse(out.buf, out.len, &k);
-	if (!no_skip && ((SKIP_ISSUE18_VOCAB0 && k.vocab0) || (SKIP_ISSUE18_HPARAMS && (k.hparams || k.rope_overflow)) ||
-			 (SKIP_ISSUE18_SIZE_OVERFLOW && k.size_overflow))) {
-		if (trace)
-			fprintf(stderr, "skipped: a known defect of issue 18\n");
-		goto done;
-	}
 	if (!k.parsed && !trace && (s & 0x80) == 0)
 		goto done; /* the parser refused it: fuzz_gguf's ground, not worth two loads */
 	if (ftruncate(disk_fd, 0) < 0 || pwrite(disk_fd, out.buf, out.len, 0) != (ssize_t)out.len ||
@@ -463,7 +426,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	held = machine_held;
 	if ((h1 & 3) != 2)
 		run(false, h1, h2, m.weights_touched, &k, &res[0]);
-	if ((h1 & 3) != 1 && (no_skip || !SKIP_ISSUE18_ALIGN || !k.align))
+	if ((h1 & 3) != 1)
 		run(true, h1, h2, m.weights_touched, &k, &res[1]);
 	if (machine_held != held) /* what llm_mem does not see: plat_alloc itself */
 		fail("%llu bytes of the platform's memory not returned",
