@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -618,8 +619,16 @@ void plat_parallel(plat_task_fn fn, void *arg, int n)
 	pthread_cond_broadcast(&pool_cond);
 	pthread_mutex_unlock(&pool_lock);
 	fn(arg, 0, n);
-	while (atomic_load(&pool_pending) > 0)
-		cpu_relax();
+	/* a worker still out is most often one the OS has not run yet, on a
+	 * host busy with other work: past a short spin, give it the CPU
+	 * (spinning on, two-thread decode ran at a fifth of its speed on a
+	 * loaded host: docs/perf.md, "Matmul scheduling and memory") */
+	for (int spins = 0; atomic_load(&pool_pending) > 0; spins++) {
+		if (spins < 4000)
+			cpu_relax();
+		else
+			sched_yield();
+	}
 }
 
 /* ---- entropy ---- */
