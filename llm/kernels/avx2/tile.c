@@ -966,8 +966,11 @@ p2_step1_q6K(const uint8_t *g, size_t sb, const int8_t *a, const float *p, __m25
 			 * steps") */
 			const uint8_t *uo = u;
 			__asm__("" : "+r"(uo));
-			if (i % 2 == 0 && half == 0) /* a quarter of the 53 lines (above) */
-				p2_prefetch(u + 840 * (size_t)(i / 2), 840, ahead, nta);
+			/* a sixteenth of the 53 lines ahead before each sub-block:
+			 * from memory, one core read further below the read probe
+			 * with a quarter every other sub-block (docs/perf.md, "AVX2
+			 * decode steps") */
+			p2_prefetch(u + P2_SB6 / 16 * (size_t)(2 * i + half), P2_SB6 / 16, ahead, nta);
 			size_t s = sb * 16 + 2 * (size_t)i + (size_t)half;
 			const int8_t *q = a + sb * Q8_K_BYTES2 + Q8_K_OFF2 + 32 * (size_t)i +
 					  16 * (size_t)half;
