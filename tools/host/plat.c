@@ -621,8 +621,7 @@ void plat_parallel(plat_task_fn fn, void *arg, int n)
 	fn(arg, 0, n);
 	/* a worker still out is most often one the OS has not run yet, on a
 	 * host busy with other work: past a short spin, give it the CPU
-	 * (spinning on, two-thread decode ran at a fifth of its speed on a
-	 * loaded host: docs/perf.md, "Matmul scheduling and memory") */
+	 * (docs/perf.md, "Matmul scheduling and memory") */
 	for (int spins = 0; atomic_load(&pool_pending) > 0; spins++) {
 		if (spins < 4000)
 			cpu_relax();
