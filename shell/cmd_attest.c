@@ -86,10 +86,14 @@ static void hash_consume(void *ctx, const void *p, size_t n)
 }
 
 /* SHA-256 of disk's bytes [0, len), read in order with requests in flight
- * while the bytes before them are hashed (shell_disk_stream): read one
- * chunk at a time, the disk and the hash took turns, and a streamed 7B
- * model's load spent most of its time here (docs/perf.md, "Streaming
- * reads"). */
+ * while the bytes before them are hashed: read one chunk at a time, the
+ * disk and the hash took turns, and a streamed 7B model's load spent most
+ * of its time here (docs/perf.md, "Streaming reads"). The ring is small, as
+ * the process beside a streamed model must stay near its budget
+ * (test_stream), and one buffer of 2 MiB: the host build puts it on a 2
+ * MiB page, which a device reads into as fast as into the engine's. */
+#define HASH_CHUNK (256u << 10)
+#define HASH_DEPTH 8
 static int hash_disk(struct shell *sh, int disk, uint64_t len, uint8_t out[32])
 {
 	struct llm_sha256 c;
@@ -97,7 +101,7 @@ static int hash_disk(struct shell *sh, int disk, uint64_t len, uint8_t out[32])
 	int e;
 
 	llm_sha256_init(&c);
-	e = shell_disk_stream(sh, disk, 0, len, 0, hash_consume, &c, &done);
+	e = shell_disk_stream_ring(sh, disk, 0, len, HASH_CHUNK, HASH_DEPTH, hash_consume, &c, &done);
 	if (!e && done != len)
 		e = -LLMK_EIO;
 	if (!e)
