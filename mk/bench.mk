@@ -6,15 +6,24 @@
 #                                       llama.cpp's AVX2 variant)
 #   make bench-compare BENCH_ARGS="-r 5 --rounds 3"
 #   make bench-deps                     Debian's nodejs and npm, which it needs
+#   make bench-stream7b                 a Llama-2-7B-shaped Q4_0 streamed under a
+#                                       512 MiB memory cgroup (root), load + 8
+#                                       tokens against llama.cpp and the disk
+#   make bench-stream7b STREAM7B_ARGS="--rounds 5 --class avx2"
 #
 # llama.cpp is node-llama-cpp from npm, installed under build/llamacpp on
 # the first run.
 
 BENCH_CLASS ?= native
 BENCH_ARGS ?=
+STREAM7B_ARGS ?=
 
-.PHONY: bench-compare bench-deps
-bench-compare: $(B)/host/llmctl $(BENCH_MODELS) ## our bench and llama.cpp's (node-llama-cpp) on the benchmark models, in turn: the ratio table (BENCH_CLASS=avx2 for an AVX2-only CPU)
+.PHONY: bench-compare bench-deps bench-stream7b
+# The models are order-only: written when missing, not again for every newer
+# mkmodel (they are the same bytes); second expansion, as their list comes
+# from mk/models.mk, read after this file.
+.SECONDEXPANSION:
+bench-compare: $(B)/host/llmctl | $$(BENCH_MODELS) ## our bench and llama.cpp's (node-llama-cpp) on the benchmark models, in turn: the ratio table (BENCH_CLASS=avx2 for an AVX2-only CPU)
 	python3 tools/bench_compare.py --class $(BENCH_CLASS) --llmctl $(B)/host/llmctl \
 		--prefix $(B)/llamacpp $(BENCH_ARGS) $(BENCH_MODELS)
 
@@ -25,3 +34,7 @@ bench-deps: ## Debian's nodejs and npm for make bench-compare (apt-get: root or 
 		S=; [ "$$(id -u)" = 0 ] || S=sudo; \
 		$$S apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$S apt-get install -y -qq nodejs npm; \
 	fi
+
+bench-stream7b: $(B)/host/llmctl | $(B)/models/llama2-7b-Q4_0.gguf ## a 7B Q4_0 (3.8 GB) streamed under a 512 MiB cgroup: load + 8 tokens, ours (default, --direct, --no-direct) and llama.cpp's best build that survives, against the disk's O_DIRECT rate (root; tools/bench_stream7b.py)
+	python3 tools/bench_stream7b.py --llmctl $(B)/host/llmctl --prefix $(B)/llamacpp \
+		--model $(B)/models/llama2-7b-Q4_0.gguf $(STREAM7B_ARGS)

@@ -5,16 +5,19 @@
 #   make build/models/tinyllama-Q5_K_M.gguf   any shape preset and type, by name
 #
 # Deterministic (seed 1): the same mkmodel writes the same bytes, so benchmark
-# numbers from different machines use the same file.
+# numbers from different machines use the same file. mkmodel is an order-only
+# prerequisite: a file once written stays (its bytes do not change when
+# mkmodel is relinked); remove it to write it again after changing the
+# generator.
 
 MODELS_DIR := $(B)/models
 BENCH_MODELS := $(patsubst %,$(MODELS_DIR)/tinyllama-%.gguf,Q4_0 Q4_K_M Q6_K Q8_0)
 
-$(MODELS_DIR)/tinyllama-%.gguf: $(B)/host/mkmodel
+$(MODELS_DIR)/tinyllama-%.gguf: | $(B)/host/mkmodel
 	@mkdir -p $(@D)
 	$(B)/host/mkmodel --shape tinyllama --type $* -o $@.tmp && mv $@.tmp $@
 
-$(MODELS_DIR)/llama2-7b-%.gguf: $(B)/host/mkmodel
+$(MODELS_DIR)/llama2-7b-%.gguf: | $(B)/host/mkmodel
 	@mkdir -p $(@D)
 	$(B)/host/mkmodel --shape llama2-7b --type $* -o $@.tmp && mv $@.tmp $@
 

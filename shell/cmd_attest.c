@@ -80,26 +80,30 @@ static int ensure_pair(struct attest_shell *s)
 }
 
 /* ---- model digests ---- */
-#define HASH_CHUNK (256u << 10) /* small: a streamed model's memory budget holds */
+static void hash_consume(void *ctx, const void *p, size_t n)
+{
+	llm_sha256_update(ctx, p, n);
+}
 
-/* SHA-256 of disk's bytes [0, len), read in order a chunk at a time. */
+/* SHA-256 of disk's bytes [0, len), read in order with requests in flight
+ * while the bytes before them are hashed: read one chunk at a time, the
+ * disk and the hash took turns, and a streamed 7B model's load spent most
+ * of its time here (docs/perf.md, "Streaming reads"). The ring is small, as
+ * the process beside a streamed model must stay near its budget
+ * (test_stream), and one buffer of 2 MiB: the host build puts it on a 2
+ * MiB page, which a device reads into as fast as into the engine's. */
+#define HASH_CHUNK (256u << 10)
+#define HASH_DEPTH 8
 static int hash_disk(struct shell *sh, int disk, uint64_t len, uint8_t out[32])
 {
 	struct llm_sha256 c;
-	uint8_t *buf = plat_alloc(HASH_CHUNK, 4096);
-	int e = 0;
+	uint64_t done = 0;
+	int e;
 
-	if (!buf)
-		return -LLMK_ENOMEM;
 	llm_sha256_init(&c);
-	for (uint64_t off = 0; off < len && !e; off += HASH_CHUNK) {
-		size_t k = len - off < HASH_CHUNK ? (size_t)(len - off) : HASH_CHUNK;
-		if (shell_poll_cancel(sh))
-			e = -LLMK_ECANCEL;
-		else if (!(e = plat_disk_read(disk, off, buf, k)))
-			llm_sha256_update(&c, buf, k);
-	}
-	plat_free(buf, HASH_CHUNK);
+	e = shell_disk_stream_ring(sh, disk, 0, len, HASH_CHUNK, HASH_DEPTH, hash_consume, &c, &done);
+	if (!e && done != len)
+		e = -LLMK_EIO;
 	if (!e)
 		llm_sha256_out(&c, out);
 	return e;

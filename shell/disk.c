@@ -24,6 +24,8 @@ struct stream {
 	void (*consume)(void *ctx, const void *p, size_t n);
 	void *ctx;
 	uint64_t *done;
+	size_t chunk;   /* bytes per request */
+	int depth;      /* requests in flight, <= SHELL_DISK_DEPTH */
 };
 
 /* A synchronous piece (the unaligned head or tail). */
@@ -39,7 +41,7 @@ static int stream_sync(struct stream *s, uint64_t off, uint64_t len)
 }
 
 /*
- * The aligned middle: a ring of SHELL_DISK_DEPTH buffers, each in flight as
+ * The aligned middle: a ring of s->depth buffers, each in flight as
  * one request; completed in order, consumed, resubmitted further on. After
  * an error, a cancel or the deadline nothing new is submitted, but every
  * request in flight is waited for before the buffers go back.
@@ -53,11 +55,11 @@ static int stream_async(struct stream *s, uint64_t a0, uint64_t a1, uint64_t dea
 	int head = 0, n = 0, r = 0;
 
 	for (;;) {
-		while (!r && !*stopped && n < SHELL_DISK_DEPTH && next < a1) {
-			int slot = (head + n) % SHELL_DISK_DEPTH;
-			size_t l = a1 - next < SHELL_DISK_CHUNK ? (size_t)(a1 - next) : SHELL_DISK_CHUNK;
-			r = plat_disk_read_async(s->disk, next, s->buf + (size_t)slot * SHELL_DISK_CHUNK,
-						 l, &io[slot]);
+		while (!r && !*stopped && n < s->depth && next < a1) {
+			int slot = (head + n) % s->depth;
+			size_t l = a1 - next < s->chunk ? (size_t)(a1 - next) : s->chunk;
+			r = plat_disk_read_async(s->disk, next, s->buf + (size_t)slot * s->chunk, l,
+						 &io[slot]);
 			if (r)
 				break;
 			lens[slot] = l;
@@ -71,14 +73,14 @@ static int stream_async(struct stream *s, uint64_t a0, uint64_t a1, uint64_t dea
 			r = st;
 		if (!r && !*stopped) {
 			if (s->consume)
-				s->consume(s->ctx, s->buf + (size_t)head * SHELL_DISK_CHUNK, lens[head]);
+				s->consume(s->ctx, s->buf + (size_t)head * s->chunk, lens[head]);
 			*s->done += lens[head];
 			if (deadline && plat_time_ns() >= deadline)
 				*stopped = true;
 			else if (shell_poll_cancel(s->sh))
 				r = -LLMK_ECANCEL;
 		}
-		head = (head + 1) % SHELL_DISK_DEPTH;
+		head = (head + 1) % s->depth;
 		n--;
 	}
 }
@@ -103,11 +105,29 @@ static int stream_range(struct stream *s, uint64_t off, uint64_t len, uint64_t d
 
 #define STREAM_BYTES ((size_t)SHELL_DISK_CHUNK * SHELL_DISK_DEPTH)
 
+int shell_disk_stream_ring(struct shell *sh, int disk, uint64_t off, uint64_t len, size_t chunk,
+			   int depth, void (*consume)(void *ctx, const void *p, size_t n), void *ctx,
+			   uint64_t *done)
+{
+	struct stream s = {sh, disk, NULL, consume, ctx, done, chunk, depth};
+	bool stopped = false;
+
+	*done = 0;
+	if (!chunk || chunk % 512 || depth < 1 || depth > SHELL_DISK_DEPTH)
+		return -LLMK_EINVAL;
+	s.buf = plat_alloc(chunk * (size_t)depth, 4096);
+	if (!s.buf)
+		return -LLMK_ENOMEM;
+	int r = stream_range(&s, off, len, 0, &stopped);
+	plat_free(s.buf, chunk * (size_t)depth);
+	return r;
+}
+
 int shell_disk_stream(struct shell *sh, int disk, uint64_t off, uint64_t len,
 		      uint64_t deadline_ns, void (*consume)(void *ctx, const void *p, size_t n),
 		      void *ctx, uint64_t *done)
 {
-	struct stream s = {sh, disk, NULL, consume, ctx, done};
+	struct stream s = {sh, disk, NULL, consume, ctx, done, SHELL_DISK_CHUNK, SHELL_DISK_DEPTH};
 	bool stopped = false;
 
 	*done = 0;
@@ -123,7 +143,7 @@ int shell_disk_bench(struct shell *sh, int disk, uint64_t max_bytes, uint64_t ma
 		     uint64_t *bytes, uint64_t *ns)
 {
 	struct plat_disk_info in;
-	struct stream s = {sh, disk, NULL, NULL, NULL, bytes};
+	struct stream s = {sh, disk, NULL, NULL, NULL, bytes, SHELL_DISK_CHUNK, SHELL_DISK_DEPTH};
 	bool stopped = false;
 	int r;
 

@@ -189,6 +189,12 @@ void shell_write_text(const char *s, size_t n);
 int shell_disk_stream(struct shell *sh, int disk, uint64_t off, uint64_t len,
 		      uint64_t deadline_ns, void (*consume)(void *ctx, const void *p, size_t n),
 		      void *ctx, uint64_t *done);
+/* The same without a deadline, depth (1..SHELL_DISK_DEPTH) requests of chunk
+ * bytes (a multiple of 512; -LLMK_EINVAL otherwise) in flight: a smaller
+ * ring for reads beside a loaded model (the model's hash at load). */
+int shell_disk_stream_ring(struct shell *sh, int disk, uint64_t off, uint64_t len, size_t chunk,
+			   int depth, void (*consume)(void *ctx, const void *p, size_t n), void *ctx,
+			   uint64_t *done);
 /* Sequential read speed: whole passes over the disk from byte 0 until
  * max_bytes or max_ns; *bytes read in *ns. 0, -LLMK_ECANCEL or the error. */
 int shell_disk_bench(struct shell *sh, int disk, uint64_t max_bytes, uint64_t max_ns,

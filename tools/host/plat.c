@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -746,8 +747,15 @@ void plat_parallel(plat_task_fn fn, void *arg, int n)
 	pthread_cond_broadcast(&pool_cond);
 	pthread_mutex_unlock(&pool_lock);
 	fn(arg, 0, n);
-	while (atomic_load(&pool_pending) > 0)
-		cpu_relax();
+	/* a worker still out is most often one the OS has not run yet, on a
+	 * host busy with other work: past a short spin, give it the CPU
+	 * (docs/perf.md, "Matmul scheduling and memory") */
+	for (int spins = 0; atomic_load(&pool_pending) > 0; spins++) {
+		if (spins < 4000)
+			cpu_relax();
+		else
+			sched_yield();
+	}
 }
 
 /*

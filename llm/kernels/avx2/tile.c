@@ -56,20 +56,24 @@ static inline __m256i bits(const uint8_t *p, int shift, int mask)
 				_mm256_set1_epi8((char)mask));
 }
 
-static __m256i run_q4_0(const uint8_t *row, size_t i, float *ws, float *wm)
+static __m256i run_q4_0(const uint8_t *row, size_t i, float *ws, float *wm, float *sd)
 {
 	const struct block_q4_0 *b = (const struct block_q4_0 *)row + i;
 
 	ws[0] = q_f16(b->d);
 	wm[0] = 0.0f;
+	(void)sd;
 	return nib_lo_hi(b->qs);
 }
 
 /* Q4_K / Q5_K: run i is sub-block j = i % 8 of superblock i / 8: the low
  * (j even) or high nibbles of qs[32 (j / 2) + l], plus 16 for Q5_K where bit
- * j of qh[l] is set. */
+ * j of qh[l] is set. KINT (Q4_K): ws the scale as an int32, wm the min as a
+ * float, sd the superblock's d and dmin (cols(), KINT); else ws = d * sc,
+ * wm = -(dmin * m). */
 static inline __m256i run_kmins(uint16_t hd, uint16_t hm, const uint8_t *scales,
-				const uint8_t *qh, const uint8_t *qs, int j, float *ws, float *wm)
+				const uint8_t *qh, const uint8_t *qs, int j, float *ws, float *wm,
+				float *sd, const int KINT)
 {
 	__m256i u = bits(qs + 32 * (j / 2), 4 * (j & 1), 15);
 	int sc, m;
@@ -77,45 +81,56 @@ static inline __m256i run_kmins(uint16_t hd, uint16_t hm, const uint8_t *scales,
 	if (qh)
 		u = _mm256_or_si256(u, _mm256_slli_epi16(bits(qh, j, 1), 4));
 	q_scale_min_k4(scales, j, &sc, &m);
-	ws[0] = q_f16(hd) * (float)sc;
-	wm[0] = -(q_f16(hm) * (float)m);
+	if (KINT) {
+		int32_t v = sc;
+		memcpy(ws, &v, sizeof v);
+		wm[0] = (float)m;
+		sd[0] = q_f16(hd);
+		sd[1] = q_f16(hm);
+	} else {
+		ws[0] = q_f16(hd) * (float)sc;
+		wm[0] = -(q_f16(hm) * (float)m);
+	}
 	return u;
 }
 
-static __m256i run_q4_K(const uint8_t *row, size_t i, float *ws, float *wm)
+static __m256i run_q4_K(const uint8_t *row, size_t i, float *ws, float *wm, float *sd)
 {
 	const struct block_q4_K *b = (const struct block_q4_K *)row + i / 8;
 
-	return run_kmins(b->d, b->dmin, b->scales, NULL, b->qs, (int)(i % 8), ws, wm);
+	return run_kmins(b->d, b->dmin, b->scales, NULL, b->qs, (int)(i % 8), ws, wm, sd, 1);
 }
 
-static __m256i run_q5_K(const uint8_t *row, size_t i, float *ws, float *wm)
+static __m256i run_q5_K(const uint8_t *row, size_t i, float *ws, float *wm, float *sd)
 {
 	const struct block_q5_K *b = (const struct block_q5_K *)row + i / 8;
 
-	return run_kmins(b->d, b->dmin, b->scales, b->qh, b->qs, (int)(i % 8), ws, wm);
+	return run_kmins(b->d, b->dmin, b->scales, b->qh, b->qs, (int)(i % 8), ws, wm, sd, 0);
 }
 
 /* Q6_K: element 128 h + 32 j + l: low 4 bits from ql[64 h + l + 32 (j & 1)]
  * (low nibble for j < 2, high for j >= 2), top 2 bits from qh[32 h + l] at
- * bit 2 j; stored with +32. Sub-blocks of 16, int8 scales. */
-static __m256i run_q6_K(const uint8_t *row, size_t i, float *ws, float *wm)
+ * bit 2 j; stored with +32. Sub-blocks of 16, int8 scales: ws the scale as
+ * an int32, sd the superblock's d (cols(), KINT). */
+static __m256i run_q6_K(const uint8_t *row, size_t i, float *ws, float *wm, float *sd)
 {
 	const struct block_q6_K *b = (const struct block_q6_K *)row + i / 8;
 	int h = (int)(i % 8) / 4, j = (int)(i % 4);
-	float d = q_f16(b->d);
 
 	for (int k = 0; k < 2; k++) {
-		ws[k] = d * (float)b->scales[2 * (i % 8) + (size_t)k];
+		int32_t v = b->scales[2 * (i % 8) + (size_t)k];
+		memcpy(&ws[k], &v, sizeof v);
 		wm[k] = 0.0f;
 	}
+	sd[0] = q_f16(b->d);
+	sd[1] = 0.0f;
 	return _mm256_or_si256(bits(b->ql + 64 * h + 32 * (j & 1), j >= 2 ? 4 : 0, 15),
 			       _mm256_slli_epi16(bits(b->qh + 32 * h, 2 * j, 3), 4));
 }
 
 /* Q2_K: element 128 n + 32 j + l is bits 2 j..2 j + 1 of qs[32 n + l];
  * sub-block s: scale scales[s] & 15, min scales[s] >> 4. */
-static __m256i run_q2_K(const uint8_t *row, size_t i, float *ws, float *wm)
+static __m256i run_q2_K(const uint8_t *row, size_t i, float *ws, float *wm, float *sd)
 {
 	const struct block_q2_K *b = (const struct block_q2_K *)row + i / 8;
 	int n = (int)(i % 8) / 4, j = (int)(i % 4);
@@ -133,7 +148,7 @@ static __m256i run_q2_K(const uint8_t *row, size_t i, float *ws, float *wm)
  * (zero point 4); 6-bit scales stored with +32: low nibbles in scales[0..7]
  * (s < 8 low, else high nibble of scales[s - 8]), top 2 bits in
  * scales[8 + s % 4] at bit 2 (s / 4). */
-static __m256i run_q3_K(const uint8_t *row, size_t i, float *ws, float *wm)
+static __m256i run_q3_K(const uint8_t *row, size_t i, float *ws, float *wm, float *sd)
 {
 	const struct block_q3_K *b = (const struct block_q3_K *)row + i / 8;
 	int n = (int)(i % 8) / 4, j = (int)(i % 4);
@@ -150,22 +165,30 @@ static __m256i run_q3_K(const uint8_t *row, size_t i, float *ws, float *wm)
 			       _mm256_slli_epi16(bits(b->hmask, 4 * n + j, 1), 2));
 }
 
-typedef __m256i (*run_fn)(const uint8_t *row, size_t i, float *ws, float *wm);
+typedef __m256i (*run_fn)(const uint8_t *row, size_t i, float *ws, float *wm, float *sd);
 
-/* Rows [0, nr) into the tile (rows nr..15: zero bytes and scales). */
+/* Rows [0, nr) into the tile (rows nr..15: zero bytes and scales); KINT:
+ * the superblocks' d and dmin into sd too. */
 static inline __attribute__((always_inline)) void
-repack(run_fn run, const uint8_t *w, size_t w_stride, int nr, size_t n, int G, struct q_rtile *t)
+repack(run_fn run, const uint8_t *w, size_t w_stride, int nr, size_t n, int G, struct q_rtile *t,
+       const int KINT)
 {
 	const size_t per = 32 / (size_t)G; /* sub-blocks per run */
 
 	for (size_t i = 0; i < n / 32; i++) {
 		__m256i R[16];
 		for (int r = 0; r < 16; r++) {
-			float ws[2] = {0, 0}, wm[2] = {0, 0};
-			R[r] = r < nr ? run(w + (size_t)r * w_stride, i, ws, wm) : _mm256_setzero_si256();
+			float ws[2] = {0, 0}, wm[2] = {0, 0}, sd[2] = {0, 0};
+			R[r] = r < nr ? run(w + (size_t)r * w_stride, i, ws, wm, sd)
+				      : _mm256_setzero_si256();
 			for (size_t k = 0; k < per; k++) {
-				t->ws[(i * per + k) * 16 + (size_t)r] = ws[k];
+				/* (the bits as they are: KINT's ws are int32s) */
+				memcpy(&t->ws[(i * per + k) * 16 + (size_t)r], &ws[k], sizeof ws[k]);
 				t->wm[(i * per + k) * 16 + (size_t)r] = wm[k];
+			}
+			if (KINT && i % 8 == 0) {
+				t->sd[i / 8 * 32 + (size_t)r] = sd[0];
+				t->sd[i / 8 * 32 + 16 + (size_t)r] = sd[1];
 			}
 		}
 		put8(t->q + i * 8 * 64, R);
@@ -183,18 +206,29 @@ repack(run_fn run, const uint8_t *w, size_t w_stride, int nr, size_t n, int G, s
  * to the int16 and int32 sums. (The empty asm keeps each int16 sum a
  * running one, as GCC otherwise reassociates the group's additions and
  * keeps their leaves on the stack.)
+ *
+ * KINT (Q4_K, Q6_K): a superblock's sub-block scales stay integers. ws
+ * holds each sub-block's scale as an int32 and the exact integer sums of
+ * the superblock add up as T = sum of scale x sub-block sum (vpmulld; at
+ * most 31 M for Q4_K, 395 M for Q6_K); with mins, wm holds each min as a
+ * float and M = sum of min x sa (exact: below 2^21); then once a
+ * superblock x = T d (- M dmin) and f += x da, d and dmin from sd. Fewer
+ * float steps than a scale per sub-block, and the packed steps take the
+ * same (docs/perf.md, "AVX2 decode steps").
  */
 static inline __attribute__((always_inline)) void
 cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *const *p,
      float *const *o, int nr, const int C, const int G, const size_t QB, const size_t QBYTES,
-     const size_t QOFF, const int MINS, const int DEPTH)
+     const size_t QOFF, const int MINS, const int DEPTH, const int KINT)
 {
 	const size_t SB = QB / (size_t)G;
 	const __m256i ones = _mm256_set1_epi16(1);
 	_Alignas(32) float f[4][16], g[4][16];
+	_Alignas(32) int32_t ti[4][16];
 
 	memset(f, 0, sizeof f);
 	memset(g, 0, sizeof g);
+	memset(ti, 0, sizeof ti);
 	for (size_t s = 0; s < n / (size_t)G; s++) {
 		size_t k0 = s * (size_t)G, aoff = k0 / QB * QBYTES + QOFF + k0 % QB;
 		const uint8_t *qg = t->q + k0 / 4 * 64;
@@ -228,6 +262,36 @@ cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *con
 								     _mm256_madd_epi16(s16[c][h], ones));
 		}
 		_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
+			if (KINT) {
+				const float *sd = t->sd + s / SB * 32 + 8 * (size_t)h;
+				__m256i sc = _mm256_loadu_si256((const __m256i *)(t->ws + s * 16 + 8 * (size_t)h));
+				__m256 wm = MINS ? _mm256_loadu_ps(t->wm + s * 16 + 8 * (size_t)h)
+						 : _mm256_setzero_ps();
+				_Pragma("GCC unroll 4") for (int c = 0; c < C; c++) {
+					__m256i tc = _mm256_add_epi32(
+						_mm256_load_si256((const __m256i *)(ti[c] + 8 * h)),
+						_mm256_mullo_epi32(acc[c][h], sc));
+					__m256 gc = _mm256_setzero_ps();
+					if (MINS)
+						gc = _mm256_fmadd_ps(wm, _mm256_set1_ps(p[c][2 * s + 1]),
+								     _mm256_load_ps(g[c] + 8 * h));
+					if (s % SB == SB - 1) {
+						__m256 x = _mm256_mul_ps(_mm256_cvtepi32_ps(tc),
+									 _mm256_loadu_ps(sd));
+						if (MINS)
+							x = _mm256_fnmadd_ps(gc, _mm256_loadu_ps(sd + 16), x);
+						_mm256_store_ps(f[c] + 8 * h,
+								_mm256_fmadd_ps(x, _mm256_set1_ps(p[c][2 * s]),
+										_mm256_load_ps(f[c] + 8 * h)));
+						tc = _mm256_setzero_si256();
+						gc = _mm256_setzero_ps();
+					}
+					_mm256_store_si256((__m256i *)(ti[c] + 8 * h), tc);
+					if (MINS)
+						_mm256_store_ps(g[c] + 8 * h, gc);
+				}
+				continue;
+			}
 			__m256 ws = _mm256_loadu_ps(t->ws + s * 16 + 8 * (size_t)h);
 			__m256 wm = MINS ? _mm256_loadu_ps(t->wm + s * 16 + 8 * (size_t)h)
 					 : _mm256_setzero_ps();
@@ -267,21 +331,21 @@ cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *con
 			p[c] = prep + (b + (size_t)c) * QUANT_TILE_PREP_FLOATS(n);       \
 			o[c] = out + (b + (size_t)c) * os;                               \
 		}                                                                        \
-		cols(&t, n, a, p, o, nr, (C), G, QB, QBYTES, QOFF, MINS, DEPTH);          \
+		cols(&t, n, a, p, o, nr, (C), G, QB, QBYTES, QOFF, MINS, DEPTH, KINT);    \
 	}
 
 /* One tile function per weight type: repack, then the tokens four at a time. */
-#define A2_TILE(T, G_, ACT, MINS_, DEPTH_)                                                \
+#define A2_TILE(T, G_, ACT, MINS_, DEPTH_, KINT_)                                         \
 	static void tile2_##T(size_t n, const void *w, size_t w_stride, int nr,          \
 			      const void *act, size_t as, const float *prep, size_t B,   \
 			      float *out, size_t os, void *scratch,                      \
 			      const struct quant_tune *tune)                             \
 	{                                                                                \
-		const int G = (G_), MINS = (MINS_), DEPTH = (DEPTH_);                    \
+		const int G = (G_), MINS = (MINS_), DEPTH = (DEPTH_), KINT = (KINT_);    \
 		const size_t QB = ACT##_QB2, QBYTES = ACT##_BYTES2, QOFF = ACT##_OFF2;   \
 		struct q_rtile t = q_rtile_at(scratch, n, G);                              \
 		size_t b = 0;                                                            \
-		repack(run_##T, w, w_stride, nr, n, G, &t);                              \
+		repack(run_##T, w, w_stride, nr, n, G, &t, KINT);                        \
 		A2_COLS(4)                                                               \
 		A2_COLS(2)                                                               \
 		A2_COLS(1)                                                               \
@@ -296,20 +360,21 @@ cols(const struct q_rtile *t, size_t n, const int8_t *const *a, const float *con
 _Static_assert(__builtin_offsetof(struct block_q8_0, qs) == Q8_0_OFF2, "q8_0 quants");
 _Static_assert(__builtin_offsetof(struct block_q8_K, qs) == Q8_K_OFF2, "q8_K quants");
 
-/* DEPTH: 2 * 127 * umax * DEPTH < 32768 (umax 15, 31, 63, 3, 7) */
-A2_TILE(q4_0, 32, Q8_0, 0, 8)
-A2_TILE(q4_K, 32, Q8_K, 1, 8)
-A2_TILE(q5_K, 32, Q8_K, 1, 4)
-A2_TILE(q6_K, 16, Q8_K, 0, 2)
-A2_TILE(q2_K, 16, Q8_K, 1, 4)
-A2_TILE(q3_K, 16, Q8_K, 0, 4)
+/* DEPTH: 2 * 127 * umax * DEPTH < 32768 (umax 15, 31, 63, 3, 7); KINT: the
+ * types with packed forms, whose decode steps gain from it */
+A2_TILE(q4_0, 32, Q8_0, 0, 8, 0)
+A2_TILE(q4_K, 32, Q8_K, 1, 8, 1)
+A2_TILE(q5_K, 32, Q8_K, 1, 4, 0)
+A2_TILE(q6_K, 16, Q8_K, 0, 2, 1)
+A2_TILE(q2_K, 16, Q8_K, 1, 4, 0)
+A2_TILE(q3_K, 16, Q8_K, 0, 4, 0)
 
 /* A packed tile: from 4 tokens up with the tile scratch, the group unpacked
  * once into tile2's form and the tokens run as tile2's (cols: unpacking the
  * nibbles again on every pass over the group was slower for prompts);
  * else the tokens two at a time straight off the packed group (COLS_FN),
  * the first pass prefetching ahead into L2. */
-#define P2_TILE(NAME, COLS_FN, UNPACK_FN, G_, ACT, MINS_, DEPTH_, NTA)                    \
+#define P2_TILE(NAME, COLS_FN, UNPACK_FN, G_, ACT, MINS_, DEPTH_, NTA, KINT_)             \
 	static void NAME(size_t n, const void *w, size_t w_stride, int nr, const void *act,  \
 			 size_t as, const float *prep, size_t B, float *out, size_t os,      \
 			 void *scratch, const struct quant_tune *tune)                       \
@@ -319,7 +384,7 @@ A2_TILE(q3_K, 16, Q8_K, 0, 4)
 		size_t b = 0;                                                                \
 		(void)w_stride;                                                              \
 		if (scratch && B >= 4) {                                                     \
-			const int G = (G_), MINS = (MINS_), DEPTH = (DEPTH_);                \
+			const int G = (G_), MINS = (MINS_), DEPTH = (DEPTH_), KINT = (KINT_); \
 			const size_t QB = ACT##_QB2, QBYTES = ACT##_BYTES2,                  \
 				     QOFF = ACT##_OFF2;                                      \
 			struct q_rtile t = q_rtile_at(scratch, n, G);                        \
@@ -408,6 +473,58 @@ p2_step_q40(const uint8_t *g, size_t i, const int8_t *const *a, const float *con
 	}
 }
 
+/*
+ * Blocks 2 i2 and 2 i2 + 1 (the pair sharing a 576-byte unit) of packed
+ * group g for one token (decode) into f[h]. The sums and float steps are
+ * p2_step_q40's, so its bits: the int16 sums of the low and of the high
+ * nibbles run as two chains, added before the widening (each at most 4 *
+ * 2 * 15 * 127, their sum below 32768); each quant line is loaded once (an
+ * empty asm: GCC otherwise folds a second load into the mask) and the pair's
+ * address and loop code are paid once: faster than a block at a time
+ * (docs/perf.md, "AVX2 decode steps").
+ */
+static inline __attribute__((always_inline)) void
+p2_step1_q40(const uint8_t *g, size_t i2, const int8_t *a, const float *p, __m256 *f,
+	     size_t ahead, bool nta)
+{
+	const __m256i m4 = _mm256_set1_epi8(15), ones = _mm256_set1_epi16(1);
+	const uint8_t *u = g + i2 * P2_UNIT;
+
+	_Pragma("GCC unroll 2") for (int b = 0; b < 2; b++) {
+		size_t i = 2 * i2 + (size_t)b, aoff = i * Q8_0_BYTES2 + Q8_0_OFF2;
+		const uint8_t *q = u + 64 + 256 * (size_t)b;
+		__m256i s16[2][2];
+		p2_prefetch(u + (size_t)b * (P2_UNIT / 2), P2_UNIT / 2, ahead, nta);
+		s16[0][0] = s16[0][1] = s16[1][0] = s16[1][1] = _mm256_setzero_si256();
+		_Pragma("GCC unroll 4") for (int j = 0; j < 4; j++) {
+			int32_t xl, xh;
+			memcpy(&xl, a + aoff + 4 * j, sizeof xl);
+			memcpy(&xh, a + aoff + 16 + 4 * j, sizeof xh);
+			__m256i al = _mm256_set1_epi32(xl), ah = _mm256_set1_epi32(xh);
+			_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
+				__m256i w = _mm256_loadu_si256((const __m256i *)(q + 64 * j + 32 * h));
+				__asm__("" : "+x"(w));
+				__m256i lo = _mm256_and_si256(w, m4);
+				__m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), m4);
+				s16[h][0] = _mm256_add_epi16(s16[h][0], _mm256_maddubs_epi16(lo, al));
+				s16[h][1] = _mm256_add_epi16(s16[h][1], _mm256_maddubs_epi16(hi, ah));
+				__asm__("" : "+x"(s16[h][0]), "+x"(s16[h][1])); /* (cols()) */
+			}
+		}
+		_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
+			__m256 ws = _mm256_cvtph_ps(
+				_mm_loadu_si128((const __m128i *)(u + 32 * (size_t)b + 16 * h)));
+			int32_t init;
+			memcpy(&init, &p[2 * i + 1], sizeof init);
+			__m256i acc = _mm256_add_epi32(
+				_mm256_set1_epi32(init),
+				_mm256_madd_epi16(_mm256_add_epi16(s16[h][0], s16[h][1]), ones));
+			__m256 x = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), ws);
+			f[h] = _mm256_fmadd_ps(x, _mm256_set1_ps(p[2 * i]), f[h]);
+		}
+	}
+}
+
 /* The packed group as tile2_q4_0's repack (the low and the high nibbles of
  * each line, the scales widened), a line at a time: no transposes. */
 static void p2_unpack_tile_q40(const uint8_t *g, size_t n, struct q_rtile *t, size_t ahead,
@@ -445,9 +562,9 @@ p2_lanes(const uint8_t *const *g, const int G, size_t n, const int8_t *a, const 
 
 	for (int l = 0; l < G; l++)
 		f[l][0][0] = f[l][0][1] = _mm256_setzero_ps();
-	for (size_t i = 0; i < n / 32; i++)
+	for (size_t i2 = 0; i2 < n / 64; i2++)
 		for (int l = 0; l < G; l++)
-			p2_step_q40(g[l], i, &a, &p, f[l], 1, ahead, nta);
+			p2_step1_q40(g[l], i2, a, p, f[l][0], ahead, nta);
 	for (int l = 0; l < G; l++) {
 		_mm256_storeu_ps(o[l], f[l][0][0]);
 		_mm256_storeu_ps(o[l] + 8, f[l][0][1]);
@@ -500,10 +617,10 @@ static void pack2_q4_0_to(size_t n, const void *src, void *dst, const struct qua
  * k of the 16 rows side by side: (d, dmin), the 12 scale bytes, then the 32
  * quant dwords). A half (8 rows) at a time, the scales and mins of the 8
  * sub-blocks are unpacked in byte space (ggml get_scale_min_k4, as the
- * AVX-512 packed tile) and widened to run_kmins's floats: ws = d * sc,
- * wm = -(dmin * m). The quants of sub-block j are lines 4 + 8 (j / 2) ..,
- * its low (j even) or high nibbles. Sums and float steps are cols()'s with
- * G = 32 (DEPTH 8: 8 * 2 * 15 * 127 < 32768), so the bits are tile2_q4_K's.
+ * AVX-512 packed tile) into the int32s run_kmins gives cols() (KINT). The
+ * quants of sub-block j are lines 4 + 8 (j / 2) .., its low (j even) or
+ * high nibbles. Sums and float steps are cols()'s with G = 32 (DEPTH 8:
+ * 8 * 2 * 15 * 127 < 32768) and KINT, so the bits are tile2_q4_K's.
  */
 #define P2_SB 2304      /* bytes of a superblock of the 16 rows */
 
@@ -546,50 +663,53 @@ static inline __attribute__((always_inline)) struct p2_kscales p2_kscales_at(con
 	return k;
 }
 
-/* Sub-block j's ws and wm for the half's 8 rows (run_kmins's floats). */
-static inline __attribute__((always_inline)) void p2_kscale(const struct p2_kscales *k, int j,
-							   __m256 *ws, __m256 *wm)
+/* Sub-block j's byte of each row's dword in bytes03 (j < 4) or bytes47, as
+ * an int32 (the pick's 0x80s clear the other three bytes). */
+static inline __attribute__((always_inline)) __m256i p2_kpick(__m256i bytes, int j)
 {
-	const int b = j % 4;
+	const unsigned b = (unsigned)(j % 4);
 	const __m256i pick = _mm256_setr_epi32(
-		(int)(0x80808000u | (unsigned)b), (int)(0x80808000u | (unsigned)(4 + b)),
-		(int)(0x80808000u | (unsigned)(8 + b)), (int)(0x80808000u | (unsigned)(12 + b)),
-		(int)(0x80808000u | (unsigned)b), (int)(0x80808000u | (unsigned)(4 + b)),
-		(int)(0x80808000u | (unsigned)(8 + b)), (int)(0x80808000u | (unsigned)(12 + b)));
-	__m256i sc = _mm256_shuffle_epi8(j < 4 ? k->sc03 : k->sc47, pick);
-	__m256i m = _mm256_shuffle_epi8(j < 4 ? k->m03 : k->m47, pick);
+		(int)(0x80808000u | b), (int)(0x80808000u | (4 + b)), (int)(0x80808000u | (8 + b)),
+		(int)(0x80808000u | (12 + b)), (int)(0x80808000u | b), (int)(0x80808000u | (4 + b)),
+		(int)(0x80808000u | (8 + b)), (int)(0x80808000u | (12 + b)));
 
-	*ws = _mm256_mul_ps(k->d, _mm256_cvtepi32_ps(sc));
-	*wm = _mm256_xor_ps(_mm256_mul_ps(k->dmin, _mm256_cvtepi32_ps(m)),
-			    _mm256_set1_ps(-0.0f)); /* -(dmin m), as run_kmins */
+	return _mm256_shuffle_epi8(bytes, pick);
 }
 
 /* Superblock sb of packed group g for C tokens (1 or 2) into f[c][h] (rows
  * 8 h ..): both halves in one pass, each line's two ymm against the same
- * broadcast activation; the halves' ws and wm go through the stack (16 ymm
- * hold the sums, not the two halves' scales as well). */
+ * broadcast activation. The halves' scale and min bytes wait on the stack
+ * (16 ymm hold the sums); each sub-block adds its scale x sum to T and its
+ * min x sa to M, and the superblock ends as cols() (KINT) ends it. */
 static inline __attribute__((always_inline)) void
 p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *const *p,
 	    __m256 (*f)[2], const int C, size_t ahead, bool nta)
 {
 	const __m256i m4 = _mm256_set1_epi8(15), ones = _mm256_set1_epi16(1);
 	const uint8_t *u = g + sb * P2_SB;
-	_Alignas(32) float ws[2][8][8], wm[2][8][8];
-	__m256 gs[2][2];
+	__m256i kb[2][4]; /* per half: sc03, m03, sc47, m47 */
+	__m256i T[2][2];
+	__m256 M[2][2];
 
 	_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
 		struct p2_kscales k = p2_kscales_at(u, h);
-		_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
-			__m256 x, y;
-			p2_kscale(&k, j, &x, &y);
-			_mm256_store_ps(ws[h][j], x);
-			_mm256_store_ps(wm[h][j], y);
-		}
+		kb[h][0] = k.sc03;
+		kb[h][1] = k.m03;
+		kb[h][2] = k.sc47;
+		kb[h][3] = k.m47;
 	}
-	for (int c = 0; c < C; c++)
-		gs[c][0] = gs[c][1] = _mm256_setzero_ps();
+	__asm__("" : : "m"(kb)); /* (on the stack: see above) */
+	for (int c = 0; c < C; c++) {
+		T[c][0] = T[c][1] = _mm256_setzero_si256();
+		M[c][0] = M[c][1] = _mm256_setzero_ps();
+	}
 	_Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {
-		const uint8_t *q = u + 256 + 512 * (size_t)(j / 2);
+		/* each sub-block loads its own scales and lines (an empty asm:
+		 * GCC otherwise kept what it could share on the stack across the
+		 * unrolled loop) */
+		const uint8_t *uo = u;
+		__asm__("" : "+r"(uo));
+		const uint8_t *q = uo + 256 + 512 * (size_t)(j / 2);
 		size_t s = sb * 8 + (size_t)j, aoff = sb * Q8_K_BYTES2 + Q8_K_OFF2 + 32 * (size_t)j;
 		__m256i s16[2][2];
 		/* a quarter of the superblock's 36 lines ahead every other
@@ -616,17 +736,24 @@ p2_step_q4K(const uint8_t *g, size_t sb, const int8_t *const *a, const float *co
 				__asm__("" : "+x"(s16[c][0]), "+x"(s16[c][1])); /* (cols()) */
 			}
 		}
-		for (int c = 0; c < C; c++) {
-			__m256 pm = _mm256_set1_ps(p[c][2 * s + 1]);
-			for (int h = 0; h < 2; h++) {
-				__m256i acc = _mm256_madd_epi16(s16[c][h], ones); /* from 0: mins */
-				gs[c][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc),
-							   _mm256_load_ps(ws[h][j]), gs[c][h]);
-				gs[c][h] = _mm256_fmadd_ps(_mm256_load_ps(wm[h][j]), pm, gs[c][h]);
-				if (j == 7)
-					f[c][h] = _mm256_fmadd_ps(gs[c][h], _mm256_set1_ps(p[c][2 * s]),
-								  f[c][h]);
+		_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
+			__m256i sc = p2_kpick(kb[h][j < 4 ? 0 : 2], j);
+			__m256 m = _mm256_cvtepi32_ps(p2_kpick(kb[h][j < 4 ? 1 : 3], j));
+			for (int c = 0; c < C; c++) {
+				T[c][h] = _mm256_add_epi32(
+					T[c][h], _mm256_mullo_epi32(_mm256_madd_epi16(s16[c][h], ones), sc));
+				M[c][h] = _mm256_fmadd_ps(m, _mm256_set1_ps(p[c][2 * s + 1]), M[c][h]);
 			}
+		}
+		if (C == 1)
+			__asm__("" : "+x"(T[0][0]), "+x"(T[0][1]), "+x"(M[0][0]), "+x"(M[0][1]));
+	}
+	_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
+		struct p2_kscales k = p2_kscales_at(u, h);
+		for (int c = 0; c < C; c++) {
+			__m256 x = _mm256_mul_ps(_mm256_cvtepi32_ps(T[c][h]), k.d);
+			x = _mm256_fnmadd_ps(M[c][h], k.dmin, x);
+			f[c][h] = _mm256_fmadd_ps(x, _mm256_set1_ps(p[c][2 * (sb * 8 + 7)]), f[c][h]);
 		}
 	}
 }
@@ -641,7 +768,10 @@ p2_cols(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *
 
 	for (int c = 0; c < C; c++)
 		f[c][0] = f[c][1] = _mm256_setzero_ps();
-	for (size_t i = 0; i < (K4 ? n / QK_K : n / 32); i++) {
+	if (!K4 && C == 1) /* decode: a pair of blocks a step */
+		for (size_t i2 = 0; i2 < n / 64; i2++)
+			p2_step1_q40(g, i2, a[0], p[0], f[0], ahead, nta);
+	for (size_t i = 0; !(!K4 && C == 1) && i < (K4 ? n / QK_K : n / 32); i++) {
 		if (K4)
 			p2_step_q4K(g, i, a, p, f, C, ahead, nta);
 		else
@@ -656,7 +786,8 @@ p2_cols(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *
 #define p2_cols_q4K(...) p2_cols(__VA_ARGS__, 1)
 
 /* The packed group as tile2_q4_K's repack: each quant line's low and high
- * nibbles are lines of two sub-blocks' runs, ws and wm per run. */
+ * nibbles are lines of two sub-blocks' runs; per sub-block the scales as
+ * int32s (ws) and the mins as floats (wm), per superblock d and dmin (sd). */
 static void p2_unpack_tile_q4K(const uint8_t *g, size_t n, struct q_rtile *t, size_t ahead,
 			       bool nta)
 {
@@ -667,11 +798,14 @@ static void p2_unpack_tile_q4K(const uint8_t *g, size_t n, struct q_rtile *t, si
 		p2_prefetch(u, P2_SB, ahead, nta);
 		for (int h = 0; h < 2; h++) {
 			struct p2_kscales k = p2_kscales_at(u, h);
+			_mm256_storeu_ps(t->sd + sb * 32 + 8 * (size_t)h, k.d);
+			_mm256_storeu_ps(t->sd + sb * 32 + 16 + 8 * (size_t)h, k.dmin);
 			for (int j = 0; j < 8; j++) {
-				__m256 ws, wm;
-				p2_kscale(&k, j, &ws, &wm);
-				_mm256_storeu_ps(t->ws + (sb * 8 + (size_t)j) * 16 + 8 * (size_t)h, ws);
-				_mm256_storeu_ps(t->wm + (sb * 8 + (size_t)j) * 16 + 8 * (size_t)h, wm);
+				size_t o = (sb * 8 + (size_t)j) * 16 + 8 * (size_t)h;
+				_mm256_storeu_si256((__m256i *)(t->ws + o),
+						    p2_kpick(j < 4 ? k.sc03 : k.sc47, j));
+				_mm256_storeu_ps(t->wm + o,
+						 _mm256_cvtepi32_ps(p2_kpick(j < 4 ? k.m03 : k.m47, j)));
 			}
 			for (int j = 0; j < 8; j += 2)
 				for (int l = 0; l < 8; l++) {
@@ -686,8 +820,8 @@ static void p2_unpack_tile_q4K(const uint8_t *g, size_t n, struct q_rtile *t, si
 	}
 }
 
-P2_TILE(ptile2_q4_0, p2_cols_q40, p2_unpack_tile_q40, 32, Q8_0, 0, 8, nta)
-P2_TILE(ptile2_q4_K, p2_cols_q4K, p2_unpack_tile_q4K, 32, Q8_K, 1, 8, nta_sb)
+P2_TILE(ptile2_q4_0, p2_cols_q40, p2_unpack_tile_q40, 32, Q8_0, 0, 8, nta, 0)
+P2_TILE(ptile2_q4_K, p2_cols_q4K, p2_unpack_tile_q4K, 32, Q8_K, 1, 8, nta_sb, 1)
 
 /* 16 rows of Q4_K into the packed layout: per superblock the rows' 144
  * bytes as 4 ymm runs and a last 16 bytes, transposed 8 rows at a time. */
@@ -724,7 +858,8 @@ static void pack2_q4_K_to(size_t n, const void *src, void *dst, const struct qua
  * the 16 rows; d): run 4 h + j of a row is X & 63 (j = 0), Y & 63 (1), or
  * Z's low (2) or high (3) nibble with bits 6-7 of X or Y as bits 4-5. Half
  * (8 rows) at a time; sums and float steps are cols()'s with G = 16 (DEPTH
- * 2: 2 * 2 * 63 * 128 < 32768), so the bits are tile2_q6_K's.
+ * 2: 2 * 2 * 63 * 128 < 32768) and KINT (the int8 scales widened to int32s),
+ * so the bits are tile2_q6_K's.
  */
 #define P2_SB6 3360     /* bytes of a Q6_K superblock of the 16 rows */
 
@@ -746,12 +881,17 @@ static inline __attribute__((always_inline)) __m256i p2_q6_line(const uint8_t *u
 	return _mm256_or_si256(_mm256_and_si256(z, m4), _mm256_and_si256(t, m30));
 }
 
-/* Sub-block s's ws (d times the int8 scale) for rows 8 h8 .. */
-static inline __m256 p2_q6_ws(const uint8_t *u, size_t s, __m256 d, int h8)
+/* Sub-block s's int8 scales for rows 8 h8 .., as int32s (cols(), KINT). */
+static inline __m256i p2_q6_sc(const uint8_t *u, size_t s, int h8)
 {
-	__m128i sc = _mm_loadl_epi64((const __m128i *)(u + 3072 + 16 * (s % 16) + 8 * (size_t)h8));
+	return _mm256_cvtepi8_epi32(
+		_mm_loadl_epi64((const __m128i *)(u + 3072 + 16 * (s % 16) + 8 * (size_t)h8)));
+}
 
-	return _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(sc)));
+/* The superblock's d for rows 8 h8 .. */
+static inline __m256 p2_q6_d(const uint8_t *u, int h8)
+{
+	return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 3328 + 16 * h8)));
 }
 
 /* Superblock sb of packed group g, half h8, for C tokens (1 or 2) into f[c]. */
@@ -761,14 +901,13 @@ p2_step_q6K(const uint8_t *g, size_t sb, int h8, const int8_t *const *a, const f
 {
 	const __m256i ones = _mm256_set1_epi16(1);
 	const uint8_t *u = g + sb * P2_SB6;
-	__m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 3328 + 16 * h8)));
-	__m256 gs[2];
+	__m256i T[2];
 
 	if (h8 == 0) /* the 53 lines at once (prompts of 2 and 3 tokens) */
 		p2_prefetch(u, P2_SB6, ahead, nta);
 
 	for (int c = 0; c < C; c++)
-		gs[c] = _mm256_setzero_ps();
+		T[c] = _mm256_setzero_si256();
 	_Pragma("GCC unroll 8") for (int i = 0; i < 8; i++) {
 		__m256i wv[8];
 		_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
@@ -776,7 +915,7 @@ p2_step_q6K(const uint8_t *g, size_t sb, int h8, const int8_t *const *a, const f
 		_Pragma("GCC unroll 2") for (int half = 0; half < 2; half++) {
 			size_t s = sb * 16 + 2 * (size_t)i + (size_t)half;
 			size_t aoff = sb * Q8_K_BYTES2 + Q8_K_OFF2 + 32 * (size_t)i + 16 * (size_t)half;
-			__m256 ws = p2_q6_ws(u, s, d, h8);
+			__m256i sc = p2_q6_sc(u, s, h8);
 			for (int c = 0; c < C; c++) {
 				int32_t init;
 				memcpy(&init, &p[c][2 * s + 1], sizeof init);
@@ -792,22 +931,23 @@ p2_step_q6K(const uint8_t *g, size_t sb, int h8, const int8_t *const *a, const f
 					}
 					acc = _mm256_add_epi32(acc, _mm256_madd_epi16(s16, ones));
 				}
-				gs[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), ws, gs[c]);
+				T[c] = _mm256_add_epi32(T[c], _mm256_mullo_epi32(acc, sc));
 			}
 		}
 	}
 	for (int c = 0; c < C; c++)
-		f[c] = _mm256_fmadd_ps(gs[c], _mm256_set1_ps(p[c][2 * (sb * 16 + 15)]), f[c]);
+		f[c] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(T[c]), p2_q6_d(u, h8)),
+				       _mm256_set1_ps(p[c][2 * (sb * 16 + 15)]), f[c]);
 }
 
 /*
  * Superblock sb of packed group g for one token (decode), both halves in
  * one pass: each line's broadcast activation serves the two ymm of its 16
  * rows, and each line is used as soon as it is unpacked. The sums and the
- * float steps of each half are p2_step_q6K's, in the same order, so its
- * bits. (p2_step_q6K unpacks a run's 8 lines first, for its second token;
- * for one, GCC spilled them with the address arithmetic of both halves:
- * docs/perf.md, "K-quant superblock prefetch".)
+ * float steps of each half are p2_step_q6K's, so its bits. (p2_step_q6K
+ * unpacks a run's 8 lines first, for its second token; for one, GCC spilled
+ * them with the address arithmetic of both halves: docs/perf.md, "K-quant
+ * superblock prefetch".)
  */
 static inline __attribute__((always_inline)) void
 p2_step1_q6K(const uint8_t *g, size_t sb, const int8_t *a, const float *p, __m256 *f,
@@ -815,12 +955,22 @@ p2_step1_q6K(const uint8_t *g, size_t sb, const int8_t *a, const float *p, __m25
 {
 	const __m256i ones = _mm256_set1_epi16(1);
 	const uint8_t *u = g + sb * P2_SB6;
-	__m256 gs[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+	__m256i T[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
 
 	_Pragma("GCC unroll 8") for (int i = 0; i < 8; i++)
 		_Pragma("GCC unroll 2") for (int half = 0; half < 2; half++) {
-			if (i % 2 == 0 && half == 0) /* a quarter of the 53 lines (above) */
-				p2_prefetch(u + 840 * (size_t)(i / 2), 840, ahead, nta);
+			/* each sub-block loads its own lines: an empty asm hides
+			 * that runs share X and Y lines, which GCC otherwise loaded
+			 * once and kept on the stack across the unrolled loop, its
+			 * sums and scales with them (docs/perf.md, "AVX2 decode
+			 * steps") */
+			const uint8_t *uo = u;
+			__asm__("" : "+r"(uo));
+			/* a sixteenth of the 53 lines ahead before each sub-block:
+			 * from memory, one core read further below the read probe
+			 * with a quarter every other sub-block (docs/perf.md, "AVX2
+			 * decode steps") */
+			p2_prefetch(u + P2_SB6 / 16 * (size_t)(2 * i + half), P2_SB6 / 16, ahead, nta);
 			size_t s = sb * 16 + 2 * (size_t)i + (size_t)half;
 			const int8_t *q = a + sb * Q8_K_BYTES2 + Q8_K_OFF2 + 32 * (size_t)i +
 					  16 * (size_t)half;
@@ -838,21 +988,20 @@ p2_step1_q6K(const uint8_t *g, size_t sb, const int8_t *a, const float *p, __m25
 						s16[h8] = _mm256_add_epi16(
 							s16[h8],
 							_mm256_maddubs_epi16(
-								p2_q6_line(u, i, 4 * half + k, h8), av));
+								p2_q6_line(uo, i, 4 * half + k, h8), av));
 					__asm__("" : "+x"(s16[0]), "+x"(s16[1])); /* (cols()) */
 				}
 				_Pragma("GCC unroll 2") for (int h8 = 0; h8 < 2; h8++)
 					acc[h8] = _mm256_add_epi32(acc[h8], _mm256_madd_epi16(s16[h8], ones));
 			}
-			_Pragma("GCC unroll 2") for (int h8 = 0; h8 < 2; h8++) {
-				__m256 d = _mm256_cvtph_ps(
-					_mm_loadu_si128((const __m128i *)(u + 3328 + 16 * h8)));
-				gs[h8] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[h8]),
-							 p2_q6_ws(u, s, d, h8), gs[h8]);
-			}
+			_Pragma("GCC unroll 2") for (int h8 = 0; h8 < 2; h8++)
+				T[h8] = _mm256_add_epi32(T[h8],
+							 _mm256_mullo_epi32(acc[h8], p2_q6_sc(uo, s, h8)));
+			__asm__("" : "+x"(T[0]), "+x"(T[1]));
 		}
 	_Pragma("GCC unroll 2") for (int h8 = 0; h8 < 2; h8++)
-		f[h8] = _mm256_fmadd_ps(gs[h8], _mm256_set1_ps(p[2 * (sb * 16 + 15)]), f[h8]);
+		f[h8] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(T[h8]), p2_q6_d(u, h8)),
+					_mm256_set1_ps(p[2 * (sb * 16 + 15)]), f[h8]);
 }
 
 static inline __attribute__((always_inline)) void
@@ -878,7 +1027,8 @@ p2_cols_q6K(const uint8_t *g, size_t n, const int8_t *const *a, const float *con
 	}
 }
 
-/* The packed group as tile2_q6_K's repack: run lines and ws per sub-block. */
+/* The packed group as tile2_q6_K's repack: run lines, the scales as int32s
+ * per sub-block (ws), d per superblock (sd). */
 static void p2_unpack_tile_q6K(const uint8_t *g, size_t n, struct q_rtile *t, size_t ahead,
 			       bool nta)
 {
@@ -886,20 +1036,20 @@ static void p2_unpack_tile_q6K(const uint8_t *g, size_t n, struct q_rtile *t, si
 		const uint8_t *u = g + sb * P2_SB6;
 		p2_prefetch(u, P2_SB6, ahead, nta);
 		for (int h8 = 0; h8 < 2; h8++) {
-			__m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 3328 + 16 * h8)));
+			_mm256_storeu_ps(t->sd + sb * 32 + 8 * (size_t)h8, p2_q6_d(u, h8));
 			for (int i = 0; i < 8; i++)
 				for (int k = 0; k < 8; k++)
 					_mm256_store_si256((__m256i *)(t->q + (sb * 8 + (size_t)i) * 512 +
 								       64 * (size_t)k + 32 * (size_t)h8),
 							   p2_q6_line(u, i, k, h8));
 			for (size_t s = 0; s < 16; s++)
-				_mm256_storeu_ps(t->ws + (sb * 16 + s) * 16 + 8 * (size_t)h8,
-						 p2_q6_ws(u, s, d, h8));
+				_mm256_storeu_si256((__m256i *)(t->ws + (sb * 16 + s) * 16 + 8 * (size_t)h8),
+						    p2_q6_sc(u, s, h8));
 		}
 	}
 }
 
-P2_TILE(ptile2_q6_K, p2_cols_q6K, p2_unpack_tile_q6K, 16, Q8_K, 0, 2, nta_sb)
+P2_TILE(ptile2_q6_K, p2_cols_q6K, p2_unpack_tile_q6K, 16, Q8_K, 0, 2, nta_sb, 1)
 
 /* 16 rows of Q6_K into the packed layout: X, Y, Z of each row (q6_xyz),
  * transposed 8 rows at a time; the scales a byte per row, d a half. */

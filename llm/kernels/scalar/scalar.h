@@ -190,10 +190,15 @@ static inline void q_scale_min_k4(const uint8_t *q, int j, int *sc, int *m)
 
 /* The repacked prefill tile in a worker's scratch, the form of every ISA's
  * tiles (llm/kernels/avx512/tile.c): bytes [n / 4][16 rows][4], then the
- * sub-block scales ws and mins wm, [n / G][16 rows] each. */
+ * sub-block scales ws and mins wm, [n / G][16 rows] each; then sd, [n /
+ * 256][2][16 rows], for tiles that keep a K-quant's sub-block scales as
+ * integers and apply its superblock's d (and dmin) once (the AVX2 Q4_K and
+ * Q6_K tiles: llm/kernels/avx2/tile.c). The whole takes at most 24.5 n
+ * bytes (G = 16), within quant_tile_scratch(n). */
 struct q_rtile {
 	uint8_t *q;
 	float *ws, *wm;
+	float *sd;
 };
 
 static inline struct q_rtile q_rtile_at(void *scratch, size_t n, int G)
@@ -203,6 +208,7 @@ static inline struct q_rtile q_rtile_at(void *scratch, size_t n, int G)
 	t.q = scratch;
 	t.ws = (float *)(t.q + 16 * n);
 	t.wm = t.ws + n / (size_t)G * 16;
+	t.sd = t.wm + n / (size_t)G * 16;
 	return t;
 }
 
