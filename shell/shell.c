@@ -4,6 +4,7 @@
  * commands and config keys themselves are listed in shell/registry.c.
  */
 #include "shell.h"
+#include "chan.h"
 
 /*
  * The confidential session's hooks (shell/session.c, docs/session.md): while
@@ -167,6 +168,11 @@ int shell_exec_line(struct shell *sh, const char *line)
 	while (*line == ' ' || *line == '\t')
 		line++;
 	if (!*line || *line == '#')
+		return 0;
+	/* a session frame with no session to take it: what a client sent as
+	 * the guest closed its session (the next client may be connecting;
+	 * an error line would read to it as a refusal), dropped unread */
+	if (!strncmp(line, CHAN_PREFIX, CHAN_PREFIX_LEN))
 		return 0;
 	argc = shell_split(line, sh->args, sizeof sh->args, sh->argv, SHELL_ARGV_MAX, err,
 			   sizeof err);

@@ -168,6 +168,14 @@ def run(llmctl, mkevidence, seal, model, w):
     p = client(["-c", "version"], extra=["--expect-pcr4", "00" * 32])
     refused("options for another provider's evidence", p, "not an option for snp evidence")
 
+    # a client that connects while the guest (the kernel: this one prints no
+    # prompt on a pipe) prints its prompt gets only the prompt's tail, then
+    # nothing: it must still open its session
+    relay.mode = ("inject-g2c", b"m> ")
+    p = client(["--boot-timeout", "20", "-c", "version"])
+    check("a client that hears only the prompt's tail still opens its session",
+          p.returncode == 0 and b"build id" in p.stdout, p.stdout + p.stderr)
+
     # a client that dies inside its session: the next one takes over
     dead = subprocess.Popen([llmctl, "--connect", relay.path, *verify], stdin=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -115,6 +115,8 @@ class Relay:
       ("drop-c2g", n)        never deliver the client's frame n
       ("swap-key", keyhex)   replace the client key in `session open` with keyhex
       ("evidence", line)     answer with this session-evidence line instead of the guest's
+      ("inject-g2c", data)   first give the client these bytes as the guest's (the end
+                             of a prompt: as if it connected while the guest printed it)
     `log` holds every byte the host carried, both ways."""
 
     def __init__(self, path, guest):
@@ -224,6 +226,11 @@ class Relay:
                 self.active, self.mode = self.mode, None
                 self.count = {"g2c": 0, "c2g": 0}
                 self.pend = {"g2c": b"", "c2g": b""}
+                if self.active and self.active[0] == "inject-g2c":
+                    try:
+                        c.sendall(self.active[1])
+                    except OSError:
+                        pass
             self._serve(c)
             with self.lock:
                 self.client = None

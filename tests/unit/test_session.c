@@ -379,10 +379,15 @@ TEST(session_refuses_altered_replayed_and_clear_input_and_keeps_serving)
 	in = realloc(in, 2 * n);
 	memcpy(in + n, in, one);
 	n += one;
+	/* and the client's next frame, sent before it heard of the close,
+	 * comes in clear: dropped without a word (the next client could take
+	 * an error line for its own refusal) */
+	frame_in(&c, &in, &n, CHAN_INPUT, "version\n");
 	run_input(in, n);
 	client_read(&c, &s);
 	CHECK(strstr(s.out, "llmk ") != NULL);
 	CHECK(closed_for(&s, "frame 0 from the client was replayed (expected frame 1)"));
+	CHECK_EQ_INT(sh->last_status, -LLMK_EAUTH);
 
 	/* a line that is not a frame: refused, and not run */
 	CHECK_EQ_INT(client_open(&c), 0);

@@ -166,12 +166,24 @@ static bool has_banner(const struct conn *c)
 	return false;
 }
 
+/* What came ends with the prompt's last bytes: a client that connected
+ * while the guest printed its prompt gets only the rest of it ("m> "; the
+ * host, QEMU's socket included, drops what comes with no client on it). */
+static bool ends_in_prompt_tail(const struct conn *c)
+{
+	size_t k = strlen(PROMPT);
+	for (size_t t = 1; t < k; t++)
+		if (c->len >= t && !memcmp(c->buf + c->len - t, PROMPT + k - t, t))
+			return true;
+	return false;
+}
+
 /*
- * Wait until the guest can take a line: its prompt, the line an earlier
- * session's end left, or a quiet line once the kernel is up (its banner
- * seen) or when nothing came at all (a guest already waiting, or one that
- * prints no prompt). While only the firmware has spoken nothing is sent:
- * it reads the serial line too.
+ * Wait until the guest can take a line: its prompt (whole, or its tail
+ * then quiet), the line an earlier session's end left, or a quiet line
+ * once the kernel is up (its banner seen) or when nothing came at all (a
+ * guest already waiting, or one that prints no prompt). While only the
+ * firmware has spoken nothing is sent: it reads the serial line too.
  */
 static int wait_ready(struct client *cl)
 {
@@ -182,7 +194,7 @@ static int wait_ready(struct client *cl)
 		if (has(&cl->c, PROMPT) || has(&cl->c, "session closed"))
 			break;
 		int64_t now = conn_now_ms();
-		if (now - last >= 1500 && (!any || has_banner(&cl->c)))
+		if (now - last >= 1500 && (!any || has_banner(&cl->c) || ends_in_prompt_tail(&cl->c)))
 			break;
 		if (now - start >= cl->boot_ms) {
 			fprintf(stderr, "error: session: no llmk prompt on %s within %d s (%s)\n", cl->path,
