@@ -164,10 +164,13 @@ const char *plat_machine(void);      /* e.g. "QEMU TCG (emulated)", "Linux host"
 bool plat_emulated(void);            /* true under an emulator (TCG): benchmarks say so */
 int plat_cpu_count(void);            /* CPUs available to plat_parallel */
 /*
- * Run fn(arg, i, n) for i = 0..n-1, each on its own CPU (worker 0 is the
- * caller), and return when all have returned. n is clamped to
- * [1, plat_cpu_count()]. The pool is persistent: no thread is created per
- * call. Not re-entrant: fn must not call plat_parallel.
+ * Run fn(arg, i, n) once for each i = 0..n-1, on up to n CPUs at once (the
+ * caller runs task 0, then any task no worker has taken: a CPU the OS or
+ * the hypervisor has not scheduled holds nothing up), and return when all
+ * have returned. n is clamped to [1, plat_cpu_count()]. So two tasks may
+ * run one after the other on one CPU: fn must not wait for another task.
+ * The pool is persistent: no thread is created per call. Not re-entrant:
+ * fn must not call plat_parallel.
  */
 typedef void (*plat_task_fn)(void *arg, int i, int n);
 void plat_parallel(plat_task_fn fn, void *arg, int n);

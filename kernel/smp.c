@@ -5,12 +5,17 @@
  * CPU_ON) and sends each into smp_ap_main() with its pool index. Workers
  * never sleep and take no interrupts: each spins with the arch's pause hint
  * on a "go" word of its own cache line. A job is published by writing the
- * job fields and then, with release order, each participant's go word; the
- * participant reads it with acquire order, runs fn and counts itself out of
- * `pending` with release order, which the caller reads with acquire order.
- * So everything a worker wrote is visible to the caller when plat_parallel
- * returns, and the job fields never change while a worker may read them.
- * Arch-neutral: C11 memory model via the GCC __atomic builtins.
+ * job fields, then the claim word (the job's number and its next task
+ * index) with release order, then each participant's go word. Woken, a
+ * participant claims tasks by compare-and-swap of the claim word from
+ * (job, i) to (job, i + 1), i < n, runs them, and counts each out of
+ * `left` with release order; the caller runs task 0, claims what is left,
+ * and reads `left` with acquire order. So a vCPU the hypervisor has not
+ * run yet holds nothing up (its task runs on the caller; when it runs it
+ * finds none left), everything a task wrote is visible to the caller when
+ * plat_parallel returns, and the job fields never change while a claim of
+ * that job can still succeed. Arch-neutral: C11 memory model via the GCC
+ * __atomic builtins.
  */
 #include "kernel.h"
 #include "arch.h"
@@ -24,12 +29,36 @@ struct smp_worker {
 
 static struct {
 	struct smp_worker w[SMP_MAX_CPUS];
-	plat_task_fn fn; /* the current job, stable until pending is 0 */
+	plat_task_fn fn; /* the current job, stable while a claim of it can succeed */
 	void *arg;
 	int n;
 	int ncpu;        /* CPUs in the pool, the caller's included */
-	uint32_t pending __attribute__((aligned(LINE)));
+	uint32_t job;    /* written by the caller only */
+	uint64_t claim __attribute__((aligned(LINE))); /* job << 32 | next task */
+	uint32_t left __attribute__((aligned(LINE)));  /* tasks 1..n-1 not finished */
 } pool = { .ncpu = 1 };
+
+/* Claim and run the current job's tasks until none is left. */
+static void take_tasks(void)
+{
+	uint64_t w = __atomic_load_n(&pool.claim, __ATOMIC_ACQUIRE);
+
+	for (;;) {
+		plat_task_fn fn = __atomic_load_n(&pool.fn, __ATOMIC_RELAXED);
+		void *arg = __atomic_load_n(&pool.arg, __ATOMIC_RELAXED);
+		int n = __atomic_load_n(&pool.n, __ATOMIC_RELAXED);
+		uint32_t i = (uint32_t)w;
+
+		if ((int64_t)i >= n)
+			return;
+		if (!__atomic_compare_exchange_n(&pool.claim, &w, w + 1, true, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			continue;
+		fn(arg, (int)i, n);
+		__atomic_fetch_sub(&pool.left, 1, __ATOMIC_RELEASE);
+		w = __atomic_load_n(&pool.claim, __ATOMIC_ACQUIRE);
+	}
+}
 
 void smp_ap_main(int cpu)
 {
@@ -43,8 +72,7 @@ void smp_ap_main(int cpu)
 		while ((g = __atomic_load_n(&w->go, __ATOMIC_ACQUIRE)) == seen)
 			arch_relax();
 		seen = g;
-		pool.fn(pool.arg, cpu, pool.n);
-		__atomic_fetch_sub(&pool.pending, 1, __ATOMIC_RELEASE);
+		take_tasks();
 	}
 }
 
@@ -86,13 +114,15 @@ void plat_parallel(plat_task_fn fn, void *arg, int n)
 		fn(arg, 0, 1);
 		return;
 	}
-	pool.fn = fn;
-	pool.arg = arg;
-	pool.n = n;
-	__atomic_store_n(&pool.pending, (uint32_t)(n - 1), __ATOMIC_RELAXED);
+	__atomic_store_n(&pool.fn, fn, __ATOMIC_RELAXED);
+	__atomic_store_n(&pool.arg, arg, __ATOMIC_RELAXED);
+	__atomic_store_n(&pool.n, n, __ATOMIC_RELAXED);
+	__atomic_store_n(&pool.left, (uint32_t)(n - 1), __ATOMIC_RELAXED);
+	__atomic_store_n(&pool.claim, (uint64_t)++pool.job << 32 | 1, __ATOMIC_RELEASE);
 	for (int i = 1; i < n; i++)
 		__atomic_store_n(&pool.w[i].go, pool.w[i].go + 1, __ATOMIC_RELEASE);
 	fn(arg, 0, n);
-	while (__atomic_load_n(&pool.pending, __ATOMIC_ACQUIRE))
+	take_tasks();
+	while (__atomic_load_n(&pool.left, __ATOMIC_ACQUIRE))
 		arch_relax();
 }

@@ -45,6 +45,8 @@ void host_set_output(host_output_fn fn, void *ctx);
 void host_set_input(const char *bytes, size_t n);
 /* Worker threads for plat_parallel (default: online CPUs; LLMK_CPUS overrides). */
 void host_set_cpus(int n);
+/* Tests: on, the pool's workers take no task (as if the OS never ran them). */
+void host_pool_hold(bool on);
 
 
 /* tools/host/attest.c: swtpm's server socket. Connect (the fd, or -LLMK_E*

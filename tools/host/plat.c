@@ -656,24 +656,42 @@ bool plat_emulated(void)
 
 /*
  * The worker pool: n_cpus - 1 threads, created once, that wait for a new
- * generation number, run their share, and count themselves done. Workers
- * spin briefly before sleeping so back-to-back matmuls in decode do not pay
- * a wake-up each.
+ * generation number and then claim the job's tasks from one word (the
+ * job's number and its next task index) until none is left; the caller
+ * runs task 0 and then claims too. So a worker the OS has not run yet (a
+ * host busy with other work) holds nothing up: its task runs on the
+ * caller, and the worker, when it runs, finds nothing left. Workers spin
+ * briefly before sleeping so back-to-back matmuls in decode do not pay a
+ * wake-up each.
+ *
+ * A claim is a compare-and-swap of the word from (job, i) to (job, i + 1)
+ * with i < n. The caller writes the job's fields before it stores the word
+ * (release) and writes the next job's only after every task of this one
+ * has finished, so fields read after an acquire load of (job, i) and
+ * before a successful swap are that job's.
  */
 static int n_cpus;
 static pthread_t *pool;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pool_cond = PTHREAD_COND_INITIALIZER;
-static _Atomic uint64_t pool_gen;
-static _Atomic int pool_pending;
-static plat_task_fn pool_fn;
-static void *pool_arg;
-static int pool_n;
+static _Atomic uint64_t pool_gen;    /* bumped once per job: the workers' wake-up */
+static _Atomic uint64_t pool_claim;  /* job << 32 | the next unclaimed task */
+static _Atomic int pool_left;        /* claimed or not, tasks 1..n-1 not finished */
+static _Atomic(plat_task_fn) pool_fn;
+static _Atomic(void *) pool_arg;
+static _Atomic int pool_n;
+static _Atomic bool pool_hold;       /* tests: the workers take no task */
+static uint32_t pool_job;
 
 void host_set_cpus(int n)
 {
 	if (!pool && n > 0)
 		n_cpus = n;
+}
+
+void host_pool_hold(bool on)
+{
+	atomic_store(&pool_hold, on);
 }
 
 int plat_cpu_count(void)
@@ -697,11 +715,34 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* Claim and run the current job's tasks until none is left. */
+static void pool_take_tasks(void)
+{
+	uint64_t w = atomic_load_explicit(&pool_claim, memory_order_acquire);
+
+	for (;;) {
+		plat_task_fn fn = atomic_load_explicit(&pool_fn, memory_order_relaxed);
+		void *arg = atomic_load_explicit(&pool_arg, memory_order_relaxed);
+		int n = atomic_load_explicit(&pool_n, memory_order_relaxed);
+		uint32_t i = (uint32_t)w;
+
+		if ((int64_t)i >= n)
+			return;
+		if (!atomic_compare_exchange_weak_explicit(&pool_claim, &w, w + 1,
+							   memory_order_acq_rel,
+							   memory_order_acquire))
+			continue;
+		fn(arg, (int)i, n);
+		atomic_fetch_sub_explicit(&pool_left, 1, memory_order_release);
+		w = atomic_load_explicit(&pool_claim, memory_order_acquire);
+	}
+}
+
 static void *pool_worker(void *arg)
 {
-	int id = (int)(intptr_t)arg;
 	uint64_t seen = 0;
 
+	(void)arg;
 	for (;;) {
 		uint64_t g;
 		int spins = 0;
@@ -716,9 +757,8 @@ static void *pool_worker(void *arg)
 			pthread_mutex_unlock(&pool_lock);
 		}
 		seen = g;
-		if (id < pool_n)
-			pool_fn(pool_arg, id, pool_n);
-		atomic_fetch_sub(&pool_pending, 1);
+		if (!atomic_load(&pool_hold))
+			pool_take_tasks();
 	}
 	return NULL;
 }
@@ -736,21 +776,22 @@ void plat_parallel(plat_task_fn fn, void *arg, int n)
 		pthread_once(&fork_once, fork_register);
 		pool = calloc((size_t)cpus, sizeof *pool);
 		for (int i = 1; i < cpus; i++)
-			pthread_create(&pool[i], NULL, pool_worker, (void *)(intptr_t)i);
+			pthread_create(&pool[i], NULL, pool_worker, NULL);
 	}
-	pool_fn = fn;
-	pool_arg = arg;
-	pool_n = n;
-	atomic_store(&pool_pending, cpus - 1);
+	atomic_store_explicit(&pool_fn, fn, memory_order_relaxed);
+	atomic_store_explicit(&pool_arg, arg, memory_order_relaxed);
+	atomic_store_explicit(&pool_n, n, memory_order_relaxed);
+	atomic_store_explicit(&pool_left, n - 1, memory_order_relaxed);
+	atomic_store_explicit(&pool_claim, (uint64_t)++pool_job << 32 | 1, memory_order_release);
 	pthread_mutex_lock(&pool_lock);
 	atomic_fetch_add(&pool_gen, 1);
 	pthread_cond_broadcast(&pool_cond);
 	pthread_mutex_unlock(&pool_lock);
 	fn(arg, 0, n);
-	/* a worker still out is most often one the OS has not run yet, on a
-	 * host busy with other work: past a short spin, give it the CPU
-	 * (docs/perf.md, "Matmul scheduling and memory") */
-	for (int spins = 0; atomic_load(&pool_pending) > 0; spins++) {
+	pool_take_tasks();
+	/* a task still out is one a worker claimed and runs; past a short spin
+	 * give it the CPU (docs/perf.md, "Matmul scheduling and memory") */
+	for (int spins = 0; atomic_load_explicit(&pool_left, memory_order_acquire) > 0; spins++) {
 		if (spins < 4000)
 			cpu_relax();
 		else
@@ -775,7 +816,9 @@ static void fork_child(void)
 	pthread_cond_init(&pool_cond, NULL);
 	pool = NULL; /* the parent's array; its threads are not ours */
 	atomic_store(&pool_gen, 0);
-	atomic_store(&pool_pending, 0);
+	atomic_store(&pool_claim, 0);
+	atomic_store(&pool_left, 0);
+	atomic_store(&pool_n, 0);
 }
 
 static void fork_register(void)
