@@ -119,15 +119,24 @@ TEST(cmd_infer_first_20_ids_and_text)
 	fixture_close(&s);
 }
 
+/* stories260K.gguf as disk 0 and `load 0` run (the test's checks fail if
+ * it did not load); false without test data. */
+static bool open_loaded(struct shell_fixture *s)
+{
+	if (!fixture_open_stories(s, "stories260K.gguf"))
+		return false;
+	fixture_run(s, "load 0", NULL);
+	return true;
+}
+
 TEST(cmd_infer_stop_string_trims_output)
 {
 	struct shell_fixture s;
 	const char *out;
 	int st;
 
-	if (!fixture_open_stories(&s, "stories260K.gguf"))
+	if (!open_loaded(&s))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	fixture_run(&s, "load 0", &st);
 	out = fixture_run(&s, "infer \"Once upon a time\" -n 64 --temp 0 --stop Lily --stop zzz", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK_STR(out, ", there was a little girl named \n");
@@ -148,9 +157,8 @@ TEST(cmd_infer_seed_reproduces_sampling)
 	char a[4096], b[4096], c[4096];
 	int st;
 
-	if (!fixture_open_stories(&s, "stories260K.gguf"))
+	if (!open_loaded(&s))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	fixture_run(&s, "load 0", &st);
 	snprintf(a, sizeof a, "%s", fixture_run(&s, "infer \"The cat\" -n 40 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 --seed 7 --ids", &st));
 	CHECK_EQ_INT(st, 0);
 	snprintf(b, sizeof b, "%s", fixture_run(&s, "infer \"The cat\" -n 40 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 --seed 7 --ids", &st));
@@ -169,9 +177,8 @@ TEST(cmd_chat_reuses_earlier_turns)
 	const char *out;
 	int st;
 
-	if (!fixture_open_stories(&s, "stories260K.gguf"))
+	if (!open_loaded(&s))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	fixture_run(&s, "load 0", &st);
 	out = fixture_run(&s, "chat \"Once upon a time\" -n 8 --temp 0", &st);
 	CHECK_EQ_INT(st, 0);
 	e = s.sh->engine;
@@ -212,9 +219,8 @@ TEST(cmd_ctrl_c_stops_generation)
 	const char *out;
 	int st;
 
-	if (!fixture_open_stories(&s, "stories260K.gguf"))
+	if (!open_loaded(&s))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	fixture_run(&s, "load 0", &st);
 	host_set_input("\x03", 1);
 	out = fixture_run(&s, "infer \"Once upon a time\" -n 64 --temp 0", &st);
 	host_set_input(NULL, 0);
@@ -295,9 +301,8 @@ TEST(cmd_chat_reads_lines_until_empty)
 	const char *out;
 	int st;
 
-	if (!fixture_open_stories(&s, "stories260K.gguf"))
+	if (!open_loaded(&s))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	fixture_run(&s, "load 0", &st);
 	host_set_input(input, sizeof input - 1);
 	out = fixture_run(&s, "chat -n 6 --temp 0", &st);
 	CHECK_EQ_INT(st, 0);
@@ -380,9 +385,8 @@ TEST(cmd_flags_and_config_keys_are_one_table)
 	const char *out;
 	int st, flags = 0;
 
-	if (!fixture_open_stories(&s, "stories260K.gguf"))
+	if (!open_loaded(&s))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	fixture_run(&s, "load 0", &st);
 	snprintf(a, sizeof a, "%s", fixture_run(&s, "infer \"The cat\" -n 20 --temp 1.1 --top-k 30 --seed 5 "
 					 "--repeat-penalty 1.3 --mirostat 2 --mirostat-ent 3 --ids", &st));
 	CHECK_EQ_INT(st, 0);
