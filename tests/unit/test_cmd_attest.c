@@ -8,6 +8,7 @@
  * input gets one error line.
  */
 #include "test.h"
+#include "shell_fixture.h"
 #include "vtpm.h"
 #include "../../shell/evidence.h"
 #include "../../shell/shell.h"
@@ -16,55 +17,28 @@
 #include <bearssl.h>
 #include <stdlib.h>
 
-struct capture {
-	char *buf;
-	size_t len, cap;
-};
-
-static void capture_fn(void *ctx, const char *s, size_t n)
+/* LLMK_VTPM set to value (NULL: unset), then the attestation provider
+ * reset; what it was before, for vtpm_env_restore (malloc'd; NULL: unset). */
+static char *vtpm_env_set(const char *value)
 {
-	struct capture *c = ctx;
-	if (c->len + n + 1 > c->cap) {
-		c->cap = (c->len + n + 1) * 2;
-		c->buf = realloc(c->buf, c->cap);
+	char *old = getenv("LLMK_VTPM") ? strdup(getenv("LLMK_VTPM")) : NULL;
+
+	if (value)
+		setenv("LLMK_VTPM", value, 1);
+	else
+		unsetenv("LLMK_VTPM");
+	host_attest_reset();
+	return old;
+}
+
+static void vtpm_env_restore(char *old)
+{
+	if (old) {
+		setenv("LLMK_VTPM", old, 1);
+		free(old);
+	} else {
+		unsetenv("LLMK_VTPM");
 	}
-	memcpy(c->buf + c->len, s, n);
-	c->len += n;
-	c->buf[c->len] = 0;
-}
-
-static struct capture cap;
-static struct shell *sh;
-
-/* A fresh shell (a fresh key pair) over disk files; output captured. */
-static bool open_shell(const char *disk)
-{
-	host_remove_disks();
-	if (disk && host_add_disk(disk) != 0)
-		return false;
-	host_set_config(NULL);
-	free(sh);
-	sh = calloc(1, sizeof *sh);
-	shell_init(sh, false);
-	capture_fn(&cap, "", 0);
-	host_set_output(capture_fn, &cap);
-	return true;
-}
-
-static const char *run(const char *line, int *status)
-{
-	cap.len = 0;
-	cap.buf[0] = 0;
-	int r = shell_exec_line(sh, line);
-	if (status)
-		*status = r;
-	return cap.buf;
-}
-
-static void close_shell(void)
-{
-	host_set_output(NULL, NULL);
-	host_remove_disks();
 }
 
 static int lines(const char *s)
@@ -104,11 +78,10 @@ static void sha256(const void *p, size_t n, uint8_t out[32])
 TEST(attest_with_no_provider_says_so_and_its_report_data_is_the_documented_digest)
 {
 	int st;
-	char *old = getenv("LLMK_VTPM") ? strdup(getenv("LLMK_VTPM")) : NULL;
-	unsetenv("LLMK_VTPM");
-	host_attest_reset();
-	CHECK(open_shell(NULL));
-	const char *out = run("attest --nonce 00ff10", &st);
+	struct shell_fixture f;
+	char *old = vtpm_env_set(NULL);
+	CHECK_EQ_INT(fixture_open(&f, NULL, NULL), 0);
+	const char *out = fixture_run(&f, "attest --nonce 00ff10", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK(strstr(out, "attest: provider none: NOT HARDWARE EVIDENCE") != NULL);
 	CHECK(strstr(out, "  vtpm         absent: LLMK_VTPM is not set") != NULL);
@@ -154,18 +127,15 @@ TEST(attest_with_no_provider_says_so_and_its_report_data_is_the_documented_diges
 	const char *p = strstr(out, "public key   ");
 	if (p)
 		memcpy(pk1, p, 64 + 13);
-	out = run("attest", &st);
+	out = fixture_run(&f, "attest", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK(strstr(out, "(random: no --nonce given)") != NULL);
 	p = strstr(out, "public key   ");
 	if (p)
 		memcpy(pk2, p, 64 + 13);
 	CHECK(pk1[0] && strcmp(pk1, pk2) == 0);
-	close_shell();
-	if (old) {
-		setenv("LLMK_VTPM", old, 1);
-		free(old);
-	}
+	fixture_close(&f);
+	vtpm_env_restore(old);
 }
 
 TEST(attest_and_unseal_wrapped_give_one_error_line_for_each_bad_input)
@@ -176,13 +146,12 @@ TEST(attest_and_unseal_wrapped_give_one_error_line_for_each_bad_input)
 		"attest --nonce",            "attest extra",            "attest --activate !!!",
 		"unseal --wrapped AAAA",     "unseal --wrapped ===",    "unseal --wrapped",
 	};
-	char *old = getenv("LLMK_VTPM") ? strdup(getenv("LLMK_VTPM")) : NULL;
-	unsetenv("LLMK_VTPM");
-	host_attest_reset();
-	CHECK(open_shell(NULL));
+	struct shell_fixture f;
+	char *old = vtpm_env_set(NULL);
+	CHECK_EQ_INT(fixture_open(&f, NULL, NULL), 0);
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		int st = 0;
-		const char *out = run(bad[i], &st);
+		const char *out = fixture_run(&f, bad[i], &st);
 		if (st >= 0 || lines(out) != 1 || strncmp(out, "error: ", 7) != 0)
 			fprintf(stderr, "  '%s' -> %d: %s", bad[i], st, out);
 		CHECK(st < 0);
@@ -191,13 +160,10 @@ TEST(attest_and_unseal_wrapped_give_one_error_line_for_each_bad_input)
 	}
 	/* still serving */
 	int st;
-	run("attest --nonce 01", &st);
+	fixture_run(&f, "attest --nonce 01", &st);
 	CHECK_EQ_INT(st, 0);
-	close_shell();
-	if (old) {
-		setenv("LLMK_VTPM", old, 1);
-		free(old);
-	}
+	fixture_close(&f);
+	vtpm_env_restore(old);
 }
 
 TEST(load_extends_pcr_23_by_the_models_sha256_and_attest_quotes_it)
@@ -224,14 +190,13 @@ TEST(load_extends_pcr_23_by_the_models_sha256_and_attest_quotes_it)
 	for (int i = 0; i < 32; i++)
 		sprintf((char *)hex_want + 2 * i, "%02x", pcr[i]);
 
-	char *old = getenv("LLMK_VTPM") ? strdup(getenv("LLMK_VTPM")) : NULL;
-	setenv("LLMK_VTPM", vt, 1);
-	host_attest_reset();
-	CHECK(open_shell(path));
+	struct shell_fixture f;
+	char *old = vtpm_env_set(vt);
+	CHECK_EQ_INT(fixture_open(&f, (const char *[]){path, NULL}, NULL), 0);
 	int st;
-	const char *out = run("load 0", &st);
+	const char *out = fixture_run(&f, "load 0", &st);
 	CHECK_EQ_INT(st, 0);
-	out = run("attest --nonce 0102", &st);
+	out = fixture_run(&f, "attest --nonce 0102", &st);
 	CHECK_EQ_INT(st, 0);
 	char line[100];
 	snprintf(line, sizeof line, "  pcr 23       %s\n", (char *)hex_want);
@@ -240,16 +205,11 @@ TEST(load_extends_pcr_23_by_the_models_sha256_and_attest_quotes_it)
 	CHECK(strstr(out, "  SIMULATED    host build, swtpm at") != NULL);
 	CHECK(strstr(out, "  pcrs         sha256:0,1,2,3,4,5,6,7,23\n") != NULL);
 	/* a credential that is not one: one error line, still serving */
-	out = run("attest --activate AAAAAAAAAAAA", &st);
+	out = fixture_run(&f, "attest --activate AAAAAAAAAAAA", &st);
 	CHECK(st < 0 && lines(out) == 1 && strstr(out, "error: attest: --activate: vtpm:") == out);
-	run("attest --nonce 03", &st);
+	fixture_run(&f, "attest --nonce 03", &st);
 	CHECK_EQ_INT(st, 0);
-	close_shell();
+	fixture_close(&f);
 	host_attest_reset(); /* close the provider's swtpm connection */
-	if (old) {
-		setenv("LLMK_VTPM", old, 1);
-		free(old);
-	} else {
-		unsetenv("LLMK_VTPM");
-	}
+	vtpm_env_restore(old);
 }

@@ -8,6 +8,7 @@
  * longer than the context drops its oldest turns and keeps going.
  */
 #include "test.h"
+#include "shell_fixture.h"
 #include "../../llm/engine.h"
 #include "../../shell/shell.h"
 #include "../../tools/host/host.h"
@@ -17,10 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A shell over a model file, and a cut of that file at its first output. */
 struct gen_session {
-	struct shell *sh;
-	char *buf;
-	size_t len, cap;
+	struct shell_fixture fx;
 	char path[600];
 	/* truncate path to this many bytes at the first output (0: never) */
 	off_t cut_at;
@@ -34,27 +34,13 @@ static void gen_capture(void *ctx, const char *s, size_t n)
 		CHECK_EQ_INT(truncate(g->path, g->cut_at), 0);
 		g->cut_at = 0;
 	}
-	if (g->len + n + 1 > g->cap) {
-		g->cap = (g->len + n + 1) * 2;
-		g->buf = realloc(g->buf, g->cap);
-	}
-	memcpy(g->buf + g->len, s, n);
-	g->len += n;
-	g->buf[g->len] = 0;
+	capture_write(&g->fx.out, s, n);
 }
 
 /* run.stop, "" before any run (CHECK_STR wants a string) */
 static const char *stop_of(const char *stop)
 {
 	return stop ? stop : "";
-}
-
-static int count(const char *hay, const char *needle)
-{
-	int n = 0;
-	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	return n;
 }
 
 /* A shell over a fresh model file written from spec as disk 0. */
@@ -65,36 +51,14 @@ static void gen_open(struct gen_session *g, const struct mkm_spec *spec, const c
 	memset(g, 0, sizeof *g);
 	snprintf(g->path, sizeof g->path, "%s/%s", test_tmpdir(), file);
 	CHECK_EQ_INT(mkm_write(spec, g->path, err, sizeof err), 0);
-	host_remove_disks();
-	CHECK_EQ_INT(host_add_disk(g->path), 0);
-	host_set_config(NULL);
-	g->sh = calloc(1, sizeof *g->sh);
-	shell_init(g->sh, false);
-	gen_capture(g, "", 0);
+	CHECK_EQ_INT(fixture_open(&g->fx, (const char *[]){g->path, NULL}, NULL), 0);
 	host_set_output(gen_capture, g);
-}
-
-static const char *gen_run(struct gen_session *g, const char *line, int *status)
-{
-	g->len = 0;
-	g->buf[0] = 0;
-	int r = shell_exec_line(g->sh, line);
-	if (status)
-		*status = r;
-	return g->buf;
 }
 
 static void gen_close(struct gen_session *g)
 {
-	if (g->sh->engine) {
-		engine_unload(g->sh->engine);
-		plat_free(g->sh->engine, sizeof(struct engine));
-	}
-	host_set_output(NULL, NULL);
-	host_remove_disks();
+	fixture_close(&g->fx);
 	unlink(g->path);
-	free(g->sh);
-	free(g->buf);
 }
 
 /* Streamed with more layers than slots, every token reads every layer again:
@@ -109,19 +73,19 @@ TEST(cmd_infer_reports_a_read_error_after_the_first_token)
 	mkm_defaults(&s);
 	s.n_layers = 8;
 	gen_open(&g, &s, "gen_truncated.gguf");
-	gen_run(&g, "config threads 1", &st);
-	gen_run(&g, "load --stream 0", &st);
+	fixture_run(&g.fx, "config threads 1", &st);
+	fixture_run(&g.fx, "load --stream 0", &st);
 	CHECK_EQ_INT(st, 0);
 	struct stat sb;
 	CHECK_EQ_INT(stat(g.path, &sb), 0);
 	g.cut_at = sb.st_size / 2;
-	out = gen_run(&g, "infer \"Once upon a time\" -n 32 --temp 0 --ids", &st);
+	out = fixture_run(&g.fx, "infer \"Once upon a time\" -n 32 --temp 0 --ids", &st);
 	CHECK(st < 0);
-	CHECK_EQ_INT(count(out, "error: "), 1);
+	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
 	CHECK(strstr(out, "\nerror: infer: ") != NULL);
 	CHECK(strncmp(out, "error", 5) != 0); /* the reply had begun */
-	CHECK_STR(stop_of(g.sh->engine->run.stop), "error");
-	if (st >= 0 || count(out, "error: ") != 1)
+	CHECK_STR(stop_of(g.fx.sh->engine->run.stop), "error");
+	if (st >= 0 || fixture_count(out, "error: ") != 1)
 		fprintf(stderr, "  got: %s\n", out);
 	gen_close(&g);
 }
@@ -133,7 +97,7 @@ static int32_t first_id(struct gen_session *g, const char *flags, int *st)
 	const char *out, *ids;
 
 	snprintf(line, sizeof line, "infer \"Once upon a time\" -n 1 --temp 0 --ids %s", flags);
-	out = gen_run(g, line, st);
+	out = fixture_run(&g->fx, line, st);
 	ids = strstr(out, "ids: ");
 	return ids ? (int32_t)atoi(ids + 5) : -1;
 }
@@ -149,7 +113,7 @@ TEST(cmd_logit_bias_minus_inf_bans_the_token)
 
 	mkm_defaults(&s);
 	gen_open(&g, &s, "gen_bias.gguf");
-	gen_run(&g, "load 0", &st);
+	fixture_run(&g.fx, "load 0", &st);
 	int32_t best = first_id(&g, "", &st);
 	CHECK(best >= 0);
 	snprintf(flags, sizeof flags, "--logit-bias %d-inf", (int)best);
@@ -158,9 +122,9 @@ TEST(cmd_logit_bias_minus_inf_bans_the_token)
 	CHECK(next >= 0 && next != best);
 	snprintf(flags, sizeof flags, "--logit-bias %d-inf --logit-bias 300+inf", (int)best);
 	CHECK_EQ_INT(first_id(&g, flags, &st), 300);
-	const char *out = gen_run(&g, "infer \"x\" --logit-bias 512+1", &st);
+	const char *out = fixture_run(&g.fx, "infer \"x\" --logit-bias 512+1", &st);
 	CHECK_EQ_INT(st, -LLMK_ERANGE);
-	CHECK_EQ_INT(count(out, "error: "), 1);
+	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
 	CHECK(strstr(out, "past the vocabulary") != NULL);
 	gen_close(&g);
 }
@@ -179,47 +143,47 @@ TEST(cmd_llama_cli_numbers_n_seed_repeat_penalty_threads)
 
 	mkm_defaults(&s);
 	gen_open(&g, &s, "gen_numbers.gguf");
-	out = gen_run(&g, "load -c 48 0", &st);
+	out = fixture_run(&g.fx, "load -c 48 0", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK(strstr(out, "context 48,") != NULL);
-	e = g.sh->engine;
+	e = g.fx.sh->engine;
 	CHECK_EQ_INT(e->n_ctx, 48);
-	CHECK(strstr(gen_run(&g, "config ctx", &st), "ctx              0 ") != NULL);
-	gen_run(&g, "infer \"Once upon a time\" -n -1 --ignore-eos --temp 0", &st);
+	CHECK(strstr(fixture_run(&g.fx, "config ctx", &st), "ctx              0 ") != NULL);
+	fixture_run(&g.fx, "infer \"Once upon a time\" -n -1 --ignore-eos --temp 0", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK_STR(stop_of(e->run.stop), "context");
 	CHECK_EQ_INT(e->n_past, 48);
-	gen_run(&g, "config n-predict -1", &st);
+	fixture_run(&g.fx, "config n-predict -1", &st);
 	CHECK_EQ_INT(st, 0);
-	CHECK(strstr(gen_run(&g, "config n-predict", &st), "n-predict        -1 ") != NULL);
-	gen_run(&g, "config n-predict 8", &st);
+	CHECK(strstr(fixture_run(&g.fx, "config n-predict", &st), "n-predict        -1 ") != NULL);
+	fixture_run(&g.fx, "config n-predict 8", &st);
 
-	gen_run(&g, "infer \"Once\" -n 2 --seed -1 --temp 1", &st);
+	fixture_run(&g.fx, "infer \"Once\" -n 2 --seed -1 --temp 1", &st);
 	CHECK_EQ_INT(st, 0);
 	uint64_t s1 = e->run.seed;
-	gen_run(&g, "infer \"Once\" -n 2 --seed -1 --temp 1", &st);
+	fixture_run(&g.fx, "infer \"Once\" -n 2 --seed -1 --temp 1", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK(e->run.seed != s1);
-	gen_run(&g, "config seed -1", &st);
-	CHECK(strstr(gen_run(&g, "config seed", &st), "seed             random ") != NULL);
+	fixture_run(&g.fx, "config seed -1", &st);
+	CHECK(strstr(fixture_run(&g.fx, "config seed", &st), "seed             random ") != NULL);
 
-	out = gen_run(&g, "infer \"Once\" --repeat-penalty 0", &st);
+	out = fixture_run(&g.fx, "infer \"Once\" --repeat-penalty 0", &st);
 	CHECK_EQ_INT(st, -LLMK_ERANGE);
-	CHECK_EQ_INT(count(out, "error: "), 1);
-	gen_run(&g, "config repeat-penalty -1", &st);
+	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
+	fixture_run(&g.fx, "config repeat-penalty -1", &st);
 	CHECK(st < 0);
-	gen_run(&g, "infer \"Once\" -n 2 --repeat-penalty 0.5", &st);
+	fixture_run(&g.fx, "infer \"Once\" -n 2 --repeat-penalty 0.5", &st);
 	CHECK_EQ_INT(st, 0);
 
-	snprintf(a, sizeof a, "%s", gen_run(&g, "infer \"Once upon\" -n 6 --temp 0 --ids", &st));
+	snprintf(a, sizeof a, "%s", fixture_run(&g.fx, "infer \"Once upon\" -n 6 --temp 0 --ids", &st));
 	int mm = e->mm.n_threads;
-	CHECK_STR(gen_run(&g, "infer \"Once upon\" -n 6 --temp 0 --ids -t 1", &st), a);
+	CHECK_STR(fixture_run(&g.fx, "infer \"Once upon\" -n 6 --temp 0 --ids -t 1", &st), a);
 	CHECK_EQ_INT(e->run.threads, 1);
 	CHECK_EQ_INT(e->mm.n_threads, mm);
-	CHECK(strstr(gen_run(&g, "stats", &st), ", 1 thread)") != NULL);
-	gen_run(&g, "infer \"Once\" --threads 0", &st);
+	CHECK(strstr(fixture_run(&g.fx, "stats", &st), ", 1 thread)") != NULL);
+	fixture_run(&g.fx, "infer \"Once\" --threads 0", &st);
 	CHECK(st < 0);
-	gen_run(&g, "infer \"Once\" -t 100000", &st);
+	fixture_run(&g.fx, "infer \"Once\" -t 100000", &st);
 	CHECK(st < 0);
 	gen_close(&g);
 }
@@ -234,15 +198,15 @@ TEST(cmd_ignore_eos_keeps_generating)
 
 	mkm_defaults(&s);
 	gen_open(&g, &s, "gen_eos.gguf");
-	gen_run(&g, "load 0", &st);
-	gen_run(&g, "infer \"Once\" -n 4 --temp 0 --logit-bias 2+inf", &st);
+	fixture_run(&g.fx, "load 0", &st);
+	fixture_run(&g.fx, "infer \"Once\" -n 4 --temp 0 --logit-bias 2+inf", &st);
 	CHECK_EQ_INT(st, 0);
-	CHECK_STR(stop_of(g.sh->engine->run.stop), "eog");
-	CHECK_EQ_INT(g.sh->engine->run.n_gen, 0);
-	gen_run(&g, "infer \"Once\" -n 4 --temp 0 --logit-bias 2+inf --ignore-eos", &st);
+	CHECK_STR(stop_of(g.fx.sh->engine->run.stop), "eog");
+	CHECK_EQ_INT(g.fx.sh->engine->run.n_gen, 0);
+	fixture_run(&g.fx, "infer \"Once\" -n 4 --temp 0 --logit-bias 2+inf --ignore-eos", &st);
 	CHECK_EQ_INT(st, 0);
-	CHECK_STR(stop_of(g.sh->engine->run.stop), "limit");
-	CHECK_EQ_INT(g.sh->engine->run.n_gen, 4);
+	CHECK_STR(stop_of(g.fx.sh->engine->run.stop), "limit");
+	CHECK_EQ_INT(g.fx.sh->engine->run.n_gen, 4);
 	gen_close(&g);
 }
 
@@ -270,24 +234,24 @@ TEST(cmd_chat_text_cannot_open_a_role)
 	mkm_defaults(&s);
 	s.chatml = true;
 	gen_open(&g, &s, "gen_chatml.gguf");
-	gen_run(&g, "load 0", &st);
-	e = g.sh->engine;
+	fixture_run(&g.fx, "load 0", &st);
+	e = g.fx.sh->engine;
 	int32_t im_start = (int32_t)s.vocab - 2, im_end = (int32_t)s.vocab - 1;
 	CHECK_EQ_INT(tok_find(&e->tok, "<|im_start|>", 12), im_start);
-	gen_run(&g, msg, &st);
+	fixture_run(&g.fx, msg, &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK_EQ_INT(cached(e, im_start), 2);
 	CHECK_EQ_INT(cached(e, im_end), 1);
-	gen_run(&g, "chat --reset", &st);
+	fixture_run(&g.fx, "chat --reset", &st);
 	snprintf(line, sizeof line, "%s --parse-special", msg);
-	gen_run(&g, line, &st);
+	fixture_run(&g.fx, line, &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK_EQ_INT(cached(e, im_start), 3);
 	CHECK_EQ_INT(cached(e, im_end), 2);
 	/* infer parses special-token text (llama-cli's -p), unless told not to */
-	gen_run(&g, "infer \"<|im_start|>user\" -n 1", &st);
+	fixture_run(&g.fx, "infer \"<|im_start|>user\" -n 1", &st);
 	CHECK_EQ_INT(cached(e, im_start), 1);
-	gen_run(&g, "infer \"<|im_start|>user\" -n 1 --no-parse-special", &st);
+	fixture_run(&g.fx, "infer \"<|im_start|>user\" -n 1 --no-parse-special", &st);
 	CHECK_EQ_INT(cached(e, im_start), 0);
 	gen_close(&g);
 }
@@ -305,15 +269,15 @@ TEST(cmd_chat_shifts_old_turns_out_of_a_small_context)
 	mkm_defaults(&s);
 	s.chatml = true;
 	gen_open(&g, &s, "gen_shift.gguf");
-	gen_run(&g, "load -c 64 0", &st);
-	e = g.sh->engine;
-	gen_run(&g, "chat --system \"be brief\" \"hi\" -n 6 --temp 0", &st);
+	fixture_run(&g.fx, "load -c 64 0", &st);
+	e = g.fx.sh->engine;
+	fixture_run(&g.fx, "chat --system \"be brief\" \"hi\" -n 6 --temp 0", &st);
 	CHECK_EQ_INT(st, 0);
 	for (int i = 0; i < 12; i++) {
-		out = gen_run(&g, "chat \"tell me more\" -n 6 --temp 0 --ignore-eos", &st);
+		out = fixture_run(&g.fx, "chat \"tell me more\" -n 6 --temp 0 --ignore-eos", &st);
 		CHECK_EQ_INT(st, 0);
-		CHECK_EQ_INT(count(out, "error"), 0);
-		notes += count(out, "chat: context full: the oldest ");
+		CHECK_EQ_INT(fixture_count(out, "error"), 0);
+		notes += fixture_count(out, "chat: context full: the oldest ");
 		CHECK_STR(e->msgs[0].role, "system");
 		CHECK_STR(e->msgs[0].content, "be brief");
 		CHECK(e->n_past <= e->n_ctx);
@@ -327,10 +291,10 @@ TEST(cmd_chat_shifts_old_turns_out_of_a_small_context)
 	for (int i = 0; i < 60; i++)
 		strcat(big, "word ");
 	strcat(big, "\" -n 2");
-	out = gen_run(&g, big, &st);
+	out = fixture_run(&g.fx, big, &st);
 	CHECK_EQ_INT(st, -LLMK_ERANGE);
-	CHECK_EQ_INT(count(out, "error: "), 1);
-	gen_run(&g, "chat \"again\" -n 2 --temp 0", &st);
+	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
+	fixture_run(&g.fx, "chat \"again\" -n 2 --temp 0", &st);
 	CHECK_EQ_INT(st, 0);
 	gen_close(&g);
 }

@@ -6,84 +6,12 @@
  * for the documented mistakes.
  */
 #include "test.h"
+#include "shell_fixture.h"
 #include "../../llm/engine.h"
 #include "../../shell/shell.h"
 #include "../../tools/host/host.h"
 
 #include <stdlib.h>
-
-struct capture {
-	char *buf;
-	size_t len, cap;
-};
-
-static void capture_fn(void *ctx, const char *s, size_t n)
-{
-	struct capture *c = ctx;
-	if (c->len + n + 1 > c->cap) {
-		c->cap = (c->len + n + 1) * 2;
-		c->buf = realloc(c->buf, c->cap);
-	}
-	memcpy(c->buf + c->len, s, n);
-	c->len += n;
-	c->buf[c->len] = 0;
-}
-
-static int count(const char *hay, const char *needle)
-{
-	int n = 0;
-	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	return n;
-}
-
-/* A shell with the given stories260K file as disk 0, output captured. */
-struct session {
-	struct shell *sh;
-	struct capture cap;
-};
-
-static bool open_session(struct session *s, const char *file)
-{
-	char path[4096];
-	const char *dir = testdata_dir();
-
-	memset(s, 0, sizeof *s);
-	if (!dir)
-		return false;
-	snprintf(path, sizeof path, "%s/stories260K/%s", dir, file);
-	host_remove_disks();
-	CHECK_EQ_INT(host_add_disk(path), 0);
-	host_set_config(NULL);
-	s->sh = calloc(1, sizeof *s->sh);
-	shell_init(s->sh, false);
-	capture_fn(&s->cap, "", 0);
-	host_set_output(capture_fn, &s->cap);
-	return true;
-}
-
-/* Run one line; the captured output of just that line. */
-static const char *run(struct session *s, const char *line, int *status)
-{
-	s->cap.len = 0;
-	s->cap.buf[0] = 0;
-	int r = shell_exec_line(s->sh, line);
-	if (status)
-		*status = r;
-	return s->cap.buf;
-}
-
-static void close_session(struct session *s)
-{
-	if (s->sh->engine) {
-		engine_unload(s->sh->engine);
-		plat_free(s->sh->engine, sizeof(struct engine));
-	}
-	host_set_output(NULL, NULL);
-	host_remove_disks();
-	free(s->sh);
-	free(s->cap.buf);
-}
 
 /* "key": value of the reference line; NULL if absent. */
 static const char *after(const char *line, const char *key)
@@ -116,17 +44,17 @@ static void ref_ids(const char *line, int n, char *out, size_t cap)
 static void check_refs(const char *gguf, const char *refs)
 {
 	char path[4096], want[2048], cmd[512], *text;
-	struct session s;
+	struct shell_fixture s;
 	int cases = 0, st;
 
-	if (!open_session(&s, gguf))
+	if (!fixture_open_stories(&s, gguf))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	snprintf(path, sizeof path, "%s/stories260K/%s", testdata_dir(), refs);
+	fixture_stories(path, sizeof path, refs);
 	text = test_read_file(path, NULL);
 	CHECK(text != NULL);
-	run(&s, "config threads 1", &st);
+	fixture_run(&s, "config threads 1", &st);
 	CHECK_EQ_INT(st, 0);
-	run(&s, "load 0", &st);
+	fixture_run(&s, "load 0", &st);
 	CHECK_EQ_INT(st, 0);
 	for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n")) {
 		const char *pr = after(line, "prompt");
@@ -136,7 +64,7 @@ static void check_refs(const char *gguf, const char *refs)
 			break;
 		snprintf(cmd, sizeof cmd, "infer %.*s -n 64 --temp 0 --ids", (int)(q - pr + 1), pr);
 		ref_ids(line, -1, want, sizeof want);
-		const char *out = run(&s, cmd, &st);
+		const char *out = fixture_run(&s, cmd, &st);
 		CHECK_EQ_INT(st, 0);
 		const char *ids = strstr(out, "\nids:");
 		CHECK(ids != NULL);
@@ -150,7 +78,7 @@ static void check_refs(const char *gguf, const char *refs)
 	}
 	CHECK_EQ_INT(cases, 6);
 	free(text);
-	close_session(&s);
+	fixture_close(&s);
 }
 
 TEST(cmd_infer_reproduces_stories260K_f32)
@@ -167,133 +95,139 @@ TEST(cmd_infer_reproduces_stories260K_f16)
 TEST(cmd_infer_first_20_ids_and_text)
 {
 	char path[4096], want[512], *text;
-	struct session s;
+	struct shell_fixture s;
 	const char *out;
 	int st;
 
-	if (!open_session(&s, "stories260K.gguf"))
+	if (!fixture_open_stories(&s, "stories260K.gguf"))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	snprintf(path, sizeof path, "%s/stories260K/refs-F32.jsonl", testdata_dir());
+	fixture_stories(path, sizeof path, "refs-F32.jsonl");
 	text = test_read_file(path, NULL);
 	ref_ids(text, 20, want, sizeof want);
-	run(&s, "load 0", &st);
-	out = run(&s, "infer \"Once upon a time\" -n 20 --temp 0 --ids", &st);
+	fixture_run(&s, "load 0", &st);
+	out = fixture_run(&s, "infer \"Once upon a time\" -n 20 --temp 0 --ids", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK(strstr(out, want) != NULL);
 	CHECK(strncmp(out, ", there was a little girl named Lily.", 37) == 0);
-	out = run(&s, "stats", &st);
+	out = fixture_run(&s, "stats", &st);
 	CHECK(strstr(out, "20 tokens") != NULL && strstr(out, "tok/s") != NULL);
-	out = run(&s, "info", &st);
+	out = fixture_run(&s, "info", &st);
 	CHECK(strstr(out, "llama") && strstr(out, "context        128"));
 	/* no mem-budget: the plan's bound is the free memory, and info says so */
 	CHECK(strstr(out, "(the free memory; no mem-budget)") != NULL);
 	free(text);
-	close_session(&s);
+	fixture_close(&s);
+}
+
+/* stories260K.gguf as disk 0 and `load 0` run (the test's checks fail if
+ * it did not load); false without test data. */
+static bool open_loaded(struct shell_fixture *s)
+{
+	if (!fixture_open_stories(s, "stories260K.gguf"))
+		return false;
+	fixture_run(s, "load 0", NULL);
+	return true;
 }
 
 TEST(cmd_infer_stop_string_trims_output)
 {
-	struct session s;
+	struct shell_fixture s;
 	const char *out;
 	int st;
 
-	if (!open_session(&s, "stories260K.gguf"))
+	if (!open_loaded(&s))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	run(&s, "load 0", &st);
-	out = run(&s, "infer \"Once upon a time\" -n 64 --temp 0 --stop Lily --stop zzz", &st);
+	out = fixture_run(&s, "infer \"Once upon a time\" -n 64 --temp 0 --stop Lily --stop zzz", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK_STR(out, ", there was a little girl named \n");
 	CHECK_STR(s.sh->engine->run.stop, "stop");
 	/* a stop string that starts matching but never completes: the text held
 	 * back while it might have is printed in the end, nothing lost */
 	char full[4096];
-	snprintf(full, sizeof full, "%s", run(&s, "infer \"Once upon a time\" -n 20 --temp 0", &st));
-	out = run(&s, "infer \"Once upon a time\" -n 20 --temp 0 --stop \"Lily. She z\" --stop outsidx", &st);
+	snprintf(full, sizeof full, "%s", fixture_run(&s, "infer \"Once upon a time\" -n 20 --temp 0", &st));
+	out = fixture_run(&s, "infer \"Once upon a time\" -n 20 --temp 0 --stop \"Lily. She z\" --stop outsidx", &st);
 	CHECK_STR(out, full);
 	CHECK_STR(s.sh->engine->run.stop, "limit");
-	close_session(&s);
+	fixture_close(&s);
 }
 
 TEST(cmd_infer_seed_reproduces_sampling)
 {
-	struct session s;
+	struct shell_fixture s;
 	char a[4096], b[4096], c[4096];
 	int st;
 
-	if (!open_session(&s, "stories260K.gguf"))
+	if (!open_loaded(&s))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	run(&s, "load 0", &st);
-	snprintf(a, sizeof a, "%s", run(&s, "infer \"The cat\" -n 40 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 --seed 7 --ids", &st));
+	snprintf(a, sizeof a, "%s", fixture_run(&s, "infer \"The cat\" -n 40 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 --seed 7 --ids", &st));
 	CHECK_EQ_INT(st, 0);
-	snprintf(b, sizeof b, "%s", run(&s, "infer \"The cat\" -n 40 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 --seed 7 --ids", &st));
-	snprintf(c, sizeof c, "%s", run(&s, "infer \"The cat\" -n 40 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 --seed 8 --ids", &st));
+	snprintf(b, sizeof b, "%s", fixture_run(&s, "infer \"The cat\" -n 40 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 --seed 7 --ids", &st));
+	snprintf(c, sizeof c, "%s", fixture_run(&s, "infer \"The cat\" -n 40 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 --seed 8 --ids", &st));
 	CHECK_STR(a, b);
 	CHECK(strcmp(a, c) != 0);
 	/* the second run found the prompt in the cache */
 	CHECK(s.sh->engine->run.n_reused > 0);
-	close_session(&s);
+	fixture_close(&s);
 }
 
 TEST(cmd_chat_reuses_earlier_turns)
 {
-	struct session s;
+	struct shell_fixture s;
 	struct engine *e;
 	const char *out;
 	int st;
 
-	if (!open_session(&s, "stories260K.gguf"))
+	if (!open_loaded(&s))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	run(&s, "load 0", &st);
-	out = run(&s, "chat \"Once upon a time\" -n 8 --temp 0", &st);
+	out = fixture_run(&s, "chat \"Once upon a time\" -n 8 --temp 0", &st);
 	CHECK_EQ_INT(st, 0);
 	e = s.sh->engine;
 	CHECK_EQ_INT(e->n_msgs, 2);
 	CHECK_EQ_INT(e->run.n_reused, 0);
-	out = run(&s, "chat \"Lily\" -n 8 --temp 0", &st);
+	out = fixture_run(&s, "chat \"Lily\" -n 8 --temp 0", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK_EQ_INT(e->n_msgs, 4);
 	CHECK(e->run.n_reused > 5);
 	CHECK(e->run.n_prompt < e->run.n_reused);
-	out = run(&s, "chat \"more\" --system \"late\"", &st);
+	out = fixture_run(&s, "chat \"more\" --system \"late\"", &st);
 	CHECK_EQ_INT(st, -LLMK_EINVAL);
 	CHECK(strstr(out, "must come first") != NULL);
-	out = run(&s, "chat --reset", &st);
+	out = fixture_run(&s, "chat --reset", &st);
 	CHECK(strstr(out, "cleared") != NULL);
 	CHECK_EQ_INT(e->n_msgs, 0);
-	run(&s, "chat \"Tim\" --system \"You tell stories.\" -n 4 --temp 0", &st);
+	fixture_run(&s, "chat \"Tim\" --system \"You tell stories.\" -n 4 --temp 0", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK_EQ_INT(e->n_msgs, 3);
 	CHECK_STR(e->msgs[0].role, "system");
 	CHECK_STR(e->msgs[0].content, "You tell stories.");
-	run(&s, "chat --reset", &st);
+	fixture_run(&s, "chat --reset", &st);
 	/* everything load took comes back */
 	CHECK(e->mem.used > 0);
-	run(&s, "unload", &st);
+	fixture_run(&s, "unload", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK_EQ_INT(e->mem.used, 0);
-	run(&s, "config mem-budget 2M", &st);
-	run(&s, "load 0", &st);
+	fixture_run(&s, "config mem-budget 2M", &st);
+	fixture_run(&s, "load 0", &st);
 	CHECK(st < 0);
 	CHECK_EQ_INT(e->mem.used, 0);
-	close_session(&s);
+	fixture_close(&s);
 }
 
 TEST(cmd_ctrl_c_stops_generation)
 {
-	struct session s;
+	struct shell_fixture s;
 	const char *out;
 	int st;
 
-	if (!open_session(&s, "stories260K.gguf"))
+	if (!open_loaded(&s))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	run(&s, "load 0", &st);
 	host_set_input("\x03", 1);
-	out = run(&s, "infer \"Once upon a time\" -n 64 --temp 0", &st);
+	out = fixture_run(&s, "infer \"Once upon a time\" -n 64 --temp 0", &st);
 	host_set_input(NULL, 0);
 	CHECK_EQ_INT(st, -LLMK_ECANCEL);
-	CHECK_EQ_INT(count(out, "error: "), 1);
+	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
 	CHECK(strstr(out, "cancel") != NULL);
-	close_session(&s);
+	fixture_close(&s);
 }
 
 /* One "error: " line for each mistake, and the shell keeps going. */
@@ -324,20 +258,20 @@ TEST(cmd_model_errors_one_line_each)
 		{"load 0", NULL},
 	};
 	char longp[2048];
-	struct session s;
+	struct shell_fixture s;
 	int st;
 
-	if (!open_session(&s, "stories260K.gguf"))
+	if (!fixture_open_stories(&s, "stories260K.gguf"))
 		SKIP("no testdata (LLMK_TESTDATA)");
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		const char *out = run(&s, cases[i].line, &st);
+		const char *out = fixture_run(&s, cases[i].line, &st);
 		if (!cases[i].says) {
 			CHECK_EQ_INT(st, 0);
 			continue;
 		}
 		CHECK(st < 0);
-		CHECK_EQ_INT(count(out, "error: "), 1);
-		CHECK_EQ_INT(count(out, "\n"), 1);
+		CHECK_EQ_INT(fixture_count(out, "error: "), 1);
+		CHECK_EQ_INT(fixture_count(out, "\n"), 1);
 		if (!strstr(out, cases[i].says))
 			fprintf(stderr, "  '%s' said '%s', expected '%s'\n", cases[i].line, out,
 				cases[i].says);
@@ -345,70 +279,69 @@ TEST(cmd_model_errors_one_line_each)
 	}
 	/* 200 words do not fit a context of 128; also right after a run that
 	 * generated tokens (its counters must not hide the error) */
-	run(&s, "infer \"Once upon a time\" -n 2 --temp 0", &st);
+	fixture_run(&s, "infer \"Once upon a time\" -n 2 --temp 0", &st);
 	CHECK_EQ_INT(st, 0);
 	size_t n = (size_t)snprintf(longp, sizeof longp, "infer \"");
 	for (int i = 0; i < 200; i++)
 		n += (size_t)snprintf(longp + n, sizeof longp - n, "cat ");
 	snprintf(longp + n, sizeof longp - n, "\"");
-	const char *out = run(&s, longp, &st);
+	const char *out = fixture_run(&s, longp, &st);
 	CHECK_EQ_INT(st, -LLMK_ERANGE);
-	CHECK_EQ_INT(count(out, "error: "), 1);
+	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
 	CHECK(strstr(out, "longer than the context") != NULL);
-	close_session(&s);
+	fixture_close(&s);
 }
 
 /* Interactive chat: lines until an empty one; each turn's reply is kept. */
 TEST(cmd_chat_reads_lines_until_empty)
 {
 	static const char input[] = "Once upon a time\nLily\n\nafter\n";
-	struct session s;
+	struct shell_fixture s;
 	struct engine *e;
 	const char *out;
 	int st;
 
-	if (!open_session(&s, "stories260K.gguf"))
+	if (!open_loaded(&s))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	run(&s, "load 0", &st);
 	host_set_input(input, sizeof input - 1);
-	out = run(&s, "chat -n 6 --temp 0", &st);
+	out = fixture_run(&s, "chat -n 6 --temp 0", &st);
 	CHECK_EQ_INT(st, 0);
 	e = s.sh->engine;
 	CHECK_EQ_INT(e->n_msgs, 4);
 	CHECK(strstr(out, "chatml") != NULL);
-	CHECK_EQ_INT(count(out, "error"), 0);
+	CHECK_EQ_INT(fixture_count(out, "error"), 0);
 	/* what follows the empty line is left for the shell */
 	CHECK_EQ_INT(shell_getc(s.sh), 'a');
 	host_set_input(NULL, 0);
-	close_session(&s);
+	fixture_close(&s);
 }
 
 TEST(cmd_profile_counts_stages_and_layers)
 {
-	struct session s;
+	struct shell_fixture s;
 	struct engine *e;
 	const char *out;
 	int st;
 
-	if (!open_session(&s, "stories260K.gguf"))
+	if (!fixture_open_stories(&s, "stories260K.gguf"))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	run(&s, "profile on", &st);
+	fixture_run(&s, "profile on", &st);
 	CHECK(st < 0); /* no model yet */
-	run(&s, "load 0", &st);
-	run(&s, "profile on", &st);
+	fixture_run(&s, "load 0", &st);
+	fixture_run(&s, "profile on", &st);
 	CHECK_EQ_INT(st, 0);
-	run(&s, "infer \"Once upon a time\" -n 6 --temp 0", &st);
+	fixture_run(&s, "infer \"Once upon a time\" -n 6 --temp 0", &st);
 	e = s.sh->engine;
 	/* 5 prompt tokens in one pass, then 5 single-token passes */
 	CHECK_EQ_INT(e->model.prof.tokens, 10);
 	CHECK_EQ_INT(e->model.prof.passes, 6);
 	CHECK(e->model.prof.layer_ns[4] > 0);
-	out = run(&s, "profile", &st);
+	out = fixture_run(&s, "profile", &st);
 	CHECK(strstr(out, "10 tokens in 6 passes") && strstr(out, "attention"));
-	run(&s, "profile off", &st);
-	run(&s, "infer \"Once upon a time\" -n 6 --temp 0", &st);
+	fixture_run(&s, "profile off", &st);
+	fixture_run(&s, "infer \"Once upon a time\" -n 6 --temp 0", &st);
 	CHECK_EQ_INT(e->model.prof.passes, 6);
-	close_session(&s);
+	fixture_close(&s);
 }
 
 /* A budget between "weights + scratch" and "+ the full context" gets a
@@ -416,30 +349,30 @@ TEST(cmd_profile_counts_stages_and_layers)
  * them); generation then ends when the context is full. */
 TEST(cmd_budget_shrinks_the_context)
 {
-	struct session s;
+	struct shell_fixture s;
 	struct engine *e;
 	int st;
 
-	if (!open_session(&s, "stories260K.gguf"))
+	if (!fixture_open_stories(&s, "stories260K.gguf"))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	run(&s, "config threads 1", &st);
-	run(&s, "config mem-budget 5300K", &st);
-	const char *out = run(&s, "load --resident llama", &st); /* general.name, any case */
+	fixture_run(&s, "config threads 1", &st);
+	fixture_run(&s, "config mem-budget 5300K", &st);
+	const char *out = fixture_run(&s, "load --resident llama", &st); /* general.name, any case */
 	if (st)
 		fprintf(stderr, "  %s", out);
 	CHECK_EQ_INT(st, 0);
 	if (st) {
-		close_session(&s);
+		fixture_close(&s);
 		return;
 	}
 	e = s.sh->engine;
 	CHECK(e->n_ctx >= 16 && e->n_ctx < 128);
-	run(&s, "infer \"Once upon a time\" -n 500 --temp 0", &st);
+	fixture_run(&s, "infer \"Once upon a time\" -n 500 --temp 0", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK_STR(e->run.stop, "context");
 	CHECK_EQ_INT(e->n_past, e->n_ctx);
 	CHECK(e->mem.peak <= 5300 * 1024);
-	close_session(&s);
+	fixture_close(&s);
 }
 
 /* A setting is one row: its flag gives one run what `config` gives every
@@ -448,39 +381,38 @@ TEST(cmd_budget_shrinks_the_context)
 TEST(cmd_flags_and_config_keys_are_one_table)
 {
 	char a[16384], b[4096];
-	struct session s;
+	struct shell_fixture s;
 	const char *out;
 	int st, flags = 0;
 
-	if (!open_session(&s, "stories260K.gguf"))
+	if (!open_loaded(&s))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	run(&s, "load 0", &st);
-	snprintf(a, sizeof a, "%s", run(&s, "infer \"The cat\" -n 20 --temp 1.1 --top-k 30 --seed 5 "
+	snprintf(a, sizeof a, "%s", fixture_run(&s, "infer \"The cat\" -n 20 --temp 1.1 --top-k 30 --seed 5 "
 					 "--repeat-penalty 1.3 --mirostat 2 --mirostat-ent 3 --ids", &st));
 	CHECK_EQ_INT(st, 0);
-	run(&s, "config temp 1.1", &st);
-	run(&s, "config top-k 30", &st);
-	run(&s, "config seed 5", &st);
-	run(&s, "config repeat-penalty 1.3", &st);
-	run(&s, "config mirostat 2", &st);
-	run(&s, "config mirostat-ent 3", &st);
-	run(&s, "config n-predict 20", &st);
-	snprintf(b, sizeof b, "%s", run(&s, "infer \"The cat\" --ids", &st));
+	fixture_run(&s, "config temp 1.1", &st);
+	fixture_run(&s, "config top-k 30", &st);
+	fixture_run(&s, "config seed 5", &st);
+	fixture_run(&s, "config repeat-penalty 1.3", &st);
+	fixture_run(&s, "config mirostat 2", &st);
+	fixture_run(&s, "config mirostat-ent 3", &st);
+	fixture_run(&s, "config n-predict 20", &st);
+	snprintf(b, sizeof b, "%s", fixture_run(&s, "infer \"The cat\" --ids", &st));
 	CHECK_EQ_INT(st, 0);
 	CHECK_STR(a, b);
 	/* a flag changes only its run */
-	out = run(&s, "config temp", &st);
+	out = fixture_run(&s, "config temp", &st);
 	CHECK(strstr(out, " 1.1 ") != NULL);
-	out = run(&s, "infer \"x\" --temp 500", &st);
+	out = fixture_run(&s, "infer \"x\" --temp 500", &st);
 	CHECK_STR(out, "error: --temp: 500 is out of range [0, 100]\n");
-	out = run(&s, "config temp 500", &st);
+	out = fixture_run(&s, "config temp 500", &st);
 	CHECK_STR(out, "error: temp: 500 is out of range [0, 100]\n");
-	out = run(&s, "infer \"x\" --mirostat 3", &st);
+	out = fixture_run(&s, "infer \"x\" --mirostat 3", &st);
 	CHECK_STR(out, "error: --mirostat: 3 is out of range [0, 2]\n");
-	out = run(&s, "config mirostat 3", &st);
+	out = fixture_run(&s, "config mirostat 3", &st);
 	CHECK_STR(out, "error: mirostat: 3 is out of range [0, 2]\n");
 	/* every row with a flag is in `help`, and is a flag */
-	snprintf(a, sizeof a, "%s", run(&s, "help", &st));
+	snprintf(a, sizeof a, "%s", fixture_run(&s, "help", &st));
 	const struct shell_config_key *k;
 	for (int i = 0; (k = shell_config_at(i)); i++) {
 		char flag[64], line[160];
@@ -490,9 +422,9 @@ TEST(cmd_flags_and_config_keys_are_one_table)
 		snprintf(flag, sizeof flag, "--%s %s", k->name, k->flag);
 		CHECK(strstr(a, flag) != NULL);
 		snprintf(line, sizeof line, "infer \"x\" -n 1 --%s", k->name);
-		out = run(&s, line, &st);
+		out = fixture_run(&s, line, &st);
 		CHECK(strstr(out, "needs a value") != NULL);
 	}
 	CHECK_EQ_INT(flags, 24);
-	close_session(&s);
+	fixture_close(&s);
 }

@@ -5,93 +5,25 @@
  * bad value, and runs on stories260K that a seed reproduces.
  */
 #include "test.h"
+#include "shell_fixture.h"
 #include "../../llm/engine.h"
 #include "../../shell/shell.h"
-#include "../../tools/host/host.h"
-
-#include <stdlib.h>
-
-struct out {
-	char *buf;
-	size_t len, cap;
-};
-
-static void out_fn(void *ctx, const char *s, size_t n)
-{
-	struct out *o = ctx;
-	if (o->len + n + 1 > o->cap) {
-		o->cap = (o->len + n + 1) * 2;
-		o->buf = realloc(o->buf, o->cap);
-	}
-	memcpy(o->buf + o->len, s, n);
-	o->len += n;
-	o->buf[o->len] = 0;
-}
-
-struct sess {
-	struct shell *sh;
-	struct out out;
-};
-
-/* A shell with stories260K as disk 0 (if the test data is there). */
-static bool sess_open(struct sess *s, bool model)
-{
-	char path[4096];
-	const char *dir = testdata_dir();
-
-	memset(s, 0, sizeof *s);
-	host_remove_disks();
-	if (model) {
-		if (!dir)
-			return false;
-		snprintf(path, sizeof path, "%s/stories260K/stories260K.gguf", dir);
-		CHECK_EQ_INT(host_add_disk(path), 0);
-	}
-	host_set_config(NULL);
-	s->sh = calloc(1, sizeof *s->sh);
-	shell_init(s->sh, false);
-	out_fn(&s->out, "", 0);
-	host_set_output(out_fn, &s->out);
-	return true;
-}
-
-static const char *sess_run(struct sess *s, const char *line, int *status)
-{
-	s->out.len = 0;
-	s->out.buf[0] = 0;
-	int r = shell_exec_line(s->sh, line);
-	if (status)
-		*status = r;
-	return s->out.buf;
-}
-
-static void sess_close(struct sess *s)
-{
-	if (s->sh->engine) {
-		engine_unload(s->sh->engine);
-		plat_free(s->sh->engine, sizeof(struct engine));
-	}
-	host_set_output(NULL, NULL);
-	host_remove_disks();
-	free(s->sh);
-	free(s->out.buf);
-}
 
 /* `config KEY` shows VALUE (the value column, between spaces). */
-static bool shows(struct sess *s, const char *key, const char *value)
+static bool shows(struct shell_fixture *s, const char *key, const char *value)
 {
 	char line[128], want[160];
 
 	snprintf(line, sizeof line, "config %s", key);
 	snprintf(want, sizeof want, " %s ", value);
-	return strstr(sess_run(s, line, NULL), want) != NULL;
+	return strstr(fixture_run(s, line, NULL), want) != NULL;
 }
 
 TEST(cmd_sampler_keys_show_llama_cpps_defaults)
 {
-	struct sess s;
+	struct shell_fixture s;
 
-	sess_open(&s, false);
+	fixture_open(&s, NULL, NULL);
 	CHECK(shows(&s, "samplers", "penalties;dry;top_n_sigma;top_k;typ_p;top_p;min_p;xtc;temperature"));
 	CHECK(shows(&s, "dry-multiplier", "0"));
 	CHECK(shows(&s, "dry-base", "1.75"));
@@ -103,50 +35,50 @@ TEST(cmd_sampler_keys_show_llama_cpps_defaults)
 	CHECK(shows(&s, "dynatemp-range", "0"));
 	CHECK(shows(&s, "dynatemp-exp", "1"));
 	CHECK(shows(&s, "mirostat", "0"));
-	sess_close(&s);
+	fixture_close(&s);
 }
 
 TEST(cmd_sampler_keys_take_llama_cpps_values_and_refuse_others)
 {
-	struct sess s;
+	struct shell_fixture s;
 	int st;
 
-	sess_open(&s, false);
-	sess_run(&s, "config samplers top_k;temp", &st);
+	fixture_open(&s, NULL, NULL);
+	fixture_run(&s, "config samplers top_k;temp", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK(shows(&s, "samplers", "top_k;temperature"));
-	sess_run(&s, "config samplers kt", &st);
+	fixture_run(&s, "config samplers kt", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK(shows(&s, "samplers", "top_k;temperature"));
-	CHECK_STR(sess_run(&s, "config samplers top_k;bogus", &st),
+	CHECK_STR(fixture_run(&s, "config samplers top_k;bogus", &st),
 		  "error: samplers: unknown sampler 'bogus' (expected names separated by ';' from "
 		  "penalties, dry, top_n_sigma, top_k, typ_p, top_p, min_p, xtc, temperature, or "
 		  "their letters edskypmxt)\n");
 	CHECK(st != 0);
 	CHECK(shows(&s, "samplers", "top_k;temperature"));
-	CHECK_STR(sess_run(&s, "config samplers kkkkkkkkkkkkkkkkk", &st),
+	CHECK_STR(fixture_run(&s, "config samplers kkkkkkkkkkkkkkkkk", &st),
 		  "error: samplers: more than 16 samplers in 'kkkkkkkkkkkkkkkkk'\n");
-	sess_run(&s, "config dry-penalty-last-n -1", &st);
+	fixture_run(&s, "config dry-penalty-last-n -1", &st);
 	CHECK_EQ_INT(st, 0);
-	sess_run(&s, "config dry-penalty-last-n 256", &st);
+	fixture_run(&s, "config dry-penalty-last-n 256", &st);
 	CHECK(shows(&s, "dry-penalty-last-n", "256"));
-	CHECK_STR(sess_run(&s, "config dry-penalty-last-n -2", &st),
+	CHECK_STR(fixture_run(&s, "config dry-penalty-last-n -2", &st),
 		  "error: dry-penalty-last-n: -2 is out of range [-1, 16777216]\n");
-	CHECK_STR(sess_run(&s, "config dry-penalty-last-n x", &st),
+	CHECK_STR(fixture_run(&s, "config dry-penalty-last-n x", &st),
 		  "error: dry-penalty-last-n: bad number 'x'\n");
-	CHECK_STR(sess_run(&s, "config dry-base 0.5", &st),
+	CHECK_STR(fixture_run(&s, "config dry-base 0.5", &st),
 		  "error: dry-base: 0.5 is out of range [1, 100]\n");
-	CHECK_STR(sess_run(&s, "config xtc-probability 2", &st),
+	CHECK_STR(fixture_run(&s, "config xtc-probability 2", &st),
 		  "error: xtc-probability: 2 is out of range [0, 1]\n");
-	sess_run(&s, "config mirostat 1", &st);
+	fixture_run(&s, "config mirostat 1", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK(shows(&s, "mirostat", "1"));
 	/* a flag's error names the flag */
-	CHECK_STR(sess_run(&s, "infer \"x\" --samplers top_q", &st),
+	CHECK_STR(fixture_run(&s, "infer \"x\" --samplers top_q", &st),
 		  "error: --samplers: unknown sampler 'top_q' (expected names separated by ';' from "
 		  "penalties, dry, top_n_sigma, top_k, typ_p, top_p, min_p, xtc, temperature, or "
 		  "their letters edskypmxt)\n");
-	sess_close(&s);
+	fixture_close(&s);
 }
 
 TEST(cmd_sampler_flags_run_and_a_seed_reproduces_them)
@@ -161,21 +93,21 @@ TEST(cmd_sampler_flags_run_and_a_seed_reproduces_them)
 		"--samplers temperature;min_p --temp 1.5 --min-p 0.2",
 	};
 	char line[256], a[4096];
-	struct sess s;
+	struct shell_fixture s;
 	int st;
 
-	if (!sess_open(&s, true))
+	if (!fixture_open_stories(&s, "stories260K.gguf"))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	sess_run(&s, "load 0", &st);
+	fixture_run(&s, "load 0", &st);
 	CHECK_EQ_INT(st, 0);
 	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
 		snprintf(line, sizeof line, "infer \"Once upon a time\" -n 40 --seed 7 --ids %s", runs[i]);
-		snprintf(a, sizeof a, "%s", sess_run(&s, line, &st));
+		snprintf(a, sizeof a, "%s", fixture_run(&s, line, &st));
 		CHECK_EQ_INT(st, 0);
 		CHECK(strstr(a, "error") == NULL);
-		CHECK_STR(sess_run(&s, line, &st), a);
+		CHECK_STR(fixture_run(&s, line, &st), a);
 	}
-	sess_close(&s);
+	fixture_close(&s);
 }
 
 TEST(cmd_greedy_with_dry_avoids_the_repeat_plain_greedy_makes)
@@ -183,35 +115,35 @@ TEST(cmd_greedy_with_dry_avoids_the_repeat_plain_greedy_makes)
 	const char *plain_line = "infer \"Once upon a time\" -n 120 --temp 0";
 	char plain[4096];
 	const char *dry;
-	struct sess s;
+	struct shell_fixture s;
 	int st;
 
-	if (!sess_open(&s, true))
+	if (!fixture_open_stories(&s, "stories260K.gguf"))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	sess_run(&s, "load 0", &st);
+	fixture_run(&s, "load 0", &st);
 	/* stories260K's greedy text says "to the park" twice; DRY at
 	 * temperature 0 (an argmax after the chain, as llama.cpp) steers
 	 * the second one off the repeat */
-	snprintf(plain, sizeof plain, "%s", sess_run(&s, plain_line, &st));
+	snprintf(plain, sizeof plain, "%s", fixture_run(&s, plain_line, &st));
 	CHECK_EQ_INT(st, 0);
-	dry = sess_run(&s, "infer \"Once upon a time\" -n 120 --temp 0 --dry-multiplier 0.8", &st);
+	dry = fixture_run(&s, "infer \"Once upon a time\" -n 120 --temp 0 --dry-multiplier 0.8", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK(strcmp(plain, dry) != 0);
 	CHECK(strstr(plain, "go to the park.") != NULL);
 	CHECK(strstr(dry, "go to the park.") == NULL);
-	sess_close(&s);
+	fixture_close(&s);
 }
 
 TEST(cmd_load_marks_dry_breakers_from_the_vocabulary)
 {
-	struct sess s;
+	struct shell_fixture s;
 	struct engine *e;
 	char piece[256];
 	int st, marked = 0, nl = 0;
 
-	if (!sess_open(&s, true))
+	if (!fixture_open_stories(&s, "stories260K.gguf"))
 		SKIP("no testdata (LLMK_TESTDATA)");
-	sess_run(&s, "load 0", &st);
+	fixture_run(&s, "load 0", &st);
 	CHECK_EQ_INT(st, 0);
 	e = s.sh->engine;
 	/* a token is a breaker iff its text holds \n : " or * (llama.cpp's
@@ -227,5 +159,5 @@ TEST(cmd_load_marks_dry_breakers_from_the_vocabulary)
 	}
 	CHECK(marked > 0 && marked < (int)e->smp.n_vocab);
 	CHECK_EQ_INT(nl, 1); /* the newline byte token */
-	sess_close(&s);
+	fixture_close(&s);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "gguf_edit.h"
+#include "shell_fixture.h"
 #include "../../llm/engine.h"
 #include "../../shell/shell.h"
 #include "../../tools/host/host.h"
@@ -286,19 +287,23 @@ TEST(engine_load_refuses_tensor_data_that_is_not_4_byte_aligned)
 }
 
 /* ---- the context the file asks for ---- */
-struct capture {
-	char buf[16384];
-	size_t len;
-};
-
-static void capture_fn(void *ctx, const char *s, size_t n)
+/* A shell over the default model (tied) whose llama.context_length is
+ * ctx as disk 0, then `config threads 1`, the config line if any, and
+ * `load 0`: their results ORed, 0 when every one succeeded. */
+static int open_ctx(struct shell_fixture *f, const char *tag, uint32_t ctx, const char *config)
 {
-	struct capture *c = ctx;
-	if (c->len + n < sizeof c->buf) {
-		memcpy(c->buf + c->len, s, n);
-		c->len += n;
-		c->buf[c->len] = 0;
-	}
+	const struct gedit_kv kv[] = {{"llama.context_length", GGUF_VT_UINT32, ctx, 0, NULL}};
+	const struct gedit ed = {.kv = kv, .n_kv = 1};
+	char p[700];
+	int st;
+
+	CHECK(variant(tag, true, &ed, p, sizeof p));
+	CHECK_EQ_INT(fixture_open(f, (const char *[]){p, NULL}, NULL), 0);
+	st = shell_exec_line(f->sh, "config threads 1");
+	if (config)
+		st |= shell_exec_line(f->sh, config);
+	st |= shell_exec_line(f->sh, "load 0");
+	return st;
 }
 
 /* Issue 18 defect 4: context_length 0xffffffff gave a context of what all
@@ -307,63 +312,38 @@ static void capture_fn(void *ctx, const char *s, size_t n)
  * ctx` limit and at what the memory plan holds, and info says so. */
 TEST(engine_caps_the_files_context_length_and_info_says_so)
 {
-	const struct gedit_kv huge[] = {{"llama.context_length", GGUF_VT_UINT32, 0xffffffffu, 0, NULL}};
-	struct gedit ed = {.kv = huge, .n_kv = 1};
-	struct capture cap = {.len = 0};
-	struct shell *sh = calloc(1, sizeof *sh);
-	char p[700];
+	struct shell_fixture f;
+	struct shell *sh;
+	const char *out;
 	int st;
 
-	CHECK(variant("ctxhuge", true, &ed, p, sizeof p));
-	host_remove_disks();
-	CHECK_EQ_INT(host_add_disk(p), 0);
-	host_set_config(NULL);
-	shell_init(sh, false);
-	host_set_output(capture_fn, &cap);
-	st = shell_exec_line(sh, "config threads 1");
-	st |= shell_exec_line(sh, "config mem-budget 64M");
-	st |= shell_exec_line(sh, "load 0");
+	CHECK_EQ_INT(open_ctx(&f, "ctxhuge", 0xffffffffu, "config mem-budget 64M"), 0);
+	sh = f.sh;
+	out = fixture_run(&f, "info", &st);
 	CHECK_EQ_INT(st, 0);
-	cap.len = 0;
-	CHECK_EQ_INT(shell_exec_line(sh, "info"), 0);
-	host_set_output(NULL, NULL);
-	if (!strstr(cap.buf, "(the file says 4294967295; capped")) {
-		fprintf(stderr, "  info says:\n%s", cap.buf);
+	if (!strstr(out, "(the file says 4294967295; capped")) {
+		fprintf(stderr, "  info says:\n%s", out);
 		test_failed_checks++;
 	}
 	CHECK(sh->engine && sh->engine->n_ctx >= 16 && sh->engine->n_ctx <= (1u << 24));
 	CHECK(sh->engine && sh->engine->mem.peak <= 64u << 20);
-	if (sh->engine) {
-		engine_unload(sh->engine);
-		plat_free(sh->engine, sizeof(struct engine));
-	}
-	free(sh);
-	host_remove_disks();
+	fixture_close(&f);
 }
 
 TEST(engine_takes_at_most_4096_positions_from_the_file_unless_asked)
 {
-	const struct gedit_kv big[] = {{"llama.context_length", GGUF_VT_UINT32, 1u << 24, 0, NULL}};
-	struct gedit ed = {.kv = big, .n_kv = 1};
-	struct capture cap = {.len = 0};
-	struct shell *sh = calloc(1, sizeof *sh);
-	char p[700];
+	struct shell_fixture f;
+	struct shell *sh;
+	const char *out;
 	int st;
 
-	CHECK(variant("ctxbig", true, &ed, p, sizeof p));
-	host_remove_disks();
-	CHECK_EQ_INT(host_add_disk(p), 0);
-	host_set_config(NULL);
-	shell_init(sh, false);
-	host_set_output(capture_fn, &cap);
 	/* no mem-budget: free memory alone would hold 2^24 positions of this
 	 * tiny model, gigabytes of cache for a claim in the file */
-	st = shell_exec_line(sh, "config threads 1");
-	st |= shell_exec_line(sh, "load 0");
+	CHECK_EQ_INT(open_ctx(&f, "ctxbig", 1u << 24, NULL), 0);
+	sh = f.sh;
+	out = fixture_run(&f, "info", &st);
 	CHECK_EQ_INT(st, 0);
-	cap.len = 0;
-	CHECK_EQ_INT(shell_exec_line(sh, "info"), 0);
-	CHECK(cap.buf && strstr(cap.buf, "context        4096 (the file says 16777216; capped at "
+	CHECK(out && strstr(out, "context        4096 (the file says 16777216; capped at "
 				 "the default 4096") != NULL);
 	CHECK(sh->engine && sh->engine->n_ctx == ENGINE_DEFAULT_CTX);
 	/* asked for, it gets more */
@@ -371,11 +351,5 @@ TEST(engine_takes_at_most_4096_positions_from_the_file_unless_asked)
 	st |= shell_exec_line(sh, "load 0");
 	CHECK_EQ_INT(st, 0);
 	CHECK(sh->engine && sh->engine->n_ctx == 5000);
-	host_set_output(NULL, NULL);
-	if (sh->engine) {
-		engine_unload(sh->engine);
-		plat_free(sh->engine, sizeof(struct engine));
-	}
-	free(sh);
-	host_remove_disks();
+	fixture_close(&f);
 }

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include "test.h"
+#include "shell_fixture.h"
 
 #include <stdlib.h>
 
@@ -27,25 +28,7 @@
 #include "../../tools/writer/seal_write.h"
 #include "../../tools/host/snp_sim.h"
 
-struct capture {
-	char *buf;
-	size_t len, cap;
-};
-
-static void capture_fn(void *ctx, const char *s, size_t n)
-{
-	struct capture *c = ctx;
-	if (c->len + n + 1 > c->cap) {
-		c->cap = (c->len + n + 1) * 2;
-		c->buf = realloc(c->buf, c->cap);
-	}
-	memcpy(c->buf + c->len, s, n);
-	c->len += n;
-	c->buf[c->len] = 0;
-}
-
-static struct capture cap;
-static struct shell *sh;
+static struct shell_fixture fx;
 
 static const uint8_t model_key[32] = {0x42, 0x13, 0x37, 0x99, 7, 6, 5, 4, 3, 2, 1};
 static const char model_key_hex[] =
@@ -110,41 +93,9 @@ static void guest(const char *cfg)
 	setenv("LLMK_SNP_SIM", "1", 1);
 	snp_sim_provider_reset();
 	make_disks(plain, sealed, sizeof plain);
-	host_remove_disks();
-	CHECK_EQ_INT(host_add_disk(plain), 0);
-	CHECK_EQ_INT(host_add_disk(sealed), 1);
-	host_set_config(cfg);
-	if (sh) {
-		if (sh->engine) {
-			engine_unload(sh->engine);
-			plat_free(sh->engine, sizeof(struct engine));
-		}
-		plat_set_write_filter(NULL, NULL);
-		plat_free(sh->session, sizeof(struct session_state));
-		free(sh);
-	}
-	sh = calloc(1, sizeof *sh);
-	free(cap.buf);
-	memset(&cap, 0, sizeof cap);
-	capture_fn(&cap, "", 0);
-	host_set_output(capture_fn, &cap);
-	shell_init(sh, false);
-	host_set_config(NULL);
-}
-
-static void done(void)
-{
-	plat_set_write_filter(NULL, NULL);
-	host_set_output(NULL, NULL);
-	host_set_input(NULL, 0);
-	host_remove_disks();
-	if (sh->engine) {
-		engine_unload(sh->engine);
-		plat_free(sh->engine, sizeof(struct engine));
-	}
-	plat_free(sh->session, sizeof(struct session_state));
-	free(sh);
-	sh = NULL;
+	if (fx.sh)
+		fixture_close(&fx);
+	CHECK_EQ_INT(fixture_open(&fx, (const char *[]){plain, sealed, NULL}, cfg), 0);
 }
 
 struct client {
@@ -167,12 +118,11 @@ static int client_open(struct client *c)
 		snprintf(key + 2 * i, 3, "%02x", c->pub[i]);
 	snprintf(line, sizeof line, "session open --nonce %s --client-key %s --provider snp", nonce,
 		 key);
-	cap.len = 0;
-	cap.buf[0] = 0;
-	int r = shell_exec_line(sh, line);
+	int r;
+	fixture_run(&fx, line, &r);
 	if (r)
 		return r;
-	char *ev = strstr(cap.buf, "session-evidence: ");
+	char *ev = strstr(fx.out.buf, "session-evidence: ");
 	CHECK(ev != NULL);
 	if (!ev)
 		return -1;
@@ -207,14 +157,40 @@ static void frame_in(struct client *c, char **buf, size_t *n, uint8_t type, cons
 	*n += (size_t)k + 1;
 }
 
+/* No input frames: the next frame_in starts the buffer again. */
+static void frames_clear(char **buf, size_t *n)
+{
+	free(*buf);
+	*buf = NULL;
+	*n = 0;
+}
+
+/* A fresh guest (no llmk.cfg) with a session open as c. */
+static void guest_in_session(struct client *c)
+{
+	guest(NULL);
+	CHECK_EQ_INT(client_open(c), 0);
+}
+
+/* guest_in_session, and the client's first input frames in *buf: unseal
+ * with model_key, then load the sealed disk. */
+static void guest_unseal_and_load(struct client *c, char **buf, size_t *n)
+{
+	char line[128];
+
+	guest_in_session(c);
+	snprintf(line, sizeof line, "unseal %s\n", model_key_hex);
+	frame_in(c, buf, n, CHAN_INPUT, line);
+	frame_in(c, buf, n, CHAN_INPUT, "load 1\n");
+}
+
 /* Run the shell over input until it ends; the console as the host saw it
- * in cap (from empty). */
+ * in fx.out (from empty). */
 static void run_input(const char *in, size_t n)
 {
-	cap.len = 0;
-	cap.buf[0] = 0;
+	capture_reset(&fx.out);
 	host_set_input(in, n);
-	shell_run(sh);
+	shell_run(fx.sh);
 	host_set_input(NULL, 0);
 }
 
@@ -229,7 +205,7 @@ struct seen {
 
 static void client_read(struct client *c, struct seen *s)
 {
-	char *p = cap.buf, err[240];
+	char *p = fx.out.buf, err[240];
 	uint8_t data[CHAN_DATA_MAX], type;
 	size_t on = 0, tn = 0, cn = 0;
 
@@ -262,12 +238,22 @@ static void client_read(struct client *c, struct seen *s)
 	}
 }
 
-static int count(const char *hay, const char *needle)
+/* One round: the frames in in[n] run, what the client sees of them in s. */
+static void exchange(struct client *c, const char *in, size_t n, struct seen *s)
 {
-	int n = 0;
-	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	return n;
+	run_input(in, n);
+	client_read(c, s);
+}
+
+/* One round of a single frame of type with text. */
+static void send_frame(struct client *c, uint8_t type, const char *text, struct seen *s)
+{
+	char *in = NULL;
+	size_t n = 0;
+
+	frame_in(c, &in, &n, type, text);
+	exchange(c, in, n, s);
+	free(in);
 }
 
 TEST(session_frames_every_line_and_the_host_sees_no_plaintext)
@@ -277,16 +263,14 @@ TEST(session_frames_every_line_and_the_host_sees_no_plaintext)
 	char *in = NULL;
 	size_t n = 0;
 
-	guest(NULL);
-	CHECK_EQ_INT(client_open(&c), 0);
-	CHECK(strstr(cap.buf, "session: provider snp") != NULL);
-	CHECK(strstr(cap.buf, "  session key  ") != NULL);
+	guest_in_session(&c);
+	CHECK(strstr(fx.out.buf, "session: provider snp") != NULL);
+	CHECK(strstr(fx.out.buf, "  session key  ") != NULL);
 	frame_in(&c, &in, &n, CHAN_INPUT, "load 0\n");
 	frame_in(&c, &in, &n, CHAN_INPUT, "infer \"the password is swordfish\" -n 12 --temp 0\n");
 	frame_in(&c, &in, &n, CHAN_INPUT, "chat \"my pin is 4711\" -n 6 --temp 0\n");
 	frame_in(&c, &in, &n, CHAN_INPUT, "session\n");
-	run_input(in, n);
-	client_read(&c, &s);
+	exchange(&c, in, n, &s);
 	CHECK(!s.refused);
 	CHECK_EQ_INT(s.clear[0], 0); /* nothing at all in clear */
 	CHECK(strstr(s.out, "loaded disk 0") != NULL);
@@ -298,21 +282,16 @@ TEST(session_frames_every_line_and_the_host_sees_no_plaintext)
 	/* the answers are in the frames, and none of it in what the host saw */
 	const char *ans = strstr(s.out, "resident");
 	CHECK(ans != NULL && strlen(ans) > 40);
-	CHECK(strstr(cap.buf, "swordfish") == NULL && strstr(cap.buf, "4711") == NULL);
-	CHECK(strstr(cap.buf, "loaded disk") == NULL && strstr(cap.buf, "resident") == NULL);
+	CHECK(strstr(fx.out.buf, "swordfish") == NULL && strstr(fx.out.buf, "4711") == NULL);
+	CHECK(strstr(fx.out.buf, "loaded disk") == NULL && strstr(fx.out.buf, "resident") == NULL);
 	char piece[24];
 	snprintf(piece, sizeof piece, "%.20s", ans + 20);
-	CHECK(strstr(cap.buf, piece) == NULL);
-	struct engine *e = sh->engine;
+	CHECK(strstr(fx.out.buf, piece) == NULL);
+	struct engine *e = fx.sh->engine;
 	CHECK(e->n_past > 0 && e->n_msgs == 2);
 
 	/* the client closes: a close frame back, then the wipe, in clear */
-	free(in);
-	in = NULL;
-	n = 0;
-	frame_in(&c, &in, &n, CHAN_CLOSE, "");
-	run_input(in, n);
-	client_read(&c, &s);
+	send_frame(&c, CHAN_CLOSE, "", &s);
 	CHECK(strchr(s.types, 'C') != NULL);
 	CHECK_STR(s.clear, "session closed (by the client)\n");
 	CHECK_EQ_INT(e->n_past, 0);
@@ -320,33 +299,30 @@ TEST(session_frames_every_line_and_the_host_sees_no_plaintext)
 	CHECK(all_zero(e->kv.k, e->kv.bytes) && all_zero(e->kv.v, e->kv.bytes));
 	CHECK(all_zero(e->chat_buf, e->chat_cap) && all_zero(e->text, e->text_cap));
 	CHECK(all_zero(e->smp.cand, e->smp.n_vocab * sizeof *e->smp.cand));
-	CHECK(all_zero(&sh->history, sizeof sh->history));
-	CHECK(all_zero(sh->args, sizeof sh->args));
-	struct session_state *st = sh->session;
+	CHECK(all_zero(&fx.sh->history, sizeof fx.sh->history));
+	CHECK(all_zero(fx.sh->args, sizeof fx.sh->args));
+	struct session_state *st = fx.sh->session;
 	CHECK(st->state == SESSION_NONE && all_zero(&st->ch.send.key, 32) &&
 	      all_zero(st->plain, sizeof st->plain));
 	CHECK(e->loaded); /* a plain model stays; its conversation does not */
 
 	/* clear text again; a new session reuses no KV of the last one */
 	run_input("version\n", 8);
-	CHECK(strstr(cap.buf, "llmk ") != NULL);
+	CHECK(strstr(fx.out.buf, "llmk ") != NULL);
 	CHECK_EQ_INT(client_open(&c), 0);
-	free(in);
-	in = NULL;
-	n = 0;
+	frames_clear(&in, &n);
 	frame_in(&c, &in, &n, CHAN_INPUT, "infer \"the password is swordfish\" -n 2 --temp 0\n");
 	frame_in(&c, &in, &n, CHAN_INPUT, "stats\n");
-	run_input(in, n);
-	client_read(&c, &s);
+	exchange(&c, in, n, &s);
 	CHECK(strstr(s.out, "(0 reused from the cache)") != NULL);
 	free(in);
-	done();
+	fixture_close(&fx);
 }
 
 /* One line of clear text: "error: session: <why>...; session closed". */
 static bool closed_for(const struct seen *s, const char *why)
 {
-	return count(s->clear, "error: ") == 1 && strstr(s->clear, "error: session: ") &&
+	return fixture_count(s->clear, "error: ") == 1 && strstr(s->clear, "error: session: ") &&
 	       strstr(s->clear, why) && strstr(s->clear, "; session closed\n");
 }
 
@@ -357,23 +333,19 @@ TEST(session_refuses_altered_replayed_and_clear_input_and_keeps_serving)
 	char *in = NULL;
 	size_t n = 0;
 
+	guest_in_session(&c);
 	/* one character of an input frame changed on the way */
-	guest(NULL);
-	CHECK_EQ_INT(client_open(&c), 0);
 	frame_in(&c, &in, &n, CHAN_INPUT, "load 0\n");
 	in[10] = in[10] == 'A' ? 'B' : 'A';
-	run_input(in, n);
-	client_read(&c, &s);
+	exchange(&c, in, n, &s);
 	CHECK(closed_for(&s, "frame 0 from the client does not authenticate"));
-	CHECK(!sh->engine || !((struct engine *)sh->engine)->loaded);
+	CHECK(!fx.sh->engine || !((struct engine *)fx.sh->engine)->loaded);
 	run_input("version\n", 8);
-	CHECK(strstr(cap.buf, "llmk ") != NULL);
+	CHECK(strstr(fx.out.buf, "llmk ") != NULL);
 
 	/* a frame replayed */
 	CHECK_EQ_INT(client_open(&c), 0);
-	free(in);
-	in = NULL;
-	n = 0;
+	frames_clear(&in, &n);
 	frame_in(&c, &in, &n, CHAN_INPUT, "version\n");
 	size_t one = n;
 	in = realloc(in, 2 * n);
@@ -383,53 +355,38 @@ TEST(session_refuses_altered_replayed_and_clear_input_and_keeps_serving)
 	 * comes in clear: dropped without a word (the next client could take
 	 * an error line for its own refusal) */
 	frame_in(&c, &in, &n, CHAN_INPUT, "version\n");
-	run_input(in, n);
-	client_read(&c, &s);
+	exchange(&c, in, n, &s);
 	CHECK(strstr(s.out, "llmk ") != NULL);
 	CHECK(closed_for(&s, "frame 0 from the client was replayed (expected frame 1)"));
-	CHECK_EQ_INT(sh->last_status, -LLMK_EAUTH);
+	CHECK_EQ_INT(fx.sh->last_status, -LLMK_EAUTH);
 
 	/* a line that is not a frame: refused, and not run */
 	CHECK_EQ_INT(client_open(&c), 0);
-	run_input("load 0\n", 7);
-	client_read(&c, &s);
+	exchange(&c, "load 0\n", 7, &s);
 	CHECK(closed_for(&s, "a line that is not a frame came in"));
-	CHECK(!sh->engine || !((struct engine *)sh->engine)->loaded);
+	CHECK(!fx.sh->engine || !((struct engine *)fx.sh->engine)->loaded);
 
 	/* text outside the session while a command runs: the command stops,
 	 * and nothing of its output leaves, framed or in clear */
 	CHECK_EQ_INT(client_open(&c), 0);
-	free(in);
-	in = NULL;
-	n = 0;
-	frame_in(&c, &in, &n, CHAN_INPUT, "load 0\n");
-	run_input(in, n);
-	client_read(&c, &s);
+	send_frame(&c, CHAN_INPUT, "load 0\n", &s);
 	CHECK(!s.refused && strstr(s.out, "loaded disk 0") != NULL);
-	free(in);
-	in = NULL;
-	n = 0;
+	frames_clear(&in, &n);
 	frame_in(&c, &in, &n, CHAN_INPUT, "infer \"a long story\" -n 200 --temp 0\n");
 	in = realloc(in, n + 9);
 	memcpy(in + n, "garbage\n", 8);
 	n += 8;
-	run_input(in, n);
-	client_read(&c, &s);
+	exchange(&c, in, n, &s);
 	CHECK(closed_for(&s, "a line that is not a frame came in"));
-	CHECK_EQ_INT(count(s.clear, "\n"), 1);
-	CHECK(sh->engine->run.n_gen < 200);
+	CHECK_EQ_INT(fixture_count(s.clear, "\n"), 1);
+	CHECK(fx.sh->engine->run.n_gen < 200);
 
 	/* still serving: a session opens and runs */
 	CHECK_EQ_INT(client_open(&c), 0);
-	free(in);
-	in = NULL;
-	n = 0;
-	frame_in(&c, &in, &n, CHAN_INPUT, "version\n");
-	run_input(in, n);
-	client_read(&c, &s);
+	send_frame(&c, CHAN_INPUT, "version\n", &s);
 	CHECK(!s.refused && strstr(s.out, "build id") != NULL);
 	free(in);
-	done();
+	fixture_close(&fx);
 }
 
 TEST(session_ctrl_c_in_a_frame_stops_the_command_and_the_session_goes_on)
@@ -439,29 +396,21 @@ TEST(session_ctrl_c_in_a_frame_stops_the_command_and_the_session_goes_on)
 	char *in = NULL;
 	size_t n = 0;
 
-	guest(NULL);
-	CHECK_EQ_INT(client_open(&c), 0);
+	guest_in_session(&c);
 	/* one round per line, as the client sends them: Ctrl-C comes while
 	 * the command runs (input given at once would be read ahead by load) */
-	frame_in(&c, &in, &n, CHAN_INPUT, "load 0\n");
-	run_input(in, n);
-	client_read(&c, &s);
-	n = 0;
+	send_frame(&c, CHAN_INPUT, "load 0\n", &s);
 	frame_in(&c, &in, &n, CHAN_INPUT, "infer \"a long story\" -n 200 --temp 0\n");
 	frame_in(&c, &in, &n, CHAN_INPUT, "\x03");
-	run_input(in, n);
-	client_read(&c, &s);
+	exchange(&c, in, n, &s);
 	CHECK(!s.refused && s.clear[0] == 0);
-	CHECK(sh->engine->run.n_gen < 200);
+	CHECK(fx.sh->engine->run.n_gen < 200);
 	CHECK(strstr(s.out, "error: infer: cancelled") != NULL);
 	CHECK(s.n_status == 2 && s.status[1] == -LLMK_ECANCEL);
-	n = 0;
-	frame_in(&c, &in, &n, CHAN_INPUT, "version\n");
-	run_input(in, n);
-	client_read(&c, &s);
+	send_frame(&c, CHAN_INPUT, "version\n", &s);
 	CHECK(!s.refused && strstr(s.out, "build id") != NULL);
 	free(in);
-	done();
+	fixture_close(&fx);
 }
 
 TEST(session_open_refuses_bad_requests_with_one_line)
@@ -480,17 +429,16 @@ TEST(session_open_refuses_bad_requests_with_one_line)
 	};
 	guest(NULL);
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		cap.len = 0;
-		cap.buf[0] = 0;
-		int r = shell_exec_line(sh, bad[i]);
+		int r;
+		fixture_run(&fx, bad[i], &r);
 		CHECK(r < 0);
-		if (count(cap.buf, "\n") != 1 || strncmp(cap.buf, "error: session", 14))
-			fprintf(stderr, "  '%s' printed: %s", bad[i], cap.buf);
-		CHECK_EQ_INT(count(cap.buf, "\n"), 1);
-		CHECK(!strncmp(cap.buf, "error: session", 14));
+		if (fixture_count(fx.out.buf, "\n") != 1 || strncmp(fx.out.buf, "error: session", 14))
+			fprintf(stderr, "  '%s' printed: %s", bad[i], fx.out.buf);
+		CHECK_EQ_INT(fixture_count(fx.out.buf, "\n"), 1);
+		CHECK(!strncmp(fx.out.buf, "error: session", 14));
 	}
-	CHECK(strstr(cap.buf, "no session is open") != NULL || strstr(cap.buf, "expected open") != NULL);
-	done();
+	CHECK(strstr(fx.out.buf, "no session is open") != NULL || strstr(fx.out.buf, "expected open") != NULL);
+	fixture_close(&fx);
 }
 
 TEST(session_require_session_refuses_commands_outside_a_session)
@@ -502,24 +450,22 @@ TEST(session_require_session_refuses_commands_outside_a_session)
 	int r;
 
 	guest("require-session on\n");
-	cap.len = 0;
-	r = shell_exec_line(sh, "load 0");
+	fixture_run(&fx, "load 0", &r);
 	CHECK_EQ_INT(r, -LLMK_EAUTH);
-	CHECK_EQ_INT(count(cap.buf, "error: "), 1);
-	CHECK(strstr(cap.buf, "load: refused: require-session is on") != NULL);
-	CHECK(!sh->engine || !((struct engine *)sh->engine)->loaded);
-	CHECK_EQ_INT(shell_exec_line(sh, "version"), 0);
-	CHECK_EQ_INT(shell_exec_line(sh, "help"), 0);
-	CHECK_EQ_INT(shell_exec_line(sh, "session"), 0);
-	CHECK_EQ_INT(shell_exec_line(sh, "config require-session off"), -LLMK_EAUTH);
-	CHECK_EQ_INT(shell_exec_line(sh, "unseal " "00"), -LLMK_EAUTH);
+	CHECK_EQ_INT(fixture_count(fx.out.buf, "error: "), 1);
+	CHECK(strstr(fx.out.buf, "load: refused: require-session is on") != NULL);
+	CHECK(!fx.sh->engine || !((struct engine *)fx.sh->engine)->loaded);
+	CHECK_EQ_INT(shell_exec_line(fx.sh, "version"), 0);
+	CHECK_EQ_INT(shell_exec_line(fx.sh, "help"), 0);
+	CHECK_EQ_INT(shell_exec_line(fx.sh, "session"), 0);
+	CHECK_EQ_INT(shell_exec_line(fx.sh, "config require-session off"), -LLMK_EAUTH);
+	CHECK_EQ_INT(shell_exec_line(fx.sh, "unseal " "00"), -LLMK_EAUTH);
 
 	CHECK_EQ_INT(client_open(&c), 0);
 	frame_in(&c, &in, &n, CHAN_INPUT, "load 0\n");
 	frame_in(&c, &in, &n, CHAN_INPUT, "config require-session off\n");
 	frame_in(&c, &in, &n, CHAN_INPUT, "session close\n");
-	run_input(in, n);
-	client_read(&c, &s);
+	exchange(&c, in, n, &s);
 	CHECK(strstr(s.out, "loaded disk 0") != NULL);
 	CHECK(strstr(s.out, "error: config require-session: stays on until reboot") != NULL);
 	CHECK(strstr(s.out, "session closed\n") != NULL);
@@ -527,79 +473,68 @@ TEST(session_require_session_refuses_commands_outside_a_session)
 	CHECK(s.status[2] < 0);
 	CHECK(strchr(s.types, 'C') != NULL);
 	CHECK_STR(s.clear, "session closed\n");
-	cap.len = 0;
-	CHECK_EQ_INT(shell_exec_line(sh, "infer \"x\" -n 2"), -LLMK_EAUTH);
+	fixture_run(&fx, "infer \"x\" -n 2", &r);
+	CHECK_EQ_INT(r, -LLMK_EAUTH);
 	free(in);
-	done();
+	fixture_close(&fx);
 }
 
 TEST(session_unseal_takes_a_key_for_the_session_only)
 {
 	static struct client c;
 	static struct seen s;
-	char *in = NULL, line[128];
+	char *in = NULL;
 	size_t n = 0;
 
-	guest(NULL);
-	CHECK_EQ_INT(client_open(&c), 0);
-	snprintf(line, sizeof line, "unseal %s\n", model_key_hex);
-	frame_in(&c, &in, &n, CHAN_INPUT, line);
-	frame_in(&c, &in, &n, CHAN_INPUT, "load 1\n");
+	guest_unseal_and_load(&c, &in, &n);
 	frame_in(&c, &in, &n, CHAN_INPUT, "info\n");
 	frame_in(&c, &in, &n, CHAN_INPUT, "infer \"hello\" -n 4 --temp 0\n");
-	run_input(in, n);
-	client_read(&c, &s);
+	exchange(&c, in, n, &s);
 	CHECK(strstr(s.out, "released over an attested session (snp, simulated), key id ") != NULL);
 	CHECK(strstr(s.out, "loaded disk 1") != NULL);
 	CHECK(strstr(s.out, "sealed         AES-256-GCM") != NULL);
 	CHECK(strstr(s.out, "insecure") == NULL);
 	for (int i = 0; i < s.n_status; i++)
 		CHECK_EQ_INT(s.status[i], 0);
-	CHECK(strstr(cap.buf, model_key_hex) == NULL && strstr(cap.buf, "42133799") == NULL);
+	CHECK(strstr(fx.out.buf, model_key_hex) == NULL && strstr(fx.out.buf, "42133799") == NULL);
 	/* the typed key is in no buffer the shell keeps */
-	CHECK(memmem(&sh->history, sizeof sh->history, "4213", 4) == NULL);
-	CHECK(memmem(sh->line.buf, sizeof sh->line.buf, "4213", 4) == NULL);
-	CHECK(shell_seal_keysrc(sh) != NULL);
+	CHECK(memmem(&fx.sh->history, sizeof fx.sh->history, "4213", 4) == NULL);
+	CHECK(memmem(fx.sh->line.buf, sizeof fx.sh->line.buf, "4213", 4) == NULL);
+	CHECK(shell_seal_keysrc(fx.sh) != NULL);
 
-	free(in);
-	in = NULL;
-	n = 0;
+	frames_clear(&in, &n);
 	frame_in(&c, &in, &n, CHAN_CLOSE, "");
 	run_input(in, n);
 	/* the key and the sealed model's plaintext went with the session */
-	CHECK(shell_seal_keysrc(sh) == NULL);
-	CHECK(!((struct engine *)sh->engine)->loaded);
-	CHECK_EQ_INT(((struct engine *)sh->engine)->mem.used, 0);
+	CHECK(shell_seal_keysrc(fx.sh) == NULL);
+	CHECK(!((struct engine *)fx.sh->engine)->loaded);
+	CHECK_EQ_INT(((struct engine *)fx.sh->engine)->mem.used, 0);
 	free(in);
-	done();
+	fixture_close(&fx);
 }
 
 TEST(session_keys_are_wiped_when_the_machine_goes_down_mid_session)
 {
 	static struct client c;
 	static struct seen s;
-	char *in = NULL, line[128];
+	char *in = NULL;
 	size_t n = 0;
 
-	guest(NULL);
-	CHECK_EQ_INT(client_open(&c), 0);
-	snprintf(line, sizeof line, "unseal %s\n", model_key_hex);
-	frame_in(&c, &in, &n, CHAN_INPUT, line);
-	frame_in(&c, &in, &n, CHAN_INPUT, "load 1\n");
+	guest_unseal_and_load(&c, &in, &n);
 	run_input(in, n);
-	CHECK(shell_seal_keysrc(sh) != NULL);
-	struct session_state *st = sh->session;
+	CHECK(shell_seal_keysrc(fx.sh) != NULL);
+	struct session_state *st = fx.sh->session;
 	CHECK(st->state == SESSION_OPEN && !all_zero(&st->ch.send.key, 32));
 
 	/* poweroff and reboot call this before the platform goes down */
-	shell_going_down(sh);
+	shell_going_down(fx.sh);
 	client_read(&c, &s);
 	CHECK(strchr(s.types, 'C') != NULL); /* the client is told */
 	CHECK_STR(s.clear, "session closed (the machine is going down)\n");
 	CHECK(st->state == SESSION_NONE && all_zero(&st->ch.send.key, 32) &&
 	      all_zero(&st->ch.recv.key, 32));
-	CHECK(shell_seal_keysrc(sh) == NULL);
-	CHECK(!((struct engine *)sh->engine)->loaded);
+	CHECK(shell_seal_keysrc(fx.sh) == NULL);
+	CHECK(!((struct engine *)fx.sh->engine)->loaded);
 	free(in);
-	done();
+	fixture_close(&fx);
 }

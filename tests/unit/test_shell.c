@@ -4,55 +4,12 @@
  * `disks hash` against BearSSL's SHA-256 of the same bytes.
  */
 #include "test.h"
+#include "shell_fixture.h"
 #include "../../shell/shell.h"
 #include "../../tools/host/host.h"
 
 #include <bearssl.h>
 #include <stdlib.h>
-
-struct capture {
-	char *buf;
-	size_t len, cap;
-};
-
-static void capture_fn(void *ctx, const char *s, size_t n)
-{
-	struct capture *c = ctx;
-	if (c->len + n + 1 > c->cap) {
-		c->cap = (c->len + n + 1) * 2;
-		c->buf = realloc(c->buf, c->cap);
-	}
-	memcpy(c->buf + c->len, s, n);
-	c->len += n;
-	c->buf[c->len] = 0;
-}
-
-static void capture_start(struct capture *c)
-{
-	memset(c, 0, sizeof *c);
-	capture_fn(c, "", 0);
-	host_set_output(capture_fn, c);
-}
-
-static void capture_reset(struct capture *c)
-{
-	c->len = 0;
-	c->buf[0] = 0;
-}
-
-static void capture_stop(struct capture *c)
-{
-	host_set_output(NULL, NULL);
-	free(c->buf);
-}
-
-static int count(const char *hay, const char *needle)
-{
-	int n = 0;
-	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	return n;
-}
 
 static bool starts(const char *s, const char *prefix)
 {
@@ -214,7 +171,7 @@ TEST(line_errors_once)
 	for (int i = 0; i < SHELL_LINE_MAX + 500; i++)
 		CHECK_EQ_INT(shell_line_feed(sh, 'a'), SHELL_LINE_MORE);
 	CHECK_EQ_INT(shell_line_feed(sh, '\n'), SHELL_LINE_ERROR);
-	CHECK_EQ_INT(count(cap.buf, "error:"), 1);
+	CHECK_EQ_INT(fixture_count(cap.buf, "error:"), 1);
 	CHECK(strstr(cap.buf, "error: line too long (more than 4095 bytes)") != NULL);
 
 	/* Exactly SHELL_LINE_MAX - 1 bytes still fit. */
@@ -304,9 +261,9 @@ TEST(shell_session_errors_and_recovery)
 		char script[512];
 		snprintf(script, sizeof script, "%s\nmem\n", bad[i]);
 		session(sh, &cap, script);
-		if (count(cap.buf, "error: ") != 1 || !strstr(cap.buf, "llm> mem\nmemory:"))
+		if (fixture_count(cap.buf, "error: ") != 1 || !strstr(cap.buf, "llm> mem\nmemory:"))
 			fprintf(stderr, "  for '%s' got:\n%s", bad[i], cap.buf);
-		CHECK_EQ_INT(count(cap.buf, "error: "), 1);
+		CHECK_EQ_INT(fixture_count(cap.buf, "error: "), 1);
 		CHECK(strstr(cap.buf, "llm> mem\nmemory:") != NULL);
 	}
 
@@ -316,17 +273,17 @@ TEST(shell_session_errors_and_recovery)
 
 	/* Ctrl-D: an error byte on the console; the end where allowed (host tty). */
 	session(sh, &cap, "\x04\nuptime\n");
-	CHECK_EQ_INT(count(cap.buf, "error: non-printable byte 0x04"), 1);
-	CHECK_EQ_INT(count(cap.buf, "up "), 1);
+	CHECK_EQ_INT(fixture_count(cap.buf, "error: non-printable byte 0x04"), 1);
+	CHECK_EQ_INT(fixture_count(cap.buf, "up "), 1);
 	sh->ctrl_d_ends = true;
 	session(sh, &cap, "ab\x04\n\x04uptime\n");
-	CHECK_EQ_INT(count(cap.buf, "error: non-printable byte 0x04"), 1);
-	CHECK_EQ_INT(count(cap.buf, "up "), 0);
+	CHECK_EQ_INT(fixture_count(cap.buf, "error: non-printable byte 0x04"), 1);
+	CHECK_EQ_INT(fixture_count(cap.buf, "up "), 0);
 	sh->ctrl_d_ends = false;
 
 	/* End of input after an unterminated last line still runs it. */
 	session(sh, &cap, "bogus");
-	CHECK_EQ_INT(count(cap.buf, "error: unknown command 'bogus'"), 1);
+	CHECK_EQ_INT(fixture_count(cap.buf, "error: unknown command 'bogus'"), 1);
 	CHECK_EQ_INT(sh->last_status, -LLMK_ENOENT);
 	capture_stop(&cap);
 	free(sh);
@@ -340,7 +297,7 @@ TEST(shell_non_interactive_and_comments)
 	capture_start(&cap);
 	session(sh, &cap, "# a comment\n\n   \nconfig echo\n");
 	CHECK(starts(cap.buf, "  echo             off "));
-	CHECK_EQ_INT(count(cap.buf, "\n"), 1);
+	CHECK_EQ_INT(fixture_count(cap.buf, "\n"), 1);
 	capture_stop(&cap);
 	free(sh);
 }
@@ -357,7 +314,7 @@ TEST(shell_config_file)
 	host_set_config(NULL);
 	CHECK(!sh->echo);
 	CHECK(sh->prompt);
-	CHECK_EQ_INT(count(cap.buf, "error: "), 3);
+	CHECK_EQ_INT(fixture_count(cap.buf, "error: "), 3);
 	CHECK(strstr(cap.buf, "error: llmk.cfg:5: expected KEY VALUE, got 1 word\n") != NULL);
 	CHECK(strstr(cap.buf, "error: config echo: expected on or off, got 'maybe'\n") != NULL);
 	CHECK(strstr(cap.buf, "llmk.cfg:2: echo = off\n") != NULL);
@@ -379,7 +336,7 @@ TEST(shell_config_file_nul_byte_is_an_error_naming_the_line)
 	shell_init(sh, false);
 	host_set_config(NULL);
 	CHECK(sh->echo);
-	CHECK_EQ_INT(count(cap.buf, "error: "), 1);
+	CHECK_EQ_INT(fixture_count(cap.buf, "error: "), 1);
 	CHECK(strstr(cap.buf, "error: llmk.cfg:2: NUL byte at column 3") != NULL);
 	CHECK(strstr(cap.buf, "llmk.cfg:3: echo = on\n") != NULL);
 	capture_stop(&cap);
@@ -477,7 +434,7 @@ TEST(shell_disks_hash_matches)
 	CHECK_STR(cap.buf, "error: no disk 4 (disks: 0..3)\n");
 	capture_reset(&cap);
 	CHECK_EQ_INT(shell_exec_line(sh, "disks hash 1 0"), -LLMK_EINVAL);
-	CHECK_EQ_INT(count(cap.buf, "\n"), 1);
+	CHECK_EQ_INT(fixture_count(cap.buf, "\n"), 1);
 	capture_reset(&cap);
 	CHECK_EQ_INT(shell_exec_line(sh, "disks hash 1 0 12q"), -LLMK_EINVAL);
 	CHECK(starts(cap.buf, "error: disks hash LEN: bad number '12q'"));
@@ -489,7 +446,7 @@ TEST(shell_disks_hash_matches)
 
 	capture_reset(&cap);
 	CHECK_EQ_INT(shell_exec_line(sh, "disks bench 0"), -LLMK_ERANGE);
-	CHECK_EQ_INT(count(cap.buf, "error: "), 1);
+	CHECK_EQ_INT(fixture_count(cap.buf, "error: "), 1);
 	capture_stop(&cap);
 	host_remove_disks();
 	free(sh);
