@@ -76,6 +76,26 @@ int cmd_read_pem_certs(const char *path, uint8_t *der, size_t cap, size_t *used,
 /* Parse --flag HEX of exactly n bytes; 0, or 1 after cmd_fail. */
 int cmd_hex_arg(const char *flag, const char *hex, uint8_t *out, size_t n);
 
+/* One option that takes a value, stored as a const char * at offset off
+ * (offsetof) of the caller's options struct: a subcommand's options are a
+ * const table of these. */
+struct cmd_opt {
+	const char *name;
+	size_t off;
+};
+/* The row of opts[0..n) whose name is flag[0..len) (len: a --flag=value
+ * form passes the part before '='), or NULL. */
+const struct cmd_opt *cmd_opt_find(const struct cmd_opt *opts, size_t n, const char *flag,
+				   size_t len);
+/* Where row o keeps its value in the options struct at base. */
+static inline const char **cmd_opt_slot(void *base, const struct cmd_opt *o)
+{
+	return (const char **)((char *)base + o->off);
+}
+/* Take argv[*i] and its value into base if opts[0..n) names it: 1 taken,
+ * 0 not one of them, -1 no value follows (printed). */
+int cmd_opt_take(const struct cmd_opt *opts, size_t n, void *base, int argc, char **argv, int *i);
+
 /* Print the log's passed checks ("ok   ...") to stdout. */
 struct vfy_log;
 void cmd_print_ok(const struct vfy_log *log);

@@ -11,10 +11,7 @@
 
 int bundle_cli_opt(struct bundle_cli *o, int argc, char **argv, int *i)
 {
-	static const struct {
-		const char *name;
-		size_t off;
-	} opts[] = {
+	static const struct cmd_opt opts[] = {
 		{"--evidence", offsetof(struct bundle_cli, evidence)},
 		{"--nonce", offsetof(struct bundle_cli, nonce)},
 		{"--expect-model", offsetof(struct bundle_cli, model)},
@@ -23,17 +20,7 @@ int bundle_cli_opt(struct bundle_cli *o, int argc, char **argv, int *i)
 		o->allow_simulated = 1;
 		return 1;
 	}
-	for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
-		if (strcmp(argv[*i], opts[k].name) != 0)
-			continue;
-		if (*i + 1 >= argc) {
-			cmd_fail("%s needs a value", opts[k].name);
-			return -1;
-		}
-		*(const char **)((char *)o + opts[k].off) = argv[++*i];
-		return 1;
-	}
-	return 0;
+	return cmd_opt_take(opts, sizeof opts / sizeof opts[0], o, argc, argv, i);
 }
 
 int bundle_cli_load(const struct bundle_cli *o, struct bundle_expect *x, uint8_t **buf,

@@ -79,6 +79,28 @@ int cmd_hex_arg(const char *flag, const char *hex, uint8_t *out, size_t n)
 	return 0;
 }
 
+const struct cmd_opt *cmd_opt_find(const struct cmd_opt *opts, size_t n, const char *flag,
+				   size_t len)
+{
+	for (size_t k = 0; k < n; k++)
+		if (strlen(opts[k].name) == len && !strncmp(flag, opts[k].name, len))
+			return &opts[k];
+	return NULL;
+}
+
+int cmd_opt_take(const struct cmd_opt *opts, size_t n, void *base, int argc, char **argv, int *i)
+{
+	const struct cmd_opt *o = cmd_opt_find(opts, n, argv[*i], strlen(argv[*i]));
+	if (!o)
+		return 0;
+	if (*i + 1 >= argc) {
+		cmd_fail("%s needs a value", o->name);
+		return -1;
+	}
+	*cmd_opt_slot(base, o) = argv[++*i];
+	return 1;
+}
+
 static const char *line_prefix = "";
 
 void cmd_set_simulated(int on)
