@@ -51,6 +51,27 @@ int bundle_cli_load(const struct bundle_cli *o, struct bundle_expect *x, uint8_t
 	return 0;
 }
 
+int bundle_cli_check(const struct bundle_cli *o, const char *cmd, const char *what,
+		     bool has_what, bool has_report_data, bool has_chain)
+{
+	if (o->evidence) {
+		if (has_what)
+			return cmd_fail("%s: --%s and --evidence: give one (the bundle carries its %s)",
+					cmd, what, what);
+		if (has_report_data)
+			return cmd_fail("%s: --expect-report-data with --evidence: the bundle's nonce, "
+					"model, key and build id give the report data", cmd);
+		if (!o->nonce || !has_chain)
+			return cmd_fail("%s: --evidence needs --nonce and --chain (verifier %s --help)",
+					cmd, cmd);
+		return 0;
+	}
+	if (o->nonce || o->model || o->allow_simulated)
+		return cmd_fail("%s: --nonce, --expect-model and --allow-simulated go with --evidence "
+				"(verifier %s --help)", cmd, cmd);
+	return 0;
+}
+
 void bundle_cli_summary(const struct bundle *b, const struct bundle_expect *x, char *out,
 			size_t cap)
 {

@@ -118,8 +118,27 @@ int cmd_printf(const char *fmt, ...)
 	return k;
 }
 
-void cmd_print_ok(const struct vfy_log *log)
+int cmd_print_log(const struct vfy_log *log, int e)
 {
 	for (int i = 0; i < log->n; i++)
 		cmd_printf("ok   %s\n", log->line[i]);
+	return e ? cmd_fail("%s", log->err) : 0;
+}
+
+int cmd_parse_args(const char *cmd, const char *usage, cmd_opt_fn opt, void *o, int argc,
+		   char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage, stdout);
+			exit(0);
+		}
+		int t = opt(o, argc, argv, &i);
+		if (t < 0)
+			return 1;
+		if (t == 0)
+			return cmd_fail("%s: %s '%s' (verifier %s --help)", cmd, argv[i][0] == '-' ?
+					"unknown option" : "unexpected argument", argv[i], cmd);
+	}
+	return 0;
 }
