@@ -119,7 +119,7 @@ int cmd_parse_args(const char *cmd, const char *usage, cmd_opt_fn opt, void *o, 
 		   char **argv);
 
 /* Simulated evidence labels every line of output: after cmd_set_simulated(1)
- * each line cmd_printf (and cmd_print_ok) writes starts "SIMULATED ". One
+ * each line cmd_printf (and cmd_print_log) writes starts "SIMULATED ". One
  * call per line: fmt ends with "\n". */
 void cmd_set_simulated(int on);
 int cmd_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
