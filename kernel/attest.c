@@ -1,12 +1,11 @@
 /*
- * kernel/attest.c — kernel/attest.h on bare metal: provider `none`, and
- * `vtpm`, a TPM 2.0 over CRB (drivers/tpm_crb.c) that the ACPI TPM2 table
- * names, driven by the same command layer the host build runs
- * (drivers/tpm2*.c); `snp` (drivers/sev_snp.c) and `tdx` (drivers/tdx.c).
- *
- * kernel/attest_dispatch.c implements kernel/attest.h over the providers
- * this file describes (kernel/attest_provider.h); none is a simulator, so
- * no kernel evidence ever says simulated.
+ * kernel/attest.c — the kernel's attestation providers
+ * (kernel/attest_provider.h): `vtpm`, a TPM 2.0 over CRB
+ * (drivers/tpm_crb.c) that the ACPI TPM2 table names, driven by the same
+ * command layer the host build runs (drivers/tpm2*.c); `snp`
+ * (drivers/sev_snp.c) and `tdx` (drivers/tdx.c). kernel/attest_dispatch.c
+ * implements kernel/attest.h over them (`none` is its own). None is a
+ * simulator, so no kernel evidence ever says simulated.
  *
  * The firmware's TCG2 event log stays where UEFI put it (boot services
  * data and ACPI NVS, which kernel/mem.c never hands out); attest_init()

@@ -1,16 +1,18 @@
 /*
- * tools/host/attest.c — kernel/attest.h on Linux: provider `none`, and
- * `vtpm` talking to swtpm over its server socket when LLMK_VTPM=PATH names
- * it (swtpm socket --tpm2 --server type=unixio,path=PATH --flags
- * not-need-init,startup-clear). The TPM commands are the kernel's own
- * (drivers/tpm2*.c); only the transport differs.
+ * tools/host/attest.c — the host build's attestation providers
+ * (kernel/attest_provider.h): `vtpm` talking to swtpm over its server
+ * socket when LLMK_VTPM=PATH names it (swtpm socket --tpm2 --server
+ * type=unixio,path=PATH --flags not-need-init,startup-clear), and the
+ * SEV-SNP and TDX simulators (snp_provider.c, tdx_provider.c).
+ * kernel/attest_dispatch.c implements kernel/attest.h over them, as in
+ * the kernel. The TPM commands are the kernel's own (drivers/tpm2*.c);
+ * only the transport differs.
  *
  * The host process plays the guest: when it first opens the vTPM it resets
  * PCR 23 (as a reboot would), so that PCR replays from the event log this
  * process keeps. It is labelled simulated (the shell then adds a SIMULATED
  * record): no firmware measured anything into PCRs 0-7 and there is no
- * firmware event log. kernel/attest_dispatch.c implements kernel/attest.h
- * over the providers this file describes (kernel/attest_provider.h).
+ * firmware event log.
  */
 #define _GNU_SOURCE
 #include "host.h"
