@@ -32,10 +32,11 @@ SIMD_SRC_x86_64 := $(sort $(wildcard llm/kernels/avx2/*.c llm/kernels/avx512/*.c
 SIMD_SRC_aarch64 := $(sort $(wildcard llm/kernels/neon/*.c))
 # Portable drivers (platform.h and BearSSL only) the host build runs too: the
 # TPM 2.0 command layer under tools/host/attest.c, the SNP guest messages
-# under the SNP simulator's provider, and the x86 instruction decoder of the
-# #VC/#VE handlers (plain C, host-tested).
+# under the SNP simulator's provider, the x86 instruction decoder of the
+# #VC/#VE handlers (plain C, host-tested), and the attestation providers'
+# dispatch (kernel/attest.h) over tools/host/attest.c's providers.
 HOST_DRIVER_SRC := drivers/tpm2.c drivers/tpm2_rc.c drivers/tpm2_public.c drivers/tpm2_attest.c \
-	drivers/tcg_log.c drivers/snp_guest_msg.c kernel/x86_64/insn.c
+	drivers/tcg_log.c drivers/snp_guest_msg.c kernel/x86_64/insn.c kernel/attest_dispatch.c
 # The platform's portable part, shared with the kernel: CPU feature names and
 # the CPUID decoder. Whatever links tools/host/plat.c links this too.
 PLAT_COMMON_SRC := kernel/cpu_features.c

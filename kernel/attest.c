@@ -1,8 +1,11 @@
 /*
- * kernel/attest.c — kernel/attest.h on bare metal: provider `none`, and
- * `vtpm`, a TPM 2.0 over CRB (drivers/tpm_crb.c) that the ACPI TPM2 table
- * names, driven by the same command layer the host build runs
- * (drivers/tpm2*.c); `snp` (drivers/sev_snp.c) and `tdx` (drivers/tdx.c).
+ * kernel/attest.c — the kernel's attestation providers
+ * (kernel/attest_provider.h): `vtpm`, a TPM 2.0 over CRB
+ * (drivers/tpm_crb.c) that the ACPI TPM2 table names, driven by the same
+ * command layer the host build runs (drivers/tpm2*.c); `snp`
+ * (drivers/sev_snp.c) and `tdx` (drivers/tdx.c). kernel/attest_dispatch.c
+ * implements kernel/attest.h over them (`none` is its own). None is a
+ * simulator, so no kernel evidence ever says simulated.
  *
  * The firmware's TCG2 event log stays where UEFI put it (boot services
  * data and ACPI NVS, which kernel/mem.c never hands out); attest_init()
@@ -14,7 +17,7 @@
  * PC Client TCG_PCR_EVENT2 records).
  */
 #include "kernel.h"
-#include "attest.h"
+#include "attest_provider.h"
 #include "../drivers/acpi.h"
 #include "../drivers/sev_snp.h"
 #include "../drivers/tdx.h"
@@ -34,12 +37,8 @@ static struct {
 	uint8_t *fw_log;          /* the firmware's log, the kernel's copy */
 	size_t fw_log_len;
 	char fw_note[96];         /* how the copy went, for the boot line */
-	uint8_t *klog;
-	size_t klog_len;
-	char err[240];
+	struct attest_log klog;
 } ka;
-
-static const char *const names[PLAT_ATTEST_KINDS] = {"none", "vtpm", "snp", "tdx"};
 
 /* ---- the firmware's event log ---- */
 static void copy_fw_log(const struct boot_info *bi)
@@ -134,12 +133,26 @@ static void vtpm_init(void)
 	ka.vtpm = true;
 }
 
+static int vtpm_probe(struct plat_attest_info *out)
+{
+	out->present = ka.vtpm;
+	plat_snprintf(out->detail, sizeof out->detail, "%s", ka.why);
+	return ka.vtpm ? 0 : -LLMK_ENOENT;
+}
+
+static int vtpm_evidence(const uint8_t report_data[64], uint8_t *buf, size_t cap, size_t *len)
+{
+	return tpm2_attest_evidence(&ka.a, report_data, ka.fw_log, ka.fw_log_len, ka.klog.buf,
+				    ka.klog.len, buf, cap, len);
+}
+
 void attest_init(void)
 {
 	if (ka.inited)
 		return;
 	ka.inited = true;
-	ka.klog = plat_alloc(KLOG_MAX, 4096);
+	if ((ka.klog.buf = plat_alloc(KLOG_MAX, 4096)))
+		ka.klog.cap = KLOG_MAX;
 	copy_fw_log(kernel_boot);
 	vtpm_init();
 	if (ka.vtpm)
@@ -148,139 +161,28 @@ void attest_init(void)
 		plat_printf("attest: no vtpm (%s); %s\n", ka.why, ka.fw_note);
 }
 
-int plat_attest_info(int kind, struct plat_attest_info *out)
+/* ---- the providers (kernel/attest_provider.h) ---- */
+static const struct attest_provider vtpm_provider = {vtpm_probe, vtpm_evidence, &ka.a, NULL,
+						     NULL};
+static const struct attest_provider snp_provider = {sev_snp_probe, sev_snp_evidence, NULL, NULL,
+						    sev_snp_error};
+static const struct attest_provider tdx_provider = {tdx_probe, tdx_evidence, NULL,
+						    tdx_extend_rtmr3, tdx_error};
+
+const struct attest_provider *attest_provider(int kind)
 {
-	if (kind < 0 || kind >= PLAT_ATTEST_KINDS)
-		return -LLMK_EINVAL;
+	attest_init(); /* the first use of any provider reads the firmware's log */
+	return kind == PLAT_ATTEST_VTPM ? &vtpm_provider : kind == PLAT_ATTEST_SNP ? &snp_provider
+		: kind == PLAT_ATTEST_TDX ? &tdx_provider : NULL;
+}
+
+int attest_log_room(size_t n, struct attest_log **log, char *err, size_t errn)
+{
 	attest_init();
-	memset(out, 0, sizeof *out);
-	out->kind = kind;
-	out->name = names[kind];
-	switch (kind) {
-	case PLAT_ATTEST_NONE:
-		out->present = true;
-		plat_snprintf(out->detail, sizeof out->detail, "no attestation device: evidence "
-			      "without a quote or report");
-		break;
-	case PLAT_ATTEST_VTPM:
-		out->present = ka.vtpm;
-		plat_snprintf(out->detail, sizeof out->detail, "%s", ka.why);
-		break;
-	case PLAT_ATTEST_SNP:
-		sev_snp_probe(out); /* fills present and detail (what, or why not) */
-		break;
-	case PLAT_ATTEST_TDX:
-		tdx_probe(out);
-		break;
-	}
-	out->kind = kind;
-	out->name = names[kind];
-	out->simulated = false; /* the kernel has no simulator */
-	return 0;
-}
-
-int plat_attest_default(void)
-{
-	static const int order[] = {PLAT_ATTEST_SNP, PLAT_ATTEST_TDX, PLAT_ATTEST_VTPM};
-	struct plat_attest_info in;
-
-	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-		if (plat_attest_info(order[i], &in) == 0 && in.present)
-			return order[i];
-	return PLAT_ATTEST_NONE;
-}
-
-static int absent(int kind)
-{
-	struct plat_attest_info in;
-
-	ka.err[0] = 0;
-	if (plat_attest_info(kind, &in)) {
-		plat_snprintf(ka.err, sizeof ka.err, "no provider %d", kind);
-		return -LLMK_EINVAL;
-	}
-	if (in.present)
-		return 0;
-	plat_snprintf(ka.err, sizeof ka.err, "provider %s is absent: %s", in.name, in.detail);
-	return -LLMK_ENOENT;
-}
-
-int plat_attest_evidence(int kind, const uint8_t report_data[64], uint8_t *buf, size_t cap,
-			 size_t *len)
-{
-	int e = absent(kind);
-	if (e)
-		return e;
-	switch (kind) {
-	case PLAT_ATTEST_NONE:
-		return 0;
-	case PLAT_ATTEST_VTPM:
-		e = tpm2_attest_evidence(&ka.a, report_data, ka.fw_log, ka.fw_log_len, ka.klog,
-					 ka.klog_len, buf, cap, len);
-		if (e)
-			plat_snprintf(ka.err, sizeof ka.err, "vtpm: %s", ka.a.tpm.err);
-		return e;
-	case PLAT_ATTEST_SNP:
-		if ((e = sev_snp_evidence(report_data, buf, cap, len)))
-			plat_snprintf(ka.err, sizeof ka.err, "snp: %s", sev_snp_error());
-		return e;
-	case PLAT_ATTEST_TDX:
-		if ((e = tdx_evidence(report_data, buf, cap, len)))
-			plat_snprintf(ka.err, sizeof ka.err, "tdx: %s", tdx_error());
-		return e;
-	}
-	return -LLMK_ENOTSUP;
-}
-
-int plat_attest_activate(int kind, const uint8_t *cred, size_t n, uint8_t *out, size_t cap,
-			 size_t *len)
-{
-	int e = absent(kind);
-	if (e)
-		return e;
-	if (kind != PLAT_ATTEST_VTPM) {
-		plat_snprintf(ka.err, sizeof ka.err, "provider %s has no credential activation",
-			      names[kind]);
-		return -LLMK_ENOTSUP;
-	}
-	if ((e = tpm2_attest_activate(&ka.a, cred, n, out, cap, len)))
-		plat_snprintf(ka.err, sizeof ka.err, "vtpm: %s", ka.a.tpm.err);
-	return e;
-}
-
-int plat_attest_extend(const char *what, const uint8_t digest[32])
-{
-	size_t n = strlen(what) + 1;
-
-	attest_init();
-	ka.err[0] = 0;
-	/* room in the log first: a PCR extended without its record could never
-	 * be replayed */
-	if (!ka.klog || ka.klog_len + 64 + n > KLOG_MAX) {
-		plat_snprintf(ka.err, sizeof ka.err, "the kernel event log is full (%u bytes)",
-			      KLOG_MAX);
+	if (!ka.klog.buf || ka.klog.len + n > ka.klog.cap) {
+		plat_snprintf(err, errn, "the kernel event log is full (%u bytes)", KLOG_MAX);
 		return -LLMK_ERANGE;
 	}
-	if (ka.vtpm) {
-		int e = tpm2_pcr_extend(&ka.a.tpm, PLAT_ATTEST_PCR, digest);
-		if (e) {
-			plat_snprintf(ka.err, sizeof ka.err, "vtpm: %s", ka.a.tpm.err);
-			return e;
-		}
-	}
-	struct plat_attest_info tdx;
-	if (plat_attest_info(PLAT_ATTEST_TDX, &tdx) == 0 && tdx.present) {
-		int e = tdx_extend_rtmr3(digest);
-		if (e) {
-			plat_snprintf(ka.err, sizeof ka.err, "tdx: %s", tdx_error());
-			return e;
-		}
-	}
-	return tcg_log_append(ka.klog, KLOG_MAX, &ka.klog_len, PLAT_ATTEST_PCR, TCG_EV_EVENT_TAG,
-			      digest, what, n);
-}
-
-const char *plat_attest_error(void)
-{
-	return ka.err;
+	*log = &ka.klog;
+	return 0;
 }

@@ -29,13 +29,13 @@
  * prints to stdout is "name: value".
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../shell/evidence.h"
 #include "../shell/keywrap.h"
+#include "verify/cmd.h"
 #include "host/snp_sim.h"
 #include "host/tdx_sim.h"
 
@@ -47,19 +47,8 @@ static const char usage[] =
 	"       mkevidence tdx-chain --out FILE\n"
 	"  A test tool: its SEV-SNP evidence comes from the firmware simulator (SIMULATED).\n";
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct opts;
 static int cmd_tdx_chain(const struct opts *o);
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
-}
 
 struct opts {
 	const char *nonce, *priv, *model, *build_id, *out, *chain_out, *ark_out, *vcek_out;
@@ -100,11 +89,11 @@ static int write_file(const char *path, const void *p, size_t n)
 {
 	FILE *f = fopen(path, "wb");
 	if (!f)
-		return fail("%s: %s", path, strerror(errno));
+		return cmd_fail("%s: %s", path, strerror(errno));
 	bool ok = fwrite(p, 1, n, f) == n;
 	if (fclose(f) != 0)
 		ok = false;
-	return ok ? 0 : fail("%s: write error", path);
+	return ok ? 0 : cmd_fail("%s: write error", path);
 }
 
 static uint8_t *read_file(const char *path, size_t max, size_t *n)
@@ -112,7 +101,7 @@ static uint8_t *read_file(const char *path, size_t max, size_t *n)
 	FILE *f = fopen(path, "rb");
 	uint8_t *b = f ? malloc(max + 1) : NULL;
 	if (!b) {
-		fail("%s: %s", path, f ? "out of memory" : strerror(errno));
+		cmd_fail("%s: %s", path, f ? "out of memory" : strerror(errno));
 		if (f)
 			fclose(f);
 		return NULL;
@@ -133,24 +122,24 @@ static int begin(const struct opts *o, const char *provider, uint8_t *buf, size_
 
 	memset(&in, 0, sizeof in);
 	if (!o->nonce || !o->priv || !o->out)
-		return fail("--nonce, --priv and --out are required\n%s", usage);
+		return cmd_fail("--nonce, --priv and --out are required\n%s", usage);
 	if ((k = hex(o->nonce, in.nonce, EVIDENCE_NONCE_MAX)) < 0)
-		return fail("--nonce: want 2 to 128 hex digits, got '%.140s'", o->nonce);
+		return cmd_fail("--nonce: want 2 to 128 hex digits, got '%.140s'", o->nonce);
 	in.nonce_len = (size_t)k;
 	if (hex(o->priv, priv, 32) != 32)
-		return fail("--priv: want 64 hex digits (an X25519 private key)");
+		return cmd_fail("--priv: want 64 hex digits (an X25519 private key)");
 	if (o->model && hex(o->model, in.model_digest, 32) != 32)
-		return fail("--model: want 64 hex digits (a SHA-256)");
+		return cmd_fail("--model: want 64 hex digits (a SHA-256)");
 	const char *bid = o->build_id ? o->build_id : plat_build_id();
 	if (strlen(bid) == 0 || strlen(bid) > 16)
-		return fail("--build-id: want 1 to 16 characters, got '%.40s'", bid);
+		return cmd_fail("--build-id: want 1 to 16 characters, got '%.40s'", bid);
 	memcpy(in.build_id, bid, strlen(bid));
 	int e = keywrap_public(priv, in.pubkey);
 	memset(priv, 0, sizeof priv);
 	if (e)
-		return fail("--priv: its public key is a point of small order");
+		return cmd_fail("--priv: its public key is a point of small order");
 	if (evidence_begin(buf, cap, len, provider, &in, rd) < 0)
-		return fail("the bundle does not fit");
+		return cmd_fail("the bundle does not fit");
 	print_hex("report_data", rd, 64);
 	print_hex("pubkey", in.pubkey, 32);
 	return 0;
@@ -162,10 +151,10 @@ static int write_bundle(const char *path, const uint8_t *b, size_t n)
 	size_t cap = (n + 2) / 3 * 4 + 16;
 	char *text = malloc(cap);
 	if (!text)
-		return fail("out of memory");
+		return cmd_fail("out of memory");
 	memcpy(text, "evidence: ", 10);
 	long k = evidence_b64_encode(b, n, text + 10, cap - 11);
-	int r = k < 0 ? fail("base64") : 0;
+	int r = k < 0 ? cmd_fail("base64") : 0;
 	if (!r) {
 		text[10 + k] = '\n';
 		r = write_file(path, text, (size_t)k + 11);
@@ -182,12 +171,12 @@ static int write_pem(const char *path, const uint8_t *const der[], const size_t 
 	size_t total = 0;
 	char *all = malloc(sizeof pem);
 	if (!all)
-		return fail("out of memory");
+		return cmd_fail("out of memory");
 	for (int i = 0; i < n; i++) {
 		long k = snp_sim_pem(der[i], len[i], pem[i], sizeof pem[i]);
 		if (k < 0) {
 			free(all);
-			return fail("%s: PEM does not fit", path);
+			return cmd_fail("%s: PEM does not fit", path);
 		}
 		memcpy(all + total, pem[i], (size_t)k);
 		total += (size_t)k;
@@ -207,11 +196,11 @@ static int cmd_snp(const struct opts *o)
 	if (!getenv("LLMK_SNP_SIM"))
 		setenv("LLMK_SNP_SIM", "1", 1);
 	if ((why = snp_sim_provider_why_absent()))
-		return fail("%s", why);
+		return cmd_fail("%s", why);
 	if (begin(o, "snp", buf, sizeof buf, &len, rd))
 		return 1;
 	if (snp_sim_provider_evidence(rd, buf, sizeof buf, &len) < 0)
-		return fail("snp-sim: %s", snp_sim_provider_error());
+		return cmd_fail("snp-sim: %s", snp_sim_provider_error());
 	if (o->report_out) {
 		struct evidence_rec recs[16];
 		char why[200];
@@ -219,11 +208,11 @@ static int cmd_snp(const struct opts *o)
 		const struct evidence_rec *r = n < 0 ? NULL :
 			evidence_find(recs, n, ATTEST_REC_SNP_REPORT, NULL);
 		if (!r || write_file(o->report_out, r->val, r->len))
-			return r ? 1 : fail("the simulator's evidence has no SNP_REPORT record");
+			return r ? 1 : cmd_fail("the simulator's evidence has no SNP_REPORT record");
 	}
 	const struct snp_sim_chain *c = snp_sim_provider_chain();
 	if (!c)
-		return fail("snp-sim: no test chain");
+		return cmd_fail("snp-sim: no test chain");
 	const uint8_t *ask_ark[2] = {c->ask, c->ark};
 	const size_t ask_ark_len[2] = {c->ask_len, c->ark_len};
 	if (write_bundle(o->out, buf, len) ||
@@ -243,12 +232,12 @@ static int cmd_tdx_quote(const struct opts *o)
 	size_t len = 0, qn;
 
 	if (!o->quote)
-		return fail("--quote FILE is required\n%s", usage);
+		return cmd_fail("--quote FILE is required\n%s", usage);
 	if (!(q = read_file(o->quote, 1u << 16, &qn)))
 		return 1;
 	int r = begin(o, "tdx", buf, sizeof buf, &len, rd);
 	if (!r && attest_rec_put(buf, sizeof buf, &len, ATTEST_REC_TDX_QUOTE, q, qn) < 0)
-		r = fail("the bundle does not fit");
+		r = cmd_fail("the bundle does not fit");
 	free(q);
 	return r ? r : write_bundle(o->out, buf, len);
 }
@@ -256,13 +245,13 @@ static int cmd_tdx_quote(const struct opts *o)
 static int cmd_tdx_chain(const struct opts *o)
 {
 	if (!o->out)
-		return fail("tdx-chain needs --out FILE\n%s", usage);
+		return cmd_fail("tdx-chain needs --out FILE\n%s", usage);
 	if (!getenv("LLMK_TDX_SIM"))
 		setenv("LLMK_TDX_SIM", "1", 1);
 	const char *why = tdx_sim_provider_why_absent();
 	struct tdx_sim *s = why ? NULL : tdx_sim_provider_sim();
 	if (!s)
-		return fail("the TDX simulator is not available: %s", why ? why : "?");
+		return cmd_fail("the TDX simulator is not available: %s", why ? why : "?");
 	if (write_file(o->out, s->chain.pem, s->chain.pem_len))
 		return 1;
 	printf("chain: %s (%zu bytes: PCK, platform CA, root; SIMULATED, not Intel's)\n", o->out,
@@ -275,9 +264,9 @@ static int cmd_unwrap(const struct opts *o)
 	uint8_t priv[32], pub[32], rd[64], key[32], blob[KEYWRAP_SIZE + 8];
 	size_t n;
 	if (!o->priv || !o->wrapped)
-		return fail("--priv and --wrapped are required\n%s", usage);
+		return cmd_fail("--priv and --wrapped are required\n%s", usage);
 	if (hex(o->priv, priv, 32) != 32 || keywrap_public(priv, pub))
-		return fail("--priv: want 64 hex digits (an X25519 private key)");
+		return cmd_fail("--priv: want 64 hex digits (an X25519 private key)");
 	char *text = (char *)read_file(o->wrapped, 1u << 16, &n);
 	if (!text)
 		return 1;
@@ -290,10 +279,10 @@ static int cmd_unwrap(const struct opts *o)
 	int e = m < 0 ? -1 : keywrap_unwrap(priv, pub, blob, (size_t)m, rd, key);
 	memset(priv, 0, sizeof priv);
 	if (m < 0)
-		return fail("%s: not a base64 wrapped key", o->wrapped);
+		return cmd_fail("%s: not a base64 wrapped key", o->wrapped);
 	if (e)
-		return fail("the wrapped key does not open with this guest key (%s)",
-			    e == -LLMK_EAUTH ? "tag does not verify" : "not a wrapped key");
+		return cmd_fail("the wrapped key does not open with this guest key (%s)",
+				e == -LLMK_EAUTH ? "tag does not verify" : "not a wrapped key");
 	print_hex("report_data", rd, 64);
 	print_hex("key", key, 32);
 	memset(key, 0, sizeof key);
@@ -302,10 +291,7 @@ static int cmd_unwrap(const struct opts *o)
 
 int main(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		size_t off;
-	} opts[] = {
+	static const struct cmd_opt opts[] = {
 		{"--nonce", offsetof(struct opts, nonce)},
 		{"--priv", offsetof(struct opts, priv)},
 		{"--model", offsetof(struct opts, model)},
@@ -326,12 +312,11 @@ int main(int argc, char **argv)
 		return argc < 2;
 	}
 	for (int i = 2; i < argc; i++) {
-		size_t k = 0;
-		while (k < sizeof opts / sizeof opts[0] && strcmp(argv[i], opts[k].name))
-			k++;
-		if (k == sizeof opts / sizeof opts[0] || i + 1 >= argc)
-			return fail("unknown option or missing value '%s'\n%s", argv[i], usage);
-		*(const char **)((char *)&o + opts[k].off) = argv[++i];
+		const struct cmd_opt *k = cmd_opt_find(opts, sizeof opts / sizeof opts[0], argv[i],
+						       strlen(argv[i]));
+		if (!k || i + 1 >= argc)
+			return cmd_fail("unknown option or missing value '%s'\n%s", argv[i], usage);
+		*cmd_opt_slot(&o, k) = argv[++i];
 	}
 	if (!strcmp(argv[1], "snp"))
 		return cmd_snp(&o);
@@ -341,5 +326,5 @@ int main(int argc, char **argv)
 		return cmd_unwrap(&o);
 	if (!strcmp(argv[1], "tdx-chain"))
 		return cmd_tdx_chain(&o);
-	return fail("unknown command '%s'\n%s", argv[1], usage);
+	return cmd_fail("unknown command '%s'\n%s", argv[1], usage);
 }

@@ -1,9 +1,12 @@
 /*
- * tools/host/attest.c — kernel/attest.h on Linux: provider `none`, and
- * `vtpm` talking to swtpm over its server socket when LLMK_VTPM=PATH names
- * it (swtpm socket --tpm2 --server type=unixio,path=PATH --flags
- * not-need-init,startup-clear). The TPM commands are the kernel's own
- * (drivers/tpm2*.c); only the transport differs.
+ * tools/host/attest.c — the host build's attestation providers
+ * (kernel/attest_provider.h): `vtpm` talking to swtpm over its server
+ * socket when LLMK_VTPM=PATH names it (swtpm socket --tpm2 --server
+ * type=unixio,path=PATH --flags not-need-init,startup-clear), and the
+ * SEV-SNP and TDX simulators (snp_provider.c, tdx_provider.c).
+ * kernel/attest_dispatch.c implements kernel/attest.h over them, as in
+ * the kernel. The TPM commands are the kernel's own (drivers/tpm2*.c);
+ * only the transport differs.
  *
  * The host process plays the guest: when it first opens the vTPM it resets
  * PCR 23 (as a reboot would), so that PCR replays from the event log this
@@ -13,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "host.h"
+#include "../../kernel/attest_provider.h"
 #include "../../drivers/tcg_log.h"
 #include "../../drivers/tpm2_attest.h"
 #include "snp_sim.h"
@@ -33,9 +37,7 @@ static struct {
 	int fd;
 	char why[160];            /* absent: why; present: what it is */
 	struct tpm2_attest a;
-	uint8_t *klog;            /* the kernel-style event log (TCG_PCR_EVENT2 records) */
-	size_t klog_len, klog_cap;
-	char err[240];
+	struct attest_log klog;   /* the kernel-style event log (TCG_PCR_EVENT2 records) */
 } ha = {.fd = -1};
 
 /* ---- swtpm's socket: raw TPM command bytes in, response bytes out ---- */
@@ -145,163 +147,81 @@ void host_attest_reset(void)
 {
 	if (ha.fd >= 0)
 		close(ha.fd);
-	free(ha.klog);
+	free(ha.klog.buf);
 	memset(&ha, 0, sizeof ha);
 	ha.fd = -1;
 }
 
-static const char *const names[PLAT_ATTEST_KINDS] = {"none", "vtpm", "snp", "tdx"};
-
-int plat_attest_info(int kind, struct plat_attest_info *out)
+static int vtpm_probe(struct plat_attest_info *out)
 {
-	if (kind < 0 || kind >= PLAT_ATTEST_KINDS)
-		return -LLMK_EINVAL;
-	memset(out, 0, sizeof *out);
-	out->kind = kind;
-	out->name = names[kind];
-	switch (kind) {
-	case PLAT_ATTEST_NONE:
-		out->present = true;
-		plat_snprintf(out->detail, sizeof out->detail, "no attestation device: evidence without "
-			 "a quote or report");
-		break;
-	case PLAT_ATTEST_VTPM:
-		out->present = vtpm_open();
-		out->simulated = out->present;
-		plat_snprintf(out->detail, sizeof out->detail, "%s", ha.why);
-		break;
-	case PLAT_ATTEST_SNP: {
-		const char *why = snp_sim_provider_why_absent();
-		out->present = why == NULL;
-		out->simulated = out->present;
-		plat_snprintf(out->detail, sizeof out->detail, "%s", why ? why :
-			      "host build: the SEV-SNP firmware simulator (LLMK_SNP_SIM)");
-		break;
-	}
-	case PLAT_ATTEST_TDX: {
-		const char *why = tdx_sim_provider_why_absent();
-		out->present = why == NULL;
-		out->simulated = out->present;
-		plat_snprintf(out->detail, sizeof out->detail, "%s", why ? why :
-			      "host build: the TDX module and quoting simulator (LLMK_TDX_SIM)");
-		break;
-	}
-	default:
-		plat_snprintf(out->detail, sizeof out->detail, "no %s provider in the host build",
-			 names[kind]);
-	}
-	return 0;
+	out->present = out->simulated = vtpm_open();
+	plat_snprintf(out->detail, sizeof out->detail, "%s", ha.why);
+	return out->present ? 0 : -LLMK_ENOENT;
 }
 
-int plat_attest_default(void)
+static int vtpm_evidence(const uint8_t report_data[64], uint8_t *buf, size_t cap, size_t *len)
 {
-	static const int order[] = {PLAT_ATTEST_SNP, PLAT_ATTEST_TDX, PLAT_ATTEST_VTPM};
-	struct plat_attest_info in;
-
-	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-		if (plat_attest_info(order[i], &in) == 0 && in.present)
-			return order[i];
-	return PLAT_ATTEST_NONE;
-}
-
-static int absent(int kind)
-{
-	struct plat_attest_info in;
-	if (plat_attest_info(kind, &in))
-		return -LLMK_EINVAL;
-	if (in.present)
-		return 0;
-	plat_snprintf(ha.err, sizeof ha.err, "provider %s is absent: %s", in.name, in.detail);
-	return -LLMK_ENOENT;
-}
-
-int plat_attest_evidence(int kind, const uint8_t report_data[64], uint8_t *buf, size_t cap,
-			 size_t *len)
-{
-	int e;
-
-	ha.err[0] = 0;
-	if ((e = absent(kind)))
+	int e = tpm2_attest_evidence(&ha.a, report_data, NULL, 0, ha.klog.buf, ha.klog.len, buf, cap,
+				     len);
+	if (e)
 		return e;
-	switch (kind) {
-	case PLAT_ATTEST_NONE:
-		return 0;
-	case PLAT_ATTEST_VTPM:
-		e = tpm2_attest_evidence(&ha.a, report_data, NULL, 0, ha.klog, ha.klog_len, buf, cap,
-					 len);
-		if (e) {
-			plat_snprintf(ha.err, sizeof ha.err, "vtpm: %s", ha.a.tpm.err);
-			return e;
-		}
-		/* a swtpm the host process drives is no guest's TPM: say so */
-		char what[sizeof ha.why + 16];
-		plat_snprintf(what, sizeof what, "vtpm-host: %s", ha.why);
-		return attest_rec_put(buf, cap, len, ATTEST_REC_SIMULATED, what, strlen(what));
-	case PLAT_ATTEST_SNP:
-		if ((e = snp_sim_provider_evidence(report_data, buf, cap, len)))
-			plat_snprintf(ha.err, sizeof ha.err, "snp: %s", snp_sim_provider_error());
-		return e;
-	case PLAT_ATTEST_TDX:
-		if ((e = tdx_sim_provider_evidence(report_data, buf, cap, len)))
-			plat_snprintf(ha.err, sizeof ha.err, "tdx: %s", tdx_sim_provider_error());
-		return e;
-	}
-	return -LLMK_ENOTSUP;
-}
-
-int plat_attest_activate(int kind, const uint8_t *cred, size_t n, uint8_t *out, size_t cap,
-			 size_t *len)
-{
-	int e;
-
-	ha.err[0] = 0;
-	if ((e = absent(kind)))
-		return e;
-	if (kind != PLAT_ATTEST_VTPM) {
-		plat_snprintf(ha.err, sizeof ha.err, "provider %s has no credential activation", names[kind]);
-		return -LLMK_ENOTSUP;
-	}
-	if ((e = tpm2_attest_activate(&ha.a, cred, n, out, cap, len)))
-		plat_snprintf(ha.err, sizeof ha.err, "vtpm: %s", ha.a.tpm.err);
+	/* a swtpm the host process drives is no guest's TPM: say so */
+	char what[sizeof ha.why + 16];
+	plat_snprintf(what, sizeof what, "vtpm-host: %s", ha.why);
+	if ((e = attest_rec_put(buf, cap, len, ATTEST_REC_SIMULATED, what, strlen(what))))
+		plat_snprintf(ha.a.tpm.err, sizeof ha.a.tpm.err, "evidence buffer too small");
 	return e;
 }
 
-int plat_attest_extend(const char *what, const uint8_t digest[32])
+/* ---- the simulators' providers ---- */
+static int sim_probe(struct plat_attest_info *out, const char *why, const char *what)
 {
-	size_t n = strlen(what) + 1, need = ha.klog_len + 64 + n;
-
-	ha.err[0] = 0;
-	/* room in the log first: a PCR extended without its record could
-	 * never be replayed */
-	if (need > ha.klog_cap) {
-		size_t cap = need * 2 < 4096 ? 4096 : need * 2;
-		uint8_t *p = realloc(ha.klog, cap);
-		if (!p) {
-			plat_snprintf(ha.err, sizeof ha.err, "no memory for the event log");
-			return -LLMK_ENOMEM;
-		}
-		ha.klog = p;
-		ha.klog_cap = cap;
-	}
-	if (vtpm_open()) {
-		int e = tpm2_pcr_extend(&ha.a.tpm, PLAT_ATTEST_PCR, digest);
-		if (e) {
-			plat_snprintf(ha.err, sizeof ha.err, "vtpm: %s", ha.a.tpm.err);
-			return e;
-		}
-	}
-	if (tdx_sim_provider_why_absent() == NULL) {
-		int e = tdx_sim_provider_extend_rtmr3(digest);
-		if (e) {
-			plat_snprintf(ha.err, sizeof ha.err, "tdx: %s", tdx_sim_provider_error());
-			return e;
-		}
-	}
-	return tcg_log_append(ha.klog, ha.klog_cap, &ha.klog_len, PLAT_ATTEST_PCR, TCG_EV_EVENT_TAG,
-			      digest, what, n);
+	out->present = out->simulated = why == NULL;
+	plat_snprintf(out->detail, sizeof out->detail, "%s", why ? why : what);
+	return why ? -LLMK_ENOENT : 0;
 }
 
-const char *plat_attest_error(void)
+static int snp_probe(struct plat_attest_info *out)
 {
-	return ha.err;
+	return sim_probe(out, snp_sim_provider_why_absent(),
+			 "host build: the SEV-SNP firmware simulator (LLMK_SNP_SIM)");
+}
+
+static int tdx_probe(struct plat_attest_info *out)
+{
+	return sim_probe(out, tdx_sim_provider_why_absent(),
+			 "host build: the TDX module and quoting simulator (LLMK_TDX_SIM)");
+}
+
+/* ---- the providers (kernel/attest_provider.h) ---- */
+static const struct attest_provider vtpm_provider = {vtpm_probe, vtpm_evidence, &ha.a, NULL,
+						     NULL};
+static const struct attest_provider snp_provider = {snp_probe, snp_sim_provider_evidence, NULL,
+						    NULL, snp_sim_provider_error};
+static const struct attest_provider tdx_provider = {tdx_probe, tdx_sim_provider_evidence, NULL,
+						    tdx_sim_provider_extend_rtmr3,
+						    tdx_sim_provider_error};
+
+const struct attest_provider *attest_provider(int kind)
+{
+	return kind == PLAT_ATTEST_VTPM ? &vtpm_provider : kind == PLAT_ATTEST_SNP ? &snp_provider
+		: kind == PLAT_ATTEST_TDX ? &tdx_provider : NULL;
+}
+
+int attest_log_room(size_t n, struct attest_log **log, char *err, size_t errn)
+{
+	size_t need = ha.klog.len + n;
+
+	if (need > ha.klog.cap) {
+		size_t cap = need * 2 < 4096 ? 4096 : need * 2;
+		uint8_t *p = realloc(ha.klog.buf, cap);
+		if (!p) {
+			plat_snprintf(err, errn, "no memory for the event log");
+			return -LLMK_ENOMEM;
+		}
+		ha.klog.buf = p;
+		ha.klog.cap = cap;
+	}
+	*log = &ha.klog;
+	return 0;
 }

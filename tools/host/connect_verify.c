@@ -81,16 +81,9 @@ static int bundle_file(const uint8_t *b, size_t n, char *path, size_t pathn)
 }
 
 /* The options of v, with --evidence and --nonce, for the provider kind. */
-struct provider_cli {
-	struct vtpm_cli vtpm;
-	struct snp_cli snp;
-	struct tdx_cli tdx;
-};
-
 static int parse(struct provider_cli *o, int kind, const struct connect_verify *v,
 		 const char *path, const char *nonce)
 {
-	static const char *const name[PLAT_ATTEST_KINDS] = {"none", "vtpm", "snp", "tdx"};
 	char *argv[72];
 	int argc = 0;
 
@@ -103,14 +96,12 @@ static int parse(struct provider_cli *o, int kind, const struct connect_verify *
 	argv[argc++] = (char *)nonce;
 	memset(o, 0, sizeof *o);
 	for (int i = 1; i < argc; i++) {
-		int t = kind == PLAT_ATTEST_VTPM ? vtpm_cli_opt(&o->vtpm, argc, argv, &i)
-			: kind == PLAT_ATTEST_SNP ? snp_cli_opt(&o->snp, argc, argv, &i)
-						  : tdx_cli_opt(&o->tdx, argc, argv, &i);
+		int t = provider_cli_opt(o, kind, argc, argv, &i);
 		if (t < 0)
 			return 1;
 		if (t == 0)
 			return cmd_fail("session: '%s' is not an option for %s evidence, which the guest "
-					"sent", argv[i], name[kind]);
+					"sent", argv[i], bundle_provider_name(kind));
 	}
 	switch (kind) {
 	case PLAT_ATTEST_VTPM:
@@ -128,25 +119,6 @@ static int parse(struct provider_cli *o, int kind, const struct connect_verify *
 			return cmd_fail("session: the guest sent tdx evidence: --expect-mrtd HEX and "
 					"--chain root.pem are required");
 		return 0;
-	}
-}
-
-static int run_checks(const struct provider_cli *o, int kind, struct bundle *b)
-{
-	static struct vtpm_result res;
-	uint8_t *bytes = NULL;
-	int r;
-
-	switch (kind) {
-	case PLAT_ATTEST_VTPM:
-		r = vtpm_cli_verify(&o->vtpm, &bytes, &res);
-		*b = res.b;
-		free(bytes);
-		return r;
-	case PLAT_ATTEST_SNP:
-		return snp_cli_evidence(&o->snp, b);
-	default:
-		return tdx_cli_evidence(&o->tdx, b);
 	}
 }
 
@@ -176,7 +148,7 @@ int connect_verify(const struct connect_verify *v, const uint8_t *bundle, size_t
 	if (saved >= 0 && sink >= 0)
 		dup2(sink, 1);
 	memset(&b, 0, sizeof b);
-	r = run_checks(&o, kind, &b);
+	r = provider_cli_verify(&o, kind, &b);
 	fflush(stdout);
 	if (saved >= 0 && sink >= 0)
 		dup2(saved, 1);
@@ -190,8 +162,7 @@ int connect_verify(const struct connect_verify *v, const uint8_t *bundle, size_t
 		return 1;
 	memcpy(report_data, b.report_data, 64);
 	memcpy(session_pub, b.pubkey, 32);
-	const char *model = kind == PLAT_ATTEST_VTPM ? o.vtpm.b.model
-			    : kind == PLAT_ATTEST_SNP ? o.snp.b.model : o.tdx.b.model;
+	const char *model = provider_cli_bundle(&o, kind)->model;
 	verify_hex(b.model, 32, m);
 	snprintf(what, whatn, "%s%s evidence verified (%s as expected), model %s (%s)",
 		 b.simulated ? "SIMULATED " : "", b.provider,

@@ -54,6 +54,11 @@ static int provider_of(const struct evidence_rec *r)
 	return -1;
 }
 
+const char *bundle_provider_name(int kind)
+{
+	return kind >= 0 && kind < PLAT_ATTEST_KINDS ? providers[kind] : "?";
+}
+
 int bundle_provider_kind(const uint8_t *bytes, size_t n)
 {
 	static struct evidence_rec rec[BUNDLE_MAX_RECS];
@@ -130,8 +135,7 @@ static int check_form(const uint8_t *bytes, size_t n, int kind, const struct bun
 	if (kind != BUNDLE_ANY_PROVIDER && p != kind)
 		return vfy_fail(log, LLMK_EINVAL, "provider '%s': this verifier checks %s evidence "
 				"(`verifier %s` checks this bundle)", providers[p],
-				kind >= 0 && kind < PLAT_ATTEST_KINDS ? providers[kind] : "?",
-				providers[p]);
+				bundle_provider_name(kind), providers[p]);
 	b->kind = p;
 	b->provider = providers[p];
 	if (sim) {

@@ -68,6 +68,8 @@ const char *bundle_rec_name(uint16_t t);
 /* The PLAT_ATTEST_* kind a bundle's PROVIDER record names, without any
  * other check (for dispatch); -1 when it has none or an unknown one. */
 int bundle_provider_kind(const uint8_t *bytes, size_t n);
+/* "none", "vtpm", "snp", "tdx" for a PLAT_ATTEST_* kind ("?" for another). */
+const char *bundle_provider_name(int kind);
 /* 1 when the bundle carries a SIMULATED record (it may be malformed
  * otherwise: only for labelling output before the checks ran). */
 int bundle_says_simulated(const uint8_t *bytes, size_t n);

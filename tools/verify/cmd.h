@@ -28,6 +28,14 @@ int bundle_cli_opt(struct bundle_cli *o, int argc, char **argv, int *i);
  * (cmd_set_simulated) when the bundle says so. 0, or 1 after cmd_fail. */
 int bundle_cli_load(const struct bundle_cli *o, struct bundle_expect *x, uint8_t **buf,
 		    size_t *n);
+/* The rules of a subcommand that checks its artifact (what: "report",
+ * "quote"; has_what: --what given) alone or inside a bundle: with
+ * --evidence, not --what and not --expect-report-data (the bundle gives
+ * the report data), and --nonce and --chain; without it, none of the
+ * bundle's options. cmd names the subcommand in the messages. 0, or 1
+ * after cmd_fail. */
+int bundle_cli_check(const struct bundle_cli *o, const char *cmd, const char *what,
+		     bool has_what, bool has_report_data, bool has_chain);
 /* The closing line's bundle part: "nonce N, model M (expected|not checked:
  * no --expect-model), guest key K". */
 void bundle_cli_summary(const struct bundle *b, const struct bundle_expect *x, char *out,
@@ -76,12 +84,42 @@ int cmd_read_pem_certs(const char *path, uint8_t *der, size_t cap, size_t *used,
 /* Parse --flag HEX of exactly n bytes; 0, or 1 after cmd_fail. */
 int cmd_hex_arg(const char *flag, const char *hex, uint8_t *out, size_t n);
 
-/* Print the log's passed checks ("ok   ...") to stdout. */
+/* One option that takes a value, stored as a const char * at offset off
+ * (offsetof) of the caller's options struct: a subcommand's options are a
+ * const table of these. */
+struct cmd_opt {
+	const char *name;
+	size_t off;
+};
+/* The row of opts[0..n) whose name is flag[0..len) (len: a --flag=value
+ * form passes the part before '='), or NULL. */
+const struct cmd_opt *cmd_opt_find(const struct cmd_opt *opts, size_t n, const char *flag,
+				   size_t len);
+/* Where row o keeps its value in the options struct at base. */
+static inline const char **cmd_opt_slot(void *base, const struct cmd_opt *o)
+{
+	return (const char **)((char *)base + o->off);
+}
+/* Take argv[*i] and its value into base if opts[0..n) names it: 1 taken,
+ * 0 not one of them, -1 no value follows (printed). */
+int cmd_opt_take(const struct cmd_opt *opts, size_t n, void *base, int argc, char **argv, int *i);
+
+/* Print the log's passed checks ("ok   ...") to stdout, then, when e (the
+ * checks' result) is a failure, its reason (cmd_fail). 0 when all passed,
+ * else 1. */
 struct vfy_log;
-void cmd_print_ok(const struct vfy_log *log);
+int cmd_print_log(const struct vfy_log *log, int e);
+
+/* A subcommand's option parser (snp_cli_opt, ...) over its options o. */
+typedef int (*cmd_opt_fn)(void *o, int argc, char **argv, int *i);
+/* Every argument of argv[1..argc) through opt; -h or --help prints usage
+ * and exits 0. An argument opt does not take: "CMD: unknown option 'X'"
+ * (or "unexpected argument"). 0, or 1 after cmd_fail. */
+int cmd_parse_args(const char *cmd, const char *usage, cmd_opt_fn opt, void *o, int argc,
+		   char **argv);
 
 /* Simulated evidence labels every line of output: after cmd_set_simulated(1)
- * each line cmd_printf (and cmd_print_ok) writes starts "SIMULATED ". One
+ * each line cmd_printf (and cmd_print_log) writes starts "SIMULATED ". One
  * call per line: fmt ends with "\n". */
 void cmd_set_simulated(int on);
 int cmd_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

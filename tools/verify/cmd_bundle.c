@@ -11,10 +11,7 @@
 
 int bundle_cli_opt(struct bundle_cli *o, int argc, char **argv, int *i)
 {
-	static const struct {
-		const char *name;
-		size_t off;
-	} opts[] = {
+	static const struct cmd_opt opts[] = {
 		{"--evidence", offsetof(struct bundle_cli, evidence)},
 		{"--nonce", offsetof(struct bundle_cli, nonce)},
 		{"--expect-model", offsetof(struct bundle_cli, model)},
@@ -23,17 +20,7 @@ int bundle_cli_opt(struct bundle_cli *o, int argc, char **argv, int *i)
 		o->allow_simulated = 1;
 		return 1;
 	}
-	for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
-		if (strcmp(argv[*i], opts[k].name) != 0)
-			continue;
-		if (*i + 1 >= argc) {
-			cmd_fail("%s needs a value", opts[k].name);
-			return -1;
-		}
-		*(const char **)((char *)o + opts[k].off) = argv[++*i];
-		return 1;
-	}
-	return 0;
+	return cmd_opt_take(opts, sizeof opts / sizeof opts[0], o, argc, argv, i);
 }
 
 int bundle_cli_load(const struct bundle_cli *o, struct bundle_expect *x, uint8_t **buf,
@@ -61,6 +48,27 @@ int bundle_cli_load(const struct bundle_cli *o, struct bundle_expect *x, uint8_t
 		return cmd_fail("%s", err);
 	cmd_set_simulated(bundle_says_simulated(*buf, *n));
 	cmd_printf("evidence: %zu bytes, read as %s\n", *n, form);
+	return 0;
+}
+
+int bundle_cli_check(const struct bundle_cli *o, const char *cmd, const char *what,
+		     bool has_what, bool has_report_data, bool has_chain)
+{
+	if (o->evidence) {
+		if (has_what)
+			return cmd_fail("%s: --%s and --evidence: give one (the bundle carries its %s)",
+					cmd, what, what);
+		if (has_report_data)
+			return cmd_fail("%s: --expect-report-data with --evidence: the bundle's nonce, "
+					"model, key and build id give the report data", cmd);
+		if (!o->nonce || !has_chain)
+			return cmd_fail("%s: --evidence needs --nonce and --chain (verifier %s --help)",
+					cmd, cmd);
+		return 0;
+	}
+	if (o->nonce || o->model || o->allow_simulated)
+		return cmd_fail("%s: --nonce, --expect-model and --allow-simulated go with --evidence "
+				"(verifier %s --help)", cmd, cmd);
 	return 0;
 }
 

@@ -79,6 +79,28 @@ int cmd_hex_arg(const char *flag, const char *hex, uint8_t *out, size_t n)
 	return 0;
 }
 
+const struct cmd_opt *cmd_opt_find(const struct cmd_opt *opts, size_t n, const char *flag,
+				   size_t len)
+{
+	for (size_t k = 0; k < n; k++)
+		if (strlen(opts[k].name) == len && !strncmp(flag, opts[k].name, len))
+			return &opts[k];
+	return NULL;
+}
+
+int cmd_opt_take(const struct cmd_opt *opts, size_t n, void *base, int argc, char **argv, int *i)
+{
+	const struct cmd_opt *o = cmd_opt_find(opts, n, argv[*i], strlen(argv[*i]));
+	if (!o)
+		return 0;
+	if (*i + 1 >= argc) {
+		cmd_fail("%s needs a value", o->name);
+		return -1;
+	}
+	*cmd_opt_slot(base, o) = argv[++*i];
+	return 1;
+}
+
 static const char *line_prefix = "";
 
 void cmd_set_simulated(int on)
@@ -96,8 +118,27 @@ int cmd_printf(const char *fmt, ...)
 	return k;
 }
 
-void cmd_print_ok(const struct vfy_log *log)
+int cmd_print_log(const struct vfy_log *log, int e)
 {
 	for (int i = 0; i < log->n; i++)
 		cmd_printf("ok   %s\n", log->line[i]);
+	return e ? cmd_fail("%s", log->err) : 0;
+}
+
+int cmd_parse_args(const char *cmd, const char *usage, cmd_opt_fn opt, void *o, int argc,
+		   char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage, stdout);
+			exit(0);
+		}
+		int t = opt(o, argc, argv, &i);
+		if (t < 0)
+			return 1;
+		if (t == 0)
+			return cmd_fail("%s: %s '%s' (verifier %s --help)", cmd, argv[i][0] == '-' ?
+					"unknown option" : "unexpected argument", argv[i], cmd);
+	}
+	return 0;
 }

@@ -4,7 +4,6 @@
  * digest (tools/verify/snp_measure.h). Host program: libc is fine here.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 
 #include <bearssl.h>
 
+#include "cmd.h"
 #include "cmd_measure_snp.h"
 #include "snp_measure.h"
 
@@ -36,18 +36,6 @@ struct opts {
 	const char *ovmf, *vcpus, *vcpu_sig, *features, *kernel, *initrd, *append;
 };
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
-}
-
 /* An unsigned integer, decimal or 0x-hex, all of s, in [min, max]. */
 static int parse_uint(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
@@ -57,18 +45,15 @@ static int parse_uint(const char *opt, const char *s, uint64_t min, uint64_t max
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (!*s || *s == '-' || *s == '+' || *s == ' ' || *end || errno || v < min || v > max)
-		return fail("%s '%s': want an integer in [%llu, 0x%llx] (decimal or 0x-hex)", opt, s,
-			    (unsigned long long)min, (unsigned long long)max);
+		return cmd_fail("%s '%s': want an integer in [%llu, 0x%llx] (decimal or 0x-hex)", opt,
+				s, (unsigned long long)min, (unsigned long long)max);
 	*out = v;
 	return 0;
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	static const struct {
-		const char *name;
-		size_t off;
-	} names[] = {
+	static const struct cmd_opt names[] = {
 		{"--ovmf", offsetof(struct opts, ovmf)},
 		{"--vcpus", offsetof(struct opts, vcpus)},
 		{"--vcpu-sig", offsetof(struct opts, vcpu_sig)},
@@ -81,34 +66,31 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof *o);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *eq = strchr(a, '='), *val;
-		size_t alen = eq ? (size_t)(eq - a) : strlen(a);
-		unsigned k = 0;
+		const struct cmd_opt *k = cmd_opt_find(names, sizeof names / sizeof names[0], a,
+						       eq ? (size_t)(eq - a) : strlen(a));
 		const char **slot;
 
-		while (k < sizeof names / sizeof names[0] &&
-		       (strlen(names[k].name) != alen || strncmp(a, names[k].name, alen)))
-			k++;
-		if (k == sizeof names / sizeof names[0])
-			return fail("unknown option '%s' (verifier measure snp --help)", a);
+		if (!k)
+			return cmd_fail("unknown option '%s' (verifier measure snp --help)", a);
 		if (eq)
 			val = eq + 1;
 		else if (i + 1 < argc)
 			val = argv[++i];
 		else
-			return fail("%s needs a value", names[k].name);
-		slot = (const char **)((char *)o + names[k].off);
+			return cmd_fail("%s needs a value", k->name);
+		slot = cmd_opt_slot(o, k);
 		if (*slot)
-			return fail("%s given twice", names[k].name);
+			return cmd_fail("%s given twice", k->name);
 		*slot = val;
 	}
 	if (!o->ovmf)
-		return fail("--ovmf FILE is required (the firmware QEMU boots with -bios)");
+		return cmd_fail("--ovmf FILE is required (the firmware QEMU boots with -bios)");
 	if (!o->vcpus || !o->vcpu_sig || !o->features)
-		return fail("--vcpus, --vcpu-sig and --guest-features are required: the digest "
-			    "covers each vCPU's initial state, so they must match the launch");
+		return cmd_fail("--vcpus, --vcpu-sig and --guest-features are required: the digest "
+				"covers each vCPU's initial state, so they must match the launch");
 	if ((o->initrd || o->append) && !o->kernel)
-		return fail("%s needs --kernel: QEMU measures -initrd and -append only with -kernel",
-			    o->initrd ? "--initrd" : "--append");
+		return cmd_fail("%s needs --kernel: QEMU measures -initrd and -append only with "
+				"-kernel", o->initrd ? "--initrd" : "--append");
 	return 0;
 }
 
@@ -120,21 +102,21 @@ static uint8_t *read_ovmf(const char *path, size_t *len)
 	uint8_t *buf;
 
 	if (!f) {
-		fail("--ovmf %s: %s", path, strerror(errno));
+		cmd_fail("--ovmf %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
 	    (uint64_t)st.st_size > SNP_OVMF_MAX_SIZE || st.st_size % SNP_PAGE_SIZE) {
-		fail("--ovmf %s: want a regular file whose size is a non-zero multiple of 4096 up "
-		     "to %u bytes (size %lld)",
-		     path, SNP_OVMF_MAX_SIZE, (long long)st.st_size);
+		cmd_fail("--ovmf %s: want a regular file whose size is a non-zero multiple of 4096 "
+			 "up to %u bytes (size %lld)",
+			 path, SNP_OVMF_MAX_SIZE, (long long)st.st_size);
 		fclose(f);
 		return NULL;
 	}
 	*len = (size_t)st.st_size;
 	buf = malloc(*len);
 	if (!buf || fread(buf, 1, *len, f) != *len) {
-		fail("--ovmf %s: %s", path, buf ? "short read" : "out of memory");
+		cmd_fail("--ovmf %s: %s", path, buf ? "short read" : "out of memory");
 		free(buf);
 		buf = NULL;
 	}
@@ -151,13 +133,13 @@ static int sha256_file(const char *opt, const char *path, uint8_t out[32])
 	size_t n;
 
 	if (!f)
-		return fail("%s %s: %s", opt, path, strerror(errno));
+		return cmd_fail("%s %s: %s", opt, path, strerror(errno));
 	br_sha256_init(&c);
 	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
 		br_sha256_update(&c, buf, n);
 	if (ferror(f)) {
 		fclose(f);
-		return fail("%s %s: read error", opt, path);
+		return cmd_fail("%s %s: read error", opt, path);
 	}
 	fclose(f);
 	br_sha256_out(&c, out);
@@ -214,7 +196,8 @@ int verifier_measure_snp_main(int argc, char **argv)
 		rc = snp_measure(&ovmf, &p, digest, err, sizeof err);
 	free(img);
 	if (rc) /* messages about the image start "ovmf:"; name the file too */
-		return strncmp(err, "ovmf:", 5) ? fail("%s", err) : fail("%s (%s)", err, o.ovmf);
+		return strncmp(err, "ovmf:", 5) ? cmd_fail("%s", err)
+						: cmd_fail("%s (%s)", err, o.ovmf);
 	for (int i = 0; i < SNP_DIGEST_SIZE; i++)
 		printf("%02x", digest[i]);
 	putchar('\n');

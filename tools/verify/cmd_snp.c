@@ -96,36 +96,18 @@ int snp_cli_opt(struct snp_cli *a, int argc, char **argv, int *i)
 	return 1;
 }
 
+static int opt(void *a, int argc, char **argv, int *i)
+{
+	return snp_cli_opt(a, argc, argv, i);
+}
+
 static int parse_args(int argc, char **argv, struct snp_cli *a)
 {
 	memset(a, 0, sizeof *a);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(usage, stdout);
-			exit(0);
-		}
-		int t = snp_cli_opt(a, argc, argv, &i);
-		if (t < 0)
-			return 1;
-		if (t == 0)
-			return cmd_fail("snp: %s '%s' (verifier snp --help)", argv[i][0] == '-' ?
-					"unknown option" : "unexpected argument", argv[i]);
-	}
-	if (a->b.evidence) {
-		if (a->report)
-			return cmd_fail("snp: --report and --evidence: give one (the bundle carries its "
-					"report)");
-		if (a->x.report_data)
-			return cmd_fail("snp: --expect-report-data with --evidence: the bundle's nonce, "
-					"model, key and build id give the report data");
-		if (!a->b.nonce || !a->n_chain)
-			return cmd_fail("snp: --evidence needs --nonce and --chain (verifier snp --help)");
-		return 0;
-	}
-	if (a->b.nonce || a->b.model || a->b.allow_simulated)
-		return cmd_fail("snp: --nonce, --expect-model and --allow-simulated go with --evidence "
-				"(verifier snp --help)");
-	if (!a->report || !a->vcek || !a->n_chain)
+	if (cmd_parse_args("snp", usage, opt, a, argc, argv) ||
+	    bundle_cli_check(&a->b, "snp", "report", a->report, a->x.report_data, a->n_chain))
+		return 1;
+	if (!a->b.evidence && (!a->report || !a->vcek || !a->n_chain))
 		return cmd_fail("snp: --report, --vcek and --chain are required (verifier snp --help)");
 	return 0;
 }
@@ -229,11 +211,8 @@ int snp_cli_evidence(const struct snp_cli *o, struct bundle *b)
 	}
 	vfy_log_init(&log);
 	int e = snp_evidence_verify(bytes, n, &x, &ev, &log);
-	cmd_print_ok(&log);
-	if (e) {
-		cmd_fail("%s", log.err);
+	if (cmd_print_log(&log, e))
 		goto out;
-	}
 	print_report(&ev.ch, &ev.r);
 	bundle_cli_summary(&ev.b, &x.b, sum, sizeof sum);
 	cmd_printf("verified: %sSEV-SNP report version %u from a %s chip%s, for this bundle: nonce "
@@ -275,11 +254,8 @@ int verifier_snp_main(int argc, char **argv)
 	e = snp_chain_verify(&ch, vc.der, vc.len, roots, n_roots, &log);
 	if (!e)
 		e = snp_report_verify(&ch, report, report_len, &a.x, &r, &log);
-	cmd_print_ok(&log);
-	if (e) {
-		cmd_fail("%s", log.err);
+	if (cmd_print_log(&log, e))
 		goto out;
-	}
 	if (!a.x.report_data)
 		printf("--   report_data: not checked (no --expect-report-data): freshness is the "
 		       "caller's to check\n");

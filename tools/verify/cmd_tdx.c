@@ -71,36 +71,18 @@ int tdx_cli_opt(struct tdx_cli *a, int argc, char **argv, int *i)
 	return 1;
 }
 
+static int opt(void *a, int argc, char **argv, int *i)
+{
+	return tdx_cli_opt(a, argc, argv, i);
+}
+
 static int parse_args(int argc, char **argv, struct tdx_cli *a)
 {
 	memset(a, 0, sizeof *a);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(usage, stdout);
-			exit(0);
-		}
-		int t = tdx_cli_opt(a, argc, argv, &i);
-		if (t < 0)
-			return 1;
-		if (t == 0)
-			return cmd_fail("tdx: %s '%s' (verifier tdx --help)", argv[i][0] == '-' ?
-					"unknown option" : "unexpected argument", argv[i]);
-	}
-	if (a->b.evidence) {
-		if (a->quote)
-			return cmd_fail("tdx: --quote and --evidence: give one (the bundle carries its "
-					"quote)");
-		if (a->x.report_data)
-			return cmd_fail("tdx: --expect-report-data with --evidence: the bundle's nonce, "
-					"model, key and build id give the report data");
-		if (!a->b.nonce || !a->chain)
-			return cmd_fail("tdx: --evidence needs --nonce and --chain (verifier tdx --help)");
-		return 0;
-	}
-	if (a->b.nonce || a->b.model || a->b.allow_simulated)
-		return cmd_fail("tdx: --nonce, --expect-model and --allow-simulated go with --evidence "
-				"(verifier tdx --help)");
-	if (!a->quote || !a->chain)
+	if (cmd_parse_args("tdx", usage, opt, a, argc, argv) ||
+	    bundle_cli_check(&a->b, "tdx", "quote", a->quote, a->x.report_data, a->chain))
+		return 1;
+	if (!a->b.evidence && (!a->quote || !a->chain))
 		return cmd_fail("tdx: --quote and --chain are required (verifier tdx --help)");
 	return 0;
 }
@@ -153,10 +135,9 @@ int tdx_cli_evidence(const struct tdx_cli *o, struct bundle *b)
 	x.chain_what = o->chain;
 	vfy_log_init(&log);
 	int e = tdx_evidence_verify(bytes, n, &x, &ev, &log);
-	cmd_print_ok(&log);
-	if (e) {
+	if (cmd_print_log(&log, e)) {
 		free(bytes);
-		return cmd_fail("%s", log.err);
+		return 1;
 	}
 	cmd_printf("--   TCB status: not checked (Intel PCS TCB info, QE identity SVNs and CRLs are "
 		   "collateral this verifier does not fetch)\n");
@@ -190,10 +171,9 @@ int verifier_tdx_main(int argc, char **argv)
 		return 1;
 	vfy_log_init(&log);
 	e = tdx_quote_verify(quote, len, certs, n, a.chain, &a.x, &q, &log);
-	cmd_print_ok(&log);
-	if (e) {
+	if (cmd_print_log(&log, e)) {
 		free(quote);
-		return cmd_fail("%s", log.err);
+		return 1;
 	}
 	if (!a.x.report_data)
 		printf("--   report_data: not checked (no --expect-report-data): freshness is the "

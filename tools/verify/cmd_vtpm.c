@@ -22,10 +22,7 @@ static const char vtpm_usage[] =
 
 int vtpm_cli_opt(struct vtpm_cli *o, int argc, char **argv, int *i)
 {
-	static const struct {
-		const char *name;
-		size_t off;
-	} opts[] = {
+	static const struct cmd_opt opts[] = {
 		{"--expect-pcr4", offsetof(struct vtpm_cli, pcr4)},
 		{"--ek-ca", offsetof(struct vtpm_cli, ek_ca)},
 		{"--export", offsetof(struct vtpm_cli, export_dir)},
@@ -33,17 +30,7 @@ int vtpm_cli_opt(struct vtpm_cli *o, int argc, char **argv, int *i)
 	int t = bundle_cli_opt(&o->b, argc, argv, i);
 	if (t)
 		return t;
-	for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
-		if (strcmp(argv[*i], opts[k].name) != 0)
-			continue;
-		if (*i + 1 >= argc) {
-			cmd_fail("%s needs a value", opts[k].name);
-			return -1;
-		}
-		*(const char **)((char *)o + opts[k].off) = argv[++*i];
-		return 1;
-	}
-	return 0;
+	return cmd_opt_take(opts, sizeof opts / sizeof opts[0], o, argc, argv, i);
 }
 
 static int hex32(const char *opt, const char *s, uint8_t out[32])

@@ -47,12 +47,10 @@ static int read_key(const char *path, uint8_t key[32])
 	return 0;
 }
 
-/* Every provider's options, one struct each; the bundle's kind picks one. */
+/* Every provider's options; the bundle's kind picks one. */
 struct wrap_cli {
 	const char *key_file;
-	struct vtpm_cli vtpm;
-	struct snp_cli snp;
-	struct tdx_cli tdx;
+	struct provider_cli p;
 };
 
 /* The PROVIDER record of the --evidence file, before any other option is read. */
@@ -82,7 +80,6 @@ static int evidence_kind(int argc, char **argv)
 
 static int parse(struct wrap_cli *o, int kind, int argc, char **argv)
 {
-	static const char *const name[PLAT_ATTEST_KINDS] = {"none", "vtpm", "snp", "tdx"};
 	memset(o, 0, sizeof *o);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -94,60 +91,39 @@ static int parse(struct wrap_cli *o, int kind, int argc, char **argv)
 		if (!strcmp(a, "--allow-debug"))
 			return cmd_fail("wrap: --allow-debug: a key is never released to a guest the host "
 					"can debug");
-		int t = kind == PLAT_ATTEST_VTPM ? vtpm_cli_opt(&o->vtpm, argc, argv, &i)
-			: kind == PLAT_ATTEST_SNP ? snp_cli_opt(&o->snp, argc, argv, &i)
-						  : tdx_cli_opt(&o->tdx, argc, argv, &i);
+		int t = provider_cli_opt(&o->p, kind, argc, argv, &i);
 		if (t < 0)
 			return 1;
 		if (t == 0)
 			return cmd_fail("wrap: '%s' is not an option for %s evidence, the bundle's "
-					"provider (verifier wrap --help)", a, name[kind]);
+					"provider (verifier wrap --help)", a, bundle_provider_name(kind));
 	}
 	if (!o->key_file)
 		return cmd_fail("wrap: --key-file is required (verifier wrap --help)");
 	switch (kind) {
 	case PLAT_ATTEST_VTPM:
-		if (o->vtpm.export_dir)
+		if (o->p.vtpm.export_dir)
 			return cmd_fail("wrap: --export belongs to `verifier vtpm`");
-		if (!o->vtpm.b.nonce || !o->vtpm.pcr4)
+		if (!o->p.vtpm.b.nonce || !o->p.vtpm.pcr4)
 			return cmd_fail("wrap: vtpm evidence needs --nonce and --expect-pcr4: a key goes "
 					"only to an attested image (verifier wrap --help)");
 		return 0;
 	case PLAT_ATTEST_SNP:
-		if (o->snp.report || o->snp.x.report_data)
+		if (o->p.snp.report || o->p.snp.x.report_data)
 			return cmd_fail("wrap: --report and --expect-report-data belong to `verifier snp`: "
 					"the bundle carries the report and gives the report data");
-		if (!o->snp.b.nonce || !o->snp.x.measurement || !o->snp.n_chain)
+		if (!o->p.snp.b.nonce || !o->p.snp.x.measurement || !o->p.snp.n_chain)
 			return cmd_fail("wrap: snp evidence needs --nonce, --expect-measurement and --chain: "
 					"a key goes only to an attested image (verifier wrap --help)");
 		return 0;
 	default:
-		if (o->tdx.quote || o->tdx.x.report_data)
+		if (o->p.tdx.quote || o->p.tdx.x.report_data)
 			return cmd_fail("wrap: --quote and --expect-report-data belong to `verifier tdx`: "
 					"the bundle carries the quote and gives the report data");
-		if (!o->tdx.b.nonce || !o->tdx.x.mrtd || !o->tdx.chain)
+		if (!o->p.tdx.b.nonce || !o->p.tdx.x.mrtd || !o->p.tdx.chain)
 			return cmd_fail("wrap: tdx evidence needs --nonce, --expect-mrtd and --chain: a key "
 					"goes only to an attested image (verifier wrap --help)");
 		return 0;
-	}
-}
-
-/* Every check of the bundle's provider; b gets its report data and key. */
-static int verify(const struct wrap_cli *o, int kind, struct bundle *b)
-{
-	static struct vtpm_result res;
-	uint8_t *bytes;
-	int r;
-	switch (kind) {
-	case PLAT_ATTEST_VTPM:
-		r = vtpm_cli_verify(&o->vtpm, &bytes, &res);
-		*b = res.b;
-		free(bytes);
-		return r;
-	case PLAT_ATTEST_SNP:
-		return snp_cli_evidence(&o->snp, b);
-	default:
-		return tdx_cli_evidence(&o->tdx, b);
 	}
 }
 
@@ -166,7 +142,7 @@ int verify_cmd_wrap(int argc, char **argv)
 	int kind = evidence_kind(argc, argv);
 	if (kind < 0 || parse(&o, kind, argc, argv) || read_key(o.key_file, key))
 		return 1;
-	int r = verify(&o, kind, &b);
+	int r = provider_cli_verify(&o.p, kind, &b);
 	if (r == 0) {
 		if (getrandom(seed, sizeof seed, 0) != (ssize_t)sizeof seed)
 			r = cmd_fail("wrap: no randomness from getrandom: %s", strerror(errno));

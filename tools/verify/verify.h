@@ -46,6 +46,23 @@ int vtpm_cli_opt(struct vtpm_cli *o, int argc, char **argv, int *i);
  * pointers; the caller frees *bundle. */
 int vtpm_cli_verify(const struct vtpm_cli *o, uint8_t **bundle, struct vtpm_result *res);
 
+/* ---- cmd_provider.c: every provider's options and checks, the bundle's
+ * PROVIDER record picking one (`verifier wrap`, `llmctl --connect`) ---- */
+struct provider_cli {
+	struct vtpm_cli vtpm;
+	struct snp_cli snp;
+	struct tdx_cli tdx;
+};
+/* As vtpm_cli_opt, snp_cli_opt or tdx_cli_opt for kind (PLAT_ATTEST_VTPM,
+ * _SNP, _TDX): 1 taken, 0 not one of kind's options, -1 bad (printed). */
+int provider_cli_opt(struct provider_cli *o, int kind, int argc, char **argv, int *i);
+/* Every check of kind's bundle that o names, printed as `verifier vtpm`,
+ * `snp --evidence` or `tdx --evidence` print them; 0 with *b the verified
+ * bundle (as snp_cli_evidence), or 1 (printed). */
+int provider_cli_verify(const struct provider_cli *o, int kind, struct bundle *b);
+/* kind's bundle options (--evidence, --nonce, --expect-model, ...). */
+const struct bundle_cli *provider_cli_bundle(const struct provider_cli *o, int kind);
+
 /* ---- io.c ---- */
 /* Read FILE holding evidence as an "evidence: <base64>" line (anywhere in a
  * transcript), bare base64, or the binary bundle. *form says which. */
