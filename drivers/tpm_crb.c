@@ -97,8 +97,10 @@ int crb_init(uint64_t control_area, char *err, size_t errn)
 	}
 	wr(LOC_CTRL, LOC_CTRL_REQUEST);
 	uint32_t want = LOC_STATE_ASSIGNED | LOC_STATE_VALID; /* active locality 0 */
+	/* LOC_STATE and LOC_STS are two registers: a device may update them one
+	 * after the other, so wait for each */
 	if (!wait_reg(LOC_STATE, want | 7u << LOC_STATE_ACTIVE_SHIFT, want, STATE_NS) ||
-	    !(rd(LOC_STS) & LOC_STS_GRANTED)) {
+	    !wait_reg(LOC_STS, LOC_STS_GRANTED, LOC_STS_GRANTED, STATE_NS)) {
 		plat_snprintf(err, errn, "CRB at %#llx: locality 0 not granted (LOC_STATE %#x, "
 			      "LOC_STS %#x)", (unsigned long long)crb.base, rd(LOC_STATE), rd(LOC_STS));
 		return -LLMK_EIO;

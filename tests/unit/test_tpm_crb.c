@@ -50,8 +50,12 @@ static void *device(void *arg)
 	(void)arg;
 	while (!dev.stop) {
 		if (reg(LOC_CTRL) & LOC_CTRL_REQUEST) {
+			/* the two registers change one after the other, with time
+			 * between (a driver that reads LOC_STS as soon as LOC_STATE
+			 * says assigned sees it not yet granted) */
 			set(LOC_CTRL, 0);
 			set(LOC_STATE, LOC_STATE_VALID | LOC_STATE_ASSIGNED);
+			usleep(2000);
 			set(LOC_STS, LOC_STS_GRANTED);
 		}
 		uint32_t req = reg(CTRL_REQ);
