@@ -27,7 +27,10 @@ memory of their own at load (3.5 GB), which the cgroup's OOM killer stops.
 Before the rounds, the script tries the builds from the best down (as
 bench_compare.py restricts them: a copy of the package holding one) until
 one survives the cap, and uses that one: llama.cpp's best build that runs
-under the cap (--llamacpp-variant names one and skips the search).
+under the cap (--llamacpp-variant names one and skips the search). A build
+still running after --search-limit seconds (300) in the search counts as not
+running under the cap: some page the model through the cache for many
+minutes instead of being OOM-killed.
 
 The table gives medians over the rounds (ranges with more than one): wall
 time from the process's start to its exit for load + N tokens, the load,
@@ -227,9 +230,10 @@ class Cgroup:
         except OSError:
             return 0
 
-    def run(self, cmd, env=None):
+    def run(self, cmd, env=None, limit_s=None):
         """cmd in the group: (wall seconds to its exit, [(seconds, stdout
-        line)], stderr, return code, killed by the OOM killer)."""
+        line)], stderr, return code, killed by the OOM killer). Past
+        limit_s seconds it is killed, and self.timed_out says so."""
         procs = os.path.join(self.path, "cgroup.procs")
         kills = self.oom_kills()
         self.reset_peak()
@@ -244,11 +248,21 @@ class Cgroup:
         err = []
         te = threading.Thread(target=lambda: err.append(p.stderr.read()))
         te.start()
+        self.timed_out = False
+
+        def too_long():
+            self.timed_out = True
+            p.kill()
+        timer = threading.Timer(limit_s, too_long) if limit_s else None
+        if timer:
+            timer.start()
         lines = [(time.monotonic() - t0, line.rstrip("\n")) for line in p.stdout]
         rc = p.wait()
         dt = time.monotonic() - t0
+        if timer:
+            timer.cancel()
         te.join()
-        oom = self.oom_kills() > kills or rc == -signal.SIGKILL
+        oom = not self.timed_out and (self.oom_kills() > kills or rc == -signal.SIGKILL)
         return dt, lines, err[0] if err else "", rc, oom
 
     def remove(self):
@@ -311,12 +325,16 @@ def variant_prefix(prefix, variant):
     return dst
 
 
-def run_llamacpp(cg, args, prefix):
+def run_llamacpp(cg, args, prefix, limit_s=None):
     here = os.path.dirname(os.path.abspath(__file__))
     cmd = ["node", os.path.join(here, "stream_llamacpp.mjs"), prefix, args.model, str(args.t),
            str(args.n), PROMPT]
     drop_cache(args.model)
-    wall, lines, err, rc, oom = cg.run(cmd)
+    wall, lines, err, rc, oom = cg.run(cmd, limit_s=limit_s)
+    if cg.timed_out:
+        return {"wall": wall, "oom": False, "peak": cg.peak(),
+                "error": [f"still running after {limit_s:.0f} s under the cap (thrashing); "
+                          "stopped"]}
     r = {"wall": wall, "oom": oom, "peak": cg.peak()}
     for _, line in lines:
         if line.startswith("{") and rc == 0:
@@ -368,7 +386,7 @@ def pick_llamacpp(cg, args, base):
                       if v != best and X86_VARIANTS.index(v) > X86_VARIANTS.index(best)]
     tried = []
     for v in tries:
-        r = run_llamacpp(cg, args, variant_prefix(base, v))
+        r = run_llamacpp(cg, args, variant_prefix(base, v), args.search_limit)
         tried.append((v, r))
         print(f"bench_stream7b: llama.cpp build {v}: "
               f"{'survives' if 'error' not in r else r['error'][0]}", file=sys.stderr)
@@ -397,6 +415,9 @@ def main():
     ap.add_argument("--llmctl", default="build/host/llmctl")
     ap.add_argument("--prefix", default="build/llamacpp", help="npm prefix for node-llama-cpp")
     ap.add_argument("--llamacpp-variant", help="llama.cpp's ggml CPU build to use (no search)")
+    ap.add_argument("--search-limit", type=float, default=300,
+                    help="seconds a build may take in the search before it counts as not "
+                         "running under the cap")
     ap.add_argument("--no-llamacpp", action="store_true", help="ours only")
     args = ap.parse_args()
     if not os.path.exists(args.model):
