@@ -63,9 +63,9 @@ def install_llamacpp(prefix):
                    stdout=subprocess.DEVNULL)
 
 
-def avx2_prefix(prefix):
-    """A copy of prefix (hard links) whose ggml CPU variants are AVX2's at most."""
-    dst = prefix + "-avx2"
+def prefix_with_builds(prefix, dst, keep):
+    """dst: a copy of prefix (hard links) holding only the ggml CPU builds
+    named in keep; made once."""
     bins = os.path.join(dst, "node_modules", "@node-llama-cpp", "linux-x64", "bins",
                         "linux-x64")
     if not os.path.isdir(bins):
@@ -73,9 +73,14 @@ def avx2_prefix(prefix):
         subprocess.run(["cp", "-al", prefix, dst], check=True)
         for name in os.listdir(bins):
             if name.startswith("libggml-cpu-") and name.endswith(".so") and \
-                    name[len("libggml-cpu-"):-3] not in AVX2_VARIANTS:
+                    name[len("libggml-cpu-"):-3] not in keep:
                 os.unlink(os.path.join(bins, name))
     return dst
+
+
+def avx2_prefix(prefix):
+    """A copy of prefix whose ggml CPU variants are AVX2's at most."""
+    return prefix_with_builds(prefix, prefix + "-avx2", AVX2_VARIANTS)
 
 
 def run_ours(llmctl, model, args, mask):

@@ -55,7 +55,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_compare import install_llamacpp  # noqa: E402
+from bench_compare import install_llamacpp, prefix_with_builds  # noqa: E402
 
 # ggml's x86 CPU builds in node-llama-cpp, the most capable first
 X86_VARIANTS = ["sapphirerapids", "zen4", "icelake", "cooperlake", "cascadelake",
@@ -311,15 +311,8 @@ def run_ours(cg, args, flag, mask):
 
 def variant_prefix(prefix, variant):
     """A copy of prefix (hard links) holding only one ggml CPU build."""
-    dst = f"{prefix}-only-{variant}"
+    dst = prefix_with_builds(prefix, f"{prefix}-only-{variant}", {variant})
     bins = os.path.join(dst, "node_modules", "@node-llama-cpp", "linux-x64", "bins", "linux-x64")
-    if not os.path.isdir(bins):
-        shutil.rmtree(dst, ignore_errors=True)
-        subprocess.run(["cp", "-al", prefix, dst], check=True)
-        for name in os.listdir(bins):
-            if name.startswith("libggml-cpu-") and name.endswith(".so") and \
-                    name != f"libggml-cpu-{variant}.so":
-                os.unlink(os.path.join(bins, name))
     if not os.path.exists(os.path.join(bins, f"libggml-cpu-{variant}.so")):
         die(f"node-llama-cpp has no ggml CPU build '{variant}'")
     return dst
@@ -360,16 +353,7 @@ def loaded_variant(prefix):
 
 def class_prefix(base, order):
     """A copy of base (hard links) holding only the builds in order."""
-    dst = base + "-avx2"
-    bins = os.path.join(dst, "node_modules", "@node-llama-cpp", "linux-x64", "bins", "linux-x64")
-    if not os.path.isdir(bins):
-        shutil.rmtree(dst, ignore_errors=True)
-        subprocess.run(["cp", "-al", base, dst], check=True)
-        for name in os.listdir(bins):
-            if name.startswith("libggml-cpu-") and name.endswith(".so") and \
-                    name[len("libggml-cpu-"):-3] not in order:
-                os.unlink(os.path.join(bins, name))
-    return dst
+    return prefix_with_builds(base, base + "-avx2", set(order))
 
 
 def pick_llamacpp(cg, args, base):
