@@ -40,6 +40,30 @@ static void forget_key(struct seal_shell *s)
 	s->have_key = false;
 }
 
+/* Hold key as the shell's key (the old one zeroized). A sealed model
+ * opened with another key goes, as with `unseal --forget`: it keeps the
+ * image's keys (and, resident, its plaintext weights), and the key it was
+ * opened with is gone. */
+static void take_key(struct shell *sh, struct seal_shell *s, const uint8_t key[SEAL_KEY_SIZE])
+{
+	uint8_t id[SEAL_KEY_ID_SIZE];
+	struct engine_info info;
+	char hex[2 * SEAL_KEY_ID_SIZE + 1];
+
+	seal_key_id(key, id);
+	if (s->have_key && memcmp(id, s->key_id, sizeof id) != 0 && sh->engine &&
+	    engine_get_info(sh->engine, &info) == 0 && info.sealed) {
+		engine_unload(sh->engine);
+		plat_printf("the sealed model from disk %d was opened with the previous key "
+			    "(id %s): unloaded\n", info.disk,
+			    seal_hex(s->key_id, sizeof s->key_id, hex));
+	}
+	forget_key(s);
+	memcpy(s->key, key, SEAL_KEY_SIZE);
+	memcpy(s->key_id, id, sizeof id);
+	s->have_key = true;
+}
+
 /* Parse text (hex digits, trailing whitespace) into the shell's key. A key
  * typed inside a confidential session (docs/session.md) crossed the host
  * only as ciphertext, to an attested guest: not a development key, and the
@@ -60,11 +84,8 @@ static int set_key(struct shell *sh, const char *text, size_t n, const char *fro
 				 from);
 	if (typed)
 		how = shell_session_key_release(sh);
-	forget_key(s);
-	memcpy(s->key, key, sizeof key);
+	take_key(sh, s, key);
 	seal_zeroize(key, sizeof key);
-	seal_key_id(s->key, s->key_id);
-	s->have_key = true;
 	if (how) {
 		plat_snprintf(s->from, sizeof s->from, "`unseal` inside the session (%s)", how);
 		plat_snprintf(s->note, sizeof s->note, "released over an attested session (%s), key "
@@ -97,11 +118,8 @@ static int key_from_wrapped(struct shell *sh, const char *b64)
 	int e = shell_attest_unwrap(sh, blob, (size_t)n, key, how, sizeof how, err, sizeof err);
 	if (e)
 		return shell_err(sh, e, "unseal --wrapped: %s", err);
-	forget_key(s);
-	memcpy(s->key, key, sizeof key);
+	take_key(sh, s, key);
 	seal_zeroize(key, sizeof key);
-	seal_key_id(s->key, s->key_id);
-	s->have_key = true;
 	plat_snprintf(s->from, sizeof s->from, "`unseal --wrapped` (%s)", how);
 	plat_snprintf(s->note, sizeof s->note, "released against attestation (%s), key id %s", how,
 		      seal_hex(s->key_id, sizeof s->key_id, id));
@@ -136,10 +154,7 @@ int shell_seal_set_key(struct shell *sh, const uint8_t key[SEAL_KEY_SIZE], const
 
 	if (!s)
 		return shell_err(sh, -LLMK_ENOMEM, "unseal: no memory for the key state");
-	forget_key(s);
-	memcpy(s->key, key, SEAL_KEY_SIZE);
-	seal_key_id(s->key, s->key_id);
-	s->have_key = true;
+	take_key(sh, s, key);
 	plat_snprintf(s->from, sizeof s->from, "%s", from);
 	plat_snprintf(s->note, sizeof s->note, "%s", note);
 	seal_keysrc_raw(&s->src, s->key, s->from, insecure);

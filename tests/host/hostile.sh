@@ -127,6 +127,19 @@ case "$out" in
 *) bad "... and leaves a plain model loaded" "$out" ;;
 esac
 
+# ---- a new key replaces the old: a sealed model opened with the old goes ----
+other=$(printf '%064d' 7)
+printf 'unseal %s\nload 0\nunseal %s\ninfo\nunseal %s\ninfo\n' "$key" "$key" "$other" |
+	run --disk "$T/big.sealed" > "$T/out" 2>&1
+if [ "$(grep -c '^model ' "$T/out")" = 1 ] &&
+	grep -q '^the sealed model from disk 0 was opened with the previous key (id [0-9a-f]*): unloaded$' "$T/out" &&
+	[ "$(grep -c '^error: ' "$T/out")" = 1 ] && grep -q '^error: info: no model loaded' "$T/out"; then
+	ok "unseal of another key unloads the sealed model the old key opened; the same key keeps it"
+else
+	bad "unseal of another key unloads the sealed model the old key opened; the same key keeps it" \
+		"$(cat "$T/out")"
+fi
+
 # ---- models, and load by a disk's id ----
 "$MKMODEL" --name alpha -o "$T/a.gguf" > /dev/null
 "$MKMODEL" --name beta --chatml -o "$T/b.gguf" > /dev/null
