@@ -312,6 +312,11 @@ static int check_layer(const struct model_hparams *hp, const struct gguf_file *g
 		/* biases are all there or none, as layer 0 says */
 		bool optional = sl->optional && !hp->qkv_bias;
 		wt_tensor_name(name, sizeof name, l, sl->suffix);
+		if (optional && gguf_find_tensor(g, name)) {
+			plat_snprintf(err, errlen, "model: tensor '%s' in a model whose layer 0 "
+				      "has no Q/K/V biases (they are in every layer or none)", name);
+			return -LLMK_EFORMAT;
+		}
 		if ((e = check_tensor(g, name, dim(hp, sl->ne[0]), dim(hp, sl->ne[1]),
 				      sl->kind == WT_VEC, optional, err, errlen)))
 			return e;
@@ -931,11 +936,13 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	if ((e = matmul_n(mm, 3, (float *const[]){s->q, s->k, s->v},
 			  (const struct wt_mat *const[]){&w.wq, &w.wk, &w.wv}, s->xb, B)))
 		goto out;
-	if (w.bq) {
+	/* each bias is optional on its own: a file may carry only some */
+	if (w.bq)
 		add_bias(s->q, w.bq, Q, B);
+	if (w.bk)
 		add_bias(s->k, w.bk, KV, B);
+	if (w.bv)
 		add_bias(s->v, w.bv, KV, B);
-	}
 	lap(m, MS_QKV, &t);
 	per_token(m, s, kv, l, B, bp, TOK_ROPE_KV, NULL);
 	lap(m, MS_ROPE_KV, &t);

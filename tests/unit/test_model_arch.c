@@ -465,3 +465,35 @@ TEST(model_layout_refuses_each_layer_tensor_in_a_wrong_shape)
 	synth_write(&s);
 	synth_free(&s);
 }
+
+/* Biases are in every layer or none, as layer 0 says: a llama file whose
+ * layer 1 alone carries one of Q/K/V's biases is refused by name (the
+ * forward pass once added all three when it saw Q's: fuzz_load's find). */
+TEST(model_layout_refuses_a_bias_in_a_later_layer_only)
+{
+	static const char *const which[] = {"blk.1.attn_q.bias", "blk.1.attn_k.bias",
+					    "blk.1.attn_v.bias"};
+	struct cfg c = {"llama", 2, 64, 4, 2, 96, 100, 16, 10000, 0, false, false, false};
+
+	for (int i = 0; i < 3; i++) {
+		struct synth s;
+		struct llm_membuf mb;
+		struct llm_reader rd;
+		struct llm_mem mem;
+		struct gguf_file g;
+		struct model_hparams hp;
+		char err[256] = "";
+
+		synth_build(&s, &c);
+		add(&s, which[i], i ? 32 : 64, 1, 0.5f, 0);
+		synth_write(&s);
+		llm_mem_init(&mem, 0);
+		llm_reader_mem(&rd, &mb, s.file, s.len);
+		CHECK_EQ_INT(gguf_open(&g, &rd, &mem, err, sizeof err), 0);
+		CHECK_EQ_INT(model_read_hparams(&hp, &g, err, sizeof err), 0);
+		CHECK_EQ_INT(model_check_layout(&hp, &g, err, sizeof err), -LLMK_EFORMAT);
+		CHECK(strstr(err, which[i]) != NULL && strstr(err, "layer 0") != NULL);
+		gguf_close(&g);
+		synth_free(&s);
+	}
+}
