@@ -8,6 +8,7 @@
 #define VM_OPS vmath_avx2
 #define VM_STORAGE static
 #define VM_IMPL "avx2"
+#define VM_ATT_BYTES 32
 #include "../../vmath_impl.inc"
 
 const struct vmath_ops *vmath_avx2_get(uint32_t cpu_features)
