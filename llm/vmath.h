@@ -28,7 +28,8 @@ struct vmath_ops {
 	 * the K tile): sc[h * ldsc + t] = (sum_i q[h * ldq + i] kT[i *
 	 * VM_ATT_LD + t], summed in i order) * scale, t < nt <= VM_ATT_LD (kT:
 	 * hd rows of VM_ATT_LD positions); mx[h] = the largest of the head's
-	 * nt scores, -1e30f if none is larger (NaN never counts) */
+	 * nt scores, -1e30f if none is larger (NaN never counts). The lanes
+	 * of sc from nt up to the next multiple of 16 may be written too. */
 	void (*att_scores)(float *sc, size_t ldsc, float *mx, const float *q, size_t ldq,
 			   uint32_t nh, const float *kT, uint32_t nt, uint32_t hd, float scale);
 	/* For each head h < nh: o[h * ldo + i] += w[h * ldw + t] v[t * hd + i]
