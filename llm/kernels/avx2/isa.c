@@ -31,9 +31,10 @@ static const struct quant_isa_row avx2_row[GGML_TYPE_COUNT] = {
  * The packed kernels' prefetches (tile.c), by CPU maker as the AVX-512
  * ones (llm/kernels/avx512/isa.c): on AMD's CPUs non-temporal, 8 KiB
  * ahead (the distance that kept up with an EPYC's reads with AVX-512
- * hidden) and one group at a time, but the K-quant steps' quarters of a
- * superblock into L2 (they read more of the probe so); elsewhere into L2,
- * 2 KiB ahead, and the lanes (docs/perf.md, "Decode read pattern").
+ * hidden) and one group at a time, the K-quant steps' quarters of a
+ * superblock too (where memory is the bound, as on the AVX2 EPYCs, they
+ * read more of the probe so); elsewhere into L2, 2 KiB ahead, and the
+ * lanes (docs/perf.md, "Decode read pattern").
  */
 static const struct quant_isa avx2 = {
 	.impl = "avx2", .row = avx2_row, .tile = avx2_tile, .packed = avx2_packed,
@@ -41,7 +42,7 @@ static const struct quant_isa avx2 = {
 };
 static const struct quant_isa avx2_amd = {
 	.impl = "avx2", .row = avx2_row, .tile = avx2_tile, .packed = avx2_packed,
-	.tune = {.ahead = 8192, .nta = true, .nta_sb = false, .lanes = false},
+	.tune = {.ahead = 8192, .nta = true, .nta_sb = true, .lanes = false},
 };
 
 const struct quant_isa *quant_avx2_get(uint32_t cpu_features)
