@@ -427,6 +427,27 @@ TEST(model_arch_f16_cache_close)
 	check_arch(&c, GGML_TYPE_F16, 64);
 }
 
+/* model_check_layout's answer for s's file as it is now (gguf_open's, if
+ * that refuses it). */
+static int layout_check(const struct synth *s, char *err, size_t errlen)
+{
+	struct llm_membuf mb;
+	struct llm_reader rd;
+	struct llm_mem mem;
+	struct gguf_file g;
+	struct model_hparams hp;
+	int e;
+
+	llm_mem_init(&mem, 0);
+	llm_reader_mem(&rd, &mb, s->file, s->len);
+	if ((e = gguf_open(&g, &rd, &mem, err, errlen)))
+		return e;
+	CHECK_EQ_INT(model_read_hparams(&hp, &g, err, errlen), 0);
+	e = model_check_layout(&hp, &g, err, errlen);
+	gguf_close(&g);
+	return e;
+}
+
 /* Each layer tensor in turn given the right number of elements in the
  * wrong shape (half the row length, twice the rows): the layout check
  * refuses it, naming the tensor; the table of shapes is weights.c's. */
@@ -439,24 +460,14 @@ TEST(model_layout_refuses_each_layer_tensor_in_a_wrong_shape)
 	synth_build(&s, &c);
 	for (int i = 0; i < s.n; i++) {
 		struct tensor *t = &s.t[i];
-		struct llm_membuf mb;
-		struct llm_reader rd;
-		struct llm_mem mem;
-		struct gguf_file g;
-		struct model_hparams hp;
 		char err[256];
 		if (strncmp(t->name, "blk.1.", 6) != 0)
 			continue;
 		t->ne0 /= 2;
 		t->ne1 *= 2;
 		synth_write(&s);
-		llm_mem_init(&mem, 0);
-		llm_reader_mem(&rd, &mb, s.file, s.len);
-		CHECK_EQ_INT(gguf_open(&g, &rd, &mem, err, sizeof err), 0);
-		CHECK_EQ_INT(model_read_hparams(&hp, &g, err, sizeof err), 0);
-		CHECK_EQ_INT(model_check_layout(&hp, &g, err, sizeof err), -LLMK_EFORMAT);
+		CHECK_EQ_INT(layout_check(&s, err, sizeof err), -LLMK_EFORMAT);
 		CHECK(strstr(err, t->name) != NULL && strstr(err, "has shape") != NULL);
-		gguf_close(&g);
 		t->ne0 *= 2;
 		t->ne1 /= 2;
 		refused++;
@@ -477,23 +488,13 @@ TEST(model_layout_refuses_a_bias_in_a_later_layer_only)
 
 	for (int i = 0; i < 3; i++) {
 		struct synth s;
-		struct llm_membuf mb;
-		struct llm_reader rd;
-		struct llm_mem mem;
-		struct gguf_file g;
-		struct model_hparams hp;
 		char err[256] = "";
 
 		synth_build(&s, &c);
 		add(&s, which[i], i ? 32 : 64, 1, 0.5f, 0);
 		synth_write(&s);
-		llm_mem_init(&mem, 0);
-		llm_reader_mem(&rd, &mb, s.file, s.len);
-		CHECK_EQ_INT(gguf_open(&g, &rd, &mem, err, sizeof err), 0);
-		CHECK_EQ_INT(model_read_hparams(&hp, &g, err, sizeof err), 0);
-		CHECK_EQ_INT(model_check_layout(&hp, &g, err, sizeof err), -LLMK_EFORMAT);
+		CHECK_EQ_INT(layout_check(&s, err, sizeof err), -LLMK_EFORMAT);
 		CHECK(strstr(err, which[i]) != NULL && strstr(err, "layer 0") != NULL);
-		gguf_close(&g);
 		synth_free(&s);
 	}
 }
