@@ -535,10 +535,18 @@ static int check_overlaps(struct gguf_parse *p, struct kidx *k)
 	for (uint64_t i = 0; i < p->g->n_tensors; i++)
 		k[i] = (struct kidx){ts[i].offset, i};
 	sort_kidx(k, p->g->n_tensors);
-	for (uint64_t i = 1; i < p->g->n_tensors; i++) {
-		const struct gguf_tensor *x = &ts[k[i - 1].idx], *y = &ts[k[i].idx];
-		if (x->offset + x->size <= y->offset)
+	/* each tensor against the last one with bytes before it: an empty
+	 * tensor holds none and overlaps nothing, wherever the sort put it
+	 * among the tensors at its offset */
+	const struct gguf_tensor *x = NULL;
+	for (uint64_t i = 0; i < p->g->n_tensors; i++) {
+		const struct gguf_tensor *y = &ts[k[i].idx];
+		if (!y->size)
 			continue;
+		if (!x || x->offset + x->size <= y->offset) {
+			x = y;
+			continue;
+		}
 		gguf_safe_name(a, sizeof a, x->name, strlen(x->name));
 		gguf_safe_name(b, sizeof b, y->name, strlen(y->name));
 		return perr(p, -LLMK_EFORMAT,

@@ -344,6 +344,37 @@ TEST(gguf_bad_tensors)
 	expect_error(&b, -LLMK_EFORMAT, "tensor 'bad?name': unknown type 99");
 }
 
+/* A tensor with a 0 dimension holds no bytes: at the offset of another it
+ * overlaps nothing, in either order of the tables (the overlap check once
+ * took the order the sort left the tie in). */
+TEST(gguf_an_empty_tensor_overlaps_nothing_in_either_order)
+{
+	uint64_t ne[2] = {32, 4}, empty[2] = {32, 0};
+
+	for (int order = 0; order < 2; order++) {
+		struct gb b = {0};
+		struct llm_mem mem;
+		struct gguf_file g;
+		char err[256] = "";
+
+		gb_header(&b, 3, 2, 0);
+		gb_tensor(&b, order ? "x" : "e", 2, order ? ne : empty, GGML_TYPE_F32, 0);
+		gb_tensor(&b, order ? "e" : "x", 2, order ? empty : ne, GGML_TYPE_F32, 0);
+		gb_pad(&b, 32);
+		gb_zeros(&b, 512);
+		llm_mem_init(&mem, 0);
+		int rc = parse(b.p, b.n, &g, &mem, err, sizeof err);
+		CHECK_EQ_INT(rc, 0);
+		if (rc)
+			fprintf(stderr, "  order %d: %s\n", order, err);
+		else {
+			CHECK_EQ_INT(gguf_find_tensor(&g, "e")->size, 0);
+			gguf_close(&g);
+		}
+		free(b.p);
+	}
+}
+
 /* ne fits ggml's int64_t but elements x type size does not fit 64 bits:
  * the byte size must not wrap to 0 or to a few bytes that then pass the
  * bounds check (F32/I32 at 2^62 elements, F64/I64 at 2^61). */
