@@ -780,6 +780,10 @@ static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t 
 	}
 }
 
+/* How many positions ahead att_group asks for K and V rows, a position at
+ * a time as it loads one (a whole tile's rows asked for at once went past
+ * what the core keeps in flight: docs/perf.md, "AVX2 decode steps") */
+#define MODEL_ATT_PF 4
 static void att_group(const struct att_job *j, uint32_t g, float *kt, float *vt, float *kT)
 {
 	const struct model_hparams *hp = &j->m->hp;
@@ -808,15 +812,16 @@ static void att_group(const struct att_job *j, uint32_t g, float *kt, float *vt,
 			used = bp_lo(j->bp, b) < t0 + nt && bp_row(j->bp, b) >= t0;
 		if (!used) /* between the sequences of a multi-sequence batch */
 			continue;
+		if (t0 == lo / MODEL_ATT_TILE * MODEL_ATT_TILE)
+			kv_prefetch_parts(j->kv, j->l, t0, nt < MODEL_ATT_PF ? nt : MODEL_ATT_PF,
+					  g * hd, hd);
 		for (uint32_t t = 0; t < nt; t++) {
+			/* the rows MODEL_ATT_PF positions on, a position at a time */
+			if (t0 + t + MODEL_ATT_PF < end)
+				kv_prefetch_parts(j->kv, j->l, t0 + t + MODEL_ATT_PF, 1, g * hd, hd);
 			kv_load_k_part(j->kv, j->l, t0 + t, g * hd, hd, kt + (size_t)t * hd);
 			kv_load_v_part(j->kv, j->l, t0 + t, g * hd, hd, vt + (size_t)t * hd);
 		}
-		if (t0 + MODEL_ATT_TILE < end) /* the next tile's rows, while this one runs */
-			kv_prefetch_parts(j->kv, j->l, t0 + MODEL_ATT_TILE,
-					  end - t0 - MODEL_ATT_TILE < MODEL_ATT_TILE
-						  ? end - t0 - MODEL_ATT_TILE : MODEL_ATT_TILE,
-					  g * hd, hd);
 		/* K transposed: the scores of 16 positions are then 16 lanes */
 		s->vm->att_transpose(kT, kt, nt, hd);
 		att_tile(j, g, t0, nt, kT, vt);
