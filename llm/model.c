@@ -941,13 +941,11 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	if ((e = matmul_n(mm, 3, (float *const[]){s->q, s->k, s->v},
 			  (const struct wt_mat *const[]){&w.wq, &w.wk, &w.wv}, s->xb, B)))
 		goto out;
-	/* each bias is optional on its own: a file may carry only some */
-	if (w.bq)
+	if (w.bq) { /* with all three: model_check_layout */
 		add_bias(s->q, w.bq, Q, B);
-	if (w.bk)
 		add_bias(s->k, w.bk, KV, B);
-	if (w.bv)
 		add_bias(s->v, w.bv, KV, B);
+	}
 	lap(m, MS_QKV, &t);
 	per_token(m, s, kv, l, B, bp, TOK_ROPE_KV, NULL);
 	lap(m, MS_ROPE_KV, &t);
