@@ -212,9 +212,14 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 				   h.n_layer, h.n_embd, e->n_slots, err, errlen);
 	} else
 		r = wt_resident_open(&w, &e->g, &e->rd, &e->mem, h.n_layer, h.n_embd,
-				     e->cfg.no_pack ? 0 : (int)threads(e), err, errlen);
+				     e->cfg.no_pack ? 0 : (int)threads(e),
+				     e->load_hashing ? &e->load_sha : NULL, err, errlen);
 	if (r)
 		return r;
+	if (!e->streaming && e->load_hashing) {
+		llm_sha256_out(&e->load_sha, e->load_digest);
+		e->digest_loaded = true;
+	}
 	if ((r = model_check_rope_freqs(&h, w.rope_freqs, err, errlen))) {
 		wt_close(&w);
 		return r;
@@ -294,6 +299,70 @@ static int load_err(struct engine *e, int r, char *err, size_t errlen)
 	return budget_err(e, r, err, errlen);
 }
 
+/*
+ * A plain model is measured by the bytes it is computed with, not by another
+ * read of its disk (which the host could answer differently): the header is
+ * read again into memory, hashed, and parsed again from that copy (the first
+ * parse found where it ends), and the resident load hashes the tensor data as
+ * it reads it (load_model). Bytes past the header that the parser's buffer
+ * reads come from the disk; it uses none of them.
+ */
+struct prefix_rd {
+	const uint8_t *p;
+	uint64_t n;
+	const struct llm_reader *disk;
+};
+
+static int prefix_read(void *ctx, uint64_t off, void *buf, size_t n)
+{
+	const struct prefix_rd *pr = ctx;
+	uint8_t *b = buf;
+
+	if (off < pr->n) {
+		size_t k = n < pr->n - off ? n : (size_t)(pr->n - off);
+		memcpy(b, pr->p + off, k);
+		b += k;
+		off += k;
+		n -= k;
+	}
+	return n ? pr->disk->read(pr->disk->ctx, off, b, n) : 0;
+}
+
+static int measure_header(struct engine *e, char *err, size_t errlen)
+{
+	const uint64_t piece = 1u << 20;
+	uint64_t n = e->g.data_offset;
+	struct prefix_rd pr;
+	struct llm_reader rd;
+	uint8_t *buf;
+	int r = 0;
+
+	if (n > e->g.extent) /* no tensor data: the shell hashes the disk */
+		return 0;
+	if (!(buf = llm_mem_alloc(&e->mem, n ? (size_t)n : 1, &r))) {
+		plat_snprintf(err, errlen, "engine: holding the %llu-byte header to measure it: %s",
+			      (unsigned long long)n, plat_strerror(r));
+		return r;
+	}
+	for (uint64_t off = 0; off < n && !r; off += piece)
+		r = e->rd.read(e->rd.ctx, off, buf + off, (size_t)(n - off < piece ? n - off : piece));
+	if (r) {
+		plat_snprintf(err, errlen, "engine: reading the header again to measure it: %s",
+			      plat_strerror(r));
+		goto out;
+	}
+	llm_sha256_init(&e->load_sha);
+	llm_sha256_update(&e->load_sha, buf, (size_t)n);
+	gguf_close(&e->g);
+	pr = (struct prefix_rd){buf, n, &e->rd};
+	rd = (struct llm_reader){prefix_read, &pr, e->rd.size};
+	if (!(r = gguf_open(&e->g, &rd, &e->mem, err, errlen)))
+		e->load_hashing = true;
+out:
+	llm_mem_free(&e->mem, buf, n ? (size_t)n : 1);
+	return r;
+}
+
 int engine_load(struct engine *e, int disk, bool vocab_only, char *err, size_t errlen)
 {
 	uint64_t t0 = plat_time_ns();
@@ -308,6 +377,10 @@ int engine_load(struct engine *e, int disk, bool vocab_only, char *err, size_t e
 	e->sealed = r == 1;
 	if ((r = gguf_open(&e->g, &e->rd, &e->mem, err, errlen)))
 		return load_err(e, r, err, errlen);
+	if (!e->sealed && !vocab_only && (r = measure_header(e, err, errlen))) {
+		gguf_close(&e->g); /* again, if the second parse failed: it is idempotent */
+		return load_err(e, r, err, errlen);
+	}
 	if ((r = tok_init(&e->tok, &e->g, &e->mem, err, errlen))) {
 		gguf_close(&e->g);
 		return load_err(e, r, err, errlen);

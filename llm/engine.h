@@ -22,6 +22,7 @@
 #include "model.h"
 #include "sample.h"
 #include "seal.h"
+#include "sha256.h"
 #include "stream.h"
 #include "tok.h"
 
@@ -109,6 +110,12 @@ struct engine {
 	bool sealed;
 	struct seal_ctx seal;   /* when sealed: decrypts each read of rd */
 	struct gguf_file g;
+	/* a plain model's measurement from the bytes it is computed with:
+	 * the header as parsed, then (resident) the tensor data as read */
+	struct llm_sha256 load_sha;
+	bool load_hashing;      /* load_sha holds the header */
+	bool digest_loaded;     /* load_digest: SHA-256 of [0, extent) as loaded */
+	uint8_t load_digest[32];
 	struct tok tok;
 	struct model model;
 	struct model_scratch s;
@@ -222,7 +229,10 @@ struct engine_info {
 	int disk;
 	struct model_hparams hp;        /* vocab_only: only hp.name is set */
 	bool sealed;                    /* read through a sealed image */
-	uint8_t plain_sha256[32];       /* sealed: the header's digest of the plaintext GGUF */
+	uint8_t plain_sha256[32];       /* sealed: the header's digest of the plaintext GGUF;
+					   digest_as_loaded: SHA-256 of the bytes loaded */
+	bool digest_as_loaded;          /* a plain model held resident: plain_sha256 is the
+					   digest of its bytes as the engine read and used them */
 	uint64_t extent;                /* the GGUF's own extent in bytes (header + tensors) */
 	uint64_t seal_chunks;
 	uint32_t seal_chunk_size;

@@ -201,7 +201,7 @@ TEST(load_extends_pcr_23_by_the_models_sha256_and_attest_quotes_it)
 	char line[100];
 	snprintf(line, sizeof line, "  pcr 23       %s\n", (char *)hex_want);
 	CHECK(strstr(out, line) != NULL);
-	CHECK(strstr(out, "(loaded model, disk 0: SHA-256 of the GGUF's 1185376 bytes)") != NULL);
+	CHECK(strstr(out, "(loaded model, disk 0: SHA-256 of the GGUF's 1185376 bytes as loaded)") != NULL);
 	CHECK(strstr(out, "  SIMULATED    host build, swtpm at") != NULL);
 	CHECK(strstr(out, "  pcrs         sha256:0,1,2,3,4,5,6,7,23\n") != NULL);
 	/* a credential that is not one: one error line, still serving */

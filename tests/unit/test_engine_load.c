@@ -6,6 +6,7 @@
  * it succeeds, two greedy tokens) runs in a child process, so a SIGFPE or a
  * sanitizer's report fails the test instead of ending the runner.
  */
+#define _GNU_SOURCE /* memmem */
 #include "test.h"
 
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "gguf_edit.h"
 #include "shell_fixture.h"
 #include "../../llm/engine.h"
+#include "../../llm/sha256.h"
 #include "../../shell/shell.h"
 #include "../../tools/host/host.h"
 #include "../../tools/writer/mkmodel.h"
@@ -352,4 +354,191 @@ TEST(engine_takes_at_most_4096_positions_from_the_file_unless_asked)
 	CHECK_EQ_INT(st, 0);
 	CHECK(sh->engine && sh->engine->n_ctx == 5000);
 	fixture_close(&f);
+}
+
+/* ---- the measurement of a plain model is of the bytes it computes with ---- */
+
+/* A host that serves the byte at `at` as it is for the first `honest` reads
+ * that cover it (at least 1), and changed (xor flip) every time after. */
+struct turncoat {
+	uint64_t at;
+	uint8_t flip;
+	int honest;
+	int reads;
+};
+
+static void turncoat_read(void *ctx, int disk, uint64_t off, void *buf, size_t n)
+{
+	struct turncoat *t = ctx;
+
+	(void)disk;
+	if (t->at < off || t->at - off >= n)
+		return;
+	if (__atomic_fetch_add(&t->reads, 1, __ATOMIC_SEQ_CST) >= (t->honest > 1 ? t->honest : 1))
+		((uint8_t *)buf)[t->at - off] ^= t->flip;
+}
+
+static void digest_of(const void *p, size_t n, uint8_t out[32])
+{
+	struct llm_sha256 c;
+
+	llm_sha256_init(&c);
+	llm_sha256_update(&c, p, n);
+	llm_sha256_out(&c, out);
+}
+
+/* The default synthetic model named "measured model" at path, its bytes in
+ * *file (malloc'd, *n of them). */
+static bool measured_model(char *path, size_t pn, uint8_t **file, size_t *n)
+{
+	struct mkm_spec s;
+	char err[256];
+
+	mkm_defaults(&s);
+	s.name = "measured model";
+	snprintf(path, pn, "%s/measured.gguf", test_tmpdir());
+	if (mkm_write(&s, path, err, sizeof err)) {
+		fprintf(stderr, "  mkmodel: %s\n", err);
+		return false;
+	}
+	*file = test_read_file(path, n);
+	return *file != NULL;
+}
+
+/* Load path as disk 0 (threads 1) with t serving it; the engine, loaded, or
+ * NULL. */
+static struct engine *load_served(const char *path, enum engine_weights mode, struct turncoat *t)
+{
+	struct engine *e = calloc(1, sizeof *e);
+	char err[256];
+
+	host_remove_disks();
+	if (!e || host_add_disk(path) != 0) {
+		free(e);
+		return NULL;
+	}
+	engine_init(e);
+	e->cfg.threads = 1;
+	e->cfg.weights = mode;
+	host_set_disk_hook(turncoat_read, t);
+	int r = engine_load(e, 0, false, err, sizeof err);
+	host_set_disk_hook(NULL, NULL);
+	if (r) {
+		fprintf(stderr, "  load: %s\n", err);
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
+static void unload_served(struct engine *e)
+{
+	engine_unload(e);
+	free(e);
+	host_remove_disks();
+}
+
+/* Resident: the tensor data is read once and hashed as it is read, so a host
+ * that serves other bytes to a later read (as the measurement's own read of
+ * the disk was) cannot make the digest differ from what the model runs on. */
+TEST(engine_measures_a_resident_model_by_the_tensor_bytes_it_read)
+{
+	char path[700];
+	uint8_t *file, want[32], later[32];
+	size_t n;
+	struct engine_info info;
+
+	CHECK(measured_model(path, sizeof path, &file, &n));
+	if (!file)
+		return;
+	struct turncoat t = {.at = n / 2 + 3, .flip = 0x5a};
+	struct engine *e = load_served(path, ENGINE_WEIGHTS_RESIDENT, &t);
+	CHECK(e != NULL);
+	if (e) {
+		CHECK_EQ_INT(engine_get_info(e, &info), 0);
+		CHECK(info.digest_as_loaded);
+		CHECK_EQ_INT(t.reads, 1);
+		digest_of(file, n, want);
+		CHECK(memcmp(info.plain_sha256, want, 32) == 0);
+		/* the disk read again now gives other bytes: a digest taken by a
+		 * second read would have been of those */
+		uint8_t *again = malloc(n);
+		host_set_disk_hook(turncoat_read, &t);
+		CHECK(again && plat_disk_read(0, 0, again, n) == 0);
+		host_set_disk_hook(NULL, NULL);
+		if (again) {
+			digest_of(again, n, later);
+			CHECK(memcmp(later, want, 32) != 0);
+		}
+		free(again);
+		unload_served(e);
+	}
+	free(file);
+}
+
+/* The header is measured from the copy the engine parses: a host that
+ * changes general.name between the first parse and the measurement's read
+ * gets the changed name used and measured, never one measured and the other
+ * used. */
+TEST(engine_measures_the_header_it_parses)
+{
+	char path[700];
+	uint8_t *file, want[32];
+	size_t n;
+	struct engine_info info;
+
+	CHECK(measured_model(path, sizeof path, &file, &n));
+	if (!file)
+		return;
+	uint8_t *at = memmem(file, n, "measured model", 14);
+	CHECK(at != NULL);
+	if (!at) {
+		free(file);
+		return;
+	}
+	/* how many reads of the name a load makes (the sealed-image probe, the
+	 * parse, the measurement: the last); then a load where the last differs */
+	struct turncoat count = {.at = (uint64_t)(at - file), .honest = 1 << 30};
+	struct engine *e = load_served(path, ENGINE_WEIGHTS_RESIDENT, &count);
+	CHECK(e && count.reads >= 2);
+	if (e)
+		unload_served(e);
+	struct turncoat t = {.at = count.at, .flip = 0x01, .honest = count.reads - 1}; /* 'm' -> 'l' */
+	e = load_served(path, ENGINE_WEIGHTS_RESIDENT, &t);
+	CHECK(e != NULL);
+	if (e) {
+		CHECK_EQ_INT(t.reads, count.reads);
+		CHECK_EQ_INT(engine_get_info(e, &info), 0);
+		CHECK_STR(info.hp.name, "leasured model");
+		CHECK(info.digest_as_loaded);
+		*at ^= 0x01;
+		digest_of(file, n, want);
+		CHECK(memcmp(info.plain_sha256, want, 32) == 0);
+		unload_served(e);
+	}
+	free(file);
+}
+
+/* Streaming reads the layers again every pass: no digest of the loaded
+ * bytes (the shell hashes the disk; docs/attestation.md says what that
+ * binds). */
+TEST(engine_has_no_loaded_digest_for_a_streamed_model)
+{
+	char path[700];
+	uint8_t *file;
+	size_t n;
+	struct engine_info info;
+
+	CHECK(measured_model(path, sizeof path, &file, &n));
+	if (!file)
+		return;
+	struct turncoat t = {.at = n - 1, .flip = 0};
+	struct engine *e = load_served(path, ENGINE_WEIGHTS_STREAM, &t);
+	CHECK(e != NULL);
+	if (e) {
+		CHECK_EQ_INT(engine_get_info(e, &info), 0);
+		CHECK(!info.digest_as_loaded);
+		unload_served(e);
+	}
+	free(file);
 }

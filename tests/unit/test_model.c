@@ -128,7 +128,7 @@ static int tmodel_open(struct tmodel *t, const char *path, uint32_t kv_type, uin
 	if (gguf_open(&t->g, &t->rd, &t->mem, err, sizeof err) ||
 	    model_read_hparams(&hp, &t->g, err, sizeof err) ||
 	    model_check_layout(&hp, &t->g, err, sizeof err) ||
-	    wt_resident_open(&w, &t->g, &t->rd, &t->mem, hp.n_layer, hp.n_embd, 1, err, sizeof err)) {
+	    wt_resident_open(&w, &t->g, &t->rd, &t->mem, hp.n_layer, hp.n_embd, 1, NULL, err, sizeof err)) {
 		fprintf(stderr, "  %s: %s\n", path, err);
 		return -1;
 	}

@@ -356,7 +356,7 @@ static void check_arch(const struct cfg *c, uint32_t kv_type, uint32_t n_batch)
 	CHECK_EQ_INT(hp.tied_output, c->tied);
 	CHECK_EQ_INT(hp.qkv_bias, c->bias);
 	CHECK_EQ_INT(hp.rope_freqs, c->freqs);
-	CHECK_EQ_INT(wt_resident_open(&w, &g, &rd, &mem, hp.n_layer, hp.n_embd, 1, err, sizeof err), 0);
+	CHECK_EQ_INT(wt_resident_open(&w, &g, &rd, &mem, hp.n_layer, hp.n_embd, 1, NULL, err, sizeof err), 0);
 	CHECK_EQ_INT(model_init(&m, &hp, &w, &mem), 0);
 	CHECK_EQ_INT(kv_init(&kv, &mem, kv_type, hp.n_layer, 16, hp.n_head_kv * hp.head_dim), 0);
 	CHECK_EQ_INT(model_scratch_init(&sc, &hp, n_batch, 2, &mem), 0);

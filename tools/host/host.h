@@ -47,6 +47,10 @@ void host_set_input(const char *bytes, size_t n);
 void host_set_cpus(int n);
 /* Tests: on, the pool's workers take no task (as if the OS never ran them). */
 void host_pool_hold(bool on);
+/* Tests: fn sees (and may change) every disk read once its bytes are in buf,
+ * sync or async, as a host serving the disk could; NULL removes it. */
+typedef void (*host_disk_hook_fn)(void *ctx, int disk, uint64_t off, void *buf, size_t n);
+void host_set_disk_hook(host_disk_hook_fn fn, void *ctx);
 
 
 /* tools/host/attest.c: swtpm's server socket. Connect (the fd, or -LLMK_E*

@@ -470,7 +470,27 @@ int plat_disk_info(int disk, struct plat_disk_info *out)
 	return 0;
 }
 
+static host_disk_hook_fn disk_hook;
+static void *disk_hook_ctx;
+
+void host_set_disk_hook(host_disk_hook_fn fn, void *ctx)
+{
+	disk_hook_ctx = ctx;
+	disk_hook = fn;
+}
+
+static int disk_read(int disk, uint64_t off, void *buf, size_t len);
+
 int plat_disk_read(int disk, uint64_t off, void *buf, size_t len)
+{
+	int e = disk_read(disk, off, buf, len);
+
+	if (!e && disk_hook)
+		disk_hook(disk_hook_ctx, disk, off, buf, len);
+	return e;
+}
+
+static int disk_read(int disk, uint64_t off, void *buf, size_t len)
 {
 	if (disk < 0 || disk >= n_disks)
 		return -LLMK_ENOENT;
