@@ -75,7 +75,8 @@ static int plan_stream(struct engine *e, uint64_t budget, uint64_t per_pos, char
 	struct stream_need nd;
 	char a[32], b[32], c[32], d[32];
 
-	stream_measure(&e->g, e->sealed ? &e->seal : NULL, hp->n_layer, hp->n_embd, n, &nd);
+	stream_measure(&e->g, e->sealed ? &e->seal : NULL, e->load_hashing, hp->n_layer, hp->n_embd,
+		       n, &nd);
 	if (n > nd.n_items)
 		n = nd.n_items;
 	lo = n < 2 ? n : 2;
@@ -208,7 +209,10 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 						      : "by free memory";
 	if (e->streaming) {
 		plat_disk_stream(e->disk, true); /* before the first read-ahead */
-		r = wt_stream_open(&w, &e->g, &e->rd, e->disk, e->sealed ? &e->seal : NULL, &e->mem,
+		struct stream_bind sb = {&e->bind, &e->load_sha, e->g.data_offset, e->hdr_tail,
+					 e->hdr_tail_len};
+		r = wt_stream_open(&w, &e->g, &e->rd, e->disk, e->sealed ? &e->seal : NULL,
+				   e->load_hashing ? &sb : NULL, &e->mem,
 				   h.n_layer, h.n_embd, e->n_slots, err, errlen);
 	} else
 		r = wt_resident_open(&w, &e->g, &e->rd, &e->mem, h.n_layer, h.n_embd,
@@ -216,7 +220,7 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 				     e->load_hashing ? &e->load_sha : NULL, err, errlen);
 	if (r)
 		return r;
-	if (!e->streaming && e->load_hashing) {
+	if (e->load_hashing) { /* resident: as read; streaming: by the measuring pass */
 		llm_sha256_out(&e->load_sha, e->load_digest);
 		e->digest_loaded = true;
 	}
@@ -288,6 +292,8 @@ static void seal_msg(struct engine *e, char *err, size_t errlen)
 {
 	if (e->sealed && seal_error(&e->seal)[0])
 		plat_snprintf(err, errlen, "%s", seal_error(&e->seal));
+	else if (!e->sealed && e->bind.why[0]) /* a bound plain model's block that changed */
+		plat_snprintf(err, errlen, "%s", e->bind.why);
 }
 
 static int load_err(struct engine *e, int r, char *err, size_t errlen)
@@ -353,6 +359,9 @@ static int measure_header(struct engine *e, char *err, size_t errlen)
 	}
 	llm_sha256_init(&e->load_sha);
 	llm_sha256_update(&e->load_sha, buf, (size_t)n);
+	/* the streamer's checked blocks start at the data section's sector */
+	e->hdr_tail_len = (size_t)(n % 512);
+	memcpy(e->hdr_tail, buf + n - e->hdr_tail_len, e->hdr_tail_len);
 	gguf_close(&e->g);
 	pr = (struct prefix_rd){buf, n, &e->rd};
 	rd = (struct llm_reader){prefix_read, &pr, e->rd.size};

@@ -116,6 +116,9 @@ struct engine {
 	bool load_hashing;      /* load_sha holds the header */
 	bool digest_loaded;     /* load_digest: SHA-256 of [0, extent) as loaded */
 	uint8_t load_digest[32];
+	uint8_t hdr_tail[512];  /* the header's bytes in the data section's sector */
+	size_t hdr_tail_len;
+	struct bind_ctx bind;   /* streaming: every read checked against the measurement */
 	struct tok tok;
 	struct model model;
 	struct model_scratch s;
@@ -281,6 +284,7 @@ struct engine_stats {
 	uint32_t n_past, n_ctx;         /* positions the cache holds, of */
 	uint64_t mem_used, mem_peak;
 	bool streaming;
+	bool sealed;                    /* io.decrypt_ns: decrypting, else checking blocks */
 	int disk;                       /* the disk the weights come from */
 	struct wt_io_stats io;          /* disk traffic since the last run began */
 };

@@ -94,6 +94,7 @@ int engine_get_stats(const struct engine *e, struct engine_stats *st)
 	st->n_past = e->n_past;
 	st->n_ctx = e->n_ctx;
 	st->streaming = e->streaming;
+	st->sealed = e->sealed;
 	st->disk = e->disk;
 	if (!e->vocab_only)
 		wt_io_stats(&e->model.w, &st->io, false);

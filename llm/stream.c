@@ -10,6 +10,7 @@
  */
 #include "stream.h"
 #include "quant.h"
+#include "sha256.h"
 
 #define ST_ALIGN 512u
 
@@ -48,6 +49,11 @@ struct wt_stream {
 	uint64_t onorm_bytes, rfreq_bytes;
 	uint8_t *row;
 	uint64_t row_bytes;
+	struct bind_ctx *bind;          /* plain, bound to the measurement: each block checked */
+	uint8_t *blk;                   /* bind: one block, for the reads outside the slots */
+	struct st_grid {
+		uint64_t base, unit;    /* reads cover whole units from base */
+	} grid;
 	uint32_t next;                  /* next item to read ahead */
 	struct st_slot slots[STREAM_MAX_SLOTS];
 	struct wt_io_stats st;
@@ -63,17 +69,23 @@ static uint64_t charge(uint64_t n)
 	return up(n ? n : 1, 4096);
 }
 
-static uint64_t unit(const struct seal_ctx *seal)
+/* What a read is made of: a sealed image's chunks (plaintext offsets from
+ * 0), a bound plain model's blocks (from the 512-byte sector the data
+ * section starts in), else sectors. */
+static struct st_grid grid_of(const struct gguf_file *g, const struct seal_ctx *seal, bool bind)
 {
-	return seal ? seal->hdr.chunk_size : ST_ALIGN;
+	if (seal)
+		return (struct st_grid){0, seal->hdr.chunk_size};
+	if (bind)
+		return (struct st_grid){g->data_offset / ST_ALIGN * ST_ALIGN,
+					bind_block(g->data_offset / ST_ALIGN * ST_ALIGN, g->extent)};
+	return (struct st_grid){0, ST_ALIGN};
 }
 
 /* Disk bytes a plaintext range occupies once widened to what can be read. */
-static uint64_t span(const struct seal_ctx *seal, uint64_t lo, uint64_t hi)
+static uint64_t span(struct st_grid gr, uint64_t lo, uint64_t hi)
 {
-	uint64_t u = unit(seal);
-
-	return up(hi, u) - lo / u * u;
+	return up(hi - gr.base, gr.unit) - (lo - gr.base) / gr.unit * gr.unit;
 }
 
 static const struct gguf_tensor *head_tensor(const struct gguf_file *g)
@@ -110,16 +122,16 @@ static struct st_range layer_range(const struct gguf_file *g, uint32_t l)
  * widening at both ends. Head chunks then take as many rows as a slot holds
  * with that widening.
  */
-static void measure(const struct gguf_file *g, const struct seal_ctx *seal, uint32_t n_layer,
+static void measure(const struct gguf_file *g, struct st_grid gr, uint32_t n_layer,
 		    uint64_t *slot, uint32_t *head_rows, uint32_t *n_items)
 {
 	const struct gguf_tensor *h = head_tensor(g);
 	uint64_t rb = quant_row_bytes(h->type, h->ne[0]), rows;
-	uint64_t u = unit(seal), s = rb + 2 * u;
+	uint64_t u = gr.unit, s = rb + 2 * u;
 
 	for (uint32_t l = 0; l < n_layer; l++) {
 		struct st_range r = layer_range(g, l);
-		uint64_t b = span(seal, r.lo, r.hi);
+		uint64_t b = span(gr, r.lo, r.hi);
 		if (b > s)
 			s = b;
 	}
@@ -142,13 +154,14 @@ static uint64_t small_bytes(const struct gguf_file *g, const char *name)
 	return t ? t->size : 0;
 }
 
-void stream_measure(const struct gguf_file *g, const struct seal_ctx *seal, uint32_t n_layer,
-		    uint32_t n_embd, uint32_t n_slots, struct stream_need *out)
+void stream_measure(const struct gguf_file *g, const struct seal_ctx *seal, bool bind,
+		    uint32_t n_layer, uint32_t n_embd, uint32_t n_slots, struct stream_need *out)
 {
 	const struct gguf_tensor *e = gguf_find_tensor(g, "token_embd.weight");
+	struct st_grid gr = grid_of(g, seal, bind && !seal);
 	uint64_t slot, fixed;
 
-	measure(g, seal, n_layer, &slot, &out->head_rows, &out->n_items);
+	measure(g, gr, n_layer, &slot, &out->head_rows, &out->n_items);
 	out->slot_bytes = charge(slot + ST_ALIGN);
 	fixed = charge(sizeof(struct wt_stream)) +
 		charge((uint64_t)out->n_items * sizeof(struct st_range)) +
@@ -157,6 +170,8 @@ void stream_measure(const struct gguf_file *g, const struct seal_ctx *seal, uint
 	if (gguf_find_tensor(g, "rope_freqs.weight"))
 		fixed += charge(small_bytes(g, "rope_freqs.weight"));
 	fixed += (uint64_t)n_slots * charge(io_per_slot(slot) * sizeof(struct plat_io));
+	if (bind && !seal)
+		fixed += charge(bind_bytes(gr.base, g->extent)) + charge(gr.unit);
 	out->fixed_bytes = fixed;
 	(void)n_embd;
 }
@@ -178,23 +193,10 @@ static struct st_slot *find_free(struct wt_stream *s)
 	return NULL;
 }
 
-/* Start reading item into sl: pieces of STREAM_PIECE bytes, all in flight. */
-static void issue(struct wt_stream *s, struct st_slot *sl, uint32_t item)
+/* Start reading disk bytes [a, b) into sl: pieces of STREAM_PIECE bytes,
+ * all in flight. */
+static void read_range(struct wt_stream *s, struct st_slot *sl, uint64_t a, uint64_t b)
 {
-	struct st_range r = s->items[item];
-	uint64_t a, b;
-
-	if (s->seal) {
-		seal_chunk_span(s->seal, r.lo, r.hi - r.lo, &sl->first, &sl->count);
-		a = seal_chunk_offset(s->seal, sl->first);
-		b = a + sl->count * s->seal->hdr.chunk_size;
-		sl->base = sl->first * s->seal->hdr.chunk_size;
-	} else {
-		a = r.lo / ST_ALIGN * ST_ALIGN;
-		b = up(r.hi, ST_ALIGN);
-		sl->base = a;
-	}
-	sl->item = (int32_t)item;
 	sl->state = ST_LOADING;
 	sl->len = b - a;
 	sl->n_io = 0;
@@ -223,6 +225,33 @@ static void issue(struct wt_stream *s, struct st_slot *sl, uint32_t item)
 		s->st.reads++;
 		s->st.bytes_read += n;
 	}
+}
+
+/* Start reading item into sl. */
+static void issue(struct wt_stream *s, struct st_slot *sl, uint32_t item)
+{
+	struct st_range r = s->items[item];
+	uint64_t a, b;
+
+	if (s->seal) {
+		seal_chunk_span(s->seal, r.lo, r.hi - r.lo, &sl->first, &sl->count);
+		a = seal_chunk_offset(s->seal, sl->first);
+		b = a + sl->count * s->seal->hdr.chunk_size;
+		sl->base = sl->first * s->seal->hdr.chunk_size;
+	} else if (s->bind) {
+		uint64_t u = s->grid.unit;
+		sl->first = (r.lo - s->grid.base) / u;
+		sl->count = up(r.hi - s->grid.base, u) / u - sl->first;
+		a = s->grid.base + sl->first * u;
+		b = a + sl->count * u;
+		sl->base = a;
+	} else {
+		a = r.lo / ST_ALIGN * ST_ALIGN;
+		b = up(r.hi, ST_ALIGN);
+		sl->base = a;
+	}
+	sl->item = (int32_t)item;
+	read_range(s, sl, a, b);
 }
 
 /* Wait for every piece of sl; the first error. */
@@ -312,6 +341,39 @@ static int decrypt(struct wt_stream *s, struct st_slot *sl)
 	return 0;
 }
 
+static void check_worker(void *arg, int i, int n)
+{
+	struct st_dec *d = arg;
+	uint64_t c = d->sl->count, a = c * (uint64_t)i / (uint64_t)n, b = c * (uint64_t)(i + 1) / (uint64_t)n;
+
+	if (b > a)
+		d->err[i] = bind_check(d->s->bind, d->sl->first + a, b - a,
+				       d->sl->buf + a * d->s->grid.unit);
+}
+
+/* Check a bound slot's blocks against their tags, spread over the CPUs (the
+ * time counts as decrypt time: what the integrity check costs). */
+static int check(struct wt_stream *s, struct st_slot *sl)
+{
+	struct st_dec d = {s, sl, {0}};
+	int n = plat_cpu_count();
+	uint64_t t0 = plat_time_ns();
+
+	if (n > 64)
+		n = 64;
+	if ((uint64_t)n > sl->count)
+		n = (int)sl->count;
+	if (n > 1)
+		plat_parallel(check_worker, &d, n);
+	else
+		check_worker(&d, 0, 1);
+	s->st.decrypt_ns += plat_time_ns() - t0;
+	for (int i = 0; i < n; i++)
+		if (d.err[i])
+			return d.err[i];
+	return 0;
+}
+
 /*
  * Slots reading items the pass skipped (the head after a prompt batch that
  * needs no logits): anything not within the n_slots items from item onward
@@ -334,6 +396,10 @@ static struct st_slot *get(struct wt_stream *s, uint32_t item, int *err)
 	uint64_t t0 = plat_time_ns();
 	int e;
 
+	if (s->bind && s->bind->bad) { /* failed once: every run fails until a load */
+		*err = -LLMK_EAUTH;
+		return NULL;
+	}
 	if (sl)
 		drop_skipped(s, item);
 	if (!sl) {
@@ -350,6 +416,8 @@ static struct st_slot *get(struct wt_stream *s, uint32_t item, int *err)
 	s->st.wait_ns += plat_time_ns() - t0;
 	if (!e && s->seal)
 		e = decrypt(s, sl);
+	else if (!e && s->bind)
+		e = check(s, sl);
 	if (e) {
 		drop(s, sl);
 		*err = e;
@@ -405,6 +473,44 @@ static void st_layer_release(void *impl, uint32_t l)
 	put(impl, l);
 }
 
+/*
+ * Bytes [off, off + n) of a plain model outside the slots (an embedding row,
+ * the small tensors): through rd, or (bound) block by block into s->blk,
+ * each block checked before its bytes are copied out.
+ */
+static int read_plain(struct wt_stream *s, uint64_t off, void *dst, size_t n)
+{
+	uint8_t *d = dst;
+
+	if (!s->bind) {
+		s->st.reads++;
+		s->st.bytes_read += n;
+		return s->rd.read(s->rd.ctx, off, dst, n);
+	}
+	if (s->bind->bad)
+		return -LLMK_EAUTH;
+	while (n) {
+		uint64_t u = s->grid.unit, blk = (off - s->grid.base) / u, a = s->grid.base + blk * u;
+		uint64_t have, k = a + u - off < n ? a + u - off : n;
+		int e;
+
+		if (a >= s->disk_size)
+			return -LLMK_ERANGE;
+		have = s->disk_size - a < u ? s->disk_size - a : u;
+		memset(s->blk + have, 0, (size_t)(u - have));
+		if ((e = plat_disk_read(s->disk, a, s->blk, (size_t)have)) ||
+		    (e = bind_check(s->bind, blk, 1, s->blk)))
+			return e;
+		s->st.reads++;
+		s->st.bytes_read += have;
+		memcpy(d, s->blk + (off - a), (size_t)k);
+		d += k;
+		off += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 static int st_embed_row(void *impl, int32_t id, float *out)
 {
 	struct wt_stream *s = impl;
@@ -413,10 +519,15 @@ static int st_embed_row(void *impl, int32_t id, float *out)
 
 	if (id < 0 || (uint64_t)id >= s->embd->ne[1] || !q)
 		return -LLMK_ERANGE;
-	e = s->rd.read(s->rd.ctx, s->embd->offset + s->row_bytes * (uint64_t)id, s->row,
-		       (size_t)s->row_bytes);
-	s->st.reads++;
-	s->st.bytes_read += s->row_bytes;
+	if (s->seal) {
+		e = s->rd.read(s->rd.ctx, s->embd->offset + s->row_bytes * (uint64_t)id, s->row,
+			       (size_t)s->row_bytes);
+		s->st.reads++;
+		s->st.bytes_read += s->row_bytes;
+	} else {
+		e = read_plain(s, s->embd->offset + s->row_bytes * (uint64_t)id, s->row,
+			       (size_t)s->row_bytes);
+	}
 	if (e)
 		return e;
 	q->to_float(s->row, out, s->embd->ne[0]);
@@ -483,6 +594,10 @@ static void st_close(void *impl)
 		llm_mem_free(mem, s->rfreq, (size_t)s->rfreq_bytes);
 	if (s->row)
 		llm_mem_free(mem, s->row, (size_t)s->row_bytes);
+	if (s->blk)
+		llm_mem_free(mem, s->blk, (size_t)s->grid.unit);
+	if (s->bind)
+		bind_free(s->bind, mem);
 	llm_mem_free(mem, s, sizeof *s);
 }
 
@@ -519,7 +634,81 @@ static int read_small(struct wt_stream *s, const struct gguf_tensor *t, float **
 	if (!(*out = llm_mem_alloc(s->mem, (size_t)t->size, err)))
 		return *err;
 	*bytes = t->size;
-	return *err = s->rd.read(s->rd.ctx, t->offset, *out, (size_t)t->size);
+	if (s->seal)
+		return *err = s->rd.read(s->rd.ctx, t->offset, *out, (size_t)t->size);
+	return *err = read_plain(s, t->offset, *out, (size_t)t->size);
+}
+
+/*
+ * The measurement of a bound plain model: every byte from the grid's base
+ * to the model's end read once, through the slots (two windows in flight
+ * when there are two slots), into sha (which holds the header, [0, from))
+ * and the tags (fed the header's bytes in [base, from) from tail first).
+ * The digest and the tags of each window are computed side by side.
+ */
+struct st_meas {
+	struct wt_stream *s;
+	struct llm_sha256 *sha;
+	const uint8_t *p;
+	size_t n;
+};
+
+static void meas_worker(void *arg, int i, int n)
+{
+	struct st_meas *m = arg;
+
+	if (n == 1 || i == 0)
+		llm_sha256_update(m->sha, m->p, m->n);
+	if (n == 1 || i == 1)
+		bind_feed(m->s->bind, m->p, m->n);
+}
+
+static int measure_pass(struct wt_stream *s, const struct stream_bind *sb)
+{
+	uint64_t base = s->grid.base, end = s->g->extent, stop = up(end, ST_ALIGN);
+	uint64_t win = s->slot_bytes / ST_ALIGN * ST_ALIGN, at = base;
+	struct st_slot *cur = &s->slots[0], *nxt = s->n_slots > 1 ? &s->slots[1] : NULL;
+	int e = 0;
+
+	if (sb->from < base || sb->from - base != sb->tail_len || sb->from > end)
+		return -LLMK_EINVAL;
+	bind_feed(s->bind, sb->tail, sb->tail_len);
+	if (at < stop)
+		read_range(s, cur, at, at + win < stop ? at + win : stop);
+	while (at < stop) {
+		uint64_t len = cur->len, lo = at > sb->from ? at : sb->from;
+		uint64_t hi = at + len < end ? at + len : end;
+		int cpus = plat_cpu_count() > 1 ? 2 : 1;
+
+		if ((e = wait_io(s, cur)))
+			break;
+		cur->state = ST_HELD;
+		if (nxt && at + len < stop)
+			read_range(s, nxt, at + len, at + len + win < stop ? at + len + win : stop);
+		if (hi > lo) {
+			struct st_meas m = {s, sb->sha, cur->buf + (lo - at), (size_t)(hi - lo)};
+			if (cpus > 1)
+				plat_parallel(meas_worker, &m, 2);
+			else
+				meas_worker(&m, 0, 1);
+		}
+		cur->state = ST_FREE;
+		at += len;
+		if (at < stop && !nxt)
+			read_range(s, cur, at, at + win < stop ? at + win : stop);
+		else if (nxt) {
+			struct st_slot *t = cur;
+			cur = nxt;
+			nxt = t;
+		}
+	}
+	drain(s);
+	for (uint32_t i = 0; i < s->n_slots; i++) {
+		s->slots[i].state = ST_FREE;
+		s->slots[i].item = -1;
+		s->slots[i].len = 0;
+	}
+	return e ? e : bind_finish(s->bind);
 }
 
 static int alloc_all(struct wt_stream *s, int *e)
@@ -542,8 +731,9 @@ static int alloc_all(struct wt_stream *s, int *e)
 }
 
 int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm_reader *rd,
-		   int disk, struct seal_ctx *seal, struct llm_mem *mem, uint32_t n_layer,
-		   uint32_t n_embd, uint32_t n_slots, char *err, size_t errlen)
+		   int disk, struct seal_ctx *seal, const struct stream_bind *sb,
+		   struct llm_mem *mem, uint32_t n_layer, uint32_t n_embd, uint32_t n_slots,
+		   char *err, size_t errlen)
 {
 	const struct gguf_tensor *onorm = gguf_find_tensor(g, "output_norm.weight");
 	const struct gguf_tensor *rf = gguf_find_tensor(g, "rope_freqs.weight");
@@ -575,12 +765,41 @@ int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm
 	s->embd = gguf_find_tensor(g, "token_embd.weight");
 	s->head = head_tensor(g);
 	s->row_bytes = quant_row_bytes(s->embd->type, s->embd->ne[0]);
-	measure(g, seal, n_layer, &s->slot_bytes, &s->head_rows, &s->n_items);
+	s->grid = grid_of(g, seal, sb && !seal);
+	measure(g, s->grid, n_layer, &s->slot_bytes, &s->head_rows, &s->n_items);
 	s->n_slots = n_slots < 1 ? 1 : n_slots > STREAM_MAX_SLOTS ? STREAM_MAX_SLOTS : n_slots;
 	s->io_cap = io_per_slot(s->slot_bytes);
 	slot = s->slot_bytes;
-	if (alloc_all(s, &e) || read_small(s, onorm, &s->onorm, &s->onorm_bytes, &e) ||
+	if (alloc_all(s, &e)) {
+		st_close(s);
+		goto fail;
+	}
+	if (sb && !seal) {
+		if ((e = bind_init(sb->ctx, mem, s->grid.base, g->extent))) {
+			st_close(s);
+			plat_snprintf(err, errlen, "stream: keying the checks of the disk's blocks: %s",
+				      plat_strerror(e));
+			return e;
+		}
+		s->bind = sb->ctx;
+		if (!(s->blk = llm_mem_alloc(mem, (size_t)s->grid.unit, &e))) {
+			st_close(s);
+			goto fail;
+		}
+		if ((e = measure_pass(s, sb))) {
+			st_close(s);
+			plat_snprintf(err, errlen, "stream: measuring the model (%llu bytes): %s",
+				      (unsigned long long)g->extent, plat_strerror(e));
+			return e;
+		}
+	}
+	if (read_small(s, onorm, &s->onorm, &s->onorm_bytes, &e) ||
 	    (rf && read_small(s, rf, &s->rfreq, &s->rfreq_bytes, &e))) {
+		if (s->bind && s->bind->bad) {
+			plat_snprintf(err, errlen, "stream: %s", s->bind->why);
+			st_close(s);
+			return e;
+		}
 		st_close(s);
 		goto fail;
 	}

@@ -21,7 +21,9 @@
 #ifndef LLM_STREAM_H
 #define LLM_STREAM_H
 
+#include "bind.h"
 #include "seal.h"
+#include "sha256.h"
 #include "weights.h"
 
 #define STREAM_PIECE (2u << 20)  /* bytes per async request */
@@ -40,8 +42,27 @@ struct stream_need {
  * disk holds seal's image; NULL otherwise) with n_slots slots. The tensor
  * layout must already have been checked (model_check_layout).
  */
-void stream_measure(const struct gguf_file *g, const struct seal_ctx *seal, uint32_t n_layer,
-		    uint32_t n_embd, uint32_t n_slots, struct stream_need *out);
+void stream_measure(const struct gguf_file *g, const struct seal_ctx *seal, bool bind,
+		    uint32_t n_layer, uint32_t n_embd, uint32_t n_slots, struct stream_need *out);
+
+/*
+ * A plain model bound to its measurement (llm/bind.h): at open the streamer
+ * reads every byte from the 512-byte sector the data section starts in to
+ * the model's extent once, feeding sha (which already holds the header,
+ * [0, from), from = the data section's offset) and the tags in ctx (fed
+ * tail first: the header's tail_len bytes before from, from the copy the
+ * header was parsed from); every later read (slots, embedding rows, small
+ * tensors) is checked block by block against the tags, and a block that
+ * differs fails the acquire with -LLMK_EAUTH (ctx->why says which) and every
+ * one after it. ctx is initialised at open and freed at close.
+ */
+struct stream_bind {
+	struct bind_ctx *ctx;
+	struct llm_sha256 *sha;
+	uint64_t from;
+	const uint8_t *tail;
+	size_t tail_len;
+};
 
 /*
  * Open the streamer: rd reads the plaintext GGUF (for embedding rows and the
@@ -50,7 +71,8 @@ void stream_measure(const struct gguf_file *g, const struct seal_ctx *seal, uint
  * -LLMK_E* with one line in err and holds nothing.
  */
 int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm_reader *rd,
-		   int disk, struct seal_ctx *seal, struct llm_mem *mem, uint32_t n_layer,
-		   uint32_t n_embd, uint32_t n_slots, char *err, size_t errlen);
+		   int disk, struct seal_ctx *seal, const struct stream_bind *bind,
+		   struct llm_mem *mem, uint32_t n_layer, uint32_t n_embd, uint32_t n_slots,
+		   char *err, size_t errlen);
 
 #endif

@@ -176,13 +176,14 @@ int shell_attest_measure_model(struct shell *sh)
 		plat_snprintf(s->source, sizeof s->source, "loaded model, disk %d: sealed image header",
 			      info.disk);
 	} else if (info.digest_as_loaded) {
-		/* resident: the digest of the bytes the engine read once and uses */
+		/* the digest of the bytes the engine read once and uses (resident),
+		 * or read once and checks every later read against (streaming) */
 		memcpy(s->digest, info.plain_sha256, 32);
 		plat_snprintf(s->source, sizeof s->source,
 			      "loaded model, disk %d: SHA-256 of the GGUF's %llu bytes as loaded",
 			      info.disk, (unsigned long long)info.extent);
 	} else {
-		/* streaming: the layers are read again every pass (docs/attestation.md) */
+		/* a GGUF with no tensor data to measure as it loads */
 		if ((r = hash_disk(sh, info.disk, info.extent, s->digest)))
 			return shell_err(sh, r, "load: measuring disk %d: %s", info.disk, plat_strerror(r));
 		plat_snprintf(s->source, sizeof s->source,

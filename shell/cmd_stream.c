@@ -47,7 +47,7 @@ void shell_stream_stats(const struct engine_stats *st, const struct engine_plan 
 		    shell_human_size(st->mem_used, b + 16, 16));
 	if (!st->streaming)
 		return;
-	/* waiting for a slot and decrypting happen inside the forward pass:
+	/* waiting for a slot and decrypting (or checking) happen inside the forward pass:
 	 * the rest of it is computation */
 	wait = io->wait_ns < run ? io->wait_ns : run;
 	compute = run - wait - (io->decrypt_ns < run - wait ? io->decrypt_ns : run - wait);
@@ -56,8 +56,9 @@ void shell_stream_stats(const struct engine_stats *st, const struct engine_plan 
 		    run ? (double)io->bytes_read / (double)run : 0.0, (unsigned long long)io->misses);
 	if (plat_disk_info(st->disk, &di) == 0 && di.reads[0])
 		plat_printf("  reads       %s\n", di.reads);
-	plat_printf("  time        compute %.1f ms, waiting on the disk %.1f ms, decrypt %.1f ms: "
+	plat_printf("  time        compute %.1f ms, waiting on the disk %.1f ms, %s %.1f ms: "
 		    "overlap %.0f%% (share of the run not waiting)\n",
-		    (double)compute / 1e6, (double)wait / 1e6, (double)io->decrypt_ns / 1e6,
+		    (double)compute / 1e6, (double)wait / 1e6,
+		    st->sealed ? "decrypt" : "checking blocks", (double)io->decrypt_ns / 1e6,
 		    run ? 100.0 * (double)(run - wait) / (double)run : 0.0);
 }

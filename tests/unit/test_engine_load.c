@@ -358,10 +358,11 @@ TEST(engine_takes_at_most_4096_positions_from_the_file_unless_asked)
 
 /* ---- the measurement of a plain model is of the bytes it computes with ---- */
 
-/* A host that serves the byte at `at` as it is for the first `honest` reads
- * that cover it (at least 1), and changed (xor flip) every time after. */
+/* A host that serves the bytes [at, at + len) (len 0: 1) as they are for
+ * the first `honest` reads that touch them, and changed (xor flip) every
+ * time after. */
 struct turncoat {
-	uint64_t at;
+	uint64_t at, len;
 	uint8_t flip;
 	int honest;
 	int reads;
@@ -370,12 +371,15 @@ struct turncoat {
 static void turncoat_read(void *ctx, int disk, uint64_t off, void *buf, size_t n)
 {
 	struct turncoat *t = ctx;
+	uint64_t len = t->len ? t->len : 1;
 
 	(void)disk;
-	if (t->at < off || t->at - off >= n)
+	if (t->at >= off + n || t->at + len <= off)
 		return;
-	if (__atomic_fetch_add(&t->reads, 1, __ATOMIC_SEQ_CST) >= (t->honest > 1 ? t->honest : 1))
-		((uint8_t *)buf)[t->at - off] ^= t->flip;
+	if (__atomic_fetch_add(&t->reads, 1, __ATOMIC_SEQ_CST) < t->honest)
+		return;
+	for (uint64_t i = t->at > off ? t->at : off; i < t->at + len && i < off + n; i++)
+		((uint8_t *)buf)[i - off] ^= t->flip;
 }
 
 static void digest_of(const void *p, size_t n, uint8_t out[32])
@@ -387,14 +391,15 @@ static void digest_of(const void *p, size_t n, uint8_t out[32])
 	llm_sha256_out(&c, out);
 }
 
-/* The default synthetic model named "measured model" at path, its bytes in
- * *file (malloc'd, *n of them). */
+/* The default synthetic model (untied) named "measured model" at path, its
+ * bytes in *file (malloc'd, *n of them). */
 static bool measured_model(char *path, size_t pn, uint8_t **file, size_t *n)
 {
 	struct mkm_spec s;
 	char err[256];
 
 	mkm_defaults(&s);
+	s.tied = false;
 	s.name = "measured model";
 	snprintf(path, pn, "%s/measured.gguf", test_tmpdir());
 	if (mkm_write(&s, path, err, sizeof err)) {
@@ -451,7 +456,7 @@ TEST(engine_measures_a_resident_model_by_the_tensor_bytes_it_read)
 	CHECK(measured_model(path, sizeof path, &file, &n));
 	if (!file)
 		return;
-	struct turncoat t = {.at = n / 2 + 3, .flip = 0x5a};
+	struct turncoat t = {.at = n / 2 + 3, .flip = 0x5a, .honest = 1};
 	struct engine *e = load_served(path, ENGINE_WEIGHTS_RESIDENT, &t);
 	CHECK(e != NULL);
 	if (e) {
@@ -519,25 +524,89 @@ TEST(engine_measures_the_header_it_parses)
 	free(file);
 }
 
-/* Streaming reads the layers again every pass: no digest of the loaded
- * bytes (the shell hashes the disk; docs/attestation.md says what that
- * binds). */
-TEST(engine_has_no_loaded_digest_for_a_streamed_model)
+static int infer2(struct engine *e, char *err, size_t n)
 {
-	char path[700];
-	uint8_t *file;
+	struct engine_gen g;
+
+	engine_gen_init(e, &g);
+	g.samp.temp = 0;
+	g.n_predict = 2;
+	return engine_infer(e, "Once upon a time", &g, err, n);
+}
+
+/* Streaming reads the layers again every pass: the load measures every byte
+ * once and tags its blocks, and a pass checks each block it reads. A host
+ * that serves a layer's byte as measured, then changed, gets the run
+ * refused with one line naming the bytes, every run after too, and the
+ * next load measures afresh. */
+TEST(engine_streams_a_plain_model_only_as_measured)
+{
+	char path[700], err[256];
+	uint8_t *file, want[32];
 	size_t n;
 	struct engine_info info;
 
 	CHECK(measured_model(path, sizeof path, &file, &n));
 	if (!file)
 		return;
-	struct turncoat t = {.at = n - 1, .flip = 0};
+	struct turncoat t = {.at = n / 2 + 3, .flip = 0x5a, .honest = 1};
 	struct engine *e = load_served(path, ENGINE_WEIGHTS_STREAM, &t);
 	CHECK(e != NULL);
 	if (e) {
 		CHECK_EQ_INT(engine_get_info(e, &info), 0);
-		CHECK(!info.digest_as_loaded);
+		CHECK(info.digest_as_loaded);
+		digest_of(file, n, want);
+		CHECK(memcmp(info.plain_sha256, want, 32) == 0);
+		CHECK_EQ_INT(infer2(e, err, sizeof err), 0); /* what load read ahead: as measured */
+		host_set_disk_hook(turncoat_read, &t);
+		for (int k = 0; k < 2; k++) {
+			CHECK_EQ_INT(infer2(e, err, sizeof err), -LLMK_EAUTH);
+			CHECK(strstr(err, "the disk changed under the model: bytes 0x") == err);
+			CHECK(strstr(err, "differ from what load measured") != NULL);
+			CHECK(strchr(err, '\n') == NULL);
+		}
+		host_set_disk_hook(NULL, NULL);
+		/* the same disk as it was: still refused until a load */
+		CHECK_EQ_INT(infer2(e, err, sizeof err), -LLMK_EAUTH);
+		CHECK_EQ_INT(engine_load(e, 0, false, err, sizeof err), 0);
+		CHECK_EQ_INT(infer2(e, err, sizeof err), 0);
+		unload_served(e);
+	}
+	free(file);
+}
+
+/* The reads outside the slots are checked too: an embedding row (a run
+ * fails) and the output norm (read at load: the load fails). */
+TEST(engine_checks_embedding_rows_and_small_tensors_of_a_streamed_model)
+{
+	char path[700], err[256];
+	uint8_t *file;
+	size_t n;
+
+	CHECK(measured_model(path, sizeof path, &file, &n));
+	if (!file)
+		return;
+	struct turncoat none = {.at = 0};
+	struct engine *e = load_served(path, ENGINE_WEIGHTS_STREAM, &none);
+	CHECK(e != NULL);
+	if (e) {
+		const struct gguf_tensor *emb = gguf_find_tensor(&e->g, "token_embd.weight");
+		const struct gguf_tensor *on = gguf_find_tensor(&e->g, "output_norm.weight");
+		/* every row a prompt may use, none of a layer's bytes */
+		struct turncoat rows = {.at = emb->offset, .len = emb->size / 2, .flip = 0x01};
+		host_set_disk_hook(turncoat_read, &rows);
+		CHECK_EQ_INT(infer2(e, err, sizeof err), -LLMK_EAUTH);
+		host_set_disk_hook(NULL, NULL);
+		CHECK(rows.reads > 0);
+		CHECK(strstr(err, "the disk changed under the model") == err);
+		/* measured (read 1), then read for use (changed) */
+		struct turncoat norm = {.at = on->offset, .len = on->size, .flip = 0x01, .honest = 1};
+		e->cfg.weights = ENGINE_WEIGHTS_STREAM;
+		host_set_disk_hook(turncoat_read, &norm);
+		int r = engine_load(e, 0, false, err, sizeof err);
+		host_set_disk_hook(NULL, NULL);
+		CHECK_EQ_INT(r, -LLMK_EAUTH);
+		CHECK(strstr(err, "stream: the disk changed under the model: bytes 0x") == err);
 		unload_served(e);
 	}
 	free(file);
