@@ -317,30 +317,6 @@ static void dec_worker(void *arg, int i, int n)
 						d->sl->buf + a * cs);
 }
 
-/* Verify and decrypt a sealed slot in place, spread over the CPUs. */
-static int decrypt(struct wt_stream *s, struct st_slot *sl)
-{
-	struct st_dec d = {s, sl, {0}};
-	int n = plat_cpu_count();
-	uint64_t t0 = plat_time_ns();
-
-	if (n > 64)
-		n = 64;
-	if ((uint64_t)n > sl->count)
-		n = (int)sl->count;
-	if (n > 1)
-		plat_parallel(dec_worker, &d, n);
-	else
-		dec_worker(&d, 0, 1);
-	s->st.decrypt_ns += plat_time_ns() - t0;
-	for (int i = 0; i < n; i++)
-		if (d.err[i]) {
-			seal_zeroize(sl->buf, (size_t)sl->len);
-			return d.err[i];
-		}
-	return 0;
-}
-
 static void check_worker(void *arg, int i, int n)
 {
 	struct st_dec *d = arg;
@@ -351,11 +327,13 @@ static void check_worker(void *arg, int i, int n)
 				       d->sl->buf + a * d->s->grid.unit);
 }
 
-/* Check a bound slot's blocks against their tags, spread over the CPUs (the
- * time counts as decrypt time: what the integrity check costs). */
-static int check(struct wt_stream *s, struct st_slot *sl)
+/* Verify a slot's chunks (sealed: and decrypt them in place) or check its
+ * blocks (a bound plain model), spread over the CPUs; the time counts as
+ * decrypt time. A sealed slot that fails is zeroized. */
+static int verify(struct wt_stream *s, struct st_slot *sl)
 {
 	struct st_dec d = {s, sl, {0}};
+	void (*fn)(void *, int, int) = s->seal ? dec_worker : check_worker;
 	int n = plat_cpu_count();
 	uint64_t t0 = plat_time_ns();
 
@@ -364,13 +342,16 @@ static int check(struct wt_stream *s, struct st_slot *sl)
 	if ((uint64_t)n > sl->count)
 		n = (int)sl->count;
 	if (n > 1)
-		plat_parallel(check_worker, &d, n);
+		plat_parallel(fn, &d, n);
 	else
-		check_worker(&d, 0, 1);
+		fn(&d, 0, 1);
 	s->st.decrypt_ns += plat_time_ns() - t0;
 	for (int i = 0; i < n; i++)
-		if (d.err[i])
+		if (d.err[i]) {
+			if (s->seal)
+				seal_zeroize(sl->buf, (size_t)sl->len);
 			return d.err[i];
+		}
 	return 0;
 }
 
@@ -414,10 +395,8 @@ static struct st_slot *get(struct wt_stream *s, uint32_t item, int *err)
 	}
 	e = wait_io(s, sl);
 	s->st.wait_ns += plat_time_ns() - t0;
-	if (!e && s->seal)
-		e = decrypt(s, sl);
-	else if (!e && s->bind)
-		e = check(s, sl);
+	if (!e && (s->seal || s->bind))
+		e = verify(s, sl);
 	if (e) {
 		drop(s, sl);
 		*err = e;

@@ -436,6 +436,25 @@ static struct engine *load_served(const char *path, enum engine_weights mode, st
 	return e;
 }
 
+/* load_served, and the engine's digest is of the file's bytes (as they
+ * were before t changed any). */
+static struct engine *load_measured(const char *path, enum engine_weights mode, struct turncoat *t,
+				    const uint8_t *file, size_t n)
+{
+	struct engine *e = load_served(path, mode, t);
+	struct engine_info info;
+	uint8_t want[32];
+
+	CHECK(e != NULL);
+	if (!e)
+		return NULL;
+	CHECK_EQ_INT(engine_get_info(e, &info), 0);
+	CHECK(info.digest_as_loaded);
+	digest_of(file, n, want);
+	CHECK(memcmp(info.plain_sha256, want, 32) == 0);
+	return e;
+}
+
 static void unload_served(struct engine *e)
 {
 	engine_unload(e);
@@ -451,20 +470,15 @@ TEST(engine_measures_a_resident_model_by_the_tensor_bytes_it_read)
 	char path[700];
 	uint8_t *file, want[32], later[32];
 	size_t n;
-	struct engine_info info;
 
 	CHECK(measured_model(path, sizeof path, &file, &n));
 	if (!file)
 		return;
 	struct turncoat t = {.at = n / 2 + 3, .flip = 0x5a, .honest = 1};
-	struct engine *e = load_served(path, ENGINE_WEIGHTS_RESIDENT, &t);
-	CHECK(e != NULL);
+	struct engine *e = load_measured(path, ENGINE_WEIGHTS_RESIDENT, &t, file, n);
 	if (e) {
-		CHECK_EQ_INT(engine_get_info(e, &info), 0);
-		CHECK(info.digest_as_loaded);
 		CHECK_EQ_INT(t.reads, 1);
 		digest_of(file, n, want);
-		CHECK(memcmp(info.plain_sha256, want, 32) == 0);
 		/* the disk read again now gives other bytes: a digest taken by a
 		 * second read would have been of those */
 		uint8_t *again = malloc(n);
@@ -538,25 +552,19 @@ static int infer2(struct engine *e, char *err, size_t n)
  * once and tags its blocks, and a pass checks each block it reads. A host
  * that serves a layer's byte as measured, then changed, gets the run
  * refused with one line naming the bytes, every run after too, and the
- * next load measures afresh. */
+ * next load measures afresh. So do embedding rows and small tensors. */
 TEST(engine_streams_a_plain_model_only_as_measured)
 {
 	char path[700], err[256];
-	uint8_t *file, want[32];
+	uint8_t *file;
 	size_t n;
-	struct engine_info info;
 
 	CHECK(measured_model(path, sizeof path, &file, &n));
 	if (!file)
 		return;
 	struct turncoat t = {.at = n / 2 + 3, .flip = 0x5a, .honest = 1};
-	struct engine *e = load_served(path, ENGINE_WEIGHTS_STREAM, &t);
-	CHECK(e != NULL);
+	struct engine *e = load_measured(path, ENGINE_WEIGHTS_STREAM, &t, file, n);
 	if (e) {
-		CHECK_EQ_INT(engine_get_info(e, &info), 0);
-		CHECK(info.digest_as_loaded);
-		digest_of(file, n, want);
-		CHECK(memcmp(info.plain_sha256, want, 32) == 0);
 		CHECK_EQ_INT(infer2(e, err, sizeof err), 0); /* what load read ahead: as measured */
 		host_set_disk_hook(turncoat_read, &t);
 		for (int k = 0; k < 2; k++) {
@@ -570,29 +578,11 @@ TEST(engine_streams_a_plain_model_only_as_measured)
 		CHECK_EQ_INT(infer2(e, err, sizeof err), -LLMK_EAUTH);
 		CHECK_EQ_INT(engine_load(e, 0, false, err, sizeof err), 0);
 		CHECK_EQ_INT(infer2(e, err, sizeof err), 0);
-		unload_served(e);
-	}
-	free(file);
-}
-
-/* The reads outside the slots are checked too: an embedding row (a run
- * fails) and the output norm (read at load: the load fails). */
-TEST(engine_checks_embedding_rows_and_small_tensors_of_a_streamed_model)
-{
-	char path[700], err[256];
-	uint8_t *file;
-	size_t n;
-
-	CHECK(measured_model(path, sizeof path, &file, &n));
-	if (!file)
-		return;
-	struct turncoat none = {.at = 0};
-	struct engine *e = load_served(path, ENGINE_WEIGHTS_STREAM, &none);
-	CHECK(e != NULL);
-	if (e) {
+		/* the reads outside the slots are checked too: an embedding row
+		 * (a run fails) and the output norm (read at load: it fails) */
 		const struct gguf_tensor *emb = gguf_find_tensor(&e->g, "token_embd.weight");
 		const struct gguf_tensor *on = gguf_find_tensor(&e->g, "output_norm.weight");
-		/* every row a prompt may use, none of a layer's bytes */
+		/* the first half of the rows (BOS, id 1, among them), no layer bytes */
 		struct turncoat rows = {.at = emb->offset, .len = emb->size / 2, .flip = 0x01};
 		host_set_disk_hook(turncoat_read, &rows);
 		CHECK_EQ_INT(infer2(e, err, sizeof err), -LLMK_EAUTH);
