@@ -234,8 +234,11 @@ struct engine_info {
 	bool sealed;                    /* read through a sealed image */
 	uint8_t plain_sha256[32];       /* sealed: the header's digest of the plaintext GGUF;
 					   digest_as_loaded: SHA-256 of the bytes loaded */
-	bool digest_as_loaded;          /* a plain model held resident: plain_sha256 is the
-					   digest of its bytes as the engine read and used them */
+	bool digest_as_loaded;          /* a plain model: plain_sha256 is the digest of its
+					   bytes as the engine read and uses them */
+	uint64_t bind_blocks;           /* streaming plain: blocks checked on every read */
+	uint32_t bind_block;            /* bytes a block */
+	const char *bind_impl;          /* the check's GHASH ("ghash_vpclmul512", ...) */
 	uint64_t extent;                /* the GGUF's own extent in bytes (header + tensors) */
 	uint64_t seal_chunks;
 	uint32_t seal_chunk_size;

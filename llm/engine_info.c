@@ -35,6 +35,11 @@ int engine_get_info(const struct engine *e, struct engine_info *info)
 	} else if (e->digest_loaded) {
 		memcpy(info->plain_sha256, e->load_digest, 32);
 		info->digest_as_loaded = true;
+		if (e->bind.tag) {
+			info->bind_blocks = e->bind.n_blocks;
+			info->bind_block = e->bind.block;
+			info->bind_impl = e->bind.impl;
+		}
 	}
 	for (uint64_t i = 0; i < e->g.n_tensors; i++) {
 		uint32_t t = e->g.tensors[i].type;

@@ -206,6 +206,13 @@ static int cmd_info(struct shell *sh, int argc, char **argv)
 		plat_printf("  sealed         AES-256-GCM, %llu chunks of %u; %s\n",
 			    (unsigned long long)info.seal_chunks, info.seal_chunk_size,
 			    shell_seal_key_note(sh) ? shell_seal_key_note(sh) : "key no longer loaded");
+	if (info.digest_as_loaded && info.bind_blocks)
+		plat_printf("  measured       SHA-256 as loaded; every read checked against it: "
+			    "%llu blocks of %u KiB, GHASH (%s)\n",
+			    (unsigned long long)info.bind_blocks, info.bind_block >> 10,
+			    info.bind_impl);
+	else if (info.digest_as_loaded)
+		plat_printf("  measured       SHA-256 as loaded (held in memory)\n");
 	if (engine_get_plan(sh->engine, &plan) == 0)
 		info_model(&info, &plan);
 	plat_printf("  vocab          %u tokens, %s%s%s, bos %d, eos %d\n", info.n_vocab,

@@ -115,6 +115,16 @@ TEST(cmd_infer_first_20_ids_and_text)
 	CHECK(strstr(out, "llama") && strstr(out, "context        128"));
 	/* no mem-budget: the plan's bound is the free memory, and info says so */
 	CHECK(strstr(out, "(the free memory; no mem-budget)") != NULL);
+	CHECK(strstr(out, "\n  measured       SHA-256 as loaded (held in memory)\n") != NULL);
+	/* streamed, the same ids, and info names the checks */
+	fixture_run(&s, "load --stream 0", &st);
+	CHECK_EQ_INT(st, 0);
+	out = fixture_run(&s, "infer \"Once upon a time\" -n 20 --temp 0 --ids", &st);
+	CHECK(st == 0 && strstr(out, want) != NULL);
+	out = fixture_run(&s, "info", &st);
+	CHECK(strstr(out, "\n  measured       SHA-256 as loaded; every read checked against it: ") !=
+	      NULL);
+	CHECK(strstr(out, " blocks of 4 KiB, GHASH (") != NULL);
 	free(text);
 	fixture_close(&s);
 }
