@@ -676,8 +676,8 @@ bool plat_emulated(void)
 
 /*
  * The worker pool: n_cpus - 1 threads, created once, that wait for a new
- * generation number and then claim the job's tasks from one word (the
- * job's number and its next task index) until none is left; the caller
+ * job number in one word (the job's number and its next task index) and
+ * then claim the job's tasks from it until none is left; the caller
  * runs task 0 and then claims too. So a worker the OS has not run yet (a
  * host busy with other work) holds nothing up: its task runs on the
  * caller, and the worker, when it runs, finds nothing left. Workers spin
@@ -694,8 +694,8 @@ static int n_cpus;
 static pthread_t *pool;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pool_cond = PTHREAD_COND_INITIALIZER;
-static _Atomic uint64_t pool_gen;    /* bumped once per job: the workers' wake-up */
-static _Atomic uint64_t pool_claim;  /* job << 32 | the next unclaimed task */
+static _Atomic uint64_t pool_claim;  /* job << 32 | the next unclaimed task; a new job
+					wakes the workers */
 static _Atomic int pool_left;        /* claimed or not, tasks 1..n-1 not finished */
 static _Atomic(plat_task_fn) pool_fn;
 static _Atomic(void *) pool_arg;
@@ -758,6 +758,11 @@ static void pool_take_tasks(void)
 	}
 }
 
+static uint64_t pool_current_job(void)
+{
+	return atomic_load(&pool_claim) >> 32;
+}
+
 static void *pool_worker(void *arg)
 {
 	uint64_t seen = 0;
@@ -766,13 +771,13 @@ static void *pool_worker(void *arg)
 	for (;;) {
 		uint64_t g;
 		int spins = 0;
-		while ((g = atomic_load(&pool_gen)) == seen && spins < 20000) {
+		while ((g = pool_current_job()) == seen && spins < 20000) {
 			cpu_relax();
 			spins++;
 		}
 		if (g == seen) {
 			pthread_mutex_lock(&pool_lock);
-			while ((g = atomic_load(&pool_gen)) == seen)
+			while ((g = pool_current_job()) == seen)
 				pthread_cond_wait(&pool_cond, &pool_lock);
 			pthread_mutex_unlock(&pool_lock);
 		}
@@ -802,9 +807,12 @@ void plat_parallel(plat_task_fn fn, void *arg, int n)
 	atomic_store_explicit(&pool_arg, arg, memory_order_relaxed);
 	atomic_store_explicit(&pool_n, n, memory_order_relaxed);
 	atomic_store_explicit(&pool_left, n - 1, memory_order_relaxed);
-	atomic_store_explicit(&pool_claim, (uint64_t)++pool_job << 32 | 1, memory_order_release);
+	if (!++pool_job) /* 0 is the job a worker has seen before the first */
+		pool_job = 1;
+	atomic_store_explicit(&pool_claim, (uint64_t)pool_job << 32 | 1, memory_order_release);
+	/* under the lock: a worker that found no new job waits on the
+	 * condition before this broadcast, or sees the job */
 	pthread_mutex_lock(&pool_lock);
-	atomic_fetch_add(&pool_gen, 1);
 	pthread_cond_broadcast(&pool_cond);
 	pthread_mutex_unlock(&pool_lock);
 	fn(arg, 0, n);
@@ -835,8 +843,8 @@ static void fork_child(void)
 	pthread_mutex_init(&pool_lock, NULL);
 	pthread_cond_init(&pool_cond, NULL);
 	pool = NULL; /* the parent's array; its threads are not ours */
-	atomic_store(&pool_gen, 0);
 	atomic_store(&pool_claim, 0);
+	pool_job = 0;
 	atomic_store(&pool_left, 0);
 	atomic_store(&pool_n, 0);
 }
