@@ -238,16 +238,12 @@ static void issue(struct wt_stream *s, struct st_slot *sl, uint32_t item)
 		a = seal_chunk_offset(s->seal, sl->first);
 		b = a + sl->count * s->seal->hdr.chunk_size;
 		sl->base = sl->first * s->seal->hdr.chunk_size;
-	} else if (s->bind) {
+	} else { /* whole units of the grid: a bound model's blocks, else sectors */
 		uint64_t u = s->grid.unit;
 		sl->first = (r.lo - s->grid.base) / u;
 		sl->count = up(r.hi - s->grid.base, u) / u - sl->first;
 		a = s->grid.base + sl->first * u;
 		b = a + sl->count * u;
-		sl->base = a;
-	} else {
-		a = r.lo / ST_ALIGN * ST_ALIGN;
-		b = up(r.hi, ST_ALIGN);
 		sl->base = a;
 	}
 	sl->item = (int32_t)item;
@@ -453,11 +449,12 @@ static void st_layer_release(void *impl, uint32_t l)
 }
 
 /*
- * Bytes [off, off + n) of a plain model outside the slots (an embedding row,
- * the small tensors): through rd, or (bound) block by block into s->blk,
- * each block checked before its bytes are copied out.
+ * Bytes [off, off + n) of the model outside the slots (an embedding row,
+ * the small tensors): through rd (sealed: it verifies and decrypts), or
+ * (a bound plain model) block by block into s->blk, each block checked
+ * before its bytes are copied out.
  */
-static int read_plain(struct wt_stream *s, uint64_t off, void *dst, size_t n)
+static int read_outside(struct wt_stream *s, uint64_t off, void *dst, size_t n)
 {
 	uint8_t *d = dst;
 
@@ -498,15 +495,8 @@ static int st_embed_row(void *impl, int32_t id, float *out)
 
 	if (id < 0 || (uint64_t)id >= s->embd->ne[1] || !q)
 		return -LLMK_ERANGE;
-	if (s->seal) {
-		e = s->rd.read(s->rd.ctx, s->embd->offset + s->row_bytes * (uint64_t)id, s->row,
-			       (size_t)s->row_bytes);
-		s->st.reads++;
-		s->st.bytes_read += s->row_bytes;
-	} else {
-		e = read_plain(s, s->embd->offset + s->row_bytes * (uint64_t)id, s->row,
-			       (size_t)s->row_bytes);
-	}
+	e = read_outside(s, s->embd->offset + s->row_bytes * (uint64_t)id, s->row,
+			 (size_t)s->row_bytes);
 	if (e)
 		return e;
 	q->to_float(s->row, out, s->embd->ne[0]);
@@ -613,9 +603,7 @@ static int read_small(struct wt_stream *s, const struct gguf_tensor *t, float **
 	if (!(*out = llm_mem_alloc(s->mem, (size_t)t->size, err)))
 		return *err;
 	*bytes = t->size;
-	if (s->seal)
-		return *err = s->rd.read(s->rd.ctx, t->offset, *out, (size_t)t->size);
-	return *err = read_plain(s, t->offset, *out, (size_t)t->size);
+	return *err = read_outside(s, t->offset, *out, (size_t)t->size);
 }
 
 /*
@@ -657,7 +645,6 @@ static int measure_pass(struct wt_stream *s, const struct stream_bind *sb)
 	while (at < stop) {
 		uint64_t len = cur->len, lo = at > sb->from ? at : sb->from;
 		uint64_t hi = at + len < end ? at + len : end;
-		int cpus = plat_cpu_count() > 1 ? 2 : 1;
 
 		if ((e = wait_io(s, cur)))
 			break;
@@ -666,10 +653,7 @@ static int measure_pass(struct wt_stream *s, const struct stream_bind *sb)
 			read_range(s, nxt, at + len, at + len + win < stop ? at + len + win : stop);
 		if (hi > lo) {
 			struct st_meas m = {s, sb->sha, cur->buf + (lo - at), (size_t)(hi - lo)};
-			if (cpus > 1)
-				plat_parallel(meas_worker, &m, 2);
-			else
-				meas_worker(&m, 0, 1);
+			plat_parallel(meas_worker, &m, 2); /* (one CPU: one task, both) */
 		}
 		cur->state = ST_FREE;
 		at += len;

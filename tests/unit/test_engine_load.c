@@ -589,8 +589,10 @@ TEST(engine_streams_a_plain_model_only_as_measured)
 		host_set_disk_hook(NULL, NULL);
 		CHECK(rows.reads > 0);
 		CHECK(strstr(err, "the disk changed under the model") == err);
-		/* measured (read 1), then read for use (changed) */
+		/* measured (read 1), then read for use (changed); unloaded first,
+		 * so no read ahead of the last load's is still coming in */
 		struct turncoat norm = {.at = on->offset, .len = on->size, .flip = 0x01, .honest = 1};
+		engine_unload(e);
 		e->cfg.weights = ENGINE_WEIGHTS_STREAM;
 		host_set_disk_hook(turncoat_read, &norm);
 		int r = engine_load(e, 0, false, err, sizeof err);
