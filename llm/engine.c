@@ -309,9 +309,11 @@ static int load_err(struct engine *e, int r, char *err, size_t errlen)
  * A plain model is measured by the bytes it is computed with, not by another
  * read of its disk (which the host could answer differently): the header is
  * read again into memory, hashed, and parsed again from that copy (the first
- * parse found where it ends), and the resident load hashes the tensor data as
- * it reads it (load_model). Bytes past the header that the parser's buffer
- * reads come from the disk; it uses none of them.
+ * parse found where it ends); then a resident load hashes the tensor data as
+ * it reads it, and a streamed one reads it once into the digest and the
+ * tags every later read is checked against (load_model, llm/bind.h). Bytes
+ * past the header that the parser's buffer reads come from the disk; it
+ * uses none of them.
  */
 struct prefix_rd {
 	const uint8_t *p;
