@@ -359,13 +359,19 @@ def test_model(args):
 
 def test_stream_budget(vm):
     """Under a small mem-budget, `load --stream` gives the greedy ids of the
-    resident weights, and the allocator's high-water mark stays in budget."""
+    resident weights, and the allocator's high-water mark stays in budget;
+    every read is checked against the load's measurement (info, stats)."""
     name = "mem-budget 6M + load --stream: greedy ids = resident, peak within budget"
     infer = 'infer "Once upon a time" -n 24 --temp 0 --ids'
     vm.command("config mem-budget 6M", 30)
     load_s = vm.command("load --stream 0", 120)
+    info = vm.command("info", 30)
     got = re.search(r"^ids:(.*)$", vm.command(infer, 300), re.M)
     stats = vm.command("stats", 30)
+    check("streamed plain model: info and stats name the checks of every read",
+          re.search(r"measured +SHA-256 as loaded; every read checked against it: \d+ blocks "
+                    r"of 4 KiB, GHASH \(\w+\)", info) is not None and
+          re.search(r"checking blocks [0-9.]+ ms", stats) is not None, f"{info}\n{stats}")
     vm.command("config mem-budget 0", 30)
     load_r = vm.command("load --resident 0", 120)
     want = re.search(r"^ids:(.*)$", vm.command(infer, 300), re.M)
