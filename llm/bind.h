@@ -22,6 +22,7 @@
 
 #include "aesgcm.h"
 #include "mem.h"
+#include "sha256.h"
 
 #include <bearssl.h>
 
@@ -40,11 +41,13 @@ struct bind_ctx {
 	struct aesgcm_key key;    /* fast: its powers of H */
 	br_ghash gh;              /* else */
 	uint8_t h[16];
+	bool sha;                 /* no key: SHA-256 of each block, cut to 16 bytes */
 	const char *impl;         /* "ghash_vpclmul512", "ghash_pclmul", ... */
 	/* building the tags (bind_feed) */
 	uint64_t fed;
 	uint8_t y[16], part[16];
 	size_t part_len;
+	struct llm_sha256 sc;
 	/* the first block that failed its check: its index + 1, 0 = none */
 	uint64_t bad;
 	char why[200];
@@ -54,8 +57,13 @@ struct bind_ctx {
 uint32_t bind_block(uint64_t base, uint64_t end);
 uint64_t bind_bytes(uint64_t base, uint64_t end);
 /* Draw a key and allocate the tags for [base, end) (base <= end, base a
- * multiple of 512). 0 or -LLMK_E*. */
+ * multiple of 512). 0 or -LLMK_E*. Where the platform has no entropy
+ * (aarch64 without RNDR) there is no secret key to be had: the tags are
+ * then each block's SHA-256 cut to 128 bits (bind_init_sha), which needs no
+ * secret (a changed block that keeps them is a second preimage) but runs
+ * at SHA-256's speed. */
 int bind_init(struct bind_ctx *b, struct llm_mem *mem, uint64_t base, uint64_t end);
+int bind_init_sha(struct bind_ctx *b, struct llm_mem *mem, uint64_t base, uint64_t end);
 /* The model's bytes from base on, in order, in pieces of any size. */
 void bind_feed(struct bind_ctx *b, const void *p, size_t n);
 /* After end - base bytes were fed: the last tag. -LLMK_EINVAL if the count

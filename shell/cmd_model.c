@@ -208,7 +208,7 @@ static int cmd_info(struct shell *sh, int argc, char **argv)
 			    shell_seal_key_note(sh) ? shell_seal_key_note(sh) : "key no longer loaded");
 	if (info.digest_as_loaded && info.bind_blocks)
 		plat_printf("  measured       SHA-256 as loaded; every read checked against it: "
-			    "%llu blocks of %u KiB, GHASH (%s)\n",
+			    "%llu blocks of %u KiB, %s\n",
 			    (unsigned long long)info.bind_blocks, info.bind_block >> 10,
 			    info.bind_impl);
 	else if (info.digest_as_loaded)

@@ -1,7 +1,8 @@
 /* tests/unit/test_bind.c — llm/bind.c: the tags of a plain model's blocks
  * are a function of the bytes (any split of the feed gives the same), every
  * block's bytes pass their check and a changed byte fails it, naming the
- * block; bytes past the model's end do not count. */
+ * block; bytes past the model's end do not count. Both kinds of tag: GHASH
+ * under a drawn key, and the keyless SHA-256 for platforms without entropy. */
 #include "test.h"
 
 #include <stdlib.h>
@@ -25,7 +26,9 @@ static void feed_split(struct bind_ctx *b, const uint8_t *p, size_t n, unsigned 
 	}
 }
 
-TEST(bind_tags_do_not_depend_on_how_the_bytes_are_fed)
+typedef int (*bind_init_fn)(struct bind_ctx *, struct llm_mem *, uint64_t, uint64_t);
+
+static void tags_do_not_depend_on_the_feed(bind_init_fn init)
 {
 	struct llm_mem mem;
 	struct bind_ctx b;
@@ -35,10 +38,10 @@ TEST(bind_tags_do_not_depend_on_how_the_bytes_are_fed)
 	llm_mem_init(&mem, 0);
 	for (size_t i = 0; i < n; i++)
 		data[i] = (uint8_t)(i * 131 + (i >> 7));
-	CHECK_EQ_INT(bind_init(&b, &mem, BASE, BASE + n), 0);
+	CHECK_EQ_INT(init(&b, &mem, BASE, BASE + n), 0);
 	CHECK_EQ_INT((int)b.block, 4096);
 	CHECK_EQ_INT((int)b.n_blocks, 4);
-	fprintf(stderr, "  GHASH: %s\n", b.impl);
+	fprintf(stderr, "  tags: %s\n", b.impl);
 	bind_feed(&b, data, n);
 	CHECK_EQ_INT(bind_finish(&b), 0);
 	memcpy(first, b.tag, 4 * 16);
@@ -57,7 +60,7 @@ TEST(bind_tags_do_not_depend_on_how_the_bytes_are_fed)
 	free(first);
 }
 
-TEST(bind_check_passes_the_bytes_fed_and_fails_a_changed_one)
+static void check_passes_the_bytes_fed_only(bind_init_fn init)
 {
 	struct llm_mem mem;
 	struct bind_ctx b;
@@ -67,7 +70,7 @@ TEST(bind_check_passes_the_bytes_fed_and_fails_a_changed_one)
 	llm_mem_init(&mem, 0);
 	for (size_t i = 0; i < 4 * 4096; i++)
 		data[i] = (uint8_t)(i * 7 + 3);
-	CHECK_EQ_INT(bind_init(&b, &mem, BASE, BASE + n), 0);
+	CHECK_EQ_INT(init(&b, &mem, BASE, BASE + n), 0);
 	feed_split(&b, data, n, 9);
 	CHECK_EQ_INT(bind_finish(&b), 0);
 	CHECK_EQ_INT(bind_check(&b, 0, 4, data), 0);
@@ -92,6 +95,39 @@ TEST(bind_check_passes_the_bytes_fed_and_fails_a_changed_one)
 	CHECK_EQ_INT(bind_check(&b, 4, 1, data), -LLMK_ERANGE);
 	bind_free(&b, &mem);
 	free(data);
+}
+
+TEST(bind_tags_do_not_depend_on_how_the_bytes_are_fed)
+{
+	tags_do_not_depend_on_the_feed(bind_init);
+	tags_do_not_depend_on_the_feed(bind_init_sha);
+}
+
+TEST(bind_check_passes_the_bytes_fed_and_fails_a_changed_one)
+{
+	check_passes_the_bytes_fed_only(bind_init);
+	check_passes_the_bytes_fed_only(bind_init_sha);
+}
+
+/* The keyless tag is the block's SHA-256, cut: a value anyone can compute. */
+TEST(bind_keyless_tag_is_the_blocks_sha256)
+{
+	struct llm_mem mem;
+	struct bind_ctx b;
+	uint8_t data[4096 + 100], d[32];
+	struct llm_sha256 c;
+
+	llm_mem_init(&mem, 0);
+	for (size_t i = 0; i < sizeof data; i++)
+		data[i] = (uint8_t)(i ^ 0x5c);
+	CHECK_EQ_INT(bind_init_sha(&b, &mem, 0, sizeof data), 0);
+	feed_split(&b, data, sizeof data, 3);
+	CHECK_EQ_INT(bind_finish(&b), 0);
+	llm_sha256_init(&c);
+	llm_sha256_update(&c, data + 4096, 100);
+	llm_sha256_out(&c, d);
+	CHECK(memcmp(b.tag[1], d, 16) == 0);
+	bind_free(&b, &mem);
 }
 
 TEST(bind_block_grows_to_keep_the_tags_at_1_mib)

@@ -51,6 +51,8 @@ void host_pool_hold(bool on);
  * sync or async, as a host serving the disk could; NULL removes it. */
 typedef void (*host_disk_hook_fn)(void *ctx, int disk, uint64_t off, void *buf, size_t n);
 void host_set_disk_hook(host_disk_hook_fn fn, void *ctx);
+/* Tests: on, plat_entropy fails as on a CPU with no entropy source. */
+void host_entropy_off(bool off);
 
 
 /* tools/host/attest.c: swtpm's server socket. Connect (the fd, or -LLMK_E*

@@ -855,9 +855,18 @@ static void fork_register(void)
 }
 
 /* ---- entropy ---- */
+static bool entropy_off;
+
+void host_entropy_off(bool off)
+{
+	entropy_off = off;
+}
+
 int plat_entropy(void *buf, size_t n)
 {
 	uint8_t *p = buf;
+	if (entropy_off)
+		return -LLMK_ENOTSUP;
 	while (n) {
 		ssize_t k = getrandom(p, n, 0);
 		if (k < 0 && errno == EINTR)
