@@ -220,10 +220,8 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 				     e->load_hashing ? &e->load_sha : NULL, err, errlen);
 	if (r)
 		return r;
-	if (e->load_hashing) { /* resident: as read; streaming: by the measuring pass */
+	if (e->load_hashing) /* resident: as read; streaming: by the measuring pass */
 		llm_sha256_out(&e->load_sha, e->load_digest);
-		e->digest_loaded = true;
-	}
 	if ((r = model_check_rope_freqs(&h, w.rope_freqs, err, errlen))) {
 		wt_close(&w);
 		return r;

@@ -113,8 +113,8 @@ struct engine {
 	/* a plain model's measurement from the bytes it is computed with:
 	 * the header as parsed, then (resident) the tensor data as read */
 	struct llm_sha256 load_sha;
-	bool load_hashing;      /* load_sha holds the header */
-	bool digest_loaded;     /* load_digest: SHA-256 of [0, extent) as loaded */
+	bool load_hashing;      /* load_sha holds the header; once loaded, load_digest
+				   is SHA-256 of [0, extent) as loaded */
 	uint8_t load_digest[32];
 	uint8_t hdr_tail[512];  /* the header's bytes in the data section's sector */
 	size_t hdr_tail_len;

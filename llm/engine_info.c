@@ -32,7 +32,7 @@ int engine_get_info(const struct engine *e, struct engine_info *info)
 		memcpy(info->plain_sha256, e->seal.hdr.plain_sha256, 32);
 		info->seal_chunks = e->seal.hdr.n_chunks;
 		info->seal_chunk_size = e->seal.hdr.chunk_size;
-	} else if (e->digest_loaded) {
+	} else if (e->load_hashing) { /* never for --vocab-only */
 		memcpy(info->plain_sha256, e->load_digest, 32);
 		info->digest_as_loaded = true;
 		if (e->bind.tag) {
