@@ -187,6 +187,20 @@ static void tag_of(const struct bind_ctx *b, const uint8_t *p, size_t n, uint8_t
 	}
 }
 
+int bind_fail(struct bind_ctx *b, uint64_t blk)
+{
+	uint64_t none = 0, start = b->base + blk * b->block;
+	uint64_t len = b->end - start < b->block ? b->end - start : b->block;
+
+	if (__atomic_compare_exchange_n(&b->bad, &none, blk + 1, false, __ATOMIC_SEQ_CST,
+					__ATOMIC_SEQ_CST))
+		plat_snprintf(b->why, sizeof b->why,
+			      "the disk changed under the model: bytes 0x%llx-0x%llx "
+			      "differ from what was measured",
+			      (unsigned long long)start, (unsigned long long)(start + len - 1));
+	return -LLMK_EAUTH;
+}
+
 int bind_check(struct bind_ctx *b, uint64_t first, uint64_t count, const uint8_t *buf)
 {
 	for (uint64_t i = 0; i < count; i++) {
@@ -199,17 +213,8 @@ int bind_check(struct bind_ctx *b, uint64_t first, uint64_t count, const uint8_t
 		tag_of(b, buf + i * b->block, len, y);
 		for (int j = 0; j < 16; j++)
 			diff |= (uint8_t)(y[j] ^ b->tag[blk][j]);
-		if (diff) {
-			uint64_t none = 0;
-			if (__atomic_compare_exchange_n(&b->bad, &none, blk + 1, false, __ATOMIC_SEQ_CST,
-							__ATOMIC_SEQ_CST))
-				plat_snprintf(b->why, sizeof b->why,
-					      "the disk changed under the model: bytes 0x%llx-0x%llx "
-					      "differ from what load measured",
-					      (unsigned long long)start,
-					      (unsigned long long)(start + len - 1));
-			return -LLMK_EAUTH;
-		}
+		if (diff)
+			return bind_fail(b, blk);
 	}
 	return 0;
 }

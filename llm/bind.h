@@ -74,6 +74,9 @@ int bind_finish(struct bind_ctx *b);
  * block named in b->why (the first failure is kept). Read-only on b except
  * for the failure record: threads may check different blocks at once. */
 int bind_check(struct bind_ctx *b, uint64_t first, uint64_t count, const uint8_t *buf);
+/* Record block blk as differing from what was measured (the first failure
+ * is kept, with its line in b->why); -LLMK_EAUTH. */
+int bind_fail(struct bind_ctx *b, uint64_t blk);
 /* Zeroize the key and free the tags. */
 void bind_free(struct bind_ctx *b, struct llm_mem *mem);
 

@@ -210,7 +210,7 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 	if (e->streaming) {
 		plat_disk_stream(e->disk, true); /* before the first read-ahead */
 		struct stream_bind sb = {&e->bind, &e->load_sha, e->g.data_offset, e->hdr_tail,
-					 e->hdr_tail_len};
+					 e->hdr_tail_len, e->load_digest, &e->load_measured};
 		r = wt_stream_open(&w, &e->g, &e->rd, e->disk, e->sealed ? &e->seal : NULL,
 				   e->load_hashing ? &sb : NULL, &e->mem,
 				   h.n_layer, h.n_embd, e->n_slots, err, errlen);
@@ -220,8 +220,10 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 				     e->load_hashing ? &e->load_sha : NULL, err, errlen);
 	if (r)
 		return r;
-	if (e->load_hashing) /* resident: as read; streaming: by the measuring pass */
+	if (e->load_hashing && !e->streaming) { /* as read (streaming: the streamer's) */
 		llm_sha256_out(&e->load_sha, e->load_digest);
+		e->load_measured = true;
+	}
 	if ((r = model_check_rope_freqs(&h, w.rope_freqs, err, errlen))) {
 		wt_close(&w);
 		return r;
@@ -410,6 +412,19 @@ int engine_load(struct engine *e, int disk, bool vocab_only, char *err, size_t e
 	pick_template(e);
 	e->run.load_ns = plat_time_ns() - t0;
 	return 0;
+}
+
+int engine_measure(struct engine *e, char *err, size_t errlen)
+{
+	int r;
+
+	if (!e->loaded || !e->load_hashing || e->load_measured)
+		return 0;
+	if ((r = wt_stream_measure_rest(&e->model.w))) {
+		plat_snprintf(err, errlen, "measuring the rest of the model: %s", plat_strerror(r));
+		seal_msg(e, err, errlen);
+	}
+	return r;
 }
 
 static void give(struct engine *e, void *p, size_t n)

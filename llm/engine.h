@@ -113,8 +113,9 @@ struct engine {
 	/* a plain model's measurement from the bytes it is computed with:
 	 * the header as parsed, then (resident) the tensor data as read */
 	struct llm_sha256 load_sha;
-	bool load_hashing;      /* load_sha holds the header; once loaded, load_digest
-				   is SHA-256 of [0, extent) as loaded */
+	bool load_hashing;      /* load_sha holds the header; once load_measured,
+				   load_digest is SHA-256 of [0, extent) as loaded */
+	bool load_measured;     /* at load, or (streaming) by the first pass */
 	uint8_t load_digest[32];
 	uint8_t hdr_tail[512];  /* the header's bytes in the data section's sector */
 	size_t hdr_tail_len;
@@ -161,6 +162,12 @@ void engine_init(struct engine *e);
  * On error returns -LLMK_E* with one line in err and leaves nothing loaded. */
 int engine_load(struct engine *e, int disk, bool vocab_only, char *err, size_t errlen);
 void engine_unload(struct engine *e);
+/* Complete the loaded model's measurement if the first pass has not
+ * (engine_info.measure_pending): a streamed plain model read in file order
+ * is measured by its first pass, and whoever needs the digest before then
+ * calls this. 0 when there is nothing to complete; else -LLMK_E* with one
+ * line in err (a block that changed: every run fails too, until a load). */
+int engine_measure(struct engine *e, char *err, size_t errlen);
 /*
  * Forget the conversation and the last run: the chat messages and their
  * text, the generated text, the rendered prompt, the cached tokens and
@@ -236,6 +243,9 @@ struct engine_info {
 					   digest_as_loaded: SHA-256 of the bytes loaded */
 	bool digest_as_loaded;          /* a plain model: plain_sha256 is the digest of its
 					   bytes as the engine read and uses them */
+	bool measure_pending;           /* ... not yet: the first pass (or engine_measure)
+					   completes it; plain_sha256 is zeros */
+	uint64_t measured_bytes;        /* bytes of the extent measured so far */
 	uint64_t bind_blocks;           /* streaming plain: blocks checked on every read */
 	uint32_t bind_block;            /* bytes a block */
 	const char *bind_impl;          /* the check's GHASH ("ghash_vpclmul512", ...) */

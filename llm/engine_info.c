@@ -33,8 +33,13 @@ int engine_get_info(const struct engine *e, struct engine_info *info)
 		info->seal_chunks = e->seal.hdr.n_chunks;
 		info->seal_chunk_size = e->seal.hdr.chunk_size;
 	} else if (e->load_hashing) { /* never for --vocab-only */
-		memcpy(info->plain_sha256, e->load_digest, 32);
+		if (e->load_measured)
+			memcpy(info->plain_sha256, e->load_digest, 32);
 		info->digest_as_loaded = true;
+		info->measure_pending = !e->load_measured;
+		info->measured_bytes = e->load_measured ? e->g.extent
+				       : e->bind.tag   ? e->bind.base + e->bind.fed
+						       : e->g.data_offset;
 		if (e->bind.tag) {
 			info->bind_blocks = e->bind.n_blocks;
 			info->bind_block = e->bind.block;

@@ -50,7 +50,15 @@ struct wt_stream {
 	uint8_t *row;
 	uint64_t row_bytes;
 	struct bind_ctx *bind;          /* plain, bound to the measurement: each block checked */
+	struct stream_bind sb;          /* bind: where the digest goes */
 	uint8_t *blk;                   /* bind: one block, for the reads outside the slots */
+	/* bind, measured by the first pass: the small tensors read for use
+	 * before the measurement reached them, compared when it does */
+	struct st_pin {
+		const uint8_t *p;
+		uint64_t off, n;
+	} pin[2];
+	uint32_t n_pin;
 	struct st_grid {
 		uint64_t base, unit;    /* reads cover whole units from base */
 	} grid;
@@ -296,16 +304,164 @@ static void fill(struct wt_stream *s)
 	}
 }
 
+/* ---- the measurement of a bound plain model ----
+ *
+ * The digest (sb.sha, which already holds the header) and the tags are fed
+ * every byte from the data section on, in order, once. Where the first
+ * pass reads the model in file order (defer_ok) the load feeds them only up
+ * to layer 0 and the first pass the rest, from the slots it computes with:
+ * a model then costs one read at load + first pass, not two. The blocks the
+ * measurement has passed are checked (verify); the small tensors read for
+ * use before it reached them are compared when it does.
+ */
+#define ST_GAP_MAX (1u << 20) /* bytes between items the first pass reads block by block */
+
+static uint64_t meas_pos(const struct wt_stream *s)
+{
+	return s->bind->base + s->bind->fed;
+}
+
+static bool meas_pending(const struct wt_stream *s)
+{
+	return s->bind && s->bind->fed < s->bind->end - s->bind->base;
+}
+
+struct st_meas {
+	struct wt_stream *s;
+	const uint8_t *p;
+	size_t n;
+};
+
+static void meas_worker(void *arg, int i, int n)
+{
+	struct st_meas *m = arg;
+
+	if (n == 1 || i == 0)
+		llm_sha256_update(m->s->sb.sha, m->p, m->n);
+	if (n == 1 || i == 1)
+		bind_feed(m->s->bind, m->p, m->n);
+}
+
+/* Bytes [off, off + n) at p, off where the measurement stands: the digest
+ * and the tags side by side; at the model's end, the digest out. */
+static int feed(struct wt_stream *s, const uint8_t *p, uint64_t off, uint64_t n)
+{
+	struct st_meas m = {s, p, (size_t)n};
+	uint64_t t0 = plat_time_ns();
+	int e = 0;
+
+	if (n)
+		plat_parallel(meas_worker, &m, 2); /* (one CPU: one task, both) */
+	for (uint32_t i = 0; i < s->n_pin && !e; i++) {
+		const struct st_pin *pn = &s->pin[i];
+		uint64_t lo = off > pn->off ? off : pn->off;
+		uint64_t hi = off + n < pn->off + pn->n ? off + n : pn->off + pn->n;
+		if (lo < hi && memcmp(p + (lo - off), pn->p + (lo - pn->off), (size_t)(hi - lo)))
+			e = bind_fail(s->bind, (lo - s->bind->base) / s->bind->block);
+	}
+	if (!e && off + n == s->bind->end && !(e = bind_finish(s->bind))) {
+		llm_sha256_out(s->sb.sha, s->sb.digest);
+		*s->sb.done = true;
+	}
+	s->st.decrypt_ns += plat_time_ns() - t0;
+	return e;
+}
+
+/* Measure on to `to` block by block through s->blk (the few bytes between
+ * the items a first pass reads). */
+static int feed_gap(struct wt_stream *s, uint64_t to)
+{
+	uint64_t u = s->grid.unit;
+	int e = 0;
+
+	while (!e && meas_pos(s) < to) {
+		uint64_t pos = meas_pos(s), a = s->grid.base + (pos - s->grid.base) / u * u;
+		uint64_t hi = a + u < to ? a + u : to, have;
+
+		if (a >= s->disk_size)
+			return -LLMK_ERANGE;
+		have = s->disk_size - a < u ? s->disk_size - a : u;
+		if ((e = plat_disk_read(s->disk, a, s->blk, (size_t)have)))
+			return e;
+		s->st.reads++;
+		s->st.bytes_read += have;
+		e = feed(s, s->blk + (pos - a), pos, hi - pos);
+	}
+	return e;
+}
+
+/* Measure on to `to`, reading through the slots (two windows in flight when
+ * there are two). No slot may be in use; all are free after. */
+static int measure_to(struct wt_stream *s, uint64_t to)
+{
+	uint64_t at = meas_pos(s) / ST_ALIGN * ST_ALIGN, stop = up(to, ST_ALIGN);
+	uint64_t win = s->slot_bytes / ST_ALIGN * ST_ALIGN;
+	struct st_slot *cur = &s->slots[0], *nxt = s->n_slots > 1 ? &s->slots[1] : NULL;
+	int e = 0;
+
+	if (at < stop)
+		read_range(s, cur, at, at + win < stop ? at + win : stop);
+	while (at < stop) {
+		uint64_t len = cur->len, lo = meas_pos(s), hi = at + len < to ? at + len : to;
+
+		if ((e = wait_io(s, cur)))
+			break;
+		cur->state = ST_HELD;
+		if (nxt && at + len < stop)
+			read_range(s, nxt, at + len, at + len + win < stop ? at + len + win : stop);
+		if (hi > lo && (e = feed(s, cur->buf + (lo - at), lo, hi - lo)))
+			break;
+		cur->state = ST_FREE;
+		at += len;
+		if (at < stop && !nxt)
+			read_range(s, cur, at, at + win < stop ? at + win : stop);
+		else if (nxt) {
+			struct st_slot *t = cur;
+			cur = nxt;
+			nxt = t;
+		}
+	}
+	drain(s);
+	for (uint32_t i = 0; i < s->n_slots; i++) {
+		s->slots[i].state = ST_FREE;
+		s->slots[i].item = -1;
+		s->slots[i].len = 0;
+	}
+	return e;
+}
+
+/*
+ * Whether the first pass can finish the measurement: it reads the items in
+ * file order, all of the token embeddings lie before layer 0 (measured at
+ * load: rows are read one by one), and what lies between the items and
+ * after the last is a few blocks.
+ */
+static bool defer_ok(const struct wt_stream *s)
+{
+	uint64_t gaps = s->g->extent - s->items[s->n_items - 1].hi;
+
+	if (s->items[s->n_items - 1].hi > s->g->extent || s->embd->offset + s->embd->size > s->items[0].lo)
+		return false;
+	for (uint32_t i = 1; i < s->n_items; i++) {
+		if (s->items[i].lo < s->items[i - 1].hi)
+			return false;
+		gaps += s->items[i].lo - s->items[i - 1].hi;
+	}
+	return gaps <= ST_GAP_MAX;
+}
+
 struct st_dec {
 	struct wt_stream *s;
 	struct st_slot *sl;
+	uint64_t k0, k1; /* the slot's chunks (blocks) to do */
 	int err[64];
 };
 
 static void dec_worker(void *arg, int i, int n)
 {
 	struct st_dec *d = arg;
-	uint64_t c = d->sl->count, a = c * (uint64_t)i / (uint64_t)n, b = c * (uint64_t)(i + 1) / (uint64_t)n;
+	uint64_t c = d->k1 - d->k0, a = d->k0 + c * (uint64_t)i / (uint64_t)n;
+	uint64_t b = d->k0 + c * (uint64_t)(i + 1) / (uint64_t)n;
 	uint32_t cs = d->s->seal->hdr.chunk_size;
 
 	if (b > a)
@@ -316,30 +472,31 @@ static void dec_worker(void *arg, int i, int n)
 static void check_worker(void *arg, int i, int n)
 {
 	struct st_dec *d = arg;
-	uint64_t c = d->sl->count, a = c * (uint64_t)i / (uint64_t)n, b = c * (uint64_t)(i + 1) / (uint64_t)n;
+	uint64_t c = d->k1 - d->k0, a = d->k0 + c * (uint64_t)i / (uint64_t)n;
+	uint64_t b = d->k0 + c * (uint64_t)(i + 1) / (uint64_t)n;
 
 	if (b > a)
 		d->err[i] = bind_check(d->s->bind, d->sl->first + a, b - a,
 				       d->sl->buf + a * d->s->grid.unit);
 }
 
-/* Verify a slot's chunks (sealed: and decrypt them in place) or check its
- * blocks (a bound plain model), spread over the CPUs; the time counts as
- * decrypt time. A sealed slot that fails is zeroized. */
-static int verify(struct wt_stream *s, struct st_slot *sl)
+/* Verify chunks [k0, k1) of a slot (sealed: and decrypt them in place) or
+ * check those blocks (a bound plain model), spread over the CPUs; the time
+ * counts as decrypt time. A sealed slot that fails is zeroized. */
+static int verify(struct wt_stream *s, struct st_slot *sl, uint64_t k0, uint64_t k1)
 {
-	struct st_dec d = {s, sl, {0}};
+	struct st_dec d = {s, sl, k0, k1, {0}};
 	void (*fn)(void *, int, int) = s->seal ? dec_worker : check_worker;
 	int n = plat_cpu_count();
 	uint64_t t0 = plat_time_ns();
 
 	if (n > 64)
 		n = 64;
-	if ((uint64_t)n > sl->count)
-		n = (int)sl->count;
+	if ((uint64_t)n > k1 - k0)
+		n = (int)(k1 - k0);
 	if (n > 1)
 		plat_parallel(fn, &d, n);
-	else
+	else if (n == 1)
 		fn(&d, 0, 1);
 	s->st.decrypt_ns += plat_time_ns() - t0;
 	for (int i = 0; i < n; i++)
@@ -349,6 +506,24 @@ static int verify(struct wt_stream *s, struct st_slot *sl)
 			return d.err[i];
 		}
 	return 0;
+}
+
+/* A bound slot in a pass the measurement has not yet passed (the first):
+ * the blocks it has passed are checked, the rest measured from the slot,
+ * after the bytes between the last item measured and this one. */
+static int measure_slot(struct wt_stream *s, struct st_slot *sl)
+{
+	uint64_t u = s->grid.unit, a = sl->base, b = a + sl->count * u, k;
+	int e;
+
+	if (b > s->bind->end)
+		b = s->bind->end;
+	if (meas_pos(s) < a && (e = feed_gap(s, a)))
+		return e;
+	k = meas_pos(s) >= b ? sl->count : (meas_pos(s) - a) / u;
+	if ((e = verify(s, sl, 0, k)))
+		return e;
+	return k < sl->count ? feed(s, sl->buf + k * u, a + k * u, b - (a + k * u)) : 0;
 }
 
 /*
@@ -391,8 +566,10 @@ static struct st_slot *get(struct wt_stream *s, uint32_t item, int *err)
 	}
 	e = wait_io(s, sl);
 	s->st.wait_ns += plat_time_ns() - t0;
-	if (!e && (s->seal || s->bind))
-		e = verify(s, sl);
+	if (!e && meas_pending(s))
+		e = measure_slot(s, sl);
+	else if (!e && (s->seal || s->bind))
+		e = verify(s, sl, 0, sl->count);
 	if (e) {
 		drop(s, sl);
 		*err = e;
@@ -452,9 +629,11 @@ static void st_layer_release(void *impl, uint32_t l)
  * Bytes [off, off + n) of the model outside the slots (an embedding row,
  * the small tensors): through rd (sealed: it verifies and decrypts), or
  * (a bound plain model) block by block into s->blk, each block checked
- * before its bytes are copied out.
+ * before its bytes are copied out: a block the measurement has not reached
+ * is measured first, or (pin: the caller keeps the bytes, which the
+ * measurement compares when it reaches them) read as it is.
  */
-static int read_outside(struct wt_stream *s, uint64_t off, void *dst, size_t n)
+static int read_outside(struct wt_stream *s, uint64_t off, void *dst, size_t n, bool pin)
 {
 	uint8_t *d = dst;
 
@@ -467,15 +646,21 @@ static int read_outside(struct wt_stream *s, uint64_t off, void *dst, size_t n)
 		return -LLMK_EAUTH;
 	while (n) {
 		uint64_t u = s->grid.unit, blk = (off - s->grid.base) / u, a = s->grid.base + blk * u;
-		uint64_t have, k = a + u - off < n ? a + u - off : n;
+		uint64_t have, k = a + u - off < n ? a + u - off : n, hi = a + u;
+		bool measured;
 		int e;
 
 		if (a >= s->disk_size)
 			return -LLMK_ERANGE;
+		if (hi > s->bind->end)
+			hi = s->bind->end;
+		measured = meas_pos(s) >= hi;
+		if (!measured && !pin && (e = feed_gap(s, hi)))
+			return e;
 		have = s->disk_size - a < u ? s->disk_size - a : u;
 		memset(s->blk + have, 0, (size_t)(u - have));
 		if ((e = plat_disk_read(s->disk, a, s->blk, (size_t)have)) ||
-		    (e = bind_check(s->bind, blk, 1, s->blk)))
+		    ((measured || !pin) && (e = bind_check(s->bind, blk, 1, s->blk))))
 			return e;
 		s->st.reads++;
 		s->st.bytes_read += have;
@@ -496,7 +681,7 @@ static int st_embed_row(void *impl, int32_t id, float *out)
 	if (id < 0 || (uint64_t)id >= s->embd->ne[1] || !q)
 		return -LLMK_ERANGE;
 	e = read_outside(s, s->embd->offset + s->row_bytes * (uint64_t)id, s->row,
-			 (size_t)s->row_bytes);
+			 (size_t)s->row_bytes, false);
 	if (e)
 		return e;
 	q->to_float(s->row, out, s->embd->ne[0]);
@@ -575,6 +760,25 @@ static const struct wt_ops st_ops = {
 	st_head_acquire, st_head_release, st_close, st_io_stats, NULL,
 };
 
+int wt_stream_measure_rest(struct wt_ctx *w)
+{
+	struct wt_stream *s = w->impl;
+	int e;
+
+	if (w->ops != &st_ops || !meas_pending(s))
+		return 0;
+	if (s->bind->bad)
+		return -LLMK_EAUTH;
+	for (uint32_t i = 0; i < s->n_slots; i++)
+		if (s->slots[i].state == ST_HELD)
+			return -LLMK_EBUSY;
+	drain(s);
+	e = measure_to(s, s->bind->end);
+	s->next = 0; /* read ahead again for the next pass */
+	fill(s);
+	return e;
+}
+
 /* ---- open ---- */
 static void fill_tables(struct wt_stream *s)
 {
@@ -596,82 +800,41 @@ static void fill_tables(struct wt_stream *s)
 	}
 }
 
-/* A small tensor read whole into a new allocation. */
+/* A small tensor read whole into a new allocation; held, so compared when
+ * the measurement reaches it if it has not yet. */
 static int read_small(struct wt_stream *s, const struct gguf_tensor *t, float **out,
 		      uint64_t *bytes, int *err)
 {
+	bool pin = s->bind && meas_pos(s) < t->offset + t->size;
+
 	if (!(*out = llm_mem_alloc(s->mem, (size_t)t->size, err)))
 		return *err;
 	*bytes = t->size;
-	return *err = read_outside(s, t->offset, *out, (size_t)t->size);
+	if ((*err = read_outside(s, t->offset, *out, (size_t)t->size, pin)))
+		return *err;
+	if (pin)
+		s->pin[s->n_pin++] = (struct st_pin){(const uint8_t *)*out, t->offset, t->size};
+	return 0;
 }
 
-/*
- * The measurement of a bound plain model: every byte from the grid's base
- * to the model's end read once, through the slots (two windows in flight
- * when there are two slots), into sha (which holds the header, [0, from))
- * and the tags (fed the header's bytes in [base, from) from tail first).
- * The digest and the tags of each window are computed side by side.
- */
-struct st_meas {
-	struct wt_stream *s;
-	struct llm_sha256 *sha;
-	const uint8_t *p;
-	size_t n;
-};
-
-static void meas_worker(void *arg, int i, int n)
+/* The measurement at open: the header's tail into the tags (the digest
+ * holds the header), then every byte, or (defer_ok) those before layer 0's
+ * first block ends, the first pass measuring the rest. */
+static int measure_open(struct wt_stream *s, const struct stream_bind *sb)
 {
-	struct st_meas *m = arg;
-
-	if (n == 1 || i == 0)
-		llm_sha256_update(m->sha, m->p, m->n);
-	if (n == 1 || i == 1)
-		bind_feed(m->s->bind, m->p, m->n);
-}
-
-static int measure_pass(struct wt_stream *s, const struct stream_bind *sb)
-{
-	uint64_t base = s->grid.base, end = s->g->extent, stop = up(end, ST_ALIGN);
-	uint64_t win = s->slot_bytes / ST_ALIGN * ST_ALIGN, at = base;
-	struct st_slot *cur = &s->slots[0], *nxt = s->n_slots > 1 ? &s->slots[1] : NULL;
-	int e = 0;
+	uint64_t base = s->grid.base, end = s->g->extent, to = end;
 
 	if (sb->from < base || sb->from - base != sb->tail_len || sb->from > end)
 		return -LLMK_EINVAL;
 	bind_feed(s->bind, sb->tail, sb->tail_len);
-	if (at < stop)
-		read_range(s, cur, at, at + win < stop ? at + win : stop);
-	while (at < stop) {
-		uint64_t len = cur->len, lo = at > sb->from ? at : sb->from;
-		uint64_t hi = at + len < end ? at + len : end;
-
-		if ((e = wait_io(s, cur)))
-			break;
-		cur->state = ST_HELD;
-		if (nxt && at + len < stop)
-			read_range(s, nxt, at + len, at + len + win < stop ? at + len + win : stop);
-		if (hi > lo) {
-			struct st_meas m = {s, sb->sha, cur->buf + (lo - at), (size_t)(hi - lo)};
-			plat_parallel(meas_worker, &m, 2); /* (one CPU: one task, both) */
-		}
-		cur->state = ST_FREE;
-		at += len;
-		if (at < stop && !nxt)
-			read_range(s, cur, at, at + win < stop ? at + win : stop);
-		else if (nxt) {
-			struct st_slot *t = cur;
-			cur = nxt;
-			nxt = t;
-		}
+	if (defer_ok(s)) {
+		to = base + up(s->items[0].lo - base, s->grid.unit);
+		if (to > end)
+			to = end;
 	}
-	drain(s);
-	for (uint32_t i = 0; i < s->n_slots; i++) {
-		s->slots[i].state = ST_FREE;
-		s->slots[i].item = -1;
-		s->slots[i].len = 0;
-	}
-	return e ? e : bind_finish(s->bind);
+	if (sb->from == end) /* no tensor bytes: done */
+		return feed(s, NULL, end, 0);
+	return measure_to(s, to);
 }
 
 static int alloc_all(struct wt_stream *s, int *e)
@@ -737,6 +900,7 @@ int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm
 		st_close(s);
 		goto fail;
 	}
+	fill_tables(s);
 	if (sb && !seal) {
 		if ((e = bind_init(sb->ctx, mem, s->grid.base, g->extent))) {
 			st_close(s);
@@ -745,11 +909,12 @@ int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm
 			return e;
 		}
 		s->bind = sb->ctx;
+		s->sb = *sb;
 		if (!(s->blk = llm_mem_alloc(mem, (size_t)s->grid.unit, &e))) {
 			st_close(s);
 			goto fail;
 		}
-		if ((e = measure_pass(s, sb))) {
+		if ((e = measure_open(s, sb))) {
 			st_close(s);
 			plat_snprintf(err, errlen, "stream: measuring the model (%llu bytes): %s",
 				      (unsigned long long)g->extent, plat_strerror(e));
@@ -766,7 +931,6 @@ int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm
 		st_close(s);
 		goto fail;
 	}
-	fill_tables(s);
 	/* start reading the first items now, so the first pass (a prompt) does
 	 * not wait for layer 0 to be read from scratch */
 	fill(s);

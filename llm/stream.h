@@ -46,15 +46,21 @@ void stream_measure(const struct gguf_file *g, const struct seal_ctx *seal, bool
 		    uint32_t n_layer, uint32_t n_embd, uint32_t n_slots, struct stream_need *out);
 
 /*
- * A plain model bound to its measurement (llm/bind.h): at open the streamer
- * reads every byte from the 512-byte sector the data section starts in to
- * the model's extent once, feeding sha (which already holds the header,
+ * A plain model bound to its measurement (llm/bind.h): the streamer reads
+ * every byte from the 512-byte sector the data section starts in to the
+ * model's extent once, feeding sha (which already holds the header,
  * [0, from), from = the data section's offset) and the tags in ctx (fed
  * tail first: the header's tail_len bytes before from, from the copy the
- * header was parsed from); every later read (slots, embedding rows, small
- * tensors) is checked block by block against the tags, and a block that
- * differs fails the acquire with -LLMK_EAUTH (ctx->why says which) and every
- * one after it. ctx is initialised at open and freed at close.
+ * header was parsed from), then writes sha's digest to digest and sets
+ * *done. Where the first pass reads the model in file order (layers, then
+ * the head, with the token embeddings before them: llama.cpp's GGUFs) the
+ * open measures up to layer 0 and the first pass the rest, from the very
+ * bytes it computes with; else the open measures it all. Every read after
+ * the measurement passed a block (slots, embedding rows, small tensors) is
+ * checked against its tag, and a block that differs fails the acquire with
+ * -LLMK_EAUTH (ctx->why says which) and every one after it. The small
+ * tensors, read at open, are compared with what the measurement reads.
+ * ctx is initialised at open and freed at close.
  */
 struct stream_bind {
 	struct bind_ctx *ctx;
@@ -62,7 +68,17 @@ struct stream_bind {
 	uint64_t from;
 	const uint8_t *tail;
 	size_t tail_len;
+	uint8_t *digest; /* 32 bytes */
+	bool *done;
 };
+
+/*
+ * Finish a bound model's measurement now (a first pass that has not, and
+ * someone asks for the digest): reads what it has not measured through the
+ * slots. 0 when there is nothing to finish (or w is not the streamer);
+ * -LLMK_EBUSY while a slot is held (inside a pass); else as a read.
+ */
+int wt_stream_measure_rest(struct wt_ctx *w);
 
 /*
  * Open the streamer: rd reads the plaintext GGUF (for embedding rows and the

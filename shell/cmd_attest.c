@@ -35,6 +35,7 @@ struct attest_shell {
 	int n_issued;
 	/* the loaded model's measurement */
 	bool measured;
+	bool pending; /* the engine completes it with the first pass */
 	int disk;
 	uint8_t digest[32];
 	char source[80];
@@ -159,45 +160,85 @@ static int disk_digest(struct shell *sh, int disk, uint8_t out[32], char *src, s
 	return 0;
 }
 
+/* The loaded model's digest into the measurements. */
+static int extend_model(struct shell *sh, struct attest_shell *s, const struct engine_info *info,
+			const char *who)
+{
+	char what[96], hex[65], err[240];
+	int r;
+
+	memcpy(s->digest, info->plain_sha256, 32);
+	plat_snprintf(what, sizeof what, "llmk model %s", seal_hex(s->digest, 32, hex));
+	if ((r = plat_attest_extend(what, s->digest))) {
+		plat_snprintf(err, sizeof err, "%s", plat_attest_error());
+		return shell_err(sh, r, "%s: measuring the model: %s", who,
+				 err[0] ? err : plat_strerror(r));
+	}
+	s->measured = true;
+	s->disk = info->disk;
+	return 0;
+}
+
 int shell_attest_measure_model(struct shell *sh)
 {
 	struct attest_shell *s = state(sh);
 	struct engine_info info;
-	char what[96], hex[65], err[240];
 	int r;
 
 	if (!s)
 		return shell_err(sh, -LLMK_ENOMEM, "load: no memory for the attestation state");
 	s->measured = false;
+	s->pending = false;
 	if (engine_get_info(sh->engine, &info))
 		return shell_err(sh, -LLMK_ENOENT, "load: no model to measure");
 	if (info.sealed) {
-		memcpy(s->digest, info.plain_sha256, 32);
 		plat_snprintf(s->source, sizeof s->source, "loaded model, disk %d: sealed image header",
 			      info.disk);
 	} else if (info.digest_as_loaded) {
 		/* the digest of the bytes the engine read once and uses (resident),
 		 * or read once and checks every later read against (streaming) */
-		memcpy(s->digest, info.plain_sha256, 32);
 		plat_snprintf(s->source, sizeof s->source,
 			      "loaded model, disk %d: SHA-256 of the GGUF's %llu bytes as loaded",
 			      info.disk, (unsigned long long)info.extent);
+		if (info.measure_pending) { /* the first pass completes it */
+			s->pending = true;
+			s->disk = info.disk;
+			return 0;
+		}
 	} else {
 		/* a GGUF with no tensor data to measure as it loads */
-		if ((r = hash_disk(sh, info.disk, info.extent, s->digest)))
+		if ((r = hash_disk(sh, info.disk, info.extent, info.plain_sha256)))
 			return shell_err(sh, r, "load: measuring disk %d: %s", info.disk, plat_strerror(r));
 		plat_snprintf(s->source, sizeof s->source,
 			      "loaded model, disk %d: SHA-256 of the GGUF's %llu bytes", info.disk,
 			      (unsigned long long)info.extent);
 	}
-	plat_snprintf(what, sizeof what, "llmk model %s", seal_hex(s->digest, 32, hex));
-	if ((r = plat_attest_extend(what, s->digest))) {
-		plat_snprintf(err, sizeof err, "%s", plat_attest_error());
-		return shell_err(sh, r, "load: measuring the model: %s", err[0] ? err : plat_strerror(r));
+	return extend_model(sh, s, &info, "load");
+}
+
+int shell_attest_settle(struct shell *sh, bool now, const char *who)
+{
+	struct attest_shell *s = sh->attest;
+	struct engine_info info;
+	char err[240];
+	int r;
+
+	if (!s || !s->pending)
+		return 0;
+	if (!sh->engine || engine_get_info(sh->engine, &info) || info.disk != s->disk ||
+	    !info.digest_as_loaded) {
+		s->pending = false; /* unloaded before it answered: never measured */
+		return 0;
 	}
-	s->measured = true;
-	s->disk = info.disk;
-	return 0;
+	if (info.measure_pending && now) {
+		if ((r = engine_measure(sh->engine, err, sizeof err)))
+			return shell_err(sh, r, "%s: measuring the model: %s", who, err);
+		engine_get_info(sh->engine, &info);
+	}
+	if (info.measure_pending)
+		return 0;
+	s->pending = false;
+	return extend_model(sh, s, &info, who);
 }
 
 /* The digest `attest` reports: --disk N, else the loaded model, else the
@@ -214,6 +255,8 @@ static int model_digest(struct shell *sh, int disk, uint8_t out[32], char *src, 
 			return shell_err(sh, r, "attest: --disk %d: %s", disk, err);
 		return 0;
 	}
+	if ((r = shell_attest_settle(sh, true, "attest")))
+		return r;
 	if (sh->engine && engine_get_info(sh->engine, &info) == 0 && !info.vocab_only &&
 	    s->measured && s->disk == info.disk) {
 		memcpy(out, s->digest, 32);

@@ -15,11 +15,23 @@
 
 /*
  * After a successful `load`: the model's digest (a sealed image's header
- * digest, else SHA-256 of the GGUF's bytes on disk) is extended into the
- * attestation service (plat_attest_extend, "llmk model <hex>") and kept for
- * `attest`. On failure prints one error line and returns -LLMK_E*.
+ * digest, else SHA-256 of the GGUF's bytes as the engine read them) is
+ * extended into the attestation service (plat_attest_extend, "llmk model
+ * <hex>") and kept for `attest`. On failure prints one error line and
+ * returns -LLMK_E*. A streamed plain model the engine measures with its
+ * first pass (engine_info.measure_pending) is extended by
+ * shell_attest_settle once that pass has run.
  */
 int shell_attest_measure_model(struct shell *sh);
+
+/*
+ * A measurement the first pass completes: after every command (now =
+ * false) the digest is extended once the engine has it; `attest` (now =
+ * true) completes it first (engine_measure). So no answer is given before
+ * its model's digest exists, and none is reported without it in the
+ * measurements. 0, or one error line "who: ..." and -LLMK_E*.
+ */
+int shell_attest_settle(struct shell *sh, bool now, const char *who);
 
 /*
  * The model key in a key-wrap blob (docs/attestation.md, "Key release"),

@@ -206,7 +206,14 @@ static int cmd_info(struct shell *sh, int argc, char **argv)
 		plat_printf("  sealed         AES-256-GCM, %llu chunks of %u; %s\n",
 			    (unsigned long long)info.seal_chunks, info.seal_chunk_size,
 			    shell_seal_key_note(sh) ? shell_seal_key_note(sh) : "key no longer loaded");
-	if (info.digest_as_loaded && info.bind_blocks)
+	if (info.measure_pending)
+		plat_printf("  measured       SHA-256 as loaded: %llu of %llu bytes so far, the first "
+			    "pass the rest; every read after checked against it: %llu blocks of "
+			    "%u KiB, %s\n",
+			    (unsigned long long)info.measured_bytes, (unsigned long long)info.extent,
+			    (unsigned long long)info.bind_blocks, info.bind_block >> 10,
+			    info.bind_impl);
+	else if (info.digest_as_loaded && info.bind_blocks)
 		plat_printf("  measured       SHA-256 as loaded; every read checked against it: "
 			    "%llu blocks of %u KiB, %s\n",
 			    (unsigned long long)info.bind_blocks, info.bind_block >> 10,

@@ -5,6 +5,7 @@
  */
 #include "shell.h"
 #include "chan.h"
+#include "cmd_attest.h"
 
 /*
  * The confidential session's hooks (shell/session.c, docs/session.md): while
@@ -187,7 +188,12 @@ int shell_exec_line(struct shell *sh, const char *line)
 	int r = shell_session_check ? shell_session_check(sh, c) : 0;
 	if (r)
 		return sh->last_status = r;
-	return sh->last_status = c->fn(sh, argc, sh->argv);
+	sh->last_status = c->fn(sh, argc, sh->argv);
+	/* a streamed model measured by the pass this command ran: into the
+	 * measurements before the next command */
+	if ((r = shell_attest_settle(sh, false, sh->argv[0])) && !sh->last_status)
+		sh->last_status = r;
+	return sh->last_status;
 }
 
 /* One "KEY VALUE" / "KEY = VALUE" line of a config file; line is writable. */

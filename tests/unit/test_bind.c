@@ -85,7 +85,7 @@ static void check_passes_the_bytes_fed_only(bind_init_fn init)
 	CHECK_EQ_INT(bind_check(&b, 0, 4, data), -LLMK_EAUTH);
 	CHECK_EQ_INT((int)b.bad, 3);
 	CHECK_STR(b.why, "the disk changed under the model: bytes 0x2400-0x33ff differ from "
-			 "what load measured");
+			 "what was measured");
 	/* the first failure is the one kept */
 	data[3 * 4096 - 1] ^= 0x80;
 	data[0] ^= 1;

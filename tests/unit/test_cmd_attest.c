@@ -13,6 +13,7 @@
 #include "../../shell/evidence.h"
 #include "../../shell/shell.h"
 #include "../../tools/host/host.h"
+#include "../../tools/writer/mkmodel.h"
 
 #include <bearssl.h>
 #include <stdlib.h>
@@ -211,5 +212,93 @@ TEST(load_extends_pcr_23_by_the_models_sha256_and_attest_quotes_it)
 	CHECK_EQ_INT(st, 0);
 	fixture_close(&f);
 	host_attest_reset(); /* close the provider's swtpm connection */
+	vtpm_env_restore(old);
+}
+
+/* PCR 23 as a vTPM reset at open would hold after extending each digest. */
+static void pcr_after(const uint8_t (*md)[32], int n, char hex[65])
+{
+	uint8_t pcr[32] = {0}, both[64];
+
+	for (int k = 0; k < n; k++) {
+		memcpy(both, pcr, 32);
+		memcpy(both + 32, md[k], 32);
+		sha256(both, 64, pcr);
+	}
+	for (int i = 0; i < 32; i++)
+		sprintf(hex + 2 * i, "%02x", pcr[i]);
+}
+
+/*
+ * A streamed model in file order is measured by its first pass, and its
+ * digest goes into PCR 23 when that pass's command ends: so a model that
+ * answered is in the measurements even if another replaced it before any
+ * `attest`; `attest` before any run completes the measurement itself.
+ */
+TEST(a_streamed_models_digest_is_extended_after_its_first_pass)
+{
+	char why[240], path[4096], err[256], hex[65], line[100];
+	const char *vt = test_vtpm_path(why, sizeof why);
+	struct mkm_spec s;
+	uint8_t md[2][32];
+
+	if (!vt)
+		SKIP("no swtpm: %s", why);
+	mkm_defaults(&s);
+	s.tied = false; /* layers, then the head: the first pass measures */
+	snprintf(path, sizeof path, "%s/pcr23-stream.gguf", test_tmpdir());
+	CHECK_EQ_INT(mkm_write(&s, path, err, sizeof err), 0);
+	size_t fn = 0;
+	uint8_t *file = test_read_file(path, &fn);
+	CHECK(file != NULL);
+	if (!file)
+		return;
+	sha256(file, fn, md[0]);
+	memcpy(md[1], md[0], 32);
+	free(file);
+
+	struct shell_fixture f;
+	char *old = vtpm_env_set(vt);
+	int st;
+	CHECK_EQ_INT(fixture_open(&f, (const char *[]){path, NULL}, NULL), 0);
+	/* streamed, a run, then the same disk again resident: two events */
+	fixture_run(&f, "load --stream 0", &st);
+	CHECK_EQ_INT(st, 0);
+	const char *out = fixture_run(&f, "info", &st);
+	CHECK(strstr(out, "bytes so far, the first pass the rest") != NULL);
+	fixture_run(&f, "infer \"Once upon a time\" -n 2 --temp 0", &st);
+	CHECK_EQ_INT(st, 0);
+	out = fixture_run(&f, "info", &st);
+	CHECK(strstr(out, "  measured       SHA-256 as loaded; every read checked") != NULL);
+	fixture_run(&f, "load --resident 0", &st);
+	CHECK_EQ_INT(st, 0);
+	out = fixture_run(&f, "attest --nonce 0102", &st);
+	CHECK_EQ_INT(st, 0);
+	pcr_after(md, 2, hex);
+	snprintf(line, sizeof line, "  pcr 23       %s\n", hex);
+	CHECK(strstr(out, line) != NULL);
+	fixture_close(&f);
+	host_attest_reset();
+
+	/* streamed and no run: attest completes the measurement, one event */
+	CHECK_EQ_INT(fixture_open(&f, (const char *[]){path, NULL}, NULL), 0);
+	fixture_run(&f, "load --stream 0", &st);
+	CHECK_EQ_INT(st, 0);
+	out = fixture_run(&f, "attest --nonce 0304", &st);
+	CHECK_EQ_INT(st, 0);
+	pcr_after(md, 1, hex);
+	snprintf(line, sizeof line, "  pcr 23       %s\n", hex);
+	CHECK(strstr(out, line) != NULL);
+	snprintf(line, sizeof line, "(loaded model, disk 0: SHA-256 of the GGUF's %zu bytes as loaded)",
+		 fn);
+	CHECK(strstr(out, line) != NULL);
+	/* and only once: a run after it adds nothing */
+	fixture_run(&f, "infer \"Once upon a time\" -n 2 --temp 0", &st);
+	CHECK_EQ_INT(st, 0);
+	out = fixture_run(&f, "attest --nonce 0506", &st);
+	snprintf(line, sizeof line, "  pcr 23       %s\n", hex);
+	CHECK(strstr(out, line) != NULL);
+	fixture_close(&f);
+	host_attest_reset();
 	vtpm_env_restore(old);
 }

@@ -391,15 +391,20 @@ static void digest_of(const void *p, size_t n, uint8_t out[32])
 	llm_sha256_out(&c, out);
 }
 
-/* The default synthetic model (untied) named "measured model" at path, its
- * bytes in *file (malloc'd, *n of them). */
-static bool measured_model(char *path, size_t pn, uint8_t **file, size_t *n)
+/* The default synthetic model (untied: in file order, so a streamed load
+ * leaves the measurement to the first pass; tied: the head is the
+ * embedding matrix, before layer 0, and the load measures it all) named
+ * "measured model" at path, its bytes in *file (malloc'd, *n of them). */
+static bool tied_or_not_model(char *path, size_t pn, uint8_t **file, size_t *n, bool tied,
+			      uint32_t layers)
 {
 	struct mkm_spec s;
 	char err[256];
 
 	mkm_defaults(&s);
-	s.tied = false;
+	s.tied = tied;
+	if (layers)
+		s.n_layers = layers;
 	s.name = "measured model";
 	snprintf(path, pn, "%s/measured.gguf", test_tmpdir());
 	if (mkm_write(&s, path, err, sizeof err)) {
@@ -408,6 +413,11 @@ static bool measured_model(char *path, size_t pn, uint8_t **file, size_t *n)
 	}
 	*file = test_read_file(path, n);
 	return *file != NULL;
+}
+
+static bool measured_model(char *path, size_t pn, uint8_t **file, size_t *n)
+{
+	return tied_or_not_model(path, pn, file, n, false, 0);
 }
 
 /* Load path as disk 0 (threads 1) with t serving it; the engine, loaded, or
@@ -437,13 +447,14 @@ static struct engine *load_served(const char *path, enum engine_weights mode, st
 }
 
 /* load_served, and the engine's digest is of the file's bytes (as they
- * were before t changed any). */
+ * were before t changed any), or (a streamed model in file order) the
+ * measurement stands before layer 0, for the first pass to complete. */
 static struct engine *load_measured(const char *path, enum engine_weights mode, struct turncoat *t,
 				    const uint8_t *file, size_t n)
 {
 	struct engine *e = load_served(path, mode, t);
 	struct engine_info info;
-	uint8_t want[32];
+	uint8_t want[32], zero[32] = {0};
 
 	CHECK(e != NULL);
 	if (!e)
@@ -451,7 +462,15 @@ static struct engine *load_measured(const char *path, enum engine_weights mode, 
 	CHECK_EQ_INT(engine_get_info(e, &info), 0);
 	CHECK(info.digest_as_loaded);
 	digest_of(file, n, want);
-	CHECK(memcmp(info.plain_sha256, want, 32) == 0);
+	if (info.measure_pending) {
+		const struct gguf_tensor *emb = gguf_find_tensor(&e->g, "token_embd.weight");
+		CHECK(e->streaming);
+		CHECK(memcmp(info.plain_sha256, zero, 32) == 0);
+		CHECK(info.measured_bytes >= emb->offset + emb->size && info.measured_bytes < n / 2);
+	} else {
+		CHECK(memcmp(info.plain_sha256, want, 32) == 0);
+		CHECK(info.measured_bytes == n);
+	}
 	return e;
 }
 
@@ -548,21 +567,24 @@ static int infer2(struct engine *e, char *err, size_t n)
 	return engine_infer(e, "Once upon a time", &g, err, n);
 }
 
-/* Streaming reads the layers again every pass: the load measures every byte
- * once and tags its blocks, and a pass checks each block it reads. A host
- * that serves a layer's byte as measured, then changed, gets the run
- * refused with one line naming the bytes, every run after too, and the
- * next load measures afresh. So do embedding rows and small tensors. */
-/* ... with tags of the kind impl names ("ghash_", "sha256"). */
-static void streams_only_as_measured(const char *impl)
+/* Streaming reads the layers again every pass: every byte is measured once
+ * (by the load, or the load and the first pass) with its blocks tagged,
+ * and a pass checks each block it reads after. A host that serves a
+ * layer's byte as measured, then changed, gets the run refused with one
+ * line naming the bytes, every run after too, and the next load measures
+ * afresh. So do embedding rows and small tensors. */
+/* ... with tags of the kind impl names ("ghash_", "sha256"), on a model the
+ * first pass finishes measuring (untied) or the load measures (tied). */
+static void streams_only_as_measured(const char *impl, bool tied)
 {
 	char path[700], err[256];
-	uint8_t *file;
+	uint8_t *file, want[32];
 	size_t n;
 
-	CHECK(measured_model(path, sizeof path, &file, &n));
+	CHECK(tied_or_not_model(path, sizeof path, &file, &n, tied, 0));
 	if (!file)
 		return;
+	digest_of(file, n, want);
 	/* the load and a run as the disk is; then every read of the byte
 	 * changed (the load's read ahead may still be coming in: a hook
 	 * installed at once would catch some of it) */
@@ -572,13 +594,16 @@ static void streams_only_as_measured(const char *impl)
 	if (e) {
 		CHECK(engine_get_info(e, &info) == 0 && info.bind_impl &&
 		      strncmp(info.bind_impl, impl, strlen(impl)) == 0);
+		CHECK(info.measure_pending == !tied);
 		CHECK_EQ_INT(infer2(e, err, sizeof err), 0);
+		CHECK(engine_get_info(e, &info) == 0 && !info.measure_pending);
+		CHECK(memcmp(info.plain_sha256, want, 32) == 0);
 		t.flip = 0x5a;
 		host_set_disk_hook(turncoat_read, &t);
 		for (int k = 0; k < 2; k++) {
 			CHECK_EQ_INT(infer2(e, err, sizeof err), -LLMK_EAUTH);
 			CHECK(strstr(err, "the disk changed under the model: bytes 0x") == err);
-			CHECK(strstr(err, "differ from what load measured") != NULL);
+			CHECK(strstr(err, "differ from what was measured") != NULL);
 			CHECK(strchr(err, '\n') == NULL);
 		}
 		host_set_disk_hook(NULL, NULL);
@@ -587,7 +612,7 @@ static void streams_only_as_measured(const char *impl)
 		CHECK_EQ_INT(engine_load(e, 0, false, err, sizeof err), 0);
 		CHECK_EQ_INT(infer2(e, err, sizeof err), 0);
 		/* the reads outside the slots are checked too: an embedding row
-		 * (a run fails) and the output norm (read at load: it fails) */
+		 * (a run fails) and the output norm */
 		const struct gguf_tensor *emb = gguf_find_tensor(&e->g, "token_embd.weight");
 		const struct gguf_tensor *on = gguf_find_tensor(&e->g, "output_norm.weight");
 		/* the first half of the rows (BOS, id 1, among them), no layer bytes */
@@ -597,16 +622,87 @@ static void streams_only_as_measured(const char *impl)
 		host_set_disk_hook(NULL, NULL);
 		CHECK(rows.reads > 0);
 		CHECK(strstr(err, "the disk changed under the model") == err);
-		/* measured (read 1), then read for use (changed); unloaded first,
-		 * so no read ahead of the last load's is still coming in */
+		/* the output norm served as it is once, then changed; unloaded
+		 * first, so no read ahead of the last load's is still coming in.
+		 * Tied: the load measures it (read 1), then reads it for use: the
+		 * load fails. Untied: the load reads it for use (read 1) and the
+		 * first pass measures it: that run fails. */
 		struct turncoat norm = {.at = on->offset, .len = on->size, .flip = 0x01, .honest = 1};
 		engine_unload(e);
 		e->cfg.weights = ENGINE_WEIGHTS_STREAM;
 		host_set_disk_hook(turncoat_read, &norm);
 		int r = engine_load(e, 0, false, err, sizeof err);
+		if (!tied) {
+			CHECK_EQ_INT(r, 0);
+			r = r ? r : infer2(e, err, sizeof err);
+		}
 		host_set_disk_hook(NULL, NULL);
 		CHECK_EQ_INT(r, -LLMK_EAUTH);
-		CHECK(strstr(err, "stream: the disk changed under the model: bytes 0x") == err);
+		CHECK(strstr(err, tied ? "stream: the disk changed under the model: bytes 0x"
+				       : "the disk changed under the model: bytes 0x") == err);
+		if (!tied) /* and never into the measurements */
+			CHECK(engine_get_info(e, &info) == 0 && info.measure_pending);
+		unload_served(e);
+	}
+	free(file);
+}
+
+/*
+ * A streamed model in file order is measured by its first pass from the
+ * bytes that pass computes with: a host that serves a changed layer byte
+ * from the start gets it computed with and measured (the digest is of the
+ * file as served), and a later pass served the original byte is refused.
+ * engine_measure completes the measurement without a run (what `attest`
+ * asks for before one).
+ */
+TEST(engine_measures_a_streamed_model_by_its_first_pass)
+{
+	char path[700], err[256];
+	uint8_t *file, want[32];
+	size_t n;
+	struct engine_info info;
+
+	/* 8 layers: the byte is in layer 6, which the read ahead after a pass
+	 * (items 0-3: at most 4 slots) does not reach, so unhooking the host
+	 * after a run races with no read of it */
+	CHECK(tied_or_not_model(path, sizeof path, &file, &n, false, 8));
+	if (!file)
+		return;
+	struct engine *e = load_served(path, ENGINE_WEIGHTS_STREAM, &(struct turncoat){.at = 0});
+	CHECK(e != NULL);
+	const struct gguf_tensor *l6 = e ? gguf_find_tensor(&e->g, "blk.6.ffn_down.weight") : NULL;
+	CHECK(l6 != NULL);
+	struct turncoat t = {.at = l6 ? l6->offset + 3 : 0, .flip = 0x20};
+	if (e && l6) {
+		CHECK(e->n_slots <= 4);
+		CHECK(engine_get_info(e, &info) == 0 && info.measure_pending);
+		host_set_disk_hook(turncoat_read, &t);
+		CHECK_EQ_INT(infer2(e, err, sizeof err), 0);
+		CHECK_EQ_INT(infer2(e, err, sizeof err), 0); /* served the same again */
+		host_set_disk_hook(NULL, NULL);
+		CHECK(t.reads >= 2);
+		file[t.at] ^= t.flip;
+		digest_of(file, n, want);
+		file[t.at] ^= t.flip;
+		CHECK(engine_get_info(e, &info) == 0 && !info.measure_pending);
+		CHECK(memcmp(info.plain_sha256, want, 32) == 0);
+		CHECK_EQ_INT(infer2(e, err, sizeof err), -LLMK_EAUTH);
+		CHECK(strstr(err, "the disk changed under the model: bytes 0x") == err);
+	}
+	if (e)
+		unload_served(e);
+	/* engine_measure: nothing run yet */
+	struct turncoat none = {.at = 0};
+	e = load_measured(path, ENGINE_WEIGHTS_STREAM, &none, file, n);
+	if (e) {
+		CHECK(engine_get_info(e, &info) == 0 && info.measure_pending);
+		CHECK_EQ_INT(engine_measure(e, err, sizeof err), 0);
+		digest_of(file, n, want);
+		CHECK(engine_get_info(e, &info) == 0 && !info.measure_pending);
+		CHECK(info.measured_bytes == n);
+		CHECK(memcmp(info.plain_sha256, want, 32) == 0);
+		CHECK_EQ_INT(engine_measure(e, err, sizeof err), 0); /* done: nothing to do */
+		CHECK_EQ_INT(infer2(e, err, sizeof err), 0);
 		unload_served(e);
 	}
 	free(file);
@@ -614,7 +710,8 @@ static void streams_only_as_measured(const char *impl)
 
 TEST(engine_streams_a_plain_model_only_as_measured)
 {
-	streams_only_as_measured("ghash_");
+	streams_only_as_measured("ghash_", false);
+	streams_only_as_measured("ghash_", true);
 }
 
 /* With no entropy for a key (aarch64 without RNDR) the tags are each
@@ -622,6 +719,7 @@ TEST(engine_streams_a_plain_model_only_as_measured)
 TEST(engine_streams_a_plain_model_only_as_measured_without_entropy)
 {
 	host_entropy_off(true);
-	streams_only_as_measured("sha256");
+	streams_only_as_measured("sha256", false);
+	streams_only_as_measured("sha256", true);
 	host_entropy_off(false);
 }
