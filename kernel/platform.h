@@ -175,6 +175,19 @@ int plat_cpu_count(void);            /* CPUs available to plat_parallel */
 typedef void (*plat_task_fn)(void *arg, int i, int n);
 void plat_parallel(plat_task_fn fn, void *arg, int n);
 
+/*
+ * One task beside the caller: fn(arg) runs on a worker CPU while the
+ * caller goes on (plat_parallel meanwhile runs on the CPUs that are free:
+ * the caller takes the tasks the busy worker does not), or on the caller
+ * in plat_background_wait when no worker has taken it by then (one CPU: at
+ * once, in plat_background). One at a time: wait before the next. fn must
+ * not call plat_parallel or plat_background. plat_background_wait returns
+ * when fn has returned (everything it wrote visible); without a task
+ * started, at once.
+ */
+void plat_background(void (*fn)(void *arg), void *arg);
+void plat_background_wait(void);
+
 /* ---- entropy ---- */
 /* Fill buf with random bytes from the hardware (RDRAND/RNDR) or the OS. */
 int plat_entropy(void *buf, size_t n);

@@ -36,7 +36,26 @@ static struct {
 	uint32_t job;    /* written by the caller only */
 	uint64_t claim __attribute__((aligned(LINE))); /* job << 32 | next task */
 	uint32_t left __attribute__((aligned(LINE)));  /* tasks 1..n-1 not finished */
+	/* plat_background: BG_NONE -> BG_POSTED (the caller) -> BG_RUNNING (who
+	 * takes it, by compare-and-swap) -> BG_DONE -> BG_NONE (the caller's wait) */
+	uint32_t bg __attribute__((aligned(LINE)));
+	void (*bg_fn)(void *);
+	void *bg_arg;
 } pool = { .ncpu = 1 };
+
+enum { BG_NONE, BG_POSTED, BG_RUNNING, BG_DONE };
+
+/* Run the posted background task if nobody has taken it. */
+static void take_background(void)
+{
+	uint32_t want = BG_POSTED;
+
+	if (!__atomic_compare_exchange_n(&pool.bg, &want, BG_RUNNING, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return;
+	pool.bg_fn(pool.bg_arg);
+	__atomic_store_n(&pool.bg, BG_DONE, __ATOMIC_RELEASE);
+}
 
 /* Claim and run the current job's tasks until none is left. */
 static void take_tasks(void)
@@ -69,10 +88,14 @@ void smp_ap_main(int cpu)
 	for (;;) {
 		uint32_t g;
 
-		while ((g = __atomic_load_n(&w->go, __ATOMIC_ACQUIRE)) == seen)
+		while ((g = __atomic_load_n(&w->go, __ATOMIC_ACQUIRE)) == seen &&
+		       __atomic_load_n(&pool.bg, __ATOMIC_ACQUIRE) != BG_POSTED)
 			arch_relax();
-		seen = g;
-		take_tasks();
+		take_background();
+		if (g != seen) {
+			seen = g;
+			take_tasks();
+		}
 	}
 }
 
@@ -125,4 +148,22 @@ void plat_parallel(plat_task_fn fn, void *arg, int n)
 	take_tasks();
 	while (__atomic_load_n(&pool.left, __ATOMIC_ACQUIRE))
 		arch_relax();
+}
+
+void plat_background(void (*fn)(void *arg), void *arg)
+{
+	plat_background_wait(); /* one at a time */
+	pool.bg_fn = fn;
+	pool.bg_arg = arg;
+	__atomic_store_n(&pool.bg, BG_POSTED, __ATOMIC_RELEASE);
+	if (pool.ncpu < 2)
+		take_background();
+}
+
+void plat_background_wait(void)
+{
+	take_background(); /* not taken yet: here */
+	while (__atomic_load_n(&pool.bg, __ATOMIC_ACQUIRE) == BG_RUNNING)
+		arch_relax();
+	__atomic_store_n(&pool.bg, BG_NONE, __ATOMIC_RELAXED);
 }

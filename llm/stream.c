@@ -59,6 +59,14 @@ struct wt_stream {
 		uint64_t off, n;
 	} pin[2];
 	uint32_t n_pin;
+	/* bind, the first pass: a slot's bytes into the digest beside the
+	 * pass (plat_background), while the slot is held */
+	struct {
+		bool on, final;
+		int32_t slot;
+		const uint8_t *p;
+		size_t n;
+	} bg;
 	struct st_grid {
 		uint64_t base, unit;    /* reads cover whole units from base */
 	} grid;
@@ -273,8 +281,12 @@ static int wait_io(struct wt_stream *s, struct st_slot *sl)
 }
 
 /* Give a slot back; plaintext of a sealed model is zeroized first. */
+static void bg_wait(struct wt_stream *s);
+
 static void drop(struct wt_stream *s, struct st_slot *sl)
 {
+	if (s->bg.on && s->bg.slot == (int32_t)(sl - s->slots))
+		bg_wait(s); /* its bytes are still being hashed */
 	if (sl->state == ST_LOADING)
 		wait_io(s, sl);
 	if (s->seal && sl->len)
@@ -342,16 +354,43 @@ static void meas_worker(void *arg, int i, int n)
 		bind_feed(m->s->bind, m->p, m->n);
 }
 
-/* Bytes [off, off + n) at p, off where the measurement stands: the digest
- * and the tags side by side; at the model's end, the digest out. */
-static int feed(struct wt_stream *s, const uint8_t *p, uint64_t off, uint64_t n)
+static void digest_out(struct wt_stream *s)
 {
-	struct st_meas m = {s, p, (size_t)n};
+	llm_sha256_out(s->sb.sha, s->sb.digest);
+	*s->sb.done = true;
+}
+
+static void bg_sha(void *arg)
+{
+	struct wt_stream *s = arg;
+
+	llm_sha256_update(s->sb.sha, s->bg.p, s->bg.n);
+}
+
+/* The digest's update beside the pass, finished (the time waited counts
+ * as checking); at the model's end, the digest out. */
+static void bg_wait(struct wt_stream *s)
+{
 	uint64_t t0 = plat_time_ns();
+
+	if (!s->bg.on)
+		return;
+	plat_background_wait();
+	s->bg.on = false;
+	if (s->bg.final)
+		digest_out(s);
+	s->bg.final = false;
+	s->st.decrypt_ns += plat_time_ns() - t0;
+}
+
+/* Bytes [off, off + n) at p into the tags; a held small tensor they overlap
+ * must be what was read for use. At the model's end, the last tag. */
+static int feed_tags(struct wt_stream *s, const uint8_t *p, uint64_t off, uint64_t n, bool tags)
+{
 	int e = 0;
 
-	if (n)
-		plat_parallel(meas_worker, &m, 2); /* (one CPU: one task, both) */
+	if (tags)
+		bind_feed(s->bind, p, (size_t)n);
 	for (uint32_t i = 0; i < s->n_pin && !e; i++) {
 		const struct st_pin *pn = &s->pin[i];
 		uint64_t lo = off > pn->off ? off : pn->off;
@@ -359,10 +398,47 @@ static int feed(struct wt_stream *s, const uint8_t *p, uint64_t off, uint64_t n)
 		if (lo < hi && memcmp(p + (lo - off), pn->p + (lo - pn->off), (size_t)(hi - lo)))
 			e = bind_fail(s->bind, (lo - s->bind->base) / s->bind->block);
 	}
-	if (!e && off + n == s->bind->end && !(e = bind_finish(s->bind))) {
-		llm_sha256_out(s->sb.sha, s->sb.digest);
-		*s->sb.done = true;
-	}
+	if (!e && off + n == s->bind->end)
+		e = bind_finish(s->bind);
+	return e;
+}
+
+/* Bytes [off, off + n) at p, off where the measurement stands: the digest
+ * and the tags side by side; at the model's end, the digest out. */
+static int feed(struct wt_stream *s, const uint8_t *p, uint64_t off, uint64_t n)
+{
+	struct st_meas m = {s, p, (size_t)n};
+	uint64_t t0;
+	int e;
+
+	bg_wait(s); /* the digest takes bytes in order */
+	t0 = plat_time_ns();
+	if (n)
+		plat_parallel(meas_worker, &m, 2); /* (one CPU: one task, both) */
+	if (!(e = feed_tags(s, p, off, n, false)) && off + n == s->bind->end)
+		digest_out(s);
+	s->st.decrypt_ns += plat_time_ns() - t0;
+	return e;
+}
+
+/* A held slot's bytes [off, off + n) at p: the digest beside the pass
+ * (until the slot is dropped, or the next update), the tags here. */
+static int feed_beside(struct wt_stream *s, struct st_slot *sl, const uint8_t *p, uint64_t off,
+		       uint64_t n)
+{
+	uint64_t t0;
+	int e;
+
+	bg_wait(s);
+	t0 = plat_time_ns();
+	s->bg.on = true;
+	s->bg.final = false;
+	s->bg.slot = (int32_t)(sl - s->slots);
+	s->bg.p = p;
+	s->bg.n = (size_t)n;
+	plat_background(bg_sha, s);
+	if (!(e = feed_tags(s, p, off, n, true)) && off + n == s->bind->end)
+		s->bg.final = true; /* (read only after the wait) */
 	s->st.decrypt_ns += plat_time_ns() - t0;
 	return e;
 }
@@ -523,7 +599,12 @@ static int measure_slot(struct wt_stream *s, struct st_slot *sl)
 	k = meas_pos(s) >= b ? sl->count : (meas_pos(s) - a) / u;
 	if ((e = verify(s, sl, 0, k)))
 		return e;
-	return k < sl->count ? feed(s, sl->buf + k * u, a + k * u, b - (a + k * u)) : 0;
+	if (k < sl->count && (e = feed_beside(s, sl, sl->buf + k * u, a + k * u, b - (a + k * u))))
+		return e;
+	/* the last item: what follows it to the model's end */
+	if (sl->item == (int32_t)s->n_items - 1 && meas_pos(s) < s->bind->end)
+		e = feed_gap(s, s->bind->end);
+	return e;
 }
 
 /*
@@ -730,6 +811,7 @@ static void st_close(void *impl)
 	struct wt_stream *s = impl;
 	struct llm_mem *mem = s->mem;
 
+	bg_wait(s);
 	drain(s);
 	for (uint32_t i = 0; i < s->n_slots; i++) {
 		struct st_slot *sl = &s->slots[i];
@@ -765,13 +847,14 @@ int wt_stream_measure_rest(struct wt_ctx *w)
 	struct wt_stream *s = w->impl;
 	int e;
 
-	if (w->ops != &st_ops || !meas_pending(s))
+	if (w->ops != &st_ops || !s->bind || *s->sb.done)
 		return 0;
-	if (s->bind->bad)
+	if (s->bind->bad) /* (a failure may have left it fed but not done) */
 		return -LLMK_EAUTH;
 	for (uint32_t i = 0; i < s->n_slots; i++)
 		if (s->slots[i].state == ST_HELD)
 			return -LLMK_EBUSY;
+	bg_wait(s);
 	drain(s);
 	e = measure_to(s, s->bind->end);
 	s->next = 0; /* read ahead again for the next pass */

@@ -234,6 +234,8 @@ int shell_attest_settle(struct shell *sh, bool now, const char *who)
 		if ((r = engine_measure(sh->engine, err, sizeof err)))
 			return shell_err(sh, r, "%s: measuring the model: %s", who, err);
 		engine_get_info(sh->engine, &info);
+		if (info.measure_pending)
+			return shell_err(sh, -LLMK_EIO, "%s: measuring the model: not completed", who);
 	}
 	if (info.measure_pending)
 		return 0;

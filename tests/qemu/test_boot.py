@@ -433,14 +433,22 @@ def test_larger_than_memory(args):
     host = subprocess.run([llmctl, "--disk", model, "-c", "load --resident 0", "-c", infer],
                           capture_output=True, timeout=300).stdout.decode("utf-8", "replace")
     want = re.search(r"^ids:(.*)$", host, re.M)
+    with open(model, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
     vm = Llmk(args.arch, args.esp, [model], mem="256M")
     try:
         vm.boot(180)
         load = vm.command("load 0", 120)
+        info = vm.command("info", 30)
         out = vm.command(infer, 600)
         got = re.search(r"^ids:(.*)$", out, re.M)
         check(name, "streaming" in load and want and got and got.group(1) == want.group(1),
               f"{load}\n{out}\nhost: {host}")
+        att = vm.command("attest --nonce 00", 120)
+        check("the first pass measures the rest of a streamed model (beside the pass): "
+              "attest's digest = the file's SHA-256",
+              "bytes so far, the first pass the rest" in info and
+              f"model        {digest} (loaded model, disk 0: SHA-256" in att, f"{info}\n{att}")
         vm.send("poweroff\n")
         vm.wait_exit(30)
     except TimeoutError as e:

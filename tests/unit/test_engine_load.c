@@ -640,8 +640,11 @@ static void streams_only_as_measured(const char *impl, bool tied)
 		CHECK_EQ_INT(r, -LLMK_EAUTH);
 		CHECK(strstr(err, tied ? "stream: the disk changed under the model: bytes 0x"
 				       : "the disk changed under the model: bytes 0x") == err);
-		if (!tied) /* and never into the measurements */
+		if (!tied) { /* and never into the measurements */
 			CHECK(engine_get_info(e, &info) == 0 && info.measure_pending);
+			CHECK_EQ_INT(engine_measure(e, err, sizeof err), -LLMK_EAUTH);
+			CHECK(strstr(err, "the disk changed under the model: bytes 0x") == err);
+		}
 		unload_served(e);
 	}
 	free(file);

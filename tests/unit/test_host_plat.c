@@ -266,6 +266,59 @@ TEST(host_parallel_pool_does_not_wait_for_a_worker_that_never_runs)
 	}
 }
 
+struct bg_job {
+	int runs, started, release;
+	long sum;
+};
+
+static void bg_task(void *arg)
+{
+	struct bg_job *j = arg;
+
+	__atomic_store_n(&j->started, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&j->release, __ATOMIC_ACQUIRE))
+		;
+	for (long k = 0; k < 1000; k++)
+		j->sum += k;
+	__atomic_fetch_add(&j->runs, 1, __ATOMIC_RELAXED);
+}
+
+/* plat_background: the task runs once, beside the caller, and its writes
+ * are seen after the wait; plat_parallel meanwhile runs every task (the
+ * caller takes the busy worker's); with the workers held the wait runs the
+ * task itself. */
+TEST(host_background_task_runs_once_beside_the_caller)
+{
+	int n = plat_cpu_count() < 64 ? plat_cpu_count() : 64;
+	if (n < 2) {
+		SKIP_CPU("a second CPU", "nothing to run beside the caller");
+	}
+	alarm(60);
+	for (int round = 0; round < 20; round++) {
+		struct bg_job b = {0};
+		plat_background(bg_task, &b);
+		/* a worker takes it and spins until released */
+		while (!__atomic_load_n(&b.started, __ATOMIC_ACQUIRE))
+			;
+		struct count_job j = {{0}};
+		plat_parallel(count_task, &j, n);
+		for (int i = 0; i < n; i++)
+			CHECK_EQ_INT(j.runs[i], 1);
+		__atomic_store_n(&b.release, 1, __ATOMIC_RELEASE);
+		plat_background_wait();
+		CHECK_EQ_INT(b.runs, 1);
+		CHECK(b.sum == 1000L * 999 / 2);
+	}
+	plat_background_wait(); /* nothing started: returns */
+	host_pool_hold(true);
+	struct bg_job h = {.release = 1};
+	plat_background(bg_task, &h);
+	plat_background_wait();
+	CHECK_EQ_INT(h.runs, 1);
+	host_pool_hold(false);
+	alarm(0);
+}
+
 TEST(host_alloc_aligned_zeroed)
 {
 	struct plat_mem_stats a, b;

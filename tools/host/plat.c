@@ -763,6 +763,28 @@ static uint64_t pool_current_job(void)
 	return atomic_load(&pool_claim) >> 32;
 }
 
+/* plat_background: BG_NONE -> BG_POSTED (the caller) -> BG_RUNNING (who
+ * takes it, by compare-and-swap) -> BG_DONE -> BG_NONE (the caller's wait) */
+enum { BG_NONE, BG_POSTED, BG_RUNNING, BG_DONE };
+static _Atomic int pool_bg;
+static void (*bg_fn)(void *);
+static void *bg_arg;
+
+static void take_background(void)
+{
+	int want = BG_POSTED;
+
+	if (!atomic_compare_exchange_strong(&pool_bg, &want, BG_RUNNING))
+		return;
+	bg_fn(bg_arg);
+	atomic_store_explicit(&pool_bg, BG_DONE, memory_order_release);
+}
+
+static bool pool_idle(uint64_t seen)
+{
+	return pool_current_job() == seen && atomic_load(&pool_bg) != BG_POSTED;
+}
+
 static void *pool_worker(void *arg)
 {
 	uint64_t seen = 0;
@@ -771,21 +793,75 @@ static void *pool_worker(void *arg)
 	for (;;) {
 		uint64_t g;
 		int spins = 0;
-		while ((g = pool_current_job()) == seen && spins < 20000) {
+		while (pool_idle(seen) && spins < 20000) {
 			cpu_relax();
 			spins++;
 		}
-		if (g == seen) {
+		if (pool_idle(seen)) {
 			pthread_mutex_lock(&pool_lock);
-			while ((g = pool_current_job()) == seen)
+			while (pool_idle(seen))
 				pthread_cond_wait(&pool_cond, &pool_lock);
 			pthread_mutex_unlock(&pool_lock);
 		}
-		seen = g;
-		if (!atomic_load(&pool_hold))
-			pool_take_tasks();
+		g = pool_current_job();
+		bool hold = atomic_load(&pool_hold); /* tests: no task taken */
+		if (hold)
+			cpu_relax();
+		else
+			take_background();
+		if (g != seen) {
+			seen = g;
+			if (!hold)
+				pool_take_tasks();
+		}
 	}
 	return NULL;
+}
+
+static void pool_start(int cpus)
+{
+	if (!pool) {
+		pthread_once(&fork_once, fork_register);
+		pool = calloc((size_t)cpus, sizeof *pool);
+		for (int i = 1; i < cpus; i++)
+			pthread_create(&pool[i], NULL, pool_worker, NULL);
+	}
+}
+
+static void pool_wake(void)
+{
+	/* under the lock: a worker that found nothing new waits on the
+	 * condition before this broadcast, or sees what is new */
+	pthread_mutex_lock(&pool_lock);
+	pthread_cond_broadcast(&pool_cond);
+	pthread_mutex_unlock(&pool_lock);
+}
+
+void plat_background(void (*fn)(void *arg), void *arg)
+{
+	plat_background_wait(); /* one at a time */
+	bg_fn = fn;
+	bg_arg = arg;
+	atomic_store_explicit(&pool_bg, BG_POSTED, memory_order_release);
+	if (plat_cpu_count() < 2) {
+		take_background();
+		return;
+	}
+	pool_start(plat_cpu_count());
+	pool_wake();
+}
+
+void plat_background_wait(void)
+{
+	take_background(); /* not taken yet: here */
+	for (int spins = 0; atomic_load_explicit(&pool_bg, memory_order_acquire) == BG_RUNNING;
+	     spins++) {
+		if (spins < 4000)
+			cpu_relax();
+		else
+			sched_yield();
+	}
+	atomic_store_explicit(&pool_bg, BG_NONE, memory_order_relaxed);
 }
 
 void plat_parallel(plat_task_fn fn, void *arg, int n)
@@ -797,12 +873,7 @@ void plat_parallel(plat_task_fn fn, void *arg, int n)
 		fn(arg, 0, 1);
 		return;
 	}
-	if (!pool) {
-		pthread_once(&fork_once, fork_register);
-		pool = calloc((size_t)cpus, sizeof *pool);
-		for (int i = 1; i < cpus; i++)
-			pthread_create(&pool[i], NULL, pool_worker, NULL);
-	}
+	pool_start(cpus);
 	atomic_store_explicit(&pool_fn, fn, memory_order_relaxed);
 	atomic_store_explicit(&pool_arg, arg, memory_order_relaxed);
 	atomic_store_explicit(&pool_n, n, memory_order_relaxed);
@@ -810,11 +881,7 @@ void plat_parallel(plat_task_fn fn, void *arg, int n)
 	if (!++pool_job) /* 0 is the job a worker has seen before the first */
 		pool_job = 1;
 	atomic_store_explicit(&pool_claim, (uint64_t)pool_job << 32 | 1, memory_order_release);
-	/* under the lock: a worker that found no new job waits on the
-	 * condition before this broadcast, or sees the job */
-	pthread_mutex_lock(&pool_lock);
-	pthread_cond_broadcast(&pool_cond);
-	pthread_mutex_unlock(&pool_lock);
+	pool_wake();
 	fn(arg, 0, n);
 	pool_take_tasks();
 	/* a task still out is one a worker claimed and runs; past a short spin
