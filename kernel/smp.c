@@ -14,8 +14,11 @@
  * run yet holds nothing up (its task runs on the caller; when it runs it
  * finds none left), everything a task wrote is visible to the caller when
  * plat_parallel returns, and the job fields never change while a claim of
- * that job can still succeed. Arch-neutral: C11 memory model via the GCC
- * __atomic builtins.
+ * that job can still succeed. plat_background posts one task in a word of
+ * its own; a worker spinning for work takes it by compare-and-swap before
+ * its next job's tasks (a job meanwhile runs on the caller and the other
+ * workers), and the caller's wait takes it itself if no worker has.
+ * Arch-neutral: C11 memory model via the GCC __atomic builtins.
  */
 #include "kernel.h"
 #include "arch.h"
