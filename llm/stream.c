@@ -371,10 +371,11 @@ static void bg_sha(void *arg)
  * as checking); at the model's end, the digest out. */
 static void bg_wait(struct wt_stream *s)
 {
-	uint64_t t0 = plat_time_ns();
+	uint64_t t0;
 
 	if (!s->bg.on)
 		return;
+	t0 = plat_time_ns();
 	plat_background_wait();
 	s->bg.on = false;
 	if (s->bg.final)
@@ -383,14 +384,12 @@ static void bg_wait(struct wt_stream *s)
 	s->st.decrypt_ns += plat_time_ns() - t0;
 }
 
-/* Bytes [off, off + n) at p into the tags; a held small tensor they overlap
- * must be what was read for use. At the model's end, the last tag. */
-static int feed_tags(struct wt_stream *s, const uint8_t *p, uint64_t off, uint64_t n, bool tags)
+/* Bytes [off, off + n) at p, just fed to the tags: a held small tensor they
+ * overlap must be what was read for use. At the model's end, the last tag. */
+static int tags_fed(struct wt_stream *s, const uint8_t *p, uint64_t off, uint64_t n)
 {
 	int e = 0;
 
-	if (tags)
-		bind_feed(s->bind, p, (size_t)n);
 	for (uint32_t i = 0; i < s->n_pin && !e; i++) {
 		const struct st_pin *pn = &s->pin[i];
 		uint64_t lo = off > pn->off ? off : pn->off;
@@ -415,7 +414,7 @@ static int feed(struct wt_stream *s, const uint8_t *p, uint64_t off, uint64_t n)
 	t0 = plat_time_ns();
 	if (n)
 		plat_parallel(meas_worker, &m, 2); /* (one CPU: one task, both) */
-	if (!(e = feed_tags(s, p, off, n, false)) && off + n == s->bind->end)
+	if (!(e = tags_fed(s, p, off, n)) && off + n == s->bind->end)
 		digest_out(s);
 	s->st.decrypt_ns += plat_time_ns() - t0;
 	return e;
@@ -437,7 +436,8 @@ static int feed_beside(struct wt_stream *s, struct st_slot *sl, const uint8_t *p
 	s->bg.p = p;
 	s->bg.n = (size_t)n;
 	plat_background(bg_sha, s);
-	if (!(e = feed_tags(s, p, off, n, true)) && off + n == s->bind->end)
+	bind_feed(s->bind, p, (size_t)n);
+	if (!(e = tags_fed(s, p, off, n)) && off + n == s->bind->end)
 		s->bg.final = true; /* (read only after the wait) */
 	s->st.decrypt_ns += plat_time_ns() - t0;
 	return e;
