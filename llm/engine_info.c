@@ -37,9 +37,8 @@ int engine_get_info(const struct engine *e, struct engine_info *info)
 			memcpy(info->plain_sha256, e->load_digest, 32);
 		info->digest_as_loaded = true;
 		info->measure_pending = !e->load_measured;
-		info->measured_bytes = e->load_measured ? e->g.extent
-				       : e->bind.tag   ? e->bind.base + e->bind.fed
-						       : e->g.data_offset;
+		/* (pending only while a bound stream's first pass has not run) */
+		info->measured_bytes = e->load_measured ? e->g.extent : e->bind.base + e->bind.fed;
 		if (e->bind.tag) {
 			info->bind_blocks = e->bind.n_blocks;
 			info->bind_block = e->bind.block;
