@@ -123,6 +123,12 @@ void *plat_alloc(size_t size, size_t align)
 	return NULL;
 }
 
+/* every page here is backed: nothing to leave for a first touch */
+void *plat_alloc_sparse(size_t size, size_t align)
+{
+	return plat_alloc(size, align);
+}
+
 void plat_free(void *p, size_t size)
 {
 	uint64_t a = (uintptr_t)p, sz = ALIGN_UP((uint64_t)size ? size : 1, PAGE_SIZE);

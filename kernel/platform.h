@@ -80,6 +80,11 @@ void plat_mark_prompt(void);     /* shell calls it once, at the first prompt */
  * two, <= 2 MiB). NULL when out of memory. Budget accounting is the engine's
  * job (llm/mem.h), not the platform's. */
 void *plat_alloc(size_t size, size_t align);
+/* The same for memory its owner fills a little at a time (the KV cache, a
+ * row a position): a platform that backs pages on first touch (the host)
+ * backs none ahead; the kernel's memory is all backed, so the two are one.
+ * Freed with plat_free. */
+void *plat_alloc_sparse(size_t size, size_t align);
 void plat_free(void *p, size_t size);
 struct plat_mem_stats {
 	uint64_t total;     /* memory the platform manages (kernel: conventional RAM) */

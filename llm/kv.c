@@ -62,10 +62,10 @@ int kv_init(struct kv_cache *c, struct llm_mem *mem, uint32_t type, uint32_t n_l
 		c->layer_bytes = ((c->layer_bytes + 63) & ~(size_t)63) + LLM_MEM_REDZONE;
 	c->bytes = (size_t)n_layer * c->layer_bytes;
 	c->mem = mem;
-	c->k = llm_mem_alloc(mem, c->bytes, &err);
+	c->k = llm_mem_alloc_sparse(mem, c->bytes, &err);
 	if (!c->k)
 		return err;
-	c->v = llm_mem_alloc(mem, c->bytes, &err);
+	c->v = llm_mem_alloc_sparse(mem, c->bytes, &err);
 	if (!c->v) {
 		llm_mem_free(mem, c->k, c->bytes);
 		c->k = NULL;

@@ -30,7 +30,7 @@ void llm_mem_init(struct llm_mem *m, uint64_t budget)
 	m->n_allocs = 0;
 }
 
-void *llm_mem_alloc(struct llm_mem *m, size_t size, int *err)
+static void *mem_alloc(struct llm_mem *m, size_t size, int *err, bool sparse)
 {
 	uint64_t charge = mem_charge(size);
 	void *p;
@@ -45,7 +45,7 @@ void *llm_mem_alloc(struct llm_mem *m, size_t size, int *err)
 			*err = -LLMK_EBUDGET;
 		return NULL;
 	}
-	p = plat_alloc(size, MEM_ALIGN);
+	p = sparse ? plat_alloc_sparse(size, MEM_ALIGN) : plat_alloc(size, MEM_ALIGN);
 	if (!p) {
 		if (err)
 			*err = -LLMK_ENOMEM;
@@ -58,6 +58,16 @@ void *llm_mem_alloc(struct llm_mem *m, size_t size, int *err)
 	if (err)
 		*err = 0;
 	return p;
+}
+
+void *llm_mem_alloc(struct llm_mem *m, size_t size, int *err)
+{
+	return mem_alloc(m, size, err, false);
+}
+
+void *llm_mem_alloc_sparse(struct llm_mem *m, size_t size, int *err)
+{
+	return mem_alloc(m, size, err, true);
 }
 
 void llm_mem_zeroize(void *p, size_t size)

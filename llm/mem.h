@@ -68,6 +68,9 @@ void llm_mem_init(struct llm_mem *m, uint64_t budget);
 /* NULL (and nothing allocated) if out of memory or if it would pass the budget;
  * *err (if non-NULL) says which: -LLMK_ENOMEM or -LLMK_EBUDGET. */
 void *llm_mem_alloc(struct llm_mem *m, size_t size, int *err);
+/* The same, charged the same, for memory filled a little at a time (the KV
+ * cache): plat_alloc_sparse's pages. */
+void *llm_mem_alloc_sparse(struct llm_mem *m, size_t size, int *err);
 /* Zeroizes the bytes before returning them (weights and prompts are secrets). */
 void llm_mem_free(struct llm_mem *m, void *p, size_t size);
 /* Zero p[0..size) in place, a wipe the compiler cannot drop as a dead store

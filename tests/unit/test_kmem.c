@@ -7,11 +7,13 @@
 #include <stdlib.h>
 
 #define plat_alloc kmem_alloc
+#define plat_alloc_sparse kmem_alloc_sparse
 #define plat_free kmem_free
 #define plat_mem_stats kmem_stats
 #define mem_init kmem_init
 #include "../../kernel/mem.c"
 #undef plat_alloc
+#undef plat_alloc_sparse
 #undef plat_free
 #undef plat_mem_stats
 #undef mem_init
@@ -67,11 +69,17 @@ TEST(kmem_alloc_aligned_zeroed_and_counted)
 	CHECK(!(a >= buf + 3 * MIB && a < buf + 4 * MIB));
 	CHECK(!(b >= buf + 3 * MIB && b < buf + 4 * MIB));
 	CHECK(a + 4096 <= b || b + MIB <= a);
+	/* a sparse allocation is an ordinary one here: zeroed and counted */
+	uint8_t *c = kmem_alloc_sparse(8192, 64);
+	CHECK(c && all_zero(c, 8192));
+	kmem_stats(&st);
+	CHECK_EQ_INT(st.used, 4096 + MIB + 8192);
+	kmem_free(c, 8192);
 	kmem_free(a, 100);
 	kmem_free(b, MIB);
 	kmem_stats(&st);
 	CHECK_EQ_INT(st.used, 0);
-	CHECK_EQ_INT(st.used_peak, 4096 + MIB);
+	CHECK_EQ_INT(st.used_peak, 4096 + MIB + 8192);
 	CHECK_EQ_INT(pm.n, 2); /* freed pieces merged back into the two ranges */
 	free(buf);
 }

@@ -176,7 +176,9 @@ static size_t page_round(size_t n)
 	return (n + 4095) & ~(size_t)4095;
 }
 
-void *plat_alloc(size_t size, size_t align)
+/* backed: large ones on 2 MiB pages, faulted in here (plat_alloc); else
+ * 4 KiB pages, each faulted in at its first touch (plat_alloc_sparse) */
+static void *alloc_pages(size_t size, size_t align, bool backed)
 {
 	if (!size || align > HUGE_SZ || size > SIZE_MAX - HUGE_SZ - 2 * GUARD_SZ - 4096)
 		return NULL;
@@ -184,7 +186,7 @@ void *plat_alloc(size_t size, size_t align)
 	/* Over-map so the start can be aligned (large ones to 2 MiB, for
 	 * huge pages), then unmap the slack. */
 	size_t extra = align > 4096 ? align : 0;
-	if (len >= HUGE_SZ && extra < HUGE_SZ)
+	if (backed && len >= HUGE_SZ && extra < HUGE_SZ)
 		extra = HUGE_SZ;
 	size_t total = len + extra + 2 * GUARD_SZ;
 	uint8_t *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -198,11 +200,10 @@ void *plat_alloc(size_t size, size_t align)
 		munmap(m, (size_t)(lo - m));
 	if (m + total > hi)
 		munmap(hi, (size_t)(m + total - hi));
-	if (len >= HUGE_SZ) {
+	if (backed && len >= HUGE_SZ) {
 		/* 2 MiB pages: decode streamed the weights through 4 KiB ones
 		 * more slowly. Faulted in here, not on first use, which slowed
-		 * the load and the first infer (docs/perf.md, "Matmul
-		 * scheduling and memory"). */
+		 * the load (docs/perf.md, "Matmul scheduling and memory"). */
 		madvise(p, len, MADV_HUGEPAGE);
 		for (size_t o = 0; o < len; o += 4096)
 			((volatile uint8_t *)p)[o] = 0;
@@ -221,6 +222,18 @@ void *plat_alloc(size_t size, size_t align)
 	while (u > pk && !atomic_compare_exchange_weak(&mem_peak, &pk, u))
 		;
 	return p;
+}
+
+void *plat_alloc(size_t size, size_t align)
+{
+	return alloc_pages(size, align, true);
+}
+
+/* A short run stores a few of the KV cache's rows: faulting in the whole
+ * of it on 2 MiB pages took the 7B's load 0.5 s here (docs/perf.md). */
+void *plat_alloc_sparse(size_t size, size_t align)
+{
+	return alloc_pages(size, align, false);
 }
 
 void plat_free(void *p, size_t size)
