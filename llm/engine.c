@@ -18,6 +18,7 @@ void engine_init(struct engine *e)
 	e->cfg.kv_type = GGML_TYPE_F16;
 	e->cfg.n_batch = ENGINE_DEFAULT_BATCH;
 	e->cfg.n_predict = 128;
+	e->cfg.lookup = ENGINE_LOOKUP_AUTO;
 	sample_defaults(&e->cfg.samp);
 }
 
@@ -60,6 +61,15 @@ static const char *budget_what(const struct engine *e)
 	return e->cfg.mem_budget ? "mem-budget is" : "free memory (no mem-budget) is";
 }
 
+/* What a run's prompt lookup takes (its logits rows) when the configured
+ * lookup drafts under the plan, streaming or not: the plan leaves room. */
+static uint64_t lookup_bytes(const struct engine *e, bool streaming)
+{
+	int n = e->cfg.lookup == ENGINE_LOOKUP_AUTO ? (streaming ? ENGINE_LOOKUP_STREAM : 0)
+						    : e->cfg.lookup;
+	return n > 0 ? ((uint64_t)n + 1) * e->model.hp.n_vocab * sizeof(float) : 0;
+}
+
 /*
  * Streaming plan: the streamer's slots instead of the weights. As many slots
  * (up to ENGINE_STREAM_SLOTS) as leave the configured context; if none do,
@@ -80,7 +90,7 @@ static int plan_stream(struct engine *e, uint64_t budget, uint64_t per_pos, char
 	if (n > nd.n_items)
 		n = nd.n_items;
 	lo = n < 2 ? n : 2;
-	base = e->mem.used + e->scratch_bytes + nd.fixed_bytes;
+	base = e->mem.used + e->scratch_bytes + nd.fixed_bytes + lookup_bytes(e, true);
 	while (budget && n > lo && base + n * nd.slot_bytes + e->n_ctx * per_pos > budget)
 		n--;
 	need = base + n * nd.slot_bytes + (uint64_t)MIN_CTX * per_pos;
@@ -147,7 +157,7 @@ static int plan(struct engine *e, char *err, size_t errlen)
 		e->kv_bytes = kv_bytes(e->cfg.kv_type, hp->n_layer, e->n_ctx, kv_dim);
 		return 0;
 	}
-	fixed = e->mem.used + e->weight_bytes + e->scratch_bytes;
+	fixed = e->mem.used + e->weight_bytes + e->scratch_bytes + lookup_bytes(e, false);
 	e->streaming = e->cfg.weights == ENGINE_WEIGHTS_STREAM ||
 		       (e->cfg.weights == ENGINE_WEIGHTS_AUTO && fixed + e->n_ctx * per_pos > budget);
 	if (e->streaming)
@@ -474,6 +484,7 @@ void engine_gen_init(const struct engine *e, struct engine_gen *g)
 	memset(g, 0, sizeof *g);
 	g->samp = e->cfg.samp;
 	g->n_predict = e->cfg.n_predict;
+	g->lookup = e->cfg.lookup;
 }
 
 struct engine_threads engine_threads_set(struct engine *e, int n)
@@ -640,19 +651,90 @@ static bool add_text(struct engine *e, struct engine_gen *g, const char *piece, 
 
 /* --ignore-eos (llama.cpp: every end-of-generation token's logit bias is
  * -inf): the end tokens can no longer be drawn. */
-static void ban_eog(struct engine *e)
+static void ban_eog(struct engine *e, float *logits)
 {
 	uint32_t n = e->tok.n_vocab < e->model.hp.n_vocab ? e->tok.n_vocab : e->model.hp.n_vocab;
 
 	for (uint32_t id = 0; id < n; id++)
 		if (e->tok.tokens[id].attr & TOK_ATTR_EOG)
-			e->s.logits[id] = -__builtin_inff();
+			logits[id] = -__builtin_inff();
 }
 
-static int generate(struct engine *e, struct engine_gen *g)
+/* The longest n-gram checked, and the shortest: one token matches too often
+ * by chance to be worth its drafts. */
+#define LOOKUP_NGRAM_MAX 4
+#define LOOKUP_NGRAM_MIN 2
+
+/*
+ * Prompt lookup (Saxena 2023; llama.cpp's lookup decoding): the context
+ * h[0..n) (the cache's tokens and the one just sampled) ends in an n-gram;
+ * where it occurred before, latest first and longest n first, the tokens
+ * that followed it there are the draft, at most max. Returns how many.
+ */
+static uint32_t lookup_draft(const int32_t *h, uint32_t n, uint32_t max, int32_t *d)
+{
+	for (uint32_t g = LOOKUP_NGRAM_MAX; g >= LOOKUP_NGRAM_MIN; g--) {
+		if (n <= g)
+			continue;
+		const int32_t *tail = h + n - g;
+		/* an occurrence at [at, at + g) with at least one token after it */
+		for (uint32_t at = n - g; at-- > 0;) {
+			if (memcmp(h + at, tail, g * sizeof *h) != 0)
+				continue;
+			uint32_t k = 0;
+			while (k < max && at + g + k < n)
+				d[k] = h[at + g + k], k++;
+			return k;
+		}
+	}
+	return 0;
+}
+
+/*
+ * One forward pass for the token id just sampled at e->n_past, and with it
+ * the drafts the context suggests: *lg then points at the logits of the
+ * token after id (row 0), the drafts' rows after it. Returns the drafts'
+ * count (d[0..) is what the pass assumed follows id), or -LLMK_E*.
+ */
+static int step(struct engine *e, struct engine_gen *g, int32_t id, uint32_t room, float *rows,
+		int32_t *d, float **lg)
+{
+	uint32_t max = g->lookup > 0 ? (uint32_t)g->lookup : 0, k;
+	uint32_t base[ENGINE_LOOKUP_MAX + 1] = {0}, pos[ENGINE_LOOKUP_MAX + 1];
+	int32_t tok[ENGINE_LOOKUP_MAX + 1];
+	int r;
+
+	/* drafts past the tokens still wanted or past the context are wasted */
+	if (max > room)
+		max = room;
+	if (max > e->n_ctx - e->n_past - 1)
+		max = e->n_ctx - e->n_past - 1;
+	e->ctx_tok[e->n_past] = id;
+	k = rows && max ? lookup_draft(e->ctx_tok, e->n_past + 1, max, d) : 0;
+	e->run.n_passes++;
+	if (!k) {
+		*lg = e->s.logits;
+		return model_forward(&e->model, &e->s, &e->mm, &e->kv, &id, 1, e->n_past, true);
+	}
+	tok[0] = id;
+	for (uint32_t i = 0; i <= k; i++) {
+		pos[i] = e->n_past + i;
+		if (i)
+			tok[i] = d[i - 1];
+	}
+	e->run.n_drafted += k;
+	*lg = rows;
+	r = model_forward_seqs(&e->model, &e->s, &e->mm, &e->kv, tok, base, pos, k + 1, rows);
+	return r ? r : (int)k;
+}
+
+static int generate(struct engine *e, struct engine_gen *g, float *rows)
 {
 	size_t emitted = 0;
 	char piece[256];
+	int32_t draft[ENGINE_LOOKUP_MAX];
+	uint32_t n_draft = 0, at = 0; /* draft[at..n_draft) the pass assumed next */
+	float *lg = e->s.logits;
 	int r = 0;
 
 	e->text_len = 0;
@@ -670,8 +752,8 @@ static int generate(struct engine *e, struct engine_gen *g)
 			break;
 		}
 		if (g->ignore_eos)
-			ban_eog(e);
-		id = (int32_t)sample_next(&e->smp, e->s.logits);
+			ban_eog(e, lg);
+		id = (int32_t)sample_next(&e->smp, lg);
 		if (tok_is_eog(&e->tok, id)) {
 			e->run.stop = "eog";
 			break;
@@ -688,19 +770,59 @@ static int generate(struct engine *e, struct engine_gen *g)
 		}
 		if (i + 1 == g->n_predict)
 			break;
+		/* the pass took id's position as the draft's: its row there holds
+		 * what a pass of id alone would, and the next row the logits after id */
+		if (at < n_draft && id == draft[at]) {
+			e->ctx_tok[e->n_past++] = id;
+			e->run.n_accepted++;
+			lg = rows + (size_t)++at * e->model.hp.n_vocab;
+			continue;
+		}
 		if (e->n_past >= e->n_ctx) {
 			e->run.stop = "context";
 			break;
 		}
-		if ((r = model_forward(&e->model, &e->s, &e->mm, &e->kv, &id, 1, e->n_past, true))) {
+		/* (what a wrong draft wrote in the cache lies past n_past: overwritten) */
+		r = step(e, g, id, g->n_predict - i - 2, rows, draft, &lg);
+		if (r < 0) {
 			e->run.stop = "error"; /* a disk or a sealed chunk failed mid-reply */
 			break;
 		}
-		e->ctx_tok[e->n_past++] = id;
+		n_draft = (uint32_t)r;
+		at = 0;
+		r = 0;
+		e->n_past++;
 	}
 	if (e->text_len > emitted && strcmp(e->run.stop, "stop") != 0)
 		emit(g, e->text + emitted, e->text_len - emitted);
 	return r;
+}
+
+/* The logits rows prompt lookup needs (a row of n_vocab for the token and
+ * each draft), for a run that drafts; NULL with e->run.lookup_off saying why
+ * not (lookup_bytes left room for the configured lookup). */
+static float *lookup_rows(struct engine *e, struct engine_gen *g, size_t *bytes)
+{
+	float *rows;
+	int err;
+
+	if (g->lookup == ENGINE_LOOKUP_AUTO)
+		g->lookup = e->streaming ? ENGINE_LOOKUP_STREAM : 0;
+	if (g->lookup <= 0)
+		return NULL;
+	if ((uint32_t)g->lookup > ENGINE_LOOKUP_MAX)
+		g->lookup = ENGINE_LOOKUP_MAX;
+	if ((uint32_t)g->lookup + 1 > e->s.n_batch)
+		g->lookup = (int)e->s.n_batch - 1;
+	*bytes = ((size_t)g->lookup + 1) * e->model.hp.n_vocab * sizeof(float);
+	if (!g->lookup || !(rows = llm_mem_alloc(&e->mem, *bytes, &err))) {
+		e->run.lookup_off = g->lookup ? "no room in the memory budget for its logits"
+					      : "a batch of 1 token";
+		g->lookup = 0;
+		return NULL;
+	}
+	e->run.lookup = (uint32_t)g->lookup;
+	return rows;
 }
 
 /* Evaluate toks[0..n) (already in e->tok_buf) and generate. */
@@ -730,6 +852,8 @@ static int run_threads(struct engine *e, uint32_t n, struct engine_gen *g, char 
 	e->run.prompt_ns = t1 - t0;
 	e->run.n_gen = 0;
 	e->run.gen_ns = 0;
+	e->run.n_passes = e->run.n_drafted = e->run.n_accepted = e->run.lookup = 0;
+	e->run.lookup_off = NULL;
 	if (r == -LLMK_ECANCEL) {
 		e->run.stop = "cancel";
 		plat_snprintf(err, errlen, "cancelled while reading the prompt (%u of %u tokens)",
@@ -742,8 +866,12 @@ static int run_threads(struct engine *e, uint32_t n, struct engine_gen *g, char 
 		seal_msg(e, err, errlen);
 		return r;
 	}
-	r = generate(e, g);
+	size_t rows_bytes = 0;
+	float *rows = lookup_rows(e, g, &rows_bytes);
+	r = generate(e, g, rows);
 	e->run.gen_ns = plat_time_ns() - t1;
+	if (rows)
+		llm_mem_free(&e->mem, rows, rows_bytes);
 	if (r == -LLMK_ECANCEL)
 		plat_snprintf(err, errlen, "cancelled after %u tokens", e->run.n_gen);
 	else if (r) {

@@ -41,6 +41,14 @@
 #define ENGINE_DEFAULT_CTX 4096
 /* n_predict: until the context is full or an end token (llama.cpp's -n -1) */
 #define ENGINE_PREDICT_ALL UINT32_MAX
+/* Prompt-lookup decoding (`lookup N`): where the last tokens occurred
+ * before in the context, the tokens that followed them there are drafted
+ * and checked in the same pass as the token sampled, up to N of them.
+ * AUTO: ENGINE_LOOKUP_STREAM while the weights stream (a pass is a read of
+ * the model, whatever the tokens it carries), else none. */
+#define ENGINE_LOOKUP_MAX 16
+#define ENGINE_LOOKUP_AUTO (-1)
+#define ENGINE_LOOKUP_STREAM 8
 
 /* How load holds the weights: by the memory plan, or forced (load --resident/--stream). */
 enum engine_weights { ENGINE_WEIGHTS_AUTO, ENGINE_WEIGHTS_RESIDENT, ENGINE_WEIGHTS_STREAM };
@@ -58,6 +66,7 @@ struct engine_config {
 	const struct seal_keysrc *keysrc;
 	enum engine_weights weights;
 	bool no_pack;           /* keep resident weights in GGUF order (quant.h, packed) */
+	int lookup;             /* drafted tokens a pass at most; ENGINE_LOOKUP_AUTO */
 };
 
 /* Counters of the last run (the engine keeps them in e->run). */
@@ -71,6 +80,10 @@ struct engine_run {
 				   "cancel", "error" */
 	uint64_t seed;          /* the sampler's seed in the last run (--seed reproduces it) */
 	int threads;            /* matmul workers the last run used */
+	/* generation's forward passes, and prompt lookup's drafts in them */
+	uint32_t n_passes, n_drafted, n_accepted;
+	uint32_t lookup;        /* the most drafted a pass in the last run; 0 = none */
+	const char *lookup_off; /* why the run went without, asked for (NULL: it did not) */
 };
 
 /* Special-token text (<|im_start|>, [INST], ...) in the user's text: parsed
@@ -85,6 +98,7 @@ struct engine_gen {
 	uint32_t n_predict;     /* ENGINE_PREDICT_ALL: until the context is full */
 	bool ignore_eos;        /* end tokens get logit -inf: keep generating past them */
 	int threads;            /* matmul workers for this run; 0 = as loaded */
+	int lookup;             /* drafted tokens a pass at most; ENGINE_LOOKUP_AUTO */
 	enum engine_special special;
 	const char *stops[ENGINE_MAX_STOPS];
 	uint32_t n_stops;

@@ -361,6 +361,7 @@ static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, 
 	}
 	a->g.samp = run.samp;
 	a->g.n_predict = run.n_predict;
+	a->g.lookup = run.lookup;
 	return 0;
 }
 
@@ -537,6 +538,12 @@ static int cmd_stats(struct shell *sh, int argc, char **argv)
 	plat_snprintf(x, sizeof x, " (ended: %s, seed %llu, %d thread%s)", st.run.stop,
 		      (unsigned long long)st.run.seed, st.run.threads, st.run.threads == 1 ? "" : "s");
 	rate("generation", st.run.n_gen, st.run.gen_ns, x);
+	if (st.run.lookup)
+		plat_printf("  lookup      %u of %u drafted tokens taken: %u tokens from %u passes "
+			    "(up to %u drafted a pass)\n", st.run.n_accepted, st.run.n_drafted,
+			    st.run.n_gen, st.run.n_passes + 1, st.run.lookup);
+	else if (st.run.lookup_off)
+		plat_printf("  lookup      off: %s\n", st.run.lookup_off);
 	plat_printf("  cache       %u of %u positions; load %.1f ms; memory peak %llu bytes\n",
 		    st.n_past, st.n_ctx, (double)st.run.load_ns / 1e6,
 		    (unsigned long long)st.mem_peak);

@@ -310,6 +310,10 @@ const struct shell_config_key shell_config_model[] = {
 	 "the CPU has them (next load)", set_pack, get_pack, NULL, NULL},
 	{"n-predict", "default max new tokens for infer/chat; -1 = to the end of the context",
 	 param_set, param_get, "N", P(NPREDICT, 0, 1u << 30, n_predict)},
+	{"lookup", "prompt lookup: up to N tokens that followed the last ones earlier in the "
+	 "context checked in the same pass as the next (the text is the same); 0 = off, "
+	 "-1 = 8 while streaming, else off", param_set, param_get, "N",
+	 P(INT, -1, ENGINE_LOOKUP_MAX, lookup)},
 	{"temp", "sampling temperature; 0 = greedy", param_set, param_get, "T",
 	 P(F32, 0, 100, samp.temp)},
 	{"top-k", "keep the K most likely tokens; 0 = off", param_set, param_get, "K",

@@ -41,7 +41,7 @@ static void ref_ids(const char *line, int n, char *out, size_t cap)
 	}
 }
 
-static void check_refs(const char *gguf, const char *refs)
+static void check_refs(const char *gguf, const char *refs, const char *flags)
 {
 	char path[4096], want[2048], cmd[512], *text;
 	struct shell_fixture s;
@@ -62,7 +62,8 @@ static void check_refs(const char *gguf, const char *refs)
 		CHECK(pr && q);
 		if (!pr || !q)
 			break;
-		snprintf(cmd, sizeof cmd, "infer %.*s -n 64 --temp 0 --ids", (int)(q - pr + 1), pr);
+		snprintf(cmd, sizeof cmd, "infer %.*s -n 64 --temp 0 --ids%s", (int)(q - pr + 1), pr,
+			 flags);
 		ref_ids(line, -1, want, sizeof want);
 		const char *out = fixture_run(&s, cmd, &st);
 		CHECK_EQ_INT(st, 0);
@@ -83,12 +84,19 @@ static void check_refs(const char *gguf, const char *refs)
 
 TEST(cmd_infer_reproduces_stories260K_f32)
 {
-	check_refs("stories260K.gguf", "refs-F32.jsonl");
+	check_refs("stories260K.gguf", "refs-F32.jsonl", "");
 }
 
 TEST(cmd_infer_reproduces_stories260K_f16)
 {
-	check_refs("stories260K-F16.gguf", "refs-F16.jsonl");
+	check_refs("stories260K-F16.gguf", "refs-F16.jsonl", "");
+}
+
+/* Prompt lookup's drafts checked in batched passes: the same tokens. */
+TEST(cmd_infer_reproduces_stories260K_with_lookup)
+{
+	check_refs("stories260K.gguf", "refs-F32.jsonl", " --lookup 16");
+	check_refs("stories260K-F16.gguf", "refs-F16.jsonl", " --lookup 4");
 }
 
 /* The brief's command line: load 0 then 20 greedy tokens with --ids. */
@@ -125,6 +133,14 @@ TEST(cmd_infer_first_20_ids_and_text)
 	CHECK(strstr(out, "\n  measured       SHA-256 as loaded; every read checked against it: ") !=
 	      NULL);
 	CHECK(strstr(out, " blocks of 4 KiB, ghash_") != NULL);
+	/* streamed, prompt lookup drafts by default, and stats count them */
+	out = fixture_run(&s, "stats", &st);
+	CHECK(strstr(out, "\n  lookup      ") != NULL &&
+	      strstr(out, " drafted tokens taken: 20 tokens from ") != NULL &&
+	      strstr(out, " passes (up to 8 drafted a pass)\n") != NULL);
+	fixture_run(&s, "infer \"Once upon a time\" -n 20 --temp 0 --lookup 0", &st);
+	out = fixture_run(&s, "stats", &st);
+	CHECK(st == 0 && strstr(out, "lookup") == NULL);
 	free(text);
 	fixture_close(&s);
 }
@@ -435,6 +451,6 @@ TEST(cmd_flags_and_config_keys_are_one_table)
 		out = fixture_run(&s, line, &st);
 		CHECK(strstr(out, "needs a value") != NULL);
 	}
-	CHECK_EQ_INT(flags, 24);
+	CHECK_EQ_INT(flags, 25);
 	fixture_close(&s);
 }
