@@ -20,7 +20,7 @@ FUZZ_LOAD_SRC := $(sort $(wildcard llm/*.c llm/kernels/scalar/*.c)) $(SIMD_SRC_$
 	tests/fuzz/fuzz_load.c tests/fuzz/fuzz_load_model.c
 FUZZ_LOAD_OBJ := $(patsubst %.c,$(B)/fuzz-load/obj/%.o,$(FUZZ_LOAD_SRC))
 FUZZ_LOAD_CFLAGS := $(FUZZ_CFLAGS) -ffp-contract=off -fno-sanitize-coverage=trace-cmp
-FUZZ_LOAD_WRAP := -Wl,--wrap=plat_alloc,--wrap=plat_free,--wrap=plat_mem_stats
+FUZZ_LOAD_WRAP := -Wl,--wrap=plat_alloc,--wrap=plat_alloc_sparse,--wrap=plat_free,--wrap=plat_mem_stats
 # clang ignores the files' own #pragma GCC target lines: their features here
 FUZZ_LOAD_PRAGMA_avx2/gcm.c := -maes -mpclmul -mvaes -mvpclmulqdq -Wno-unknown-pragmas
 FUZZ_LOAD_PRAGMA_avx512/gcm.c := $(FUZZ_LOAD_PRAGMA_avx2/gcm.c)

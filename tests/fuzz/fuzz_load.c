@@ -64,6 +64,7 @@
 static uint64_t machine_says, machine_gives, machine_held;
 
 void *__real_plat_alloc(size_t size, size_t align);
+void *__real_plat_alloc_sparse(size_t size, size_t align);
 void __real_plat_free(void *p, size_t size);
 
 static uint64_t pages(size_t n)
@@ -78,15 +79,27 @@ void __wrap_plat_mem_stats(struct plat_mem_stats *st)
 	st->used = st->used_peak = machine_held;
 }
 
-void *__wrap_plat_alloc(size_t size, size_t align)
+static void *machine_alloc(size_t size, size_t align, void *(*real)(size_t, size_t))
 {
 	void *p;
 
 	if (pages(size) > machine_gives || machine_held > machine_gives - pages(size))
 		return NULL;
-	if ((p = __real_plat_alloc(size, align)))
+	if ((p = real(size, align)))
 		machine_held += pages(size);
 	return p;
+}
+
+void *__wrap_plat_alloc(size_t size, size_t align)
+{
+	return machine_alloc(size, align, __real_plat_alloc);
+}
+
+/* (the KV cache: a machine that backs pages on first touch still counts
+ * them all, as the budget does) */
+void *__wrap_plat_alloc_sparse(size_t size, size_t align)
+{
+	return machine_alloc(size, align, __real_plat_alloc_sparse);
 }
 
 void __wrap_plat_free(void *p, size_t size)
