@@ -369,7 +369,8 @@ TEST(host_alloc_sparse_backs_pages_on_first_touch)
 	long after = resident_pages();
 	CHECK(p != NULL);
 	CHECK(((uintptr_t)p & 63) == 0);
-	CHECK(after - before < 64);
+	/* (a sixteenth: qemu-user's own tables for a mapping take some) */
+	CHECK(after - before < (long)(n / 4096 / 16));
 	CHECK(p[0] == 0 && p[n - 1] == 0);
 	for (size_t o = 0; o < n / 2; o += 4096)
 		p[o] = 1;
@@ -388,10 +389,15 @@ TEST(host_kv_cache_backs_only_the_rows_stored)
 	for (int i = 0; i < 4096; i++)
 		k[i] = v[i] = (float)i / 4096.0f;
 	llm_mem_init(&mem, 0);
+	/* the code's own pages first (and under qemu-user the translation of
+	 * it, which the emulator's resident count includes) */
+	CHECK(kv_init(&c, &mem, GGML_TYPE_F16, 8, 16, 4096) == 0);
+	kv_store(&c, 0, 0, k, v);
+	kv_free(&c);
 	long before = resident_pages();
 	CHECK(kv_init(&c, &mem, GGML_TYPE_F16, 8, 1024, 4096) == 0);
-	CHECK(resident_pages() - before < 64);
-	kv_store(&c, 0, 0, k, v); /* (the code's own pages, the first time) */
+	CHECK(resident_pages() - before < (long)(c.bytes * 2 / 4096 / 16));
+	kv_store(&c, 0, 0, k, v);
 	before = resident_pages();
 	for (uint32_t l = 0; l < 8; l++)
 		for (uint32_t pos = 0; pos < 4; pos++)
