@@ -345,37 +345,30 @@ static long resident_pages(void)
 }
 
 /* Large allocations start on a 2 MiB boundary (for huge pages) and are
- * faulted in at once, not on first use. */
-TEST(host_alloc_large_prefaulted)
+ * faulted in at once, not on first use. Sparse ones are backed page by
+ * page as they are touched: the KV cache of a long context, of which a
+ * short run stores a few rows. */
+TEST(host_alloc_large_prefaulted_sparse_on_first_touch)
 {
-	size_t n = (8 << 20) + 4096;
-	long before = resident_pages();
-	uint8_t *p = plat_alloc(n, 64);
-	long after = resident_pages();
-	CHECK(p != NULL);
-	CHECK(((uintptr_t)p & ((2 << 20) - 1)) == 0);
-	CHECK(before > 0 && after - before >= (long)(n / 4096));
-	CHECK(p[0] == 0 && p[n - 1] == 0);
-	plat_free(p, n);
-}
-
-/* Sparse ones are backed page by page as they are touched: the KV cache of
- * a long context, of which a short run stores a few rows. */
-TEST(host_alloc_sparse_backs_pages_on_first_touch)
-{
-	size_t n = (32 << 20) + 4096;
-	long before = resident_pages();
-	uint8_t *p = plat_alloc_sparse(n, 64);
-	long after = resident_pages();
-	CHECK(p != NULL);
-	CHECK(((uintptr_t)p & 63) == 0);
-	/* (a sixteenth: qemu-user's own tables for a mapping take some) */
-	CHECK(after - before < (long)(n / 4096 / 16));
-	CHECK(p[0] == 0 && p[n - 1] == 0);
-	for (size_t o = 0; o < n / 2; o += 4096)
-		p[o] = 1;
-	CHECK(resident_pages() - before >= (long)(n / 2 / 4096));
-	plat_free(p, n);
+	for (int sparse = 0; sparse < 2; sparse++) {
+		size_t n = ((size_t)(sparse ? 32 : 8) << 20) + 4096;
+		long before = resident_pages();
+		uint8_t *p = sparse ? plat_alloc_sparse(n, 64) : plat_alloc(n, 64);
+		long after = resident_pages();
+		CHECK(p != NULL && before > 0);
+		CHECK(((uintptr_t)p & (sparse ? 63 : (2 << 20) - 1)) == 0);
+		/* (a sixteenth: qemu-user's own tables for a mapping take some) */
+		if (sparse)
+			CHECK(after - before < (long)(n / 4096 / 16));
+		else
+			CHECK(after - before >= (long)(n / 4096));
+		CHECK(p[0] == 0 && p[n - 1] == 0);
+		for (size_t o = 0; sparse && o < n / 2; o += 4096)
+			p[o] = 1;
+		if (sparse)
+			CHECK(resident_pages() - before >= (long)(n / 2 / 4096));
+		plat_free(p, n);
+	}
 }
 
 /* The KV cache is such: a 7B's at context 452 was 226 MiB, all faulted in
