@@ -1,5 +1,5 @@
 # mk/fuzz_load.mk — the load fuzzer (tests/fuzz/fuzz_load.c): edit scripts
-# over small valid models, loaded resident and streamed, one decode step
+# over small valid models, loaded resident and streamed, 8 greedy tokens
 # each, under ASan + UBSan (mk/fuzz.mk's compiler and flags).
 #
 #   make test-fuzz-load                    build, seed and run for FUZZ_LOAD_TIME seconds (60)
@@ -45,7 +45,7 @@ $(FUZZ_LOAD_SEEDS): $(B)/fuzz/fuzz_load
 	@touch $@
 
 .PHONY: test-fuzz-load
-test-fuzz-load: $(B)/fuzz/fuzz_load $(FUZZ_LOAD_SEEDS) ## fuzz load (resident + streamed) and a decode step over edited models for FUZZ_LOAD_TIME seconds (60)
+test-fuzz-load: $(B)/fuzz/fuzz_load $(FUZZ_LOAD_SEEDS) ## fuzz load (resident + streamed) and 8 greedy tokens over edited models for FUZZ_LOAD_TIME seconds (60)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-load tests/fuzz/run.sh $(B)/fuzz/fuzz_load $(B)/fuzz/corpus/load $(FUZZ_LOAD_TIME)
 TEST_STAGES += test-fuzz-load

@@ -14,7 +14,8 @@
  * the disk seam the engine always reads through, and then
  *   - engine_load resident, no mem-budget, on a simulated machine (below);
  *   - engine_load streamed with a small mem-budget (slots, read-ahead);
- * each followed by a prompt and one decode step (n_predict 2, greedy).
+ * each followed by a prompt and 8 greedy tokens (the streamed run's prompt
+ * lookup drafts and takes drafts; its tokens must be the resident run's).
  *
  * Byte 0: the seed (low bits); bit 7 runs the engine even on a file the
  * parser refuses (else that is fuzz_gguf's ground, and skipped). Byte 1:
@@ -315,10 +316,14 @@ static void check_parse(const uint8_t *buf, uint64_t n, struct known *k)
 }
 
 /* ---- one run ---- */
+/* tokens a run generates: enough for the streamed run's prompt lookup to
+ * draft and take drafts (its reply must be the resident run's) */
+#define FUZZ_TOKENS 8
+
 struct result {
 	bool loaded, ran;
 	uint32_t n_out;
-	int32_t ids[4];
+	int32_t ids[FUZZ_TOKENS];
 };
 
 static struct engine eng;
@@ -381,9 +386,9 @@ static void run(bool stream, uint8_t h1, uint8_t h2, bool touched, const struct 
 		fail("load accepted a tokenizer of %u tokens over %u embedding rows",
 		     e->tok.n_vocab, hp->n_vocab);
 	engine_gen_init(e, &g);
-	g.n_predict = 2;
+	g.n_predict = FUZZ_TOKENS;
 	g.out_ids = res->ids;
-	g.out_cap = 4;
+	g.out_cap = FUZZ_TOKENS;
 	rc = engine_infer(e, prompts[(h2 >> 4) & 3], &g, err, sizeof err);
 	if (trace)
 		fprintf(stderr, "  infer: %s (%u tokens: %d %d)\n", rc ? err : "ok", g.n_out,
@@ -394,7 +399,7 @@ static void run(bool stream, uint8_t h1, uint8_t h2, bool touched, const struct 
 		char piece[256];
 		res->ran = true;
 		res->n_out = g.n_out;
-		for (uint32_t i = 0; i < g.n_out && i < 4; i++)
+		for (uint32_t i = 0; i < g.n_out && i < FUZZ_TOKENS; i++)
 			if ((uint32_t)res->ids[i] >= hp->n_vocab ||
 			    tok_piece(&e->tok, res->ids[i], 0, piece, sizeof piece) == -LLMK_EINVAL)
 				fail("generated id %d, which the model (%u rows, %u tokens) cannot render",
