@@ -61,13 +61,25 @@ static const char *budget_what(const struct engine *e)
 	return e->cfg.mem_budget ? "mem-budget is" : "free memory (no mem-budget) is";
 }
 
-/* What a run's prompt lookup takes (its logits rows) when the configured
- * lookup drafts under the plan, streaming or not: the plan leaves room. */
-static uint64_t lookup_bytes(const struct engine *e, bool streaming)
+/* Prompt lookup's drafts a pass: `lookup` as asked (ENGINE_LOOKUP_AUTO:
+ * ENGINE_LOOKUP_STREAM while streaming, else none), at most
+ * ENGINE_LOOKUP_MAX and what a pass of batch tokens carries beside the token. */
+static uint32_t lookup_drafts(int asked, bool streaming, uint32_t batch)
 {
-	int n = e->cfg.lookup == ENGINE_LOOKUP_AUTO ? (streaming ? ENGINE_LOOKUP_STREAM : 0)
-						    : e->cfg.lookup;
-	return n > 0 ? ((uint64_t)n + 1) * e->model.hp.n_vocab * sizeof(float) : 0;
+	int n = asked == ENGINE_LOOKUP_AUTO ? (streaming ? ENGINE_LOOKUP_STREAM : 0) : asked;
+
+	if (n <= 0 || batch < 2)
+		return 0;
+	if (n > ENGINE_LOOKUP_MAX)
+		n = ENGINE_LOOKUP_MAX;
+	return (uint32_t)n < batch ? (uint32_t)n : batch - 1;
+}
+
+/* The logits rows of n drafts' passes (the token's and each draft's); the
+ * plan leaves room for the configured lookup's. */
+static uint64_t lookup_bytes(const struct engine *e, uint32_t n)
+{
+	return n ? ((uint64_t)n + 1) * e->model.hp.n_vocab * sizeof(float) : 0;
 }
 
 /*
@@ -90,7 +102,8 @@ static int plan_stream(struct engine *e, uint64_t budget, uint64_t per_pos, char
 	if (n > nd.n_items)
 		n = nd.n_items;
 	lo = n < 2 ? n : 2;
-	base = e->mem.used + e->scratch_bytes + nd.fixed_bytes + lookup_bytes(e, true);
+	base = e->mem.used + e->scratch_bytes + nd.fixed_bytes +
+	       lookup_bytes(e, lookup_drafts(e->cfg.lookup, true, e->cfg.n_batch));
 	while (budget && n > lo && base + n * nd.slot_bytes + e->n_ctx * per_pos > budget)
 		n--;
 	need = base + n * nd.slot_bytes + (uint64_t)MIN_CTX * per_pos;
@@ -157,7 +170,8 @@ static int plan(struct engine *e, char *err, size_t errlen)
 		e->kv_bytes = kv_bytes(e->cfg.kv_type, hp->n_layer, e->n_ctx, kv_dim);
 		return 0;
 	}
-	fixed = e->mem.used + e->weight_bytes + e->scratch_bytes + lookup_bytes(e, false);
+	fixed = e->mem.used + e->weight_bytes + e->scratch_bytes +
+		lookup_bytes(e, lookup_drafts(e->cfg.lookup, false, e->cfg.n_batch));
 	e->streaming = e->cfg.weights == ENGINE_WEIGHTS_STREAM ||
 		       (e->cfg.weights == ENGINE_WEIGHTS_AUTO && fixed + e->n_ctx * per_pos > budget);
 	if (e->streaming)
@@ -696,10 +710,9 @@ static uint32_t lookup_draft(const int32_t *h, uint32_t n, uint32_t max, int32_t
  * token after id (row 0), the drafts' rows after it. Returns the drafts'
  * count (d[0..) is what the pass assumed follows id), or -LLMK_E*.
  */
-static int step(struct engine *e, struct engine_gen *g, int32_t id, uint32_t room, float *rows,
-		int32_t *d, float **lg)
+static int step(struct engine *e, int32_t id, uint32_t room, float *rows, int32_t *d, float **lg)
 {
-	uint32_t max = g->lookup > 0 ? (uint32_t)g->lookup : 0, k;
+	uint32_t max = e->run.lookup, k;
 	uint32_t base[ENGINE_LOOKUP_MAX + 1] = {0}, pos[ENGINE_LOOKUP_MAX + 1];
 	int32_t tok[ENGINE_LOOKUP_MAX + 1];
 	int r;
@@ -710,7 +723,7 @@ static int step(struct engine *e, struct engine_gen *g, int32_t id, uint32_t roo
 	if (max > e->n_ctx - e->n_past - 1)
 		max = e->n_ctx - e->n_past - 1;
 	e->ctx_tok[e->n_past] = id;
-	k = rows && max ? lookup_draft(e->ctx_tok, e->n_past + 1, max, d) : 0;
+	k = max ? lookup_draft(e->ctx_tok, e->n_past + 1, max, d) : 0;
 	e->run.n_passes++;
 	if (!k) {
 		*lg = e->s.logits;
@@ -783,7 +796,7 @@ static int generate(struct engine *e, struct engine_gen *g, float *rows)
 			break;
 		}
 		/* (what a wrong draft wrote in the cache lies past n_past: overwritten) */
-		r = step(e, g, id, g->n_predict - i - 2, rows, draft, &lg);
+		r = step(e, id, g->n_predict - i - 2, rows, draft, &lg);
 		if (r < 0) {
 			e->run.stop = "error"; /* a disk or a sealed chunk failed mid-reply */
 			break;
@@ -798,30 +811,25 @@ static int generate(struct engine *e, struct engine_gen *g, float *rows)
 	return r;
 }
 
-/* The logits rows prompt lookup needs (a row of n_vocab for the token and
- * each draft), for a run that drafts; NULL with e->run.lookup_off saying why
- * not (lookup_bytes left room for the configured lookup). */
-static float *lookup_rows(struct engine *e, struct engine_gen *g, size_t *bytes)
+/* The logits rows for the run's drafts (e->run.lookup of them a pass), or
+ * NULL with e->run.lookup_off saying why a run asked to draft goes without. */
+static float *lookup_rows(struct engine *e, const struct engine_gen *g, size_t *bytes)
 {
+	uint32_t n = lookup_drafts(g->lookup, e->streaming, e->s.n_batch);
 	float *rows;
 	int err;
 
-	if (g->lookup == ENGINE_LOOKUP_AUTO)
-		g->lookup = e->streaming ? ENGINE_LOOKUP_STREAM : 0;
-	if (g->lookup <= 0)
-		return NULL;
-	if ((uint32_t)g->lookup > ENGINE_LOOKUP_MAX)
-		g->lookup = ENGINE_LOOKUP_MAX;
-	if ((uint32_t)g->lookup + 1 > e->s.n_batch)
-		g->lookup = (int)e->s.n_batch - 1;
-	*bytes = ((size_t)g->lookup + 1) * e->model.hp.n_vocab * sizeof(float);
-	if (!g->lookup || !(rows = llm_mem_alloc(&e->mem, *bytes, &err))) {
-		e->run.lookup_off = g->lookup ? "no room in the memory budget for its logits"
-					      : "a batch of 1 token";
-		g->lookup = 0;
+	if (!n) {
+		if (lookup_drafts(g->lookup, e->streaming, 2))
+			e->run.lookup_off = "a batch of 1 token";
 		return NULL;
 	}
-	e->run.lookup = (uint32_t)g->lookup;
+	*bytes = (size_t)lookup_bytes(e, n);
+	if (!(rows = llm_mem_alloc(&e->mem, *bytes, &err))) {
+		e->run.lookup_off = "no room in the memory budget for its logits";
+		return NULL;
+	}
+	e->run.lookup = n;
 	return rows;
 }
 
