@@ -72,13 +72,30 @@ static void keygen(struct eckey *k, const char *seed)
 }
 
 /* TPMT_PUBLIC of an ECC P-256 key (Part 2 §12.2.4) */
-static void tpmt_public(struct buf *o, const struct eckey *k, uint32_t attrs, uint16_t scheme)
+/* TCG EK Credential Profile §B.6 policy A, PolicySecret(TPM_RH_ENDORSEMENT) */
+static const uint8_t ek_policy_a[32] = {
+	0x83, 0x71, 0x97, 0x67, 0x44, 0x84, 0xb3, 0xf8, 0x1a, 0x90, 0xcc, 0x8d, 0x46, 0xa5, 0xd7, 0x24,
+	0xfd, 0x52, 0xd7, 0x6e, 0x06, 0x52, 0x0b, 0x64, 0xf2, 0xa1, 0xda, 0x1b, 0x33, 0x14, 0x69, 0xaa,
+};
+
+/* An AK (scheme ECDSA, no policy, no symmetric: policy NULL) or an EK
+ * (template L-2: policy A, AES-128 CFB, no scheme). */
+static void tpmt_public(struct buf *o, const struct eckey *k, uint32_t attrs, uint16_t scheme,
+			const uint8_t *policy)
 {
 	be16(o, TPM_ALG_ECC);
 	be16(o, TPM_ALG_SHA256);
 	be32(o, attrs);
-	be16(o, 0);               /* authPolicy */
-	be16(o, TPM_ALG_NULL);    /* symmetric */
+	be16(o, policy ? 32 : 0); /* authPolicy */
+	if (policy)
+		bytes(o, policy, 32);
+	if (policy) {             /* symmetric: AES-128 CFB */
+		be16(o, 0x0006);
+		be16(o, 128);
+		be16(o, 0x0043);
+	} else {
+		be16(o, TPM_ALG_NULL);
+	}
 	be16(o, scheme);
 	if (scheme != TPM_ALG_NULL)
 		be16(o, TPM_ALG_SHA256);
@@ -192,7 +209,8 @@ enum tamper {
 	T_NONE, T_REPORT_DATA, T_EXTRA_DATA, T_SIG, T_QUOTE_BYTE, T_AK_ATTRS, T_AK_DECRYPT,
 	T_MAGIC, T_TYPE, T_PCR_VALUE, T_PCR_SEL, T_LOG_CHANGED, T_LOG_REMOVED, T_LOG_ADDED,
 	T_KLOG_CHANGED, T_PROVIDER_NONE, T_SIMULATED, T_DUPLICATE, T_EK_OTHER_CA, T_EK_OTHER_KEY,
-	T_NO_LOG, T_NO_LOCALITY,
+	T_NO_LOG, T_NO_LOCALITY, T_SIGNER, T_AK_NODA, T_AK_POLICY, T_EK_TEMPLATE, T_FW_DATA,
+	T_KLOG_TEXT,
 };
 
 struct sim {
@@ -257,7 +275,14 @@ static void build(struct sim *s, enum tamper t)
 	if (t != T_NO_LOCALITY)
 		fw_event(&fw, s, 0, EV_NO_ACTION, loc, 17, NULL);
 	fw_event(&fw, s, 0, 0x00000008 /* EV_S_CRTM_VERSION */, "\0\0", 2, NULL);
-	fw_event(&fw, s, 4, EV_EFI_ACTION, "Calling EFI Application from Boot Option", 40, NULL);
+	if (t == T_FW_DATA) { /* the digest OVMF extends, a text that says something else */
+		uint8_t d[32];
+		sha("Calling EFI Application from Boot Option", 40, d);
+		fw_event(&fw, s, 4, EV_EFI_ACTION, "Calling EFI Application from Boot Optiom", 40, d);
+	} else {
+		fw_event(&fw, s, 4, EV_EFI_ACTION, "Calling EFI Application from Boot Option", 40,
+			 NULL);
+	}
 	static const uint8_t zero4[4] = {0};
 	for (uint32_t i = 0; i < 8; i++)
 		fw_event(&fw, s, i, EV_SEPARATOR, zero4, 4, NULL);
@@ -282,21 +307,28 @@ static void build(struct sim *s, enum tamper t)
 	/* kernel log: the model measured into PCR 23 */
 	char what[128] = "llmk model ";
 	verify_hex(s->in.model_digest, 32, what + 11);
+	if (t == T_KLOG_TEXT) /* the text names another model than the one extended */
+		what[11] = what[11] == '0' ? '1' : '0';
 	fw_event(&kl, s, 23, EV_EVENT_TAG, what, (uint32_t)strlen(what) + 1, s->in.model_digest);
 	if (t == T_KLOG_CHANGED)
 		kl.b[14] ^= 0x80;
 
-	/* the AK */
+	/* the AK: drivers/tpm2_public.c's template */
 	uint32_t attrs = TPMA_FIXED_TPM | TPMA_FIXED_PARENT | TPMA_SENSITIVE_DATA_ORIGIN |
-			 (1u << 6) /* userWithAuth */ | TPMA_RESTRICTED | TPMA_SIGN;
+			 TPMA_USER_WITH_AUTH | TPMA_NO_DA | TPMA_RESTRICTED | TPMA_SIGN;
 	if (t == T_AK_ATTRS)
 		attrs &= ~TPMA_RESTRICTED;
 	if (t == T_AK_DECRYPT)
 		attrs |= TPMA_DECRYPT;
-	tpmt_public(&ak, &s->ak, attrs, TPM_ALG_ECDSA);
-	tpmt_public(&ekpub, t == T_EK_OTHER_KEY ? &s->other : &s->ek,
-		    TPMA_FIXED_TPM | TPMA_FIXED_PARENT | TPMA_SENSITIVE_DATA_ORIGIN | TPMA_RESTRICTED |
-		    TPMA_DECRYPT, TPM_ALG_NULL);
+	if (t == T_AK_NODA)
+		attrs &= ~TPMA_NO_DA;
+	tpmt_public(&ak, &s->ak, attrs, TPM_ALG_ECDSA, t == T_AK_POLICY ? ek_policy_a : NULL);
+	uint32_t ek_attrs = TPMA_FIXED_TPM | TPMA_FIXED_PARENT | TPMA_SENSITIVE_DATA_ORIGIN |
+			    TPMA_ADMIN_WITH_POLICY | TPMA_RESTRICTED | TPMA_DECRYPT;
+	if (t == T_EK_TEMPLATE)
+		ek_attrs |= TPMA_USER_WITH_AUTH; /* usable without the policy */
+	tpmt_public(&ekpub, t == T_EK_OTHER_KEY ? &s->other : &s->ek, ek_attrs, TPM_ALG_NULL,
+		    ek_policy_a);
 
 	/* PCR selection: SHA-256, PCRs 0-7 and 23 */
 	be32(&sel, 1);
@@ -317,9 +349,15 @@ static void build(struct sim *s, enum tamper t)
 	evidence_report_data(&s->in, rd);
 	be32(&q, t == T_MAGIC ? 0xff544348u : TPM_GENERATED_VALUE);
 	be16(&q, t == T_TYPE ? 0x8017 : TPM_ST_ATTEST_QUOTE);
+	/* qualifiedSigner: nameAlg || H(TPM_RH_ENDORSEMENT || name), Part 1 §16.6 */
+	uint8_t qn_in[4 + 34] = {0x40, 0x00, 0x00, 0x0b, 0x00, 0x0b};
+	sha(ak.b, ak.n, qn_in + 6);
+	if (t == T_SIGNER) /* the name where the qualified name belongs */
+		memcpy(h, qn_in + 6, 32);
+	else
+		sha(qn_in, sizeof qn_in, h);
 	be16(&q, 34);
 	be16(&q, TPM_ALG_SHA256);
-	sha(ak.b, ak.n, h);
 	bytes(&q, h, 32);
 	uint8_t extra[32];
 	sha(rd, 64, extra);
@@ -467,7 +505,13 @@ TEST(vtpm_verify_refuses_each_tampered_field_with_its_own_reason)
 		{T_LOG_CHANGED, "event logs: PCR 4 replays to"},
 		{T_LOG_REMOVED, "event logs: PCR 3 replays to"},
 		{T_LOG_ADDED, "event logs: PCR 2 replays to"},
-		{T_KLOG_CHANGED, "event logs: PCR 23 replays to"},
+		{T_KLOG_CHANGED, "its text does not end with its digest"},
+		{T_KLOG_TEXT, "its text does not end with its digest"},
+		{T_FW_DATA, "its SHA-256 digest is not the digest of its event data"},
+		{T_SIGNER, "qualifiedSigner (34 bytes) is not the qualified name of the AK"},
+		{T_AK_NODA, "AK: objectAttributes 0x00050072, expected 0x00050472"},
+		{T_AK_POLICY, "AK: authPolicy of 32 bytes"},
+		{T_EK_TEMPLATE, "EK: objectAttributes 0x000300f2, expected 0x000300b2"},
 		{T_NO_LOG, "no TPM_LOG_FW record"},
 		{T_PROVIDER_NONE, "provider none"},
 		{T_SIMULATED, "simulated evidence (swtpm-sim): not hardware; refused"},

@@ -48,6 +48,10 @@ struct bundle {
 	char simulated_by[96];    /* its text, non-printable bytes as '?' */
 	uint8_t report_data[64], pubkey[32], model[32];
 	char build_id[17];
+	/* vtpm, once the EK certificate chained to the verifier's CA: what
+	 * credential activation needs (tpm_ek_pub_len 0 otherwise) */
+	uint8_t tpm_ek_pub[1024], tpm_ak_name[34];
+	size_t tpm_ek_pub_len;
 };
 
 /*

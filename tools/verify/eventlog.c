@@ -81,6 +81,90 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
+static void sha256_of(const void *p, size_t n, uint8_t out[32])
+{
+	br_sha256_context c;
+	br_sha256_init(&c);
+	br_sha256_update(&c, p, n);
+	br_sha256_out(&c, out);
+}
+
+/*
+ * What an event says must be what was extended, where the digest is of
+ * the event data (TCG PC Client PFP §10.4.4 and EDK2's measurements): a
+ * separator, an action string, a driver-config variable (the whole
+ * UEFI_VARIABLE_DATA), a boot variable (its VariableData alone); the
+ * kernel's records end with their digest in hex. Other firmware events
+ * (images, handoff tables, GPT) measure what the data only points at: the
+ * replay against the quoted PCR is what checks them.
+ */
+static int check_data(const struct evlog_replay *r, uint32_t pcr, uint32_t type,
+		      const uint8_t *data, uint32_t esz, const uint8_t sha[32], const char *what,
+		      int ev, char *err, size_t errn)
+{
+	uint8_t d[32];
+	if (r->kernel) {
+		char hex[65];
+		if (pcr != 23 || type != EV_EVENT_TAG || esz < 6 || esz > 512 || data[esz - 1] != 0 ||
+		    memcmp(data, "llmk ", 5) != 0) {
+			snprintf(err, errn, "%s: event %d (PCR %u, type 0x%08x, %u bytes) is not one of the "
+				 "kernel's (PCR 23, EV_EVENT_TAG, \"llmk ...\")", what, ev, pcr, type,
+				 esz);
+			return -LLMK_EAUTH;
+		}
+		for (uint32_t i = 0; i + 1 < esz; i++)
+			if (data[i] < 0x20 || data[i] > 0x7e) {
+				snprintf(err, errn, "%s: event %d: byte %u of its text is 0x%02x", what, ev,
+					 i, data[i]);
+				return -LLMK_EAUTH;
+			}
+		verify_hex(sha, 32, hex);
+		if (esz < 66 || data[esz - 66] != ' ' || memcmp(data + esz - 65, hex, 64) != 0) {
+			snprintf(err, errn, "%s: event %d says \"%.120s\" but extended %s: its text does "
+				 "not end with its digest", what, ev, (const char *)data, hex);
+			return -LLMK_EAUTH;
+		}
+		return 0;
+	}
+	const uint8_t *m = data;
+	size_t mn = esz;
+	switch (type) {
+	case EV_SEPARATOR:
+	case EV_ACTION:
+	case EV_EFI_ACTION:
+	case EV_EFI_VARIABLE_DRIVER_CONFIG:
+		break;
+	case EV_EFI_VARIABLE_BOOT:
+	case EV_EFI_VARIABLE_BOOT2: {
+		/* UEFI_VARIABLE_DATA: VariableName GUID, u64 UnicodeNameLength, u64
+		 * VariableDataLength, the name (UTF-16), the data */
+		if (esz < 32)
+			goto short_var;
+		uint64_t nl = (uint64_t)le32(data + 16) | (uint64_t)le32(data + 20) << 32;
+		uint64_t dl = (uint64_t)le32(data + 24) | (uint64_t)le32(data + 28) << 32;
+		if (nl > esz || dl > esz || 32 + 2 * nl + dl != esz)
+			goto short_var;
+		m = data + 32 + 2 * nl;
+		mn = (size_t)dl;
+		break;
+	}
+	default:
+		return 0;
+	}
+	sha256_of(m, mn, d);
+	if (memcmp(d, sha, 32) != 0) {
+		snprintf(err, errn, "%s: event %d (PCR %u, type 0x%08x): its SHA-256 digest is not the "
+			 "digest of its event data (the log says one thing, the TPM was told another)",
+			 what, ev, pcr, type);
+		return -LLMK_EAUTH;
+	}
+	return 0;
+short_var:
+	snprintf(err, errn, "%s: event %d (PCR %u, type 0x%08x): UEFI_VARIABLE_DATA of %u bytes does "
+		 "not hold its name and data", what, ev, pcr, type, esz);
+	return -LLMK_EFORMAT;
+}
+
 int evlog_replay_events(struct evlog_replay *r, const uint8_t *p, size_t n, const char *what,
 			char *err, size_t errn)
 {
@@ -155,6 +239,9 @@ int evlog_replay_events(struct evlog_replay *r, const uint8_t *p, size_t n, cons
 				 "digest", what, ev, at, pcr, type);
 			return -LLMK_EFORMAT;
 		}
+		int c = check_data(r, pcr, type, data, esz, sha256, what, ev, err, errn);
+		if (c < 0)
+			return c;
 		evlog_extend(r->pcr[pcr], sha256);
 		r->extended |= 1u << pcr;
 		r->events++;

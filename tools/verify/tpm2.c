@@ -102,6 +102,8 @@ const char *tpm2_alg_name(uint16_t alg)
 	case TPM_ALG_RSASSA: return "rsassa";
 	case TPM_ALG_ECDSA: return "ecdsa";
 	case TPM_ALG_ECC: return "ecc";
+	case TPM_ALG_AES: return "aes";
+	case TPM_ALG_CFB: return "cfb";
 	default: return "unknown";
 	}
 }
@@ -184,8 +186,8 @@ static void sym_def(struct rd *r, struct tpm2_public *pub)
 {
 	pub->sym = u16(r, "symmetric.algorithm");  /* TPMT_SYM_DEF_OBJECT */
 	if (!r->bad && pub->sym != TPM_ALG_NULL) {
-		u16(r, "symmetric.keyBits");
-		u16(r, "symmetric.mode");
+		pub->sym_bits = u16(r, "symmetric.keyBits");
+		pub->sym_mode = u16(r, "symmetric.mode");
 	}
 }
 
@@ -204,14 +206,18 @@ int tpm2_parse_public(const uint8_t *p, size_t n, struct tpm2_public *pub, char 
 	pub->type = u16(&r, "type");
 	pub->name_alg = u16(&r, "nameAlg");
 	pub->attrs = u32(&r, "objectAttributes");
-	tpm2b(&r, &len, 64, "authPolicy");
+	const uint8_t *pol = tpm2b(&r, &len, sizeof pub->policy, "authPolicy");
+	if (pol) {
+		memcpy(pub->policy, pol, len);
+		pub->policy_len = len;
+	}
 	if (r.bad)
 		return finish(&r, "TPMT_PUBLIC", err, errn);
 	if (pub->type == TPM_ALG_ECC) {
 		sym_def(&r, pub);
 		scheme(&r, pub);
 		pub->curve = u16(&r, "curveID");
-		uint16_t kdf = u16(&r, "kdf.scheme");
+		uint16_t kdf = pub->kdf = u16(&r, "kdf.scheme");
 		if (!r.bad && kdf != TPM_ALG_NULL)
 			u16(&r, "kdf.details.hashAlg");
 		const uint8_t *x = tpm2b(&r, &pub->x_len, sizeof pub->x, "unique.x");

@@ -63,6 +63,18 @@ int provider_cli_verify(const struct provider_cli *o, int kind, struct bundle *b
 /* kind's bundle options (--evidence, --nonce, --expect-model, ...). */
 const struct bundle_cli *provider_cli_bundle(const struct provider_cli *o, int kind);
 
+/* ---- release.c: what every release to a verified guest carries ---- */
+#define RELEASE_SECRET 32
+/*
+ * For vtpm evidence (b verified, its EK certificate chained to the
+ * verifier's CA): a TPM credential for b's EK and AK name over a fresh
+ * secret, which only that TPM's TPM2_ActivateCredential recovers; the
+ * release mixes the secret into its key. snp, tdx: nothing (*cred_n and
+ * *secret_n 0). 0, or 1 after cmd_fail (vtpm without a certified EK).
+ */
+int release_credential(const struct bundle *b, uint8_t *cred, size_t cap, size_t *cred_n,
+		       uint8_t secret[RELEASE_SECRET], size_t *secret_n);
+
 /* ---- io.c ---- */
 /* Read FILE holding evidence as an "evidence: <base64>" line (anywhere in a
  * transcript), bare base64, or the binary bundle. *form says which. */
@@ -79,7 +91,7 @@ enum {
 	TPM_ALG_RSA = 0x0001, TPM_ALG_SHA1 = 0x0004, TPM_ALG_SHA256 = 0x000b,
 	TPM_ALG_SHA384 = 0x000c, TPM_ALG_SHA512 = 0x000d, TPM_ALG_NULL = 0x0010,
 	TPM_ALG_SM3_256 = 0x0012, TPM_ALG_RSASSA = 0x0014, TPM_ALG_ECDSA = 0x0018,
-	TPM_ALG_ECC = 0x0023,
+	TPM_ALG_ECC = 0x0023, TPM_ALG_AES = 0x0006, TPM_ALG_CFB = 0x0043,
 	TPM_ECC_NIST_P256 = 0x0003, TPM_ECC_NIST_P384 = 0x0004,
 	TPM_ST_ATTEST_QUOTE = 0x8018,
 };
@@ -88,6 +100,9 @@ enum {
 #define TPMA_FIXED_TPM (1u << 1)
 #define TPMA_FIXED_PARENT (1u << 4)
 #define TPMA_SENSITIVE_DATA_ORIGIN (1u << 5)
+#define TPMA_USER_WITH_AUTH (1u << 6)
+#define TPMA_ADMIN_WITH_POLICY (1u << 7)
+#define TPMA_NO_DA (1u << 10)
 #define TPMA_RESTRICTED (1u << 16)
 #define TPMA_DECRYPT (1u << 17)
 #define TPMA_SIGN (1u << 18)
@@ -115,7 +130,11 @@ struct tpm2_pcr_sel {          /* one bank's selection from a TPML_PCR_SELECTION
 struct tpm2_public {           /* TPMT_PUBLIC (§12.2.4), ECC or RSA */
 	uint16_t type, name_alg;
 	uint32_t attrs;
+	uint8_t policy[64];     /* authPolicy */
+	uint16_t policy_len;
 	uint16_t sym;           /* parameters.symmetric.algorithm */
+	uint16_t sym_bits, sym_mode; /* its keyBits and mode (when not TPM_ALG_NULL) */
+	uint16_t kdf;           /* ECC: kdf.scheme */
 	uint16_t scheme, scheme_hash;
 	uint16_t curve;         /* ECC */
 	uint8_t x[66], y[66];   /* ECC unique, big-endian */
@@ -151,6 +170,9 @@ const char *tpm2_alg_name(uint16_t alg);
 #define EV_EVENT_TAG 0x00000006u
 #define EV_EFI_BOOT_SERVICES_APPLICATION 0x80000003u
 #define EV_EFI_ACTION 0x80000007u
+#define EV_EFI_VARIABLE_DRIVER_CONFIG 0x80000001u
+#define EV_EFI_VARIABLE_BOOT 0x80000002u
+#define EV_EFI_VARIABLE_BOOT2 0x8000000cu
 
 struct evlog_replay {
 	uint8_t pcr[TPM_PCRS][32];     /* SHA-256 bank */
@@ -160,6 +182,10 @@ struct evlog_replay {
 	int nalg;
 	int startup_locality;          /* -1: no StartupLocality event */
 	size_t used;                   /* bytes of the last log replayed, before any zero padding */
+	/* the kernel's own records follow (the caller sets it before replaying
+	 * them): each is PCR 23, EV_EVENT_TAG, printable text "llmk ..." whose
+	 * last word is its digest in hex (docs/attestation.md) */
+	bool kernel;
 };
 
 /* Reset r: PCRs 0-16 and 23 zero, 17-22 all ones (TPM2_Startup(CLEAR) on a
@@ -205,6 +231,7 @@ struct vtpm_result {
 	struct bundle b;
 	const struct evidence_rec *quote, *sig, *ak, *sel, *pcrs, *log_fw, *log_kernel;
 	struct tpm2_public ak_pub;
+	uint8_t ak_name[34];             /* 0x000B || SHA-256(AK's TPMT_PUBLIC) */
 	uint32_t pcr_mask;
 	size_t fw_used, kernel_used;     /* the logs' lengths without zero padding */
 };

@@ -13,6 +13,7 @@
  * (eventlog.c); EK certificate: ekcert.c.
  */
 #include "verify.h"
+#include "tpm_credential.h"
 
 #include <bearssl.h>
 #include <stdarg.h>
@@ -101,16 +102,27 @@ static int check_ak(struct vtpm_result *res, char *err, size_t errn)
 	if (ak->name_alg != TPM_ALG_SHA256)
 		return fail(err, errn, -LLMK_EAUTH, "AK: nameAlg %s (0x%04x), expected sha256",
 			    tpm2_alg_name(ak->name_alg), ak->name_alg);
-	const uint32_t need = TPMA_RESTRICTED | TPMA_SIGN | TPMA_FIXED_TPM | TPMA_FIXED_PARENT |
-			      TPMA_SENSITIVE_DATA_ORIGIN;
-	if ((ak->attrs & need) != need || (ak->attrs & TPMA_DECRYPT))
+	/* the guest's template (docs/attestation.md, drivers/tpm2_public.c), bit
+	 * for bit: restricted signing, fixedTPM, fixedParent, sensitiveDataOrigin,
+	 * userWithAuth, noDA and nothing else; no policy, no symmetric, ECDSA
+	 * with SHA-256, no KDF. The name credential activation checks covers all
+	 * of it too. */
+	const uint32_t want = TPMA_FIXED_TPM | TPMA_FIXED_PARENT | TPMA_SENSITIVE_DATA_ORIGIN |
+			      TPMA_USER_WITH_AUTH | TPMA_NO_DA | TPMA_RESTRICTED | TPMA_SIGN;
+	if (ak->attrs != want)
 		return fail(err, errn, -LLMK_EAUTH,
-			    "AK: objectAttributes 0x%08x: an attestation key must be restricted, sign, "
-			    "fixedTPM, fixedParent, sensitiveDataOrigin and not decrypt", ak->attrs);
-	if (ak->scheme != TPM_ALG_NULL &&
-	    (ak->scheme != TPM_ALG_ECDSA || ak->scheme_hash != TPM_ALG_SHA256))
+			    "AK: objectAttributes 0x%08x, expected 0x%08x (restricted, sign, fixedTPM, "
+			    "fixedParent, sensitiveDataOrigin, userWithAuth, noDA, nothing else)",
+			    ak->attrs, want);
+	if (ak->policy_len || ak->sym != TPM_ALG_NULL || ak->kdf != TPM_ALG_NULL)
+		return fail(err, errn, -LLMK_EAUTH, "AK: authPolicy of %u bytes, symmetric %s, kdf %s; "
+			    "the AK template has none of them", ak->policy_len,
+			    tpm2_alg_name(ak->sym), tpm2_alg_name(ak->kdf));
+	if (ak->scheme != TPM_ALG_ECDSA || ak->scheme_hash != TPM_ALG_SHA256)
 		return fail(err, errn, -LLMK_EAUTH, "AK: scheme %s/%s, expected ECDSA with SHA-256",
 			    tpm2_alg_name(ak->scheme), tpm2_alg_name(ak->scheme_hash));
+	if (tpm_credential_name(res->ak->val, res->ak->len, res->ak_name) < 0)
+		return fail(err, errn, -LLMK_EAUTH, "AK: no SHA-256 name");
 	ok(res, "AK: restricted signing ECC P-256 key, fixedTPM, generated in the TPM (attributes "
 	   "0x%08x)", ak->attrs);
 	return 0;
@@ -160,13 +172,24 @@ static int check_quote(struct vtpm_result *res, struct tpm2_quote *q, char *err,
 	if (q->type != TPM_ST_ATTEST_QUOTE)
 		return fail(err, errn, -LLMK_EAUTH, "quote: type 0x%04x, expected TPM_ST_ATTEST_QUOTE "
 			    "0x8018", q->type);
+	/* Part 1 §16.6: the qualified name of a primary key is H(hierarchy
+	 * handle || name); the AK is a primary of TPM_RH_ENDORSEMENT. */
+	uint8_t qn_in[4 + 34], qn[34];
+	qn_in[0] = 0x40, qn_in[1] = 0x00, qn_in[2] = 0x00, qn_in[3] = 0x0b;
+	memcpy(qn_in + 4, res->ak_name, 34);
+	qn[0] = 0x00, qn[1] = 0x0b;
+	sha256(qn_in, sizeof qn_in, qn + 2);
+	if (q->signer_len != sizeof qn || memcmp(q->signer, qn, sizeof qn) != 0)
+		return fail(err, errn, -LLMK_EAUTH, "quote: qualifiedSigner (%u bytes) is not the "
+			    "qualified name of the AK under the endorsement hierarchy: another key "
+			    "signed it", q->signer_len);
 	uint8_t want[32];
 	sha256(res->b.report_data, 64, want);
 	if (q->extra_len != 32 || memcmp(q->extra, want, 32) != 0)
 		return fail(err, errn, -LLMK_EAUTH, "quote: extraData (%u bytes) is not SHA-256 of the "
 			    "report data: the quote was not made for this evidence", q->extra_len);
-	ok(res, "quote: TPM_GENERATED_VALUE, TPM_ST_ATTEST_QUOTE, extraData = SHA-256(report data), "
-	   "resetCount %u", q->reset_count);
+	ok(res, "quote: TPM_GENERATED_VALUE, TPM_ST_ATTEST_QUOTE, signed by the AK (qualifiedSigner), "
+	   "extraData = SHA-256(report data), resetCount %u", q->reset_count);
 	return 0;
 }
 
@@ -230,6 +253,7 @@ static int check_logs(struct vtpm_result *res, char *err, size_t errn)
 	int fw_events = rp.events;
 	res->kernel_used = 0;
 	if (res->log_kernel) {
+		rp.kernel = true;
 		if ((r = evlog_replay_events(&rp, res->log_kernel->val, res->log_kernel->len,
 					     "kernel event log", err, errn)) < 0)
 			return r;
@@ -276,6 +300,40 @@ static int check_expect(struct vtpm_result *res, const struct vtpm_expect *x, ch
 	return r < 0 ? fail(err, errn, r, "%s", log.err) : 0;
 }
 
+/* TCG EK Credential Profile 2.0 §B.3.3 templates L-1 (RSA 2048) and L-2
+ * (ECC P-256), the ones the guest creates: credential activation encrypts
+ * to this key with its nameAlg and symmetric algorithm, so each field is
+ * what the profile says, and the policy is A, PolicySecret(TPM_RH_ENDORSEMENT). */
+static int check_ek_template(const struct tpm2_public *ek, char *err, size_t errn)
+{
+	static const uint8_t policy_a[32] = {
+		0x83, 0x71, 0x97, 0x67, 0x44, 0x84, 0xb3, 0xf8, 0x1a, 0x90, 0xcc,
+		0x8d, 0x46, 0xa5, 0xd7, 0x24, 0xfd, 0x52, 0xd7, 0x6e, 0x06, 0x52,
+		0x0b, 0x64, 0xf2, 0xa1, 0xda, 0x1b, 0x33, 0x14, 0x69, 0xaa,
+	};
+	const uint32_t want = TPMA_FIXED_TPM | TPMA_FIXED_PARENT | TPMA_SENSITIVE_DATA_ORIGIN |
+			      TPMA_ADMIN_WITH_POLICY | TPMA_RESTRICTED | TPMA_DECRYPT;
+	if (ek->attrs != want)
+		return fail(err, errn, -LLMK_EAUTH, "EK: objectAttributes 0x%08x, expected 0x%08x "
+			    "(the EK Credential Profile's template: restricted, decrypt, fixedTPM, "
+			    "fixedParent, sensitiveDataOrigin, adminWithPolicy)", ek->attrs, want);
+	if (ek->name_alg != TPM_ALG_SHA256 || ek->policy_len != 32 ||
+	    memcmp(ek->policy, policy_a, 32) != 0)
+		return fail(err, errn, -LLMK_EAUTH, "EK: nameAlg %s, authPolicy of %u bytes; expected "
+			    "sha256 and policy A (PolicySecret(TPM_RH_ENDORSEMENT))",
+			    tpm2_alg_name(ek->name_alg), ek->policy_len);
+	if (ek->sym != TPM_ALG_AES || ek->sym_bits != 128 || ek->sym_mode != TPM_ALG_CFB ||
+	    ek->scheme != TPM_ALG_NULL)
+		return fail(err, errn, -LLMK_EAUTH, "EK: symmetric %s-%u mode %s, scheme %s; expected "
+			    "AES-128 CFB and no scheme", tpm2_alg_name(ek->sym), ek->sym_bits,
+			    tpm2_alg_name(ek->sym_mode), tpm2_alg_name(ek->scheme));
+	if (ek->type == TPM_ALG_RSA ? ek->rsa_bits != 2048 || ek->rsa_exp != 65537 || ek->n_len != 256
+				    : ek->curve != TPM_ECC_NIST_P256 || ek->kdf != TPM_ALG_NULL)
+		return fail(err, errn, -LLMK_EAUTH, "EK: neither RSA 2048 (exponent 65537) nor ECC "
+			    "NIST P-256 without a KDF");
+	return 0;
+}
+
 static int check_ek(struct vtpm_result *res, const struct vtpm_expect *x, char *err, size_t errn)
 {
 	const struct evidence_rec *cert, *ekpub;
@@ -289,13 +347,17 @@ static int check_ek(struct vtpm_result *res, const struct vtpm_expect *x, char *
 		return r;
 	if ((r = tpm2_parse_public(ekpub->val, ekpub->len, &ek, why, sizeof why)) < 0)
 		return fail(err, errn, r, "EK: %s", why);
-	const uint32_t ek_need = TPMA_RESTRICTED | TPMA_DECRYPT | TPMA_FIXED_TPM | TPMA_FIXED_PARENT;
-	if ((ek.attrs & ek_need) != ek_need || (ek.attrs & TPMA_SIGN))
-		return fail(err, errn, -LLMK_EAUTH, "EK: objectAttributes 0x%08x: an endorsement key is "
-			    "restricted, decrypt, fixedTPM, fixedParent and not sign", ek.attrs);
+	if ((r = check_ek_template(&ek, err, errn)) < 0)
+		return r;
 	if ((r = ekcert_verify(cert->val, cert->len, x->ek_ca_pem, x->ek_ca_len, &ek, err, errn)) < 0)
 		return r;
-	ok(res, "EK certificate: chains to --ek-ca, and its key is the EK_PUB record's");
+	ok(res, "EK certificate: chains to --ek-ca, and its key is the EK_PUB record's (template %s)",
+	   ek.type == TPM_ALG_RSA ? "L-1, RSA 2048" : "L-2, ECC P-256");
+	if (ekpub->len > sizeof res->b.tpm_ek_pub)
+		return fail(err, errn, -LLMK_EFORMAT, "EK: TPMT_PUBLIC of %u bytes", ekpub->len);
+	memcpy(res->b.tpm_ek_pub, ekpub->val, ekpub->len);
+	res->b.tpm_ek_pub_len = ekpub->len;
+	memcpy(res->b.tpm_ak_name, res->ak_name, sizeof res->ak_name);
 	return 0;
 }
 
@@ -319,9 +381,9 @@ int vtpm_verify(const uint8_t *bundle, size_t n, const struct vtpm_expect *x,
 		 res->b.simulated ? "SIMULATED " : "", list,
 		 x->have_pcr4 ? ", PCR4 the expected image" : ", PCR4 not checked (no --expect-pcr4)",
 		 x->b.have_model ? "" : " (model not checked: no --expect-model)", m, k,
-		 x->ek_ca_pem ? "; EK certificate chains to --ek-ca (the AK's residence in that TPM "
-				"needs credential activation, not done here)"
-			      : "; EK certificate not checked (no --ek-ca)");
+		 x->ek_ca_pem ? "; EK certificate chains to --ek-ca (a key released to this "
+				"evidence opens only in that TPM, by credential activation)"
+			      : "; EK certificate not checked (no --ek-ca: nothing can be released)");
 	return 0;
 }
 
