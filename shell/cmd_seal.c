@@ -11,6 +11,7 @@
 #include "cmd_seal.h"
 #include "cmd_attest.h"
 #include "evidence.h"
+#include "keywrap.h"
 #include "session.h"
 
 #include "../llm/engine.h"
@@ -106,7 +107,8 @@ static int set_key(struct shell *sh, const char *text, size_t n, const char *fro
 static int key_from_wrapped(struct shell *sh, const char *b64)
 {
 	struct seal_shell *s = seal_state(sh);
-	uint8_t blob[256], key[SEAL_KEY_SIZE];
+	static uint8_t blob[KEYWRAP_MAX + 4];
+	uint8_t key[SEAL_KEY_SIZE];
 	char how[32], err[240], id[2 * SEAL_KEY_ID_SIZE + 1];
 
 	if (!s)

@@ -77,56 +77,98 @@ TEST(hkdf_sha256_matches_rfc5869_test_case_1)
 	CHECK(memcmp(okm, want, sizeof okm) == 0);
 }
 
+/* A blob without a credential (snp, tdx) when cred_n is 0, else with a
+ * stand-in credential of cred_n bytes whose "secret" is c->secret. */
 struct wrap_case {
-	uint8_t priv[32], pub[32], rd[64], key[32], seed[32], blob[KEYWRAP_SIZE];
+	uint8_t priv[32], pub[32], rd[64], key[32], seed[32], secret[32], cred[64];
+	size_t cred_n, n;
+	uint8_t blob[KEYWRAP_MAX];
 };
 
-static void make_case(struct wrap_case *c)
+static void make_case(struct wrap_case *c, size_t cred_n)
 {
 	fill(c->priv, 32, 1);
 	fill(c->rd, 64, 2);
 	fill(c->key, 32, 3);
 	fill(c->seed, 32, 4);
+	fill(c->secret, 32, 5);
+	fill(c->cred, sizeof c->cred, 6);
+	c->cred_n = cred_n;
 	CHECK_EQ_INT(keywrap_public(c->priv, c->pub), 0);
-	CHECK_EQ_INT(keywrap_wrap(c->pub, c->rd, c->key, c->seed, c->blob), 0);
+	CHECK_EQ_INT(keywrap_wrap(c->pub, c->rd, c->key, c->seed, c->cred, cred_n, c->secret,
+				  cred_n ? 32 : 0, c->blob, sizeof c->blob, &c->n), 0);
+	CHECK_EQ_INT((int)c->n, (int)(KEYWRAP_MIN + cred_n));
+}
+
+static int unwrap(const struct wrap_case *c, const uint8_t *blob, size_t n, uint8_t rd[64],
+		  uint8_t key[32])
+{
+	return keywrap_unwrap(c->priv, c->pub, blob, n, c->secret, c->cred_n ? 32 : 0, rd, key);
 }
 
 TEST(keywrap_round_trip_gives_back_the_key_and_the_report_data)
 {
-	struct wrap_case c;
+	static struct wrap_case c, d;
 	uint8_t rd[64], key[32];
-	make_case(&c);
-	CHECK(memcmp(c.blob, KEYWRAP_MAGIC, 8) == 0);
-	CHECK(memcmp(c.blob + 8, c.rd, 64) == 0);
-	/* the key is not in the blob in the clear */
-	for (size_t i = 0; i + 32 <= KEYWRAP_SIZE; i++)
-		CHECK(memcmp(c.blob + i, c.key, 32) != 0);
-	CHECK_EQ_INT(keywrap_unwrap(c.priv, c.pub, c.blob, sizeof c.blob, rd, key), 0);
-	CHECK(memcmp(key, c.key, 32) == 0);
-	CHECK(memcmp(rd, c.rd, 64) == 0);
-	/* another seed: another verifier key, IV and ciphertext, the same key inside */
-	uint8_t blob2[KEYWRAP_SIZE];
-	c.seed[0] ^= 0x80;
-	CHECK_EQ_INT(keywrap_wrap(c.pub, c.rd, c.key, c.seed, blob2), 0);
-	CHECK(memcmp(blob2 + 72, c.blob + 72, 32) != 0);
-	CHECK(memcmp(blob2 + 104, c.blob + 104, 12) != 0);
-	CHECK(memcmp(blob2 + 116, c.blob + 116, 32) != 0);
-	CHECK_EQ_INT(keywrap_unwrap(c.priv, c.pub, blob2, sizeof blob2, rd, key), 0);
-	CHECK(memcmp(key, c.key, 32) == 0);
+	for (size_t cred_n = 0; cred_n <= 40; cred_n += 40) {
+		make_case(&c, cred_n);
+		CHECK(memcmp(c.blob, KEYWRAP_MAGIC, 8) == 0);
+		CHECK(memcmp(c.blob + 8, c.rd, 64) == 0);
+		/* the key is not in the blob in the clear */
+		for (size_t i = 0; i + 32 <= c.n; i++)
+			CHECK(memcmp(c.blob + i, c.key, 32) != 0);
+		CHECK_EQ_INT(unwrap(&c, c.blob, c.n, rd, key), 0);
+		CHECK(memcmp(key, c.key, 32) == 0);
+		CHECK(memcmp(rd, c.rd, 64) == 0);
+		const uint8_t *cred;
+		size_t cn;
+		CHECK_EQ_INT(keywrap_parse(c.blob, c.n, rd, &cred, &cn), 0);
+		CHECK(cn == cred_n && (!cn || memcmp(cred, c.cred, cn) == 0));
+		/* another seed: another verifier key, IV and ciphertext, the same key inside */
+		d = c;
+		d.seed[0] ^= 0x80;
+		CHECK_EQ_INT(keywrap_wrap(d.pub, d.rd, d.key, d.seed, d.cred, cred_n, d.secret,
+					  cred_n ? 32 : 0, d.blob, sizeof d.blob, &d.n), 0);
+		CHECK(memcmp(d.blob + 72, c.blob + 72, 32) != 0);
+		CHECK(memcmp(d.blob + 104, c.blob + 104, 12) != 0);
+		CHECK(memcmp(d.blob + KEYWRAP_HDR + cred_n, c.blob + KEYWRAP_HDR + cred_n, 32) != 0);
+		CHECK_EQ_INT(unwrap(&d, d.blob, d.n, rd, key), 0);
+		CHECK(memcmp(key, c.key, 32) == 0);
+	}
+}
+
+/* What the forged-AK attacker holds: the X25519 key the evidence named,
+ * not the TPM that alone recovers the credential's secret. */
+TEST(keywrap_with_a_credential_does_not_open_without_its_secret)
+{
+	static struct wrap_case c;
+	uint8_t rd[64], key[32], wrong[32];
+	make_case(&c, 40);
+	CHECK_EQ_INT(keywrap_unwrap(c.priv, c.pub, c.blob, c.n, NULL, 0, rd, key), -LLMK_EAUTH);
+	memcpy(wrong, c.secret, 32);
+	wrong[31] ^= 1;
+	CHECK_EQ_INT(keywrap_unwrap(c.priv, c.pub, c.blob, c.n, wrong, 32, rd, key), -LLMK_EAUTH);
+	/* and a secret where none was made does not open one without a credential */
+	make_case(&c, 0);
+	CHECK_EQ_INT(keywrap_unwrap(c.priv, c.pub, c.blob, c.n, c.secret, 32, rd, key), -LLMK_EAUTH);
+	/* a credential needs its secret at wrap time too */
+	CHECK_EQ_INT(keywrap_wrap(c.pub, c.rd, c.key, c.seed, c.cred, 40, NULL, 0, c.blob,
+				  sizeof c.blob, &c.n), -LLMK_EINVAL);
 }
 
 TEST(keywrap_refuses_every_changed_byte_of_the_blob)
 {
-	struct wrap_case c;
+	static struct wrap_case c;
+	static uint8_t b[KEYWRAP_MAX];
 	uint8_t rd[64], key[32];
-	make_case(&c);
-	for (size_t i = 0; i < KEYWRAP_SIZE; i++) {
+	make_case(&c, 40);
+	for (size_t i = 0; i < c.n; i++) {
 		for (int bit = 0; bit < 8; bit += 7) {
-			uint8_t b[KEYWRAP_SIZE];
-			memcpy(b, c.blob, sizeof b);
+			memcpy(b, c.blob, c.n);
 			b[i] ^= (uint8_t)(1u << bit);
-			int want = i < 8 ? -LLMK_EFORMAT : -LLMK_EAUTH;
-			int r = keywrap_unwrap(c.priv, c.pub, b, sizeof b, rd, key);
+			/* the magic and the credential's length are form; the rest is authenticated */
+			int want = i < 8 || i == 116 || i == 117 ? -LLMK_EFORMAT : -LLMK_EAUTH;
+			int r = unwrap(&c, b, c.n, rd, key);
 			if (r != want)
 				fprintf(stderr, "  byte %zu bit %d: %d\n", i, bit, r);
 			CHECK_EQ_INT(r, want);
@@ -139,22 +181,23 @@ TEST(keywrap_refuses_every_changed_byte_of_the_blob)
 
 TEST(keywrap_refuses_the_wrong_key_pair_and_wrong_sizes)
 {
-	struct wrap_case c;
+	static struct wrap_case c;
 	uint8_t rd[64], key[32], other[32], other_pub[32];
-	make_case(&c);
+	make_case(&c, 0);
 	memcpy(other, c.priv, 32);
 	other[5] ^= 1;
 	CHECK_EQ_INT(keywrap_public(other, other_pub), 0);
-	CHECK_EQ_INT(keywrap_unwrap(other, other_pub, c.blob, sizeof c.blob, rd, key), -LLMK_EAUTH);
+	CHECK_EQ_INT(keywrap_unwrap(other, other_pub, c.blob, c.n, NULL, 0, rd, key), -LLMK_EAUTH);
 	/* the right private key with another public key: the HKDF info differs */
-	CHECK_EQ_INT(keywrap_unwrap(c.priv, other_pub, c.blob, sizeof c.blob, rd, key), -LLMK_EAUTH);
-	CHECK_EQ_INT(keywrap_unwrap(c.priv, c.pub, c.blob, sizeof c.blob - 1, rd, key), -LLMK_EFORMAT);
-	uint8_t longer[KEYWRAP_SIZE + 1] = {0};
-	memcpy(longer, c.blob, KEYWRAP_SIZE);
-	CHECK_EQ_INT(keywrap_unwrap(c.priv, c.pub, longer, sizeof longer, rd, key), -LLMK_EFORMAT);
+	CHECK_EQ_INT(keywrap_unwrap(c.priv, other_pub, c.blob, c.n, NULL, 0, rd, key), -LLMK_EAUTH);
+	CHECK_EQ_INT(keywrap_unwrap(c.priv, c.pub, c.blob, c.n - 1, NULL, 0, rd, key), -LLMK_EFORMAT);
+	CHECK_EQ_INT(keywrap_unwrap(c.priv, c.pub, c.blob, c.n + 1, NULL, 0, rd, key), -LLMK_EFORMAT);
 	/* a small-order guest key is refused at wrap time, and the output is zeroed */
-	uint8_t zero_pub[32] = {0}, blob[KEYWRAP_SIZE];
-	CHECK_EQ_INT(keywrap_wrap(zero_pub, c.rd, c.key, c.seed, blob), -LLMK_EINVAL);
-	for (size_t i = 0; i < KEYWRAP_SIZE; i++)
+	uint8_t zero_pub[32] = {0};
+	static uint8_t blob[KEYWRAP_MAX];
+	size_t n;
+	CHECK_EQ_INT(keywrap_wrap(zero_pub, c.rd, c.key, c.seed, NULL, 0, NULL, 0, blob, sizeof blob,
+				  &n), -LLMK_EINVAL);
+	for (size_t i = 0; i < KEYWRAP_MIN; i++)
 		CHECK(blob[i] == 0);
 }

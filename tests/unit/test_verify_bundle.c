@@ -748,6 +748,7 @@ static void put_file(const char *path, const void *p, size_t n)
 
 struct wrap_files {
 	char bundle[600], ark[600], key[600], nonce[2 * EVIDENCE_NONCE_MAX + 1], meas[97];
+	char model[65];
 	uint8_t model_key[32];
 };
 
@@ -770,6 +771,7 @@ static void wrap_files(const struct guest *g, struct wrap_files *w)
 	put_file(w->key, hex, 65);
 	verify_hex(g->in.nonce, g->in.nonce_len, w->nonce);
 	verify_hex(snp_sim_provider_sim()->cfg.measurement, 48, w->meas);
+	verify_hex(g->in.model_digest, 32, w->model);
 }
 
 TEST(verifier_wrap_on_snp_simulator_evidence_gives_a_blob_the_guests_key_opens)
@@ -781,7 +783,8 @@ TEST(verifier_wrap_on_snp_simulator_evidence_gives_a_blob_the_guests_key_opens)
 	CHECK_EQ_INT(sim_bundle(&g), 0);
 	wrap_files(&g, &w);
 	char *argv[] = {"wrap", "--evidence", w.bundle, "--nonce", w.nonce, "--chain", w.ark,
-			"--expect-measurement", w.meas, "--key-file", w.key, "--allow-simulated", NULL};
+			"--expect-measurement", w.meas, "--key-file", w.key, "--allow-simulated",
+			"--expect-model", w.model, NULL};
 	int r = run_captured(verify_cmd_wrap, argv, out, sizeof out, err, sizeof err);
 	if (r)
 		fprintf(stderr, "  %s", err);
@@ -798,16 +801,18 @@ TEST(verifier_wrap_on_snp_simulator_evidence_gives_a_blob_the_guests_key_opens)
 	if (!b)
 		return;
 	b += 9;
-	uint8_t blob[KEYWRAP_SIZE + 4], rd[64], key[32];
+	uint8_t blob[KEYWRAP_MAX + 4], rd[64], key[32];
 	long n = evidence_b64_decode(b, strcspn(b, "\n"), blob, sizeof blob);
-	CHECK_EQ_INT(n, KEYWRAP_SIZE);
-	CHECK_EQ_INT(keywrap_unwrap(g.priv, g.in.pubkey, blob, (size_t)n, rd, key), 0);
+	/* snp: the report is the hardware's signature; no TPM credential */
+	CHECK_EQ_INT(n, KEYWRAP_MIN);
+	CHECK_EQ_INT(keywrap_unwrap(g.priv, g.in.pubkey, blob, (size_t)n, NULL, 0, rd, key), 0);
 	CHECK(memcmp(key, w.model_key, 32) == 0);
 	CHECK(memcmp(rd, g.rd, 64) == 0);
 	/* another guest's key pair does not open it */
 	static struct guest h;
 	guest_init(&h, 16);
-	CHECK_EQ_INT(keywrap_unwrap(h.priv, h.in.pubkey, blob, (size_t)n, rd, key), -LLMK_EAUTH);
+	CHECK_EQ_INT(keywrap_unwrap(h.priv, h.in.pubkey, blob, (size_t)n, NULL, 0, rd, key),
+		     -LLMK_EAUTH);
 }
 
 TEST(verifier_wrap_refuses_failing_snp_evidence_and_releases_nothing)
@@ -834,6 +839,8 @@ TEST(verifier_wrap_refuses_failing_snp_evidence_and_releases_nothing)
 		{w.nonce, w.meas, "--allow-debug", "a key is never released to a guest the host can "
 		 "debug"},
 		{w.nonce, w.meas, "--expect-pcr4", "'--expect-pcr4' is not an option for snp evidence"},
+		/* no --expect-model: a key for whatever model the evidence names */
+		{w.nonce, w.meas, "--no-model", "--expect-model SHA256 is required"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char *argv[16];
@@ -851,10 +858,17 @@ TEST(verifier_wrap_refuses_failing_snp_evidence_and_releases_nothing)
 			argv[a++] = "--expect-measurement";
 			argv[a++] = (char *)cases[i].meas;
 		}
-		if (cases[i].extra)
+		bool no_model = cases[i].extra && !strcmp(cases[i].extra, "--no-model");
+		if (!no_model) {
+			argv[a++] = "--expect-model";
+			argv[a++] = w.model;
+		}
+		if (cases[i].extra && !no_model)
 			argv[a++] = (char *)cases[i].extra;
 		if (cases[i].extra && !strcmp(cases[i].extra, "--expect-pcr4"))
 			argv[a++] = w.meas;
+		if (no_model)
+			argv[a++] = "--allow-simulated";
 		argv[a] = NULL;
 		int r = run_captured(verify_cmd_wrap, argv, out, sizeof out, err, sizeof err);
 		CHECK_EQ_INT(r, 1);

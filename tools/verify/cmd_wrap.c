@@ -7,8 +7,9 @@
  * MRTD: a key goes only to an image the owner named).
  *
  *   verifier wrap --evidence FILE --nonce HEX --key-file model.key
- *                 [--expect-model SHA256] [--allow-simulated]
- *                 vtpm: --expect-pcr4 HEX [--ek-ca PEM]
+ *                 --expect-model SHA256 [--allow-simulated]
+ *                 vtpm: --expect-pcr4 HEX --ek-ca PEM (the key opens only in the TPM
+ *                       the EK certificate names: release.c)
  *                 snp:  --expect-measurement HEX --chain FILE [--chain FILE] [--vcek FILE]
  *                       [--expect-policy HEX] [--expect-host-data HEX]
  *                 tdx:  --expect-mrtd HEX --chain FILE
@@ -25,8 +26,8 @@
 
 static const char wrap_usage[] =
 	"usage: verifier wrap --evidence FILE --nonce HEX --key-file model.key\n"
-	"                     [--expect-model SHA256] [--allow-simulated] and, by the bundle's provider,\n"
-	"         vtpm: --expect-pcr4 HEX [--ek-ca PEM]\n"
+	"                     --expect-model SHA256 [--allow-simulated] and, by the bundle's provider,\n"
+	"         vtpm: --expect-pcr4 HEX --ek-ca PEM\n"
 	"         snp:  --expect-measurement HEX --chain FILE [--chain FILE] [--vcek FILE]\n"
 	"               [--expect-policy HEX] [--expect-host-data HEX]\n"
 	"         tdx:  --expect-mrtd HEX --chain FILE\n";
@@ -100,13 +101,19 @@ static int parse(struct wrap_cli *o, int kind, int argc, char **argv)
 	}
 	if (!o->key_file)
 		return cmd_fail("wrap: --key-file is required (verifier wrap --help)");
+	/* a model key goes to a guest that runs that model, never to whatever
+	 * model the evidence happens to name */
+	if (!provider_cli_bundle(&o->p, kind)->model)
+		return cmd_fail("wrap: --expect-model SHA256 is required: the key goes only to a guest "
+				"whose evidence names the model it opens (verifier wrap --help)");
 	switch (kind) {
 	case PLAT_ATTEST_VTPM:
 		if (o->p.vtpm.export_dir)
 			return cmd_fail("wrap: --export belongs to `verifier vtpm`");
-		if (!o->p.vtpm.b.nonce || !o->p.vtpm.pcr4)
-			return cmd_fail("wrap: vtpm evidence needs --nonce and --expect-pcr4: a key goes "
-					"only to an attested image (verifier wrap --help)");
+		if (!o->p.vtpm.b.nonce || !o->p.vtpm.pcr4 || !o->p.vtpm.ek_ca)
+			return cmd_fail("wrap: vtpm evidence needs --nonce, --expect-pcr4 and --ek-ca: a "
+					"key goes only to an attested image, and opens only in the TPM "
+					"the EK certificate names (verifier wrap --help)");
 		return 0;
 	case PLAT_ATTEST_SNP:
 		if (o->p.snp.report || o->p.snp.x.report_data)
@@ -131,8 +138,10 @@ int verify_cmd_wrap(int argc, char **argv)
 {
 	static struct wrap_cli o;
 	static struct bundle b;
-	uint8_t key[32], seed[32], blob[KEYWRAP_SIZE];
-	char b64[KEYWRAP_SIZE / 3 * 4 + 8];
+	static uint8_t blob[KEYWRAP_MAX], cred[KEYWRAP_CRED_MAX];
+	static char b64[KEYWRAP_MAX / 3 * 4 + 8];
+	uint8_t key[32], seed[32], secret[RELEASE_SECRET];
+	size_t n = 0, cred_n = 0, secret_n = 0;
 
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -143,17 +152,21 @@ int verify_cmd_wrap(int argc, char **argv)
 	if (kind < 0 || parse(&o, kind, argc, argv) || read_key(o.key_file, key))
 		return 1;
 	int r = provider_cli_verify(&o.p, kind, &b);
+	if (r == 0)
+		r = release_credential(&b, cred, sizeof cred, &cred_n, secret, &secret_n);
 	if (r == 0) {
 		if (getrandom(seed, sizeof seed, 0) != (ssize_t)sizeof seed)
 			r = cmd_fail("wrap: no randomness from getrandom: %s", strerror(errno));
-		else if (keywrap_wrap(b.pubkey, b.report_data, key, seed, blob) < 0)
+		else if (keywrap_wrap(b.pubkey, b.report_data, key, seed, cred, cred_n, secret,
+				      secret_n, blob, sizeof blob, &n) < 0)
 			r = cmd_fail("wrap: the evidence's public key is a point of small order");
-		else if (evidence_b64_encode(blob, sizeof blob, b64, sizeof b64) < 0)
+		else if (evidence_b64_encode(blob, n, b64, sizeof b64) < 0)
 			r = cmd_fail("wrap: internal: base64 buffer");
 		else
 			cmd_printf("wrapped: %s\n", b64);
 	}
 	seal_zeroize(key, sizeof key);
 	seal_zeroize(seed, sizeof seed);
+	seal_zeroize(secret, sizeof secret);
 	return r;
 }
