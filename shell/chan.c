@@ -9,9 +9,9 @@
 #include "keywrap.h"
 #include "../llm/seal.h" /* seal_zeroize */
 
-static const char chan_label[] = "llmk session v1";
-static const char chan_info_g2c[] = "llmk session v1 guest to client";
-static const char chan_info_c2g[] = "llmk session v1 client to guest";
+static const char chan_label[] = "llmk session v2";
+static const char chan_info_g2c[] = "llmk session v2 guest to client";
+static const char chan_info_c2g[] = "llmk session v2 client to guest";
 static const char chan_aad_tag[7] = "llmk-s1";
 
 static void way_init(struct chan_way *w, const uint8_t key[32], char dir)
@@ -25,7 +25,7 @@ static void way_init(struct chan_way *w, const uint8_t key[32], char dir)
 
 int chan_init(struct chan *c, bool guest, const uint8_t priv[32], const uint8_t peer_pub[32],
 	      const uint8_t report_data[64], const uint8_t client_pub[32],
-	      const uint8_t session_pub[32])
+	      const uint8_t session_pub[32], const uint8_t *secret, size_t secret_n)
 {
 	uint8_t shared[32], t[32], kg[32], kc[32];
 	br_sha256_context s;
@@ -34,6 +34,10 @@ int chan_init(struct chan *c, bool guest, const uint8_t priv[32], const uint8_t 
 
 	memset(c, 0, sizeof *c);
 	c->failed = true;
+	if (secret_n > CHAN_SECRET_MAX) {
+		r = -LLMK_EINVAL;
+		goto out;
+	}
 	if ((r = keywrap_x25519(shared, priv, peer_pub)) < 0)
 		goto out;
 	/* the transcript: what the evidence bound, and both public keys */
@@ -45,6 +49,8 @@ int chan_init(struct chan *c, bool guest, const uint8_t priv[32], const uint8_t 
 	br_sha256_out(&s, t);
 	br_hkdf_init(&h, &br_sha256_vtable, t, sizeof t);
 	br_hkdf_inject(&h, shared, sizeof shared);
+	if (secret_n)
+		br_hkdf_inject(&h, secret, secret_n);
 	br_hkdf_flip(&h);
 	/* BearSSL's expand takes one info per context: a copy per direction */
 	h2 = h;

@@ -5,12 +5,16 @@
  * (tools/host/connect.c) share this file, as they share shell/keywrap.c.
  *
  * Keys: shared = X25519(own private, peer public) (RFC 7748 §5);
- *   T = SHA-256("llmk session v1" || REPORT_DATA || client public || session public);
- *   PRK = HKDF-Extract(salt = T, IKM = shared) (RFC 5869);
- *   guest-to-client key = HKDF-Expand(PRK, "llmk session v1 guest to client", 32),
- *   client-to-guest key = HKDF-Expand(PRK, "llmk session v1 client to guest", 32).
+ *   S = the secret of the TPM credential the client made for the evidence's
+ *       certified EK and AK (vtpm; empty for snp and tdx), which only that
+ *       TPM's TPM2_ActivateCredential recovers (TPM 2.0 Part 1 §24);
+ *   T = SHA-256("llmk session v2" || REPORT_DATA || client public || session public);
+ *   PRK = HKDF-Extract(salt = T, IKM = shared || S) (RFC 5869);
+ *   guest-to-client key = HKDF-Expand(PRK, "llmk session v2 guest to client", 32),
+ *   client-to-guest key = HKDF-Expand(PRK, "llmk session v2 client to guest", 32).
  * REPORT_DATA (shell/evidence.h) already binds the client's nonce, the model
- * digest, the session public key and the build id.
+ * digest, the session public key and the build id; S binds the keys to the
+ * TPM, so a quote by a software key with the AK's template gets no channel.
  *
  * Frame: the line "~S1 " + base64(ctr || ciphertext || tag) (RFC 4648 §4),
  * ctr the sender's frame counter (u64 big-endian, from 0, one per frame),
@@ -61,12 +65,15 @@ struct chan {
 
 /*
  * Derive both directions' keys (above) for the guest (guest = true: sends
- * 'g' frames) or the client. -LLMK_EINVAL when peer_pub is of small order
- * (no shared secret); the channel is then failed. priv is not kept.
+ * 'g' frames) or the client, with the credential's secret[0..secret_n)
+ * (0..64 bytes). -LLMK_EINVAL when peer_pub is of small order (no shared
+ * secret) or the secret is too long; the channel is then failed. priv and
+ * the secret are not kept.
  */
+#define CHAN_SECRET_MAX 64u
 int chan_init(struct chan *c, bool guest, const uint8_t priv[32], const uint8_t peer_pub[32],
 	      const uint8_t report_data[64], const uint8_t client_pub[32],
-	      const uint8_t session_pub[32]);
+	      const uint8_t session_pub[32], const uint8_t *secret, size_t secret_n);
 /* Zeroize keys and state; the channel is failed afterwards. */
 void chan_wipe(struct chan *c);
 

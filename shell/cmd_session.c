@@ -18,6 +18,8 @@
 
 #include "../llm/seal.h"
 
+#define CRED_MAX 2048 /* a TPM credential: ~330 bytes for an RSA 2048 EK */
+
 static int hexval(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -98,6 +100,7 @@ static int session_open(struct shell *sh, int argc, char **argv)
 	if (s->state != SESSION_NONE)
 		return shell_err(sh, -LLMK_EBUSY, "session open: a session is already open (session "
 				 "close first)");
+	session_pending_wipe(s); /* a client that never activated: the new one replaces it */
 	memset(&in, 0, sizeof in);
 	if ((r = parse_open(sh, argc, argv, &in, client, &provider)))
 		return r;
@@ -109,16 +112,27 @@ static int session_open(struct shell *sh, int argc, char **argv)
 	if (!r && info.kind == PLAT_ATTEST_NONE)
 		r = shell_err(sh, -LLMK_ENOTSUP, "session open: provider none attests nothing, so a "
 			      "session would prove nothing (no attestation device: see attest)");
-	if (!r && chan_init(&s->ch, true, priv, client, rd, client, in.pubkey))
+	/* vtpm: a quote proves only that the AK in the evidence signed it; the
+	 * keys wait for the client's credential, which opens only in this TPM */
+	bool activate = !r && info.kind == PLAT_ATTEST_VTPM;
+	if (!r && !activate && chan_init(&s->ch, true, priv, client, rd, client, in.pubkey, NULL, 0))
 		r = shell_err(sh, -LLMK_EINVAL, "session open: --client-key is a point of small order "
 			      "(no shared secret; RFC 7748 §6.1)");
+	plat_snprintf(how, sizeof how, "%s%s", info.name, info.simulated ? ", simulated" : "");
+	if (!r && activate) {
+		s->pending.on = true;
+		memcpy(s->pending.priv, priv, 32);
+		memcpy(s->pending.client, client, 32);
+		memcpy(s->pending.rd, rd, 64);
+		memcpy(s->pending.pub, in.pubkey, 32);
+		plat_snprintf(s->pending.how, sizeof s->pending.how, "%s", how);
+	}
 	seal_zeroize(priv, sizeof priv);
 	if (r) {
 		chan_wipe(&s->ch);
 		plat_free(buf, EVIDENCE_MAX);
 		return r;
 	}
-	plat_snprintf(how, sizeof how, "%s%s", info.name, info.simulated ? ", simulated" : "");
 	plat_printf("session: provider %s: %s\n", info.name, info.detail);
 	if (info.simulated)
 		plat_printf("  SIMULATED    %s\n", info.detail);
@@ -134,15 +148,66 @@ static int session_open(struct shell *sh, int argc, char **argv)
 	if (m < 0) {
 		plat_free(b64, cap);
 		chan_wipe(&s->ch);
+		session_pending_wipe(s);
 		return shell_err(sh, -LLMK_ENOMEM, "session open: no memory for the evidence's base64");
 	}
 	plat_printf("session-evidence: %s\n", b64);
 	plat_free(b64, cap);
+	if (activate) {
+		plat_printf("session-activate: the client's credential for this TPM's EK and AK "
+			    "(session activate BASE64) keys the session\n");
+		return 0;
+	}
 	/* last: it wipes the line buffers argv points into */
 	session_start(sh, how);
 	return 0;
 }
 
+/*
+ * `session activate BASE64`: the credential the client made (TPM 2.0 Part 1
+ * §24) for the certified EK and the AK that signed the evidence's quote.
+ * This TPM opens it only if both live here; its secret goes into the
+ * session's keys (shell/chan.h), so a client that verified a forged quote
+ * gets a channel nobody else can speak on, and a relay that forged one gets
+ * none.
+ */
+static int session_activate(struct shell *sh, const char *b64)
+{
+	struct session_state *s = sh->session;
+	static uint8_t cred[CRED_MAX];
+	uint8_t secret[CHAN_SECRET_MAX];
+	size_t secret_n = 0;
+	char how[48];
+
+	if (!s || !s->pending.on)
+		return shell_err(sh, -LLMK_EINVAL, "session activate: no session is waiting for a "
+				 "credential (session open first)");
+	long n = evidence_b64_decode(b64, strlen(b64), cred, sizeof cred);
+	int e = n < 0 ? -LLMK_EINVAL
+		      : plat_attest_activate(PLAT_ATTEST_VTPM, cred, (size_t)n, secret, sizeof secret,
+					     &secret_n);
+	seal_zeroize(cred, sizeof cred);
+	if (e || secret_n == 0) {
+		session_pending_wipe(s);
+		seal_zeroize(secret, sizeof secret);
+		return shell_err(sh, -LLMK_EAUTH, "session: activation: %s; no session",
+				 n < 0 ? "not base64 of a credential (RFC 4648, padded)"
+				       : e ? plat_attest_error() : "an empty secret");
+	}
+	e = chan_init(&s->ch, true, s->pending.priv, s->pending.client, s->pending.rd,
+		      s->pending.client, s->pending.pub, secret, secret_n);
+	seal_zeroize(secret, sizeof secret);
+	plat_snprintf(how, sizeof how, "%s", s->pending.how);
+	session_pending_wipe(s);
+	if (e) {
+		chan_wipe(&s->ch);
+		return shell_err(sh, -LLMK_EINVAL, "session: the client key is a point of small order "
+				 "(no shared secret; RFC 7748 §6.1); no session");
+	}
+	/* last: it wipes the line buffers argv points into */
+	session_start(sh, how);
+	return 0;
+}
 static int session_status(struct shell *sh)
 {
 	struct session_state *s = sh->session;
@@ -162,6 +227,14 @@ static int cmd_session(struct shell *sh, int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(argv[1], "open"))
 		return session_open(sh, argc, argv);
+	if (argc == 3 && !strcmp(argv[1], "activate"))
+		return session_activate(sh, argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "abort")) {
+		/* the client refused the evidence: nothing of it is kept */
+		if (s)
+			session_pending_wipe(s);
+		return 0;
+	}
 	if (argc == 1 || (argc == 2 && !strcmp(argv[1], "status")))
 		return session_status(sh);
 	if (argc == 2 && !strcmp(argv[1], "close")) {
@@ -171,12 +244,14 @@ static int cmd_session(struct shell *sh, int argc, char **argv)
 		session_close(sh, "");
 		return 0;
 	}
-	return shell_err(sh, -LLMK_EINVAL, "session: expected open, close or status, got '%s' "
-			 "(usage: %s | session close | session status)", argv[1], open_usage);
+	return shell_err(sh, -LLMK_EINVAL, "session: expected open, activate, close, abort or status, "
+			 "got '%s' (usage: %s | session activate BASE64 | session close | session "
+			 "status)", argc > 1 ? argv[1] : "", open_usage);
 }
 
 const struct shell_cmd shell_cmds_session[] = {
-	{"session", "session open --nonce HEX --client-key HEX [--provider P]\nsession close\nsession [status]",
+	{"session", "session open --nonce HEX --client-key HEX [--provider P]\nsession activate BASE64\n"
+	 "session close\nsession abort\nsession [status]",
 	 "a confidential session: attested X25519, then one AES-256-GCM frame per console line "
 	 "(build/host/llmctl --connect opens one)",
 	 cmd_session},

@@ -246,10 +246,17 @@ static void finish(struct shell *sh, struct session_state *s)
 	llm_mem_zeroize(s->why, sizeof s->why);
 }
 
+void session_pending_wipe(struct session_state *s)
+{
+	llm_mem_zeroize(&s->pending, sizeof s->pending);
+}
+
 void shell_session_end_now(struct shell *sh)
 {
 	struct session_state *s = sh->session;
 
+	if (s)
+		session_pending_wipe(s);
 	if (!s || s->state == SESSION_NONE)
 		return;
 	session_close(sh, " (the machine is going down)");
@@ -279,6 +286,10 @@ int shell_session_check(struct shell *sh, const struct shell_cmd *c)
 {
 	struct session_state *s = sh->session;
 
+	/* a session waiting for its credential goes with any other command:
+	 * whoever typed it is not that session's client */
+	if (s && s->pending.on && strcmp(c->name, "session") != 0)
+		session_pending_wipe(s);
 	if (!s || !s->require || s->state == SESSION_OPEN || !strcmp(c->name, "session") ||
 	    !strcmp(c->name, "version") || !strcmp(c->name, "help"))
 		return 0;

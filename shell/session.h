@@ -71,6 +71,13 @@ struct session_state {
 	char note[64];
 	/* the frame being written */
 	char line[CHAN_LINE_MAX];
+	/* vtpm: between `session open` and `session activate`, the session's
+	 * private key and what the keys will bind, in clear text still */
+	struct {
+		bool on;
+		uint8_t priv[32], client[32], rd[64], pub[32];
+		char how[48];
+	} pending;
 };
 
 /* sh->session, allocated on first use; NULL when out of memory. */
@@ -84,5 +91,8 @@ void session_start(struct shell *sh, const char *how);
 /* Begin an orderly close from inside the session (`session close`): a
  * close frame goes out; the close completes at the prompt. */
 void session_close(struct shell *sh, const char *note);
+/* Forget a session waiting for its credential (any other command, a new
+ * `session open`, `session abort`, the machine going down). */
+void session_pending_wipe(struct session_state *s);
 
 #endif

@@ -27,8 +27,10 @@ static void pair_init(struct pair *p)
 		p->rd[i] = (uint8_t)(i * 9);
 	CHECK_EQ_INT(keywrap_public(p->gpriv, p->gpub), 0);
 	CHECK_EQ_INT(keywrap_public(p->cpriv, p->cpub), 0);
-	CHECK_EQ_INT(chan_init(&p->guest, true, p->gpriv, p->cpub, p->rd, p->cpub, p->gpub), 0);
-	CHECK_EQ_INT(chan_init(&p->client, false, p->cpriv, p->gpub, p->rd, p->cpub, p->gpub), 0);
+	CHECK_EQ_INT(chan_init(&p->guest, true, p->gpriv, p->cpub, p->rd, p->cpub, p->gpub, NULL, 0),
+		     0);
+	CHECK_EQ_INT(chan_init(&p->client, false, p->cpriv, p->gpub, p->rd, p->cpub, p->gpub, NULL,
+			       0), 0);
 }
 
 static long seal_str(struct chan *c, uint8_t type, const char *s, char *line)
@@ -158,7 +160,7 @@ TEST(chan_directions_and_transcripts_do_not_mix)
 	pair_init(&p);
 	q = p;
 	q.rd[5] ^= 1;
-	CHECK_EQ_INT(chan_init(&q.client, false, q.cpriv, q.gpub, q.rd, q.cpub, q.gpub), 0);
+	CHECK_EQ_INT(chan_init(&q.client, false, q.cpriv, q.gpub, q.rd, q.cpub, q.gpub, NULL, 0), 0);
 	seal_str(&p.guest, CHAN_PROMPT, "", line);
 	CHECK_EQ_INT(open_line(&q.client, line, &type, out, err), -LLMK_EAUTH);
 
@@ -167,13 +169,29 @@ TEST(chan_directions_and_transcripts_do_not_mix)
 	pair_init(&p);
 	uint8_t rpriv[32] = {7}, rpub[32];
 	CHECK_EQ_INT(keywrap_public(rpriv, rpub), 0);
-	CHECK_EQ_INT(chan_init(&p.guest, true, p.gpriv, rpub, p.rd, rpub, p.gpub), 0);
+	CHECK_EQ_INT(chan_init(&p.guest, true, p.gpriv, rpub, p.rd, rpub, p.gpub, NULL, 0), 0);
 	seal_str(&p.guest, CHAN_PROMPT, "", line);
 	CHECK_EQ_INT(open_line(&p.client, line, &type, out, err), -LLMK_EAUTH);
 
+	/* the credential's secret is part of the keys: a client that has the
+	 * X25519 keys but not the secret (a relay that forged the quote with a
+	 * software AK) gets frames that do not open, and sends none that do */
+	pair_init(&p);
+	uint8_t sec[32] = {1, 2, 3};
+	CHECK_EQ_INT(chan_init(&p.guest, true, p.gpriv, p.cpub, p.rd, p.cpub, p.gpub, sec, 32), 0);
+	seal_str(&p.guest, CHAN_PROMPT, "", line);
+	CHECK_EQ_INT(open_line(&p.client, line, &type, out, err), -LLMK_EAUTH);
+	q = p;
+	CHECK_EQ_INT(chan_init(&q.client, false, q.cpriv, q.gpub, q.rd, q.cpub, q.gpub, sec, 32), 0);
+	pair_init(&p);
+	CHECK_EQ_INT(chan_init(&p.guest, true, p.gpriv, p.cpub, p.rd, p.cpub, p.gpub, sec, 32), 0);
+	seal_str(&p.guest, CHAN_PROMPT, "", line);
+	CHECK(open_line(&q.client, line, &type, out, err) >= 0);
+
 	/* a peer key of small order gives no shared secret */
 	uint8_t zero[32] = {0};
-	CHECK_EQ_INT(chan_init(&p.guest, true, p.gpriv, zero, p.rd, zero, p.gpub), -LLMK_EINVAL);
+	CHECK_EQ_INT(chan_init(&p.guest, true, p.gpriv, zero, p.rd, zero, p.gpub, NULL, 0),
+		     -LLMK_EINVAL);
 	CHECK(p.guest.failed);
 	CHECK_EQ_INT(seal_str(&p.guest, CHAN_OUTPUT, "x", line), -LLMK_EIO);
 

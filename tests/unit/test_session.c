@@ -138,7 +138,7 @@ static int client_open(struct client *c)
 				  *no = evidence_find(recs, nr, ATTEST_REC_NONCE, NULL);
 	CHECK(rd && pk && no && no->len == 16 && rd->len == 64 && pk->len == 32);
 	CHECK(evidence_find(recs, nr, ATTEST_REC_SNP_REPORT, NULL) != NULL);
-	r = rd && pk ? chan_init(&c->ch, false, c->priv, pk->val, rd->val, c->pub, pk->val) : -1;
+	r = rd && pk ? chan_init(&c->ch, false, c->priv, pk->val, rd->val, c->pub, pk->val, NULL, 0) : -1;
 	CHECK_EQ_INT(r, 0);
 	free(b);
 	return r;

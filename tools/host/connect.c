@@ -535,7 +535,10 @@ int host_connect_main(int argc, char **argv)
 {
 	static struct client cl;
 	uint8_t nonce[32], priv[32], pub[32], rd[64], spub[32], *ev = NULL;
-	size_t evn = 0;
+	static uint8_t cred[2048];
+	static char cred_line[2048 / 3 * 4 + 64];
+	uint8_t secret[32]; /* RELEASE_SECRET */
+	size_t evn = 0, cred_n = 0, secret_n = 0;
 	char what[300];
 	int r;
 
@@ -552,13 +555,23 @@ int host_connect_main(int argc, char **argv)
 		seal_zeroize(priv, sizeof priv);
 		return 1;
 	}
-	r = connect_verify(&cl.v, ev, evn, nonce, sizeof nonce, rd, spub, what, sizeof what);
+	r = connect_verify(&cl.v, ev, evn, nonce, sizeof nonce, rd, spub, cred, sizeof cred, &cred_n,
+			   secret, &secret_n, what, sizeof what);
 	free(ev);
-	if (r == 0 && chan_init(&cl.ch, false, priv, spub, rd, pub, spub)) {
+	/* vtpm: the credential goes to the guest in clear (it is encrypted to
+	 * the EK); its secret, which only that TPM recovers, keys the session */
+	if (r == 0 && cred_n) {
+		int k = snprintf(cred_line, sizeof cred_line, "session activate ");
+		long m = evidence_b64_encode(cred, cred_n, cred_line + k, sizeof cred_line - (size_t)k - 2);
+		if (m < 0 || conn_send(&cl.c, cred_line, strlen(strcat(cred_line, "\r"))))
+			r = 1;
+	}
+	if (r == 0 && chan_init(&cl.ch, false, priv, spub, rd, pub, spub, secret, secret_n)) {
 		fprintf(stderr, "error: session: the guest's session key is a point of small order\n");
 		r = 1;
 	}
 	seal_zeroize(priv, sizeof priv);
+	seal_zeroize(secret, sizeof secret);
 	if (r) {
 		abort_clear(&cl);
 		conn_close(&cl.c);

@@ -55,13 +55,17 @@ int connect_verify_opt(struct connect_verify *v, int argc, char **argv, int *i);
 /*
  * Verify the bundle[0..n) with the nonce the client chose, by its
  * provider's checks (those of `verifier vtpm`, `snp --evidence`, `tdx
- * --evidence`, with the image's measurement required), printing nothing on
- * stdout. On success 0 with the report data and the session's public key,
- * and a summary line in what; else 1 after one "error: " line on stderr.
+ * --evidence`, with the image's measurement required; vtpm: --ek-ca too),
+ * printing nothing on stdout. On success 0 with the report data and the
+ * session's public key, a summary line in what, and for vtpm a TPM
+ * credential for the evidence's EK and AK in cred[0..*cred_n) with its
+ * secret (tools/verify/release.c; *cred_n 0 for snp and tdx); else 1
+ * after one "error: " line on stderr.
  */
 int connect_verify(const struct connect_verify *v, const uint8_t *bundle, size_t n,
 		   const uint8_t *nonce, size_t nonce_len, uint8_t report_data[64],
-		   uint8_t session_pub[32], char *what, size_t whatn);
+		   uint8_t session_pub[32], uint8_t *cred, size_t cred_cap, size_t *cred_n,
+		   uint8_t secret[32], size_t *secret_n, char *what, size_t whatn);
 
 /* ---- connect.c ---- */
 int host_connect_main(int argc, char **argv);

@@ -105,9 +105,11 @@ static int parse(struct provider_cli *o, int kind, const struct connect_verify *
 	}
 	switch (kind) {
 	case PLAT_ATTEST_VTPM:
-		if (!o->vtpm.pcr4)
-			return cmd_fail("session: the guest sent vtpm evidence: --expect-pcr4 HEX is "
-					"required (the image's PCR4, `verifier measure pcr4 llmk.efi`)");
+		if (!o->vtpm.pcr4 || !o->vtpm.ek_ca)
+			return cmd_fail("session: the guest sent vtpm evidence: --expect-pcr4 HEX (the "
+					"image's PCR4, `verifier measure pcr4 llmk.efi`) and --ek-ca PEM "
+					"(the TPM maker's CA: the session's keys open only in that TPM) are "
+					"required");
 		return 0;
 	case PLAT_ATTEST_SNP:
 		if (!o->snp.x.measurement || !o->snp.n_chain)
@@ -124,7 +126,8 @@ static int parse(struct provider_cli *o, int kind, const struct connect_verify *
 
 int connect_verify(const struct connect_verify *v, const uint8_t *bundle, size_t n,
 		   const uint8_t *nonce, size_t nonce_len, uint8_t report_data[64],
-		   uint8_t session_pub[32], char *what, size_t whatn)
+		   uint8_t session_pub[32], uint8_t *cred, size_t cred_cap, size_t *cred_n,
+		   uint8_t secret[32], size_t *secret_n, char *what, size_t whatn)
 {
 	static struct provider_cli o;
 	static struct bundle b;
@@ -158,15 +161,16 @@ int connect_verify(const struct connect_verify *v, const uint8_t *bundle, size_t
 		close(sink);
 	cmd_set_simulated(0);
 	unlink(path);
-	if (r)
+	if (r || release_credential(&b, cred, cred_cap, cred_n, secret, secret_n))
 		return 1;
 	memcpy(report_data, b.report_data, 64);
 	memcpy(session_pub, b.pubkey, 32);
 	const char *model = provider_cli_bundle(&o, kind)->model;
 	verify_hex(b.model, 32, m);
-	snprintf(what, whatn, "%s%s evidence verified (%s as expected), model %s (%s)",
+	snprintf(what, whatn, "%s%s evidence verified (%s as expected), model %s (%s)%s",
 		 b.simulated ? "SIMULATED " : "", b.provider,
 		 kind == PLAT_ATTEST_VTPM ? "PCR4" : kind == PLAT_ATTEST_SNP ? "MEASUREMENT" : "MRTD", m,
-		 model ? "as expected" : "not checked: no --expect-model");
+		 model ? "as expected" : "not checked: no --expect-model",
+		 *cred_n ? ", keys bound to the certified TPM by a credential" : "");
 	return 0;
 }
