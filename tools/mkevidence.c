@@ -15,6 +15,7 @@
  *   mkevidence tdx-quote --quote FILE --nonce HEX --priv HEX [--model SHA256] --out FILE
  *   mkevidence unwrap --priv HEX --wrapped FILE
  *   mkevidence tdx-chain --out FILE
+ *   mkevidence forge-vtpm --evidence FILE --nonce HEX --priv HEX --out FILE
  *
  * --priv is the guest's X25519 private key (64 hex digits; a test holds it);
  * the bundle's PUBKEY is its public half. --chain-out writes the
@@ -25,7 +26,11 @@
  * the verifier must refuse it (a test of that refusal). `tdx-chain` writes
  * the TDX simulator's test chain (PCK, platform CA, root; PEM), the same in
  * every process: what a user of llmctl's `attest --provider tdx` (with
- * LLMK_TDX_SIM) passes as `verifier tdx --chain`. Every line it
+ * LLMK_TDX_SIM) passes as `verifier tdx --chain`. `forge-vtpm` is the
+ * attack on vtpm evidence (tools/writer/forge_vtpm.h): a genuine bundle
+ * re-signed by a software key with the AK's template over the attacker's
+ * nonce and X25519 key (--priv's public half); `unwrap` then shows that
+ * what a verifier released to it does not open without the TPM. Every line it
  * prints to stdout is "name: value".
  */
 #include <errno.h>
@@ -36,8 +41,10 @@
 #include "../shell/evidence.h"
 #include "../shell/keywrap.h"
 #include "verify/cmd.h"
+#include "verify/verify.h"
 #include "host/snp_sim.h"
 #include "host/tdx_sim.h"
+#include "writer/forge_vtpm.h"
 
 static const char usage[] =
 	"usage: mkevidence snp --nonce HEX --priv HEX [--model SHA256] [--build-id ID] --out FILE\n"
@@ -45,6 +52,7 @@ static const char usage[] =
 	"       mkevidence tdx-quote --quote FILE --nonce HEX --priv HEX [--model SHA256] --out FILE\n"
 	"       mkevidence unwrap --priv HEX --wrapped FILE\n"
 	"       mkevidence tdx-chain --out FILE\n"
+	"       mkevidence forge-vtpm --evidence FILE --nonce HEX --priv HEX --out FILE\n"
 	"  A test tool: its SEV-SNP evidence comes from the firmware simulator (SIMULATED).\n";
 
 struct opts;
@@ -53,7 +61,7 @@ static int cmd_tdx_chain(const struct opts *o);
 struct opts {
 	const char *nonce, *priv, *model, *build_id, *out, *chain_out, *ark_out, *vcek_out;
 	const char *report_out;
-	const char *quote, *wrapped;
+	const char *quote, *wrapped, *evidence;
 };
 
 static int hexval(int c)
@@ -261,8 +269,10 @@ static int cmd_tdx_chain(const struct opts *o)
 
 static int cmd_unwrap(const struct opts *o)
 {
-	uint8_t priv[32], pub[32], rd[64], key[32], blob[KEYWRAP_SIZE + 8];
-	size_t n;
+	static uint8_t blob[KEYWRAP_MAX + 8];
+	uint8_t priv[32], pub[32], rd[64], key[32];
+	const uint8_t *cred;
+	size_t n, cred_n = 0;
 	if (!o->priv || !o->wrapped)
 		return cmd_fail("--priv and --wrapped are required\n%s", usage);
 	if (hex(o->priv, priv, 32) != 32 || keywrap_public(priv, pub))
@@ -276,16 +286,56 @@ static int cmd_unwrap(const struct opts *o)
 	size_t k = strcspn(s, " \t\r\n");
 	long m = evidence_b64_decode(s, k, blob, sizeof blob);
 	free(text);
-	int e = m < 0 ? -1 : keywrap_unwrap(priv, pub, blob, (size_t)m, rd, key);
+	if (m >= 0)
+		keywrap_parse(blob, (size_t)m, rd, &cred, &cred_n);
+	/* this tool has no TPM: with the X25519 key alone it tries what an
+	 * attacker holding it can */
+	int e = m < 0 ? -1 : keywrap_unwrap(priv, pub, blob, (size_t)m, NULL, 0, rd, key);
 	memset(priv, 0, sizeof priv);
 	if (m < 0)
 		return cmd_fail("%s: not a base64 wrapped key", o->wrapped);
+	if (e && cred_n)
+		return cmd_fail("the wrapped key carries a TPM credential (%zu bytes): it opens only "
+				"with the secret TPM2_ActivateCredential gives in the TPM it was made for, "
+				"not with this guest key alone", cred_n);
 	if (e)
 		return cmd_fail("the wrapped key does not open with this guest key (%s)",
 				e == -LLMK_EAUTH ? "tag does not verify" : "not a wrapped key");
 	print_hex("report_data", rd, 64);
 	print_hex("key", key, 32);
 	memset(key, 0, sizeof key);
+	return 0;
+}
+
+/* The attack: a genuine vtpm bundle re-signed by a software AK. */
+static int cmd_forge_vtpm(const struct opts *o)
+{
+	static uint8_t out[EVIDENCE_MAX];
+	uint8_t nonce[EVIDENCE_NONCE_MAX], priv[32], pub[32], seed[32];
+	const char *form;
+	char err[300];
+	uint8_t *g;
+	size_t gn, n;
+	long k;
+
+	if (!o->evidence || !o->nonce || !o->priv || !o->out)
+		return cmd_fail("--evidence, --nonce, --priv and --out are required\n%s", usage);
+	if ((k = hex(o->nonce, nonce, sizeof nonce)) < 0)
+		return cmd_fail("--nonce: want 2 to 128 hex digits");
+	if (hex(o->priv, priv, 32) != 32 || keywrap_public(priv, pub))
+		return cmd_fail("--priv: want 64 hex digits (an X25519 private key)");
+	if (verify_read_evidence(o->evidence, &g, &gn, &form, err, sizeof err) < 0)
+		return cmd_fail("%s", err);
+	memcpy(seed, priv, 32); /* the same attacker, the same software AK */
+	int r = forge_vtpm(g, gn, nonce, (size_t)k, pub, seed, sizeof seed, out, sizeof out, &n,
+			   err, sizeof err);
+	free(g);
+	if (r < 0)
+		return cmd_fail("forge-vtpm: %s", err);
+	if (write_bundle(o->out, out, n))
+		return 1;
+	printf("forged: %s (%zu bytes: the genuine PCRs, logs and EK certificate, quoted by a "
+	       "software AK)\n", o->out, n);
 	return 0;
 }
 
@@ -303,6 +353,7 @@ int main(int argc, char **argv)
 		{"--report-out", offsetof(struct opts, report_out)},
 		{"--quote", offsetof(struct opts, quote)},
 		{"--wrapped", offsetof(struct opts, wrapped)},
+		{"--evidence", offsetof(struct opts, evidence)},
 	};
 	struct opts o;
 
@@ -326,5 +377,7 @@ int main(int argc, char **argv)
 		return cmd_unwrap(&o);
 	if (!strcmp(argv[1], "tdx-chain"))
 		return cmd_tdx_chain(&o);
+	if (!strcmp(argv[1], "forge-vtpm"))
+		return cmd_forge_vtpm(&o);
 	return cmd_fail("unknown command '%s'\n%s", argv[1], usage);
 }
