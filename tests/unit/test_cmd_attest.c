@@ -18,30 +18,6 @@
 #include <bearssl.h>
 #include <stdlib.h>
 
-/* LLMK_VTPM set to value (NULL: unset), then the attestation provider
- * reset; what it was before, for vtpm_env_restore (malloc'd; NULL: unset). */
-static char *vtpm_env_set(const char *value)
-{
-	char *old = getenv("LLMK_VTPM") ? strdup(getenv("LLMK_VTPM")) : NULL;
-
-	if (value)
-		setenv("LLMK_VTPM", value, 1);
-	else
-		unsetenv("LLMK_VTPM");
-	host_attest_reset();
-	return old;
-}
-
-static void vtpm_env_restore(char *old)
-{
-	if (old) {
-		setenv("LLMK_VTPM", old, 1);
-		free(old);
-	} else {
-		unsetenv("LLMK_VTPM");
-	}
-}
-
 static int lines(const char *s)
 {
 	int n = 0;

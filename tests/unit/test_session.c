@@ -27,6 +27,10 @@
 #include "../../tools/writer/mkmodel.h"
 #include "../../tools/writer/seal_write.h"
 #include "../../tools/host/snp_sim.h"
+#include "../../tools/verify/tpm_credential.h"
+#include "../../tools/verify/verify.h"
+#include "../../tools/writer/forge_vtpm.h"
+#include "vtpm.h"
 
 static struct shell_fixture fx;
 
@@ -426,6 +430,7 @@ TEST(session_open_refuses_bad_requests_with_one_line)
 		"session open --bogus",
 		"session close",
 		"session frobnicate",
+		"session activate AAAAAAAA", /* no session waits for a credential */
 	};
 	guest(NULL);
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -437,7 +442,7 @@ TEST(session_open_refuses_bad_requests_with_one_line)
 		CHECK_EQ_INT(fixture_count(fx.out.buf, "\n"), 1);
 		CHECK(!strncmp(fx.out.buf, "error: session", 14));
 	}
-	CHECK(strstr(fx.out.buf, "no session is open") != NULL || strstr(fx.out.buf, "expected open") != NULL);
+	CHECK(strstr(fx.out.buf, "no session is waiting for a credential") != NULL);
 	fixture_close(&fx);
 }
 
@@ -537,4 +542,189 @@ TEST(session_keys_are_wiped_when_the_machine_goes_down_mid_session)
 	CHECK(!((struct engine *)fx.sh->engine)->loaded);
 	free(in);
 	fixture_close(&fx);
+}
+
+/* ---- vtpm: the session's keys wait for the client's credential ---- */
+
+/* `session open --provider vtpm` as c; the evidence as the client's
+ * verifier keeps it (the host build's has no firmware log, so vtpm_verify
+ * is test_verify_vtpm.c's; the EK and AK are taken as it keeps them). */
+static int vtpm_open(struct client *c, const char *nonce, uint8_t **ev, size_t *evn)
+{
+	char line[300], key[65];
+	for (int i = 0; i < 32; i++)
+		c->priv[i] = (uint8_t)(0x29 * i + 3);
+	CHECK_EQ_INT(keywrap_public(c->priv, c->pub), 0);
+	for (int i = 0; i < 32; i++)
+		snprintf(key + 2 * i, 3, "%02x", c->pub[i]);
+	snprintf(line, sizeof line, "session open --nonce %s --client-key %s --provider vtpm", nonce,
+		 key);
+	int r;
+	fixture_run(&fx, line, &r);
+	if (r)
+		return r;
+	CHECK(strstr(fx.out.buf, "session-activate: ") != NULL);
+	char *e = strstr(fx.out.buf, "session-evidence: ");
+	if (!e)
+		return -1;
+	e += 18;
+	size_t n = strcspn(e, "\n");
+	*ev = malloc(n);
+	long k = evidence_b64_decode(e, n, *ev, n);
+	*evn = k > 0 ? (size_t)k : 0;
+	return k > 0 ? 0 : -1;
+}
+
+static void vtpm_bundle(const uint8_t *ev, size_t n, struct bundle *b)
+{
+	static struct evidence_rec r[64];
+	char err[160];
+	int nr = evidence_parse(ev, n, r, 64, err, sizeof err);
+	CHECK(nr > 0);
+	const struct evidence_rec *rd = evidence_find(r, nr, ATTEST_REC_REPORT_DATA, NULL),
+				  *pk = evidence_find(r, nr, ATTEST_REC_PUBKEY, NULL),
+				  *ak = evidence_find(r, nr, ATTEST_REC_TPM_AK_PUB, NULL),
+				  *ek = evidence_find(r, nr, ATTEST_REC_TPM_EK_PUB, NULL);
+	memset(b, 0, sizeof *b);
+	CHECK(rd && pk && ak && ek);
+	if (!rd || !pk || !ak || !ek)
+		return;
+	b->kind = PLAT_ATTEST_VTPM;
+	memcpy(b->report_data, rd->val, 64);
+	memcpy(b->pubkey, pk->val, 32);
+	memcpy(b->tpm_ek_pub, ek->val, ek->len);
+	b->tpm_ek_pub_len = ek->len;
+	CHECK_EQ_INT(tpm_credential_name(ak->val, ak->len, b->tpm_ak_name), 0);
+}
+
+/* The client's credential for b as the line `session activate B64`; its
+ * secret in secret[32]. */
+static void activate_line(const struct bundle *b, uint8_t secret[32], char *line, size_t cap)
+{
+	static uint8_t cred[2048];
+	size_t cn, sn;
+	CHECK_EQ_INT(release_credential(b, cred, sizeof cred, &cn, secret, &sn), 0);
+	CHECK(cn > 0 && sn == 32);
+	int k = snprintf(line, cap, "session activate ");
+	CHECK(evidence_b64_encode(cred, cn, line + k, cap - (size_t)k) > 0);
+}
+
+TEST(session_with_vtpm_evidence_opens_only_with_the_tpms_credential)
+{
+	char why[240];
+	const char *vt = test_vtpm_path(why, sizeof why);
+	if (!vt)
+		SKIP("no swtpm: %s", why);
+	static struct client c;
+	static struct seen s;
+	static char line[4096];
+	struct bundle b;
+	uint8_t *ev = NULL, secret[32];
+	size_t evn = 0;
+	char *old = vtpm_env_set(vt);
+	guest(NULL);
+
+	/* no channel before the credential: what follows is still clear text */
+	CHECK_EQ_INT(vtpm_open(&c, "0123456789abcdef", &ev, &evn), 0);
+	struct session_state *st = fx.sh->session;
+	CHECK(st->state == SESSION_NONE && st->pending.on);
+	vtpm_bundle(ev, evn, &b);
+	activate_line(&b, secret, line, sizeof line);
+	int r;
+	fixture_run(&fx, line, &r);
+	CHECK_EQ_INT(r, 0);
+	CHECK(st->state == SESSION_OPEN && !st->pending.on && all_zero(&st->pending, sizeof st->pending));
+	CHECK_EQ_INT(chan_init(&c.ch, false, c.priv, b.pubkey, b.report_data, c.pub, b.pubkey, secret,
+			       32), 0);
+	send_frame(&c, CHAN_INPUT, "version\n", &s);
+	CHECK(!s.refused && strstr(s.out, "llmk ") != NULL && s.clear[0] == 0);
+	send_frame(&c, CHAN_CLOSE, "", &s);
+	CHECK(st->state == SESSION_NONE);
+
+	/* a client keyed without the secret (what verifying the quote alone
+	 * gave) cannot read the session */
+	free(ev);
+	CHECK_EQ_INT(vtpm_open(&c, "0123456789abcdee", &ev, &evn), 0);
+	vtpm_bundle(ev, evn, &b);
+	activate_line(&b, secret, line, sizeof line);
+	fixture_run(&fx, line, &r);
+	CHECK_EQ_INT(r, 0);
+	CHECK_EQ_INT(chan_init(&c.ch, false, c.priv, b.pubkey, b.report_data, c.pub, b.pubkey, NULL,
+			       0), 0);
+	send_frame(&c, CHAN_INPUT, "version\n", &s);
+	CHECK(s.refused);
+	run_input("version\n", 8); /* the guest closed it: clear text again */
+	CHECK(st->state == SESSION_NONE);
+
+	/* another command between open and activate forgets the waiting session */
+	free(ev);
+	CHECK_EQ_INT(vtpm_open(&c, "0123456789abcded", &ev, &evn), 0);
+	vtpm_bundle(ev, evn, &b);
+	activate_line(&b, secret, line, sizeof line);
+	fixture_run(&fx, "version", &r);
+	CHECK(!st->pending.on && all_zero(&st->pending, sizeof st->pending));
+	fixture_run(&fx, line, &r);
+	CHECK(r < 0 && strstr(fx.out.buf, "no session is waiting") != NULL);
+	free(ev);
+	fixture_close(&fx);
+	host_attest_reset();
+	vtpm_env_restore(old);
+}
+
+/*
+ * The relay that forges (issue "the host can still win", route 1): it
+ * passes the client's `session open` on, takes the guest's genuine
+ * evidence, and hands the client a bundle re-signed by a software AK over
+ * the client's nonce and the relay's own X25519 key. The client's quote
+ * checks pass; its credential, made for the forged AK, opens in no TPM:
+ * the guest refuses it with one line, and the relay, which has the X25519
+ * secret but not the credential's, cannot make a frame the client opens.
+ */
+TEST(session_through_a_relay_with_a_forged_vtpm_quote_gives_the_relay_nothing)
+{
+	char why[240];
+	const char *vt = test_vtpm_path(why, sizeof why);
+	if (!vt)
+		SKIP("no swtpm: %s", why);
+	static struct client c;
+	static char line[4096];
+	static uint8_t forged[EVIDENCE_MAX];
+	struct bundle gb, fb;
+	uint8_t *ev = NULL, secret[32];
+	size_t evn = 0, fn = 0;
+	char *old = vtpm_env_set(vt);
+	guest(NULL);
+
+	CHECK_EQ_INT(vtpm_open(&c, "fedcba9876543210", &ev, &evn), 0);
+	vtpm_bundle(ev, evn, &gb);
+	uint8_t rpriv[32] = {0x77, 0x12}, rpub[32];
+	CHECK_EQ_INT(keywrap_public(rpriv, rpub), 0);
+	CHECK_EQ_INT(forge_vtpm(ev, evn, (const uint8_t *)"\xfe\xdc\xba\x98\x76\x54\x32\x10", 8,
+				rpub, "relay", 5, forged, sizeof forged, &fn, why, sizeof why), 0);
+	vtpm_bundle(forged, fn, &fb);
+	CHECK(memcmp(fb.pubkey, rpub, 32) == 0);
+	/* the client's credential, for the forged AK */
+	activate_line(&fb, secret, line, sizeof line);
+	struct chan client;
+	CHECK_EQ_INT(chan_init(&client, false, c.priv, rpub, fb.report_data, c.pub, rpub, secret, 32),
+		     0);
+	/* the relay passes it on: one error line, no session */
+	int r;
+	fixture_run(&fx, line, &r);
+	CHECK(r < 0 && fixture_count(fx.out.buf, "\n") == 1 &&
+	      strstr(fx.out.buf, "error: session: activation: ") == fx.out.buf);
+	CHECK(fx.sh->session->state == SESSION_NONE && !fx.sh->session->pending.on);
+	/* the relay keys itself as the guest would, without the secret: the
+	 * client opens none of its frames */
+	struct chan relay;
+	char fr[CHAN_LINE_MAX], err[240];
+	uint8_t type, data[CHAN_DATA_MAX];
+	CHECK_EQ_INT(chan_init(&relay, true, rpriv, c.pub, fb.report_data, c.pub, rpub, NULL, 0), 0);
+	long k = chan_seal(&relay, CHAN_PROMPT, "\0\0\0\0", 4, fr, sizeof fr);
+	CHECK(k > 0);
+	CHECK(chan_open(&client, fr, (size_t)k, &type, data, err, sizeof err) < 0);
+	free(ev);
+	fixture_close(&fx);
+	host_attest_reset();
+	vtpm_env_restore(old);
 }

@@ -9,6 +9,7 @@
  */
 #include "vtpm.h"
 #include "test.h"
+#include "../../tools/host/host.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -87,4 +88,26 @@ const char *test_vtpm_path(char *why, size_t n)
 	if (state < 0)
 		snprintf(why, n, "%s", fail);
 	return state > 0 ? sock : NULL;
+}
+
+char *vtpm_env_set(const char *value)
+{
+	char *old = getenv("LLMK_VTPM") ? strdup(getenv("LLMK_VTPM")) : NULL;
+
+	if (value)
+		setenv("LLMK_VTPM", value, 1);
+	else
+		unsetenv("LLMK_VTPM");
+	host_attest_reset();
+	return old;
+}
+
+void vtpm_env_restore(char *old)
+{
+	if (old) {
+		setenv("LLMK_VTPM", old, 1);
+		free(old);
+	} else {
+		unsetenv("LLMK_VTPM");
+	}
 }

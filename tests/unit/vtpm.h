@@ -12,4 +12,9 @@
  * one client at a time: close a connection before the next test opens one. */
 const char *test_vtpm_path(char *why, size_t n);
 
+/* LLMK_VTPM set to value (NULL: unset), then the attestation provider
+ * reset; what it was before, for vtpm_env_restore (malloc'd; NULL: unset). */
+char *vtpm_env_set(const char *value);
+void vtpm_env_restore(char *old);
+
 #endif
