@@ -31,10 +31,11 @@ endif
 # unsealed in it, infer and chat, nothing in clear, each attack refused and
 # the kernel serving on. One boot, about a minute.
 .PHONY: test-qemu-session
-test-qemu-session: $(B)/host/llmctl $(B)/host/verifier $(B)/host/seal ## QEMU+swtpm: a confidential session end to end, nothing in clear on the serial line, attacks refused
+test-qemu-session: $(B)/host/llmctl $(B)/host/verifier $(B)/host/seal $(B)/host/mkevidence ## QEMU+swtpm: a confidential session end to end, nothing in clear on the serial line, attacks refused
 	@$(MAKE) --no-print-directory ARCH=x86_64 $(B)/x86_64/esp.img
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh qemu-session python3 tests/qemu/test_session.py --esp $(B)/x86_64/esp.img \
 		--llmctl $(B)/host/llmctl --verifier $(B)/host/verifier --seal $(B)/host/seal \
+		--mkevidence $(B)/host/mkevidence \
 		--workdir $(B)/qemu-session
 TEST_STAGES += test-qemu-session

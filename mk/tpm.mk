@@ -24,7 +24,7 @@ endif
 .PHONY: test-qemu-attest
 test-qemu-attest: ## QEMU with a vTPM: attest evidence replays and passes tpm2_checkquote, load extends PCR 23, activation, bad inputs
 	@$(MAKE) --no-print-directory ARCH=x86_64 $(B)/x86_64/esp.img $(B)/host/seal \
-		$(if $(wildcard tools/verifier.c),$(B)/host/verifier)
+		$(if $(wildcard tools/verifier.c),$(B)/host/verifier $(B)/host/mkevidence)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh qemu-attest python3 tests/qemu/test_attest.py --arch x86_64 \
 		--esp $(B)/x86_64/esp.img --workdir $(B)/qemu-attest

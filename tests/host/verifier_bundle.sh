@@ -168,7 +168,7 @@ refuse "vtpm refuses an snp bundle" "provider 'snp': this verifier checks vtpm e
 
 # ---- verifier wrap ----
 printf '%s\n' "$(printf 'model key' | sha256sum | cut -c1-64)" > "$T/model.key"
-W="wrap --evidence $T/ev.txt $S --chain $T/ark.pem --expect-measurement $MEAS --key-file $T/model.key"
+W="wrap --expect-model $MODEL --evidence $T/ev.txt $S --chain $T/ark.pem --expect-measurement $MEAS --key-file $T/model.key"
 accept_sim "wrap on snp simulator evidence releases a key, every line SIMULATED" "SIMULATED wrapped: " $W
 cp "$T/out" "$T/wrapped"
 "$MK" unwrap --priv $PRIV --wrapped "$T/wrapped" > "$T/unwrap" 2>&1
@@ -184,23 +184,26 @@ else
 	ok "another guest key does not open it"
 fi
 refuse "wrap without --allow-simulated releases nothing" "simulated evidence" \
-	wrap --evidence "$T/ev.txt" --nonce $NONCE --chain "$T/ark.pem" --expect-measurement "$MEAS" \
+	wrap --expect-model $MODEL --evidence "$T/ev.txt" --nonce $NONCE --chain "$T/ark.pem" --expect-measurement "$MEAS" \
 	--key-file "$T/model.key"
 refuse "wrap with another measurement releases nothing" "measurement: the report has" \
-	wrap --evidence "$T/ev.txt" $S --chain "$T/ark.pem" --expect-measurement "$(printf '%096d' 0)" \
+	wrap --expect-model $MODEL --evidence "$T/ev.txt" $S --chain "$T/ark.pem" --expect-measurement "$(printf '%096d' 0)" \
 	--key-file "$T/model.key"
 refuse "wrap needs the measurement for snp evidence" "snp evidence needs --nonce, --expect-measurement and --chain" \
-	wrap --evidence "$T/ev.txt" $S --chain "$T/ark.pem" --key-file "$T/model.key"
+	wrap --expect-model $MODEL --evidence "$T/ev.txt" $S --chain "$T/ark.pem" --key-file "$T/model.key"
 refuse "wrap refuses vtpm's options for snp evidence" "'--expect-pcr4' is not an option for snp evidence" \
-	wrap --evidence "$T/ev.txt" $S --chain "$T/ark.pem" --expect-pcr4 "$(printf '%064d' 0)" \
+	wrap --expect-model $MODEL --evidence "$T/ev.txt" $S --chain "$T/ark.pem" --expect-pcr4 "$(printf '%064d' 0)" \
+	--key-file "$T/model.key"
+refuse "wrap without --expect-model releases nothing" "--expect-model SHA256 is required" \
+	wrap --evidence "$T/ev.txt" $S --chain "$T/ark.pem" --expect-measurement "$MEAS" \
 	--key-file "$T/model.key"
 refuse "wrap refuses --allow-debug" "never released to a guest the host can debug" $W --allow-debug
 refuse "wrap on a substituted key releases nothing" "report data: the report's REPORT_DATA" \
-	wrap --evidence "$T/swap.bin" $S --chain "$T/ark.pem" --expect-measurement "$MEAS" \
+	wrap --expect-model $MODEL --evidence "$T/swap.bin" $S --chain "$T/ark.pem" --expect-measurement "$MEAS" \
 	--key-file "$T/model.key"
 bundle provider "$T/ev.txt" "$T/none.bin" none
 refuse "wrap on provider none releases nothing" "provider none" \
-	wrap --evidence "$T/none.bin" $S --chain "$T/ark.pem" --expect-measurement "$MEAS" \
+	wrap --expect-model $MODEL --evidence "$T/none.bin" $S --chain "$T/ark.pem" --expect-measurement "$MEAS" \
 	--key-file "$T/model.key"
 
 # ---- TDX: the real quote in a bundle, made for other evidence ----
@@ -217,13 +220,13 @@ if [ -f "$A/tdx/quote_v4.bin" ]; then
 	MRTD=$(od -An -tx1 -j184 -N48 "$A/tdx/quote_v4.bin" | tr -d ' \n') # TD quote body MRTD, 0x0b8
 	refuse "wrap on that tdx bundle, its MRTD expected, releases nothing" \
 		"report data: the quote's REPORTDATA" \
-		wrap --evidence "$T/tdx.txt" --nonce $NONCE --chain "$A/tdx/pck_chain.pem" \
+		wrap --expect-model "$(printf '%064d' 0)" --evidence "$T/tdx.txt" --nonce $NONCE --chain "$A/tdx/pck_chain.pem" \
 		--expect-mrtd "$MRTD" --key-file "$T/model.key"
 	refuse "wrap with another MRTD releases nothing" "MRTD: the quote has $MRTD" \
-		wrap --evidence "$T/tdx.txt" --nonce $NONCE --chain "$A/tdx/pck_chain.pem" \
+		wrap --expect-model "$(printf '%064d' 0)" --evidence "$T/tdx.txt" --nonce $NONCE --chain "$A/tdx/pck_chain.pem" \
 		--expect-mrtd "$(printf '%096d' 0)" --key-file "$T/model.key"
 	refuse "wrap needs the MRTD for tdx evidence" "tdx evidence needs --nonce, --expect-mrtd and --chain" \
-		wrap --evidence "$T/tdx.txt" --nonce $NONCE --chain "$A/tdx/pck_chain.pem" --key-file "$T/model.key"
+		wrap --expect-model "$(printf '%064d' 0)" --evidence "$T/tdx.txt" --nonce $NONCE --chain "$A/tdx/pck_chain.pem" --key-file "$T/model.key"
 	refuse "tdx --evidence with the simulator's SNP ARK as the root: not Intel's" \
 		"is not Intel's SGX Root CA key" \
 		tdx --evidence "$T/tdx.txt" --nonce $NONCE --chain "$T/ark.pem"

@@ -115,6 +115,8 @@ class Relay:
       ("drop-c2g", n)        never deliver the client's frame n
       ("swap-key", keyhex)   replace the client key in `session open` with keyhex
       ("evidence", line)     answer with this session-evidence line instead of the guest's
+      ("forge", fn)          answer with fn(nonce_hex, evidence_line) -> line: the guest's
+                             evidence forged for the client's nonce (the relay's own key)
       ("inject-g2c", data)   first give the client these bytes as the guest's (the end
                              of a prompt: as if it connected while the guest printed it)
     `log` holds every byte the host carried, both ways."""
@@ -135,6 +137,7 @@ class Relay:
         self.count = {"g2c": 0, "c2g": 0}
         self.guest_eof = False
         self.last_evidence = None
+        self.client_nonce = None
         try:
             os.unlink(path)
         except FileNotFoundError:
@@ -170,6 +173,12 @@ class Relay:
     def _alter(self, way, line):
         """What the host sends on for one line (a list: nothing, it, twice)."""
         m = self.active
+        if way == "c2g" and line.startswith(b"session open ") and m and m[0] == "forge":
+            parts = line.rstrip(b"\r\n").split(b" ")
+            self.client_nonce = parts[parts.index(b"--nonce") + 1].decode()
+        if way == "g2c" and line.startswith(b"session-evidence: ") and m and m[0] == "forge":
+            self.last_evidence = line
+            return [m[1](self.client_nonce, line)]
         if way == "c2g" and line.startswith(b"session open ") and m and m[0] == "swap-key":
             body = line.rstrip(b"\r\n")
             parts = body.split(b" ")

@@ -364,19 +364,63 @@ def end_to_end(vm, args, r_old, plain_ids):
     out = vm.command(INFER, 300)
     check("the sealed model's greedy ids equal the plain model's",
           plain_ids and ids(out) == plain_ids, f"{ids(out)}\n{plain_ids}")
+    forged_ak(vm, args, pcr4, ca)
     # a key wrapped to evidence of an earlier key pair (as another boot's)
     ev_old = os.path.join(w, "evidence-old.txt")
     with open(ev_old, "w") as f:
         f.write("evidence: " + base64.b64encode(b"LLMKEV01" + b"".join(
             struct.pack("<HHI", t, 0, len(x)) + x for t, x in r_old.items())).decode() + "\n")
     p = run([v, "wrap", "--evidence", ev_old, "--nonce", r_old[0x0003].hex(), "--expect-pcr4",
-             pcr4, "--key-file", args.key, "--ek-ca", ca])
+             pcr4, "--key-file", args.key, "--ek-ca", ca, "--expect-model", r_old[0x0004].hex()])
     m = re.search(r"^wrapped: (\S+)$", p.stdout, re.M)
     if m:
         out = vm.command(f"unseal --wrapped {m.group(1)}", 120)
         check("a key wrapped for an earlier key pair is refused", one_error(out), out)
     else:
         check("verifier wrap on the earlier evidence", False, p.stdout + p.stderr)
+
+
+def forged_ak(vm, args, pcr4, ca):
+    """The forged AK: the host keeps a genuine bundle's PCRs, logs and EK
+    certificate (it crosses the serial line in clear) and quotes its own
+    nonce and X25519 key with a software key made from the AK's template
+    (mkevidence forge-vtpm). The quote's own checks pass; what the owner's
+    verifier releases to it carries a TPM credential for the forged AK, so
+    the attacker's X25519 key alone opens nothing, and the guest refuses it."""
+    v, w, mk = args.verifier, args.workdir, args.mkevidence
+    if not os.path.exists(mk):
+        skip("the forged-AK attack", f"no {mk}")
+        return
+    out = vm.command(f"attest --nonce {os.urandom(8).hex()}", 300)
+    r = evidence_of(out)
+    ev = evidence_file(out, os.path.join(w, "evidence-genuine.txt"))
+    apriv, fnonce = os.urandom(32).hex(), os.urandom(16).hex()
+    forged = os.path.join(w, "forged.bin")
+    p = run([mk, "forge-vtpm", "--evidence", ev, "--nonce", fnonce, "--priv", apriv,
+             "--out", forged])
+    check("mkevidence forge-vtpm re-signs the genuine bundle with a software AK",
+          p.returncode == 0, p.stdout + p.stderr)
+    md = r[0x0004].hex() if r else "00" * 32
+    p = run([v, "vtpm", "--evidence", forged, "--nonce", fnonce, "--expect-pcr4", pcr4,
+             "--ek-ca", ca, "--expect-model", md])
+    check("the forged quote passes every check a quote alone allows (signature, PCRs, logs, "
+          "EK certificate)", p.returncode == 0, p.stdout[-600:] + p.stderr[-400:])
+    p = run([v, "wrap", "--evidence", forged, "--nonce", fnonce, "--expect-pcr4", pcr4,
+             "--key-file", args.key, "--expect-model", md, "--ek-ca", ca])
+    m = re.search(r"^wrapped: (\S+)$", p.stdout, re.M)
+    check("verifier wrap releases to it only with a TPM credential", m is not None,
+          p.stdout[-400:] + p.stderr[-400:])
+    if not m:
+        return
+    wf = os.path.join(w, "forged-wrapped.txt")
+    with open(wf, "w") as f:
+        f.write(m.group(0) + "\n")
+    p = run([mk, "unwrap", "--priv", apriv, "--wrapped", wf])
+    check("the attacker's X25519 key alone does not open what was released to the forgery",
+          p.returncode != 0 and "key:" not in p.stdout and "TPM credential" in p.stderr,
+          p.stdout + p.stderr)
+    out = vm.command(f"unseal --wrapped {m.group(1)}", 120)
+    check("the guest refuses the forgery's release with one error line", one_error(out), out)
 
 
 INFER = 'infer "Once upon a time" -n 30 --temp 0 --ids'
@@ -394,6 +438,7 @@ def main():
     ap.add_argument("--workdir", default="build/qemu-attest")
     ap.add_argument("--verifier", default="build/host/verifier")
     ap.add_argument("--seal", default="build/host/seal")
+    ap.add_argument("--mkevidence", default="build/host/mkevidence")
     args = ap.parse_args()
     model = os.path.join(os.environ.get("LLMK_TESTDATA", "../shared/testdata"),
                          "stories260K", "stories260K.gguf")

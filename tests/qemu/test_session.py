@@ -22,6 +22,7 @@ measure pcr4`, the EK certificate against the TPM's CA, the model digest).
 Python standard library only. Ends with "N passed, N failed, N skipped".
 """
 import argparse
+import base64
 import hashlib
 import os
 import re
@@ -83,6 +84,7 @@ def main():
     ap.add_argument("--llmctl", default="build/host/llmctl")
     ap.add_argument("--verifier", default="build/host/verifier")
     ap.add_argument("--seal", default="build/host/seal")
+    ap.add_argument("--mkevidence", default="build/host/mkevidence")
     ap.add_argument("--workdir", default="build/qemu-session")
     args = ap.parse_args()
     data = os.environ.get("LLMK_TESTDATA", "../shared/testdata")
@@ -189,6 +191,28 @@ def main():
         refused("a wrong expected PCR4",
                 client(["version"], extra=["--expect-pcr4", "11" * 32, "--ek-ca",
                                            os.path.join(tpm, "ek-ca.pem")]), "PCR4")
+
+        # the forged AK: the relay re-signs the guest's genuine evidence with a
+        # software key of the AK's template over the client's nonce and its
+        # own X25519 key; the client's checks of the quote pass, its
+        # credential opens in no TPM, and the relay never gets a frame
+        def forge(nonce, line):
+            src, out = os.path.join(w, "relay-genuine.txt"), os.path.join(w, "relay-forged.bin")
+            with open(src, "wb") as f:
+                f.write(line.replace(b"session-evidence: ", b"evidence: "))
+            subprocess.run([args.mkevidence, "forge-vtpm", "--evidence", src, "--nonce", nonce,
+                            "--priv", "17" * 32, "--out", out], check=True,
+                           stdout=subprocess.DEVNULL)
+            with open(out, "rb") as f:
+                return b"session-evidence: " + base64.b64encode(f.read()) + b"\n"
+        relay.mode = ("forge", forge)
+        before = len(relay.c2g_log)
+        p = client(["infer \"the vault code is 8812\" -n 4"])
+        sent = bytes(relay.c2g_log[before:])
+        refused("a relay that forged the AK's quote", p, "activation")
+        check("the forged-AK relay carried no command from the client",
+              b"8812" not in sent and b"~S1 " not in sent and b"session activate " in sent,
+              sent[:400])
 
         # the wrong guest: a host process with its own software TPM poses as it
         subprocess.run([TPM_SH, "start", host_tpm, "host"], check=True)
