@@ -199,7 +199,8 @@ def main():
         def forge(nonce, line):
             src, out = os.path.join(w, "relay-genuine.txt"), os.path.join(w, "relay-forged.bin")
             with open(src, "wb") as f:
-                f.write(line.replace(b"session-evidence: ", b"evidence: "))
+                f.write(line.rstrip(b"\r\n").replace(b"session-evidence: ", b"evidence: ") +
+                        b"\n")
             subprocess.run([args.mkevidence, "forge-vtpm", "--evidence", src, "--nonce", nonce,
                             "--priv", "17" * 32, "--out", out], check=True,
                            stdout=subprocess.DEVNULL)

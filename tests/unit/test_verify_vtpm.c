@@ -140,6 +140,11 @@ static const uint8_t alg_ecdsa_sha256[] = {0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0
 					   0xce, 0x3d, 0x04, 0x03, 0x02};
 static const uint8_t spki_p256[] = {0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02,
 				    0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07};
+/* ecdsa-with-SHA256 with a NULL parameter: the same algorithm, other bytes */
+static const uint8_t alg_ecdsa_sha256_null[] = {0x30, 0x0c, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce,
+						0x3d, 0x04, 0x03, 0x02, 0x05, 0x00};
+static bool outer_alg_null;
+
 /* An X.509 v3 certificate for subject's key, signed by issuer's. */
 static size_t make_cert(uint8_t *out, const char *issuer, const struct eckey *ik,
 			const char *subject, const struct eckey *sk, bool ca)
@@ -189,8 +194,13 @@ static size_t make_cert(uint8_t *out, const char *issuer, const struct eckey *ik
 	uint8_t all[2048];
 	memcpy(all, t, n);
 	k = n;
-	memcpy(all + k, alg_ecdsa_sha256, sizeof alg_ecdsa_sha256);
-	k += sizeof alg_ecdsa_sha256;
+	if (outer_alg_null) { /* changed after signing: outside what the signature covers */
+		memcpy(all + k, alg_ecdsa_sha256_null, sizeof alg_ecdsa_sha256_null);
+		k += sizeof alg_ecdsa_sha256_null;
+	} else {
+		memcpy(all + k, alg_ecdsa_sha256, sizeof alg_ecdsa_sha256);
+		k += sizeof alg_ecdsa_sha256;
+	}
 	k += der(all + k, 0x03, bs, sl + 1);
 	return der(out, 0x30, all, k);
 }
@@ -210,7 +220,7 @@ enum tamper {
 	T_MAGIC, T_TYPE, T_PCR_VALUE, T_PCR_SEL, T_LOG_CHANGED, T_LOG_REMOVED, T_LOG_ADDED,
 	T_KLOG_CHANGED, T_PROVIDER_NONE, T_SIMULATED, T_DUPLICATE, T_EK_OTHER_CA, T_EK_OTHER_KEY,
 	T_NO_LOG, T_NO_LOCALITY, T_SIGNER, T_AK_NODA, T_AK_POLICY, T_EK_TEMPLATE, T_FW_DATA,
-	T_KLOG_TEXT,
+	T_KLOG_TEXT, T_EK_OUTER_ALG,
 };
 
 struct sim {
@@ -395,8 +405,10 @@ static void build(struct sim *s, enum tamper t)
 
 	/* the EK certificate */
 	uint8_t cert[2048];
+	outer_alg_null = t == T_EK_OUTER_ALG;
 	size_t cl = make_cert(cert, t == T_EK_OTHER_CA ? "other CA" : "llmk test CA",
 			      t == T_EK_OTHER_CA ? &s->other : &s->ca, "EK", &s->ek, false);
+	outer_alg_null = false;
 
 	/* the bundle */
 	uint8_t rd2[64];
@@ -512,6 +524,7 @@ TEST(vtpm_verify_refuses_each_tampered_field_with_its_own_reason)
 		{T_AK_NODA, "AK: objectAttributes 0x00050072, expected 0x00050472"},
 		{T_AK_POLICY, "AK: authPolicy of 32 bytes"},
 		{T_EK_TEMPLATE, "EK: objectAttributes 0x000300f2, expected 0x000300b2"},
+		{T_EK_OUTER_ALG, "its signatureAlgorithm differs from the signature algorithm inside"},
 		{T_NO_LOG, "no TPM_LOG_FW record"},
 		{T_PROVIDER_NONE, "provider none"},
 		{T_SIMULATED, "simulated evidence (swtpm-sim): not hardware; refused"},

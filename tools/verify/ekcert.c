@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include "verify.h"
+#include "der.h"
 
 #include <bearssl.h>
 #include <stdio.h>
@@ -198,6 +199,48 @@ static int same_key(const br_x509_pkey *pk, const struct tpm2_public *ek, char *
 	return 0;
 }
 
+/*
+ * RFC 5280 §4.1.1.2 and §4.1.2.3: the outer signatureAlgorithm must equal
+ * the signature field inside tbsCertificate. BearSSL's engine verifies with
+ * the outer one and does not compare them, so a certificate whose outer
+ * field was changed would still chain: the certificate is malleable
+ * without this check.
+ */
+static int same_sig_alg(const uint8_t *cert, size_t n, char *err, size_t errn)
+{
+	static struct vfy_log log;
+	struct der top, c, tbs;
+	struct der_tlv t, tb, outer, inner;
+	vfy_log_init(&log);
+	der_init(&top, cert, n, "EK certificate", &log);
+	int e = der_expect(&top, DER_SEQUENCE, &t, "Certificate");
+	if (!e) {
+		der_enter(&top, &t, &c);
+		e = der_expect(&c, DER_SEQUENCE, &tb, "tbsCertificate");
+	}
+	if (!e)
+		e = der_expect(&c, DER_SEQUENCE, &outer, "signatureAlgorithm");
+	if (!e) {
+		der_enter(&c, &tb, &tbs);
+		if (der_peek(&tbs) == DER_CTX0)
+			e = der_next(&tbs, &t, "version");
+	}
+	if (!e)
+		e = der_expect(&tbs, DER_INTEGER, &t, "serialNumber");
+	if (!e)
+		e = der_expect(&tbs, DER_SEQUENCE, &inner, "signature");
+	if (e) {
+		snprintf(err, errn, "%s", log.err);
+		return -LLMK_EFORMAT;
+	}
+	if (inner.total != outer.total || memcmp(inner.hdr, outer.hdr, inner.total) != 0) {
+		snprintf(err, errn, "EK certificate: its signatureAlgorithm differs from the signature "
+			 "algorithm inside tbsCertificate (RFC 5280 §4.1.1.2)");
+		return -LLMK_EAUTH;
+	}
+	return 0;
+}
+
 int ekcert_verify(const uint8_t *cert, size_t cert_len, const char *ca_pem, size_t ca_len,
 		  const struct tpm2_public *ek, char *err, size_t errn)
 {
@@ -207,6 +250,8 @@ int ekcert_verify(const uint8_t *cert, size_t cert_len, const char *ca_pem, size
 	static br_x509_minimal_context xc;
 
 	memset(&l, 0, sizeof l);
+	if ((r = same_sig_alg(cert, cert_len, err, errn)) < 0)
+		return r;
 	if ((r = ek_pem_certs(ca_pem, ca_len, &l, err, errn)) < 0)
 		goto out;
 	for (; nta < l.n; nta++)
