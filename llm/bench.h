@@ -14,8 +14,8 @@
  * (allocated from mem, BENCH_PROBE_BYTES when memory allows, else
  * BENCH_PROBE_MIN), repeated for at least min_ns; the best pass counts.
  * *gbs in 1e9 bytes/s. The buffer must dwarf the last-level cache: a victim
- * L3 keeps enough of a buffer only a few times its size between passes to
- * overstate what memory gives (docs/perf.md, "Read probe"); under
+ * L3 keeps enough of a buffer a few times its size between passes that the
+ * probe overstates what memory gives (docs/perf.md, "Read probe"); under
  * emulation (plat_emulated) the smaller buffer, as time matters more there
  * than the figure.
  */
