@@ -23,9 +23,8 @@ typedef uint64_t bw_vec __attribute__((vector_size(16)));
  * line j->ahead bytes ahead in each stream. The probe takes the better of
  * the two patterns decode reads with (llm/quant_isa.h, struct quant_tune), so
  * the figure is what the machine can read, not what a plain loop happens to
- * get: on the Xeon 4 streams with a 2 KiB prefetch into L2, on an EPYC
- * (Zen 4) one stream with a 4 KiB non-temporal prefetch read fastest, both
- * faster than the hardware prefetcher alone (docs/perf.md, "Read probe"). */
+ * get: which pattern reads fastest depends on the CPU, and both beat the
+ * hardware prefetcher alone (docs/perf.md, "Read probe"). */
 #define BW_STREAMS 4
 static inline void bw_prefetch(const struct bw_job *j, const bw_vec *q)
 {

@@ -13,10 +13,9 @@
  * Read bandwidth: `threads` workers each sum their share of a buffer
  * (allocated from mem, BENCH_PROBE_BYTES when memory allows, else
  * BENCH_PROBE_MIN), repeated for at least min_ns; the best pass counts.
- * *gbs in 1e9 bytes/s. The buffer must dwarf the last-level cache: a 32 MiB
- * victim L3 (an EPYC host here) kept enough of a 256 MiB buffer between
- * passes to read it faster than 1 or 2 GiB, which read alike (docs/perf.md,
- * "Read probe"); under
+ * *gbs in 1e9 bytes/s. The buffer must dwarf the last-level cache: a victim
+ * L3 keeps enough of a buffer a few times its size between passes that the
+ * probe overstates what memory gives (docs/perf.md, "Read probe"); under
  * emulation (plat_emulated) the smaller buffer, as time matters more there
  * than the figure.
  */

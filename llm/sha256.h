@@ -2,9 +2,9 @@
  * llm/sha256.h — SHA-256 (FIPS 180-4) for the model digests: the x86 SHA
  * extensions (llm/kernels/avx2/sha256_ni.c) when the CPU has them, BearSSL's
  * br_sha256 otherwise. Same digests either way (tests/unit/test_sha256.c).
- * A sealed model's load hashes every plaintext byte: with BearSSL's
- * portable rounds 81% of a resident Q4_K_M load (5.2 s) went there; with
- * the SHA extensions that load takes 1.7 s.
+ * A sealed model's load hashes every plaintext byte, and BearSSL's portable
+ * rounds made that most of the load's time (docs/perf.md, "Remarks moved
+ * from the code").
  */
 #ifndef LLM_SHA256_H
 #define LLM_SHA256_H

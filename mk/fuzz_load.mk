@@ -9,7 +9,7 @@
 # instruction sets as in the host build), the Linux platform and the model
 # writer, in its own object tree: no comparison tracing (-fsanitize-coverage
 # trace-cmp), which helps little when every input byte is an op or a value
-# class and took 40% of the time (tokenizer set-up loops). plat_alloc,
+# class and costs much of the time (tokenizer set-up loops). plat_alloc,
 # plat_free and plat_mem_stats are wrapped by the target: it simulates the
 # machine the memory plan sees. The seed corpus is written by the target
 # itself (FUZZ_LOAD_SEEDS=DIR), one input per class of edit.

@@ -155,8 +155,8 @@ def huge_buffer(n):
 def disk_rate(path, depth=16, req=2 << 20):
     """GB/s reading the whole file round the page cache, depth requests of
     req bytes in flight (threads: each blocks in the kernel, GIL released),
-    into buffers on 2 MiB pages: the same requests into 4 KiB pages took 2
-    to 2.5 times as long on a virtio disk (each page one segment)."""
+    into buffers on 2 MiB pages: into 4 KiB pages each page is one segment
+    of a virtio request, and the reads were much slower (docs/perf.md)."""
     fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
     size = os.fstat(fd).st_size // req * req
     nxt, lock = [0], threading.Lock()

@@ -149,8 +149,8 @@ class Llmk:
         """Wait for the kernel's first prompt; returns what came before it.
 
         AAVMF under TCG once stopped inside the firmware, before it loaded any
-        boot image (CI: its clear-screens and then nothing for 180 s; it
-        takes about 6 s here). A boot that shows no llmk banner within
+        boot image (CI: its clear-screens and then nothing for 180 s, where
+        it usually takes seconds). A boot that shows no llmk banner within
         `firmware_timeout` is therefore restarted, once, and that is said on
         stdout. Once the banner is out, a missing prompt is llmk's and fails."""
         try:

@@ -230,7 +230,8 @@ void *plat_alloc(size_t size, size_t align)
 }
 
 /* A short run stores a few of the KV cache's rows: faulting in the whole
- * of it on 2 MiB pages took the 7B's load 0.5 s here (docs/perf.md). */
+ * of it on 2 MiB pages slowed a large model's load (docs/perf.md, "Matmul
+ * scheduling and memory"). */
 void *plat_alloc_sparse(size_t size, size_t align)
 {
 	return alloc_pages(size, align, false);

@@ -30,11 +30,10 @@ static const struct quant_isa_row avx2_row[GGML_TYPE_COUNT] = {
 /*
  * The packed kernels' prefetches (tile.c), by CPU maker as the AVX-512
  * ones (llm/kernels/avx512/isa.c): on AMD's CPUs non-temporal, 8 KiB
- * ahead (the distance that kept up with an EPYC's reads with AVX-512
- * hidden) and one group at a time, the K-quant steps' quarters of a
- * superblock too (where memory is the bound, as on the AVX2 EPYCs, they
- * read more of the probe so); elsewhere into L2, 2 KiB ahead, and the
- * lanes (docs/perf.md, "Decode read pattern").
+ * ahead and one group at a time, the K-quant steps' quarters of a
+ * superblock too (where memory is the bound they read more of it so);
+ * elsewhere into L2, 2 KiB ahead, and the lanes (docs/perf.md, "Decode
+ * read pattern").
  */
 static const struct quant_isa avx2 = {
 	.impl = "avx2", .row = avx2_row, .tile = avx2_tile, .packed = avx2_packed,

@@ -39,9 +39,8 @@ void sha256_ni_blocks(uint32_t h[8], const uint8_t *p, size_t n)
 	for (; n; n--, p += 64) {
 		__m128i save0 = s0, save1 = s1, m[4], msg;
 		/* unrolled, so m[] lives in registers: as a loop GCC kept it on
-		 * the stack with a test and branch per group, and hashed at 1.2
-		 * GB/s where OpenSSL's SHA-NI code does 1.8 (docs/perf.md,
-		 * "Streaming reads") */
+		 * the stack with a test and branch per group, well behind
+		 * OpenSSL's SHA-NI code (docs/perf.md, "Streaming reads") */
 		_Pragma("GCC unroll 16") for (int g = 0; g < 16; g++) {
 			if (g < 4)
 				m[g] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * g)),

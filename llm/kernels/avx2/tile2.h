@@ -13,7 +13,8 @@
 /* (always_inline: a function that only prefetches counts as free of side
  * effects, and GCC deletes calls to it before they would be inlined.) The
  * hint's test is outside the loops, which are unrolled: a test and a
- * branch per line cost packed decode 2-6% in cache (docs/perf.md). */
+ * branch per line slowed packed decode in cache (docs/perf.md, "K-quant
+ * superblock prefetch"). */
 static inline __attribute__((always_inline)) void p2_prefetch(const uint8_t *p, size_t bytes,
 							     size_t ahead, bool nta)
 {

@@ -235,7 +235,8 @@ static void tile2_q8_0(size_t n, const void *w, size_t w_stride, int nr, const v
  * (decode) takes the sign trick on the line as it is: |q| (vpsignb q, q)
  * times the activation with q's sign (vpsignb a, q) by vpmaddubsw, each
  * int16 pair sum at most 2 * 128 * 127, then vpmaddwd by ones: it read
- * 6% faster in cache than shifting E and O out first (docs/perf.md). Two
+ * faster in cache than shifting E and O out first (docs/perf.md, "Rows and
+ * prefill tiles"). Two
  * tokens share each line's E and O, taken as 256 E (vpsllw 8) and 256 O
  * (the high bytes in place), the block's sums shifted back at its end
  * (exact: |sum| <= 32 * 128 * 127 * 256 < 2^31).

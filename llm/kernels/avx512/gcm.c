@@ -29,9 +29,9 @@
 #include "../avx2/gcm_xmm.h"
 
 #define GCM_GROUP 512u /* bytes per pass of the main loop: 32 blocks, 8 zmm */
-/* Prefetch distance of the main loop. A streamer slot is larger than the
- * caches and a core here decrypts faster than the hardware prefetcher keeps
- * up with: 64 MiB in place went from ~6 to ~7-8 GB/s on one core. */
+/* Prefetch distance of the main loop: a streamer slot is larger than the
+ * caches, and a core decrypts faster than the hardware prefetcher alone
+ * keeps up with (docs/perf.md, "Remarks moved from the code"). */
 #define GCM_PREFETCH 2048u
 
 static __m512i bcast(const uint8_t b[16])

@@ -27,12 +27,12 @@ static const struct quant_isa_row avx512_row[GGML_TYPE_COUNT] = {
 };
 
 /*
- * The packed kernels' prefetches (tile.c): on AMD's CPUs non-temporal
- * (lines fetched for L2 leave it for the L3 as victims, traffic a stream
- * read once does not need), 8 KiB ahead (the distance that kept up with
- * the EPYC's fastest reads), one group at a time (the EPYC read no more
- * with the lanes); elsewhere into L2, 4 KiB ahead, through the lanes (the
- * Xeon's best). Measurements: docs/perf.md, "Decode read pattern".
+ * The packed kernels' prefetches (tile.c), by CPU maker because each
+ * maker's caches read a stream fastest differently: on AMD's CPUs
+ * non-temporal (lines fetched for L2 leave it for the L3 as victims,
+ * traffic a stream read once does not need), 8 KiB ahead, one group at a
+ * time; elsewhere into L2, 4 KiB ahead, through the lanes. Measurements:
+ * docs/perf.md, "Decode read pattern".
  */
 #define TUNE_AMD {.ahead = 8192, .nta = true, .nta_sb = true, .lanes = false}
 #define TUNE_OTHER {.ahead = 4096, .nta = false, .nta_sb = false, .lanes = true}

@@ -896,8 +896,8 @@ pk_cols(const uint8_t *g, size_t n, const int8_t *const *a, const float *const *
 /*
  * Decode lanes (struct quant_packed lanes): one token against G packed
  * groups, a step of each in turn, so a worker reads G memory streams at
- * once instead of one: a core's reads in flight are bounded per stream, and
- * the Xeon read more with four (docs/perf.md, "Decode read pattern").
+ * once instead of one: a core's reads in flight are bounded per stream, so
+ * more streams keep more reads in flight (docs/perf.md, "Decode read pattern").
  * Each group's steps are its tile's with C = 1, in the same order, so the
  * bits are the tile's. LANE_AHEAD: the prefetch distance in each stream,
  * the one the read probe found fastest with four streams there.
