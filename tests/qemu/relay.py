@@ -159,7 +159,8 @@ class Relay:
             ends = [i for i in (buf.find(b"\n"), buf.find(b"\r") if way == "c2g" else -1) if i >= 0]
             nl = min(ends) if ends else -1
             if nl < 0:
-                if buf[:1] == b"~" or (buf[:1] == b"s" and way == "c2g"):
+                # a frame, a command, or the evidence line: only ever whole
+                if buf[:1] in (b"~", b"s"):
                     self.pend[way] = buf
                     return out
                 out.append(buf)

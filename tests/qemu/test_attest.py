@@ -395,7 +395,7 @@ def forged_ak(vm, args, pcr4, ca):
     r = evidence_of(out)
     ev = evidence_file(out, os.path.join(w, "evidence-genuine.txt"))
     apriv, fnonce = os.urandom(32).hex(), os.urandom(16).hex()
-    forged = os.path.join(w, "forged.bin")
+    forged = os.path.join(w, "forged.txt")
     p = run([mk, "forge-vtpm", "--evidence", ev, "--nonce", fnonce, "--priv", apriv,
              "--out", forged])
     check("mkevidence forge-vtpm re-signs the genuine bundle with a software AK",

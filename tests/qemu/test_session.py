@@ -22,7 +22,6 @@ measure pcr4`, the EK certificate against the TPM's CA, the model digest).
 Python standard library only. Ends with "N passed, N failed, N skipped".
 """
 import argparse
-import base64
 import hashlib
 import os
 import re
@@ -204,8 +203,8 @@ def main():
             subprocess.run([args.mkevidence, "forge-vtpm", "--evidence", src, "--nonce", nonce,
                             "--priv", "17" * 32, "--out", out], check=True,
                            stdout=subprocess.DEVNULL)
-            with open(out, "rb") as f:
-                return b"session-evidence: " + base64.b64encode(f.read()) + b"\n"
+            with open(out, "rb") as f:   # mkevidence writes an "evidence: <base64>" line
+                return f.read().replace(b"evidence: ", b"session-evidence: ", 1)
         relay.mode = ("forge", forge)
         before = len(relay.c2g_log)
         p = client(["infer \"the vault code is 8812\" -n 4"])
