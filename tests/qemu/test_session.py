@@ -174,7 +174,7 @@ def main():
             secrets.append(answer[:24])
         check("QEMU's serial log and the client's bytes hold no prompt, answer or key",
               not [s for s in secrets if s in sent or s in logged] and
-              logged.count(b"~S1 ") > 30 and sent.count(b"~S1 ") >= 7,
+              logged.count(b"~S2 ") > 30 and sent.count(b"~S2 ") >= 7,
               f"in clear: {[s for s in secrets if s in sent or s in logged]}")
 
         relay.mode = ("flip-g2c", 1)
