@@ -120,6 +120,7 @@ static int plan_stream(struct engine *e, uint64_t budget, uint64_t per_pos, char
 		e->n_ctx = (uint32_t)((budget - base - n * nd.slot_bytes) / per_pos);
 	e->n_slots = n;
 	e->slot_bytes = nd.slot_bytes;
+	e->embd_bytes = nd.embd_bytes;
 	e->kv_bytes = kv_bytes(e->cfg.kv_type, hp->n_layer, e->n_ctx, hp->n_head_kv * hp->head_dim);
 	return 0;
 }
