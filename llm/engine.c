@@ -95,7 +95,7 @@ static int plan_stream(struct engine *e, uint64_t budget, uint64_t per_pos, char
 	uint64_t base, need;
 	uint32_t n = ENGINE_STREAM_SLOTS, lo;
 	struct stream_need nd;
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], f[32];
 
 	stream_measure(&e->g, e->sealed ? &e->seal : NULL, e->load_hashing, hp->n_layer, hp->n_embd,
 		       n, &nd);
@@ -108,17 +108,19 @@ static int plan_stream(struct engine *e, uint64_t budget, uint64_t per_pos, char
 		n--;
 	need = base + n * nd.slot_bytes + (uint64_t)MIN_CTX * per_pos;
 	if (budget && need > budget) {
-		plat_snprintf(err, errlen, PLAN_ERR " %s to stream (%u slots of %s, scratch %s, "
-			      "kv for %u positions %s) but %s %s",
+		plat_snprintf(err, errlen, PLAN_ERR " %s to stream (%u slots of %s, token "
+			      "embeddings %s, scratch %s, kv for %u positions %s) but %s %s",
 			      sz(need, a, sizeof a), n, sz(nd.slot_bytes, b, sizeof b),
-			      sz(e->scratch_bytes, c, sizeof c), MIN_CTX,
-			      sz(MIN_CTX * per_pos, d, sizeof d), budget_what(e), sz(budget, d + 16, 16));
+			      sz(nd.embd_bytes, f, sizeof f), sz(e->scratch_bytes, c, sizeof c),
+			      MIN_CTX, sz(MIN_CTX * per_pos, d, sizeof d), budget_what(e),
+			      sz(budget, d + 16, 16));
 		return -LLMK_EBUDGET;
 	}
 	if (budget && (budget - base - n * nd.slot_bytes) / per_pos < e->n_ctx)
 		e->n_ctx = (uint32_t)((budget - base - n * nd.slot_bytes) / per_pos);
 	e->n_slots = n;
 	e->slot_bytes = nd.slot_bytes;
+	e->embd_bytes = nd.embd_bytes;
 	e->kv_bytes = kv_bytes(e->cfg.kv_type, hp->n_layer, e->n_ctx, hp->n_head_kv * hp->head_dim);
 	return 0;
 }

@@ -168,6 +168,7 @@ struct engine {
 	bool streaming;         /* the plan: weights streamed through slots */
 	uint32_t n_slots;       /* streaming: slots, each slot_bytes */
 	uint64_t slot_bytes;
+	uint64_t embd_bytes;    /* streaming: the token embedding table, held */
 	struct engine_run run;
 };
 
@@ -289,6 +290,7 @@ struct engine_plan {
 					   limit", "by mem-budget", "by free memory" */
 	uint32_t n_slots;               /* streaming: slots of slot_bytes */
 	uint64_t slot_bytes;
+	uint64_t embd_bytes;            /* streaming: the token embedding table, held */
 	uint64_t weight_bytes, kv_bytes, scratch_bytes;
 	uint32_t kv_type;
 	const char *weights_kind;       /* "resident", "streaming" */

@@ -78,6 +78,7 @@ int engine_get_plan(const struct engine *e, struct engine_plan *plan)
 	plan->ctx_capped = e->ctx_cap;
 	plan->n_slots = e->n_slots;
 	plan->slot_bytes = e->slot_bytes;
+	plan->embd_bytes = e->embd_bytes;
 	plan->weight_bytes = e->weight_bytes;
 	plan->kv_bytes = e->kv_bytes;
 	plan->scratch_bytes = e->scratch_bytes;

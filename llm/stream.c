@@ -7,6 +7,11 @@
  * the ring. An acquire that finds its item not read ahead (the pass skipped
  * the head, or the first pass) waits for what is in flight, drops it and
  * restarts the ring at the item asked for.
+ *
+ * No read depends on a token: the token embedding table is read whole at
+ * open and held (issue 27: a row read by id would show the host every
+ * prompt and answer token by its offset), so a pass reads the same items
+ * whatever it computes.
  */
 #include "stream.h"
 #include "quant.h"
@@ -47,8 +52,8 @@ struct wt_stream {
 	const struct gguf_tensor *embd, *head;
 	float *onorm, *rfreq;
 	uint64_t onorm_bytes, rfreq_bytes;
-	uint8_t *row;
-	uint64_t row_bytes;
+	uint8_t *emb;                   /* the token embedding table, held */
+	uint64_t emb_bytes, row_bytes;
 	struct bind_ctx *bind;          /* plain, bound to the measurement: each block checked */
 	struct stream_bind sb;          /* bind: where the digest goes */
 	uint8_t *blk;                   /* bind: one block, for the reads outside the slots */
@@ -57,7 +62,7 @@ struct wt_stream {
 	struct st_pin {
 		const uint8_t *p;
 		uint64_t off, n;
-	} pin[2];
+	} pin[3];
 	uint32_t n_pin;
 	/* bind, the first pass: a slot's bytes into the digest beside the
 	 * pass (plat_background), while the slot is held */
@@ -182,13 +187,14 @@ void stream_measure(const struct gguf_file *g, const struct seal_ctx *seal, bool
 	fixed = charge(sizeof(struct wt_stream)) +
 		charge((uint64_t)out->n_items * sizeof(struct st_range)) +
 		charge((uint64_t)n_layer * wt_n_layer_slots * sizeof(void *)) +
-		charge(n_embd * sizeof(float)) + charge(quant_row_bytes(e->type, e->ne[0]));
+		charge(n_embd * sizeof(float)) + charge(e->size);
 	if (gguf_find_tensor(g, "rope_freqs.weight"))
 		fixed += charge(small_bytes(g, "rope_freqs.weight"));
 	fixed += (uint64_t)n_slots * charge(io_per_slot(slot) * sizeof(struct plat_io));
 	if (bind && !seal)
 		fixed += charge(bind_bytes(gr.base, g->extent)) + charge(gr.unit);
 	out->fixed_bytes = fixed;
+	out->embd_bytes = charge(e->size);
 	(void)n_embd;
 }
 
@@ -757,17 +763,10 @@ static int st_embed_row(void *impl, int32_t id, float *out)
 {
 	struct wt_stream *s = impl;
 	const struct quant_type *q = quant_get(s->embd->type);
-	int e;
 
 	if (id < 0 || (uint64_t)id >= s->embd->ne[1] || !q)
 		return -LLMK_ERANGE;
-	e = read_outside(s, s->embd->offset + s->row_bytes * (uint64_t)id, s->row,
-			 (size_t)s->row_bytes, false);
-	if (e)
-		return e;
-	q->to_float(s->row, out, s->embd->ne[0]);
-	if (s->seal)
-		seal_zeroize(s->row, (size_t)s->row_bytes);
+	q->to_float(s->emb + s->row_bytes * (uint64_t)id, out, s->embd->ne[0]);
 	return 0;
 }
 
@@ -828,8 +827,8 @@ static void st_close(void *impl)
 		llm_mem_free(mem, s->onorm, (size_t)s->onorm_bytes);
 	if (s->rfreq)
 		llm_mem_free(mem, s->rfreq, (size_t)s->rfreq_bytes);
-	if (s->row)
-		llm_mem_free(mem, s->row, (size_t)s->row_bytes);
+	if (s->emb) /* (llm_mem_free zeroizes: a sealed model's plaintext) */
+		llm_mem_free(mem, s->emb, (size_t)s->emb_bytes);
 	if (s->blk)
 		llm_mem_free(mem, s->blk, (size_t)s->grid.unit);
 	if (s->bind)
@@ -883,10 +882,11 @@ static void fill_tables(struct wt_stream *s)
 	}
 }
 
-/* A small tensor read whole into a new allocation; held, so compared when
- * the measurement reaches it if it has not yet. */
-static int read_small(struct wt_stream *s, const struct gguf_tensor *t, float **out,
-		      uint64_t *bytes, int *err)
+/* A tensor read whole into a new allocation (the small ones, the token
+ * embeddings); held, so compared when the measurement reaches it if it has
+ * not yet. */
+static int read_held(struct wt_stream *s, const struct gguf_tensor *t, void **out,
+		     uint64_t *bytes, int *err)
 {
 	bool pin = s->bind && meas_pos(s) < t->offset + t->size;
 
@@ -925,8 +925,7 @@ static int alloc_all(struct wt_stream *s, int *e)
 	struct llm_mem *m = s->mem;
 
 	if (!(s->items = llm_mem_alloc(m, s->n_items * sizeof *s->items, e)) ||
-	    !(s->lt = llm_mem_alloc(m, (size_t)s->n_layer * wt_n_layer_slots * sizeof *s->lt, e)) ||
-	    !(s->row = llm_mem_alloc(m, (size_t)s->row_bytes, e)))
+	    !(s->lt = llm_mem_alloc(m, (size_t)s->n_layer * wt_n_layer_slots * sizeof *s->lt, e)))
 		return *e;
 	for (uint32_t i = 0; i < s->n_slots; i++) {
 		struct st_slot *sl = &s->slots[i];
@@ -1004,8 +1003,9 @@ int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm
 			return e;
 		}
 	}
-	if (read_small(s, onorm, &s->onorm, &s->onorm_bytes, &e) ||
-	    (rf && read_small(s, rf, &s->rfreq, &s->rfreq_bytes, &e))) {
+	if (read_held(s, s->embd, (void **)&s->emb, &s->emb_bytes, &e) ||
+	    read_held(s, onorm, (void **)&s->onorm, &s->onorm_bytes, &e) ||
+	    (rf && read_held(s, rf, (void **)&s->rfreq, &s->rfreq_bytes, &e))) {
 		if (s->bind && s->bind->bad) {
 			plat_snprintf(err, errlen, "stream: %s", s->bind->why);
 			st_close(s);
@@ -1022,7 +1022,7 @@ int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm
 	w->output_norm = s->onorm;
 	w->rope_freqs = s->rfreq;
 	w->head_chunk = s->head_rows;
-	w->resident_bytes = (uint64_t)s->n_slots * s->slot_bytes;
+	w->resident_bytes = (uint64_t)s->n_slots * s->slot_bytes + s->emb_bytes;
 	w->kind = "streaming";
 	return 0;
 fail:

@@ -8,8 +8,10 @@
  * keeps every slot not in use busy reading the items that come next
  * (asynchronous plat_disk_read_async requests of STREAM_PIECE bytes, many in
  * flight), so while layer l computes, layers l+1 .. l+n_slots-1 arrive.
- * Token-embedding rows are read one row at a time when asked for; the
- * output norm and rope frequencies (a few KiB) are held.
+ * The token embedding table is read whole at open and held (charged to the
+ * budget), as are the output norm and rope frequencies: no read depends on
+ * a token id, so the host learns no token from the disk's requests
+ * (issue 27; docs/streaming.md).
  *
  * Sealed images (llm/seal.h): a slot reads the whole chunks its item's
  * plaintext range touches, verifies and decrypts them in place at acquire
@@ -33,6 +35,7 @@
 struct stream_need {
 	uint64_t slot_bytes;   /* charge of one slot (page-rounded) */
 	uint64_t fixed_bytes;  /* everything else the streamer allocates for n_slots */
+	uint64_t embd_bytes;   /* of which the token embedding table, held whole */
 	uint32_t n_items;      /* layers + head chunks: slots beyond this are useless */
 	uint32_t head_rows;    /* output-head rows per chunk */
 };
@@ -56,10 +59,11 @@ void stream_measure(const struct gguf_file *g, const struct seal_ctx *seal, bool
  * the head, with the token embeddings before them: llama.cpp's GGUFs) the
  * open measures up to layer 0 and the first pass the rest, from the very
  * bytes it computes with; else the open measures it all. Every read after
- * the measurement passed a block (slots, embedding rows, small tensors) is
+ * the measurement passed a block (slots, the embedding table, small tensors) is
  * checked against its tag, and a block that differs fails the acquire with
  * -LLMK_EAUTH (ctx->why says which) and every one after it. The small
- * tensors, read at open, are compared with what the measurement reads.
+ * tensors and the table, read at open, are compared with what the
+ * measurement reads if it has not passed them.
  * ctx is initialised at open and freed at close.
  */
 struct stream_bind {
@@ -81,8 +85,8 @@ struct stream_bind {
 int wt_stream_measure_rest(struct wt_ctx *w);
 
 /*
- * Open the streamer: rd reads the plaintext GGUF (for embedding rows and the
- * small tensors), disk is the platform disk the slots read from directly
+ * Open the streamer: rd reads the plaintext GGUF (for the embedding table and
+ * the small tensors), disk is the platform disk the slots read from directly
  * (the image itself when seal is non-NULL). n_slots >= 1. On error returns
  * -LLMK_E* with one line in err and holds nothing.
  */

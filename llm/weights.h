@@ -62,7 +62,7 @@ void wt_tensor_name(char *buf, size_t n, uint32_t layer, const char *suffix);
 
 /* What the weights cost in disk traffic (the streamer; zeros when resident). */
 struct wt_io_stats {
-	uint64_t bytes_read;  /* disk bytes read: slots, embedding rows */
+	uint64_t bytes_read;  /* disk bytes read: slots, blocks outside them */
 	uint64_t reads;       /* requests issued (async pieces and row reads) */
 	uint64_t wait_ns;     /* acquire blocked waiting on the disk */
 	uint64_t decrypt_ns;  /* verifying and decrypting sealed chunks */

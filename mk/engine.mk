@@ -29,3 +29,13 @@ test-llmctl-infer: $(B)/host/llmctl $(B)/host/mkmodel ## llmctl -c 'load 0' -c '
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh llmctl-infer tests/host/infer.sh $(B)/host/llmctl
 TEST_STAGES += test-llmctl-infer
+
+# What the host sees of the disk (issue 27): QEMU's own trace of the
+# virtio-blk reads of two prompts, streamed plain and sealed (x86_64).
+.PHONY: test-qemu-reads
+test-qemu-reads: $(B)/host/seal ## QEMU: the disk's read requests (QEMU's trace) are the same for two prompts, streamed plain and sealed
+	@$(MAKE) --no-print-directory ARCH=x86_64 $(B)/x86_64/esp.img
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh qemu-reads python3 tests/qemu/test_reads.py --arch x86_64 \
+		--esp $(B)/x86_64/esp.img --seal $(B)/host/seal --workdir $(B)/qemu-reads
+TEST_STAGES += test-qemu-reads

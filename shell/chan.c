@@ -12,7 +12,17 @@
 static const char chan_label[] = "llmk session v2";
 static const char chan_info_g2c[] = "llmk session v2 guest to client";
 static const char chan_info_c2g[] = "llmk session v2 client to guest";
-static const char chan_aad_tag[7] = "llmk-s1";
+static const char chan_aad_tag[7] = "llmk-s2";
+
+const uint16_t chan_buckets[CHAN_N_BUCKETS] = {64, 256, 1024, CHAN_DATA_MAX};
+
+size_t chan_bucket(size_t n)
+{
+	for (unsigned i = 0; i < CHAN_N_BUCKETS; i++)
+		if (n <= chan_buckets[i])
+			return chan_buckets[i];
+	return 0;
+}
 
 static void way_init(struct chan_way *w, const uint8_t key[32], char dir)
 {
@@ -107,10 +117,11 @@ static void way_run(struct chan_way *w, uint64_t ctr, int encrypt, uint8_t *buf,
 long chan_seal(struct chan *c, uint8_t type, const void *data, size_t n, char *line, size_t cap)
 {
 	uint8_t frame[CHAN_DATA_MAX + CHAN_OVERHEAD];
+	size_t b = chan_bucket(n);
 
 	if (n > CHAN_DATA_MAX)
 		return -LLMK_EINVAL;
-	if (cap < CHAN_PREFIX_LEN + (n + CHAN_OVERHEAD + 2) / 3 * 4 + 1)
+	if (cap < CHAN_LINE_LEN(b) + 1)
 		return -LLMK_ERANGE;
 	if (c->failed || c->send.ctr >= CHAN_CTR_LIMIT) {
 		c->failed = true;
@@ -118,13 +129,16 @@ long chan_seal(struct chan *c, uint8_t type, const void *data, size_t n, char *l
 	}
 	put_be64(frame, c->send.ctr);
 	frame[8] = type;
+	frame[9] = (uint8_t)(n >> 8);
+	frame[10] = (uint8_t)n;
 	if (n)
-		memcpy(frame + 9, data, n);
-	way_run(&c->send, c->send.ctr, 1, frame + 8, n + 1);
-	br_gcm_get_tag(&c->send.gcm, frame + 9 + n);
+		memcpy(frame + 11, data, n);
+	memset(frame + 11 + n, 0, b - n);
+	way_run(&c->send, c->send.ctr, 1, frame + 8, 3 + b);
+	br_gcm_get_tag(&c->send.gcm, frame + 11 + b);
 	c->send.ctr++;
 	memcpy(line, CHAN_PREFIX, CHAN_PREFIX_LEN);
-	long k = evidence_b64_encode(frame, n + CHAN_OVERHEAD, line + CHAN_PREFIX_LEN,
+	long k = evidence_b64_encode(frame, b + CHAN_OVERHEAD, line + CHAN_PREFIX_LEN,
 				     cap - CHAN_PREFIX_LEN);
 	seal_zeroize(frame, sizeof frame);
 	return k < 0 ? k : (long)CHAN_PREFIX_LEN + k;
@@ -187,11 +201,24 @@ long chan_open(struct chan *c, const char *line, size_t n, uint8_t *type, uint8_
 			      "%llu was due (frames dropped or reordered)", (unsigned long long)ctr,
 			      who, (unsigned long long)want);
 	}
+	/* authentic and in order: padded as chan_seal pads, or refused (only
+	 * a sender with the key could have made it otherwise) */
+	size_t len = body >= 3 ? (size_t)frame[9] << 8 | frame[10] : 0;
+	uint8_t pad = 0;
+	if (body >= 3 && chan_bucket(len) == body - 3)
+		for (size_t i = 11 + len; i < 8 + body; i++)
+			pad |= frame[i];
+	if (body < 3 || chan_bucket(len) != body - 3 || pad) {
+		seal_zeroize(frame, sizeof frame);
+		return refuse(c, -LLMK_EFORMAT, err, errn, "frame %llu from the %s is not padded "
+			      "as a frame is (data length %zu in %zu bytes)", (unsigned long long)want,
+			      who, len, body >= 3 ? body - 3 : 0);
+	}
 	c->recv.ctr++;
 	*type = frame[8];
-	r = (long)body - 1;
+	r = (long)len;
 	if (r)
-		memcpy(out, frame + 9, (size_t)r);
+		memcpy(out, frame + 11, (size_t)r);
 	seal_zeroize(frame, sizeof frame);
 	return r;
 }

@@ -16,11 +16,14 @@
  * digest, the session public key and the build id; S binds the keys to the
  * TPM, so a quote by a software key with the AK's template gets no channel.
  *
- * Frame: the line "~S1 " + base64(ctr || ciphertext || tag) (RFC 4648 §4),
+ * Frame: the line "~S2 " + base64(ctr || ciphertext || tag) (RFC 4648 §4),
  * ctr the sender's frame counter (u64 big-endian, from 0, one per frame),
  * AES-256-GCM (NIST SP 800-38D) under the direction's key with IV = four
- * zero bytes || ctr and AAD = "llmk-s1" || direction ('g' or 'c') || ctr,
- * over a plaintext of one type byte then the data (enum chan_type).
+ * zero bytes || ctr and AAD = "llmk-s2" || direction ('g' or 'c') || ctr,
+ * over a plaintext of one type byte (enum chan_type), the data's length
+ * (u16 big-endian), the data, and zeros up to the smallest of the buckets
+ * chan_buckets[] that holds it: a frame's size tells the host only its
+ * bucket, and the length and padding are authenticated with the data.
  * A receiver accepts only the next counter of its direction; the first
  * refusal fails the channel for good (every later seal and open fails).
  *
@@ -34,12 +37,20 @@
 
 #include <bearssl.h>
 
-#define CHAN_PREFIX "~S1 "
+#define CHAN_PREFIX "~S2 "
 #define CHAN_PREFIX_LEN 4u
 #define CHAN_DATA_MAX 4096u /* data bytes in one frame (an input line with its newline) */
-#define CHAN_OVERHEAD (8u + 1u + 16u) /* counter, type, tag */
+#define CHAN_OVERHEAD (8u + 1u + 2u + 16u) /* counter, type, length, tag */
+/* The data sizes a frame is padded to: the smallest that holds the data.
+ * 64 holds a token's piece, a prompt's status, a typical command line;
+ * each bucket 4x the last, so padding costs at most 4x the bytes (and 64
+ * for an empty frame), and the host tells apart only these 4 sizes. */
+#define CHAN_N_BUCKETS 4u
+extern const uint16_t chan_buckets[CHAN_N_BUCKETS]; /* 64, 256, 1024, CHAN_DATA_MAX */
+/* The frame line of a bucket (data bytes b), its NUL excluded. */
+#define CHAN_LINE_LEN(b) (CHAN_PREFIX_LEN + ((b) + CHAN_OVERHEAD + 2u) / 3u * 4u)
 /* The longest frame line, its NUL included. */
-#define CHAN_LINE_MAX (CHAN_PREFIX_LEN + (CHAN_DATA_MAX + CHAN_OVERHEAD + 2u) / 3u * 4u + 1u)
+#define CHAN_LINE_MAX (CHAN_LINE_LEN(CHAN_DATA_MAX) + 1u)
 #define CHAN_CTR_LIMIT (1ull << 48) /* frames per direction before the channel refuses */
 
 enum chan_type {
@@ -77,9 +88,14 @@ int chan_init(struct chan *c, bool guest, const uint8_t priv[32], const uint8_t 
 /* Zeroize keys and state; the channel is failed afterwards. */
 void chan_wipe(struct chan *c);
 
+/* The bucket (padded data size) a frame of n data bytes takes; 0 for n >
+ * CHAN_DATA_MAX. */
+size_t chan_bucket(size_t n);
+
 /*
- * Seal one frame of type with data[0..n) (n <= CHAN_DATA_MAX) into line:
- * NUL-terminated, no newline; returns its length. -LLMK_EINVAL for n too
+ * Seal one frame of type with data[0..n) (n <= CHAN_DATA_MAX) into line,
+ * padded to chan_bucket(n): NUL-terminated, no newline; returns its length
+ * (CHAN_LINE_LEN of the bucket). -LLMK_EINVAL for n too
  * large, -LLMK_ERANGE for cap too small, -LLMK_EIO when the channel failed
  * or its counter reached CHAN_CTR_LIMIT (the channel then fails).
  */
@@ -92,7 +108,9 @@ long chan_seal(struct chan *c, uint8_t type, const void *data, size_t n, char *l
  * with why in err (one line, no "error:": what was wrong with which frame),
  * and the channel fails. A frame authenticates only under the sender's key
  * with its own counter in the AAD; it is accepted only with the next
- * counter, so a replayed, reordered or missing frame is refused as such.
+ * counter, so a replayed, reordered or missing frame is refused as such;
+ * and only padded to a bucket as chan_seal pads it (a length past its
+ * bucket, or padding that is not zeros, is refused as malformed).
  */
 long chan_open(struct chan *c, const char *line, size_t n, uint8_t *type, uint8_t *out,
 	       char *err, size_t errn);

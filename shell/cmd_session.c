@@ -285,9 +285,32 @@ static void get_require(struct shell *sh, const struct shell_config_key *k, char
 	plat_snprintf(buf, n, "%s", s && s->require ? "on" : "off");
 }
 
+/* ---- config: session-pace MS ---- */
+static int set_pace(struct shell *sh, const struct shell_config_key *k, const char *value)
+{
+	struct session_state *s = session_state(sh);
+	uint64_t ms;
+	int r;
+
+	if (!s)
+		return shell_err(sh, -LLMK_ENOMEM, "config session-pace: no memory");
+	if (!(r = shell_arg_u64(sh, "session-pace", value, 0, SESSION_PACE_MAX, &ms)))
+		s->pace_ms = (uint32_t)ms;
+	return r;
+}
+
+static void get_pace(struct shell *sh, const struct shell_config_key *k, char *buf, size_t n)
+{
+	struct session_state *s = sh->session;
+	plat_snprintf(buf, n, "%u", s ? s->pace_ms : 0);
+}
+
 const struct shell_config_key shell_config_session[] = {
 	{"require-session", "on|off: refuse every command outside a confidential session but "
 	 "session, version and help (on stays on until reboot)", set_require, get_require, NULL,
 	 NULL},
+	{"session-pace", "MS: in a session, output leaves as one frame of 64 bytes every MS ms "
+	 "(empty when none waits), hiding when tokens come; 0 (off, the default): as written",
+	 set_pace, get_pace, NULL, NULL},
 	{0},
 };

@@ -7,11 +7,12 @@
 
 void shell_stream_info(const struct engine_plan *p)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], d[32];
 
 	if (p->streaming)
-		plat_printf("  plan           streaming: %u slots of %s, kv %s, scratch %s\n",
-			    p->n_slots, shell_human_size(p->slot_bytes, a, sizeof a),
+		plat_printf("  plan           streaming: %u slots of %s, token embeddings %s, kv %s, "
+			    "scratch %s\n", p->n_slots, shell_human_size(p->slot_bytes, a, sizeof a),
+			    shell_human_size(p->embd_bytes, d, sizeof d),
 			    shell_human_size(p->kv_bytes, b, sizeof b),
 			    shell_human_size(p->scratch_bytes, c, sizeof c));
 	else

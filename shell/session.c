@@ -34,11 +34,68 @@ static void send_frame(struct session_state *s, uint8_t type, const void *data, 
 	plat_console_write("\n", 1);
 }
 
+/*
+ * Pacing (config session-pace MS): from the first output after a prompt,
+ * one output frame of SESSION_PACE_DATA bytes goes out every MS ms, what is
+ * waiting or an empty one, so neither the frames' sizes nor their times
+ * follow the tokens. The guest has no timer interrupt: a tick goes out
+ * when the guest next looks (each write, and between tokens as generation
+ * polls for Ctrl-C), and ticks missed during a long pass are dropped, not
+ * sent in a burst. Back at a prompt (or before asking for a line, or an
+ * orderly close) what is waiting leaves on the ticks first.
+ */
+static void pace_tick(struct session_state *s)
+{
+	size_t k = s->pace_len < SESSION_PACE_DATA ? s->pace_len : SESSION_PACE_DATA;
+
+	send_frame(s, CHAN_OUTPUT, s->pace_buf, k);
+	memmove(s->pace_buf, s->pace_buf + k, s->pace_len - k);
+	llm_mem_zeroize(s->pace_buf + s->pace_len - k, k);
+	s->pace_len -= k;
+}
+
+/* The tick that is due, if one is; wait: until the next one is. */
+static void pace_pump(struct session_state *s, bool wait)
+{
+	uint64_t now = plat_time_ns(), ms = (uint64_t)s->pace_ms * 1000000u;
+
+	if (!s->pacing) {
+		s->pacing = true;
+		s->pace_next = now;
+	}
+	while (wait && now < s->pace_next)
+		now = plat_time_ns();
+	if (now < s->pace_next || s->state != SESSION_OPEN)
+		return;
+	pace_tick(s);
+	s->pace_next += ms;
+	if (s->pace_next <= now) /* a pass took longer than a tick */
+		s->pace_next = now + ms;
+}
+
+/* What is waiting, out on the ticks; the ticks stop. */
+static void pace_drain(struct session_state *s)
+{
+	while (s->pace_len && s->state == SESSION_OPEN)
+		pace_pump(s, true);
+	s->pacing = false;
+}
+
 /* The write filter: every byte the shell prints, sealed. */
 static void session_write(void *ctx, const char *p, size_t n)
 {
 	struct session_state *s = ctx;
 
+	while (n && s->pace_ms && s->state == SESSION_OPEN) {
+		size_t k = SESSION_PACE_BUF - s->pace_len;
+		if (k > n)
+			k = n;
+		memcpy(s->pace_buf + s->pace_len, p, k);
+		s->pace_len += k;
+		p += k;
+		n -= k;
+		pace_pump(s, n > 0); /* full: wait for the next tick */
+	}
 	while (n && s->state == SESSION_OPEN) {
 		size_t k = n < OUT_CHUNK ? n : OUT_CHUNK;
 		send_frame(s, CHAN_OUTPUT, p, k);
@@ -145,6 +202,8 @@ int shell_session_getc(struct shell *sh)
 		/* a command reads a line (chat): one request per line, none while
 		 * a line is half consumed (the prompt's went out at the prompt) */
 		if (!s->asked && !s->mid_line) {
+			if (s->pace_ms)
+				pace_drain(s);
 			send_frame(s, CHAN_LINE, NULL, 0);
 			s->asked = true;
 		}
@@ -162,6 +221,8 @@ int shell_session_trygetc(struct shell *sh)
 
 	if (!s || s->state == SESSION_NONE)
 		return plat_trygetc();
+	if (s->pace_ms && s->pacing && s->state == SESSION_OPEN)
+		pace_pump(s, false); /* between tokens */
 	while (s->state == SESSION_OPEN && s->plain_pos == s->plain_len) {
 		if (read_raw_line(s, false) <= 0)
 			return -1;
@@ -194,6 +255,9 @@ static void forget_user(struct shell *sh, struct session_state *s)
 	llm_mem_zeroize(s->plain, sizeof s->plain);
 	llm_mem_zeroize(s->raw, sizeof s->raw);
 	llm_mem_zeroize(s->line, sizeof s->line);
+	llm_mem_zeroize(s->pace_buf, sizeof s->pace_buf);
+	s->pace_len = 0;
+	s->pacing = false;
 	s->plain_len = s->plain_pos = s->raw_len = 0;
 	s->raw_long = false;
 	s->key_given = false;
@@ -224,6 +288,7 @@ void session_close(struct shell *sh, const char *note)
 
 	if (!s || s->state != SESSION_OPEN)
 		return;
+	pace_drain(s);
 	send_frame(s, CHAN_CLOSE, NULL, 0);
 	s->state = SESSION_CLOSING;
 	plat_snprintf(s->note, sizeof s->note, "%s", note);
@@ -275,6 +340,7 @@ void shell_session_prompt(struct shell *sh)
 		/* the prompt: the last command's status, and the request for the
 		 * next line (one per command, input read ahead or not) */
 		int32_t st = sh->last_status;
+		pace_drain(s);
 		uint8_t le[4] = {(uint8_t)st, (uint8_t)(st >> 8), (uint8_t)(st >> 16),
 				 (uint8_t)(st >> 24)};
 		send_frame(s, CHAN_PROMPT, le, sizeof le);

@@ -49,6 +49,9 @@ const char *shell_session_key_release(struct shell *sh);
 void shell_session_end_now(struct shell *sh);
 
 /* ---- for shell/cmd_session.c ---- */
+#define SESSION_PACE_DATA 64u   /* output bytes a paced frame carries: chan_buckets[0] */
+#define SESSION_PACE_BUF 4096u  /* output held for the ticks; a write waits for room */
+#define SESSION_PACE_MAX 10000u /* ms */
 enum session_state_kind { SESSION_NONE = 0, SESSION_OPEN, SESSION_CLOSING };
 
 struct session_state {
@@ -78,6 +81,14 @@ struct session_state {
 		uint8_t priv[32], client[32], rd[64], pub[32];
 		char how[48];
 	} pending;
+	/* config session-pace: output leaves as one frame of SESSION_PACE_DATA
+	 * bytes (fewer padded) every pace_ms, an empty one when none is
+	 * waiting; 0: each write is framed as it happens */
+	uint32_t pace_ms;
+	bool pacing;            /* ticks running (from the first output after a prompt) */
+	uint64_t pace_next;     /* plat_time_ns of the next tick */
+	uint8_t pace_buf[SESSION_PACE_BUF];
+	size_t pace_len;
 };
 
 /* sh->session, allocated on first use; NULL when out of memory. */

@@ -144,7 +144,7 @@ def run(llmctl, mkevidence, seal, model, w):
         secrets.append(answer[4:28])
     seen = [s for s in secrets if s in log]
     check("the host carried none of the prompts, answers or the key",
-          not seen and log.count(b"~S1 ") > 50, f"in clear: {seen}")
+          not seen and log.count(b"~S2 ") > 50, f"in clear: {seen}")
 
     # ---- a hostile host ----
     relay.mode = ("flip-g2c", 1)

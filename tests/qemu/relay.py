@@ -8,7 +8,7 @@ the host sees), and can misbehave the way a hostile host would, one frame
 at a time: change a character of the Nth frame either way, send the Nth
 client frame twice, drop it, swap the `session open` client key for its
 own, or answer with another guest's evidence. Frame lines (docs/session.md:
-"~S1 " + base64) are held until their newline so they can be altered whole;
+"~S2 " + base64) are held until their newline so they can be altered whole;
 everything else passes as it comes.
 
 Python standard library only.
@@ -18,7 +18,7 @@ import socket
 import subprocess
 import threading
 
-PREFIX = b"~S1 "
+PREFIX = b"~S2 "
 B64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 

@@ -4,11 +4,13 @@
  * serial line is refused with its own reason and fails the channel for
  * good: an altered character anywhere, a replayed, reordered or dropped
  * frame, a truncated line, a frame sent back to its sender, a frame made
- * under another transcript (a substituted key), a small-order peer key.
+ * under another transcript (a substituted key), a small-order peer key;
+ * frames padded to 4 sizes, their padding checked.
  */
 #include "test.h"
 
 #include "../../shell/chan.h"
+#include "../../shell/evidence.h"
 #include "../../shell/keywrap.h"
 
 struct pair {
@@ -74,6 +76,101 @@ TEST(chan_frames_round_trip_in_both_directions)
 		     -LLMK_EINVAL);
 	CHECK_EQ_INT(p.guest.send.ctr, 5);
 	CHECK_EQ_INT(p.client.recv.ctr, 5);
+}
+
+/* Issue 27: a frame's size tells the host the bucket of its data, not its
+ * length: every length from 0 to CHAN_DATA_MAX seals into one of 4 line
+ * lengths, a token's piece and a longer line of the same bucket alike, and
+ * each opens to its own length. */
+TEST(chan_frames_are_padded_to_four_sizes)
+{
+	static uint8_t data[CHAN_DATA_MAX], out[CHAN_DATA_MAX];
+	struct pair p;
+	char line[CHAN_LINE_MAX], err[240];
+	long sizes[8] = {0}, a, b;
+	int n_sizes = 0;
+	uint8_t type;
+
+	pair_init(&p);
+	for (size_t i = 0; i < sizeof data; i++)
+		data[i] = (uint8_t)(i * 7 + 1);
+	for (size_t n = 0; n <= CHAN_DATA_MAX; n += n < 300 ? 1 : 37) {
+		long k = chan_seal(&p.guest, CHAN_OUTPUT, data, n, line, sizeof line);
+		int j = 0;
+		CHECK(k > 0);
+		while (j < n_sizes && sizes[j] != k)
+			j++;
+		if (j == n_sizes && n_sizes < 8)
+			sizes[n_sizes++] = k;
+		CHECK_EQ_INT(open_line(&p.client, line, &type, out, err), (long)n);
+		CHECK(memcmp(out, data, n) == 0);
+	}
+	if (n_sizes != 4)
+		fprintf(stderr, "  %d line sizes (4 wanted)\n", n_sizes);
+	CHECK_EQ_INT(n_sizes, 4);
+	a = seal_str(&p.guest, CHAN_OUTPUT, " a", line);
+	b = seal_str(&p.guest, CHAN_OUTPUT, " once upon a time there was a girl\n", line);
+	CHECK(a > 0 && a == b);
+}
+
+/* A frame made with the guest's key around the plaintext pt[0..n) as it
+ * stands (type, length, data, padding): what only a broken sender makes. */
+static void seal_raw(struct chan *c, const uint8_t *pt, size_t n, char *line)
+{
+	uint8_t f[CHAN_DATA_MAX + CHAN_OVERHEAD], iv[12] = {0}, aad[16] = "llmk-s2g";
+	struct chan_way *w = &c->send;
+
+	for (int i = 0; i < 8; i++)
+		f[i] = aad[8 + i] = iv[4 + i] = (uint8_t)(w->ctr >> (56 - 8 * i));
+	memcpy(f + 8, pt, n);
+	br_gcm_reset(&w->gcm, iv, sizeof iv);
+	br_gcm_aad_inject(&w->gcm, aad, sizeof aad);
+	br_gcm_flip(&w->gcm);
+	br_gcm_run(&w->gcm, 1, f + 8, n);
+	br_gcm_get_tag(&w->gcm, f + 8 + n);
+	w->ctr++;
+	memcpy(line, CHAN_PREFIX, CHAN_PREFIX_LEN);
+	CHECK(evidence_b64_encode(f, n + 24, line + CHAN_PREFIX_LEN, CHAN_LINE_MAX - 4) > 0);
+}
+
+/* The length and the padding are inside the authenticated plaintext, and a
+ * frame whose padding is not as chan_seal makes it is refused. */
+TEST(chan_refuses_frames_not_padded_as_sealed)
+{
+	static const struct {
+		size_t n, len;
+		uint8_t last;
+	} bad[] = {
+		{3 + 64, 65, 0},  /* a length past its bucket */
+		{3 + 64, 3, 1},   /* padding not zero */
+		{3 + 100, 3, 0},  /* no bucket's size */
+		{3 + 256, 10, 0}, /* a bucket larger than the length takes */
+	};
+	uint8_t pt[3 + CHAN_DATA_MAX] = {0}, out[CHAN_DATA_MAX], type;
+	char line[CHAN_LINE_MAX], err[240];
+	struct pair p;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		pair_init(&p);
+		memset(pt, 0, sizeof pt);
+		pt[0] = CHAN_OUTPUT;
+		pt[1] = (uint8_t)(bad[i].len >> 8);
+		pt[2] = (uint8_t)bad[i].len;
+		memset(pt + 3, 'a', bad[i].len < bad[i].n - 3 ? bad[i].len : bad[i].n - 3);
+		pt[bad[i].n - 1] |= bad[i].last;
+		seal_raw(&p.guest, pt, bad[i].n, line);
+		CHECK_EQ_INT(open_line(&p.client, line, &type, out, err), -LLMK_EFORMAT);
+		CHECK(strstr(err, "is not padded as a frame is") != NULL);
+		CHECK(p.client.failed);
+	}
+	/* and the same hand made as chan_seal makes it opens */
+	pair_init(&p);
+	memset(pt, 0, sizeof pt);
+	pt[0] = CHAN_OUTPUT;
+	pt[2] = 3;
+	memcpy(pt + 3, "abc", 3);
+	seal_raw(&p.guest, pt, 3 + 64, line);
+	CHECK_EQ_INT(open_line(&p.client, line, &type, out, err), 3);
 }
 
 TEST(chan_refuses_any_altered_character)

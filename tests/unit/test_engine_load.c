@@ -611,23 +611,33 @@ static void streams_only_as_measured(const char *impl, bool tied)
 		CHECK_EQ_INT(infer2(e, err, sizeof err), -LLMK_EAUTH);
 		CHECK_EQ_INT(engine_load(e, 0, false, err, sizeof err), 0);
 		CHECK_EQ_INT(infer2(e, err, sizeof err), 0);
-		/* the reads outside the slots are checked too: an embedding row
-		 * (a run fails) and the output norm */
+		/* the reads outside the slots are checked too: the embedding
+		 * table and the output norm */
 		const struct gguf_tensor *emb = gguf_find_tensor(&e->g, "token_embd.weight");
 		const struct gguf_tensor *on = gguf_find_tensor(&e->g, "output_norm.weight");
-		/* the first half of the rows (BOS, id 1, among them), no layer bytes */
+		struct turncoat norm = {.at = on->offset, .len = on->size, .flip = 0x01, .honest = 1};
+		/* the table is held from the load on: a run reads no row (a
+		 * tied head reads it as the head, checked as a layer is) */
 		struct turncoat rows = {.at = emb->offset, .len = emb->size / 2, .flip = 0x01};
 		host_set_disk_hook(turncoat_read, &rows);
-		CHECK_EQ_INT(infer2(e, err, sizeof err), -LLMK_EAUTH);
+		CHECK_EQ_INT(infer2(e, err, sizeof err), tied ? -LLMK_EAUTH : 0);
 		host_set_disk_hook(NULL, NULL);
-		CHECK(rows.reads > 0);
-		CHECK(strstr(err, "the disk changed under the model") == err);
+		CHECK(tied ? rows.reads > 0 : rows.reads == 0);
+		/* a byte of it served as measured, then changed for the read
+		 * that keeps it: the load fails */
+		struct turncoat row = {.at = emb->offset + emb->size / 2, .flip = 0x01, .honest = 1};
+		engine_unload(e); /* (emb and on are gone with it) */
+		e->cfg.weights = ENGINE_WEIGHTS_STREAM;
+		host_set_disk_hook(turncoat_read, &row);
+		CHECK_EQ_INT(engine_load(e, 0, false, err, sizeof err), -LLMK_EAUTH);
+		host_set_disk_hook(NULL, NULL);
+		CHECK_EQ_INT(row.reads, 2);
+		CHECK(strstr(err, "stream: the disk changed under the model: bytes 0x") == err);
 		/* the output norm served as it is once, then changed; unloaded
 		 * first, so no read ahead of the last load's is still coming in.
 		 * Tied: the load measures it (read 1), then reads it for use: the
 		 * load fails. Untied: the load reads it for use (read 1) and the
 		 * first pass measures it: that run fails. */
-		struct turncoat norm = {.at = on->offset, .len = on->size, .flip = 0x01, .honest = 1};
 		engine_unload(e);
 		e->cfg.weights = ENGINE_WEIGHTS_STREAM;
 		host_set_disk_hook(turncoat_read, &norm);

@@ -201,7 +201,8 @@ static void run_input(const char *in, size_t n)
 /* What the client makes of the captured console: the output frames'
  * text, the frame types in order, and the text outside frames. */
 struct seen {
-	char out[65536], types[256], clear[4096];
+	char out[65536], types[4096], clear[4096];
+	uint16_t len[4096]; /* each frame's line length, as types */
 	int32_t status[64];
 	int n_status;
 	bool refused;
@@ -222,8 +223,10 @@ static void client_read(struct client *c, struct seen *s)
 				s->refused = true;
 				fprintf(stderr, "  client: %s\n", err);
 			} else {
-				if (tn + 1 < sizeof s->types)
+				if (tn + 1 < sizeof s->types) {
+					s->len[tn] = (uint16_t)n;
 					s->types[tn++] = (char)type;
+				}
 				if (type == CHAN_OUTPUT && on + (size_t)k < sizeof s->out) {
 					memcpy(s->out + on, data, (size_t)k);
 					on += (size_t)k;
@@ -319,6 +322,51 @@ TEST(session_frames_every_line_and_the_host_sees_no_plaintext)
 	frame_in(&c, &in, &n, CHAN_INPUT, "stats\n");
 	exchange(&c, in, n, &s);
 	CHECK(strstr(s.out, "(0 reused from the cache)") != NULL);
+	free(in);
+	fixture_close(&fx);
+}
+
+/* Issue 27: with session-pace on, every output frame carries 64 bytes
+ * (padded), on the ticks, however the text comes; the answer is the same
+ * as unpaced, and the prompt frame follows the last of it. */
+TEST(session_pace_sends_output_in_frames_of_one_size)
+{
+	static struct client c;
+	static struct seen s;
+	static const char infer[] = "infer \"the password is swordfish\" -n 12 --temp 0\n";
+	char *in = NULL;
+	size_t n = 0;
+	int p[8], np = 0, paced = 0, unpaced = 0;
+
+	guest_in_session(&c);
+	frame_in(&c, &in, &n, CHAN_INPUT, "load 0\n");
+	frame_in(&c, &in, &n, CHAN_INPUT, "config session-pace 2\n");
+	frame_in(&c, &in, &n, CHAN_INPUT, infer);
+	frame_in(&c, &in, &n, CHAN_INPUT, "config session-pace 0\n");
+	frame_in(&c, &in, &n, CHAN_INPUT, infer);
+	exchange(&c, in, n, &s);
+	CHECK(!s.refused);
+	CHECK_EQ_INT(s.clear[0], 0);
+	CHECK_EQ_INT(s.n_status, 6);
+	for (int i = 0; i < s.n_status; i++)
+		CHECK_EQ_INT(s.status[i], 0);
+	for (int i = 0; s.types[i] && np < 8; i++)
+		if (s.types[i] == CHAN_PROMPT)
+			p[np++] = i;
+	CHECK_EQ_INT(np, 6);
+	/* the paced infer: between the 3rd and 4th prompts, one size */
+	for (int i = np == 6 ? p[2] + 1 : 0; np == 6 && i < p[3]; i++) {
+		CHECK_EQ_INT(s.types[i], CHAN_OUTPUT);
+		CHECK_EQ_INT(s.len[i], CHAN_LINE_LEN(64));
+		paced++;
+	}
+	/* unpaced, a frame a token's piece */
+	for (int i = np == 6 ? p[4] + 1 : 0; np == 6 && i < p[5]; i++)
+		unpaced++;
+	CHECK(paced >= 1 && unpaced > 10 && paced < unpaced); /* coalesced on the ticks */
+	/* the same answer, paced or not */
+	const char *a1 = strchr(s.out, '\n'), *a2 = a1 ? strchr(a1 + 1, '\n') : NULL;
+	CHECK(a1 && a2 && a2 - a1 > 8 && strncmp(a1, a2, (size_t)(a2 - a1)) == 0);
 	free(in);
 	fixture_close(&fx);
 }

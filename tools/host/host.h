@@ -51,6 +51,11 @@ void host_pool_hold(bool on);
  * sync or async, as a host serving the disk could; NULL removes it. */
 typedef void (*host_disk_hook_fn)(void *ctx, int disk, uint64_t off, void *buf, size_t n);
 void host_set_disk_hook(host_disk_hook_fn fn, void *ctx);
+/* Tests: fn sees every disk request as it is made, in the order the engine
+ * makes them (sync reads when called, async ones at submission): what a
+ * host serving the disk sees of them. NULL removes it. */
+typedef void (*host_disk_trace_fn)(void *ctx, int disk, uint64_t off, size_t n);
+void host_set_disk_trace(host_disk_trace_fn fn, void *ctx);
 /* Tests: on, plat_entropy fails as on a CPU with no entropy source. */
 void host_entropy_off(bool off);
 

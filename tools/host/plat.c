@@ -486,6 +486,8 @@ int plat_disk_info(int disk, struct plat_disk_info *out)
 
 static host_disk_hook_fn disk_hook;
 static void *disk_hook_ctx;
+static host_disk_trace_fn disk_trace;
+static void *disk_trace_ctx;
 
 void host_set_disk_hook(host_disk_hook_fn fn, void *ctx)
 {
@@ -493,15 +495,29 @@ void host_set_disk_hook(host_disk_hook_fn fn, void *ctx)
 	disk_hook = fn;
 }
 
+void host_set_disk_trace(host_disk_trace_fn fn, void *ctx)
+{
+	disk_trace_ctx = ctx;
+	disk_trace = fn;
+}
+
 static int disk_read(int disk, uint64_t off, void *buf, size_t len);
 
-int plat_disk_read(int disk, uint64_t off, void *buf, size_t len)
+/* A request's bytes, the hook's view of them (sync or async). */
+static int disk_read_hooked(int disk, uint64_t off, void *buf, size_t len)
 {
 	int e = disk_read(disk, off, buf, len);
 
 	if (!e && disk_hook)
 		disk_hook(disk_hook_ctx, disk, off, buf, len);
 	return e;
+}
+
+int plat_disk_read(int disk, uint64_t off, void *buf, size_t len)
+{
+	if (disk_trace)
+		disk_trace(disk_trace_ctx, disk, off, len);
+	return disk_read_hooked(disk, off, buf, len);
 }
 
 static int disk_read(int disk, uint64_t off, void *buf, size_t len)
@@ -562,8 +578,8 @@ static void *io_worker(void *arg)
 			io_tail = NULL;
 		pthread_mutex_unlock(&io_lock);
 
-		int st = plat_disk_read((int)io->priv[0], io->priv[1], (void *)(uintptr_t)io->priv[2],
-					(size_t)io->priv[3]);
+		int st = disk_read_hooked((int)io->priv[0], io->priv[1],
+					  (void *)(uintptr_t)io->priv[2], (size_t)io->priv[3]);
 		pthread_mutex_lock(&io_lock);
 		io->status = st;
 		atomic_store_explicit((_Atomic int *)&io->done, 1, memory_order_release);
@@ -581,6 +597,8 @@ int plat_disk_read_async(int disk, uint64_t off, void *buf, size_t len, struct p
 		return -LLMK_EINVAL;
 	if (off > disks[disk].size || len > disks[disk].size - off)
 		return -LLMK_ERANGE;
+	if (disk_trace)
+		disk_trace(disk_trace_ctx, disk, off, len);
 	io->status = 0;
 	io->done = 0;
 	io->priv[0] = (uint64_t)disk;
