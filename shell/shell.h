@@ -109,9 +109,13 @@ struct shell {
 	char args[SHELL_LINE_MAX]; /* the split words of the current line */
 	char *argv[SHELL_ARGV_MAX + 1];
 
-	/* Bytes read by shell_poll_cancel while a command ran: the next lines. */
+	/* Bytes read by shell_poll_cancel while a command ran: the next lines.
+	 * A line that does not fit whole is dropped whole (ta_skip: its end
+	 * is still to come); the command's end reports ta_dropped. */
 	unsigned char typeahead[SHELL_TYPEAHEAD];
 	size_t ta_head, ta_len;
+	size_t ta_dropped; /* bytes dropped since the last report */
+	bool ta_skip;      /* drop input up to and including the next line end */
 };
 
 /* ---- registry.c: every area's commands and config keys ---- */

@@ -210,6 +210,33 @@ TEST(cmd_ignore_eos_keeps_generating)
 	gen_close(&g);
 }
 
+/* Issue 28 defect 7: with 4096 bytes typed ahead during a reply the shell
+ * stopped reading input, and a Ctrl-C behind them was never seen. */
+TEST(cmd_ctrl_c_behind_a_full_typeahead_cancels_the_reply)
+{
+	static char in[5001];
+	struct gen_session g;
+	struct mkm_spec s;
+	const char *out;
+	int st;
+
+	mkm_defaults(&s);
+	gen_open(&g, &s, "gen_typeahead.gguf");
+	fixture_run(&g.fx, "load 0", &st);
+	CHECK_EQ_INT(st, 0);
+	memset(in, 'a', sizeof in - 1);
+	in[sizeof in - 1] = 3;
+	host_set_input(in, sizeof in);
+	out = fixture_run(&g.fx, "infer \"Once\" -n 200 --temp 0 --ignore-eos", &st);
+	CHECK_EQ_INT(st, -LLMK_ECANCEL);
+	CHECK(g.fx.sh->engine->run.n_gen < 200);
+	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
+	CHECK(strstr(out, "error: infer: cancelled") != NULL);
+	/* Ctrl-C drops what was typed ahead of it */
+	CHECK_EQ_INT(g.fx.sh->ta_len, 0);
+	gen_close(&g);
+}
+
 /* How often id occurs in the cache's tokens. */
 static int cached(const struct engine *e, int32_t id)
 {

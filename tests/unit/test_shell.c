@@ -365,6 +365,63 @@ TEST(shell_poll_cancel_keeps_typeahead)
 	free(sh);
 }
 
+/* Issue 28 defect 7: a full typeahead keeps whole lines only. The line
+ * that does not fit is dropped whole, from its start in the typeahead to
+ * its end (read later if need be), so no line runs spliced across the gap;
+ * lines after it are kept again, and the command's end says what was
+ * dropped in one error line. */
+TEST(shell_full_typeahead_drops_whole_lines)
+{
+	static char in[4200];
+	struct capture cap;
+	struct shell *sh = new_shell(false);
+	size_t n = 0;
+
+	/* 372 lines of 11 bytes: 4092; then one that overflows, one that fits */
+	while (n < 4092) {
+		memcpy(in + n, "#234567890\n", 11);
+		n += 11;
+	}
+	memcpy(in + n, "abcdefgh\nok\n", 12);
+	host_set_input(in, n + 12);
+	CHECK(!shell_poll_cancel(sh));
+	CHECK_EQ_INT(sh->ta_len, 4095);
+	CHECK_EQ_INT(sh->ta_dropped, 9);
+	for (size_t i = 0; i < 4092; i++)
+		if (shell_getc(sh) != (unsigned char)in[i]) {
+			CHECK_EQ_INT(i, 4092);
+			break;
+		}
+	CHECK_EQ_INT(shell_getc(sh), 'o');
+	CHECK_EQ_INT(shell_getc(sh), 'k');
+	CHECK_EQ_INT(shell_getc(sh), '\n');
+
+	/* the dropped line's end still to come: skipped when it is read */
+	host_set_input(in, n);
+	CHECK(!shell_poll_cancel(sh));
+	host_set_input("abcdefgh", 8);
+	CHECK(!shell_poll_cancel(sh));
+	CHECK_EQ_INT(sh->ta_len, 4092);
+	for (size_t i = 0; i < 4092; i++)
+		shell_getc(sh);
+	host_set_input("ijk\nzz\n", 7);
+	CHECK_EQ_INT(shell_getc(sh), 'z');
+
+	/* the note, once, after the command that saw the bytes */
+	capture_start(&cap);
+	host_set_input(in, n);
+	CHECK(!shell_poll_cancel(sh));
+	host_set_input("abcdefgh\n", 9);
+	CHECK(!shell_poll_cancel(sh));
+	shell_exec_line(sh, "help");
+	CHECK_EQ_INT(fixture_count(cap.buf, "error: "), 1);
+	CHECK(strstr(cap.buf, "error: typeahead: ") != NULL);
+	CHECK_EQ_INT(sh->ta_dropped, 0);
+	capture_stop(&cap);
+	host_set_input(NULL, 0);
+	free(sh);
+}
+
 static int make_disk(const char *name, uint64_t size, char *path, size_t n)
 {
 	snprintf(path, n, "%s/%s", test_tmpdir(), name);
