@@ -51,6 +51,8 @@ void host_pool_hold(bool on);
  * sync or async, as a host serving the disk could; NULL removes it. */
 typedef void (*host_disk_hook_fn)(void *ctx, int disk, uint64_t off, void *buf, size_t n);
 void host_set_disk_hook(host_disk_hook_fn fn, void *ctx);
+/* Tests: plat_mem_stats says bytes are free (0: what the machine says). */
+void host_set_mem_free(uint64_t bytes);
 /* Tests: on, plat_entropy fails as on a CPU with no entropy source. */
 void host_entropy_off(bool off);
 

@@ -248,6 +248,13 @@ void plat_free(void *p, size_t size)
 	atomic_fetch_sub(&mem_used, len);
 }
 
+static uint64_t mem_free_said; /* host_set_mem_free */
+
+void host_set_mem_free(uint64_t bytes)
+{
+	mem_free_said = bytes;
+}
+
 void plat_mem_stats(struct plat_mem_stats *st)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), avail = sysconf(_SC_AVPHYS_PAGES);
@@ -266,6 +273,8 @@ void plat_mem_stats(struct plat_mem_stats *st)
 		}
 	if (f)
 		fclose(f);
+	if (mem_free_said)
+		st->free = mem_free_said;
 	st->used = atomic_load(&mem_used);
 	st->used_peak = atomic_load(&mem_peak);
 }
