@@ -569,7 +569,13 @@ int engine_tokenize(struct engine *e, const char *text, size_t len, bool parse_s
 		      : tok_encode(&e->tok, text, len, true, parse_special, e->tok_buf,
 				   e->n_ctx + 1, &got);
 
-	if (r == -LLMK_ERANGE || (r == 0 && got >= e->n_ctx)) {
+	if (r == 0 && got == e->n_ctx) {
+		/* the reply's first token needs a position of its own */
+		plat_snprintf(err, errlen, "prompt is %zu tokens, it fills the context (%u): no "
+			      "room to generate (at most %u tokens)", got, e->n_ctx, e->n_ctx - 1);
+		return -LLMK_ERANGE;
+	}
+	if (r == -LLMK_ERANGE || (r == 0 && got > e->n_ctx)) {
 		plat_snprintf(err, errlen, "prompt is %zu tokens, longer than the context (%u)",
 			      got, e->n_ctx);
 		return -LLMK_ERANGE;
