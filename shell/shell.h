@@ -203,8 +203,9 @@ int shell_disk_stream_ring(struct shell *sh, int disk, uint64_t off, uint64_t le
  * max_bytes or max_ns; *bytes read in *ns. 0, -LLMK_ECANCEL or the error. */
 int shell_disk_bench(struct shell *sh, int disk, uint64_t max_bytes, uint64_t max_ns,
 		     uint64_t *bytes, uint64_t *ns);
-/* Print indented lines saying what the disk holds (GGUF header, sealed image). */
-void shell_disk_describe(struct shell *sh, int disk, const struct plat_disk_info *in);
+/* Print indented lines saying what the disk holds (GGUF header, sealed image):
+ * 0, or for a GGUF header that does not parse one error line and its code. */
+int shell_disk_describe(struct shell *sh, int disk, const struct plat_disk_info *in);
 /*
  * cmd_seal.c: `disks` asks this before trying GGUF. Given the disk's first
  * n (<= 512) bytes, it prints indented lines and returns true if the disk

@@ -626,15 +626,63 @@ TEST(shell_disks_describes_gguf)
 	CHECK_EQ_INT(host_add_disk(bad), 1);
 	sh = new_shell(false);
 	capture_start(&cap);
-	CHECK_EQ_INT(shell_exec_line(sh, "disks"), 0);
+	CHECK_EQ_INT(shell_exec_line(sh, "disks"), -LLMK_EFORMAT);
 	char want[160];
 	snprintf(want, sizeof want, "  contents end at byte %zu (%zu bytes of padding after)\n", n, pad);
 	CHECK(strstr(cap.buf, "  GGUF v3: 48 tensors, 19 metadata keys, name 'llama', "
 			      "architecture 'llama'\n") != NULL);
 	CHECK(strstr(cap.buf, want) != NULL);
 	CHECK(strstr(cap.buf, "disk 1: 64 bytes (64 B), id 'shell_bad.gguf'") != NULL);
-	CHECK(strstr(cap.buf, "  GGUF header, but not readable: gguf: ") != NULL);
+	CHECK(strstr(cap.buf, "\nerror: disks: disk 1: GGUF header, but not readable: gguf: ") != NULL);
+	CHECK_EQ_INT(fixture_count(cap.buf, "error: "), 1);
 	capture_stop(&cap);
 	host_remove_disks();
+	free(sh);
+}
+
+/* Issue 28 defect 9: `disks` described a GGUF whose tensor's size overflows
+ * ("GGUF header, but not readable") in an indented line, not as the error
+ * it is: one error line, the listing goes on, and the status says so. */
+TEST(shell_disks_reports_an_unreadable_gguf_as_an_error)
+{
+	static const uint8_t hdr[] = {
+		'G', 'G', 'U', 'F', 3, 0, 0, 0,       /* magic, version 3 */
+		1, 0, 0, 0, 0, 0, 0, 0,               /* one tensor */
+		0, 0, 0, 0, 0, 0, 0, 0,               /* no metadata */
+		1, 0, 0, 0, 0, 0, 0, 0, 'w',          /* tensor name "w" */
+		2, 0, 0, 0,                           /* two dimensions */
+		0, 0, 0, 0, 1, 0, 0, 0,               /* ne[0] = 2^32 */
+		0, 0, 0, 0, 1, 0, 0, 0,               /* ne[1] = 2^32 */
+		0, 0, 0, 0,                           /* F32 */
+		0, 0, 0, 0, 0, 0, 0, 0,               /* offset 0 */
+	};
+	char path[512];
+	struct capture cap;
+	struct shell *sh;
+	int st;
+
+	snprintf(path, sizeof path, "%s/shell_overflow.gguf", test_tmpdir());
+	FILE *f = fopen(path, "wb");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fwrite(hdr, 1, sizeof hdr, f);
+	for (int i = 0; i < 4096; i++)
+		fputc(0, f);
+	fclose(f);
+	host_remove_disks();
+	CHECK_EQ_INT(host_add_disk(path), 0);
+	sh = new_shell(false);
+	capture_start(&cap);
+	st = shell_exec_line(sh, "disks");
+	CHECK(st != 0);
+	CHECK_EQ_INT(fixture_count(cap.buf, "error: "), 1);
+	CHECK(strstr(cap.buf, "\nerror: disks: disk 0: ") != NULL);
+	CHECK(strstr(cap.buf, "overflow") != NULL);
+	if (!strstr(cap.buf, "\nerror: disks: disk 0: "))
+		fprintf(stderr, "  disks said:\n%s", cap.buf);
+	capture_stop(&cap);
+	host_remove_disks();
+	remove(path);
 	free(sh);
 }
