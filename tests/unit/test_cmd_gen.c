@@ -83,9 +83,11 @@ TEST(cmd_infer_reports_a_read_error_after_the_first_token)
 	CHECK(st < 0);
 	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
 	CHECK(strstr(out, "\nerror: infer: ") != NULL);
+	/* issue 28 defect 9: the cause, not "I/O error" */
+	CHECK(strstr(out, "truncated") != NULL);
 	CHECK(strncmp(out, "error", 5) != 0); /* the reply had begun */
 	CHECK_STR(stop_of(g.fx.sh->engine->run.stop), "error");
-	if (st >= 0 || fixture_count(out, "error: ") != 1)
+	if (st >= 0 || fixture_count(out, "error: ") != 1 || !strstr(out, "truncated"))
 		fprintf(stderr, "  got: %s\n", out);
 	gen_close(&g);
 }

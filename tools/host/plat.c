@@ -532,7 +532,10 @@ static int disk_read(int disk, uint64_t off, void *buf, size_t len)
 			fd = d->fd;
 			continue;
 		}
-		if (k <= 0)
+		/* end of file inside the size the disk was attached with */
+		if (k == 0)
+			return -LLMK_ESHORT;
+		if (k < 0)
 			return -LLMK_EIO;
 		p += k;
 		off += (uint64_t)k;
