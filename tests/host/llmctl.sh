@@ -82,8 +82,10 @@ check "-c leaves stdin unread" "$(echo $got)" "a b"
 want=$(sha256sum < "$T/f9437307" | cut -c1-64)
 got=$(printf '\003' | run --disk "$T/f9437307" -c 'disks hash 0' | cut -c1-64)
 check "-c: a Ctrl-C on stdin cancels nothing" "$got" "$want"
+got=$(printf 'uptime\n' | run -i -c uptime | grep -c '^up ')
+check "-c -i: stdin goes on after the commands" "$got" 2
 got=$(printf '\003' | run -i --disk "$T/f9437307" -c 'disks hash 0' 2>&1 | cut -c1-26)
-check "-c -i: the commands read stdin" "$got" "error: disks hash: cancell"
+check "-c -i: a Ctrl-C on stdin cancels" "$got" "error: disks hash: cancell"
 if command -v python3 > /dev/null; then
 	got=$(python3 - "$LLMCTL" <<'PY'
 import os, pty, select, subprocess, sys, time

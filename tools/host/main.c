@@ -9,7 +9,8 @@
  * of at most 1 MiB (llmk.cfg's limit). With -c the commands run in order
  * and llmctl exits: 0 if all succeeded, 1 at the first that failed; stdin
  * is not read (it is left to what runs next, and a Ctrl-C on it cancels
- * nothing) unless -i gives it to them (a chat's lines, Ctrl-C).
+ * nothing), unless -i: then, as with `llmctl --connect`, stdin goes on
+ * after the -c commands (and is theirs too: a chat's lines, Ctrl-C).
  * Otherwise commands are read from stdin until end of input (exit 0) or
  * `poweroff`:
  *   - stdin is a terminal: it is put in raw mode so the shell's own line
@@ -71,7 +72,7 @@ static void usage(FILE *f)
 		   "  --config FILE  settings as in llmk.cfg (\"KEY VALUE\" lines)\n"
 		   "  --cpus N       worker threads (default: online CPUs, or $LLMK_CPUS)\n"
 		   "  -c CMD         run CMD (repeatable) and exit instead of reading stdin\n"
-		   "  -i             with -c: the commands read stdin (chat lines, Ctrl-C)\n"
+		   "  -i             after the -c commands, go on with stdin\n"
 		   "       llmctl --connect SOCKET --expect-pcr4 HEX ... (llmctl --connect S --help):\n"
 		   "                 the same commands in a guest, over a confidential session\n");
 }
@@ -137,7 +138,7 @@ static void set_cmdline(int argc, char **argv)
 static struct {
 	const char **cmds;
 	struct shell *sh;
-	bool stdin_to_cmds; /* -i */
+	bool then_stdin; /* -i */
 } run;
 
 static void run_free(void)
@@ -193,7 +194,7 @@ static int parse_args(int argc, char **argv, int *n_cmds)
 			}
 			host_set_cpus(n);
 		} else if (strcmp(a, "-i") == 0) {
-			run.stdin_to_cmds = true;
+			run.then_stdin = true;
 		} else if (strcmp(a, "-c") == 0 && has_val) {
 			run.cmds[(*n_cmds)++] = argv[++i];
 		} else {
@@ -222,20 +223,18 @@ int main(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (!(run.sh = calloc(1, sizeof *run.sh)))
 		return 2;
-	bool tty = n_cmds == 0 && isatty(0);
+	bool then_stdin = n_cmds == 0 || run.then_stdin, tty = then_stdin && isatty(0);
 	shell_init(run.sh, tty);
-	if (n_cmds) {
-		if (!run.stdin_to_cmds)
-			host_set_input("", 0); /* stdin: none of the commands' business */
-		for (int i = 0; i < n_cmds; i++)
-			if (shell_exec_line(run.sh, run.cmds[i]) != 0)
-				return 1;
-		return 0;
-	}
+	if (!then_stdin)
+		host_set_input("", 0); /* stdin: none of the commands' business */
 	if (tty) {
 		tty_raw();
 		run.sh->ctrl_d_ends = true;
 	}
-	shell_run(run.sh);
+	for (int i = 0; i < n_cmds; i++)
+		if (shell_exec_line(run.sh, run.cmds[i]) != 0)
+			return 1;
+	if (then_stdin)
+		shell_run(run.sh);
 	return 0;
 }
