@@ -31,7 +31,8 @@
 #define SHELL_PROMPT "llm> "
 #define SHELL_LINE_MAX 4096 /* bytes per input line, NUL included */
 #define SHELL_ARGV_MAX 64   /* words per line */
-#define SHELL_TYPEAHEAD 4096
+#define SHELL_TYPEAHEAD 4096 /* bytes typed ahead held in struct shell */
+#define SHELL_TYPEAHEAD_MAX (1u << 20) /* and in pages, past those */
 #define SHELL_HISTORY 8     /* lines Up/Down recall */
 
 struct shell;
@@ -110,10 +111,14 @@ struct shell {
 	char *argv[SHELL_ARGV_MAX + 1];
 
 	/* Bytes read by shell_poll_cancel while a command ran: the next lines.
-	 * A line that does not fit whole is dropped whole (ta_skip: its end
-	 * is still to come); the command's end reports ta_dropped. */
+	 * Past SHELL_TYPEAHEAD they move to pages (ta_big, ta_big_cap bytes)
+	 * until drained; past SHELL_TYPEAHEAD_MAX a line that does not fit
+	 * whole is dropped whole (ta_skip: its end is still to come), and the
+	 * command's end reports ta_dropped. */
 	unsigned char typeahead[SHELL_TYPEAHEAD];
 	size_t ta_head, ta_len;
+	unsigned char *ta_big;
+	size_t ta_big_cap;
 	size_t ta_dropped; /* bytes dropped since the last report */
 	bool ta_skip;      /* drop input up to and including the next line end */
 };

@@ -75,6 +75,12 @@ check "the shell keeps serving after each" "$(grep -c '^up ' "$T/out")" "$nbad"
 check "nothing but errors and uptimes" "$(grep -vc -e '^error: ' -e '^up ' "$T/out")" 0
 grep '^error: ' "$T/out" | sed 's/^/     /'
 
+# Issue 28: a script piped in runs whole, the lines read ahead while a
+# command ran (past the 4096 bytes struct shell holds) included.
+{ echo 'disks hash 0'; for i in $(seq 1000); do echo uptime; done; } |
+	run --disk "$T/f9437307" > "$T/out"
+check "a piped script's 7000 bytes read ahead all run" "$(grep -c '^up ' "$T/out")" 1000
+
 # Issue 31: -c leaves stdin to whoever reads it next, and a Ctrl-C on it
 # cancels nothing; a line typed before the first prompt is kept.
 got=$(printf 'a\nb\n' | { run --disk "$T/f9437307" -c 'disks hash 0' > /dev/null; cat; })

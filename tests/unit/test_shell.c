@@ -365,60 +365,89 @@ TEST(shell_poll_cancel_keeps_typeahead)
 	free(sh);
 }
 
-/* Issue 28 defect 7: a full typeahead keeps whole lines only. The line
- * that does not fit is dropped whole, from its start in the typeahead to
- * its end (read later if need be), so no line runs spliced across the gap;
- * lines after it are kept again, and the command's end says what was
- * dropped in one error line. */
+/* Issue 28 defect 7: typeahead past the 4096 bytes struct shell holds is
+ * read on (a Ctrl-C behind it must be seen) and kept, in pages given back
+ * once it is drained: a script piped in runs whole. */
+TEST(shell_long_typeahead_is_kept_in_order)
+{
+	static char in[3 * SHELL_TYPEAHEAD + 5];
+	struct shell *sh = new_shell(false);
+	size_t bad = 0;
+
+	for (size_t i = 0; i < sizeof in; i++)
+		in[i] = i % 50 == 49 ? '\n' : (char)('a' + i % 26);
+	host_set_input(in, sizeof in);
+	CHECK(!shell_poll_cancel(sh));
+	CHECK_EQ_INT(sh->ta_len, sizeof in);
+	CHECK_EQ_INT(sh->ta_dropped, 0);
+	CHECK(sh->ta_big != NULL);
+	host_set_input("z", 1);
+	for (size_t i = 0; i < sizeof in; i++)
+		bad += shell_getc(sh) != (unsigned char)in[i];
+	CHECK_EQ_INT(bad, 0);
+	CHECK(sh->ta_big == NULL);
+	CHECK_EQ_INT(shell_getc(sh), 'z');
+	host_set_input(NULL, 0);
+	free(sh);
+}
+
+/* Issue 28 defect 7: a full typeahead (SHELL_TYPEAHEAD_MAX) keeps whole
+ * lines only. The line that does not fit is dropped whole, from its start
+ * in the typeahead to its end (read later if need be), so no line runs
+ * spliced across the gap; lines after it are kept again, and the
+ * command's end says what was dropped in one error line. */
 TEST(shell_full_typeahead_drops_whole_lines)
 {
-	static char in[4200];
+	const size_t kept = SHELL_TYPEAHEAD_MAX - 16;
+	char *in = malloc(kept + 64);
 	struct capture cap;
 	struct shell *sh = new_shell(false);
-	size_t n = 0;
+	size_t bad = 0;
 
-	/* 372 lines of 11 bytes: 4092; then one that overflows, one that fits */
-	while (n < 4092) {
-		memcpy(in + n, "#234567890\n", 11);
-		n += 11;
-	}
-	memcpy(in + n, "abcdefgh\nok\n", 12);
-	host_set_input(in, n + 12);
+	/* lines of 16 bytes to 16 short of full; one of 20 that does not fit */
+	for (size_t n = 0; n < kept; n += 16)
+		memcpy(in + n, "#23456789abcdef\n", 16);
+	memcpy(in + kept, "abcdefghijklmnopqrs\nok\n", 23);
+	host_set_input(in, kept + 23);
 	CHECK(!shell_poll_cancel(sh));
-	CHECK_EQ_INT(sh->ta_len, 4095);
-	CHECK_EQ_INT(sh->ta_dropped, 9);
-	for (size_t i = 0; i < 4092; i++)
-		if (shell_getc(sh) != (unsigned char)in[i]) {
-			CHECK_EQ_INT(i, 4092);
-			break;
-		}
+	CHECK_EQ_INT(sh->ta_len, kept + 3);
+	CHECK_EQ_INT(sh->ta_dropped, 20);
+	for (size_t i = 0; i < kept; i++)
+		bad += shell_getc(sh) != (unsigned char)in[i];
+	CHECK_EQ_INT(bad, 0);
 	CHECK_EQ_INT(shell_getc(sh), 'o');
 	CHECK_EQ_INT(shell_getc(sh), 'k');
 	CHECK_EQ_INT(shell_getc(sh), '\n');
 
 	/* the dropped line's end still to come: skipped when it is read */
-	host_set_input(in, n);
+	host_set_input(in, kept);
 	CHECK(!shell_poll_cancel(sh));
-	host_set_input("abcdefgh", 8);
+	host_set_input("abcdefghijklmnopqrs", 19);
 	CHECK(!shell_poll_cancel(sh));
-	CHECK_EQ_INT(sh->ta_len, 4092);
-	for (size_t i = 0; i < 4092; i++)
+	CHECK_EQ_INT(sh->ta_len, kept);
+	for (size_t i = 0; i < kept; i++)
 		shell_getc(sh);
 	host_set_input("ijk\nzz\n", 7);
 	CHECK_EQ_INT(shell_getc(sh), 'z');
 
 	/* the note, once, after the command that saw the bytes */
 	capture_start(&cap);
-	host_set_input(in, n);
+	host_set_input(in, kept);
 	CHECK(!shell_poll_cancel(sh));
-	host_set_input("abcdefgh\n", 9);
+	host_set_input("abcdefghijklmnopqrs\n", 20);
 	CHECK(!shell_poll_cancel(sh));
 	shell_exec_line(sh, "help");
 	CHECK_EQ_INT(fixture_count(cap.buf, "error: "), 1);
 	CHECK(strstr(cap.buf, "error: typeahead: ") != NULL);
 	CHECK_EQ_INT(sh->ta_dropped, 0);
 	capture_stop(&cap);
+	/* Ctrl-C drops it all, the pages too */
+	host_set_input("\x03", 1);
+	CHECK(shell_poll_cancel(sh));
+	CHECK_EQ_INT(sh->ta_len, 0);
+	CHECK(sh->ta_big == NULL);
 	host_set_input(NULL, 0);
+	free(in);
 	free(sh);
 }
 
