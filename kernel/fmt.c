@@ -465,6 +465,7 @@ const char *plat_strerror(int err)
 		[LLMK_EBUDGET] = "over the memory budget",
 		[LLMK_ECANCEL] = "cancelled",
 		[LLMK_EBUSY] = "busy",
+		[LLMK_ESHORT] = "the disk ends before its capacity (truncated since attached?)",
 	};
 	if (err < 0)
 		err = -err;

@@ -30,6 +30,8 @@ enum {
 	LLMK_EBUDGET = 9,  /* would exceed the memory budget */
 	LLMK_ECANCEL = 10, /* cancelled by the user (Ctrl-C) */
 	LLMK_EBUSY = 11,   /* resource in use */
+	LLMK_ESHORT = 12,  /* a disk ended inside its capacity (host: the file was
+			    * truncated after it was attached) */
 };
 const char *plat_strerror(int err); /* accepts err or -err; in kernel/fmt.c */
 

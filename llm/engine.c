@@ -125,16 +125,26 @@ static int plan_stream(struct engine *e, uint64_t budget, uint64_t per_pos, char
 	return 0;
 }
 
+/* Bytes a context position takes: K+V, the token lists, the text and chat
+ * buffers, the sampler's history. */
+static uint64_t pos_bytes(const struct engine *e)
+{
+	const struct model_hparams *hp = &e->model.hp;
+
+	return kv_bytes(e->cfg.kv_type, hp->n_layer, 1, hp->n_head_kv * hp->head_dim) +
+	       2 * sizeof(int32_t) + 3 * TEXT_PER_TOKEN + SAMPLE_POS_BYTES;
+}
+
 /*
  * The memory plan: weights (resident), scratch and buffers must fit the
  * budget; the KV cache then gets the context the configuration asks for, or
  * as many positions as the rest of the budget holds.
  */
-static int plan(struct engine *e, char *err, size_t errlen)
+static int plan_fit(struct engine *e, char *err, size_t errlen)
 {
 	const struct model_hparams *hp = &e->model.hp;
 	uint32_t kv_dim = hp->n_head_kv * hp->head_dim;
-	uint64_t budget = e->cfg.mem_budget, fixed, per_pos, room;
+	uint64_t budget = e->cfg.mem_budget, fixed, per_pos = pos_bytes(e), room;
 	char a[32], b[32];
 
 	/* the file's context_length is a claim, not a request: 0xffffffff
@@ -158,10 +168,6 @@ static int plan(struct engine *e, char *err, size_t errlen)
 	e->scratch_bytes = model_scratch_bytes(hp, e->cfg.n_batch, threads(e)) +
 			   sample_bytes(hp->n_vocab, 0) +
 			   mm_scratch_bytes(widest, e->cfg.n_batch, (int)threads(e)) + TOK_RESERVE;
-	/* per position: K+V, the token lists, the text and chat buffers, the
-	 * sampler's history */
-	per_pos = kv_bytes(e->cfg.kv_type, hp->n_layer, 1, kv_dim) + 2 * sizeof(int32_t) +
-		  3 * TEXT_PER_TOKEN + SAMPLE_POS_BYTES;
 	if (!budget)
 		budget = implicit_budget(e);
 	e->plan_budget = budget;
@@ -190,6 +196,27 @@ static int plan(struct engine *e, char *err, size_t errlen)
 		e->n_ctx = (uint32_t)room;
 	e->kv_bytes = kv_bytes(e->cfg.kv_type, hp->n_layer, e->n_ctx, kv_dim);
 	return 0;
+}
+
+/*
+ * With no mem-budget, a context asked for (config ctx, load -c) that free
+ * memory cannot hold is refused, naming the most that fits, rather than
+ * capped to all the free memory there is (issue 28: -c 16777216 of a 1 MB
+ * model planned 13 GiB of cache, took 30 s to load and longer to unload).
+ * A mem-budget is the user's own cap: under one the context is capped.
+ */
+static int plan(struct engine *e, char *err, size_t errlen)
+{
+	char a[32], b[32];
+	int r = plan_fit(e, err, errlen);
+
+	if (r || !e->cfg.n_ctx || e->cfg.mem_budget || e->n_ctx >= e->n_ctx_asked)
+		return r;
+	plat_snprintf(err, errlen, "engine: context %u needs %s but free memory (no mem-budget) "
+		      "is %s: at most %u positions fit", e->n_ctx_asked,
+		      sz((uint64_t)e->n_ctx_asked * pos_bytes(e), a, sizeof a),
+		      sz(e->plan_budget, b, sizeof b), e->n_ctx);
+	return -LLMK_EBUDGET;
 }
 
 /* DRY's sequence breakers are tokens by their text (llama.cpp reads each
@@ -544,7 +571,13 @@ int engine_tokenize(struct engine *e, const char *text, size_t len, bool parse_s
 		      : tok_encode(&e->tok, text, len, true, parse_special, e->tok_buf,
 				   e->n_ctx + 1, &got);
 
-	if (r == -LLMK_ERANGE || (r == 0 && got >= e->n_ctx)) {
+	if (r == 0 && got == e->n_ctx) {
+		/* the reply's first token needs a position of its own */
+		plat_snprintf(err, errlen, "prompt is %zu tokens, it fills the context (%u): no "
+			      "room to generate (at most %u tokens)", got, e->n_ctx, e->n_ctx - 1);
+		return -LLMK_ERANGE;
+	}
+	if (r == -LLMK_ERANGE || (r == 0 && got > e->n_ctx)) {
 		plat_snprintf(err, errlen, "prompt is %zu tokens, longer than the context (%u)",
 			      got, e->n_ctx);
 		return -LLMK_ERANGE;

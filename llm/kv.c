@@ -67,7 +67,7 @@ int kv_init(struct kv_cache *c, struct llm_mem *mem, uint32_t type, uint32_t n_l
 		return err;
 	c->v = llm_mem_alloc_sparse(mem, c->bytes, &err);
 	if (!c->v) {
-		llm_mem_free(mem, c->k, c->bytes);
+		llm_mem_free_sparse(mem, c->k, c->bytes); /* nothing written */
 		c->k = NULL;
 		return err;
 	}
@@ -79,19 +79,34 @@ int kv_init(struct kv_cache *c, struct llm_mem *mem, uint32_t type, uint32_t n_l
 	return 0;
 }
 
+/* The rows written, layer by layer: a wipe of all of a long context's
+ * cache faulted in (on the host, backed) gigabytes no run had touched. */
+static void kv_wipe(struct kv_cache *c)
+{
+	size_t n = (size_t)c->n_written * c->row_bytes;
+
+	for (uint32_t l = 0; l < c->n_layer && n; l++) {
+		if (c->k)
+			llm_mem_wipe(c->mem, c->k + (size_t)l * c->layer_bytes, n);
+		if (c->v)
+			llm_mem_wipe(c->mem, c->v + (size_t)l * c->layer_bytes, n);
+	}
+	c->n_written = 0;
+}
+
 void kv_free(struct kv_cache *c)
 {
+	kv_wipe(c);
 	if (c->k)
-		llm_mem_free(c->mem, c->k, c->bytes);
+		llm_mem_free_sparse(c->mem, c->k, c->bytes);
 	if (c->v)
-		llm_mem_free(c->mem, c->v, c->bytes);
+		llm_mem_free_sparse(c->mem, c->v, c->bytes);
 	memset(c, 0, sizeof *c);
 }
 
 void kv_zeroize(struct kv_cache *c)
 {
-	llm_mem_zeroize_all(c->k, c->bytes);
-	llm_mem_zeroize_all(c->v, c->bytes);
+	kv_wipe(c);
 }
 
 static uint8_t *kv_row(const struct kv_cache *c, uint8_t *base, uint32_t layer, uint32_t pos)
@@ -113,6 +128,12 @@ static void get_row(const struct kv_cache *c, const uint8_t *src, float *dst)
 
 void kv_store(struct kv_cache *c, uint32_t layer, uint32_t pos, const float *k, const float *v)
 {
+	/* the workers of a pass store rows at once: the mark only grows */
+	uint32_t hi = __atomic_load_n(&c->n_written, __ATOMIC_RELAXED);
+
+	while (pos >= hi && !__atomic_compare_exchange_n(&c->n_written, &hi, pos + 1, true,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 	put_row(c, kv_row(c, c->k, layer, pos), k);
 	put_row(c, kv_row(c, c->v, layer, pos), v);
 }

@@ -23,6 +23,9 @@ struct kv_cache {
 			     * poisoned redzone in the sanitizer build: llm/mem.h) */
 	uint8_t *k, *v;
 	size_t bytes;       /* of each of k and v: n_layer * layer_bytes */
+	uint32_t n_written; /* rows [0, n_written) of a layer may have been
+			     * written: what a wipe covers (the rest of the
+			     * sparse pages were never touched) */
 	struct llm_mem *mem;
 };
 
@@ -36,8 +39,8 @@ const char *kv_type_name(uint32_t type);
 int kv_init(struct kv_cache *c, struct llm_mem *mem, uint32_t type, uint32_t n_layer,
 	    uint32_t n_ctx, uint32_t kv_dim);
 void kv_free(struct kv_cache *c);
-/* Zeroize every row of K and V (a conversation is forgotten, not only
- * unreferenced); the cache stays allocated. */
+/* Zeroize every row of K and V written (a conversation is forgotten, not
+ * only unreferenced); the cache stays allocated. kv_free wipes them too. */
 void kv_zeroize(struct kv_cache *c);
 
 /* Write position pos of layer from float rows k and v (kv_dim each). */

@@ -28,6 +28,7 @@ void llm_mem_init(struct llm_mem *m, uint64_t budget)
 	m->used = 0;
 	m->peak = 0;
 	m->n_allocs = 0;
+	m->wiped = 0;
 }
 
 static void *mem_alloc(struct llm_mem *m, size_t size, int *err, bool sparse)
@@ -106,13 +107,25 @@ void llm_mem_zeroize_all(void *p, size_t size)
 #endif
 }
 
+void llm_mem_wipe(struct llm_mem *m, void *p, size_t size)
+{
+	llm_mem_zeroize_all(p, size);
+	m->wiped += size;
+}
+
 void llm_mem_free(struct llm_mem *m, void *p, size_t size)
+{
+	if (p)
+		llm_mem_wipe(m, p, size);
+	llm_mem_free_sparse(m, p, size);
+}
+
+void llm_mem_free_sparse(struct llm_mem *m, void *p, size_t size)
 {
 	uint64_t charge = mem_charge(size);
 
 	if (!p)
 		return;
-	llm_mem_zeroize_all(p, size);
 	plat_free(p, size);
 	m->used = m->used >= charge ? m->used - charge : 0;
 	if (m->n_allocs)

@@ -62,6 +62,7 @@ struct llm_mem {
 	uint64_t used;   /* bytes held now */
 	uint64_t peak;   /* high-water mark of used since llm_mem_reset_peak */
 	uint32_t n_allocs;
+	uint64_t wiped;  /* bytes zeroized on their way back (tests count them) */
 };
 
 void llm_mem_init(struct llm_mem *m, uint64_t budget);
@@ -73,6 +74,13 @@ void *llm_mem_alloc(struct llm_mem *m, size_t size, int *err);
 void *llm_mem_alloc_sparse(struct llm_mem *m, size_t size, int *err);
 /* Zeroizes the bytes before returning them (weights and prompts are secrets). */
 void llm_mem_free(struct llm_mem *m, void *p, size_t size);
+/* llm_mem_alloc_sparse's memory back without the wipe: its owner wiped what
+ * it wrote (llm_mem_wipe), and the rest was never written (zero since
+ * plat_alloc_sparse): a wipe of it would fault in, and on the host back,
+ * every page a short run never touched. */
+void llm_mem_free_sparse(struct llm_mem *m, void *p, size_t size);
+/* llm_mem_zeroize_all of p[0..size), counted in m->wiped. */
+void llm_mem_wipe(struct llm_mem *m, void *p, size_t size);
 /* Zero p[0..size) in place, a wipe the compiler cannot drop as a dead store
  * (NULL is fine). p[0..size) must be one object (in the sanitizer build the
  * wipe is checked like any write). */

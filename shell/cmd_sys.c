@@ -298,7 +298,7 @@ static int cmd_reboot(struct shell *sh, int argc, char **argv)
 /* ---- disks ---- */
 static int disk_list(struct shell *sh)
 {
-	int n = plat_disk_count();
+	int n = plat_disk_count(), first = 0;
 
 	if (n == 0) {
 		plat_printf("no disks\n");
@@ -316,9 +316,10 @@ static int disk_list(struct shell *sh)
 			    (unsigned long long)in.capacity, shell_human_size(in.capacity, h, sizeof h),
 			    shell_clean(in.id, strlen(in.id), id, sizeof id),
 			    shell_clean(in.where, strlen(in.where), where, sizeof where));
-		shell_disk_describe(sh, d, &in);
+		int e = shell_disk_describe(sh, d, &in);
+		first = first ? first : e;
 	}
-	return 0;
+	return first;
 }
 
 struct hash_ctx {

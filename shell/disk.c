@@ -181,7 +181,8 @@ static const char *gguf_text(const struct gguf_file *g, const char *key, char *b
 	return shell_clean(st->s, st->len, buf, n);
 }
 
-static void describe_gguf(int disk, const struct plat_disk_info *in)
+/* A disk that says GGUF but does not parse is bad input: an error line. */
+static int describe_gguf(struct shell *sh, int disk, const struct plat_disk_info *in)
 {
 	struct llm_mem mem;
 	struct llm_reader rd;
@@ -191,10 +192,9 @@ static void describe_gguf(int disk, const struct plat_disk_info *in)
 	llm_mem_init(&mem, 0);
 	llm_reader_disk(&rd, disk);
 	int r = gguf_open(&g, &rd, &mem, err, sizeof err);
-	if (r) {
-		plat_printf("  GGUF header, but not readable: %s\n", err);
-		return;
-	}
+	if (r)
+		return shell_err(sh, r, "disks: disk %d: GGUF header, but not readable: %s", disk,
+				 err);
 	plat_printf("  GGUF v%u: %llu tensors, %llu metadata keys, name '%s', architecture '%s'\n",
 		    g.version, (unsigned long long)g.n_tensors, (unsigned long long)g.n_kv,
 		    gguf_text(&g, "general.name", name, sizeof name),
@@ -203,9 +203,10 @@ static void describe_gguf(int disk, const struct plat_disk_info *in)
 	plat_printf("  contents end at byte %llu (%llu bytes of padding after)\n",
 		    (unsigned long long)g.extent, (unsigned long long)(in->capacity - g.extent));
 	gguf_close(&g);
+	return 0;
 }
 
-void shell_disk_describe(struct shell *sh, int disk, const struct plat_disk_info *in)
+int shell_disk_describe(struct shell *sh, int disk, const struct plat_disk_info *in)
 {
 	uint8_t h[512];
 	size_t n = in->capacity < sizeof h ? (size_t)in->capacity : sizeof h;
@@ -214,19 +215,18 @@ void shell_disk_describe(struct shell *sh, int disk, const struct plat_disk_info
 	if (r) {
 		plat_printf("  holds: unknown (reading the first %zu bytes failed: %s)\n", n,
 			    plat_strerror(r));
-		return;
+		return 0;
 	}
 	if (shell_describe_sealed(sh, disk, in, h, n))
-		return;
+		return 0;
 	/* gguf.md: the file starts with the magic "GGUF". */
-	if (n >= 4 && memcmp(h, "GGUF", 4) == 0) {
-		describe_gguf(disk, in);
-		return;
-	}
+	if (n >= 4 && memcmp(h, "GGUF", 4) == 0)
+		return describe_gguf(sh, disk, in);
 	if (n < 4) {
 		plat_printf("  holds: nothing recognised (%zu bytes)\n", n);
-		return;
+		return 0;
 	}
 	plat_printf("  holds: nothing recognised (first bytes %02x %02x %02x %02x)\n", h[0], h[1],
 		    h[2], h[3]);
+	return 0;
 }

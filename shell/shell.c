@@ -131,33 +131,133 @@ const char *shell_human_size(uint64_t bytes, char *buf, size_t n)
 }
 
 /* ---- input ---- */
+static int input_byte(struct shell *sh, bool wait)
+{
+	if (wait)
+		return shell_session_getc ? shell_session_getc(sh) : plat_getc();
+	return shell_session_trygetc ? shell_session_trygetc(sh) : plat_trygetc();
+}
+
+static bool line_end(int c)
+{
+	return c == '\n' || c == '\r';
+}
+
+static unsigned char *ta_buf(struct shell *sh)
+{
+	return sh->ta_big ? sh->ta_big : sh->typeahead;
+}
+
+static size_t ta_cap(const struct shell *sh)
+{
+	return sh->ta_big ? sh->ta_big_cap : SHELL_TYPEAHEAD;
+}
+
+/* Pages of typeahead given back once empty (a session's plaintext lines
+ * may have passed through them: wiped first). */
+static void typeahead_shrink(struct shell *sh)
+{
+	if (sh->ta_len || !sh->ta_big)
+		return;
+	memset(sh->ta_big, 0, sh->ta_big_cap);
+	__asm__ volatile("" : : "r"(sh->ta_big) : "memory");
+	plat_free(sh->ta_big, sh->ta_big_cap);
+	sh->ta_big = NULL;
+	sh->ta_big_cap = 0;
+	sh->ta_head = 0;
+}
+
+/* Twice the room, up to SHELL_TYPEAHEAD_MAX; false when there is none. */
+static bool typeahead_grow(struct shell *sh)
+{
+	size_t cap = ta_cap(sh), ncap = cap * 2;
+	unsigned char *old = ta_buf(sh), *p;
+
+	if (ncap > SHELL_TYPEAHEAD_MAX || !(p = plat_alloc(ncap, 64)))
+		return false;
+	for (size_t i = 0; i < sh->ta_len; i++)
+		p[i] = old[(sh->ta_head + i) % cap];
+	memset(old, 0, cap);
+	if (sh->ta_big)
+		plat_free(sh->ta_big, sh->ta_big_cap);
+	sh->ta_big = p;
+	sh->ta_big_cap = ncap;
+	sh->ta_head = 0;
+	return true;
+}
+
 int shell_getc(struct shell *sh)
 {
+	int c;
+
 	if (sh->ta_len) {
-		int c = sh->typeahead[sh->ta_head];
-		sh->ta_head = (sh->ta_head + 1) % SHELL_TYPEAHEAD;
+		c = ta_buf(sh)[sh->ta_head];
+		sh->ta_head = (sh->ta_head + 1) % ta_cap(sh);
 		sh->ta_len--;
+		typeahead_shrink(sh);
 		return c;
 	}
-	return shell_session_getc ? shell_session_getc(sh) : plat_getc();
+	typeahead_shrink(sh);
+	/* the rest of a line dropped from a full typeahead */
+	while ((c = input_byte(sh, true)) >= 0 && sh->ta_skip)
+		sh->ta_skip = !line_end(c);
+	return c;
+}
+
+/*
+ * Typeahead is full: c is dropped, and so is the whole line it belongs to,
+ * its start in the typeahead and its end still to come (ta_skip), so that
+ * no line runs spliced from bytes either side of the gap. The lines after
+ * it are kept while they fit; the command's end reports what was dropped.
+ */
+static void typeahead_drop(struct shell *sh, int c)
+{
+	while (!sh->ta_skip && sh->ta_len &&
+	       !line_end(ta_buf(sh)[(sh->ta_head + sh->ta_len - 1) % ta_cap(sh)])) {
+		sh->ta_len--;
+		sh->ta_dropped++;
+	}
+	sh->ta_skip = !line_end(c);
+	sh->ta_dropped++;
 }
 
 bool shell_poll_cancel(struct shell *sh)
 {
-	/* Stop reading once typeahead is full: the rest waits in the UART/pipe. */
-	while (sh->ta_len < SHELL_TYPEAHEAD) {
-		int c = shell_session_trygetc ? shell_session_trygetc(sh) : plat_trygetc();
+	/* Read all that waits, however much is typed ahead: a Ctrl-C behind
+	 * it must be seen (issue 28). What waits is kept (a script piped in
+	 * runs whole) up to SHELL_TYPEAHEAD_MAX. */
+	typeahead_shrink(sh);
+	for (;;) {
+		int c = input_byte(sh, false);
 		if (c < 0)
 			return false;
 		if (c == 3) {
 			/* Ctrl-C also drops what was typed ahead of it. */
+			memset(ta_buf(sh), 0, ta_cap(sh));
 			sh->ta_len = 0;
+			sh->ta_dropped = 0;
+			sh->ta_skip = false;
+			typeahead_shrink(sh);
 			return true;
 		}
-		sh->typeahead[(sh->ta_head + sh->ta_len) % SHELL_TYPEAHEAD] = (unsigned char)c;
+		if (sh->ta_skip || (sh->ta_len == ta_cap(sh) && !typeahead_grow(sh))) {
+			typeahead_drop(sh, c);
+			continue;
+		}
+		ta_buf(sh)[(sh->ta_head + sh->ta_len) % ta_cap(sh)] = (unsigned char)c;
 		sh->ta_len++;
 	}
-	return false;
+}
+
+/* Once a command is over: the lines its typeahead could not hold. */
+static void typeahead_report(struct shell *sh)
+{
+	if (!sh->ta_dropped)
+		return;
+	shell_err(sh, -LLMK_ERANGE, "typeahead: %zu bytes typed while '%s' ran were dropped, "
+		  "whole lines past the %u bytes held", sh->ta_dropped, sh->argv[0],
+		  SHELL_TYPEAHEAD_MAX);
+	sh->ta_dropped = 0;
 }
 
 /* ---- running commands ---- */
@@ -189,6 +289,7 @@ int shell_exec_line(struct shell *sh, const char *line)
 	if (r)
 		return sh->last_status = r;
 	sh->last_status = c->fn(sh, argc, sh->argv);
+	typeahead_report(sh);
 	/* a streamed model measured by the pass this command ran: into the
 	 * measurements before the next command */
 	if ((r = shell_attest_settle(sh, false, sh->argv[0])) && !sh->last_status)

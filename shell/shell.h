@@ -31,7 +31,8 @@
 #define SHELL_PROMPT "llm> "
 #define SHELL_LINE_MAX 4096 /* bytes per input line, NUL included */
 #define SHELL_ARGV_MAX 64   /* words per line */
-#define SHELL_TYPEAHEAD 4096
+#define SHELL_TYPEAHEAD 4096 /* bytes typed ahead held in struct shell */
+#define SHELL_TYPEAHEAD_MAX (1u << 20) /* and in pages, past those */
 #define SHELL_HISTORY 8     /* lines Up/Down recall */
 
 struct shell;
@@ -109,9 +110,17 @@ struct shell {
 	char args[SHELL_LINE_MAX]; /* the split words of the current line */
 	char *argv[SHELL_ARGV_MAX + 1];
 
-	/* Bytes read by shell_poll_cancel while a command ran: the next lines. */
+	/* Bytes read by shell_poll_cancel while a command ran: the next lines.
+	 * Past SHELL_TYPEAHEAD they move to pages (ta_big, ta_big_cap bytes)
+	 * until drained; past SHELL_TYPEAHEAD_MAX a line that does not fit
+	 * whole is dropped whole (ta_skip: its end is still to come), and the
+	 * command's end reports ta_dropped. */
 	unsigned char typeahead[SHELL_TYPEAHEAD];
 	size_t ta_head, ta_len;
+	unsigned char *ta_big;
+	size_t ta_big_cap;
+	size_t ta_dropped; /* bytes dropped since the last report */
+	bool ta_skip;      /* drop input up to and including the next line end */
 };
 
 /* ---- registry.c: every area's commands and config keys ---- */
@@ -199,8 +208,9 @@ int shell_disk_stream_ring(struct shell *sh, int disk, uint64_t off, uint64_t le
  * max_bytes or max_ns; *bytes read in *ns. 0, -LLMK_ECANCEL or the error. */
 int shell_disk_bench(struct shell *sh, int disk, uint64_t max_bytes, uint64_t max_ns,
 		     uint64_t *bytes, uint64_t *ns);
-/* Print indented lines saying what the disk holds (GGUF header, sealed image). */
-void shell_disk_describe(struct shell *sh, int disk, const struct plat_disk_info *in);
+/* Print indented lines saying what the disk holds (GGUF header, sealed image):
+ * 0, or for a GGUF header that does not parse one error line and its code. */
+int shell_disk_describe(struct shell *sh, int disk, const struct plat_disk_info *in);
 /*
  * cmd_seal.c: `disks` asks this before trying GGUF. Given the disk's first
  * n (<= 512) bytes, it prints indented lines and returns true if the disk

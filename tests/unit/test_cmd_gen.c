@@ -83,9 +83,11 @@ TEST(cmd_infer_reports_a_read_error_after_the_first_token)
 	CHECK(st < 0);
 	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
 	CHECK(strstr(out, "\nerror: infer: ") != NULL);
+	/* issue 28 defect 9: the cause, not "I/O error" */
+	CHECK(strstr(out, "truncated") != NULL);
 	CHECK(strncmp(out, "error", 5) != 0); /* the reply had begun */
 	CHECK_STR(stop_of(g.fx.sh->engine->run.stop), "error");
-	if (st >= 0 || fixture_count(out, "error: ") != 1)
+	if (st >= 0 || fixture_count(out, "error: ") != 1 || !strstr(out, "truncated"))
 		fprintf(stderr, "  got: %s\n", out);
 	gen_close(&g);
 }
@@ -207,6 +209,34 @@ TEST(cmd_ignore_eos_keeps_generating)
 	CHECK_EQ_INT(st, 0);
 	CHECK_STR(stop_of(g.fx.sh->engine->run.stop), "limit");
 	CHECK_EQ_INT(g.fx.sh->engine->run.n_gen, 4);
+	gen_close(&g);
+}
+
+/* Issue 28 defect 7: with 4096 bytes typed ahead during a reply the shell
+ * stopped reading input, and a Ctrl-C behind them was never seen; nor is
+ * it lost behind more than the typeahead holds at most. */
+TEST(cmd_ctrl_c_behind_a_full_typeahead_cancels_the_reply)
+{
+	static char in[SHELL_TYPEAHEAD_MAX + 5001];
+	struct gen_session g;
+	struct mkm_spec s;
+	const char *out;
+	int st;
+
+	mkm_defaults(&s);
+	gen_open(&g, &s, "gen_typeahead.gguf");
+	fixture_run(&g.fx, "load 0", &st);
+	CHECK_EQ_INT(st, 0);
+	memset(in, 'a', sizeof in - 1);
+	in[sizeof in - 1] = 3;
+	host_set_input(in, sizeof in);
+	out = fixture_run(&g.fx, "infer \"Once\" -n 200 --temp 0 --ignore-eos", &st);
+	CHECK_EQ_INT(st, -LLMK_ECANCEL);
+	CHECK(g.fx.sh->engine->run.n_gen < 200);
+	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
+	CHECK(strstr(out, "error: infer: cancelled") != NULL);
+	/* Ctrl-C drops what was typed ahead of it */
+	CHECK_EQ_INT(g.fx.sh->ta_len, 0);
 	gen_close(&g);
 }
 

@@ -256,6 +256,47 @@ TEST(cmd_ctrl_c_stops_generation)
 	fixture_close(&s);
 }
 
+/* Issue 28 defect 9: a prompt of exactly n_ctx tokens was "longer than the
+ * context". It fills it: refused for leaving no room to generate, and said
+ * so; one token fewer runs. */
+TEST(cmd_infer_prompt_that_fills_the_context_says_so)
+{
+	static char p[4096], line[4200];
+	struct shell_fixture s;
+	const char *out;
+	size_t n = 0, got = 0;
+	int32_t ids[300];
+	int st;
+
+	if (!fixture_open_stories(&s, "stories260K.gguf"))
+		SKIP("no testdata (stories260K)");
+	fixture_run(&s, "load 0", &st);
+	CHECK_EQ_INT(st, 0);
+	uint32_t ctx = s.sh->engine->n_ctx;
+	/* words until the prompt is the context's length, BOS included */
+	while (got < ctx && n + 8 < sizeof p) {
+		n += (size_t)snprintf(p + n, sizeof p - n, "%sa", n ? " " : "");
+		CHECK_EQ_INT(tok_encode(&s.sh->engine->tok, p, n, true, false, ids, 300, &got), 0);
+	}
+	CHECK_EQ_INT(got, ctx);
+	snprintf(line, sizeof line, "infer \"%s\" -n 1 --no-parse-special", p);
+	out = fixture_run(&s, line, &st);
+	CHECK_EQ_INT(st, -LLMK_ERANGE);
+	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
+	CHECK(strstr(out, "longer than the context") == NULL);
+	if (!strstr(out, "fills the context")) {
+		fprintf(stderr, "  infer said: %s", out);
+		test_failed_checks++;
+	}
+	/* one word fewer: it runs */
+	for (int i = 0; i < 4; i++) /* --no-parse-special, 1, -n, a" */
+		*strrchr(line, ' ') = 0;
+	strcat(line, "\" -n 1");
+	fixture_run(&s, line, &st);
+	CHECK_EQ_INT(st, 0);
+	fixture_close(&s);
+}
+
 /* One "error: " line for each mistake, and the shell keeps going. */
 TEST(cmd_model_errors_one_line_each)
 {

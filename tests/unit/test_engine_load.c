@@ -356,6 +356,62 @@ TEST(engine_takes_at_most_4096_positions_from_the_file_unless_asked)
 	fixture_close(&f);
 }
 
+/* Issue 28 defect 8: with no mem-budget, `load -c 16777216` of a small
+ * model planned a cache of all the free memory (13 GiB), took 30 s and its
+ * unload did not end. A context asked for that free memory cannot hold is
+ * refused at once, in one line that names the most that fits. */
+TEST(engine_refuses_an_asked_context_free_memory_cannot_hold)
+{
+	struct shell_fixture f;
+	const char *out;
+	int st;
+
+	CHECK_EQ_INT(open_ctx(&f, "ctxask", 256, NULL), 0);
+	host_set_mem_free(1ull << 30);
+	out = fixture_run(&f, "load -c 16777216 0", &st);
+	CHECK(st != 0);
+	CHECK_EQ_INT(fixture_count(out, "\n"), 1);
+	CHECK(strstr(out, "error: load: ") == out);
+	CHECK(strstr(out, "context 16777216") != NULL);
+	CHECK(strstr(out, "at most ") != NULL);
+	if (st == 0 || !strstr(out, "at most "))
+		fprintf(stderr, "  load said: %s", out);
+	CHECK(!f.sh->engine || !f.sh->engine->loaded);
+	/* what fits loads */
+	fixture_run(&f, "load -c 8192 0", &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK(f.sh->engine && f.sh->engine->n_ctx == 8192);
+	host_set_mem_free(0);
+	fixture_close(&f);
+}
+
+/* Issue 28 defect 8: unload wiped the KV cache whole, faulting in every
+ * page of it a short run never touched. It wipes the rows written. */
+TEST(engine_unload_wipes_only_the_cache_rows_written)
+{
+	struct shell_fixture f;
+	uint64_t kv, peak;
+	int st;
+
+	CHECK_EQ_INT(open_ctx(&f, "ctxwipe", 256, NULL), 0);
+	fixture_run(&f, "load -c 262144 0", &st);
+	CHECK_EQ_INT(st, 0);
+	fixture_run(&f, "infer \"Once\" -n 4 --temp 0", &st);
+	CHECK_EQ_INT(st, 0);
+	kv = f.sh->engine->kv_bytes;
+	peak = f.sh->engine->mem.peak;
+	CHECK(kv >= 64u << 20);
+	engine_unload(f.sh->engine);
+	CHECK_EQ_INT(f.sh->engine->mem.used, 0);
+	/* everything else wiped whole, of the cache a few rows */
+	CHECK(f.sh->engine->mem.wiped <= peak - kv + (1u << 20));
+	if (f.sh->engine->mem.wiped > peak - kv + (1u << 20))
+		fprintf(stderr, "  wiped %llu of %llu (kv %llu)\n",
+			(unsigned long long)f.sh->engine->mem.wiped, (unsigned long long)peak,
+			(unsigned long long)kv);
+	fixture_close(&f);
+}
+
 /* ---- the measurement of a plain model is of the bytes it computes with ---- */
 
 /* A host that serves the bytes [at, at + len) (len 0: 1) as they are for

@@ -42,4 +42,5 @@ TEST(fmt_truncates)
 	CHECK_STR(buf, "0123456");
 	CHECK_STR(plat_strerror(-LLMK_EAUTH), "authentication failed");
 	CHECK_STR(plat_strerror(999), "unknown error");
+	CHECK(strstr(plat_strerror(-LLMK_ESHORT), "truncated") != NULL);
 }

@@ -57,6 +57,32 @@ TEST(kv_round_trip_f32_f16_q8_0)
 	round_trip(GGML_TYPE_Q8_0, 0.03);
 }
 
+/* Issue 28 defect 8: a cache of a long context, a few rows of it written:
+ * its release and kv_zeroize wipe those rows, not the pages never used. */
+TEST(kv_wipes_only_the_rows_written)
+{
+	struct llm_mem mem;
+	struct kv_cache c;
+	float k[64], v[64], out[64];
+	uint64_t rows = 2 * 3 * 10 * 128; /* K and V, 3 layers, 10 positions, F16 */
+
+	for (int i = 0; i < 64; i++)
+		k[i] = v[i] = (float)i + 1;
+	llm_mem_init(&mem, 0);
+	CHECK_EQ_INT(kv_init(&c, &mem, GGML_TYPE_F16, 3, 1u << 20, 64), 0);
+	for (uint32_t l = 0; l < 3; l++)
+		for (uint32_t p = 0; p < 10; p++)
+			kv_store(&c, l, p, k, v);
+	kv_zeroize(&c);
+	CHECK_EQ_INT(mem.wiped, rows);
+	kv_load_k(&c, 2, 9, out);
+	CHECK_EQ_INT(out[63] == 0.0f, 1);
+	kv_store(&c, 1, 4, k, v);
+	kv_free(&c);
+	CHECK_EQ_INT(mem.wiped, rows + 2 * 3 * 5 * 128);
+	CHECK_EQ_INT(mem.used, 0);
+}
+
 TEST(kv_respects_the_budget)
 {
 	struct llm_mem mem;

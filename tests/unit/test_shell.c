@@ -365,6 +365,92 @@ TEST(shell_poll_cancel_keeps_typeahead)
 	free(sh);
 }
 
+/* Issue 28 defect 7: typeahead past the 4096 bytes struct shell holds is
+ * read on (a Ctrl-C behind it must be seen) and kept, in pages given back
+ * once it is drained: a script piped in runs whole. */
+TEST(shell_long_typeahead_is_kept_in_order)
+{
+	static char in[3 * SHELL_TYPEAHEAD + 5];
+	struct shell *sh = new_shell(false);
+	size_t bad = 0;
+
+	for (size_t i = 0; i < sizeof in; i++)
+		in[i] = i % 50 == 49 ? '\n' : (char)('a' + i % 26);
+	host_set_input(in, sizeof in);
+	CHECK(!shell_poll_cancel(sh));
+	CHECK_EQ_INT(sh->ta_len, sizeof in);
+	CHECK_EQ_INT(sh->ta_dropped, 0);
+	CHECK(sh->ta_big != NULL);
+	host_set_input("z", 1);
+	for (size_t i = 0; i < sizeof in; i++)
+		bad += shell_getc(sh) != (unsigned char)in[i];
+	CHECK_EQ_INT(bad, 0);
+	CHECK(sh->ta_big == NULL);
+	CHECK_EQ_INT(shell_getc(sh), 'z');
+	host_set_input(NULL, 0);
+	free(sh);
+}
+
+/* Issue 28 defect 7: a full typeahead (SHELL_TYPEAHEAD_MAX) keeps whole
+ * lines only. The line that does not fit is dropped whole, from its start
+ * in the typeahead to its end (read later if need be), so no line runs
+ * spliced across the gap; lines after it are kept again, and the
+ * command's end says what was dropped in one error line. */
+TEST(shell_full_typeahead_drops_whole_lines)
+{
+	const size_t kept = SHELL_TYPEAHEAD_MAX - 16;
+	char *in = malloc(kept + 64);
+	struct capture cap;
+	struct shell *sh = new_shell(false);
+	size_t bad = 0;
+
+	/* lines of 16 bytes to 16 short of full; one of 20 that does not fit */
+	for (size_t n = 0; n < kept; n += 16)
+		memcpy(in + n, "#23456789abcdef\n", 16);
+	memcpy(in + kept, "abcdefghijklmnopqrs\nok\n", 23);
+	host_set_input(in, kept + 23);
+	CHECK(!shell_poll_cancel(sh));
+	CHECK_EQ_INT(sh->ta_len, kept + 3);
+	CHECK_EQ_INT(sh->ta_dropped, 20);
+	for (size_t i = 0; i < kept; i++)
+		bad += shell_getc(sh) != (unsigned char)in[i];
+	CHECK_EQ_INT(bad, 0);
+	CHECK_EQ_INT(shell_getc(sh), 'o');
+	CHECK_EQ_INT(shell_getc(sh), 'k');
+	CHECK_EQ_INT(shell_getc(sh), '\n');
+
+	/* the dropped line's end still to come: skipped when it is read */
+	host_set_input(in, kept);
+	CHECK(!shell_poll_cancel(sh));
+	host_set_input("abcdefghijklmnopqrs", 19);
+	CHECK(!shell_poll_cancel(sh));
+	CHECK_EQ_INT(sh->ta_len, kept);
+	for (size_t i = 0; i < kept; i++)
+		shell_getc(sh);
+	host_set_input("ijk\nzz\n", 7);
+	CHECK_EQ_INT(shell_getc(sh), 'z');
+
+	/* the note, once, after the command that saw the bytes */
+	capture_start(&cap);
+	host_set_input(in, kept);
+	CHECK(!shell_poll_cancel(sh));
+	host_set_input("abcdefghijklmnopqrs\n", 20);
+	CHECK(!shell_poll_cancel(sh));
+	shell_exec_line(sh, "help");
+	CHECK_EQ_INT(fixture_count(cap.buf, "error: "), 1);
+	CHECK(strstr(cap.buf, "error: typeahead: ") != NULL);
+	CHECK_EQ_INT(sh->ta_dropped, 0);
+	capture_stop(&cap);
+	/* Ctrl-C drops it all, the pages too */
+	host_set_input("\x03", 1);
+	CHECK(shell_poll_cancel(sh));
+	CHECK_EQ_INT(sh->ta_len, 0);
+	CHECK(sh->ta_big == NULL);
+	host_set_input(NULL, 0);
+	free(in);
+	free(sh);
+}
+
 static int make_disk(const char *name, uint64_t size, char *path, size_t n)
 {
 	snprintf(path, n, "%s/%s", test_tmpdir(), name);
@@ -569,15 +655,63 @@ TEST(shell_disks_describes_gguf)
 	CHECK_EQ_INT(host_add_disk(bad), 1);
 	sh = new_shell(false);
 	capture_start(&cap);
-	CHECK_EQ_INT(shell_exec_line(sh, "disks"), 0);
+	CHECK_EQ_INT(shell_exec_line(sh, "disks"), -LLMK_EFORMAT);
 	char want[160];
 	snprintf(want, sizeof want, "  contents end at byte %zu (%zu bytes of padding after)\n", n, pad);
 	CHECK(strstr(cap.buf, "  GGUF v3: 48 tensors, 19 metadata keys, name 'llama', "
 			      "architecture 'llama'\n") != NULL);
 	CHECK(strstr(cap.buf, want) != NULL);
 	CHECK(strstr(cap.buf, "disk 1: 64 bytes (64 B), id 'shell_bad.gguf'") != NULL);
-	CHECK(strstr(cap.buf, "  GGUF header, but not readable: gguf: ") != NULL);
+	CHECK(strstr(cap.buf, "\nerror: disks: disk 1: GGUF header, but not readable: gguf: ") != NULL);
+	CHECK_EQ_INT(fixture_count(cap.buf, "error: "), 1);
 	capture_stop(&cap);
 	host_remove_disks();
+	free(sh);
+}
+
+/* Issue 28 defect 9: `disks` described a GGUF whose tensor's size overflows
+ * ("GGUF header, but not readable") in an indented line, not as the error
+ * it is: one error line, the listing goes on, and the status says so. */
+TEST(shell_disks_reports_an_unreadable_gguf_as_an_error)
+{
+	static const uint8_t hdr[] = {
+		'G', 'G', 'U', 'F', 3, 0, 0, 0,       /* magic, version 3 */
+		1, 0, 0, 0, 0, 0, 0, 0,               /* one tensor */
+		0, 0, 0, 0, 0, 0, 0, 0,               /* no metadata */
+		1, 0, 0, 0, 0, 0, 0, 0, 'w',          /* tensor name "w" */
+		2, 0, 0, 0,                           /* two dimensions */
+		0, 0, 0, 0, 1, 0, 0, 0,               /* ne[0] = 2^32 */
+		0, 0, 0, 0, 1, 0, 0, 0,               /* ne[1] = 2^32 */
+		0, 0, 0, 0,                           /* F32 */
+		0, 0, 0, 0, 0, 0, 0, 0,               /* offset 0 */
+	};
+	char path[512];
+	struct capture cap;
+	struct shell *sh;
+	int st;
+
+	snprintf(path, sizeof path, "%s/shell_overflow.gguf", test_tmpdir());
+	FILE *f = fopen(path, "wb");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fwrite(hdr, 1, sizeof hdr, f);
+	for (int i = 0; i < 4096; i++)
+		fputc(0, f);
+	fclose(f);
+	host_remove_disks();
+	CHECK_EQ_INT(host_add_disk(path), 0);
+	sh = new_shell(false);
+	capture_start(&cap);
+	st = shell_exec_line(sh, "disks");
+	CHECK(st != 0);
+	CHECK_EQ_INT(fixture_count(cap.buf, "error: "), 1);
+	CHECK(strstr(cap.buf, "\nerror: disks: disk 0: ") != NULL);
+	CHECK(strstr(cap.buf, "overflow") != NULL);
+	if (!strstr(cap.buf, "\nerror: disks: disk 0: "))
+		fprintf(stderr, "  disks said:\n%s", cap.buf);
+	capture_stop(&cap);
+	host_remove_disks();
+	remove(path);
 	free(sh);
 }

@@ -56,6 +56,8 @@ void host_set_disk_hook(host_disk_hook_fn fn, void *ctx);
  * host serving the disk sees of them. NULL removes it. */
 typedef void (*host_disk_trace_fn)(void *ctx, int disk, uint64_t off, size_t n);
 void host_set_disk_trace(host_disk_trace_fn fn, void *ctx);
+/* Tests: plat_mem_stats says bytes are free (0: what the machine says). */
+void host_set_mem_free(uint64_t bytes);
 /* Tests: on, plat_entropy fails as on a CPU with no entropy source. */
 void host_entropy_off(bool off);
 

@@ -1,19 +1,22 @@
 /*
  * tools/host/main.c — build/host/llmctl: the llmk shell on Linux.
  *
- *   llmctl [--direct|--no-direct] [--disk FILE]... [--config FILE] [--cpus N] [-c CMD]...
+ *   llmctl [--direct|--no-direct] [--disk FILE]... [--config FILE] [--cpus N] [-c CMD]... [-i]
  *
  * Each --disk attaches a file or a block device as the next disk (0, 1,
  * ...); anything else (a FIFO, a directory, ...) is refused by name before
  * it is read or waited on, and so is a --config that is not a regular file
  * of at most 1 MiB (llmk.cfg's limit). With -c the commands run in order
- * and llmctl exits: 0 if all succeeded, 1 at the first that failed.
+ * and llmctl exits: 0 if all succeeded, 1 at the first that failed; stdin
+ * is not read (it is left to what runs next, and a Ctrl-C on it cancels
+ * nothing), unless -i: then, as with `llmctl --connect`, stdin goes on
+ * after the -c commands (and is theirs too: a chat's lines, Ctrl-C).
  * Otherwise commands are read from stdin until end of input (exit 0) or
  * `poweroff`:
  *   - stdin is a terminal: it is put in raw mode so the shell's own line
  *     editor works as on the serial console (echo, Backspace, Ctrl-U, Ctrl-C
  *     cancels the line, Ctrl-D on an empty line exits); the terminal is
- *     restored at exit.
+ *     restored at exit. What was typed before the first prompt is kept.
  *   - stdin is a pipe or file: no echo and no prompt (like sh reading a
  *     script), so the output is just what the commands print.
  *
@@ -34,9 +37,11 @@
 
 static struct termios saved_tty;
 
+/* TCSADRAIN, not TCSAFLUSH: input typed before the switch is kept (issue
+ * 31: a command typed before the first prompt was lost). */
 static void tty_restore(void)
 {
-	tcsetattr(0, TCSAFLUSH, &saved_tty);
+	tcsetattr(0, TCSADRAIN, &saved_tty);
 }
 
 /* Raw input (bytes as typed, no signals: Ctrl-C reaches the shell as 0x03),
@@ -52,13 +57,13 @@ static void tty_raw(void)
 	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO | ISIG | IEXTEN);
 	t.c_cc[VMIN] = 1;
 	t.c_cc[VTIME] = 0;
-	if (tcsetattr(0, TCSAFLUSH, &t) == 0)
+	if (tcsetattr(0, TCSADRAIN, &t) == 0)
 		atexit(tty_restore);
 }
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: llmctl [--direct|--no-direct] [--disk FILE]... [--config FILE] [--cpus N] [-c CMD]...\n"
+	fprintf(f, "usage: llmctl [--direct|--no-direct] [--disk FILE]... [--config FILE] [--cpus N] [-c CMD]... [-i]\n"
 		   "  --disk FILE    attach FILE (a regular file or a block device) as the\n"
 		   "                 next disk (read-only)\n"
 		   "  --direct       read the disks round the page cache (O_DIRECT) always;\n"
@@ -67,6 +72,7 @@ static void usage(FILE *f)
 		   "  --config FILE  settings as in llmk.cfg (\"KEY VALUE\" lines)\n"
 		   "  --cpus N       worker threads (default: online CPUs, or $LLMK_CPUS)\n"
 		   "  -c CMD         run CMD (repeatable) and exit instead of reading stdin\n"
+		   "  -i             after the -c commands, go on with stdin\n"
 		   "       llmctl --connect SOCKET --expect-pcr4 HEX ... (llmctl --connect S --help):\n"
 		   "                 the same commands in a guest, over a confidential session\n");
 }
@@ -132,6 +138,7 @@ static void set_cmdline(int argc, char **argv)
 static struct {
 	const char **cmds;
 	struct shell *sh;
+	bool then_stdin; /* -i */
 } run;
 
 static void run_free(void)
@@ -186,6 +193,8 @@ static int parse_args(int argc, char **argv, int *n_cmds)
 				return 2;
 			}
 			host_set_cpus(n);
+		} else if (strcmp(a, "-i") == 0) {
+			run.then_stdin = true;
 		} else if (strcmp(a, "-c") == 0 && has_val) {
 			run.cmds[(*n_cmds)++] = argv[++i];
 		} else {
@@ -214,18 +223,18 @@ int main(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (!(run.sh = calloc(1, sizeof *run.sh)))
 		return 2;
-	bool tty = n_cmds == 0 && isatty(0);
+	bool then_stdin = n_cmds == 0 || run.then_stdin, tty = then_stdin && isatty(0);
 	shell_init(run.sh, tty);
-	if (n_cmds) {
-		for (int i = 0; i < n_cmds; i++)
-			if (shell_exec_line(run.sh, run.cmds[i]) != 0)
-				return 1;
-		return 0;
-	}
+	if (!then_stdin)
+		host_set_input("", 0); /* stdin: none of the commands' business */
 	if (tty) {
 		tty_raw();
 		run.sh->ctrl_d_ends = true;
 	}
-	shell_run(run.sh);
+	for (int i = 0; i < n_cmds; i++)
+		if (shell_exec_line(run.sh, run.cmds[i]) != 0)
+			return 1;
+	if (then_stdin)
+		shell_run(run.sh);
 	return 0;
 }

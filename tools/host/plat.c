@@ -249,6 +249,13 @@ void plat_free(void *p, size_t size)
 	atomic_fetch_sub(&mem_used, len);
 }
 
+static uint64_t mem_free_said; /* host_set_mem_free */
+
+void host_set_mem_free(uint64_t bytes)
+{
+	mem_free_said = bytes;
+}
+
 void plat_mem_stats(struct plat_mem_stats *st)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), avail = sysconf(_SC_AVPHYS_PAGES);
@@ -267,6 +274,8 @@ void plat_mem_stats(struct plat_mem_stats *st)
 		}
 	if (f)
 		fclose(f);
+	if (mem_free_said)
+		st->free = mem_free_said;
 	st->used = atomic_load(&mem_used);
 	st->used_peak = atomic_load(&mem_peak);
 }
@@ -540,7 +549,10 @@ static int disk_read(int disk, uint64_t off, void *buf, size_t len)
 			fd = d->fd;
 			continue;
 		}
-		if (k <= 0)
+		/* end of file inside the size the disk was attached with */
+		if (k == 0)
+			return -LLMK_ESHORT;
+		if (k < 0)
 			return -LLMK_EIO;
 		p += k;
 		off += (uint64_t)k;
