@@ -125,6 +125,7 @@ static int session_open(struct shell *sh, int argc, char **argv)
 	plat_printf("  model        %s (%s)\n", seal_hex(in.model_digest, 32, hex), src);
 	plat_printf("  session key  %s (X25519, this session only)\n", seal_hex(in.pubkey, 32, hex));
 	plat_printf("  build id     %s\n", in.build_id);
+	shell_attest_print_config(sh);
 	long m = -1;
 	size_t cap = EVIDENCE_MAX / 3 * 4 + 8;
 	char *b64 = plat_alloc(cap, 64);

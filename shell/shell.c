@@ -6,6 +6,9 @@
 #include "shell.h"
 #include "chan.h"
 #include "cmd_attest.h"
+#include "evidence.h"
+
+#include "../llm/seal.h"
 
 /*
  * The confidential session's hooks (shell/session.c, docs/session.md): while
@@ -283,8 +286,24 @@ void shell_init(struct shell *sh, bool interactive)
 	shell_line_reset(&sh->line);
 	size_t len;
 	const char *cfg = plat_config_file(&len);
-	if (cfg)
+	if (!cfg)
+		len = 0;
+	if (shell_config_measure(sh, cfg, len) == 0 && len)
 		shell_config_apply(sh, cfg, len, "llmk.cfg");
+}
+
+int shell_config_measure(struct shell *sh, const char *text, size_t len)
+{
+	char what[16 + 64 + 1], hex[65];
+
+	evidence_config_digest(text, len, sh->config_digest);
+	sh->config_len = len;
+	plat_snprintf(what, sizeof what, "llmk config %s", seal_hex(sh->config_digest, 32, hex));
+	int r = plat_attest_extend(what, sh->config_digest);
+	if (r)
+		return shell_err(sh, r, "llmk.cfg: cannot measure it (%s), so none of it is applied",
+				 plat_attest_error()[0] ? plat_attest_error() : plat_strerror(r));
+	return 0;
 }
 
 int shell_run(struct shell *sh)

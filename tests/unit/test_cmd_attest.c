@@ -102,14 +102,21 @@ TEST(attest_with_no_provider_says_so_and_its_report_data_is_the_documented_diges
 					  *md = evidence_find(r, k, ATTEST_REC_MODEL_DIGEST, NULL),
 					  *pk = evidence_find(r, k, ATTEST_REC_PUBKEY, NULL),
 					  *id = evidence_find(r, k, ATTEST_REC_BUILD_ID, NULL),
-					  *mach = evidence_find(r, k, ATTEST_REC_MACHINE, NULL);
-		CHECK(prov && rd && no && md && pk && id && mach);
+					  *mach = evidence_find(r, k, ATTEST_REC_MACHINE, NULL),
+					  *cf = evidence_find(r, k, ATTEST_REC_CONFIG_DIGEST, NULL);
+		CHECK(prov && rd && no && md && pk && id && mach && cf);
 		CHECK(evidence_find(r, k, ATTEST_REC_TPM_QUOTE, NULL) == NULL);
-		if (prov && rd && no && md && pk && id) {
+		if (prov && rd && no && md && pk && id && cf) {
 			CHECK(prov->len == 4 && memcmp(prov->val, "none", 4) == 0);
 			CHECK(no->len == 3 && memcmp(no->val, "\x00\xff\x10", 3) == 0);
-			/* docs/attestation.md: SHA-512 over the 161-byte layout */
-			uint8_t lay[161] = "LLMK-REPORT-V1", want[64];
+			/* docs/attestation.md: SHA-512 over the 193-byte layout; no
+			 * llmk.cfg: the empty configuration, SHA-256 of zero bytes */
+			uint8_t lay[193] = "LLMK-REPORT-V2", want[64], empty[32];
+			br_sha256_context e;
+			br_sha256_init(&e);
+			br_sha256_out(&e, empty);
+			CHECK(cf->len == 32 && memcmp(cf->val, empty, 32) == 0);
+			memcpy(lay + 161, cf->val, 32);
 			lay[16] = 3;
 			memcpy(lay + 17, no->val, 3);
 			memcpy(lay + 81, md->val, 32);
@@ -167,6 +174,15 @@ TEST(attest_and_unseal_wrapped_give_one_error_line_for_each_bad_input)
 	vtpm_env_restore(old);
 }
 
+/* PCR 23 after a reset and the shell's first measurement: the empty
+ * configuration (no llmk.cfg), "llmk config <SHA-256 of zero bytes>". */
+static void pcr_after_empty_config(uint8_t pcr[32])
+{
+	uint8_t both[64] = {0};
+	sha256(both, 0, both + 32);
+	sha256(both, 64, pcr);
+}
+
 TEST(load_extends_pcr_23_by_the_models_sha256_and_attest_quotes_it)
 {
 	char why[240], path[4096];
@@ -183,8 +199,10 @@ TEST(load_extends_pcr_23_by_the_models_sha256_and_attest_quotes_it)
 		return;
 	sha256(file, fn, md);
 	free(file);
-	/* the provider resets PCR 23 when it opens, as a boot would */
+	/* the provider resets PCR 23 when it opens, as a boot would; the
+	 * configuration (none: SHA-256 of zero bytes) is measured first */
 	uint8_t both[64];
+	pcr_after_empty_config(pcr);
 	memcpy(both, pcr, 32);
 	memcpy(both + 32, md, 32);
 	sha256(both, 64, pcr);
@@ -219,10 +237,11 @@ TEST(load_extends_pcr_23_by_the_models_sha256_and_attest_quotes_it)
  * after extending each of the n digests. */
 static bool quotes_pcr_after(const char *out, const uint8_t (*md)[32], int n)
 {
-	uint8_t pcr[32] = {0}, both[64];
+	uint8_t pcr[32], both[64];
 	char line[100];
 	int k;
 
+	pcr_after_empty_config(pcr);
 	for (k = 0; k < n; k++) {
 		memcpy(both, pcr, 32);
 		memcpy(both + 32, md[k], 32);

@@ -536,7 +536,7 @@ int host_connect_main(int argc, char **argv)
 	static struct client cl;
 	uint8_t nonce[32], priv[32], pub[32], rd[64], spub[32], *ev = NULL;
 	size_t evn = 0;
-	char what[300];
+	char what[640];
 	int r;
 
 	if ((r = parse_args(&cl, argc, argv)))

@@ -160,6 +160,11 @@ struct evlog_replay {
 	int nalg;
 	int startup_locality;          /* -1: no StartupLocality event */
 	size_t used;                   /* bytes of the last log replayed, before any zero padding */
+	/* PCR 23's first event (the kernel's "llmk config <hex>"): its data
+	 * (pointing into the log) and SHA-256 digest; NULL data: none yet */
+	const uint8_t *first23;
+	uint32_t first23_len;
+	uint8_t first23_digest[32];
 };
 
 /* Reset r: PCRs 0-16 and 23 zero, 17-22 all ones (TPM2_Startup(CLEAR) on a
@@ -207,6 +212,9 @@ struct vtpm_result {
 	struct tpm2_public ak_pub;
 	uint32_t pcr_mask;
 	size_t fw_used, kernel_used;     /* the logs' lengths without zero padding */
+	const uint8_t *first23;          /* PCR 23's first event, as evlog_replay found it */
+	uint32_t first23_len;
+	uint8_t first23_digest[32];
 };
 
 /* Every check in order; 0 with res filled, or the first failure's code with
