@@ -636,3 +636,55 @@ TEST(session_a_wrapped_key_released_inside_goes_with_the_session)
 				 "console (no session)") != NULL);
 	fixture_close(&fx);
 }
+
+/*
+ * Issue 27 item 3: with config session-clients, a session opens only for a
+ * listed client key (one error line, nothing else, for any other); a
+ * listed public key in the hands of someone without its private half gets
+ * evidence but no channel: the first frame fails on both sides.
+ */
+TEST(session_clients_refuses_unlisted_keys_and_an_impostor_gets_no_channel)
+{
+	static struct client owner, other, impostor;
+	static struct seen s;
+	static char cfg[200];
+	int r;
+
+	client_keys(&owner, 1);
+	client_keys(&other, 2);
+	client_keys(&impostor, 3);
+	int k = snprintf(cfg, sizeof cfg, "require-session on\nsession-clients ");
+	for (int i = 0; i < 32; i++)
+		k += snprintf(cfg + k, sizeof cfg - (size_t)k, "%02x", owner.pub[i]);
+	snprintf(cfg + k, sizeof cfg - (size_t)k, "\n");
+	guest(cfg);
+
+	/* an unlisted key: refused with one line, no evidence */
+	r = client_open_claiming(&other, other.pub);
+	CHECK_EQ_INT(r, -LLMK_EAUTH);
+	CHECK_EQ_INT(fixture_count(fx.out.buf, "\n"), 1);
+	CHECK(!strncmp(fx.out.buf, "error: session open: refused: client key ", 41));
+	CHECK(strstr(fx.out.buf, "is not one of the 1 authorized (config session-clients)") != NULL);
+	CHECK(fx.sh->session->state == SESSION_NONE);
+	/* the list is fixed: the console can neither add to it nor clear it */
+	CHECK_EQ_INT(shell_exec_line(fx.sh, "config session-clients "
+				     "0900000000000000000000000000000000000000000000000000000000000000"),
+		     -LLMK_EAUTH);
+
+	/* the owner's public key, claimed by an impostor without its private key */
+	CHECK_EQ_INT(client_open_claiming(&impostor, owner.pub), 0);
+	send_frame(&impostor, CHAN_INPUT, "load 0\n", &s);
+	CHECK(s.refused); /* the guest's prompt frame does not open for the impostor */
+	CHECK(closed_for(&s, "frame 0 from the client does not authenticate"));
+	CHECK(!fx.sh->engine || !((struct engine *)fx.sh->engine)->loaded);
+
+	/* the owner opens a session and works */
+	CHECK_EQ_INT(client_open(&owner), 0);
+	send_frame(&owner, CHAN_INPUT, "config session-clients "
+		   "0900000000000000000000000000000000000000000000000000000000000000\n", &s);
+	CHECK(!s.refused && strstr(s.out, "error: config session-clients: already set (1 key); "
+				      "fixed until reboot") != NULL);
+	send_frame(&owner, CHAN_INPUT, "load 0\n", &s);
+	CHECK(!s.refused && strstr(s.out, "loaded disk 0") != NULL);
+	fixture_close(&fx);
+}
