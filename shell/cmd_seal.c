@@ -141,9 +141,9 @@ static int key_from_file(struct shell *sh, const char *name)
 {
 	char buf[KEY_FILE_MAX], from[96];
 
-	int n = plat_boot_file(name, buf, sizeof buf);
+	int n = shell_boot_file(sh, "unseal: key file", name, buf, sizeof buf);
 	if (n < 0)
-		return shell_err(sh, n, "unseal: key file '%s': %s", name, plat_strerror(n));
+		return n;
 	plat_snprintf(from, sizeof from, "file '%s'", name);
 	int e = set_key(sh, buf, (size_t)n, from, false);
 	seal_zeroize(buf, sizeof buf);

@@ -292,6 +292,31 @@ void shell_init(struct shell *sh, bool interactive)
 		shell_config_apply(sh, cfg, len, "llmk.cfg");
 }
 
+int shell_boot_file(struct shell *sh, const char *what, const char *name, void *buf,
+		    size_t cap)
+{
+	char ev[160], clean[64], hex[65];
+	uint8_t d[32];
+	size_t k = 0;
+
+	int n = plat_boot_file(name, buf, cap);
+	if (n < 0)
+		return shell_err(sh, n, "%s '%s': %s", what, name, plat_strerror(n));
+	/* the name is the host's text: in the log, printable and without blanks */
+	for (const char *p = name; *p && k + 1 < sizeof clean; p++)
+		clean[k++] = *p > ' ' && *p < 0x7f ? *p : '?';
+	clean[k] = 0;
+	evidence_config_digest(buf, (size_t)n, d);
+	plat_snprintf(ev, sizeof ev, "llmk boot-file %s %s", clean, seal_hex(d, 32, hex));
+	int r = plat_attest_extend(ev, d);
+	if (r) {
+		seal_zeroize(buf, (size_t)n);
+		return shell_err(sh, r, "%s '%s': cannot measure it (%s), so it is not used", what,
+				 name, plat_attest_error()[0] ? plat_attest_error() : plat_strerror(r));
+	}
+	return n;
+}
+
 int shell_config_measure(struct shell *sh, const char *text, size_t len)
 {
 	char what[16 + 64 + 1], hex[65];

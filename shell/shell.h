@@ -154,6 +154,12 @@ int shell_config_apply(struct shell *sh, const char *text, size_t len, const cha
  * sh->config_digest and the attestation registers, before it is used; one
  * error line and the error when the extend fails (then apply none of it). */
 int shell_config_measure(struct shell *sh, const char *text, size_t len);
+/* plat_boot_file, measured before the caller uses it: SHA-256 of the bytes
+ * read, extended as "llmk boot-file NAME <hex>" (vTPM PCR 23, TDX RTMR3,
+ * the event log). The length, or the error after one line "error: what
+ * 'NAME': why" (buf zeroized when the extend failed). */
+int shell_boot_file(struct shell *sh, const char *what, const char *name, void *buf,
+		    size_t cap);
 
 /* Next input byte: typeahead first, then plat_getc(). */
 int shell_getc(struct shell *sh);
