@@ -70,6 +70,7 @@ static void on_sigint(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: llmctl --connect SOCKET --expect-pcr4 HEX [--ek-ca PEM] [--expect-model SHA256]\n"
+		   "              [--expect-config FILE|SHA256]\n"
 		   "              [--allow-simulated] [--provider P] [--boot-timeout S] [--timeout S] [-v]\n"
 		   "              [--client-key-file FILE [--print-client-key]] [-c CMD]... [-i]\n"
 		   "  a confidential session with the llmk guest whose serial line is the unix socket\n"
