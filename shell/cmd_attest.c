@@ -427,6 +427,17 @@ static int compose(struct shell *sh, const char *what, int kind,
 	return 0;
 }
 
+void shell_attest_print_config(struct shell *sh)
+{
+	char hex[65];
+	seal_hex(sh->config_digest, 32, hex);
+	if (sh->config_len)
+		plat_printf("  config       %s (SHA-256 of llmk.cfg's %zu bytes)\n", hex,
+			    sh->config_len);
+	else
+		plat_printf("  config       %s (none: the empty configuration)\n", hex);
+}
+
 int shell_attest_bundle(struct shell *sh, const char *what, const char *provider,
 			struct evidence_inputs *in, struct plat_attest_info *info, uint8_t **buf,
 			size_t *len, uint8_t rd[64], char *src, size_t srcn)
@@ -447,6 +458,7 @@ int shell_attest_bundle(struct shell *sh, const char *what, const char *provider
 	if ((r = model_digest(sh, -1, in->model_digest, src, srcn)))
 		return r;
 	plat_snprintf(in->build_id, sizeof in->build_id, "%s", plat_build_id());
+	memcpy(in->config_digest, sh->config_digest, 32);
 	if (!(*buf = plat_alloc(EVIDENCE_MAX, 64)))
 		return shell_err(sh, -LLMK_ENOMEM, "%s: no memory for the evidence (%u bytes)", what,
 				 EVIDENCE_MAX);
@@ -514,6 +526,7 @@ static int cmd_attest(struct shell *sh, int argc, char **argv)
 		return shell_err(sh, -LLMK_EIO, "attest: cannot make the X25519 key pair (no entropy)");
 	memcpy(in.pubkey, s->pub, 32);
 	plat_snprintf(in.build_id, sizeof in.build_id, "%s", plat_build_id());
+	memcpy(in.config_digest, sh->config_digest, 32);
 
 	uint8_t *buf = plat_alloc(EVIDENCE_MAX, 64);
 	char *b64 = plat_alloc(EVIDENCE_MAX / 3 * 4 + 8, 64);
@@ -554,6 +567,7 @@ static int cmd_attest(struct shell *sh, int argc, char **argv)
 	plat_printf("  model        %s (%s)\n", seal_hex(in.model_digest, 32, hex), src);
 	plat_printf("  public key   %s (X25519, ephemeral, this boot)\n", seal_hex(in.pubkey, 32, hex));
 	plat_printf("  build id     %s\n", in.build_id);
+	shell_attest_print_config(sh);
 	plat_printf("  report data  %s\n", seal_hex(rd, 64, hex));
 	if (kind == PLAT_ATTEST_VTPM) {
 		struct evidence_rec recs[32];

@@ -48,8 +48,8 @@ int shell_attest_unwrap(struct shell *sh, const uint8_t *blob, size_t n, uint8_t
 /*
  * Evidence for a key pair that is not attest's own (a confidential
  * session's, shell/session.c): in->nonce, nonce_len and pubkey are the
- * caller's; the model digest (as `attest` reports it, src says whence) and
- * the build id are filled in. Provider `provider`, or the default when
+ * caller's; the model digest (as `attest` reports it, src says whence), the
+ * build id and the config digest (sh->config_digest) are filled in. Provider `provider`, or the default when
  * NULL; info says which. On success *buf (EVIDENCE_MAX bytes from
  * plat_alloc, the caller plat_frees it) holds *len bytes and rd the report
  * data. On failure one error line starting "what: ", and -LLMK_E*.
@@ -59,6 +59,9 @@ struct plat_attest_info;
 int shell_attest_bundle(struct shell *sh, const char *what, const char *provider,
 			struct evidence_inputs *in, struct plat_attest_info *info, uint8_t **buf,
 			size_t *len, uint8_t rd[64], char *src, size_t srcn);
+
+/* The line "  config       <hex> (...)" of attest's and session's summaries. */
+void shell_attest_print_config(struct shell *sh);
 
 /* Zeroize the key pair and what was issued with it (before a reset). */
 void shell_attest_forget(struct shell *sh);

@@ -258,10 +258,9 @@ int shell_unseal_guest(struct shell *sh, const char *opt, const char *arg)
 	char buf[2 * GSK_B64 + 32], from[96];
 	if (strcmp(opt, "--guest") == 0)
 		return open_blob(sh, arg, strlen(arg), "`unseal --guest`");
-	int n = plat_boot_file(arg, buf, sizeof buf);
+	int n = shell_boot_file(sh, "unseal: guest-sealed key file", arg, buf, sizeof buf);
 	if (n < 0)
-		return shell_err(sh, n, "unseal: guest-sealed key file '%s': %s", arg,
-				 plat_strerror(n));
+		return n;
 	plat_snprintf(from, sizeof from, "file '%s'", arg);
 	return open_blob(sh, buf, (size_t)n, from);
 }

@@ -122,9 +122,18 @@ static int key_from_wrapped(struct shell *sh, const char *b64)
 		return shell_err(sh, e, "unseal --wrapped: %s", err);
 	take_key(sh, s, key);
 	seal_zeroize(key, sizeof key);
+	/* released inside a session: the session's, forgotten when it ends
+	 * (docs/session.md); else the console's, whoever holds it */
+	const char *sess = shell_session_key_release(sh);
 	plat_snprintf(s->from, sizeof s->from, "`unseal --wrapped` (%s)", how);
-	plat_snprintf(s->note, sizeof s->note, "released against attestation (%s), key id %s", how,
-		      seal_hex(s->key_id, sizeof s->key_id, id));
+	if (sess)
+		plat_snprintf(s->note, sizeof s->note, "released against attestation (%s) inside "
+			      "the session (%s), key id %s; forgotten when the session ends", how,
+			      sess, seal_hex(s->key_id, sizeof s->key_id, id));
+	else
+		plat_snprintf(s->note, sizeof s->note, "released against attestation (%s) to the "
+			      "console (no session), key id %s", how,
+			      seal_hex(s->key_id, sizeof s->key_id, id));
 	seal_keysrc_raw(&s->src, s->key, s->from, false);
 	return 0;
 }
@@ -134,9 +143,9 @@ static int key_from_file(struct shell *sh, const char *name)
 {
 	char buf[KEY_FILE_MAX], from[96];
 
-	int n = plat_boot_file(name, buf, sizeof buf);
+	int n = shell_boot_file(sh, "unseal: key file", name, buf, sizeof buf);
 	if (n < 0)
-		return shell_err(sh, n, "unseal: key file '%s': %s", name, plat_strerror(n));
+		return n;
 	plat_snprintf(from, sizeof from, "file '%s'", name);
 	int e = set_key(sh, buf, (size_t)n, from, false);
 	seal_zeroize(buf, sizeof buf);

@@ -52,6 +52,25 @@ static int parse_hex(struct shell *sh, const char *opt, const char *h, size_t mi
 	return 0;
 }
 
+/* With config session-clients set, only a listed key opens a session. The
+ * list is public keys: a listed key proves nothing by itself, but the
+ * session's keys are X25519(session private, client key), so only the
+ * holder of its private half gets a working channel (docs/session.md). */
+static int client_allowed(struct shell *sh, const uint8_t client[32])
+{
+	struct session_state *s = sh->session;
+	char hex[65];
+
+	if (!s || !s->n_clients)
+		return 0;
+	for (int i = 0; i < s->n_clients; i++)
+		if (!memcmp(s->clients[i], client, 32))
+			return 0;
+	return shell_err(sh, -LLMK_EAUTH, "session open: refused: client key %.16s... is not one "
+			 "of the %d authorized (config session-clients)", seal_hex(client, 32, hex),
+			 s->n_clients);
+}
+
 static const char open_usage[] = "session open --nonce HEX --client-key HEX [--provider P]";
 
 static int parse_open(struct shell *sh, int argc, char **argv, struct evidence_inputs *in,
@@ -81,7 +100,7 @@ static int parse_open(struct shell *sh, int argc, char **argv, struct evidence_i
 	if (!in->nonce_len || !have_key)
 		return shell_err(sh, -LLMK_EINVAL, "session open: --nonce and --client-key are required "
 				 "(usage: %s)", open_usage);
-	return 0;
+	return client_allowed(sh, client);
 }
 
 static int session_open(struct shell *sh, int argc, char **argv)
@@ -139,6 +158,7 @@ static int session_open(struct shell *sh, int argc, char **argv)
 	plat_printf("  model        %s (%s)\n", seal_hex(in.model_digest, 32, hex), src);
 	plat_printf("  session key  %s (X25519, this session only)\n", seal_hex(in.pubkey, 32, hex));
 	plat_printf("  build id     %s\n", in.build_id);
+	shell_attest_print_config(sh);
 	long m = -1;
 	size_t cap = EVIDENCE_MAX / 3 * 4 + 8;
 	char *b64 = plat_alloc(cap, 64);
@@ -305,6 +325,65 @@ static void get_pace(struct shell *sh, const struct shell_config_key *k, char *b
 	plat_snprintf(buf, n, "%u", s ? s->pace_ms : 0);
 }
 
+/* ---- config: session-clients HEX[,HEX...] ---- */
+/* Set once per boot (llmk.cfg's line, measured, comes first): whoever holds
+ * the console could otherwise add a key of its own to an owner's list, or
+ * clear it. */
+static int set_clients(struct shell *sh, const struct shell_config_key *k, const char *value)
+{
+	struct session_state *s = session_state(sh);
+	uint8_t keys[SESSION_CLIENTS_MAX][32];
+	int n = 0;
+
+	if (!s)
+		return shell_err(sh, -LLMK_ENOMEM, "config session-clients: no memory");
+	if (s->n_clients)
+		return shell_err(sh, -LLMK_EINVAL, "config session-clients: already set (%d key%s); "
+				 "fixed until reboot", s->n_clients, s->n_clients == 1 ? "" : "s");
+	for (const char *p = value; *p; n++) {
+		size_t len = 0;
+		while (p[len] && p[len] != ',')
+			len++;
+		if (n == SESSION_CLIENTS_MAX)
+			return shell_err(sh, -LLMK_ERANGE, "config session-clients: more than %d keys",
+					 SESSION_CLIENTS_MAX);
+		if (len != 64)
+			return shell_err(sh, -LLMK_EINVAL, "config session-clients: key %d: want 64 hex "
+					 "digits (an X25519 public key), got %zu characters", n + 1, len);
+		for (size_t i = 0; i < 64; i += 2) {
+			int a = hexval(p[i]), b = hexval(p[i + 1]);
+			if (a < 0 || b < 0)
+				return shell_err(sh, -LLMK_EINVAL, "config session-clients: key %d: '%c' "
+						 "is not a hex digit", n + 1, a < 0 ? p[i] : p[i + 1]);
+			keys[n][i / 2] = (uint8_t)(a << 4 | b);
+		}
+		p += len;
+		if (*p == ',' && !*++p)
+			return shell_err(sh, -LLMK_EINVAL, "config session-clients: a ',' ends the list");
+	}
+	if (!n)
+		return shell_err(sh, -LLMK_EINVAL, "config session-clients: want HEX[,HEX...]");
+	memcpy(s->clients, keys, sizeof keys[0] * (size_t)n);
+	s->n_clients = n;
+	return 0;
+}
+
+static void get_clients(struct shell *sh, const struct shell_config_key *k, char *buf, size_t n)
+{
+	struct session_state *s = sh->session;
+	char hex[65];
+
+	if (!s || !s->n_clients) {
+		plat_snprintf(buf, n, "(any client key)");
+		return;
+	}
+	/* the first 8 hex digits of each: `config` shows a value in one column */
+	size_t o = 0;
+	for (int i = 0; i < s->n_clients && o + 1 < n; i++)
+		o += (size_t)plat_snprintf(buf + o, n - o, "%s%.8s..", i ? "," : "",
+					   seal_hex(s->clients[i], 32, hex));
+}
+
 const struct shell_config_key shell_config_session[] = {
 	{"require-session", "on|off: refuse every command outside a confidential session but "
 	 "session, version and help (on stays on until reboot)", set_require, get_require, NULL,
@@ -312,5 +391,8 @@ const struct shell_config_key shell_config_session[] = {
 	{"session-pace", "MS: in a session, output leaves as one frame of 64 bytes every MS ms "
 	 "(empty when none waits), hiding when tokens come; 0 (off, the default): as written",
 	 set_pace, get_pace, NULL, NULL},
+	{"session-clients", "HEX[,HEX...]: only these X25519 client keys (up to 8) open a session; "
+	 "set once, fixed until reboot (in llmk.cfg: measured)", set_clients, get_clients, NULL,
+	 NULL},
 	{0},
 };

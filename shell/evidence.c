@@ -6,7 +6,7 @@
 
 #include <bearssl.h>
 
-static const char layout_tag[16] = "LLMK-REPORT-V1";
+static const char layout_tag[16] = "LLMK-REPORT-V2";
 
 int evidence_layout(const struct evidence_inputs *in, uint8_t out[EVIDENCE_REPORT_LAYOUT])
 {
@@ -20,7 +20,16 @@ int evidence_layout(const struct evidence_inputs *in, uint8_t out[EVIDENCE_REPOR
 	memcpy(out + 113, in->pubkey, 32);
 	size_t n = strlen(in->build_id);
 	memcpy(out + 145, in->build_id, n > 16 ? 16 : n);
+	memcpy(out + 161, in->config_digest, 32);
 	return 0;
+}
+
+void evidence_config_digest(const void *text, size_t n, uint8_t out[32])
+{
+	br_sha256_context c;
+	br_sha256_init(&c);
+	br_sha256_update(&c, text, n);
+	br_sha256_out(&c, out);
 }
 
 int evidence_report_data(const struct evidence_inputs *in, uint8_t out[64])
@@ -52,7 +61,8 @@ int evidence_begin(uint8_t *buf, size_t cap, size_t *len, const char *provider,
 	    (r = attest_rec_put(buf, cap, len, ATTEST_REC_MODEL_DIGEST, in->model_digest, 32)) < 0 ||
 	    (r = attest_rec_put(buf, cap, len, ATTEST_REC_PUBKEY, in->pubkey, 32)) < 0 ||
 	    (r = attest_rec_put(buf, cap, len, ATTEST_REC_BUILD_ID, in->build_id,
-				strlen(in->build_id))) < 0)
+				strlen(in->build_id))) < 0 ||
+	    (r = attest_rec_put(buf, cap, len, ATTEST_REC_CONFIG_DIGEST, in->config_digest, 32)) < 0)
 		return r;
 	return 0;
 }

@@ -53,12 +53,17 @@ void shell_session_end_now(struct shell *sh);
 #define SESSION_PACE_BUF 4096u  /* output held for the ticks; a write waits for room */
 #define SESSION_PACE_MAX 10000u /* ms */
 enum session_state_kind { SESSION_NONE = 0, SESSION_OPEN, SESSION_CLOSING };
+#define SESSION_CLIENTS_MAX 8
 
 struct session_state {
 	enum session_state_kind state;
 	struct chan ch;
 	char how[48];           /* "vtpm", "vtpm, simulated" */
 	bool require;           /* require-session on (latched until reboot) */
+	/* config session-clients: the X25519 client keys a session may be
+	 * opened with (none set: any); set once, then fixed until reboot */
+	uint8_t clients[SESSION_CLIENTS_MAX][32];
+	int n_clients;
 	bool key_given;         /* a model key came over this session */
 	bool saved_echo, saved_prompt;
 	/* input: the frame line being read, then the data of the last frame */

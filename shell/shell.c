@@ -6,6 +6,9 @@
 #include "shell.h"
 #include "chan.h"
 #include "cmd_attest.h"
+#include "evidence.h"
+
+#include "../llm/seal.h"
 
 /*
  * The confidential session's hooks (shell/session.c, docs/session.md): while
@@ -384,8 +387,49 @@ void shell_init(struct shell *sh, bool interactive)
 	shell_line_reset(&sh->line);
 	size_t len;
 	const char *cfg = plat_config_file(&len);
-	if (cfg)
+	if (!cfg)
+		len = 0;
+	if (shell_config_measure(sh, cfg, len) == 0 && len)
 		shell_config_apply(sh, cfg, len, "llmk.cfg");
+}
+
+int shell_boot_file(struct shell *sh, const char *what, const char *name, void *buf,
+		    size_t cap)
+{
+	char ev[160], clean[64], hex[65];
+	uint8_t d[32];
+	size_t k = 0;
+
+	int n = plat_boot_file(name, buf, cap);
+	if (n < 0)
+		return shell_err(sh, n, "%s '%s': %s", what, name, plat_strerror(n));
+	/* the name is the host's text: in the log, printable and without blanks */
+	for (const char *p = name; *p && k + 1 < sizeof clean; p++)
+		clean[k++] = *p > ' ' && *p < 0x7f ? *p : '?';
+	clean[k] = 0;
+	evidence_config_digest(buf, (size_t)n, d);
+	plat_snprintf(ev, sizeof ev, "llmk boot-file %s %s", clean, seal_hex(d, 32, hex));
+	int r = plat_attest_extend(ev, d);
+	if (r) {
+		seal_zeroize(buf, (size_t)n);
+		return shell_err(sh, r, "%s '%s': cannot measure it (%s), so it is not used", what,
+				 name, plat_attest_error()[0] ? plat_attest_error() : plat_strerror(r));
+	}
+	return n;
+}
+
+int shell_config_measure(struct shell *sh, const char *text, size_t len)
+{
+	char what[16 + 64 + 1], hex[65];
+
+	evidence_config_digest(text, len, sh->config_digest);
+	sh->config_len = len;
+	plat_snprintf(what, sizeof what, "llmk config %s", seal_hex(sh->config_digest, 32, hex));
+	int r = plat_attest_extend(what, sh->config_digest);
+	if (r)
+		return shell_err(sh, r, "llmk.cfg: cannot measure it (%s), so none of it is applied",
+				 plat_attest_error()[0] ? plat_attest_error() : plat_strerror(r));
+	return 0;
 }
 
 int shell_run(struct shell *sh)

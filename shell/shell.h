@@ -93,6 +93,12 @@ struct shell {
 	struct attest_shell *attest;
 	/* The confidential session (shell/session.c); NULL until used. */
 	struct session_state *session;
+	/* What the guest was told from outside its measured image: SHA-256 of
+	 * the llmk.cfg bytes (of none: the empty configuration), extended as
+	 * "llmk config <hex>" before a line of it is applied, and bound into
+	 * every report data (docs/attestation.md, "What the guest obeys"). */
+	uint8_t config_digest[32];
+	size_t config_len;
 
 	bool echo;   /* echo typed bytes (serial console: yes; host stdin not a TTY: no) */
 	bool prompt; /* print "llm> " (off for the host reading a script from a pipe) */
@@ -134,7 +140,9 @@ const struct shell_config_key *shell_config_find(const char *name);
 
 /* ---- shell.c ---- */
 /* Fresh state (no engine); echo and prompt on if interactive (a terminal
- * types into it), then plat_config_file() applied (which may change them). */
+ * types into it), then plat_config_file() measured (plat_attest_extend,
+ * "llmk config <sha256 hex>", also when there is none) and, if that
+ * succeeded, applied (which may change them). */
 void shell_init(struct shell *sh, bool interactive);
 /* Prompt loop until end of input (plat_getc() == -1) or sh->quit; returns the
  * last command's status. */
@@ -151,6 +159,16 @@ int shell_exec_line(struct shell *sh, const char *line);
  * (a NUL byte is one: the file is text). Returns the first error or 0.
  * what names the source in errors ("llmk.cfg"). */
 int shell_config_apply(struct shell *sh, const char *text, size_t len, const char *what);
+/* Measure len bytes of configuration (text may be NULL when len is 0) into
+ * sh->config_digest and the attestation registers, before it is used; one
+ * error line and the error when the extend fails (then apply none of it). */
+int shell_config_measure(struct shell *sh, const char *text, size_t len);
+/* plat_boot_file, measured before the caller uses it: SHA-256 of the bytes
+ * read, extended as "llmk boot-file NAME <hex>" (vTPM PCR 23, TDX RTMR3,
+ * the event log). The length, or the error after one line "error: what
+ * 'NAME': why" (buf zeroized when the extend failed). */
+int shell_boot_file(struct shell *sh, const char *what, const char *name, void *buf,
+		    size_t cap);
 
 /* Next input byte: typeahead first, then plat_getc(). */
 int shell_getc(struct shell *sh);

@@ -47,7 +47,8 @@
 #include "writer/forge_vtpm.h"
 
 static const char usage[] =
-	"usage: mkevidence snp --nonce HEX --priv HEX [--model SHA256] [--build-id ID] --out FILE\n"
+	"usage: mkevidence snp --nonce HEX --priv HEX [--model SHA256] [--build-id ID] [--config FILE]\n"
+	"                      --out FILE\n"
 	"                      [--chain-out FILE] [--ark-out FILE] [--vcek-out FILE] [--report-out FILE]\n"
 	"       mkevidence tdx-quote --quote FILE --nonce HEX --priv HEX [--model SHA256] --out FILE\n"
 	"       mkevidence unwrap --priv HEX --wrapped FILE\n"
@@ -62,6 +63,7 @@ struct opts {
 	const char *nonce, *priv, *model, *build_id, *out, *chain_out, *ark_out, *vcek_out;
 	const char *report_out;
 	const char *quote, *wrapped, *evidence;
+	const char *config; /* the llmk.cfg the guest was told (none: the empty configuration) */
 };
 
 static int hexval(int c)
@@ -142,6 +144,16 @@ static int begin(const struct opts *o, const char *provider, uint8_t *buf, size_
 	if (strlen(bid) == 0 || strlen(bid) > 16)
 		return cmd_fail("--build-id: want 1 to 16 characters, got '%.40s'", bid);
 	memcpy(in.build_id, bid, strlen(bid));
+	if (o->config) {
+		size_t n;
+		uint8_t *text = read_file(o->config, 1u << 20, &n);
+		if (!text)
+			return cmd_fail("--config %.200s: cannot read it", o->config);
+		evidence_config_digest(text, n, in.config_digest);
+		free(text);
+	} else {
+		evidence_config_digest("", 0, in.config_digest);
+	}
 	int e = keywrap_public(priv, in.pubkey);
 	memset(priv, 0, sizeof priv);
 	if (e)
@@ -345,6 +357,7 @@ int main(int argc, char **argv)
 		{"--nonce", offsetof(struct opts, nonce)},
 		{"--priv", offsetof(struct opts, priv)},
 		{"--model", offsetof(struct opts, model)},
+		{"--config", offsetof(struct opts, config)},
 		{"--build-id", offsetof(struct opts, build_id)},
 		{"--out", offsetof(struct opts, out)},
 		{"--chain-out", offsetof(struct opts, chain_out)},

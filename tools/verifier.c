@@ -21,9 +21,9 @@ static const struct {
 	const char *help;
 } verifier_cmds[] = {
 	{"vtpm", NULL, verify_cmd_vtpm, "vtpm --evidence FILE --nonce HEX [--expect-pcr4 HEX] "
-	 "[--expect-model SHA256] [--ek-ca PEM] [--export DIR]"},
+	 "[--expect-model SHA256] [--expect-config FILE|SHA256] [--ek-ca PEM] [--export DIR]"},
 	{"wrap", NULL, verify_cmd_wrap, "wrap --evidence FILE --nonce HEX --key-file model.key "
-	 "[--expect-model SHA256] and, by provider, --expect-pcr4 HEX (vtpm), --expect-measurement "
+	 "[--expect-model SHA256] [--expect-config FILE|SHA256] and, by provider, --expect-pcr4 HEX (vtpm), --expect-measurement "
 	 "HEX --chain ARK.pem (snp), --expect-mrtd HEX --chain ROOT.pem (tdx)"},
 	{"snp", NULL, verifier_snp_main, "snp --report report.bin --vcek vcek.der --chain "
 	 "ask_ark.pem [...]   (an AMD SEV-SNP report; snp --help)"},

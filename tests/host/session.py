@@ -18,7 +18,10 @@ misbehaves on request. Checks:
   another image and one with no attestation are each refused with one
   "error:" line, and the guest keeps serving the next session; a client
   killed inside its session leaves the guest to the next one;
-- with require-session on, a command in clear is refused, sessions work.
+- a guest told `seed 42` by the host's llmk.cfg is refused unless
+  --expect-config names that file;
+- with require-session on, a command in clear is refused, sessions work;
+  with session-clients, only the listed client key opens one.
 
 Usage: session.py LLMCTL MKEVIDENCE SEAL. Ends "N passed, N failed, N skipped".
 """
@@ -207,15 +210,45 @@ def run(llmctl, mkevidence, seal, model, w):
           p.returncode == 1 and err.count("error: ") == 1 and "provider none" in err, err)
     relay_c.close()
 
-    # ---- require-session ----
+    # ---- what the guest was told: a host's llmk.cfg (issue 27 item 2) ----
+    told = os.path.join(w, "told.cfg")
+    with open(told, "w") as f:
+        f.write("seed 42\nn-predict 24\n")
+    relay_e = Relay(os.path.join(w, "e.sock"),
+                    ProcessGuest([llmctl, *disks, "--config", told], env))
+    p = client(["-c", "version"], sock=relay_e.path)
+    err = p.stderr.decode("utf-8", "replace")
+    check("a guest told 'seed 42' by the host's llmk.cfg is refused with one error line",
+          p.returncode == 1 and err.count("error: ") == 1 and
+          "config: the guest was told configuration" in err, err)
+    p = client(["-c", "version"], sock=relay_e.path, extra=verify + ["--expect-config", told])
+    err = p.stderr.decode("utf-8", "replace")
+    check("--expect-config names it: the session opens and says what the guest was told",
+          p.returncode == 0 and "(21 bytes of " + told + ": seed 42; n-predict 24)" in err, err)
+    relay_e.close()
+
+    # ---- require-session, and the clients it admits (issue 27 item 3) ----
+    ck = os.path.join(w, "client.key")
+    subprocess.run([seal, "keygen", ck], check=True, stdout=subprocess.DEVNULL)
+    pub = subprocess.run([llmctl, "--print-client-key", "--client-key-file", ck],
+                         capture_output=True, check=True).stdout.decode().split()[-1]
     cfg = os.path.join(w, "require.cfg")
     with open(cfg, "w") as f:
-        f.write("require-session on\n")
+        f.write(f"require-session on\nsession-clients {pub}\n")
     relay_d = Relay(os.path.join(w, "d.sock"),
                     ProcessGuest([llmctl, *disks, "--config", cfg], env))
-    p = client(["-c", "load 0", "-c", "info"], sock=relay_d.path)
+    owner = verify + ["--expect-config", cfg, "--client-key-file", ck]
+    p = client(["-c", "load 0", "-c", "info"], sock=relay_d.path, extra=owner)
     check("require-session on: commands run inside a session", p.returncode == 0 and
           b"architecture" in p.stdout, p.stdout.decode() + p.stderr.decode())
+    p = client(["-c", "version"], sock=relay_d.path, extra=verify + ["--expect-config", cfg])
+    err = p.stderr.decode("utf-8", "replace")
+    check("session-clients: another client key is refused with one error line",
+          p.returncode == 1 and err.count("error: ") == 1 and
+          "session open: refused: client key" in err, err)
+    p = client(["-c", "version"], sock=relay_d.path, extra=owner)
+    check("session-clients: the listed client still opens its session after it",
+          p.returncode == 0 and b"build id" in p.stdout, p.stdout + p.stderr)
     import socket
     s = socket.socket(socket.AF_UNIX)
     s.connect(relay_d.path)

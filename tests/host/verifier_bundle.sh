@@ -67,8 +67,8 @@ while off < len(raw):
 def get(t):
     return [r for r in recs if r[0] == t][0][1]
 def layout():
-    nonce, model, pub, bid = get(3), get(4), get(5), get(6)
-    lay = b"LLMK-REPORT-V1\0\0" + bytes([len(nonce)]) + nonce.ljust(64, b"\0") + model + pub + bid.ljust(16, b"\0")
+    nonce, model, pub, bid, cfg = get(3), get(4), get(5), get(6), get(9)
+    lay = b"LLMK-REPORT-V2\0\0" + bytes([len(nonce)]) + nonce.ljust(64, b"\0") + model + pub + bid.ljust(16, b"\0") + cfg
     return hashlib.sha512(lay).digest()
 if mode == "check":
     sys.exit(0 if layout() == get(2) else 1)
@@ -144,7 +144,7 @@ sed '/-----END CERTIFICATE-----/q' "$T/ask_ark.pem" > "$T/ask.pem" # the first b
 refuse "snp --evidence without an ARK in --chain: trust never starts in the evidence" \
 	"chain holds no ARK" snp --evidence "$T/ev.txt" $S --chain "$T/ask.pem"
 for t in "0x0005 31 the public key" "0x0004 0 the model digest" "0x0006 0 the build id" \
-	 "0x0003 0 the nonce" "0x0002 63 REPORT_DATA"; do
+	 "0x0003 0 the nonce" "0x0009 31 the config digest" "0x0002 63 REPORT_DATA"; do
 	set -- $t
 	bundle flip "$T/ev.txt" "$T/bad.bin" "$1" "$2"
 	shift 2
@@ -165,6 +165,38 @@ refuse "snp --evidence for a substituted key with consistent report data: the re
 	snp --evidence "$T/swap.bin" $S --chain "$T/ark.pem"
 refuse "vtpm refuses an snp bundle" "provider 'snp': this verifier checks vtpm evidence" \
 	vtpm --evidence "$T/ev.txt" $S
+
+# ---- what the guest was told (issue 27 item 2): a host's llmk.cfg ----
+printf 'seed 42\nn-predict 24\n' > "$T/told.cfg"
+CFG=$(sha256sum < "$T/told.cfg" | cut -c1-64)
+printf '%064d\n' 7 > "$T/told.key"
+"$MK" snp --nonce $NONCE --priv $PRIV --config "$T/told.cfg" --out "$T/told.txt" > /dev/null 2>&1
+refuse "snp --evidence of a guest told 'seed 42' by its llmk.cfg: refused by default" \
+	"config: the guest was told configuration $CFG, expected e3b0c442" \
+	snp --evidence "$T/told.txt" $S --chain "$T/ark.pem"
+accept_sim "snp --evidence with --expect-config FILE: verified" "SIMULATED verified:" \
+	snp --evidence "$T/told.txt" $S --chain "$T/ark.pem" --expect-config "$T/told.cfg"
+if grep -q "config: sha256 $CFG (21 bytes of $T/told.cfg: seed 42; n-predict 24)" "$T/out"; then
+	ok "the verifier says in one line what the guest was told"
+else
+	bad "the verifier says in one line what the guest was told" "$(grep config "$T/out")"
+fi
+accept_sim "snp --evidence with --expect-config SHA256: verified" "SIMULATED verified:" \
+	snp --evidence "$T/told.txt" $S --chain "$T/ark.pem" --expect-config "$CFG"
+run snp --evidence "$T/ev.txt" $S --chain "$T/ark.pem" > "$T/out.default" 2>&1
+if grep -q "config: sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 (the empty configuration: the guest was told nothing)" "$T/out.default"; then
+	ok "a guest told nothing: the default, said so"
+else
+	bad "a guest told nothing: the default, said so" "$(grep config "$T/out.default")"
+fi
+refuse "snp --evidence of a guest told nothing, --expect-config FILE: refused" \
+	"config: the guest was told configuration e3b0c442" \
+	snp --evidence "$T/ev.txt" $S --chain "$T/ark.pem" --expect-config "$T/told.cfg"
+refuse "wrap for a guest told 'seed 42' releases nothing by default" "config: the guest was told" \
+	wrap --evidence "$T/told.txt" $S --chain "$T/ark.pem" --expect-measurement "$MEAS" \
+	--key-file "$T/told.key"
+refuse "--expect-config neither a digest nor a file" "--expect-config: '$T/nope' is neither" \
+	snp --evidence "$T/ev.txt" $S --chain "$T/ark.pem" --expect-config "$T/nope"
 
 # ---- verifier wrap ----
 printf '%s\n' "$(printf 'model key' | sha256sum | cut -c1-64)" > "$T/model.key"

@@ -11,6 +11,7 @@ as -device tpm-crb) with the reference model on disk 0:
   the kernel's own) replay every quoted PCR (replayed here in Python);
   Debian's tpm2_checkquote accepts the quote with the event log, and refuses
   it with one bit of the quote or of the log changed;
+- the configuration (no llmk.cfg: the empty one) is PCR 23's first event;
 - `load 0` extends PCR 23 by SHA-256 of the model file;
 - a credential tpm2_makecredential made for the evidence's EK and AK opens
   in the guest (`attest --activate`), one made for another key does not;
@@ -97,8 +98,8 @@ def evidence_file(out, path, tamper_quote=False):
 
 def report_data(r):
     nonce, bid = r[0x0003], r[0x0006]
-    lay = b"LLMK-REPORT-V1\0\0" + bytes([len(nonce)]) + nonce.ljust(64, b"\0") + \
-        r[0x0004] + r[0x0005] + bid[:16].ljust(16, b"\0")
+    lay = b"LLMK-REPORT-V2\0\0" + bytes([len(nonce)]) + nonce.ljust(64, b"\0") + \
+        r[0x0004] + r[0x0005] + bid[:16].ljust(16, b"\0") + r[0x0009]
     return hashlib.sha512(lay).digest()
 
 
@@ -477,9 +478,15 @@ def main():
         out = vm.command(f"attest --nonce {nonce}", 300)
         print(f"     (attest took {time.monotonic() - t0:.1f} s)")
         r = check_evidence("attest before load", out, nonce, args.workdir)
+        # no llmk.cfg: the empty configuration, measured before anything else
+        empty = hashlib.sha256(b"").digest()
+        pcr_cfg = hashlib.sha256(bytes(32) + empty).digest()
         if r:
-            check("PCR 23 is zero before anything was measured",
-                  r[0x0105][8 * 32:] == bytes(32) and r[0x0109] == b"")
+            check("PCR 23 holds only the configuration's measurement (none: the empty one)",
+                  r[0x0105][8 * 32:] == pcr_cfg and r[0x0009] == empty and
+                  r[0x0109].count(b"llmk ") == 1 and
+                  f"llmk config {empty.hex()}\0".encode() in r[0x0109],
+                  f"pcr23 {r[0x0105][8 * 32:].hex()} log {r[0x0109]!r}")
 
         out = vm.command("load 0", 120)
         check("load 0", "loaded disk 0" in out, out)
@@ -489,7 +496,7 @@ def main():
         if r2:
             with open(model, "rb") as f:
                 md = hashlib.sha256(f.read()).digest()
-            want = hashlib.sha256(bytes(32) + md).digest()
+            want = hashlib.sha256(pcr_cfg + md).digest()
             check("load extended PCR 23 by the model file's SHA-256, and logged it",
                   r2[0x0105][8 * 32:] == want and r2[0x0004] == md and
                   f"llmk model {md.hex()}".encode() in r2[0x0109],

@@ -17,7 +17,10 @@ measure pcr4`, the EK certificate against the TPM's CA, the model digest).
 - a guest frame and a client frame changed on the way, a replayed client
   frame, a wrong expected PCR4 and a session to the wrong guest (a host
   process with a software TPM of its own posing as the guest) are each
-  refused with one error line, and the kernel serves the next session.
+  refused with one error line, and the kernel serves the next session;
+- a second boot whose boot volume the host gave an llmk.cfg (`seed 42`,
+  `n-predict 24`): PCR4 as expected, yet the session is refused with one
+  error line unless `--expect-config` names that file (issue 27 item 2).
 
 Python standard library only. Ends with "N passed, N failed, N skipped".
 """
@@ -235,8 +238,57 @@ def main():
         qemu.wait()
         stop_tpm(tpm)
         subprocess.run([TPM_SH, "stop", host_tpm], check=False)
+    told_boot(args, w, model, pcr4)
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     return 1 if failed else 0
+
+
+def told_boot(args, w, model, pcr4):
+    """The host adds an llmk.cfg to the boot volume: the image and PCR4 are
+    the same, but the guest measures and binds what it was told."""
+    esp, cfg = os.path.join(w, "esp-told.img"), os.path.join(w, "told.cfg")
+    shutil.copyfile(args.esp, esp)
+    with open(cfg, "w") as f:
+        f.write("seed 42\nn-predict 24\n")
+    subprocess.run(["mcopy", "-i", esp, cfg, "::/llmk.cfg"], check=True,
+                   env=dict(os.environ, MTOOLS_SKIP_CHECK="1"))
+    tpm = os.path.join(w, "tpm-told")
+    serial_sock = os.path.join(w, "serial-told.sock")
+    cmd = qemu_command("x86_64", esp, [model], "512M", 2, w, tpm_sock=start_tpm(tpm),
+                       serial_sock=serial_sock, serial_log=os.path.join(w, "serial-told.log"))
+    qemu = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    relay = None
+    try:
+        relay = Relay(os.path.join(w, "told.sock"), socket_guest(serial_sock))
+        booted = wait_for(lambda: b"llm> " in relay.g2c_log, 240)
+        check("a boot with the host's llmk.cfg reaches its prompt", booted,
+              bytes(relay.g2c_log[-600:]).decode("utf-8", "replace"))
+        if not booted:
+            return
+        verify = ["--expect-pcr4", pcr4, "--ek-ca", os.path.join(tpm, "ek-ca.pem")]
+        c = [args.llmctl, "--connect", relay.path, "--timeout", "300", "-c", "version"]
+        p = subprocess.run(c + verify, capture_output=True, timeout=600)
+        err = p.stderr.decode("utf-8", "replace")
+        lines = [ln for ln in err.splitlines() if ln.startswith("error: ")]
+        check("told 'seed 42': the session is refused with one error line (PCR4 unchanged)",
+              p.returncode == 1 and len(lines) == 1 and
+              "config: the guest was told configuration" in lines[0], err)
+        p = subprocess.run(c + verify + ["--expect-config", cfg], capture_output=True,
+                           timeout=600)
+        err = p.stderr.decode("utf-8", "replace")
+        check("--expect-config names it: the session opens and says what the guest was told",
+              p.returncode == 0 and "PCR4 as expected" in err and
+              f"(21 bytes of {cfg}: seed 42; n-predict 24)" in err, err)
+    except (TimeoutError, subprocess.TimeoutExpired) as e:
+        check("QEMU answered in time", False, e)
+    finally:
+        if relay:
+            relay.close()
+        if qemu.poll() is None:
+            qemu.kill()
+        qemu.wait()
+        stop_tpm(tpm)
 
 
 if __name__ == "__main__":

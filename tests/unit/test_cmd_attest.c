@@ -7,6 +7,7 @@
  * an extend computed in software from sha256 of the file), and every bad
  * input gets one error line.
  */
+#define _GNU_SOURCE /* memmem */
 #include "test.h"
 #include "shell_fixture.h"
 #include "vtpm.h"
@@ -78,14 +79,21 @@ TEST(attest_with_no_provider_says_so_and_its_report_data_is_the_documented_diges
 					  *md = evidence_find(r, k, ATTEST_REC_MODEL_DIGEST, NULL),
 					  *pk = evidence_find(r, k, ATTEST_REC_PUBKEY, NULL),
 					  *id = evidence_find(r, k, ATTEST_REC_BUILD_ID, NULL),
-					  *mach = evidence_find(r, k, ATTEST_REC_MACHINE, NULL);
-		CHECK(prov && rd && no && md && pk && id && mach);
+					  *mach = evidence_find(r, k, ATTEST_REC_MACHINE, NULL),
+					  *cf = evidence_find(r, k, ATTEST_REC_CONFIG_DIGEST, NULL);
+		CHECK(prov && rd && no && md && pk && id && mach && cf);
 		CHECK(evidence_find(r, k, ATTEST_REC_TPM_QUOTE, NULL) == NULL);
-		if (prov && rd && no && md && pk && id) {
+		if (prov && rd && no && md && pk && id && cf) {
 			CHECK(prov->len == 4 && memcmp(prov->val, "none", 4) == 0);
 			CHECK(no->len == 3 && memcmp(no->val, "\x00\xff\x10", 3) == 0);
-			/* docs/attestation.md: SHA-512 over the 161-byte layout */
-			uint8_t lay[161] = "LLMK-REPORT-V1", want[64];
+			/* docs/attestation.md: SHA-512 over the 193-byte layout; no
+			 * llmk.cfg: the empty configuration, SHA-256 of zero bytes */
+			uint8_t lay[193] = "LLMK-REPORT-V2", want[64], empty[32];
+			br_sha256_context e;
+			br_sha256_init(&e);
+			br_sha256_out(&e, empty);
+			CHECK(cf->len == 32 && memcmp(cf->val, empty, 32) == 0);
+			memcpy(lay + 161, cf->val, 32);
 			lay[16] = 3;
 			memcpy(lay + 17, no->val, 3);
 			memcpy(lay + 81, md->val, 32);
@@ -143,6 +151,15 @@ TEST(attest_and_unseal_wrapped_give_one_error_line_for_each_bad_input)
 	vtpm_env_restore(old);
 }
 
+/* PCR 23 after a reset and the shell's first measurement: the empty
+ * configuration (no llmk.cfg), "llmk config <SHA-256 of zero bytes>". */
+static void pcr_after_empty_config(uint8_t pcr[32])
+{
+	uint8_t both[64] = {0};
+	sha256(both, 0, both + 32);
+	sha256(both, 64, pcr);
+}
+
 TEST(load_extends_pcr_23_by_the_models_sha256_and_attest_quotes_it)
 {
 	char why[240], path[4096];
@@ -159,8 +176,10 @@ TEST(load_extends_pcr_23_by_the_models_sha256_and_attest_quotes_it)
 		return;
 	sha256(file, fn, md);
 	free(file);
-	/* the provider resets PCR 23 when it opens, as a boot would */
+	/* the provider resets PCR 23 when it opens, as a boot would; the
+	 * configuration (none: SHA-256 of zero bytes) is measured first */
 	uint8_t both[64];
+	pcr_after_empty_config(pcr);
 	memcpy(both, pcr, 32);
 	memcpy(both + 32, md, 32);
 	sha256(both, 64, pcr);
@@ -195,10 +214,11 @@ TEST(load_extends_pcr_23_by_the_models_sha256_and_attest_quotes_it)
  * after extending each of the n digests. */
 static bool quotes_pcr_after(const char *out, const uint8_t (*md)[32], int n)
 {
-	uint8_t pcr[32] = {0}, both[64];
+	uint8_t pcr[32], both[64];
 	char line[100];
 	int k;
 
+	pcr_after_empty_config(pcr);
 	for (k = 0; k < n; k++) {
 		memcpy(both, pcr, 32);
 		memcpy(both + 32, md[k], 32);
@@ -275,6 +295,67 @@ TEST(a_streamed_models_digest_is_extended_after_its_first_pass)
 	CHECK_EQ_INT(st, 0);
 	out = fixture_run(&f, "attest --nonce 0506", &st);
 	CHECK(quotes_pcr_after(out, md, 1));
+	fixture_close(&f);
+	host_attest_reset();
+	vtpm_env_restore(old);
+}
+
+/*
+ * Issue 27 item 2: a file the guest reads from the boot volume (here a key
+ * file, `unseal --file`) is measured before it is used: "llmk boot-file
+ * NAME <sha256>" after the configuration's event, and PCR 23 replays them.
+ */
+TEST(a_file_read_from_the_boot_volume_is_measured_before_it_is_used)
+{
+	char why[240], path[4096], want[4200], hex[65];
+	const char *vt = test_vtpm_path(why, sizeof why);
+	static const char key[] = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n";
+	uint8_t d[32], pcr[32], both[64];
+
+	if (!vt)
+		SKIP("no swtpm: %s", why);
+	snprintf(path, sizeof path, "%s/boot-file.key", test_tmpdir());
+	FILE *fp = fopen(path, "w");
+	CHECK(fp && fputs(key, fp) >= 0);
+	if (fp)
+		fclose(fp);
+	sha256(key, strlen(key), d);
+	for (int i = 0; i < 32; i++)
+		sprintf(hex + 2 * i, "%02x", d[i]);
+	pcr_after_empty_config(pcr);
+	memcpy(both, pcr, 32);
+	memcpy(both + 32, d, 32);
+	sha256(both, 64, pcr);
+
+	struct shell_fixture f;
+	char *old = vtpm_env_set(vt);
+	int st;
+	CHECK_EQ_INT(fixture_open(&f, NULL, NULL), 0);
+	fixture_run(&f, "unseal --file nosuch.key", &st);
+	CHECK(st < 0 && lines(f.out.buf) == 1);
+	snprintf(want, sizeof want, "unseal --file %s", path);
+	fixture_run(&f, want, &st);
+	CHECK_EQ_INT(st, 0);
+	const char *out = fixture_run(&f, "attest --nonce 0102", &st);
+	CHECK_EQ_INT(st, 0);
+	char line[100];
+	int k = snprintf(line, sizeof line, "  pcr 23       ");
+	for (int i = 0; i < 32; i++)
+		k += snprintf(line + k, sizeof line - (size_t)k, "%02x", pcr[i]);
+	snprintf(line + k, sizeof line - (size_t)k, "\n");
+	CHECK(strstr(out, line) != NULL);
+	size_t n = 0;
+	uint8_t *b = decode_evidence(out, &n);
+	struct evidence_rec r[32];
+	char err[160];
+	int nr = b ? evidence_parse(b, n, r, 32, err, sizeof err) : -1;
+	const struct evidence_rec *kl = nr > 0 ? evidence_find(r, nr, ATTEST_REC_TPM_LOG_KERNEL, NULL)
+					       : NULL;
+	snprintf(want, sizeof want, "llmk boot-file %s %s", path, hex);
+	const char *cfg = kl ? memmem(kl->val, kl->len, "llmk config ", 12) : NULL,
+		   *bf = kl ? memmem(kl->val, kl->len, want, strlen(want) + 1) : NULL;
+	CHECK(cfg && bf && cfg < bf);
+	free(b);
 	fixture_close(&f);
 	host_attest_reset();
 	vtpm_env_restore(old);

@@ -17,6 +17,7 @@ static void inputs(struct evidence_inputs *in)
 		in->pubkey[i] = (uint8_t)(32 + i);
 	}
 	strcpy(in->build_id, "0123456789abcdef");
+	evidence_config_digest("seed 42\n", 8, in->config_digest);
 }
 
 static void hex(const uint8_t *p, size_t n, char *out)
@@ -33,10 +34,11 @@ TEST(evidence_report_data_is_sha512_of_the_documented_layout)
 	char h[129];
 	CHECK_EQ_INT(evidence_report_data(&in, rd), 0);
 	hex(rd, 64, h);
-	/* python3: hashlib.sha512(b'LLMK-REPORT-V1\0\0' + bytes([3]) + b'abc' + bytes(61)
-	 *   + bytes(range(32)) + bytes(range(32, 64)) + b'0123456789abcdef') */
-	CHECK_STR(h, "4598254503ed69677d3d8400e527001e2874f81376f5248702186f229e125815"
-		     "da74077c9c69e011d9ef223467f2f8214afd3b08958b314484132c1db1aad6c1");
+	/* python3: hashlib.sha512(b'LLMK-REPORT-V2\0\0' + bytes([3]) + b'abc' + bytes(61)
+	 *   + bytes(range(32)) + bytes(range(32, 64)) + b'0123456789abcdef'
+	 *   + hashlib.sha256(b'seed 42\n').digest()) */
+	CHECK_STR(h, "678327259a1a101c5a7e2c17d620c8ed1a4fa6466ef93f865f084aefadfb4e89"
+		     "7a47a5419182ce07fba4ae7c96f834a55a9ad24765732aed1b77a7cb93c42949");
 	/* every input moves it */
 	uint8_t rd2[64];
 	in.nonce[63] = 1; /* past the nonce's length: padding must stay zero */
@@ -51,11 +53,24 @@ TEST(evidence_report_data_is_sha512_of_the_documented_layout)
 	in.build_id[15] = 'e';
 	evidence_report_data(&in, rd2);
 	CHECK(memcmp(rd, rd2, 64) != 0);
+	/* what the guest was told: another configuration, another report data */
+	inputs(&in);
+	evidence_config_digest("seed 43\n", 8, in.config_digest);
+	evidence_report_data(&in, rd2);
+	CHECK(memcmp(rd, rd2, 64) != 0);
 	inputs(&in);
 	in.nonce_len = 0;
 	CHECK_EQ_INT(evidence_report_data(&in, rd2), -LLMK_EINVAL);
 	in.nonce_len = 65;
 	CHECK_EQ_INT(evidence_report_data(&in, rd2), -LLMK_EINVAL);
+}
+
+/* The bundle carries the config digest the report data binds. */
+static void r_cfg_is_the_inputs(const struct evidence_rec *recs, int n,
+				const struct evidence_inputs *in)
+{
+	const struct evidence_rec *c = evidence_find(recs, n, ATTEST_REC_CONFIG_DIGEST, NULL);
+	CHECK(c && c->len == 32 && memcmp(c->val, in->config_digest, 32) == 0);
 }
 
 TEST(evidence_bundle_round_trips_and_refuses_bad_records)
@@ -69,7 +84,8 @@ TEST(evidence_bundle_round_trips_and_refuses_bad_records)
 	struct evidence_rec recs[16];
 	char err[128];
 	int n = evidence_parse(buf, len, recs, 16, err, sizeof err);
-	CHECK_EQ_INT(n, 7);
+	CHECK_EQ_INT(n, 8);
+	r_cfg_is_the_inputs(recs, n, &in);
 	bool dup;
 	const struct evidence_rec *r = evidence_find(recs, n, ATTEST_REC_REPORT_DATA, &dup);
 	CHECK(r && r->len == 64 && memcmp(r->val, rd, 64) == 0 && !dup);

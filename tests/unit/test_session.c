@@ -107,19 +107,26 @@ struct client {
 	uint8_t priv[32], pub[32];
 };
 
-/* `session open` as the client sends it; the channel keyed from the
- * evidence's report data and session key. 0, or the command's status. */
-static int client_open(struct client *c)
+/* The client's key pair: the default client's (seed 1), or another. */
+static void client_keys(struct client *c, uint8_t seed)
+{
+	for (int i = 0; i < 32; i++)
+		c->priv[i] = (uint8_t)(0x31 * i + seed);
+	CHECK_EQ_INT(keywrap_public(c->priv, c->pub), 0);
+}
+
+/* `session open` as the client sends it, with claimed as --client-key (the
+ * client's own public key, or one whose private half it does not hold);
+ * the channel keyed from the evidence's report data and session key and
+ * the client's private key. 0, or the command's status. */
+static int client_open_claiming(struct client *c, const uint8_t claimed[32])
 {
 	char line[300], nonce[33] = "00112233445566778899aabbccddeeff", key[65];
 	struct evidence_rec recs[64];
 	char err[160];
 
 	for (int i = 0; i < 32; i++)
-		c->priv[i] = (uint8_t)(0x31 * i + 1);
-	CHECK_EQ_INT(keywrap_public(c->priv, c->pub), 0);
-	for (int i = 0; i < 32; i++)
-		snprintf(key + 2 * i, 3, "%02x", c->pub[i]);
+		snprintf(key + 2 * i, 3, "%02x", claimed[i]);
 	snprintf(line, sizeof line, "session open --nonce %s --client-key %s --provider snp", nonce,
 		 key);
 	int r;
@@ -142,10 +149,17 @@ static int client_open(struct client *c)
 				  *no = evidence_find(recs, nr, ATTEST_REC_NONCE, NULL);
 	CHECK(rd && pk && no && no->len == 16 && rd->len == 64 && pk->len == 32);
 	CHECK(evidence_find(recs, nr, ATTEST_REC_SNP_REPORT, NULL) != NULL);
-	r = rd && pk ? chan_init(&c->ch, false, c->priv, pk->val, rd->val, c->pub, pk->val, NULL, 0) : -1;
+	r = rd && pk ? chan_init(&c->ch, false, c->priv, pk->val, rd->val, claimed, pk->val, NULL,
+				 0) : -1;
 	CHECK_EQ_INT(r, 0);
 	free(b);
 	return r;
+}
+
+static int client_open(struct client *c)
+{
+	client_keys(c, 1);
+	return client_open_claiming(c, c->pub);
 }
 
 /* Input frames for the lines of text (each with its newline), appended to
@@ -775,4 +789,144 @@ TEST(session_through_a_relay_with_a_forged_vtpm_quote_gives_the_relay_nothing)
 	fixture_close(&fx);
 	host_attest_reset();
 	vtpm_env_restore(old);
+}
+
+/* "evidence: <base64>" in text: a key wrapped to its PUBKEY for its report
+ * data, as `verifier wrap` makes it, in base64 into b64. */
+static bool wrap_for(const char *text, char *b64, size_t cap)
+{
+	struct evidence_rec recs[64];
+	uint8_t blob[KEYWRAP_MAX], seed[32] = {5, 4, 3};
+	size_t bn = 0;
+	char err[160];
+	const char *ev = strstr(text, "evidence: ");
+	if (!ev)
+		return false;
+	ev += 10;
+	size_t n = strcspn(ev, "\n");
+	uint8_t *b = malloc(n);
+	long k = evidence_b64_decode(ev, n, b, n);
+	int nr = k > 0 ? evidence_parse(b, (size_t)k, recs, 64, err, sizeof err) : -1;
+	const struct evidence_rec *rd = nr > 0 ? evidence_find(recs, nr, ATTEST_REC_REPORT_DATA, NULL)
+					       : NULL,
+				  *pk = nr > 0 ? evidence_find(recs, nr, ATTEST_REC_PUBKEY, NULL) : NULL;
+	/* snp evidence: no TPM credential */
+	bool ok = rd && pk && keywrap_wrap(pk->val, rd->val, model_key, seed, NULL, 0, NULL, 0, blob,
+					   sizeof blob, &bn) == 0 &&
+		  evidence_b64_encode(blob, bn, b64, cap) > 0;
+	free(b);
+	return ok;
+}
+
+/*
+ * Issue 27 item 3: a key released with `unseal --wrapped` inside a user's
+ * session belongs to that session. Before, it stayed after the close, and
+ * the host (at the console, clear text, require-session off) could load
+ * and run the sealed model with it.
+ */
+TEST(session_a_wrapped_key_released_inside_goes_with_the_session)
+{
+	static struct client c;
+	static struct seen s;
+	static char b64[512], line[600];
+	int r;
+
+	guest_in_session(&c);
+	send_frame(&c, CHAN_INPUT, "attest --nonce 0a0b --provider snp\n", &s);
+	CHECK(!s.refused && wrap_for(s.out, b64, sizeof b64));
+	snprintf(line, sizeof line, "unseal --wrapped %s\n", b64);
+	char *in = NULL;
+	size_t n = 0;
+	frame_in(&c, &in, &n, CHAN_INPUT, line);
+	frame_in(&c, &in, &n, CHAN_INPUT, "load 1\n");
+	frame_in(&c, &in, &n, CHAN_INPUT, "info\n");
+	exchange(&c, in, n, &s);
+	CHECK(!s.refused);
+	CHECK(strstr(s.out, "released against attestation (snp, simulated) inside the session (snp, "
+			    "simulated)") != NULL);
+	CHECK(strstr(s.out, "loaded disk 1") != NULL);
+	for (int i = 0; i < s.n_status; i++)
+		CHECK_EQ_INT(s.status[i], 0);
+	frames_clear(&in, &n);
+	frame_in(&c, &in, &n, CHAN_CLOSE, "");
+	run_input(in, n);
+	free(in);
+
+	/* the session ended: the key and the sealed model it opened are gone */
+	CHECK(shell_seal_keysrc(fx.sh) == NULL);
+	CHECK(!((struct engine *)fx.sh->engine)->loaded);
+	CHECK_EQ_INT(((struct engine *)fx.sh->engine)->mem.used, 0);
+	/* the host at the console: load and infer fail, one error line each */
+	fixture_run(&fx, "load 1", &r);
+	CHECK(r < 0 && fixture_count(fx.out.buf, "\n") == 1 &&
+	      !strncmp(fx.out.buf, "error: ", 7));
+	fixture_run(&fx, "infer \"hello\" -n 4 --temp 0", &r);
+	CHECK(r < 0 && fixture_count(fx.out.buf, "\n") == 1 &&
+	      !strncmp(fx.out.buf, "error: ", 7));
+	fixture_run(&fx, "unseal", &r);
+	CHECK(strstr(fx.out.buf, "no key loaded") != NULL);
+
+	/* outside a session a released key is the console's, and says so */
+	fixture_run(&fx, "attest --nonce 0c0d --provider snp", &r);
+	CHECK_EQ_INT(r, 0);
+	CHECK(wrap_for(fx.out.buf, b64, sizeof b64));
+	snprintf(line, sizeof line, "unseal --wrapped %s", b64);
+	fixture_run(&fx, line, &r);
+	CHECK_EQ_INT(r, 0);
+	fixture_run(&fx, "version", &r);
+	CHECK(strstr(fx.out.buf, "model key released against attestation (snp, simulated) to the "
+				 "console (no session)") != NULL);
+	fixture_close(&fx);
+}
+
+/*
+ * Issue 27 item 3: with config session-clients, a session opens only for a
+ * listed client key (one error line, nothing else, for any other); a
+ * listed public key in the hands of someone without its private half gets
+ * evidence but no channel: the first frame fails on both sides.
+ */
+TEST(session_clients_refuses_unlisted_keys_and_an_impostor_gets_no_channel)
+{
+	static struct client owner, other, impostor;
+	static struct seen s;
+	static char cfg[200];
+	int r;
+
+	client_keys(&owner, 1);
+	client_keys(&other, 2);
+	client_keys(&impostor, 3);
+	int k = snprintf(cfg, sizeof cfg, "require-session on\nsession-clients ");
+	for (int i = 0; i < 32; i++)
+		k += snprintf(cfg + k, sizeof cfg - (size_t)k, "%02x", owner.pub[i]);
+	snprintf(cfg + k, sizeof cfg - (size_t)k, "\n");
+	guest(cfg);
+
+	/* an unlisted key: refused with one line, no evidence */
+	r = client_open_claiming(&other, other.pub);
+	CHECK_EQ_INT(r, -LLMK_EAUTH);
+	CHECK_EQ_INT(fixture_count(fx.out.buf, "\n"), 1);
+	CHECK(!strncmp(fx.out.buf, "error: session open: refused: client key ", 41));
+	CHECK(strstr(fx.out.buf, "is not one of the 1 authorized (config session-clients)") != NULL);
+	CHECK(fx.sh->session->state == SESSION_NONE);
+	/* the list is fixed: the console can neither add to it nor clear it */
+	CHECK_EQ_INT(shell_exec_line(fx.sh, "config session-clients "
+				     "0900000000000000000000000000000000000000000000000000000000000000"),
+		     -LLMK_EAUTH);
+
+	/* the owner's public key, claimed by an impostor without its private key */
+	CHECK_EQ_INT(client_open_claiming(&impostor, owner.pub), 0);
+	send_frame(&impostor, CHAN_INPUT, "load 0\n", &s);
+	CHECK(s.refused); /* the guest's prompt frame does not open for the impostor */
+	CHECK(closed_for(&s, "frame 0 from the client does not authenticate"));
+	CHECK(!fx.sh->engine || !((struct engine *)fx.sh->engine)->loaded);
+
+	/* the owner opens a session and works */
+	CHECK_EQ_INT(client_open(&owner), 0);
+	send_frame(&owner, CHAN_INPUT, "config session-clients "
+		   "0900000000000000000000000000000000000000000000000000000000000000\n", &s);
+	CHECK(!s.refused && strstr(s.out, "error: config session-clients: already set (1 key); "
+				      "fixed until reboot") != NULL);
+	send_frame(&owner, CHAN_INPUT, "load 0\n", &s);
+	CHECK(!s.refused && strstr(s.out, "loaded disk 0") != NULL);
+	fixture_close(&fx);
 }

@@ -46,6 +46,7 @@ static void guest_init(struct guest *g, uint8_t seed)
 	memcpy(g->in.nonce, "\x10\x20\x30\x40\x50\x60\x70\x80\x90", 9);
 	g->in.nonce_len = 9;
 	strcpy(g->in.build_id, "0123456789abcdef");
+	evidence_config_digest("", 0, g->in.config_digest); /* no llmk.cfg */
 }
 
 /* One simulated launch for this file (the provider's state is per process). */
@@ -256,7 +257,7 @@ TEST(snp_bundle_with_a_wrong_nonce_or_tampered_inputs_is_refused)
 	/* one byte of each input record changed: REPORT_DATA no longer matches them */
 	static const uint16_t types[] = {ATTEST_REC_REPORT_DATA, ATTEST_REC_NONCE,
 					 ATTEST_REC_MODEL_DIGEST, ATTEST_REC_PUBKEY,
-					 ATTEST_REC_BUILD_ID};
+					 ATTEST_REC_BUILD_ID, ATTEST_REC_CONFIG_DIGEST};
 	for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
 		const struct evidence_rec *r = rec_of(g.bundle, g.len, types[t]);
 		uint8_t v[64];
@@ -268,7 +269,8 @@ TEST(snp_bundle_with_a_wrong_nonce_or_tampered_inputs_is_refused)
 		if (types[t] == ATTEST_REC_NONCE) /* the verifier's nonce follows, so only the binding fails */
 			x.b.nonce[8] ^= 0x80;
 		CHECK(refused_for(snp_verify(b2, n, &x), "report data: the REPORT_DATA record is not "
-				  "SHA-512 of the bundle's nonce, model digest, public key and build id"));
+				  "SHA-512 of the bundle's nonce, model digest, public key, build id and "
+				  "config digest"));
 	}
 }
 
@@ -280,16 +282,19 @@ TEST(snp_bundle_whose_report_was_made_for_other_inputs_is_refused)
 	guest_init(&g, 5);
 	CHECK_EQ_INT(sim_bundle(&g), 0);
 	/* a consistent bundle for another key (the attacker's), another model,
-	 * another build, carrying the guest's report and certificates */
-	for (int what = 0; what < 3; what++) {
+	 * another build, another configuration, carrying the guest's report and
+	 * certificates */
+	for (int what = 0; what < 4; what++) {
 		guest_init(&h, 5);
 		if (what == 0) {
 			h.priv[0] ^= 0x40;
 			keywrap_public(h.priv, h.in.pubkey);
 		} else if (what == 1) {
 			h.in.model_digest[5] ^= 1;
-		} else {
+		} else if (what == 2) {
 			h.in.build_id[0] = 'f';
+		} else {
+			evidence_config_digest("seed 42\n", 8, h.in.config_digest);
 		}
 		size_t n = 0;
 		CHECK_EQ_INT(evidence_begin(b2, CAP, &n, "snp", &h.in, h.rd), 0);
@@ -304,6 +309,38 @@ TEST(snp_bundle_whose_report_was_made_for_other_inputs_is_refused)
 		CHECK(strstr(vlog.err, "the report was made for other evidence") != NULL);
 		CHECK(log_has("signature: ECDSA P-384")); /* everything before the binding passed */
 	}
+}
+
+/*
+ * Issue 27 item 2: the host adds `seed 42` to llmk.cfg. The guest measures
+ * it and binds it into the report data, so the evidence is genuine, and
+ * the verifier refuses it unless its user names that configuration.
+ */
+TEST(snp_bundle_of_a_guest_told_a_config_is_refused_unless_expected)
+{
+	static struct guest g;
+	struct snp_evidence_expect x;
+	guest_init(&g, 9);
+	evidence_config_digest("seed 42\n", 8, g.in.config_digest);
+	CHECK_EQ_INT(sim_bundle(&g), 0);
+	expect_sim(&g, &x, 0);
+	CHECK(refused_for(snp_verify(g.bundle, g.len, &x), "config: the guest was told "
+			  "configuration fe5c79ec0b734b209980fbb3846bd7b76e1e1882597cd8c708bc43440f7e331d, "
+			  "expected e3b0c442"));
+	CHECK(log_has("signature: ECDSA P-384")); /* the evidence itself is sound */
+	expect_sim(&g, &x, 0);
+	x.b.have_config = true;
+	evidence_config_digest("seed 42\n", 8, x.b.config);
+	strcpy(x.b.told, "8 bytes of llmk.cfg: seed 42");
+	CHECK_EQ_INT(snp_verify(g.bundle, g.len, &x), 0);
+	CHECK(log_has("config: sha256 fe5c79ec0b734b209980fbb3846bd7b76e1e1882597cd8c708bc43440f7e331d "
+		      "(8 bytes of llmk.cfg: seed 42)"));
+	/* the guest told nothing: the default expectation holds */
+	guest_init(&g, 9);
+	CHECK_EQ_INT(sim_bundle(&g), 0);
+	expect_sim(&g, &x, 0);
+	CHECK_EQ_INT(snp_verify(g.bundle, g.len, &x), 0);
+	CHECK(log_has("(the empty configuration: the guest was told nothing)"));
 }
 
 TEST(snp_bundle_with_a_flipped_report_bit_is_refused)

@@ -220,7 +220,7 @@ enum tamper {
 	T_MAGIC, T_TYPE, T_PCR_VALUE, T_PCR_SEL, T_LOG_CHANGED, T_LOG_REMOVED, T_LOG_ADDED,
 	T_KLOG_CHANGED, T_PROVIDER_NONE, T_SIMULATED, T_DUPLICATE, T_EK_OTHER_CA, T_EK_OTHER_KEY,
 	T_NO_LOG, T_NO_LOCALITY, T_SIGNER, T_AK_NODA, T_AK_POLICY, T_EK_TEMPLATE, T_FW_DATA,
-	T_KLOG_TEXT, T_EK_OUTER_ALG,
+	T_KLOG_TEXT, T_EK_OUTER_ALG, T_CONFIG_TOLD, T_CONFIG_UNLOGGED, T_CONFIG_AFTER_MODEL,
 };
 
 struct sim {
@@ -314,12 +314,25 @@ static void build(struct sim *s, enum tamper t)
 	if (t == T_LOG_REMOVED)
 		fw.n = before_last;
 
-	/* kernel log: the model measured into PCR 23 */
+	/* kernel log: the configuration (the empty one, or a host's llmk.cfg,
+	 * consistently logged and bound), then the model measured into PCR 23 */
+	if (t == T_CONFIG_TOLD)
+		sha("seed 42\n", 8, s->in.config_digest);
+	else
+		sha("", 0, s->in.config_digest);
+	char cfg[128] = "llmk config ";
+	verify_hex(s->in.config_digest, 32, cfg + 12);
+	if (t != T_CONFIG_UNLOGGED && t != T_CONFIG_AFTER_MODEL)
+		fw_event(&kl, s, 23, EV_EVENT_TAG, cfg, (uint32_t)strlen(cfg) + 1,
+			 s->in.config_digest);
 	char what[128] = "llmk model ";
 	verify_hex(s->in.model_digest, 32, what + 11);
 	if (t == T_KLOG_TEXT) /* the text names another model than the one extended */
 		what[11] = what[11] == '0' ? '1' : '0';
 	fw_event(&kl, s, 23, EV_EVENT_TAG, what, (uint32_t)strlen(what) + 1, s->in.model_digest);
+	if (t == T_CONFIG_AFTER_MODEL)
+		fw_event(&kl, s, 23, EV_EVENT_TAG, cfg, (uint32_t)strlen(cfg) + 1,
+			 s->in.config_digest);
 	if (t == T_KLOG_CHANGED)
 		kl.b[14] ^= 0x80;
 
@@ -488,7 +501,13 @@ TEST(vtpm_verify_accepts_the_software_tpms_evidence_with_every_check)
 	if (r)
 		fprintf(stderr, "  %s\n", err);
 	CHECK_EQ_INT(r, 0);
-	CHECK_EQ_INT(res.nlines, 11);
+	CHECK_EQ_INT(res.nlines, 13);
+	bool said = false;
+	for (int i = 0; i < res.nlines; i++)
+		said |= strstr(res.line[i], "config: sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934c"
+				"a495991b7852b855 (the empty configuration: the guest was told "
+				"nothing)") != NULL;
+	CHECK(said);
 	CHECK(strstr(res.summary, "PCRs 0,1,2,3,4,23") != NULL);
 	CHECK(memcmp(res.b.pubkey, s->in.pubkey, 32) == 0);
 	/* the same PCR4 from pe.c's OVMF replay */
@@ -531,6 +550,12 @@ TEST(vtpm_verify_refuses_each_tampered_field_with_its_own_reason)
 		{T_DUPLICATE, "record NONCE (type 0x0003) appears more than once"},
 		{T_EK_OTHER_CA, "EK certificate: does not chain to --ek-ca: not signed by a CA"},
 		{T_EK_OTHER_KEY, "EK certificate: its public key is not the EK_PUB record's"},
+		/* issue 27 item 2: a host that gives the guest an llmk.cfg (seed 42)
+		 * is found, though the guest measured and bound it faithfully */
+		{T_CONFIG_TOLD, "config: the guest was told configuration "
+				"fe5c79ec0b734b209980fbb3846bd7b76e1e1882"},
+		{T_CONFIG_UNLOGGED, "config: PCR 23's first event is not \"llmk config e3b0c442"},
+		{T_CONFIG_AFTER_MODEL, "config: PCR 23's first event is not \"llmk config e3b0c442"},
 	};
 	struct sim *s = sim_new();
 	struct vtpm_expect x;
@@ -580,6 +605,22 @@ TEST(vtpm_verify_refuses_a_wrong_nonce_pcr4_model_or_ca)
 	x.ek_ca_len = strlen(s->other_pem);
 	CHECK(vtpm_verify(s->bundle, s->len, &x, &res, err, sizeof err) < 0);
 	CHECK(strstr(err, "EK certificate: does not chain") != NULL);
+
+	/* a configuration expected but not told, and one told and expected */
+	expect_all(s, &x);
+	x.b.have_config = true;
+	sha("seed 42\n", 8, x.b.config);
+	CHECK(vtpm_verify(s->bundle, s->len, &x, &res, err, sizeof err) < 0);
+	CHECK(strstr(err, "config: the guest was told configuration e3b0c442") != NULL);
+	build(s, T_CONFIG_TOLD);
+	strcpy(x.b.told, "8 bytes of llmk.cfg: seed 42");
+	CHECK_EQ_INT(vtpm_verify(s->bundle, s->len, &x, &res, err, sizeof err), 0);
+	bool said = false;
+	for (int i = 0; i < res.nlines; i++)
+		said |= strstr(res.line[i], "config: sha256 fe5c79ec") &&
+			strstr(res.line[i], "(8 bytes of llmk.cfg: seed 42)");
+	CHECK(said);
+	build(s, T_NONE);
 
 	/* without the optional expectations it verifies, and says what it left out */
 	expect_all(s, &x);

@@ -44,6 +44,8 @@ struct client {
 	struct chan ch;
 	struct connect_verify v;
 	const char *path, *provider;
+	const char *key_file;   /* --client-key-file: a lasting key (config session-clients) */
+	bool print_key;         /* --print-client-key: its public key, then exit */
 	const char **cmds;
 	int n_cmds, next_cmd;
 	bool then_stdin;        /* -i: stdin after the -c commands */
@@ -68,11 +70,16 @@ static void on_sigint(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: llmctl --connect SOCKET --expect-pcr4 HEX [--ek-ca PEM] [--expect-model SHA256]\n"
+		   "              [--expect-config FILE|SHA256]\n"
 		   "              [--allow-simulated] [--provider P] [--boot-timeout S] [--timeout S] [-v]\n"
-		   "              [-c CMD]... [-i]\n"
+		   "              [--client-key-file FILE [--print-client-key]] [-c CMD]... [-i]\n"
 		   "  a confidential session with the llmk guest whose serial line is the unix socket\n"
 		   "  SOCKET (QEMU: -chardev socket,path=SOCKET,server=on); snp evidence takes\n"
 		   "  --expect-measurement HEX --chain ark.pem, tdx --expect-mrtd HEX --chain root.pem\n"
+		   "  --client-key-file FILE  the client's X25519 private key (64 hex digits, e.g.\n"
+		   "          `seal keygen FILE`) instead of a fresh one: a guest with config\n"
+		   "          session-clients admits only listed keys. `llmctl --print-client-key\n"
+		   "          --client-key-file FILE` prints its public key (for that list)\n"
 		   "  -c CMD  run CMD in the guest (repeatable), exit 1 at the first that fails\n"
 		   "  -i      after the -c commands, go on with stdin\n"
 		   "  -v      the verifier's checks, one line each, on stderr\n");
@@ -112,6 +119,10 @@ static int parse_args(struct client *cl, int argc, char **argv)
 			cl->path = argv[++i];
 		} else if (!strcmp(a, "--provider") && more) {
 			cl->provider = argv[++i];
+		} else if (!strcmp(a, "--client-key-file") && more) {
+			cl->key_file = argv[++i];
+		} else if (!strcmp(a, "--print-client-key")) {
+			cl->print_key = true;
 		} else if (!strcmp(a, "--boot-timeout") && more) {
 			if (parse_secs(a, argv[++i], &cl->boot_ms))
 				return 2;
@@ -128,7 +139,7 @@ static int parse_args(struct client *cl, int argc, char **argv)
 			cl->v.verbose = true;
 		} else {
 			static const char *const valued[] = {"--connect", "--provider", "--boot-timeout",
-							     "--timeout", "-c"};
+							     "--timeout", "-c", "--client-key-file"};
 			bool needs = false;
 			for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
 				needs |= !strcmp(a, valued[k]);
@@ -138,7 +149,11 @@ static int parse_args(struct client *cl, int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!cl->path) {
+	if (cl->print_key && !cl->key_file) {
+		fprintf(stderr, "error: --print-client-key needs --client-key-file FILE\n");
+		return 2;
+	}
+	if (!cl->path && !cl->print_key) {
 		usage(stderr);
 		return 2;
 	}
@@ -531,6 +546,33 @@ static int run_session(struct client *cl)
 	}
 }
 
+/* The client's key pair: --client-key-file's, else a fresh one. 0, or 1
+ * after one error line. */
+static int client_key(const struct client *cl, uint8_t priv[32], uint8_t pub[32])
+{
+	char text[256];
+	size_t n = 0;
+
+	if (!cl->key_file) {
+		if (getrandom(priv, 32, 0) == 32 && !keywrap_public(priv, pub))
+			return 0;
+		fprintf(stderr, "error: session: no randomness from getrandom: %s\n", strerror(errno));
+		return 1;
+	}
+	FILE *f = fopen(cl->key_file, "r");
+	if (f) {
+		n = fread(text, 1, sizeof text, f);
+		fclose(f);
+	}
+	int e = !f || n == sizeof text || seal_key_parse_hex(text, n, priv) ||
+		keywrap_public(priv, pub);
+	seal_zeroize(text, sizeof text);
+	if (e)
+		fprintf(stderr, "error: --client-key-file %s: %s\n", cl->key_file, !f ? strerror(errno)
+			: "want 64 hex digits (an X25519 private key), then only whitespace");
+	return e;
+}
+
 int host_connect_main(int argc, char **argv)
 {
 	static struct client cl;
@@ -539,16 +581,23 @@ int host_connect_main(int argc, char **argv)
 	static char cred_line[2048 / 3 * 4 + 64];
 	uint8_t secret[32]; /* RELEASE_SECRET */
 	size_t evn = 0, cred_n = 0, secret_n = 0;
-	char what[300];
+	char what[640];
 	int r;
 
 	if ((r = parse_args(&cl, argc, argv)))
 		return r;
 	cl.tty = isatty(0) && cl.then_stdin;
-	if (getrandom(nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce ||
-	    getrandom(priv, sizeof priv, 0) != (ssize_t)sizeof priv || keywrap_public(priv, pub)) {
+	if (getrandom(nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce) {
 		fprintf(stderr, "error: session: no randomness from getrandom: %s\n", strerror(errno));
 		return 1;
+	}
+	if (client_key(&cl, priv, pub))
+		return 1;
+	if (cl.print_key) {
+		char hex[65];
+		seal_zeroize(priv, sizeof priv);
+		printf("client-key: %s\n", seal_hex(pub, 32, hex));
+		return 0;
 	}
 	if (conn_open(&cl.c, cl.path, cl.boot_ms) || wait_ready(&cl) ||
 	    open_session(&cl, nonce, pub, &ev, &evn)) {

@@ -28,7 +28,8 @@ static const struct {
 	{"--expect-measurement", true}, {"--chain", true}, {"--vcek", true}, /* snp (--chain: tdx too) */
 	{"--expect-policy", true}, {"--expect-host-data", true},
 	{"--expect-mrtd", true},                                          /* tdx */
-	{"--expect-model", true}, {"--allow-simulated", false},          /* every provider */
+	{"--expect-model", true}, {"--expect-config", true},             /* every provider */
+	{"--allow-simulated", false},
 };
 
 int connect_verify_opt(struct connect_verify *v, int argc, char **argv, int *i)
@@ -167,10 +168,10 @@ int connect_verify(const struct connect_verify *v, const uint8_t *bundle, size_t
 	memcpy(session_pub, b.pubkey, 32);
 	const char *model = provider_cli_bundle(&o, kind)->model;
 	verify_hex(b.model, 32, m);
-	snprintf(what, whatn, "%s%s evidence verified (%s as expected), model %s (%s)%s",
+	snprintf(what, whatn, "%s%s evidence verified (%s as expected), model %s (%s)%s; %s",
 		 b.simulated ? "SIMULATED " : "", b.provider,
 		 kind == PLAT_ATTEST_VTPM ? "PCR4" : kind == PLAT_ATTEST_SNP ? "MEASUREMENT" : "MRTD", m,
 		 model ? "as expected" : "not checked: no --expect-model",
-		 *cred_n ? ", keys bound to the certified TPM by a credential" : "");
+		 *cred_n ? ", keys bound to the certified TPM by a credential" : "", b.config_line);
 	return 0;
 }

@@ -212,7 +212,7 @@ int main(int argc, char **argv)
 	int n_cmds = 0, r;
 
 	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--connect"))
+		if (!strcmp(argv[i], "--connect") || !strcmp(argv[i], "--print-client-key"))
 			return host_connect_main(argc, argv);
 
 	atexit(run_free);

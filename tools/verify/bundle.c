@@ -19,6 +19,7 @@ const char *bundle_rec_name(uint16_t t)
 	case ATTEST_REC_BUILD_ID: return "BUILD_ID";
 	case ATTEST_REC_SIMULATED: return "SIMULATED";
 	case ATTEST_REC_MACHINE: return "MACHINE";
+	case ATTEST_REC_CONFIG_DIGEST: return "CONFIG_DIGEST";
 	case ATTEST_REC_TPM_QUOTE: return "TPM_QUOTE";
 	case ATTEST_REC_TPM_SIG: return "TPM_SIG";
 	case ATTEST_REC_TPM_AK_PUB: return "TPM_AK_PUB";
@@ -156,12 +157,13 @@ static int check_form(const uint8_t *bytes, size_t n, int kind, const struct bun
 /* REPORT_DATA = SHA-512 of its inputs (shell/evidence.h); the nonce is ours. */
 static int check_report_data(const struct bundle_expect *x, struct bundle *b, struct vfy_log *log)
 {
-	const struct evidence_rec *rd, *nonce, *model, *pub, *bid;
+	const struct evidence_rec *rd, *nonce, *model, *pub, *bid, *cfg;
 	if (!(rd = bundle_need(b, ATTEST_REC_REPORT_DATA, 64, 64, log)) ||
 	    !(nonce = bundle_need(b, ATTEST_REC_NONCE, 1, EVIDENCE_NONCE_MAX, log)) ||
 	    !(model = bundle_need(b, ATTEST_REC_MODEL_DIGEST, 32, 32, log)) ||
 	    !(pub = bundle_need(b, ATTEST_REC_PUBKEY, 32, 32, log)) ||
-	    !(bid = bundle_need(b, ATTEST_REC_BUILD_ID, 1, 16, log)))
+	    !(bid = bundle_need(b, ATTEST_REC_BUILD_ID, 1, 16, log)) ||
+	    !(cfg = bundle_need(b, ATTEST_REC_CONFIG_DIGEST, 32, 32, log)))
 		return -LLMK_EFORMAT;
 	/* The layout takes the build id up to its first NUL: one with a NUL or
 	 * a control byte would be a second spelling of the same report data. */
@@ -177,12 +179,14 @@ static int check_report_data(const struct bundle_expect *x, struct bundle *b, st
 	memcpy(in.model_digest, model->val, 32);
 	memcpy(in.pubkey, pub->val, 32);
 	memcpy(in.build_id, bid->val, bid->len);
+	memcpy(in.config_digest, cfg->val, 32);
 	evidence_report_data(&in, want);
 	if (memcmp(want, rd->val, 64) != 0)
 		return vfy_fail(log, LLMK_EAUTH, "report data: the REPORT_DATA record is not SHA-512 of "
-				"the bundle's nonce, model digest, public key and build id");
-	vfy_ok(log, "report data: SHA-512 of nonce, model digest, public key, build id '%s'",
-	       in.build_id);
+				"the bundle's nonce, model digest, public key, build id and config "
+				"digest (layout LLMK-REPORT-V2)");
+	vfy_ok(log, "report data: SHA-512 of nonce, model digest, public key, build id '%s', "
+	       "config digest", in.build_id);
 	char h[2 * EVIDENCE_NONCE_MAX + 1], hx[2 * EVIDENCE_NONCE_MAX + 1];
 	vfy_hex(nonce->val, nonce->len, h);
 	if (nonce->len != x->nonce_len || memcmp(nonce->val, x->nonce, x->nonce_len) != 0)
@@ -193,6 +197,7 @@ static int check_report_data(const struct bundle_expect *x, struct bundle *b, st
 	memcpy(b->report_data, rd->val, 64);
 	memcpy(b->pubkey, pub->val, 32);
 	memcpy(b->model, model->val, 32);
+	memcpy(b->config, cfg->val, 32);
 	memcpy(b->build_id, in.build_id, sizeof b->build_id);
 	return 0;
 }
@@ -207,9 +212,36 @@ int bundle_verify(const uint8_t *bytes, size_t n, int kind, const struct bundle_
 	return 0;
 }
 
-int bundle_check_model(const struct bundle *b, const struct bundle_expect *x, struct vfy_log *log)
+/* What the guest obeys from outside its image is bound in the report data:
+ * it must be what the verifier's user says it was told (by default nothing). */
+static int check_config(struct bundle *b, const struct bundle_expect *x, struct vfy_log *log)
+{
+	uint8_t want[32];
+	char a[65], w[65];
+	if (x->have_config)
+		memcpy(want, x->config, 32);
+	else
+		evidence_config_digest("", 0, want);
+	vfy_hex(b->config, 32, a);
+	if (memcmp(b->config, want, 32) != 0)
+		return vfy_fail(log, LLMK_EAUTH, "config: the guest was told configuration %s, expected "
+				"%s (%s): the host gave it another llmk.cfg", a, vfy_hex(want, 32, w),
+				x->have_config ? (x->told[0] ? x->told : "--expect-config")
+					       : "the empty configuration; --expect-config FILE|SHA256 "
+						 "names another");
+	snprintf(b->config_line, sizeof b->config_line, "config: sha256 %s (%s)", a,
+		 x->have_config ? (x->told[0] ? x->told : "as --expect-config")
+				: "the empty configuration: the guest was told nothing");
+	vfy_ok(log, "%s", b->config_line);
+	return 0;
+}
+
+int bundle_check_model(struct bundle *b, const struct bundle_expect *x, struct vfy_log *log)
 {
 	char a[65], w[65];
+	int e = check_config(b, x, log);
+	if (e)
+		return e;
 	if (!x->have_model)
 		return 0;
 	vfy_hex(b->model, 32, a);

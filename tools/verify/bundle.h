@@ -8,9 +8,10 @@
  * bundle_verify() is the common part, in order: the bundle's form (each
  * record type at most once), the provider (`none` is refused: it proves
  * nothing), a SIMULATED record (refused unless the caller allows simulated
- * evidence), REPORT_DATA recomputed from NONCE, MODEL_DIGEST, PUBKEY and
- * BUILD_ID (shell/evidence.h), and the nonce against the verifier's.
- * bundle_check_model() is the expected model, which callers check last,
+ * evidence), REPORT_DATA recomputed from NONCE, MODEL_DIGEST, PUBKEY,
+ * BUILD_ID and CONFIG_DIGEST (shell/evidence.h), and the nonce against the
+ * verifier's. bundle_check_model() is the expected configuration and
+ * model, which callers check last,
  * once the hardware evidence has bound the report data. vtpm.c,
  * snp_evidence.c and tdx_evidence.c all start with bundle_verify().
  *
@@ -36,6 +37,12 @@ struct bundle_expect {
 	bool have_model;
 	uint8_t model[32];                 /* SHA-256 of the plaintext GGUF */
 	bool allow_simulated;              /* accept a SIMULATED record (tests, demos) */
+	/* The configuration the guest must have been told (CONFIG_DIGEST):
+	 * when !have_config, the empty one (SHA-256 of zero bytes); told says
+	 * what it is, for the verdict line ("" when only a digest was given). */
+	bool have_config;
+	uint8_t config[32];
+	char told[160];
 };
 
 /* A bundle whose common checks passed; pointers go into the caller's bytes. */
@@ -46,12 +53,13 @@ struct bundle {
 	const char *provider;     /* "vtpm", "snp", "tdx" */
 	bool simulated;           /* a SIMULATED record (accepted: allow_simulated) */
 	char simulated_by[96];    /* its text, non-printable bytes as '?' */
-	uint8_t report_data[64], pubkey[32], model[32];
+	uint8_t report_data[64], pubkey[32], model[32], config[32];
 	char build_id[17];
 	/* vtpm, once the EK certificate chained to the verifier's CA: what
 	 * credential activation needs (tpm_ek_pub_len 0 otherwise) */
 	uint8_t tpm_ek_pub[1024], tpm_ak_name[34];
 	size_t tpm_ek_pub_len;
+	char config_line[256];    /* "config: sha256 <hex> (...)", once checked */
 };
 
 /*
@@ -61,8 +69,9 @@ struct bundle {
  */
 int bundle_verify(const uint8_t *bytes, size_t n, int kind, const struct bundle_expect *x,
 		  struct bundle *b, struct vfy_log *log);
-/* The expected model (nothing when !x->have_model). */
-int bundle_check_model(const struct bundle *b, const struct bundle_expect *x, struct vfy_log *log);
+/* The expected configuration (always: the empty one unless x names
+ * another), then the expected model (nothing when !x->have_model). */
+int bundle_check_model(struct bundle *b, const struct bundle_expect *x, struct vfy_log *log);
 /* The record of type t, present once, with a length in [min, max]; NULL
  * after vfy_fail. */
 const struct evidence_rec *bundle_need(const struct bundle *b, uint16_t t, uint32_t min,

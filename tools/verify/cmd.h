@@ -18,10 +18,11 @@ int verifier_tdx_main(int argc, char **argv);
 /* ---- the options every evidence bundle takes (cmd_bundle.c) ---- */
 struct bundle_cli {
 	const char *evidence, *nonce, *model;
+	const char *config; /* --expect-config FILE|SHA256 (NULL: the empty configuration) */
 	int allow_simulated;
 };
-/* Take argv[*i] (and its value) if it is --evidence, --nonce, --expect-model
- * or --allow-simulated: 1 taken, 0 not one of them, -1 bad (printed). */
+/* Take argv[*i] (and its value) if it is --evidence, --nonce, --expect-model,
+ * --expect-config or --allow-simulated: 1 taken, 0 not one of them, -1 bad (printed). */
 int bundle_cli_opt(struct bundle_cli *o, int argc, char **argv, int *i);
 /* The nonce and model of o into x, then the evidence file read (*buf is
  * malloc'd) and a line saying how. Labels the output SIMULATED

@@ -16,7 +16,10 @@
 
 static const char vtpm_usage[] =
 	"usage: verifier vtpm --evidence FILE --nonce HEX [--expect-pcr4 HEX] [--expect-model SHA256]\n"
-	"                     [--ek-ca PEM] [--export DIR] [--allow-simulated]\n"
+	"                     [--expect-config FILE|SHA256] [--ek-ca PEM] [--export DIR]\n"
+	"                     [--allow-simulated]\n"
+	"  --expect-config: the llmk.cfg the guest was given, or its SHA-256 (default: none,\n"
+	"        the empty configuration)\n"
 	"  FILE: the guest's 'evidence: <base64>' line (a whole transcript is fine), bare base64,\n"
 	"        or the binary bundle\n";
 

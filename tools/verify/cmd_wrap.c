@@ -26,7 +26,8 @@
 
 static const char wrap_usage[] =
 	"usage: verifier wrap --evidence FILE --nonce HEX --key-file model.key\n"
-	"                     --expect-model SHA256 [--allow-simulated] and, by the bundle's provider,\n"
+	"                     --expect-model SHA256 [--expect-config FILE|SHA256] [--allow-simulated]\n"
+	"                     and, by the bundle's provider,\n"
 	"         vtpm: --expect-pcr4 HEX --ek-ca PEM\n"
 	"         snp:  --expect-measurement HEX --chain FILE [--chain FILE] [--vcek FILE]\n"
 	"               [--expect-policy HEX] [--expect-host-data HEX]\n"

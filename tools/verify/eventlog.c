@@ -242,6 +242,11 @@ int evlog_replay_events(struct evlog_replay *r, const uint8_t *p, size_t n, cons
 		int c = check_data(r, pcr, type, data, esz, sha256, what, ev, err, errn);
 		if (c < 0)
 			return c;
+		if (pcr == 23 && !r->first23) {
+			r->first23 = data;
+			r->first23_len = esz;
+			memcpy(r->first23_digest, sha256, 32);
+		}
 		evlog_extend(r->pcr[pcr], sha256);
 		r->extended |= 1u << pcr;
 		r->events++;

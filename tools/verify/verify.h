@@ -186,6 +186,11 @@ struct evlog_replay {
 	 * them): each is PCR 23, EV_EVENT_TAG, printable text "llmk ..." whose
 	 * last word is its digest in hex (docs/attestation.md) */
 	bool kernel;
+	/* PCR 23's first event (the kernel's "llmk config <hex>"): its data
+	 * (pointing into the log) and SHA-256 digest; NULL data: none yet */
+	const uint8_t *first23;
+	uint32_t first23_len;
+	uint8_t first23_digest[32];
 };
 
 /* Reset r: PCRs 0-16 and 23 zero, 17-22 all ones (TPM2_Startup(CLEAR) on a
@@ -234,6 +239,9 @@ struct vtpm_result {
 	uint8_t ak_name[34];             /* 0x000B || SHA-256(AK's TPMT_PUBLIC) */
 	uint32_t pcr_mask;
 	size_t fw_used, kernel_used;     /* the logs' lengths without zero padding */
+	const uint8_t *first23;          /* PCR 23's first event, as evlog_replay found it */
+	uint32_t first23_len;
+	uint8_t first23_digest[32];
 };
 
 /* Every check in order; 0 with res filled, or the first failure's code with

@@ -270,8 +270,32 @@ static int check_logs(struct vtpm_result *res, char *err, size_t errn)
 				    "changed, removed or added)", i, a, b);
 		}
 	}
+	res->first23 = rp.first23;
+	res->first23_len = rp.first23_len;
+	memcpy(res->first23_digest, rp.first23_digest, 32);
 	ok(res, "event logs: %d firmware + %d kernel events replay every quoted PCR", fw_events,
 	   rp.events - fw_events);
+	return 0;
+}
+
+/* The kernel measures its configuration before anything else into PCR 23
+ * ("llmk config <hex>", shell/shell.c): the replayed log must open PCR 23
+ * with that event, over the digest the report data binds. */
+static int check_config_event(struct vtpm_result *res, char *err, size_t errn)
+{
+	char want[16 + 64 + 1], hex[65];
+	if (!(res->pcr_mask >> 23 & 1))
+		return fail(err, errn, -LLMK_EAUTH, "config: PCR 23 is not in the quote, so the "
+			    "configuration's measurement is not attested");
+	verify_hex(res->b.config, 32, hex);
+	snprintf(want, sizeof want, "llmk config %s", hex);
+	size_t n = strlen(want) + 1;
+	if (!res->first23 || res->first23_len != n || memcmp(res->first23, want, n) != 0 ||
+	    memcmp(res->first23_digest, res->b.config, 32) != 0)
+		return fail(err, errn, -LLMK_EAUTH, "config: PCR 23's first event is not \"%s\" over "
+			    "that digest (the configuration was not measured before it was used)",
+			    want);
+	ok(res, "config: PCR 23 opens with \"llmk config %.16s...\", the CONFIG_DIGEST", hex);
 	return 0;
 }
 
@@ -297,7 +321,9 @@ static int check_expect(struct vtpm_result *res, const struct vtpm_expect *x, ch
 	int r = bundle_check_model(&res->b, &x->b, &log);
 	for (int i = 0; i < log.n; i++)
 		ok(res, "%s", log.line[i]);
-	return r < 0 ? fail(err, errn, r, "%s", log.err) : 0;
+	if (r < 0)
+		return fail(err, errn, r, "%s", log.err);
+	return check_config_event(res, err, errn);
 }
 
 /* TCG EK Credential Profile 2.0 §B.3.3 templates L-1 (RSA 2048) and L-2

@@ -64,9 +64,12 @@ int forge_vtpm(const uint8_t *genuine, size_t n, const uint8_t *nonce, size_t no
 		return fail(err, errn, "genuine bundle: %s", why);
 	const struct evidence_rec *md = evidence_find(rec, nr, ATTEST_REC_MODEL_DIGEST, NULL),
 				  *bid = evidence_find(rec, nr, ATTEST_REC_BUILD_ID, NULL),
-				  *quote = evidence_find(rec, nr, ATTEST_REC_TPM_QUOTE, NULL);
-	if (!md || md->len != 32 || !bid || bid->len > 16 || !quote || quote->len < 10)
-		return fail(err, errn, "genuine bundle: no MODEL_DIGEST, BUILD_ID or TPM_QUOTE");
+				  *quote = evidence_find(rec, nr, ATTEST_REC_TPM_QUOTE, NULL),
+				  *cfg = evidence_find(rec, nr, ATTEST_REC_CONFIG_DIGEST, NULL);
+	if (!md || md->len != 32 || !bid || bid->len > 16 || !quote || quote->len < 10 || !cfg ||
+	    cfg->len != 32)
+		return fail(err, errn, "genuine bundle: no MODEL_DIGEST, BUILD_ID, CONFIG_DIGEST or "
+			    "TPM_QUOTE");
 	if (nonce_n < 1 || nonce_n > EVIDENCE_NONCE_MAX)
 		return fail(err, errn, "nonce of %zu bytes", nonce_n);
 
@@ -79,6 +82,7 @@ int forge_vtpm(const uint8_t *genuine, size_t n, const uint8_t *nonce, size_t no
 	memcpy(in.model_digest, md->val, 32);
 	memcpy(in.pubkey, attacker_pub, 32);
 	memcpy(in.build_id, bid->val, bid->len);
+	memcpy(in.config_digest, cfg->val, 32);
 	size_t len = 0;
 	if (evidence_begin(out, cap, &len, "vtpm", &in, rd) < 0)
 		return fail(err, errn, "output too small");
@@ -152,6 +156,7 @@ int forge_vtpm(const uint8_t *genuine, size_t n, const uint8_t *nonce, size_t no
 		switch (r->type) {
 		case ATTEST_REC_PROVIDER: case ATTEST_REC_REPORT_DATA: case ATTEST_REC_NONCE:
 		case ATTEST_REC_MODEL_DIGEST: case ATTEST_REC_PUBKEY: case ATTEST_REC_BUILD_ID:
+		case ATTEST_REC_CONFIG_DIGEST:
 			continue; /* evidence_begin wrote the attacker's */
 		case ATTEST_REC_TPM_AK_PUB:
 			v = akpub, vl = (size_t)akn;
