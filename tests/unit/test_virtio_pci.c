@@ -10,16 +10,17 @@
  * never settles. The model: a 4 KiB configuration space (BAR sizing as PCI
  * Local Bus 3.0 §6.2.5.1 describes it), a 16 KiB BAR holding the virtio
  * structures (virtio 1.2 §4.1.4), and two canaries: "private" RAM (what
- * mem_is_ram says the memory map calls RAM) and the bytes just past the BAR.
- * Any access outside the model is a plain memory access, as it would be in
- * the guest: no byte of either canary may change, and the driver must say
- * no in bounded time.
+ * mem_is_ram says the memory map calls RAM, hostile.h) and the bytes just
+ * past the BAR. Any access outside the model is a plain memory access, as
+ * it would be in the guest: no byte of either canary may change, and the
+ * driver must say no in bounded time.
  */
 #define _GNU_SOURCE /* pthread_timedjoin_np */
 #include "../../kernel/kernel.h"
 #include "../../kernel/arch.h"
 
 #include "test.h"
+#include "hostile.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -135,12 +136,6 @@ void *cc_dma_alloc(size_t size)
 	return p;
 }
 
-/* The memory map: only the "private" canary is RAM here. */
-bool mem_is_ram(uint64_t addr, uint64_t len)
-{
-	uint64_t lo = (uintptr_t)m.priv, hi = lo + sizeof m.priv;
-	return len && addr < hi && addr + len > lo;
-}
 
 /* ---- the device each test starts from: QEMU's virtio-blk-pci, modern ---- */
 enum { CAP0 = 0x40 };
@@ -180,6 +175,7 @@ static void device(void)
 	memset(m.arena, 0, BAR_SIZE);
 	memset(m.arena + BAR_SIZE, 0xa5, CANARY);
 	memset(m.priv, 0x5a, sizeof m.priv);
+	hostile_private_ram(m.priv, sizeof m.priv);
 	m.features = 1ull << 32; /* VERSION_1 */
 	bar()[24] = 16;          /* queue 0's size */
 	put32(m.cfg, 0x10421af4);
