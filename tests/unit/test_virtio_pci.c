@@ -20,114 +20,19 @@
 #include "../../kernel/arch.h"
 
 #include "test.h"
+#define HOSTILE_MMIO
 #include "hostile.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
-#define BAR_SIZE 0x4000u
-#define CANARY 0x4000u
-
-static struct {
-	uint8_t cfg[4096];
-	uint8_t *arena;          /* the BAR, then the canary past it */
-	uint8_t priv[CANARY] __attribute__((aligned(BAR_SIZE))); /* "private RAM" */
-	uint32_t bar_size[6];    /* 0: not a memory BAR */
-	bool sizing[6];          /* all ones written: reads give the size mask */
-	uint64_t features;       /* what the device offers */
-	volatile int gen_spin;   /* CONFIG_GENERATION changes on every read */
-} m;
-
-static uint8_t *bar(void)
-{
-	return m.arena;
-}
-
-static bool in(uint64_t a, const void *p, size_t n)
-{
-	return a >= (uintptr_t)p && a < (uintptr_t)p + n;
-}
-
-/* Configuration space: BAR registers answer sizing, the rest is memory. */
-static uint32_t cfg_rd(unsigned off, int bytes)
-{
-	uint32_t v = 0;
-	unsigned reg = off & ~3u, b = (reg - 0x10) / 4;
-
-	memcpy(&v, m.cfg + reg, 4);
-	if (reg >= 0x10 && reg < 0x28 && m.sizing[b]) {
-		bool hi = b > 0 && m.bar_size[b - 1] && ((m.cfg[0x10 + 4 * (b - 1)] >> 1) & 3) == 2 &&
-			  !m.bar_size[b];
-		v = hi ? 0xffffffffu : m.bar_size[b] ? (~(m.bar_size[b] - 1) | (v & 0xf)) : 0;
-	}
-	v >>= 8 * (off & 3);
-	return bytes == 4 ? v : bytes == 2 ? (v & 0xffff) : (v & 0xff);
-}
-
-static void cfg_wr(unsigned off, uint32_t v, int bytes)
-{
-	unsigned reg = off & ~3u, b = (reg - 0x10) / 4;
-
-	if (reg >= 0x10 && reg < 0x28 && bytes == 4) {
-		if (v == 0xffffffffu) {
-			m.sizing[b] = true;
-			return;
-		}
-		m.sizing[b] = false;
-	}
-	memcpy(m.cfg + off, &v, (size_t)bytes);
-}
-
-/* The common configuration (§4.1.4.3): feature words by their selector. */
-static uint32_t bar_rd(uint64_t a, int bytes)
-{
-	unsigned off = (unsigned)(a - (uintptr_t)bar());
-	uint32_t v = 0;
-
-	if (off == 4 && bytes == 4) {
-		uint32_t sel;
-		memcpy(&sel, bar(), 4);
-		return (uint32_t)(m.features >> (sel ? 32 : 0));
-	}
-	if (off == 21 && bytes == 1 && m.gen_spin)
-		return ++bar()[21];
-	memcpy(&v, bar() + off, (size_t)bytes);
-	return v;
-}
-
-static uint32_t dev_rd(uint64_t a, int bytes)
-{
-	uint32_t v = 0;
-
-	if (in(a, m.cfg, sizeof m.cfg))
-		return cfg_rd((unsigned)(a - (uintptr_t)m.cfg), bytes);
-	if (in(a, bar(), BAR_SIZE))
-		return bar_rd(a, bytes);
-	memcpy(&v, (void *)(uintptr_t)a, (size_t)bytes); /* not the device's */
-	return v;
-}
-
-static void dev_wr(uint64_t a, uint32_t v, int bytes)
-{
-	if (in(a, m.cfg, sizeof m.cfg))
-		cfg_wr((unsigned)(a - (uintptr_t)m.cfg), v, bytes);
-	else
-		memcpy((void *)(uintptr_t)a, &v, (size_t)bytes); /* the BAR, or not the device's */
-}
-
-#define mmio_read8(a) ((uint8_t)dev_rd(a, 1))
-#define mmio_read16(a) ((uint16_t)dev_rd(a, 2))
-#define mmio_read32(a) dev_rd(a, 4)
-#define mmio_write8(a, v) dev_wr(a, (uint8_t)(v), 1)
-#define mmio_write16(a, v) dev_wr(a, (uint16_t)(v), 2)
-#define mmio_write32(a, v) dev_wr(a, (uint32_t)(v), 4)
 #include "../../drivers/pci.c"
 #include "../../drivers/virtio_pci.c"
 
 /* What these drivers reach outside themselves (pci_init's acpi_ecam is
  * test_acpi.c's drivers/acpi.c; arch_relax and arch_dma_barrier are the
- * other driver tests'). */
+ * other driver tests'; mem_is_ram is hostile.c's). */
 void *cc_dma_alloc(size_t size)
 {
 	void *p = aligned_alloc(4096, (size + 4095) & ~(size_t)4095);
@@ -136,70 +41,29 @@ void *cc_dma_alloc(size_t size)
 	return p;
 }
 
+/* the model's names, short */
+#define BAR_SIZE HOSTILE_BAR_SIZE
+#define CAP0 HOSTILE_CAP0
+#define m hostile
+#define bar hostile_bar
+#define cap hostile_cap
+#define canaries_intact hostile_canaries_intact
 
-/* ---- the device each test starts from: QEMU's virtio-blk-pci, modern ---- */
-enum { CAP0 = 0x40 };
+static struct pci_dev dev;
 
 static void put32(uint8_t *p, uint32_t v)
 {
 	memcpy(p, &v, 4);
 }
 
-/* A virtio_pci_cap at off (§4.1.4): type, BAR 0, offset, length. */
-static void cap(unsigned off, unsigned next, uint8_t type, uint32_t at, uint32_t len)
-{
-	uint8_t *c = m.cfg + off;
-	c[0] = PCI_CAP_VENDOR;
-	c[1] = (uint8_t)next;
-	c[2] = type == CFG_NOTIFY ? 20 : 16;
-	c[3] = type;
-	c[4] = 0;
-	put32(c + 8, at);
-	put32(c + 12, len);
-	if (type == CFG_NOTIFY)
-		put32(c + 16, 4); /* notify_off_multiplier */
-}
-
-static struct pci_dev dev;
-
+/* hostile.h's device, and the pci_dev that names it */
 static void device(void)
 {
-	uint64_t b;
-
-	memset(m.cfg, 0, sizeof m.cfg);
-	memset(m.bar_size, 0, sizeof m.bar_size);
-	memset(m.sizing, 0, sizeof m.sizing);
-	m.gen_spin = 0;
-	if (!m.arena)
-		m.arena = aligned_alloc(BAR_SIZE, BAR_SIZE + CANARY); /* a BAR is aligned to its size */
-	memset(m.arena, 0, BAR_SIZE);
-	memset(m.arena + BAR_SIZE, 0xa5, CANARY);
-	memset(m.priv, 0x5a, sizeof m.priv);
-	hostile_private_ram(m.priv, sizeof m.priv);
-	m.features = 1ull << 32; /* VERSION_1 */
-	bar()[24] = 16;          /* queue 0's size */
-	put32(m.cfg, 0x10421af4);
-	put32(m.cfg + PCI_COMMAND, 0x00100007); /* status: capability list */
-	b = (uintptr_t)bar();
-	put32(m.cfg + 0x10, (uint32_t)b | 4); /* 64-bit memory BAR */
-	put32(m.cfg + 0x14, (uint32_t)(b >> 32));
-	m.bar_size[0] = BAR_SIZE;
-	m.cfg[PCI_CAP_PTR] = CAP0;
-	cap(CAP0, CAP0 + 0x14, CFG_COMMON, 0x0000, 0x38);
-	cap(CAP0 + 0x14, CAP0 + 0x28, CFG_NOTIFY, 0x3000, 0x1000);
-	cap(CAP0 + 0x28, 0, CFG_DEVICE, 0x2000, 0x1000);
+	hostile_virtio_reset();
 	memset(&dev, 0, sizeof dev);
 	dev.cfg = (uintptr_t)m.cfg;
 	dev.vendor = 0x1af4;
 	dev.device = 0x1042;
-}
-
-static bool canaries_intact(void)
-{
-	for (unsigned i = 0; i < CANARY; i++)
-		if (m.priv[i] != 0x5a || m.arena[BAR_SIZE + i] != 0xa5)
-			return false;
-	return true;
 }
 
 /* probe, start, one queue, a kick: what virtio-blk does with a device */
