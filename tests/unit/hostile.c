@@ -11,17 +11,29 @@ struct hostile_dev hostile;
 
 static struct {
 	uint64_t lo, hi;
+	bool only_mmio; /* [lo, hi) is the only MMIO, everything else RAM */
 } ram;
 
 void hostile_private_ram(const void *p, size_t n)
 {
 	ram.lo = (uintptr_t)p;
 	ram.hi = ram.lo + n;
+	ram.only_mmio = false;
+}
+
+void hostile_only_mmio(const void *p, size_t n)
+{
+	hostile_private_ram(p, n);
+	ram.only_mmio = true;
 }
 
 bool mem_is_ram(uint64_t addr, uint64_t len)
 {
-	return addr + len < addr || (len && addr < ram.hi && addr + len > ram.lo);
+	if (addr + len < addr)
+		return true;
+	if (ram.only_mmio)
+		return addr < ram.lo || addr + len > ram.hi;
+	return len && addr < ram.hi && addr + len > ram.lo;
 }
 
 static bool in(uint64_t a, const void *p, size_t n)
