@@ -16,6 +16,9 @@
  *      buffer addresses relative to it), the device completing at once:
  *      crb_init, then one command and its response
  *   4  the SNP certificate table: a page count, then the shared pages
+ *   5  an SNP guest message response page (the hypervisor relays it): the
+ *      header, the payload opened under a zero VMPCK, the report and key
+ *      responses
  *
  * The drivers are compiled as they are, their MMIO through hostile.h's
  * model: anything outside the configuration space and the BAR is a plain
@@ -309,16 +312,33 @@ static void fuzz_snp_certs(const uint8_t *d, size_t n)
 	free(dst);
 }
 
+/* ---- 5: an SNP guest message response ---- */
+static void fuzz_snp_msg(const uint8_t *d, size_t n)
+{
+	static const uint8_t key[SNP_VMPCK_SIZE];
+	static uint8_t payload[SNP_PAGE];
+	struct snp_msg_hdr h;
+	const uint8_t *rep;
+	uint8_t k[32];
+	char err[160];
+
+	snp_msg_hdr_parse(d, n, &h);
+	snp_msg_open(key, d, n, &h, payload, sizeof payload);
+	snp_report_rsp_parse(d, n, &rep, err, sizeof err);
+	snp_key_rsp_parse(d, n, k, err, sizeof err);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	switch (data[0] % 5) {
+	switch (data[0] % 6) {
 	case 0: fuzz_acpi(data + 1, size - 1); break;
 	case 1: fuzz_virtio(data + 1, size - 1); break;
 	case 2: fuzz_tpm2(data + 1, size - 1); break;
 	case 3: fuzz_crb(data + 1, size - 1); break;
 	case 4: fuzz_snp_certs(data + 1, size - 1); break;
+	case 5: fuzz_snp_msg(data + 1, size - 1); break;
 	}
 	return 0;
 }
