@@ -19,6 +19,7 @@
  *   5  an SNP guest message response page (the hypervisor relays it): the
  *      header, the payload opened under a zero VMPCK, the report and key
  *      responses
+ *   6  the hypervisor's answers to the #VC handler (tests/fuzz/fuzz_ghcb.c)
  *
  * The drivers are compiled as they are, their MMIO through hostile.h's
  * model: anything outside the configuration space and the BAR is a plain
@@ -328,17 +329,20 @@ static void fuzz_snp_msg(const uint8_t *d, size_t n)
 	snp_key_rsp_parse(d, n, k, err, sizeof err);
 }
 
+void fuzz_ghcb(const uint8_t *d, size_t n);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	switch (data[0] % 6) {
+	switch (data[0] % 7) {
 	case 0: fuzz_acpi(data + 1, size - 1); break;
 	case 1: fuzz_virtio(data + 1, size - 1); break;
 	case 2: fuzz_tpm2(data + 1, size - 1); break;
 	case 3: fuzz_crb(data + 1, size - 1); break;
 	case 4: fuzz_snp_certs(data + 1, size - 1); break;
 	case 5: fuzz_snp_msg(data + 1, size - 1); break;
+	case 6: fuzz_ghcb(data + 1, size - 1); break;
 	}
 	return 0;
 }
