@@ -117,6 +117,9 @@ TEST(virtio_pci_brings_up_a_well_formed_device_and_kicks_its_doorbell)
 	/* sizing left the BAR as the firmware assigned it, decoding on */
 	CHECK_EQ_INT(pci_bar(&dev, 0), (uintptr_t)bar());
 	CHECK(pci_read16(&dev, PCI_COMMAND) & PCI_CMD_MEMORY);
+	free(q.desc);
+	free(q.avail);
+	free(q.used);
 }
 
 TEST(virtio_pci_refuses_a_bar_on_private_ram)
