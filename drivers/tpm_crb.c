@@ -19,6 +19,7 @@
 #include "../kernel/kernel.h"
 #include "../kernel/arch.h"
 #include "tpm_crb.h"
+#include "cc_pages.h"
 
 /* §6.5.3: the CRB registers of a locality (QEMU's include/hw/acpi/tpm.h
  * lists the same offsets). */
@@ -89,10 +90,12 @@ int crb_init(uint64_t control_area, char *err, size_t errn)
 	}
 	crb.base = control_area - CTRL_REQ;
 	/* the TPM2 table is the host's in a confidential guest: its page must be
-	 * device registers, not memory the firmware's map calls RAM */
-	if (mem_is_ram(crb.base, CRB_SPAN)) {
-		plat_snprintf(err, errn, "TPM2 table: CRB registers at %#llx lie in RAM",
-			      (unsigned long long)crb.base);
+	 * device registers, not memory the firmware's map calls RAM, and shared
+	 * in our page tables (in a confidential guest) */
+	if (mem_is_ram(crb.base, CRB_SPAN) || !cc_mmio_shared(crb.base, CRB_SPAN)) {
+		plat_snprintf(err, errn, "TPM2 table: CRB registers at %#llx lie in %s",
+			      (unsigned long long)crb.base, mem_is_ram(crb.base, CRB_SPAN) ? "RAM" :
+			      "memory our page tables map private");
 		crb.base = 0;
 		return -LLMK_EIO;
 	}

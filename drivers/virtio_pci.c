@@ -31,9 +31,9 @@ enum {
  * One capability's structure, checked before any access to it: cap_len
  * holds the fields read, the structure is at least `need` bytes, lies
  * inside its BAR (offset + length within the BAR's size, sized the PCI
- * way), and the BAR is memory the firmware's map does not call RAM: in a
- * confidential guest a store there would land in private memory without a
- * trap. The fields are read once, into locals. 1: a reserved BAR number
+ * way), and the BAR is memory the firmware's map does not call RAM and
+ * our page tables map shared (cc_mmio_shared): in a confidential guest a
+ * store to private memory lands there without a trap. The fields are read once, into locals. 1: a reserved BAR number
  * (§4.1.4: the capability is ignored); 0: *addr, *len set; <0: refused.
  */
 static int take_cap(struct virtio_pci *vp, unsigned cap, uint8_t type, uint32_t need,
@@ -67,6 +67,11 @@ static int take_cap(struct virtio_pci *vp, unsigned cap, uint8_t type, uint32_t 
 	if (mem_is_ram(base, size)) {
 		plat_snprintf(vp->err, sizeof vp->err, "BAR %u at %#llx (%#llx bytes) lies in RAM",
 			      bar, (unsigned long long)base, (unsigned long long)size);
+		return -LLMK_EFORMAT;
+	}
+	if (!cc_mmio_shared(base + off, n)) {
+		plat_snprintf(vp->err, sizeof vp->err, "BAR %u at %#llx: our page tables map it "
+			      "private, not shared", bar, (unsigned long long)base);
 		return -LLMK_EFORMAT;
 	}
 	*addr = base + off;

@@ -36,6 +36,21 @@ bool mem_is_ram(uint64_t addr, uint64_t len)
 	return len && addr < ram.hi && addr + len > ram.lo;
 }
 
+static struct {
+	uint64_t lo, hi;
+} priv_mapped;
+
+void hostile_private_mapped(const void *p, size_t n)
+{
+	priv_mapped.lo = (uintptr_t)p;
+	priv_mapped.hi = priv_mapped.lo + n;
+}
+
+bool cc_mmio_shared(uint64_t addr, uint64_t len)
+{
+	return !(len && addr < priv_mapped.hi && addr + len > priv_mapped.lo);
+}
+
 static bool in(uint64_t a, const void *p, size_t n)
 {
 	return a >= (uintptr_t)p && a < (uintptr_t)p + n;
@@ -144,6 +159,7 @@ void hostile_virtio_reset(void)
 	memset(hostile.arena + HOSTILE_BAR_SIZE, 0xa5, HOSTILE_CANARY);
 	memset(hostile.priv, 0x5a, sizeof hostile.priv);
 	hostile_private_ram(hostile.priv, sizeof hostile.priv);
+	hostile_private_mapped(NULL, 0);
 	hostile.features = 1ull << 32; /* VERSION_1 */
 	hostile_bar()[24] = 16;        /* queue 0's size */
 	put32(hostile.cfg, 0x10421af4);

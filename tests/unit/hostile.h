@@ -5,7 +5,8 @@
  *
  * The memory map: in the kernel mem_is_ram (kernel/mem.c) reads the UEFI
  * map; here it says true for the one range a test named "private RAM" (or
- * for everything but the one range named MMIO).
+ * for everything but the one range named MMIO). Likewise the page tables
+ * of a confidential guest (cc_mmio_shared).
  *
  * A virtio-blk PCI function: a 4 KiB configuration space whose BAR
  * registers answer sizing as PCI Local Bus 3.0 §6.2.5.1 describes, and a
@@ -42,6 +43,9 @@ extern struct hostile_dev hostile;
 void hostile_private_ram(const void *p, size_t n);
 /* The other way round: [p, p + n) is the only MMIO, everything else RAM. */
 void hostile_only_mmio(const void *p, size_t n);
+/* The page tables (cc_mmio_shared, drivers/cc_pages.c in the kernel): all
+ * shared but [p, p + n), which is mapped private. */
+void hostile_private_mapped(const void *p, size_t n);
 /* The well-formed device (QEMU's virtio-blk-pci, modern), canaries filled,
  * hostile.priv registered as private RAM. */
 void hostile_virtio_reset(void);

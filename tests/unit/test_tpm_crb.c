@@ -234,6 +234,11 @@ TEST(crb_init_refuses_buffers_outside_the_crb_page_or_on_ram)
 	CHECK_EQ_INT(crb_init((uintptr_t)dev.page + CTRL_REQ, err, sizeof err), -LLMK_EIO);
 	CHECK(strstr(err, "RAM") != NULL);
 	hostile_private_ram(NULL, 0);
+	page_reset(); /* not RAM, but our page tables map it private */
+	hostile_private_mapped(dev.page, 4096);
+	CHECK_EQ_INT(crb_init((uintptr_t)dev.page + CTRL_REQ, err, sizeof err), -LLMK_EIO);
+	CHECK(strstr(err, "map private") != NULL);
+	hostile_private_mapped(NULL, 0);
 	memset(&crb, 0, sizeof crb);
 	free(dev.page);
 }

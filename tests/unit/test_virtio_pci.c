@@ -136,6 +136,21 @@ TEST(virtio_pci_refuses_a_bar_on_private_ram)
 	CHECK(strstr(vp.err, "RAM") != NULL);
 }
 
+/* In the map's MMIO, but our page tables map it private (a confidential
+ * guest's firmware maps MMIO shared): refused before any access. */
+TEST(virtio_pci_refuses_a_bar_its_page_tables_map_private)
+{
+	struct virtio_pci vp;
+	struct virtq q;
+
+	device();
+	hostile_private_mapped(bar(), BAR_SIZE);
+	CHECK(bring_up(&vp, &q) < 0);
+	CHECK(strstr(vp.err, "private") != NULL);
+	CHECK_EQ_INT(bar()[20], 0); /* DEVICE_STATUS never written */
+	hostile_private_mapped(NULL, 0);
+}
+
 TEST(virtio_pci_refuses_a_structure_past_its_bars_size)
 {
 	struct virtio_pci vp;
