@@ -118,14 +118,16 @@ static void gas_write(const struct gas *g, uint32_t v, int bytes)
 }
 
 /* A FADT register: the 64-bit X_ field (a GAS) when the table is long enough
- * and it is set, else the legacy 32-bit port number. */
-static struct gas fadt_reg(const uint8_t *f, uint32_t len, int x_off, int legacy_off)
+ * and it is set, else the legacy 32-bit port number when the table holds it
+ * (a short table's fields are absent: ACPI 6.5 §5.2.9, the FADT's length
+ * says which fields exist). */
+static struct gas fadt_reg(const uint8_t *f, uint32_t len, uint32_t x_off, uint32_t legacy_off)
 {
 	struct gas g = { 0 };
 
-	if (len >= (uint32_t)x_off + 12)
+	if (len >= x_off + 12)
 		memcpy(&g, f + x_off, sizeof g);
-	if (!g.addr) {
+	if (!g.addr && len >= legacy_off + 4) {
 		g.space = GAS_IO;
 		g.addr = rd32(f + legacy_off);
 	}
@@ -189,7 +191,7 @@ static void parse_fadt(const uint8_t *f)
 
 	acpi.fadt = f;
 	acpi.pm_tmr = fadt_reg(f, len, FADT_X_PM_TMR, FADT_PM_TMR);
-	if (acpi.pm_tmr.addr && f[FADT_PM_TMR_LEN] == 4)
+	if (acpi.pm_tmr.addr && len > FADT_PM_TMR_LEN && f[FADT_PM_TMR_LEN] == 4)
 		acpi.pm_tmr_mask = (flags & FADT_TMR_VAL_EXT) ? 0xffffffffu : 0xffffffu;
 	acpi.pm1a_cnt = fadt_reg(f, len, FADT_X_PM1A_CNT, FADT_PM1A_CNT);
 	acpi.pm1b_cnt = fadt_reg(f, len, FADT_X_PM1B_CNT, FADT_PM1B_CNT);
@@ -198,7 +200,9 @@ static void parse_fadt(const uint8_t *f)
 		acpi.reset_value = f[FADT_RESET_VALUE];
 		acpi.have_reset = acpi.reset_reg.addr != 0;
 	}
-	if ((d = table_at(dsdt ? dsdt : rd32(f + FADT_DSDT))) != NULL) {
+	if (!dsdt && len >= FADT_DSDT + 4)
+		dsdt = rd32(f + FADT_DSDT);
+	if ((d = table_at(dsdt)) != NULL) {
 		if (acpi.n < MAX_TABLES)
 			acpi.tables[acpi.n++] = d;
 		find_s5(d);

@@ -237,6 +237,29 @@ void *cc_dma_alloc(size_t size)
 	return p;
 }
 
+bool cc_mmio_shared(uint64_t addr, uint64_t len)
+{
+	uint64_t tdx_bit = cc.kind == CC_TDX ? tdx_shared_bit() : 0;
+	uint64_t mask = ((1ull << 52) - 1) & ~0xfffull & ~cc.cmask & ~tdx_bit;
+	uint64_t a = addr & ~(PAGE_SIZE - 1), end = addr + len;
+
+	if (cc.kind == CC_NONE)
+		return true;
+	if (end < addr || (end - a) / PAGE_SIZE > 65536)
+		return false;
+	while (a < end) {
+		uint64_t pte, size;
+		if (cc_page_entry(a, mask, &pte, &size))
+			return false;
+		if (cc.kind == CC_TDX ? !(pte & tdx_bit) : (pte & cc.cmask) != 0)
+			return false;
+		if ((pte & mask & ~(size - 1)) != (a & ~(size - 1)))
+			return false;
+		a = (a & ~(size - 1)) + size;
+	}
+	return true;
+}
+
 bool cc_dma_bounce(void)
 {
 #ifdef LLMK_TEST_DMA_BOUNCE
@@ -311,6 +334,12 @@ const char *cc_name(void)
 void *cc_dma_alloc(size_t size)
 {
 	return plat_alloc(size, PAGE_SIZE);
+}
+
+bool cc_mmio_shared(uint64_t addr, uint64_t len)
+{
+	(void)addr, (void)len;
+	return true;
 }
 
 bool cc_dma_bounce(void)

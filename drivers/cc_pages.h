@@ -47,6 +47,14 @@ void *cc_dma_alloc(size_t size);
 /* True when devices may only touch cc_dma_alloc'd memory, so data buffers
  * go through a bounce buffer. False on a normal machine. */
 bool cc_dma_bounce(void);
+/* Whether device registers at [addr, addr + len) are shared with the host
+ * in the page tables we keep: every page mapped at its own address with
+ * the C-bit clear (SEV) or the shared bit set (TDX), as the firmware maps
+ * MMIO. An address the host gave that our tables map private would make
+ * every store there a write into private memory, without a trap. True on
+ * a machine that is not confidential; false for a range of more than
+ * 64 Ki pages. */
+bool cc_mmio_shared(uint64_t addr, uint64_t len);
 /* Shared pages a driver made itself and gives to the pool (n a multiple of
  * the page size): sev_snp.c's block beyond its own pages. */
 void cc_pool_give(void *p, size_t n);

@@ -110,6 +110,40 @@ uint64_t pci_bar(const struct pci_dev *d, int n)
 	return addr;
 }
 
+/* PCI Local Bus 3.0 §6.2.5.1: write all ones to the BAR, read it back: the
+ * address bits the device does not decode stay 0, so the size is the two's
+ * complement of what reads back (type bits masked); then restore it. Memory
+ * decoding is off meanwhile (§6.2.2, command bit 1), so the BAR's passing
+ * value claims no addresses. The answer is the device's: one that no BAR
+ * could give (not a power of two, the address not aligned to it, the range
+ * wrapping) is 0, as for a BAR that is not there. */
+uint64_t pci_bar_size(const struct pci_dev *d, int n)
+{
+	unsigned reg = 0x10 + 4 * (unsigned)n;
+	uint32_t lo = pci_read32(d, reg), hi = 0, slo, shi = 0xffffffffu;
+	uint16_t cmd = pci_read16(d, PCI_COMMAND);
+	bool is64 = ((lo >> 1) & 3) == 2 && n < 5;
+	uint64_t addr = pci_bar(d, n), size;
+
+	if (lo & 1)
+		return 0;
+	pci_write16(d, PCI_COMMAND, cmd & ~PCI_CMD_MEMORY);
+	pci_write32(d, reg, 0xffffffffu);
+	slo = pci_read32(d, reg);
+	pci_write32(d, reg, lo);
+	if (is64) {
+		hi = pci_read32(d, reg + 4);
+		pci_write32(d, reg + 4, 0xffffffffu);
+		shi = pci_read32(d, reg + 4);
+		pci_write32(d, reg + 4, hi);
+	}
+	pci_write16(d, PCI_COMMAND, cmd);
+	size = ~((uint64_t)shi << 32 | (slo & ~0xfu)) + 1;
+	if (!size || (size & (size - 1)) || (addr & (size - 1)) || addr + size < addr)
+		return 0;
+	return size;
+}
+
 void pci_enable(const struct pci_dev *d)
 {
 	uint16_t cmd = pci_read16(d, PCI_COMMAND);
@@ -118,7 +152,9 @@ void pci_enable(const struct pci_dev *d)
 }
 
 /* PCI Local Bus 3.0 §6.7: status bit 4 says a capability list exists; each
- * entry is [id, next] with next 0 at the end. */
+ * entry is [id, next] with next 0 at the end, dword-aligned at 0x40 or
+ * above. One call looks at PCI_CAP_MAX entries at most; the caller bounds
+ * its own walk the same way. */
 unsigned pci_next_cap(const struct pci_dev *d, unsigned from, uint8_t id)
 {
 	unsigned p, guard = 0;
@@ -126,7 +162,7 @@ unsigned pci_next_cap(const struct pci_dev *d, unsigned from, uint8_t id)
 	if (!(pci_read16(d, PCI_STATUS) & (1u << 4)))
 		return 0;
 	p = from ? pci_read8(d, from + 1) : pci_read8(d, PCI_CAP_PTR);
-	for (; p >= 0x40 && guard < 48; guard++) {
+	for (; p >= 0x40 && guard < PCI_CAP_MAX; guard++) {
 		p &= ~3u;
 		if (pci_read8(d, p) == id)
 			return p;

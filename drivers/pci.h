@@ -33,9 +33,18 @@ void pci_write32(const struct pci_dev *d, unsigned reg, uint32_t v);
 
 /* Memory address of BAR n (64-bit BARs combined), 0 if unset or I/O. */
 uint64_t pci_bar(const struct pci_dev *d, int n);
+/* The size of memory BAR n as the device decodes it (sized the PCI way,
+ * memory decoding off meanwhile): a power of two, or 0 for an I/O BAR, an
+ * unimplemented one, or an answer that is not a BAR's (not a power of two,
+ * the address not aligned to it, or the range wrapping). */
+uint64_t pci_bar_size(const struct pci_dev *d, int n);
 /* Turn on memory decoding and bus mastering (DMA), INTx off: we poll. */
 void pci_enable(const struct pci_dev *d);
-/* Offset of the first capability with this id at or after `from` (0 to start), 0 if none. */
+/* Offset of the first capability with this id after `from` (0 to start), 0
+ * if none. The list is the device's: a walk that calls this again from the
+ * capability returned stops after PCI_CAP_MAX of them (a list that points
+ * back into itself never ends otherwise). */
+#define PCI_CAP_MAX 48 /* (256 - 0x40) / 4: more capabilities than fit */
 unsigned pci_next_cap(const struct pci_dev *d, unsigned from, uint8_t id);
 
 #endif

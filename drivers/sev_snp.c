@@ -356,7 +356,7 @@ int sev_snp_probe(struct plat_attest_info *out)
 
 int sev_snp_evidence(const uint8_t report_data[64], uint8_t *buf, size_t cap, size_t *len)
 {
-	static uint8_t report[SNP_REPORT_SIZE];
+	static uint8_t report[SNP_REPORT_SIZE], certs_copy[CERT_PAGES * PAGE_SIZE];
 	uint32_t pages = CERT_PAGES;
 	uint8_t *certs = snp.block + PG_CERTS * PAGE_SIZE;
 	size_t at = *len, n = 0;
@@ -373,18 +373,11 @@ int sev_snp_evidence(const uint8_t report_data[64], uint8_t *buf, size_t cap, si
 		plat_snprintf(snp_err, sizeof snp_err, "%s", snp_guest_error(&snp.g));
 		return e;
 	}
-	/* the table's extent: the furthest certificate an entry names (§4.1.8.1) */
-	for (size_t o = 0; pages && o + 24 <= (size_t)pages * PAGE_SIZE; o += 24) {
-		uint32_t off = snp_get32(certs + o + 16), l = snp_get32(certs + o + 20);
-		if (!off && !l && !snp_get64(certs + o) && !snp_get64(certs + o + 8))
-			break;
-		if ((uint64_t)off + l > n)
-			n = (size_t)off + l;
-	}
-	if (n > (size_t)pages * PAGE_SIZE)
-		n = (size_t)pages * PAGE_SIZE;
+	/* the hypervisor's page count clamped, the table copied once out of the
+	 * shared pages and parsed there (§4.1.8.1) */
+	n = snp_certs_copy(certs_copy, certs, pages, CERT_PAGES);
 	if ((e = attest_rec_put(buf, cap, len, ATTEST_REC_SNP_REPORT, report, sizeof report)) ||
-	    (n && (e = attest_rec_put(buf, cap, len, ATTEST_REC_SNP_CERTS, certs, n)))) {
+	    (n && (e = attest_rec_put(buf, cap, len, ATTEST_REC_SNP_CERTS, certs_copy, n)))) {
 		*len = at;
 		plat_snprintf(snp_err, sizeof snp_err, "evidence buffer too small");
 		return e;

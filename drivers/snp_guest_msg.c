@@ -438,6 +438,21 @@ int snp_guest_report(struct snp_guest *g, const uint8_t report_data[64], uint32_
 	return 0;
 }
 
+size_t snp_certs_copy(uint8_t *dst, const uint8_t *shared, uint32_t pages, uint32_t max_pages)
+{
+	size_t n = (size_t)(pages < max_pages ? pages : max_pages) * SNP_PAGE, end = 0;
+
+	memcpy(dst, shared, n);
+	for (size_t o = 0; o + 24 <= n; o += 24) {
+		uint32_t off = snp_get32(dst + o + 16), l = snp_get32(dst + o + 20);
+		if (!off && !l && !snp_get64(dst + o) && !snp_get64(dst + o + 8))
+			break;
+		if ((uint64_t)off + l > end)
+			end = (uint64_t)off + l > n ? n : (size_t)off + l;
+	}
+	return end;
+}
+
 int snp_guest_derive_key(struct snp_guest *g, const struct snp_key_req *r, uint8_t key[32])
 {
 	uint8_t req[SNP_KEY_REQ_SIZE], rsp[SNP_KEY_RSP_SIZE];

@@ -188,6 +188,16 @@ int snp_guest_request(struct snp_guest *g, uint8_t type, const void *req, size_t
 int snp_guest_report(struct snp_guest *g, const uint8_t report_data[64], uint32_t vmpl,
 		     uint32_t key_sel, uint8_t report[SNP_REPORT_SIZE], uint8_t *certs,
 		     uint32_t *certs_pages);
+/*
+ * The certificate table the hypervisor wrote into the shared pages of an
+ * extended request (GHCB spec §4.1.8.1: 24-byte entries {GUID, offset u32,
+ * length u32}, an all-zero entry ends the table), taken once: `pages` is
+ * the hypervisor's count, clamped to max_pages (what the guest gave); that
+ * many pages are copied from shared to dst (max_pages pages of private
+ * memory) and only the copy is parsed. Returns the table's extent in dst:
+ * the furthest byte an entry names, at most the bytes copied; 0 for none.
+ */
+size_t snp_certs_copy(uint8_t *dst, const uint8_t *shared, uint32_t pages, uint32_t max_pages);
 /* MSG_KEY_REQ: a 32-byte key derived by the firmware. */
 int snp_guest_derive_key(struct snp_guest *g, const struct snp_key_req *r, uint8_t key[32]);
 /* Wipe the VMPCK in use (the transport failed; no number may be reused). */

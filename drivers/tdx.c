@@ -139,6 +139,11 @@ int tdx_share(void *p, size_t n)
 	return 0;
 }
 
+uint64_t tdx_shared_bit(void)
+{
+	return td.shared_bit;
+}
+
 /* The quote buffer: private pages made shared. */
 static void share_quote_pages(void)
 {
@@ -301,6 +306,11 @@ int tdx_share(void *p, size_t n)
 	(void)p, (void)n;
 	plat_snprintf(tdx_err, sizeof tdx_err, "TDX exists only on x86_64");
 	return -LLMK_EINVAL;
+}
+
+uint64_t tdx_shared_bit(void)
+{
+	return 0;
 }
 
 #endif

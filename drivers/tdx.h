@@ -20,6 +20,8 @@ int tdx_extend_rtmr3(const uint8_t digest[32]);
  * bit set in the page tables) and zero it: for drivers/cc_pages.c's DMA
  * pool and the GetQuote buffer. -LLMK_EINVAL when this is not a TD. */
 int tdx_share(void *p, size_t n);
+/* The shared bit (GPA bit GPAW-1), 0 when this is not a TD. */
+uint64_t tdx_shared_bit(void);
 const char *tdx_error(void);
 
 #endif

@@ -19,6 +19,7 @@
 #include "../kernel/kernel.h"
 #include "../kernel/arch.h"
 #include "tpm_crb.h"
+#include "cc_pages.h"
 
 /* §6.5.3: the CRB registers of a locality (QEMU's include/hw/acpi/tpm.h
  * lists the same offsets). */
@@ -41,6 +42,7 @@ enum {
 #define STATE_NS (2000 * MS)        /* TIMEOUT_A/C, generous under TCG */
 #define COMMAND_NS (300000 * MS)    /* the longest a command may run */
 #define CRB_SPAN 0x1000             /* the locality 0 register page */
+#define CRB_DATA 0x80               /* where its data buffer may start (§6.5.3.2) */
 
 static struct {
 	uint64_t base;
@@ -73,6 +75,12 @@ uint64_t crb_base(void)
 	return crb.base;
 }
 
+/* [a, a + n) inside the register page's data area */
+static bool in_page(uint64_t a, uint32_t n)
+{
+	return a >= crb.base + CRB_DATA && n <= CRB_SPAN && a - crb.base <= CRB_SPAN - n;
+}
+
 int crb_init(uint64_t control_area, char *err, size_t errn)
 {
 	if (control_area < CTRL_REQ || (control_area & 3)) {
@@ -81,6 +89,16 @@ int crb_init(uint64_t control_area, char *err, size_t errn)
 		return -LLMK_EIO;
 	}
 	crb.base = control_area - CTRL_REQ;
+	/* the TPM2 table is the host's in a confidential guest: its page must be
+	 * device registers, not memory the firmware's map calls RAM, and shared
+	 * in our page tables (in a confidential guest) */
+	if (mem_is_ram(crb.base, CRB_SPAN) || !cc_mmio_shared(crb.base, CRB_SPAN)) {
+		plat_snprintf(err, errn, "TPM2 table: CRB registers at %#llx lie in %s",
+			      (unsigned long long)crb.base, mem_is_ram(crb.base, CRB_SPAN) ? "RAM" :
+			      "memory our page tables map private");
+		crb.base = 0;
+		return -LLMK_EIO;
+	}
 	/* a register block that reads all ones is not there */
 	uint32_t st = rd(LOC_STATE);
 	if (st == 0xffffffffu || !(st & LOC_STATE_VALID)) {
@@ -105,18 +123,24 @@ int crb_init(uint64_t control_area, char *err, size_t errn)
 			      "LOC_STS %#x)", (unsigned long long)crb.base, rd(LOC_STATE), rd(LOC_STS));
 		return -LLMK_EIO;
 	}
-	/* the buffers the TPM chose (CTRL_CMD_*, CTRL_RSP_*); the identity map
-	 * the kernel keeps covers them */
+	/* The buffers the TPM chose (CTRL_CMD_*, CTRL_RSP_*), each register read
+	 * once. They are the device's word: every command byte is written there
+	 * and the response parsed from there, so both must lie in the CRB's own
+	 * register page after the registers (§6.5.3.2, as QEMU's tpm-crb and
+	 * firmware TPMs place them), which the check above found not to be RAM;
+	 * anywhere else could be the guest's private memory. */
 	crb.cmd = (uint64_t)rd(CTRL_CMD_HADDR) << 32 | rd(CTRL_CMD_LADDR);
 	crb.cmd_size = rd(CTRL_CMD_SIZE);
 	crb.rsp = mmio_read32(crb.base + CTRL_RSP_ADDR) |
 		  (uint64_t)mmio_read32(crb.base + CTRL_RSP_ADDR + 4) << 32;
 	crb.rsp_size = rd(CTRL_RSP_SIZE);
-	if (!crb.cmd || !crb.rsp || crb.cmd_size < 64 || crb.rsp_size < 64) {
+	if (!in_page(crb.cmd, crb.cmd_size) || !in_page(crb.rsp, crb.rsp_size) ||
+	    crb.cmd_size < 64 || crb.rsp_size < 64) {
 		plat_snprintf(err, errn, "CRB at %#llx: command buffer %#llx (%u bytes), response "
-			      "%#llx (%u bytes)", (unsigned long long)crb.base,
-			      (unsigned long long)crb.cmd, crb.cmd_size, (unsigned long long)crb.rsp,
-			      crb.rsp_size);
+			      "%#llx (%u bytes): outside the CRB page or too small",
+			      (unsigned long long)crb.base, (unsigned long long)crb.cmd, crb.cmd_size,
+			      (unsigned long long)crb.rsp, crb.rsp_size);
+		memset(&crb, 0, sizeof crb);
 		return -LLMK_EIO;
 	}
 	return 0;
@@ -132,7 +156,7 @@ int crb_xfer(void *ctx, const uint8_t *cmd, size_t n, uint8_t *rsp, size_t cap, 
 	     char *err, size_t errn)
 {
 	(void)ctx;
-	if (!crb.base) {
+	if (!crb.base || !crb.cmd) {
 		plat_snprintf(err, errn, "CRB not initialised");
 		return -LLMK_EIO;
 	}

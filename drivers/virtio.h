@@ -60,11 +60,15 @@ struct virtio_pci {
 	const struct pci_dev *pci;
 	uint64_t common; /* §4.1.4.3 common configuration structure */
 	uint64_t notify; /* §4.1.4.4 notification area base */
-	uint32_t notify_mult;
+	uint32_t notify_mult, notify_len;
 	uint64_t device; /* §4.1.4.6 device-specific configuration */
+	uint32_t device_len;
+	char err[128];   /* why probe or queue set-up refused the device */
 };
 
-/* Find the vendor capabilities (§4.1.4); -LLMK_ENOTSUP for a legacy-only device. */
+/* Find the vendor capabilities (§4.1.4), each checked against its BAR and
+ * the memory map; -LLMK_ENOTSUP for a legacy-only device, another
+ * -LLMK_E* (and why in vp->err) for one whose structures cannot be used. */
 int virtio_pci_probe(struct virtio_pci *vp, const struct pci_dev *d);
 /* §4.1.4.3.2 device reset; waits up to a second for it to complete. */
 int virtio_pci_reset(struct virtio_pci *vp);
@@ -72,12 +76,15 @@ int virtio_pci_reset(struct virtio_pci *vp);
  * what the device offers (VERSION_1 is required), FEATURES_OK. Returns the
  * accepted features through *got. */
 int virtio_pci_start(struct virtio_pci *vp, uint64_t wanted, uint64_t *got);
-/* §4.1.5.1.3: queue set-up, at most max_size entries. */
+/* §4.1.5.1.3: queue set-up, at most max_size entries; -LLMK_ERANGE (why in
+ * vp->err) when the device's doorbell lies outside its notify structure. */
 int virtio_pci_queue(struct virtio_pci *vp, uint16_t index, uint16_t max_size, struct virtq *q);
 void virtio_pci_driver_ok(struct virtio_pci *vp);
 void virtio_pci_fail(struct virtio_pci *vp);
-/* §4.1.4.3.1: read device config consistently (config_generation loop). */
-void virtio_pci_config(struct virtio_pci *vp, unsigned off, void *buf, unsigned len);
+/* §4.1.4.3.1: read device config consistently (config_generation loop,
+ * bounded): 0, -LLMK_ERANGE outside the device structure, -LLMK_EIO when
+ * the generation keeps changing. */
+int virtio_pci_config(struct virtio_pci *vp, unsigned off, void *buf, unsigned len);
 
 /* §2.7.13: make the chain starting at `head` available; kick separately. */
 void virtq_push(struct virtq *q, uint16_t head);

@@ -378,17 +378,26 @@ static int start_disk(struct vblk_disk *d, const struct pci_dev *pd)
 				       VIRTIO_BLK_F_RO | VIRTIO_BLK_F_BLK_SIZE, &feat);
 	if (err < 0)
 		return err;
-	virtio_pci_config(&d->vp, CFG_CAPACITY, &sectors, 8);
+	if ((err = virtio_pci_config(&d->vp, CFG_CAPACITY, &sectors, 8)) < 0)
+		goto config;
+	if (sectors > UINT64_MAX / SECTOR) {
+		plat_snprintf(d->vp.err, sizeof d->vp.err, "capacity of %llu sectors",
+			      (unsigned long long)sectors);
+		virtio_pci_fail(&d->vp);
+		return -LLMK_ERANGE;
+	}
 	d->capacity = sectors * SECTOR;
 	d->sector = SECTOR;
 	if (feat & VIRTIO_BLK_F_BLK_SIZE) {
-		virtio_pci_config(&d->vp, CFG_BLK_SIZE, &v, 4);
+		if ((err = virtio_pci_config(&d->vp, CFG_BLK_SIZE, &v, 4)) < 0)
+			goto config;
 		if (v >= SECTOR && !(v & (v - 1)))
 			d->sector = v;
 	}
 	d->chunk = VBLK_CHUNK;
 	if (feat & VIRTIO_BLK_F_SIZE_MAX) {
-		virtio_pci_config(&d->vp, CFG_SIZE_MAX, &v, 4);
+		if ((err = virtio_pci_config(&d->vp, CFG_SIZE_MAX, &v, 4)) < 0)
+			goto config;
 		if (v >= SECTOR && v < d->chunk)
 			d->chunk = v & ~(SECTOR - 1);
 	}
@@ -422,6 +431,12 @@ static int start_disk(struct vblk_disk *d, const struct pci_dev *pd)
 	virtio_pci_driver_ok(&d->vp);
 	read_id(d);
 	return 0;
+config:
+	plat_snprintf(d->vp.err, sizeof d->vp.err, "device configuration unreadable (%s)",
+		      err == -LLMK_EIO ? "config_generation never settled" :
+					 "past the device structure");
+	virtio_pci_fail(&d->vp);
+	return err;
 }
 
 /* virtio 1.2 §4.1.2: vendor 0x1af4, device 0x1040 + 2 (modern) or the
@@ -439,7 +454,8 @@ int virtio_blk_init(void)
 		if (pd->vendor != 0x1af4 || (pd->device != 0x1042 && pd->device != 0x1001))
 			continue;
 		if ((err = start_disk(d, pd)) < 0) {
-			plat_printf("virtio-blk %s: not started: %s\n", d->where, plat_strerror(err));
+			plat_printf("virtio-blk %s: not started: %s%s%s\n", d->where,
+				    plat_strerror(err), d->vp.err[0] ? ": " : "", d->vp.err);
 			memset(d, 0, sizeof *d);
 			continue;
 		}

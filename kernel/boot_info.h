@@ -27,6 +27,8 @@ enum {
 	BOOT_MEM_BS_DATA = 4,
 	BOOT_MEM_CONVENTIONAL = 7,
 	BOOT_MEM_ACPI_RECLAIM = 9,
+	BOOT_MEM_MMIO = 11,
+	BOOT_MEM_MMIO_PORT = 12,
 };
 
 /* A small file from the root of the boot volume, read before ExitBootServices. */

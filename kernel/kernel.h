@@ -15,6 +15,10 @@ extern const struct boot_info *kernel_boot; /* what boot/ collected */
 
 /* kernel/mem.c */
 void mem_init(const struct boot_info *bi);
+/* Whether [addr, addr + len) overlaps memory the UEFI map describes as
+ * anything but MMIO (RAM of any type, reserved ranges included): where a
+ * device's registers must never be. True when the range wraps. */
+bool mem_is_ram(uint64_t addr, uint64_t len);
 
 /* kernel/time.c */
 void time_init(uint64_t counter_hz);

@@ -89,6 +89,30 @@ void mem_init(const struct boot_info *bi)
 	}
 }
 
+/* UEFI 2.10 §7.2: EfiMemoryMappedIO and EfiMemoryMappedIOPortSpace are the
+ * only descriptors that are not memory; every other type is RAM of some
+ * owner (ours, the firmware's, ACPI's, reserved: under SEV-SNP the secrets
+ * and CPUID pages are reserved private pages). */
+bool mem_is_ram(uint64_t addr, uint64_t len)
+{
+	const struct boot_info *bi = kernel_boot;
+	const uint8_t *p = bi->mmap;
+
+	if (addr + len < addr)
+		return true;
+	for (uint64_t off = 0; off + bi->mmap_desc_size <= bi->mmap_size;
+	     off += bi->mmap_desc_size) {
+		const struct boot_mem_desc *d = (const void *)(p + off);
+		uint64_t end = d->phys + d->pages * PAGE_SIZE;
+
+		if (d->type == BOOT_MEM_MMIO || d->type == BOOT_MEM_MMIO_PORT)
+			continue;
+		if (addr < end && addr + len > d->phys)
+			return true;
+	}
+	return false;
+}
+
 void *plat_alloc(size_t size, size_t align)
 {
 	uint64_t sz = ALIGN_UP((uint64_t)size ? size : 1, PAGE_SIZE);

@@ -394,6 +394,16 @@ static void load_cpuid_table(void)
 	plat_snprintf(vc.note, sizeof vc.note, "CPUID from the SNP CPUID page (%u entries)", n);
 }
 
+/* The 4 KiB page at gpa: mapped at the same address, C-bit clear. */
+static bool shared_page(uint64_t gpa)
+{
+	uint64_t mask = ((1ull << 52) - 1) & ~vc.cmask, pte = 0, size = PAGE_SIZE;
+
+	if (cc_page_entry(gpa, mask, &pte, &size) || (pte & vc.cmask))
+		return false;
+	return ((pte & mask & ~(size - 1)) | (gpa & (size - 1))) == gpa;
+}
+
 static void setup(const struct trap_regs *r)
 {
 	uint64_t g = rdmsr(MSR_GHCB), info;
@@ -407,13 +417,19 @@ static void setup(const struct trap_regs *r)
 		terminate();
 	vc.version = (uint16_t)(info >> 48) < GHCB_PROTOCOL_MAX ? (uint16_t)(info >> 48) :
 								 GHCB_PROTOCOL_MAX;
-	/* the firmware's GHCB: a page address, not an MSR-protocol value */
-	if (g && !(g & MSR_INFO_MASK))
-		vc.ghcb = (uint8_t *)(uintptr_t)g;
-	wrmsr(MSR_GHCB, g);
+	/* the C-bit first (the CPUID page, or the MSR protocol: no GHCB yet) */
 	load_cpuid_table();
 	cpuid_leaf(r, &l);
 	vc.cmask = 1ull << (l.b & 63);
+	/* The firmware's GHCB: a page address, not an MSR-protocol value. The
+	 * MSR is the hypervisor's to write, so the page must be the shared one
+	 * the firmware set up: mapped, identity, C-bit clear in our tables.
+	 * Anything else would make every exchange a store into private memory;
+	 * without a GHCB only CPUID is served and the guest stops at the first
+	 * port access (need_ghcb). */
+	if (g && !(g & MSR_INFO_MASK) && shared_page(g))
+		vc.ghcb = (uint8_t *)(uintptr_t)g;
+	wrmsr(MSR_GHCB, g);
 }
 
 void vc_use_ghcb(void *ghcb)

@@ -214,3 +214,29 @@ TEST(acpi_tpm2_gives_the_crb_control_area_and_start_method)
 	acpi.tables[acpi.n++] = (const void *)short_tpm2;
 	CHECK_EQ_INT(acpi_tpm2(&out), -LLMK_ENOENT);
 }
+
+/* A checksummed FACP of 36 bytes (the header alone) lying in memory whose
+ * next bytes look like FADT fields: PM1a at 64, the PM timer at 76 with
+ * length 4 at 91. None of them is the table's: none
+ * may be taken (under ASan, reading them is a heap overflow). */
+TEST(acpi_fadt_fields_past_a_short_tables_length_are_not_read)
+{
+	static struct tables t;
+	static uint8_t mem[276];
+
+	build(&t, s5_bytes, sizeof s5_bytes);
+	memset(mem, 0, sizeof mem);
+	uint32_t port = 0x604, tmr = 0x608;
+	memcpy(mem + FADT_PM1A_CNT, &port, 4);
+	memcpy(mem + FADT_PM_TMR, &tmr, 4);
+	mem[FADT_PM_TMR_LEN] = 4;
+	seal(mem, 36, "FACP");
+	uint64_t p = (uintptr_t)mem;
+	memcpy(t.xsdt + 36, &p, 8);
+	seal(t.xsdt, sizeof t.xsdt, "XSDT");
+	CHECK_EQ_INT(acpi_init((uintptr_t)t.rsdp), 0);
+	CHECK(acpi_table("FACP", 0) == (void *)mem);
+	CHECK_EQ_INT(acpi_pm_timer_mask(), 0);
+	CHECK_EQ_INT(acpi.pm1a_cnt.addr, 0);
+	CHECK_EQ_INT(acpi_poweroff(), -LLMK_ENOTSUP);
+}

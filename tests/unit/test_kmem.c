@@ -11,12 +11,14 @@
 #define plat_free kmem_free
 #define plat_mem_stats kmem_stats
 #define mem_init kmem_init
+#define mem_is_ram kmem_is_ram
 #include "../../kernel/mem.c"
 #undef plat_alloc
 #undef plat_alloc_sparse
 #undef plat_free
 #undef plat_mem_stats
 #undef mem_init
+#undef mem_is_ram
 
 #include "test.h"
 
@@ -127,4 +129,34 @@ TEST(kmem_many_small_allocations_do_not_overlap)
 	CHECK_EQ_INT(pm.n, 2);
 	CHECK_EQ_INT(pm.used, 0);
 	free(buf);
+}
+
+/* Device registers may lie only where the map has MMIO or nothing: every
+ * other type is somebody's RAM (issue 28: a BAR or CRB buffer there is
+ * refused). */
+TEST(kmem_is_ram_says_where_device_registers_may_not_be)
+{
+	struct boot_info bi;
+	struct boot_mem_desc d[4];
+	const struct boot_info *saved = kernel_boot;
+	uint64_t mmio = 0xfe000000ull;
+
+	memset(&bi, 0, sizeof bi);
+	d[0] = (struct boot_mem_desc){ BOOT_MEM_CONVENTIONAL, 0, 0x100000, 0, 256, 0 };
+	d[1] = (struct boot_mem_desc){ 0 /* reserved */, 0, 0x800000, 0, 16, 0 };
+	d[2] = (struct boot_mem_desc){ BOOT_MEM_ACPI_RECLAIM, 0, 0x900000, 0, 1, 0 };
+	d[3] = (struct boot_mem_desc){ BOOT_MEM_MMIO, 0, mmio, 0, 16, 0 };
+	bi.mmap = d;
+	bi.mmap_size = sizeof d;
+	bi.mmap_desc_size = sizeof d[0];
+	kernel_boot = &bi;
+	CHECK(kmem_is_ram(0x100000, 4096));
+	CHECK(kmem_is_ram(0xff000, 0x1001));      /* touches the first page */
+	CHECK(!kmem_is_ram(0xff000, 0x1000));     /* ends where it begins */
+	CHECK(kmem_is_ram(0x80f000, 4096));       /* reserved */
+	CHECK(kmem_is_ram(0x900000, 1));          /* ACPI tables */
+	CHECK(!kmem_is_ram(mmio, 0x10000));       /* MMIO */
+	CHECK(!kmem_is_ram(0xc0000000, 0x4000));  /* not in the map */
+	CHECK(kmem_is_ram(0xfffffffffffff000ull, 0x2000)); /* wraps */
+	kernel_boot = saved;
 }

@@ -269,3 +269,34 @@ TEST(snp_guest_busy_is_retried_and_short_certificate_space_resends_plain)
 	CHECK(strstr(snp_guest_error(&r.g), "wants 4 pages") != NULL);
 	CHECK_EQ_INT(snp_guest_next_seqno(&r.g), 3);
 }
+
+/* Issue 28 #4: the page count the hypervisor returns is clamped to what
+ * the guest gave, the table copied once and its extent taken from the copy
+ * (never past it). Beyond the two pages given lies "private" memory. */
+TEST(snp_certs_copy_clamps_the_hypervisors_page_count_and_parses_the_copy)
+{
+	uint8_t *shared = malloc(3 * SNP_PAGE), *dst = malloc(2 * SNP_PAGE + 64);
+	uint8_t guid[16] = { 0x63, 0xda, 0x75, 0x8d };
+
+	memset(shared, 0, 2 * SNP_PAGE);
+	memset(shared + 2 * SNP_PAGE, 0x5a, SNP_PAGE);
+	memset(dst, 0xee, 2 * SNP_PAGE + 64);
+	memcpy(shared, guid, 16);
+	snp_put32(shared + 16, 72);
+	snp_put32(shared + 20, 1000);
+	CHECK_EQ_INT(snp_certs_copy(dst, shared, 0xffffffffu, 2), 1072);
+	CHECK(dst[2 * SNP_PAGE] == 0xee); /* nothing past what was given */
+	CHECK(memcmp(dst, shared, 2 * SNP_PAGE) == 0);
+	/* an entry naming bytes past the copy: the extent stops at the copy */
+	snp_put32(shared + 24 + 16, 0xfffff000u);
+	snp_put32(shared + 24 + 20, 0x2000);
+	memcpy(shared + 24, guid, 16);
+	CHECK_EQ_INT(snp_certs_copy(dst, shared, 2, 2), 2 * SNP_PAGE);
+	/* no pages: no table; one page: the all-zero entry ends it */
+	CHECK_EQ_INT(snp_certs_copy(dst, shared, 0, 2), 0);
+	snp_put32(shared + 20, 8);
+	memset(shared + 24, 0, 24);
+	CHECK_EQ_INT(snp_certs_copy(dst, shared, 1, 2), 80);
+	free(shared);
+	free(dst);
+}

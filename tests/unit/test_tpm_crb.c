@@ -10,6 +10,7 @@
 #include "../../drivers/tpm_crb.c"
 
 #include "test.h"
+#include "hostile.h"
 #include "vtpm.h"
 #include "../../drivers/tpm2.h"
 #include "../../tools/host/host.h"
@@ -70,7 +71,7 @@ static void *device(void *arg)
 			uint8_t *b = dev.page + BUF_OFF, rsp[TPM2_BUF];
 			size_t n = (size_t)b[2] << 24 | (size_t)b[3] << 16 | (size_t)b[4] << 8 | b[5], rl = 0;
 			char err[160];
-			if (n <= BUF_SIZE && host_vtpm_xfer(&dev.fd, b, n, rsp, sizeof rsp, &rl, err,
+			if (dev.fd >= 0 && n <= BUF_SIZE && host_vtpm_xfer(&dev.fd, b, n, rsp, sizeof rsp, &rl, err,
 							     sizeof err) == 0) {
 				memcpy(b, rsp, rl);
 				if (dev.lie)
@@ -170,5 +171,74 @@ TEST(crb_init_refuses_a_missing_device_a_fifo_one_and_a_locality_never_granted)
 	uint8_t b[16];
 	memset(&crb, 0, sizeof crb);
 	CHECK_EQ_INT(crb_xfer(NULL, b, 10, b, sizeof b, &rl, err, sizeof err), -LLMK_EIO);
+	free(dev.page);
+}
+
+/* Issue 28: the buffer addresses are the device's. A command buffer on
+ * private RAM, a response buffer outside the CRB's register page, a buffer
+ * running past the page's end, a register page on RAM: each refused at
+ * crb_init, and no byte of the canary written by a command after it. */
+TEST(crb_init_refuses_buffers_outside_the_crb_page_or_on_ram)
+{
+	static uint8_t priv[4096] __attribute__((aligned(4096)));
+	char err[200];
+	size_t rl;
+	uint8_t cmd[12] = { 0x80, 0x01, 0, 0, 0, 12, 0, 0, 1, 0x44, 0, 0 }, rsp[64];
+
+	memset(priv, 0x5a, sizeof priv);
+	hostile_private_ram(priv, sizeof priv);
+	dev.page = aligned_alloc(4096, 4096);
+	page_reset();
+	dev.stop = 0;
+	dev.lie = false;
+	dev.fd = -1;
+	set(LOC_STATE, LOC_STATE_VALID | LOC_STATE_ASSIGNED);
+	set(LOC_STS, LOC_STS_GRANTED);
+	uint64_t p = (uintptr_t)priv;
+	set(CTRL_CMD_LADDR, (uint32_t)p);
+	set(CTRL_CMD_HADDR, (uint32_t)(p >> 32));
+	if (crb_init((uintptr_t)dev.page + CTRL_REQ, err, sizeof err) == 0) {
+		CHECK(!"a command buffer on private RAM taken");
+		pthread_create(&dev.th, NULL, device, NULL);
+		crb_xfer(NULL, cmd, sizeof cmd, rsp, sizeof rsp, &rl, err, sizeof err);
+		dev.stop = 1;
+		pthread_join(dev.th, NULL);
+	} else {
+		CHECK(strstr(err, "outside the CRB") != NULL);
+	}
+	for (size_t i = 0; i < sizeof priv; i++)
+		if (priv[i] != 0x5a) {
+			CHECK(!"the canary was written");
+			break;
+		}
+
+	page_reset();
+	set(LOC_STATE, LOC_STATE_VALID | LOC_STATE_ASSIGNED);
+	set(LOC_STS, LOC_STS_GRANTED);
+	memcpy(dev.page + CTRL_RSP_ADDR, &p, 8);
+	CHECK_EQ_INT(crb_init((uintptr_t)dev.page + CTRL_REQ, err, sizeof err), -LLMK_EIO);
+
+	page_reset(); /* in the page, but 0x100 bytes too long */
+	set(LOC_STATE, LOC_STATE_VALID | LOC_STATE_ASSIGNED);
+	set(LOC_STS, LOC_STS_GRANTED);
+	set(CTRL_CMD_SIZE, BUF_SIZE + 0x100);
+	CHECK_EQ_INT(crb_init((uintptr_t)dev.page + CTRL_REQ, err, sizeof err), -LLMK_EIO);
+
+	page_reset(); /* well formed: taken */
+	set(LOC_STATE, LOC_STATE_VALID | LOC_STATE_ASSIGNED);
+	set(LOC_STS, LOC_STS_GRANTED);
+	CHECK_EQ_INT(crb_init((uintptr_t)dev.page + CTRL_REQ, err, sizeof err), 0);
+
+	page_reset(); /* the register page itself on RAM */
+	hostile_private_ram(dev.page, 4096);
+	CHECK_EQ_INT(crb_init((uintptr_t)dev.page + CTRL_REQ, err, sizeof err), -LLMK_EIO);
+	CHECK(strstr(err, "RAM") != NULL);
+	hostile_private_ram(NULL, 0);
+	page_reset(); /* not RAM, but our page tables map it private */
+	hostile_private_mapped(dev.page, 4096);
+	CHECK_EQ_INT(crb_init((uintptr_t)dev.page + CTRL_REQ, err, sizeof err), -LLMK_EIO);
+	CHECK(strstr(err, "map private") != NULL);
+	hostile_private_mapped(NULL, 0);
+	memset(&crb, 0, sizeof crb);
 	free(dev.page);
 }

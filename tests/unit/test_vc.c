@@ -25,7 +25,7 @@
 #define CBIT 51
 #define PAGE4K __attribute__((aligned(4096)))
 
-static uint8_t fw_ghcb[4096] PAGE4K, own_ghcb[4096] PAGE4K;
+static uint8_t fw_ghcb[4096] PAGE4K, own_ghcb[4096] PAGE4K, priv_page[4096] PAGE4K;
 
 struct hv_leaf {
 	uint32_t fn, sub, a, b, c, d;
@@ -188,10 +188,19 @@ void arch_halt(void)
 	longjmp(hyp.jb, 2);
 }
 
-/* The page tables: 0xfe000000.. a shared 2 MiB MMIO page, 0x80000000.. private. */
+/* The page tables: 0xfe000000.. a shared 2 MiB MMIO page, 0x80000000.. private;
+ * the two GHCBs shared and priv_page private, identity-mapped 4 KiB pages. */
 int cc_page_entry(uint64_t va, uint64_t addr_mask, uint64_t *pte, uint64_t *size)
 {
 	(void)addr_mask;
+	if ((va & ~0xfffull) == (uintptr_t)fw_ghcb || (va & ~0xfffull) == (uintptr_t)own_ghcb ||
+	    (va & ~0xfffull) == (uintptr_t)priv_page) {
+		*pte = (va & ~0xfffull) | 3;
+		if ((va & ~0xfffull) == (uintptr_t)priv_page)
+			*pte |= 1ull << CBIT;
+		*size = 4096;
+		return 0;
+	}
 	if (va >= 0xfe000000u && va < 0xfe200000u) {
 		*pte = 0xfe000000u | 0x83, *size = 2u << 20;
 		return 0;
@@ -331,7 +340,9 @@ TEST(vc_cpuid_with_the_firmwares_ghcb_asks_through_the_ghcb)
 	CHECK_EQ_INT(hyp.code, 0x72);
 	CHECK(hyp.rax == 7 && hyp.rcx == 0 && hyp.xcr0_valid);
 	CHECK(r.gpr[3] == 0xffffffff);
-	CHECK_EQ_INT(hyp.msr_calls, 1);
+	/* SEV information, then the C-bit's leaf by the MSR protocol: the
+	 * GHCB's page-table entry is checked with it before the GHCB is used */
+	CHECK_EQ_INT(hyp.msr_calls, 5);
 	CHECK(hyp.msr_ghcb == (uintptr_t)fw_ghcb); /* the MSR holds the GHCB again */
 	CHECK(strstr(vc_cpuid_source(), "hypervisor") != NULL);
 }
@@ -540,6 +551,34 @@ TEST(vc_switches_to_the_ghcb_the_guest_registered)
 	CHECK_EQ_INT(vcexc(&r, 0x7b, outb_dx), 0);
 	CHECK(hyp.ghcb_used == own_ghcb);
 	CHECK(hyp.msr_ghcb == (uintptr_t)own_ghcb);
+}
+
+/* Issue 28 #3: the GHCB MSR is the hypervisor's to write. An address in it
+ * that our page tables map private (C-bit set), or do not map, or map
+ * elsewhere, is not the shared page the firmware set up: writing a GHCB
+ * there would be an ordinary store into private memory. */
+TEST(vc_refuses_a_ghcb_msr_naming_a_private_page)
+{
+	static const uint8_t out[16] = { 0xee };
+	struct trap_regs r;
+
+	machine(false, false);
+	memset(priv_page, 0x5a, sizeof priv_page);
+	hyp.msr_ghcb = (uintptr_t)priv_page;
+	cpuid_at(&r, 0x80000000, 0); /* served by the MSR protocol instead */
+	CHECK(r.gpr[0] == 0x80000021);
+	CHECK_EQ_INT(hyp.ghcb_calls, 0);
+	CHECK_EQ_INT(vcexc(&r, 0x7b, out), 2); /* nothing to print with: stop */
+	bool intact = true;
+	for (size_t i = 0; i < sizeof priv_page; i++)
+		intact &= priv_page[i] == 0x5a;
+	CHECK(intact);
+
+	machine(false, false);
+	hyp.msr_ghcb = 0xc0000000; /* not mapped */
+	cpuid_at(&r, 0x80000000, 0);
+	CHECK_EQ_INT(hyp.ghcb_calls, 0);
+	CHECK(vc.ghcb == NULL);
 }
 
 #else
