@@ -126,7 +126,7 @@ enum attest_rec_type {
 	ATTEST_REC_PUBKEY = 0x0005,       /* 32 bytes: the guest's ephemeral X25519 public key */
 	ATTEST_REC_BUILD_ID = 0x0006,     /* ASCII: plat_build_id() */
 	ATTEST_REC_SIMULATED = 0x0007,    /* ASCII: which simulator made this evidence */
-	ATTEST_REC_MACHINE = 0x0008,      /* ASCII: plat_machine() */
+	ATTEST_REC_MACHINE = 0x0008,      /* retired: nothing bound it; verifiers refuse it */
 	ATTEST_REC_CONFIG_DIGEST = 0x0009, /* 32 bytes: SHA-256 of the configuration the guest obeys */
 	/* vtpm (TPM 2.0 Library spec Part 2 structures, marshalled big-endian) */
 	ATTEST_REC_TPM_QUOTE = 0x0101,    /* TPMS_ATTEST (the contents of TPM2B_ATTEST) */

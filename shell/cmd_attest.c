@@ -408,17 +408,14 @@ static int activate(struct shell *sh, int kind, const char *b64)
 	return 0;
 }
 
-/* The bundle: the common records, MACHINE, then the provider's evidence
+/* The bundle: the common records, then the provider's evidence
  * over the report data (a simulated provider writes its own SIMULATED
  * record, naming itself). One error line on failure. */
 static int compose(struct shell *sh, const char *what, int kind,
 		   const struct plat_attest_info *info, const struct evidence_inputs *in,
 		   uint8_t *buf, size_t *len, uint8_t rd[64])
 {
-	const char *machine = plat_machine();
 	int r = evidence_begin(buf, EVIDENCE_MAX, len, info->name, in, rd);
-	if (!r)
-		r = attest_rec_put(buf, EVIDENCE_MAX, len, ATTEST_REC_MACHINE, machine, strlen(machine));
 	if (r)
 		return shell_err(sh, r, "%s: composing the evidence: %s", what, plat_strerror(r));
 	if ((r = plat_attest_evidence(kind, rd, buf, EVIDENCE_MAX, len)))

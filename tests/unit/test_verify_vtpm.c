@@ -220,7 +220,7 @@ enum tamper {
 	T_MAGIC, T_TYPE, T_PCR_VALUE, T_PCR_SEL, T_LOG_CHANGED, T_LOG_REMOVED, T_LOG_ADDED,
 	T_KLOG_CHANGED, T_PROVIDER_NONE, T_SIMULATED, T_DUPLICATE, T_EK_OTHER_CA, T_EK_OTHER_KEY,
 	T_NO_LOG, T_NO_LOCALITY, T_SIGNER, T_AK_NODA, T_AK_POLICY, T_EK_TEMPLATE, T_FW_DATA,
-	T_KLOG_TEXT, T_EK_OUTER_ALG, T_CONFIG_TOLD, T_CONFIG_UNLOGGED, T_CONFIG_AFTER_MODEL,
+	T_KLOG_TEXT, T_EK_OUTER_ALG, T_MACHINE, T_CONFIG_TOLD, T_CONFIG_UNLOGGED, T_CONFIG_AFTER_MODEL,
 };
 
 struct sim {
@@ -442,6 +442,8 @@ static void build(struct sim *s, enum tamper t)
 	attest_rec_put(s->bundle, cap, n, ATTEST_REC_TPM_LOG_KERNEL, kl.b, kl.n);
 	if (t == T_SIMULATED)
 		attest_rec_put(s->bundle, cap, n, ATTEST_REC_SIMULATED, "swtpm-sim", 9);
+	if (t == T_MACHINE) /* text nothing binds: a reader could take it for checked */
+		attest_rec_put(s->bundle, cap, n, ATTEST_REC_MACHINE, "QEMU", 4);
 	if (t == T_DUPLICATE)
 		attest_rec_put(s->bundle, cap, n, ATTEST_REC_NONCE, s->in.nonce, s->in.nonce_len);
 }
@@ -548,6 +550,7 @@ TEST(vtpm_verify_refuses_each_tampered_field_with_its_own_reason)
 		{T_PROVIDER_NONE, "provider none"},
 		{T_SIMULATED, "simulated evidence (swtpm-sim): not hardware; refused"},
 		{T_DUPLICATE, "record NONCE (type 0x0003) appears more than once"},
+		{T_MACHINE, "record MACHINE (type 0x0008) is covered by no signature"},
 		{T_EK_OTHER_CA, "EK certificate: does not chain to --ek-ca: not signed by a CA"},
 		{T_EK_OTHER_KEY, "EK certificate: its public key is not the EK_PUB record's"},
 		/* issue 27 item 2: a host that gives the guest an llmk.cfg (seed 42)

@@ -122,6 +122,21 @@ static int check_form(const uint8_t *bytes, size_t n, int kind, const struct bun
 						bundle_rec_name(b->rec[i].type), b->rec[i].type);
 	const struct evidence_rec *prov = evidence_find(b->rec, b->nrec, ATTEST_REC_PROVIDER, NULL);
 	const struct evidence_rec *sim = evidence_find(b->rec, b->nrec, ATTEST_REC_SIMULATED, NULL);
+	/* Every record is one some check covers: the report data's inputs, the
+	 * provider's evidence, the SIMULATED label. Anything else (a MACHINE
+	 * text, an unknown type) is bytes the host could change at will and a
+	 * reader could take for checked: refused. */
+	for (int i = 0; i < b->nrec; i++) {
+		uint16_t t = b->rec[i].type;
+		if ((t >= ATTEST_REC_PROVIDER && t <= ATTEST_REC_BUILD_ID) ||
+		    t == ATTEST_REC_SIMULATED || t == ATTEST_REC_CONFIG_DIGEST ||
+		    (t >= ATTEST_REC_TPM_QUOTE && t <= ATTEST_REC_TPM_LOG_KERNEL) ||
+		    t == ATTEST_REC_SNP_REPORT || t == ATTEST_REC_SNP_CERTS ||
+		    t == ATTEST_REC_TDX_QUOTE || t == ATTEST_REC_TDX_REPORT)
+			continue;
+		return vfy_fail(log, LLMK_EFORMAT, "bundle: record %s (type 0x%04x) is covered by no "
+				"signature and no report data; refused", bundle_rec_name(t), t);
+	}
 	if (!prov || prov->len == 0 || prov->len > 16)
 		return vfy_fail(log, LLMK_EFORMAT, "bundle: no PROVIDER record");
 	int p = provider_of(prov);
