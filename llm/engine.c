@@ -294,7 +294,7 @@ static void pick_template(struct engine *e)
 		e->tmpl = e->cfg.tmpl;
 		e->tmpl_detected = false;
 	} else if (e->tmpl == CHAT_UNKNOWN) {
-		e->tmpl = CHAT_FALLBACK;
+		e->tmpl = CHAT_DEFAULT;
 	}
 }
 
