@@ -112,7 +112,7 @@ static int chat_tmpl_use(const struct engine *e, enum chat_tmpl want, enum chat_
 		return 0;
 	plat_snprintf(err, errlen, "the model's chat template (tokenizer.chat_template) is none "
 		      "llmk knows: choose one with --chat-template NAME or 'config chat-template "
-		      "NAME' ('help chat' lists the names)");
+		      "NAME' (a wrong NAME lists them)");
 	return -LLMK_EINVAL;
 }
 
