@@ -15,37 +15,51 @@
 #include "../kernel/platform.h"
 #include "tok.h"
 
+/* In detection order (chat.c's table, one row each, in this order). */
 enum chat_tmpl {
 	CHAT_UNKNOWN = 0,
-	CHAT_CHATML,  /* <|im_start|>role\n...<|im_end|>\n (Qwen, SmolLM, many others) */
-	CHAT_LLAMA2,  /* [INST] <<SYS>>\n...\n<</SYS>>\n\n... [/INST] ...</s> */
-	CHAT_LLAMA3,  /* <|start_header_id|>role<|end_header_id|>\n\n...<|eot_id|> */
-	CHAT_MISTRAL, /* [INST] ... [/INST]...</s> (no system block) */
-	CHAT_ZEPHYR,  /* <|role|>\n...</s>\n */
-	CHAT_PHI3,    /* <|role|>\n...<|end|>\n */
-	CHAT_GEMMA,   /* <start_of_turn>role\n...<end_of_turn>\n, assistant = "model" */
+	CHAT_PHI4, CHAT_SMOLVLM, CHAT_CHATML,
+	CHAT_MISTRAL_V7, CHAT_MISTRAL_V1, CHAT_MISTRAL_V3_TEKKEN, CHAT_MISTRAL_V3,
+	CHAT_LLAMA2_SYS_STRIP, CHAT_LLAMA2_SYS_BOS, CHAT_LLAMA2_SYS, CHAT_LLAMA2,
+	CHAT_PHI3, CHAT_CHATGLM4, CHAT_FALCON3, CHAT_GLMEDGE, CHAT_GLMEDGE_V, CHAT_ZEPHYR,
+	CHAT_MONARCH, CHAT_GEMMA, CHAT_ORION, CHAT_OPENCHAT, CHAT_VICUNA_ORCA, CHAT_VICUNA,
+	CHAT_DEEPSEEK, CHAT_COMMAND_R, CHAT_LLAMA3, CHAT_CHATGLM3, CHAT_MINICPM, CHAT_DEEPSEEK2,
+	CHAT_DEEPSEEK3, CHAT_EXAONE4, CHAT_EXAONE3, CHAT_RWKV_WORLD, CHAT_GRANITE4, CHAT_GRANITE,
+	CHAT_GIGACHAT, CHAT_MEGREZ, CHAT_YANDEX, CHAT_BAILING, CHAT_BAILING_THINK, CHAT_BAILING2,
+	CHAT_LLAMA4, CHAT_DOTS1, CHAT_HUNYUAN_MOE, CHAT_GPT_OSS, CHAT_HUNYUAN_DENSE, CHAT_KIMI_K2,
+	CHAT_SEED_OSS, CHAT_GROK2, CHAT_PANGU_EMBED,
+	CHAT_MISTRAL_V7_TEKKEN, /* by name only, as in llama.cpp */
 	CHAT_N
 };
 
-/* The format when a model has no template or one we do not recognise. */
-#define CHAT_FALLBACK CHAT_CHATML
+/* The format when a model names no template at all (llama.cpp's default).
+ * A template that is there but not recognised has none: chat refuses it
+ * and asks for --chat-template NAME. */
+#define CHAT_DEFAULT CHAT_CHATML
+#define CHAT_ROLE_MAX 32
 
 struct chat_msg {
-	const char *role;    /* "system", "user" or "assistant" */
+	const char *role;    /* "system", "user", "assistant" or another: [A-Za-z0-9_-], 1..32 */
 	const char *content;
 };
 
-/* CHAT_UNKNOWN if tmpl (the Jinja source) is NULL or matches no format. */
+/* tmpl (the Jinja source, or a template's name) -> its format, by the
+ * marker strings llama.cpp's llm_chat_detect_template looks for, in its
+ * order; CHAT_UNKNOWN if NULL or none matches. */
 enum chat_tmpl chat_detect(const char *tmpl);
 const char *chat_tmpl_name(enum chat_tmpl t);
+/* The names chat_tmpl_parse knows, ", "-separated, NUL-terminated in out
+ * (cut at cap); returns the whole list's length. */
+size_t chat_tmpl_list(char *out, size_t cap);
 /* Name (as chat_tmpl_name) -> template; -LLMK_EINVAL if unknown. */
 int chat_tmpl_parse(const char *name, enum chat_tmpl *out);
 
 /*
  * Render msgs[0..n) and, if add_assistant, the opening of the assistant's
  * reply. Writes a NUL-terminated string; *n_out = its length. Returns 0,
- * -LLMK_ERANGE if cap is too small, -LLMK_EINVAL for an unknown role or
- * template.
+ * -LLMK_ERANGE if cap is too small, -LLMK_EINVAL for a malformed role or an
+ * unknown template. Roles other than system/user/assistant are written as
+ * llama.cpp writes them (most templates name the role; some drop it).
  */
 int chat_format(enum chat_tmpl t, const struct chat_msg *msgs, size_t n, bool add_assistant,
 		char *out, size_t cap, size_t *n_out);

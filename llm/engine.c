@@ -313,15 +313,18 @@ static void pick_template(struct engine *e)
 {
 	const struct gguf_str *s;
 
+	/* as llama.cpp: no template at all is chatml; one that is there but
+	 * not recognised is no format (chat asks for --chat-template NAME) */
 	e->tmpl = CHAT_UNKNOWN;
-	if (gguf_get_str(&e->g, "tokenizer.chat_template", &s) == 0)
+	e->tmpl_in_file = gguf_get_str(&e->g, "tokenizer.chat_template", &s) == 0;
+	if (e->tmpl_in_file)
 		e->tmpl = chat_detect(s->s);
 	e->tmpl_detected = e->tmpl != CHAT_UNKNOWN;
 	if (e->cfg.tmpl != CHAT_UNKNOWN) {
 		e->tmpl = e->cfg.tmpl;
 		e->tmpl_detected = false;
-	} else if (e->tmpl == CHAT_UNKNOWN) {
-		e->tmpl = CHAT_FALLBACK;
+	} else if (!e->tmpl_in_file) {
+		e->tmpl = CHAT_DEFAULT;
 	}
 }
 

@@ -109,7 +109,11 @@ struct engine_gen {
 	/* A line the engine wants said before the reply (chat: which turns
 	 * the context shift dropped); NULL: not said. */
 	void (*notice)(void *ctx, const char *line);
+	/* chat: the formatted prompt of the turn, before it runs (chat
+	 * --show-prompt); NULL: not shown. */
+	void (*prompt)(void *ctx, const char *s, size_t n);
 	void *ctx;
+	enum chat_tmpl tmpl;    /* chat: this run's template; CHAT_UNKNOWN: the model's */
 	/* Results: generated ids (up to out_cap), and the text (in e->text). */
 	int32_t *out_ids;
 	uint32_t out_cap, n_out;
@@ -145,7 +149,8 @@ struct engine {
 	const char *ctx_cap;    /* why n_ctx < n_ctx_asked ("at the ctx limit",
 				   "by mem-budget", "by free memory"), or NULL */
 	enum chat_tmpl tmpl;    /* in use */
-	bool tmpl_detected;     /* false: fallback or configured */
+	bool tmpl_detected;     /* false: default, configured or unknown */
+	bool tmpl_in_file;      /* the model has a tokenizer.chat_template */
 
 	int32_t *ctx_tok;       /* tokens whose keys/values are in the cache */
 	uint32_t n_past;
@@ -235,6 +240,13 @@ int engine_chat(struct engine *e, const char *user, struct engine_gen *g,
 void engine_chat_reset(struct engine *e);
 /* Open the conversation with a system message (only before the first turn). */
 int engine_chat_system(struct engine *e, const char *text, char *err, size_t errlen);
+/*
+ * msgs[0..n) formatted with template t (CHAT_UNKNOWN: the loaded model's)
+ * and the generation prompt, into out (chat --show-prompt --messages):
+ * nothing runs. -LLMK_EINVAL with err when there is no template to use.
+ */
+int engine_chat_render(struct engine *e, enum chat_tmpl t, const struct chat_msg *msgs, size_t n,
+		       char *out, size_t cap, size_t *len, char *err, size_t errlen);
 
 /* ---- what the engine tells its callers (llm/engine_info.c) ----
  * Snapshots: each call copies what it reports into the caller's struct, so
@@ -276,9 +288,13 @@ struct engine_info {
 	enum chat_tmpl tmpl;            /* in use */
 	bool tmpl_detected;             /* from tokenizer.chat_template */
 	bool tmpl_configured;           /* chosen by the configuration */
+	bool tmpl_in_file;              /* CHAT_UNKNOWN: it is there, not recognised */
 };
 /* 0; -LLMK_EINVAL (info->loaded false) when nothing is loaded. */
 int engine_get_info(const struct engine *e, struct engine_info *info);
+/* Where the template in use comes from, one phrase ("from
+ * tokenizer.chat_template", "configured", ...), for info and chat. */
+const char *engine_tmpl_source(const struct engine_info *info);
 
 /* The memory plan of the loaded model and the memory held now. */
 struct engine_plan {

@@ -92,6 +92,49 @@ static uint32_t chat_shift(struct engine *e, uint32_t end, uint32_t total)
 	return k;
 }
 
+const char *engine_tmpl_source(const struct engine_info *info)
+{
+	if (info->tmpl_detected)
+		return "from tokenizer.chat_template";
+	if (info->tmpl_configured)
+		return "configured";
+	if (!info->tmpl_in_file)
+		return "the model has no tokenizer.chat_template: llama.cpp's default";
+	return "tokenizer.chat_template is none llmk knows";
+}
+
+/* This run's template, or an error that says how to choose one. */
+static int chat_tmpl_use(const struct engine *e, enum chat_tmpl want, enum chat_tmpl *t,
+			 char *err, size_t errlen)
+{
+	*t = want != CHAT_UNKNOWN ? want : e->tmpl;
+	if (*t != CHAT_UNKNOWN)
+		return 0;
+	plat_snprintf(err, errlen, "the model's chat template (tokenizer.chat_template) is none "
+		      "llmk knows: choose one with --chat-template NAME or 'config chat-template "
+		      "NAME' (a wrong NAME lists them)");
+	return -LLMK_EINVAL;
+}
+
+int engine_chat_render(struct engine *e, enum chat_tmpl want, const struct chat_msg *msgs,
+		       size_t n, char *out, size_t cap, size_t *len, char *err, size_t errlen)
+{
+	enum chat_tmpl t;
+	int r;
+
+	if (want == CHAT_UNKNOWN && (r = engine_need_model(e, err, errlen)))
+		return r;
+	if ((r = chat_tmpl_use(e, want, &t, err, errlen)))
+		return r;
+	r = chat_format(t, msgs, n, true, out, cap, len);
+	if (r == -LLMK_ERANGE)
+		plat_snprintf(err, errlen, "the formatted conversation is over %zu bytes", cap);
+	else if (r)
+		plat_snprintf(err, errlen, "a role is not a word of letters, digits, '_' or '-' "
+			      "(at most %d bytes)", CHAT_ROLE_MAX);
+	return r;
+}
+
 /* Tokens the reply gets room for: n_predict, at most half the context. */
 static uint32_t reply_room(const struct engine *e, const struct engine_gen *g)
 {
@@ -101,15 +144,15 @@ static uint32_t reply_room(const struct engine *e, const struct engine_gen *g)
 /* The conversation with the new message (msgs[n_msgs]) rendered and
  * tokenized, older turns shifted out until it and the reply's room fit
  * (or only it does); *dropped counts the messages that left. */
-static int chat_prompt(struct engine *e, const struct engine_gen *g, uint32_t *n,
-		       uint32_t *dropped, char *err, size_t errlen)
+static int chat_prompt(struct engine *e, const struct engine_gen *g, enum chat_tmpl t,
+		       uint32_t *n, uint32_t *dropped, char *err, size_t errlen)
 {
 	uint32_t room = reply_room(e, g);
 	size_t len, n_spans;
 	int r;
 
 	for (;;) {
-		r = chat_format_spans(e->tmpl, e->msgs, e->n_msgs + 1, true, e->fmt_buf, e->chat_cap,
+		r = chat_format_spans(t, e->msgs, e->n_msgs + 1, true, e->fmt_buf, e->chat_cap,
 				      &len, e->spans, ENGINE_MAX_MSGS, &n_spans);
 		if (r == 0)
 			r = engine_tokenize(e, e->fmt_buf, len, true,
@@ -137,12 +180,15 @@ int engine_chat(struct engine *e, const char *user, struct engine_gen *g, char *
 {
 	size_t ulen = strlen(user);
 	uint32_t n, dropped = 0, k;
+	enum chat_tmpl t;
 	const char *c;
 	char line[160];
+	bool first;
 	int r;
 
-	if ((r = engine_need_model(e, err, errlen)))
+	if ((r = engine_need_model(e, err, errlen)) || (r = chat_tmpl_use(e, g->tmpl, &t, err, errlen)))
 		return r;
+	first = e->n_msgs == chat_first(e);
 	/* room for the message and its reply among the messages and their text */
 	while (e->n_msgs + 2 > ENGINE_MAX_MSGS || e->chat_len + ulen + 1 > e->chat_cap) {
 		if (!(k = chat_shift(e, e->n_msgs, e->n_msgs))) {
@@ -155,7 +201,16 @@ int engine_chat(struct engine *e, const char *user, struct engine_gen *g, char *
 	c = chat_keep(e, user, ulen);
 	e->msgs[e->n_msgs].role = "user";
 	e->msgs[e->n_msgs].content = c;
-	r = chat_prompt(e, g, &n, &dropped, err, errlen);
+	r = chat_prompt(e, g, t, &n, &dropped, err, errlen);
+	if (r == 0 && first && g->notice) {
+		struct engine_info info;
+		engine_get_info(e, &info);
+		plat_snprintf(line, sizeof line, "template %s (%s)", chat_tmpl_name(t),
+			      t == g->tmpl ? "--chat-template" : engine_tmpl_source(&info));
+		g->notice(g->ctx, line);
+	}
+	if (r == 0 && g->prompt)
+		g->prompt(g->ctx, e->fmt_buf, strlen(e->fmt_buf));
 	if (r == 0 && dropped && g->notice) {
 		plat_snprintf(line, sizeof line, "context full: the oldest %u message%s left the "
 			      "conversation (%s)", dropped, dropped == 1 ? "" : "s",

@@ -60,6 +60,7 @@ int engine_get_info(const struct engine *e, struct engine_info *info)
 	info->tmpl = e->tmpl;
 	info->tmpl_detected = e->tmpl_detected;
 	info->tmpl_configured = !e->tmpl_detected && e->cfg.tmpl != CHAT_UNKNOWN;
+	info->tmpl_in_file = e->tmpl_in_file;
 	return 0;
 }
 

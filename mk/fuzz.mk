@@ -44,7 +44,7 @@ $(FUZZ_SEEDS): $(MKM) tests/fuzz/bpe_seeds.py
 	@touch $@
 
 .PHONY: test-fuzz fuzz-build
-fuzz-build: $(B)/fuzz/fuzz_gguf $(B)/fuzz/fuzz_shell $(B)/fuzz/fuzz_tok ## build the libFuzzer targets (clang)
+fuzz-build: $(B)/fuzz/fuzz_gguf $(B)/fuzz/fuzz_shell $(B)/fuzz/fuzz_tok $(B)/fuzz/fuzz_chat ## build the libFuzzer targets (clang)
 
 test-fuzz: $(B)/fuzz/fuzz_gguf $(FUZZ_SEEDS) ## fuzz the GGUF parser + tokenizer setup for FUZZ_TIME seconds (60)
 	@mkdir -p $(RESULTS)
@@ -93,3 +93,24 @@ test-fuzz-tok: $(B)/fuzz/fuzz_tok $(FUZZ_TOK_SEEDS) ## fuzz the tokenizers for F
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-tok tests/fuzz/run.sh $(B)/fuzz/fuzz_tok $(B)/fuzz/corpus/tok $(FUZZ_TOK_TIME)
 TEST_STAGES += test-fuzz-tok
+
+# chat --messages: the JSON reader and every chat template on what it reads.
+FUZZ_CHAT_TIME ?= 20
+FUZZ_CHAT_SRC := shell/json_msgs.c llm/chat.c kernel/fmt.c tools/host/plat.c $(PLAT_COMMON_SRC) \
+	tests/fuzz/fuzz_chat.c
+$(B)/fuzz/fuzz_chat: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_CHAT_SRC))
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread
+
+FUZZ_CHAT_SEEDS := $(B)/fuzz/corpus/chat/.seeded
+$(FUZZ_CHAT_SEEDS):
+	@mkdir -p $(@D)
+	@printf '\377[{"role":"system","content":"be brief"},{"role":"user","content":"caf\\u00e9 \\ud83d\\ude00"}]' > $(@D)/seed-1
+	@printf '\004[{"role":"user","content":"  hi  ","name":{"a":[1,-2.5e3,true,null]}},{"role":"assistant","content":"x"},{"role":"tool","content":"y"}]' > $(@D)/seed-2
+	@printf '\000[{"role":"assistant_tool_call","content":"<tool_call>"},{"role":"user","content":""}]' > $(@D)/seed-3
+	@touch $@
+
+.PHONY: test-fuzz-chat
+test-fuzz-chat: $(B)/fuzz/fuzz_chat $(FUZZ_CHAT_SEEDS) ## fuzz chat --messages' JSON reader and the chat templates for FUZZ_CHAT_TIME seconds (20)
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh fuzz-chat tests/fuzz/run.sh $(B)/fuzz/fuzz_chat $(B)/fuzz/corpus/chat $(FUZZ_CHAT_TIME)
+TEST_STAGES += test-fuzz-chat

@@ -8,6 +8,7 @@
 #include "cmd_stream.h"
 #include "cmd_seal.h"
 #include "cmd_attest.h"
+#include "json_msgs.h"
 
 struct engine *shell_engine(struct shell *sh)
 {
@@ -225,10 +226,9 @@ static int cmd_info(struct shell *sh, int argc, char **argv)
 	plat_printf("  vocab          %u tokens, %s%s%s, bos %d, eos %d\n", info.n_vocab,
 		    file_str(info.tok_model, tm, sizeof tm), info.tok_pre ? " pre " : "",
 		    info.tok_pre ? file_str(info.tok_pre, tp, sizeof tp) : "", info.bos, info.eos);
-	plat_printf("  chat template  %s%s\n", chat_tmpl_name(info.tmpl),
-		    info.tmpl_detected      ? " (from tokenizer.chat_template)"
-		    : info.tmpl_configured ? " (configured)"
-					   : " (fallback: no recognised tokenizer.chat_template)");
+	plat_printf("  chat template  %s (%s%s)\n", chat_tmpl_name(info.tmpl),
+		    engine_tmpl_source(&info),
+		    info.tmpl == CHAT_UNKNOWN ? ": chat needs --chat-template NAME" : "");
 	return 0;
 }
 
@@ -238,7 +238,16 @@ struct gen_args {
 	bool ids;
 	const char *text;   /* the prompt (infer) or message (chat) */
 	const char *system; /* chat --system */
+	const char *messages; /* chat --messages: a JSON array */
+	bool show_prompt;   /* chat --show-prompt / --verbose-prompt */
 };
+
+/* The template names, for errors: one table (llm/chat.c) says them. */
+static const char *chat_names(char *buf, size_t n)
+{
+	chat_tmpl_list(buf, n);
+	return buf;
+}
 
 /* --logit-bias ID+B / ID-B / ID-inf (llama.cpp's form): ID-inf bans the
  * token, ID+inf all but forces it. ID must be in the loaded vocabulary. */
@@ -279,8 +288,8 @@ static int flag_bias(struct shell *sh, const char *v, struct sample_params *p)
 
 /* The flags that are not settings: they add to a list, name the text, or
  * hold for this run only. */
-static const char *const list_flags[] = {"--stop", "--system", "-t", "--threads", "--logit-bias",
-					 NULL};
+static const char *const list_flags[] = {"--stop", "--system", "-t", "--threads",
+					 "--chat-template", "--messages", "--logit-bias", NULL};
 
 static bool takes_value(const char *f)
 {
@@ -308,10 +317,19 @@ static int parse_flag(struct shell *sh, struct gen_args *a, struct engine_config
 		a->g.stops[a->g.n_stops++] = v;
 		return 0;
 	}
-	if (!strcmp(f, "--system")) {
+	if (!strcmp(f, "--system") || !strcmp(f, "--messages") || !strcmp(f, "--chat-template")) {
 		if (strcmp(sh->argv[0], "chat"))
-			return shell_err(sh, -LLMK_EINVAL, "%s: --system is for chat", sh->argv[0]);
-		a->system = v;
+			return shell_err(sh, -LLMK_EINVAL, "%s: %s is for chat", sh->argv[0], f);
+		if (f[2] == 's')
+			a->system = v;
+		else if (f[2] == 'm')
+			a->messages = v;
+		else if (chat_tmpl_parse(v, &a->g.tmpl)) {
+			char names[768];
+			plat_printf("templates: %s\n", chat_names(names, sizeof names));
+			return shell_err(sh, -LLMK_EINVAL, "--chat-template: '%s' is none of the "
+					 "templates above", v);
+		}
 		return 0;
 	}
 	if (!strcmp(f, "-t") || !strcmp(f, "--threads")) {
@@ -344,6 +362,10 @@ static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, 
 			a->g.special = ENGINE_SPECIAL_PARSE;
 		} else if (!strcmp(f, "--no-parse-special")) {
 			a->g.special = ENGINE_SPECIAL_TEXT;
+		} else if (!strcmp(f, "--show-prompt") || !strcmp(f, "--verbose-prompt")) {
+			if (strcmp(argv[0], "chat"))
+				return shell_err(sh, -LLMK_EINVAL, "%s: %s is for chat", argv[0], f);
+			a->show_prompt = true;
 		} else if (f[0] == '-' && f[1]) {
 			if (!takes_value(f))
 				return shell_err(sh, -LLMK_EINVAL, "%s: unknown flag '%s'", argv[0], f);
@@ -462,6 +484,42 @@ static bool chat_line(struct shell *sh)
 	return sh->line.buf[0] && strcmp(sh->line.buf, "/exit") != 0;
 }
 
+/* chat --show-prompt: the turn's formatted prompt, as it is, then a newline. */
+static void show_prompt(void *ctx, const char *s, size_t n)
+{
+	plat_printf("%s: prompt (%zu bytes):\n", ((struct shell *)ctx)->argv[0], n);
+	shell_write_text(s, n);
+	plat_printf("\n");
+}
+
+/* chat --show-prompt --messages JSON: the conversation formatted with the
+ * generation prompt, printed; nothing runs. */
+static int chat_messages(struct shell *sh, struct engine *e, struct gen_args *a)
+{
+	size_t cap = SHELL_LINE_MAX + JSON_MSGS_MAX * 256, n, len;
+	struct chat_msg msgs[JSON_MSGS_MAX];
+	char err[256], *store, *out;
+	int r;
+
+	if (!a->show_prompt || a->text || a->system)
+		return shell_err(sh, -LLMK_EINVAL, "chat: --messages goes with --show-prompt, without "
+				 "a message or --system (usage: chat --show-prompt --messages 'JSON')");
+	if (!(store = plat_alloc(SHELL_LINE_MAX + cap, 64)))
+		return shell_err(sh, -LLMK_ENOMEM, "chat: out of memory");
+	out = store + SHELL_LINE_MAX;
+	r = json_msgs_parse(a->messages, msgs, JSON_MSGS_MAX, &n, store, SHELL_LINE_MAX, err,
+			    sizeof err);
+	if (r)
+		r = shell_err(sh, r, "chat: --messages: %s", err);
+	else if ((r = engine_chat_render(e, a->g.tmpl, msgs, n, out, cap, &len, err, sizeof err)))
+		r = shell_err(sh, r, "chat: %s", err);
+	else
+		show_prompt(sh, out, len);
+	llm_mem_zeroize(store, SHELL_LINE_MAX + cap);
+	plat_free(store, SHELL_LINE_MAX + cap);
+	return r;
+}
+
 static int chat_turn(struct shell *sh, struct engine *e, struct gen_args *a, const char *msg)
 {
 	char err[256];
@@ -469,6 +527,8 @@ static int chat_turn(struct shell *sh, struct engine *e, struct gen_args *a, con
 	int r;
 
 	gen_setup(sh, a, ids, 0);
+	if (a->show_prompt)
+		a->g.prompt = show_prompt;
 	r = engine_chat(e, msg, &a->g, err, sizeof err);
 	if (r && r != -LLMK_ECANCEL && a->g.n_out == 0)
 		return shell_err(sh, r, "chat: %s", err);
@@ -489,6 +549,8 @@ static int cmd_chat(struct shell *sh, int argc, char **argv)
 	}
 	if ((r = parse_gen(sh, e, argc, argv, &a)))
 		return r;
+	if (a.messages)
+		return chat_messages(sh, e, &a);
 	if (!loaded(sh, &info) || info.vocab_only)
 		return shell_err(sh, -LLMK_EINVAL, "chat: no model loaded (use 'load N')");
 	if (a.system) {
@@ -499,7 +561,7 @@ static int cmd_chat(struct shell *sh, int argc, char **argv)
 	if (a.text)
 		return chat_turn(sh, e, &a, a.text);
 	plat_printf("chat (%s template): type a message; an empty line or /exit ends\n",
-		    chat_tmpl_name(info.tmpl));
+		    chat_tmpl_name(a.g.tmpl ? a.g.tmpl : info.tmpl));
 	while (chat_line(sh)) {
 		char msg[SHELL_LINE_MAX];
 		struct gen_args t = a;
@@ -606,10 +668,17 @@ const struct shell_cmd shell_cmds_model[] = {
 	 "generate a continuation of PROMPT (--KEY VALUE: a setting for this run, below; -n -1: "
 	 "to the end of the context; special-token text in PROMPT is parsed unless "
 	 "--no-parse-special)", cmd_infer},
-	{"chat", "chat [\"MESSAGE\"] [--system \"TEXT\"] [--parse-special] [flags as infer: --KEY VALUE]...\n"
+	{"chat", "chat [\"MESSAGE\"] [--system \"TEXT\"] [--parse-special] [--chat-template NAME]\n"
+	 "      [--show-prompt|--verbose-prompt] [flags as infer: --KEY VALUE]...\n"
+	 "chat --show-prompt --messages '[{\"role\": \"user\", \"content\": \"hi\"}, ...]' "
+	 "[--chat-template NAME]\n"
 	 "chat --reset",
 	 "multi-turn chat (lines until an empty line or /exit); the message is text unless "
-	 "--parse-special; past the context the oldest turns go, the system prompt stays",
+	 "--parse-special; past the context the oldest turns go, the system prompt stays. The "
+	 "first turn names the template; --show-prompt prints each turn's formatted prompt; "
+	 "with --messages (an OpenAI-style array) it prints that conversation formatted, with "
+	 "the generation prompt, and generates nothing. --chat-template: one of llama.cpp's "
+	 "built-in templates (an unknown NAME lists them)",
 	 cmd_chat},
 	{"stats", "stats", "prompt and generation speed of the last run", cmd_stats},
 	{"profile", "profile [on|off|reset]", "forward-pass time per stage and per layer",

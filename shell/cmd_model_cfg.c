@@ -275,9 +275,13 @@ static int set_tmpl(struct shell *sh, const struct shell_config_key *k, const ch
 	struct engine_config c;
 	enum chat_tmpl t = CHAT_UNKNOWN;
 
-	if (strcmp(v, "auto") != 0 && chat_tmpl_parse(v, &t))
-		return shell_err(sh, -LLMK_EINVAL, "config chat-template: expected auto, chatml, llama2, "
-				 "llama3, mistral, zephyr, phi3 or gemma, got '%s'", v);
+	if (strcmp(v, "auto") != 0 && chat_tmpl_parse(v, &t)) {
+		char names[768];
+		chat_tmpl_list(names, sizeof names);
+		plat_printf("templates: %s\n", names);
+		return shell_err(sh, -LLMK_EINVAL, "config chat-template: expected auto or one of the "
+				 "templates above, got '%s'", v);
+	}
 	engine_get_config(e, &c);
 	c.tmpl = t;
 	engine_set_config(e, &c);
@@ -360,7 +364,8 @@ const struct shell_config_key shell_config_model[] = {
 	 P(F32, 0, 100, samp.mirostat_tau)},
 	{"seed", "sampler seed, or random / -1 (a new one each run; stats shows it)", param_set,
 	 param_get, "S", P(SEED, 0, 0, samp.seed)},
-	{"chat-template", "auto or chatml, llama2, llama3, mistral, zephyr, phi3, gemma",
+	{"chat-template", "auto (from the model) or one of llama.cpp's built-in templates: "
+	 "chatml, llama3, gemma, mistral-v7, phi4, ... (a wrong one lists them all)",
 	 set_tmpl, get_tmpl, NULL, NULL},
 	{0},
 };

@@ -23,12 +23,16 @@ static void expect(enum chat_tmpl t, const char *want)
 TEST(chat_detect_templates)
 {
 	CHECK_EQ_INT(chat_detect("{% for m in messages %}<|im_start|>{{m.role}}"), CHAT_CHATML);
-	CHECK_EQ_INT(chat_detect("{{ bos_token + '[INST] ' + '<<SYS>>\\n' }}"), CHAT_LLAMA2);
-	CHECK_EQ_INT(chat_detect("{{ '[INST] ' + message['content'] + ' [/INST]' }}"), CHAT_MISTRAL);
+	CHECK_EQ_INT(chat_detect("{{ bos_token + '[INST] ' + '<<SYS>>\\n' }}"), CHAT_LLAMA2_SYS_BOS);
+	CHECK_EQ_INT(chat_detect("{{ '[INST] <<SYS>>\\n' + content }}"), CHAT_LLAMA2_SYS);
+	CHECK_EQ_INT(chat_detect("{{ '[INST] ' + message['content'] + ' [/INST]' }}"), CHAT_LLAMA2);
 	CHECK_EQ_INT(chat_detect("<|start_header_id|>' + role + '<|end_header_id|>"), CHAT_LLAMA3);
 	CHECK_EQ_INT(chat_detect("'<|user|>' + '\\n' + content + '<|end|>' + '<|assistant|>'"),
 		     CHAT_PHI3);
-	CHECK_EQ_INT(chat_detect("'<|user|>\\n' + message['content'] + eos_token"), CHAT_ZEPHYR);
+	CHECK_EQ_INT(chat_detect("'<|user|>\\n' + message['content'] + '<|endoftext|>'"), CHAT_ZEPHYR);
+	/* a name is a template too (llama.cpp: llm_chat_template_from_str) */
+	CHECK_EQ_INT(chat_detect("mistral-v7-tekken"), CHAT_MISTRAL_V7_TEKKEN);
+	CHECK_EQ_INT(chat_detect("gemma"), CHAT_GEMMA);
 	CHECK_EQ_INT(chat_detect("<start_of_turn>' + role + '\\n'"), CHAT_GEMMA);
 	CHECK_EQ_INT(chat_detect("{{ messages }}"), CHAT_UNKNOWN);
 	CHECK_EQ_INT(chat_detect(NULL), CHAT_UNKNOWN);
@@ -38,11 +42,19 @@ TEST(chat_names_round_trip)
 {
 	for (int t = 1; t < CHAT_N; t++) {
 		enum chat_tmpl back;
+		if (t == CHAT_GLMEDGE_V)
+			continue; /* a second way to detect glmedge, no name of its own */
 		CHECK_EQ_INT(chat_tmpl_parse(chat_tmpl_name((enum chat_tmpl)t), &back), 0);
 		CHECK_EQ_INT(back, t);
 	}
 	enum chat_tmpl x;
 	CHECK_EQ_INT(chat_tmpl_parse("jinja", &x), -LLMK_EINVAL);
+	/* the list the shell prints fits its 768 bytes, and names them all */
+	char names[768];
+	size_t len = chat_tmpl_list(names, sizeof names);
+	CHECK(len < sizeof names && strlen(names) == len);
+	CHECK(strstr(names, "chatml, ") == names + strlen("phi4, smolvlm, "));
+	CHECK(strstr(names, ", mistral-v7-tekken") == names + len - strlen(", mistral-v7-tekken"));
 }
 
 TEST(chat_render_each_template)
@@ -52,17 +64,18 @@ TEST(chat_render_each_template)
 			    "<|im_start|>assistant\nHi there<|im_end|>\n"
 			    "<|im_start|>user\nWho are you<|im_end|>\n"
 			    "<|im_start|>assistant\n");
-	expect(CHAT_LLAMA2, "[INST] <<SYS>>\nYou are helpful.\n<</SYS>>\n\nHello [/INST] Hi there"
-			    " </s><s>[INST] Who are you [/INST]");
-	expect(CHAT_MISTRAL, "[INST] You are helpful.\n\nHello [/INST]Hi there</s>"
-			     "[INST] Who are you [/INST]");
+	expect(CHAT_LLAMA2_SYS, "[INST] <<SYS>>\nYou are helpful.\n<</SYS>>\n\nHello [/INST]Hi there"
+				"</s>[INST] Who are you [/INST]");
+	expect(CHAT_LLAMA2, "[INST] You are helpful.\nHello [/INST]Hi there</s>"
+			    "[INST] Who are you [/INST]");
 	expect(CHAT_LLAMA3, "<|start_header_id|>system<|end_header_id|>\n\nYou are helpful.<|eot_id|>"
 			    "<|start_header_id|>user<|end_header_id|>\n\nHello<|eot_id|>"
 			    "<|start_header_id|>assistant<|end_header_id|>\n\nHi there<|eot_id|>"
 			    "<|start_header_id|>user<|end_header_id|>\n\nWho are you<|eot_id|>"
 			    "<|start_header_id|>assistant<|end_header_id|>\n\n");
-	expect(CHAT_ZEPHYR, "<|system|>\nYou are helpful.</s>\n<|user|>\nHello</s>\n"
-			    "<|assistant|>\nHi there</s>\n<|user|>\nWho are you</s>\n<|assistant|>\n");
+	expect(CHAT_ZEPHYR, "<|system|>\nYou are helpful.<|endoftext|>\n<|user|>\nHello<|endoftext|>\n"
+			    "<|assistant|>\nHi there<|endoftext|>\n<|user|>\nWho are you<|endoftext|>\n"
+			    "<|assistant|>\n");
 	expect(CHAT_PHI3, "<|system|>\nYou are helpful.<|end|>\n<|user|>\nHello<|end|>\n"
 			  "<|assistant|>\nHi there<|end|>\n<|user|>\nWho are you<|end|>\n"
 			  "<|assistant|>\n");
@@ -76,6 +89,8 @@ TEST(chat_render_each_template)
 TEST(chat_history_is_a_prefix_of_the_next_turn)
 {
 	for (int t = 1; t < CHAT_N; t++) {
+		if (t == CHAT_GLMEDGE_V)
+			continue;
 		char a[1024], b[1024];
 		size_t na, nb;
 		CHECK_EQ_INT(chat_format((enum chat_tmpl)t, conv, 3, false, a, sizeof a, &na), 0);
@@ -88,7 +103,7 @@ TEST(chat_errors)
 {
 	char buf[16];
 	size_t n;
-	struct chat_msg bad = {"robot", "x"};
+	struct chat_msg bad = {"user\n", "x"};
 
 	CHECK_EQ_INT(chat_format(CHAT_CHATML, conv, 4, true, buf, sizeof buf, &n), -LLMK_ERANGE);
 	CHECK_EQ_INT(chat_format(CHAT_CHATML, &bad, 1, true, buf, sizeof buf, &n), -LLMK_EINVAL);
@@ -103,13 +118,15 @@ TEST(chat_spans_locate_each_message_text)
 	for (int t = 1; t < CHAT_N; t++) {
 		char buf[1024];
 		struct tok_span sp[8];
-		size_t n = 0, ns = 0;
+		size_t n = 0, ns = 0, skip = t == CHAT_YANDEX; /* yandex leaves the system text out */
 
+		if (t == CHAT_GLMEDGE_V)
+			continue;
 		CHECK_EQ_INT(chat_format_spans((enum chat_tmpl)t, conv, 4, true, buf, sizeof buf, &n,
 					       sp, 8, &ns), 0);
-		CHECK_EQ_INT(ns, 4);
+		CHECK_EQ_INT(ns, 4 - skip);
 		for (size_t i = 0; i < ns; i++) {
-			const char *want = conv[i].content;
+			const char *want = conv[i + skip].content;
 			CHECK(sp[i].off + sp[i].len <= n);
 			CHECK(i == 0 || sp[i].off >= sp[i - 1].off + sp[i - 1].len);
 			CHECK_EQ_INT(sp[i].len, strlen(want));
@@ -117,6 +134,6 @@ TEST(chat_spans_locate_each_message_text)
 		}
 		/* too few spans is "does not fit", never a message left unmarked */
 		CHECK_EQ_INT(chat_format_spans((enum chat_tmpl)t, conv, 4, true, buf, sizeof buf, &n,
-					       sp, 3, &ns), -LLMK_ERANGE);
+					       sp, 3 - skip, &ns), -LLMK_ERANGE);
 	}
 }

@@ -1,0 +1,118 @@
+/*
+ * tests/unit/test_cmd_chat_tmpl.c — chat says which template it uses
+ * (shell/cmd_model.c, llm/engine_chat.c): info and the first turn name it;
+ * a template llmk does not know is an error naming --chat-template, never
+ * chatml without a word; --show-prompt prints the turn's prompt, and with
+ * --messages a whole conversation's, running nothing.
+ */
+#include "test.h"
+#include "shell_fixture.h"
+#include "../../tools/writer/mkmodel.h"
+
+static void tmpl_open(struct shell_fixture *f, const char *tmpl, bool chatml, const char *file)
+{
+	char path[600], err[256];
+	struct mkm_spec s;
+	int st;
+
+	mkm_defaults(&s);
+	s.chatml = chatml;
+	s.chat_template = tmpl;
+	snprintf(path, sizeof path, "%s/%s", test_tmpdir(), file);
+	CHECK_EQ_INT(mkm_write(&s, path, err, sizeof err), 0);
+	CHECK_EQ_INT(fixture_open(f, (const char *[]){path, NULL}, NULL), 0);
+	fixture_run(f, "load 0", &st);
+	CHECK_EQ_INT(st, 0);
+}
+
+TEST(cmd_chat_names_its_template_on_the_first_turn_and_in_info)
+{
+	struct shell_fixture f;
+	const char *out;
+	int st;
+
+	tmpl_open(&f, NULL, true, "tmpl_chatml.gguf");
+	CHECK(strstr(fixture_run(&f, "info", &st),
+		     "chat template  chatml (from tokenizer.chat_template)"));
+	out = fixture_run(&f, "chat \"hi\" -n 1 --temp 0", &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK(strstr(out, "chat: template chatml (from tokenizer.chat_template)\n") == out);
+	out = fixture_run(&f, "chat \"again\" -n 1 --temp 0", &st);
+	CHECK(!strstr(out, "template"));
+	fixture_close(&f);
+}
+
+TEST(cmd_chat_refuses_a_template_it_does_not_know_and_names_the_flag)
+{
+	struct shell_fixture f;
+	const char *out;
+	int st;
+
+	tmpl_open(&f, "{% for m in messages %}{{ m.content }}{% endfor %}", false, "tmpl_odd.gguf");
+	CHECK(strstr(fixture_run(&f, "info", &st), "chat template  unknown (tokenizer.chat_template "
+		     "is none llmk knows: chat needs --chat-template NAME)"));
+	out = fixture_run(&f, "chat \"hi\" -n 1", &st);
+	CHECK(st != 0);
+	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
+	CHECK(strstr(out, "--chat-template NAME"));
+	out = fixture_run(&f, "chat \"hi\" -n 1 --temp 0 --chat-template zephyr", &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK(strstr(out, "chat: template zephyr (--chat-template)\n") == out);
+	/* a name that is no template lists the names, then one error */
+	out = fixture_run(&f, "chat \"hi\" --chat-template zephyrr", &st);
+	CHECK(st != 0);
+	CHECK(strstr(out, "templates: ") == out && strstr(out, "llama3, "));
+	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
+	/* the config key chooses it for every chat */
+	fixture_run(&f, "chat --reset", &st);
+	fixture_run(&f, "config chat-template gemma", &st);
+	CHECK_EQ_INT(st, 0);
+	fixture_run(&f, "unload", &st);
+	fixture_run(&f, "load 0", &st);
+	CHECK(strstr(fixture_run(&f, "info", &st), "chat template  gemma (configured)"));
+	fixture_close(&f);
+}
+
+TEST(cmd_chat_show_prompt_prints_the_formatted_turn)
+{
+	struct shell_fixture f;
+	const char *out;
+	int st;
+
+	tmpl_open(&f, NULL, true, "tmpl_show.gguf");
+	out = fixture_run(&f, "chat \"hi\" -n 1 --temp 0 --system \"be brief\" --show-prompt", &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK(strstr(out, "chat: prompt (90 bytes):\n<|im_start|>system\nbe brief<|im_end|>\n"
+		     "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n\n"));
+	fixture_close(&f);
+}
+
+TEST(cmd_chat_messages_prints_a_conversation_and_runs_nothing)
+{
+	/* the shell's quotes: \" is a quote, \\ a backslash (shell/args.c) */
+	static const char cmd[] = "chat --show-prompt --messages \"[{\\\"role\\\": \\\"system\\\", "
+		"\\\"content\\\": \\\"Be brief\\\"}, {\\\"role\\\": \\\"user\\\", \\\"content\\\": "
+		"\\\"caf\\\\u00e9?\\\"}]\"";
+	struct shell_fixture f;
+	char line[400];
+	const char *out;
+	int st;
+
+	tmpl_open(&f, NULL, true, "tmpl_msgs.gguf");
+	out = fixture_run(&f, cmd, &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK_STR(out, "chat: prompt (94 bytes):\n<|im_start|>system\nBe brief<|im_end|>\n"
+		  "<|im_start|>user\ncaf\xc3\xa9?<|im_end|>\n<|im_start|>assistant\n\n");
+	CHECK(strstr(fixture_run(&f, "stats", &st), "no run yet"));
+	/* another template for this one */
+	snprintf(line, sizeof line, "%s --chat-template llama3", cmd);
+	CHECK(strstr(fixture_run(&f, line, &st), "<|start_header_id|>system<|end_header_id|>\n\n"
+		     "Be brief<|eot_id|>"));
+	/* malformed: one error line */
+	out = fixture_run(&f, "chat --show-prompt --messages \"[{\\\"role\\\": \\\"user\\\"}]\"", &st);
+	CHECK(st != 0);
+	CHECK_STR(out, "error: chat: --messages: a message needs \"role\" and \"content\" at byte 17\n");
+	out = fixture_run(&f, "chat --messages []", &st);
+	CHECK(st != 0 && fixture_count(out, "error: ") == 1);
+	fixture_close(&f);
+}
