@@ -43,56 +43,42 @@ out=$(run --disk "$T/arch.gguf" -c 'load 0' 2>&1)
 clean "an unknown architecture's name in the load error" "$out"
 check "... one error line" "$(printf '%s\n' "$out" | grep -c '^error: load: disk 0: .*architecture')" 1
 
-# ---- an error after the first generated token ----
-# A sealed image (4 KiB chunks) whose chunk holding the embedding row of a
-# token the model generates (but the prompt never reads) has one flipped
-# bit: streamed (load --stream, or a mem-budget of 12M for its 19 MB), the
-# reply starts, then that row fails authentication.
+# ---- a sealed chunk that fails in a streamed run ----
+# A sealed image (4 KiB chunks) with one flipped bit inside the last
+# layer's ffn_down: streamed (load --stream, or a mem-budget of 12M for its
+# 19 MB), the load holds the embedding table (no read depends on a token,
+# docs/streaming.md), so the damage is found by the run's first pass over
+# the layers: one error line, no token, exit 1. (An error after the first
+# token, with the ids so far, is cmd_infer_reports_a_read_error_after_the_
+# first_token's, through a disk that changes under the run.)
 "$MKMODEL" --dim 256 --ffn 512 --heads 4 --kv-heads 2 --layers 8 -o "$T/big.gguf" > /dev/null
 "$SEAL" keygen "$T/k" > /dev/null
 "$SEAL" seal --chunk-size 4096 --key-file "$T/k" "$T/big.gguf" "$T/big.sealed" > /dev/null
 key=$(cat "$T/k")
 inf='infer "Once upon a time" -n 24 --temp 0 --ids'
-plain=$(run --disk "$T/big.gguf" -c 'load --stream 0' -c 'tokenize "Once upon a time"' -c "$inf" 2>&1)
-prompt=$(printf '%s\n' "$plain" | sed -n 2p)
-gen=$(printf '%s\n' "$plain" | sed -n 's/^ids: //p')
-set -- $("$(dirname "$0")/gguf_tensor.py" "$T/big.gguf" token_embd.weight)
+set -- $("$(dirname "$0")/gguf_tensor.py" "$T/big.gguf" blk.7.ffn_down.weight)
 data=$("$SEAL" inspect "$T/big.sealed" | sed -n 's/^  chunks .* at offset //p')
-# "INDEX CHUNK": the first generated token whose row shares no chunk with a
-# prompt token's, nor with the first 128 KiB (load reads the metadata in
-# windows that run into the first rows)
-pick=$(python3 -c '
-import sys
-off, dim, prompt, gen = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].split(), sys.argv[4].split()
-row = dim * 4
-chunks = lambda t: set(range((off + int(t) * row) // 4096, (off + int(t) * row + row - 1) // 4096 + 1))
-used = set(range(32)).union(*(chunks(t) for t in prompt))
-print(next("%d %d" % (i, min(chunks(t))) for i, t in enumerate(gen) if not chunks(t) & used))
-' "$1" "$2" "$prompt" "$gen")
-idx=${pick% *} chunk=${pick#* }
+chunk=$(( ($1 + 8192) / 4096 ))
 cp "$T/big.sealed" "$T/flip.sealed"
 printf '\001' | dd of="$T/flip.sealed" bs=1 seek=$((data + chunk * 4096 + 100)) conv=notrunc 2> /dev/null
 run --disk "$T/flip.sealed" -c "unseal $key" -c 'load --stream 0' -c "$inf" > "$T/out" 2>&1
 rc=$?
-want_ids=$(printf '%s\n' "$gen" | cut -d' ' -f1-$((idx + 1)))
 if [ $rc = 1 ] && [ "$(grep -c '^error: ' "$T/out")" = 1 ] &&
-	grep -q "^error: infer: .*chunk $chunk " "$T/out" &&
-	[ "$(sed -n 's/^ids: //p' "$T/out")" = "$want_ids" ] && ! grep -q 'ended' "$T/out"; then
-	ok "sealed chunk failing mid-reply (token $((idx + 1)), chunk $chunk): one error line, exit 1"
+	grep -q "^error: infer: .*chunk $chunk " "$T/out" && ! grep -q '^ids: [0-9]' "$T/out" &&
+	grep -q '^loaded disk 0: .*, streaming' "$T/out"; then
+	ok "sealed chunk failing in a streamed layer (chunk $chunk): loads, one error line at infer, exit 1"
 else
-	bad "sealed chunk failing mid-reply (token $((idx + 1)), chunk $chunk): one error line, exit 1" \
-		"exit $rc; want ids: $want_ids; got: $(cat "$T/out")"
+	bad "sealed chunk failing in a streamed layer (chunk $chunk): loads, one error line at infer, exit 1" \
+		"exit $rc; got: $(cat "$T/out")"
 fi
 # A tampered image stays refused (llm/seal.c: the first failure is sticky)
 # until it is loaded again; the shell keeps serving throughout.
-# (a reply that stops as the damaged row's token is drawn never reads it)
-short="infer \"Once upon a time\" -n $((idx + 1)) --temp 0 --ids"
-printf 'unseal %s\nconfig mem-budget 12M\nload 0\n%s\nstats\n%s\nload 0\n%s\n' "$key" "$inf" "$short" "$short" |
+printf 'unseal %s\nconfig mem-budget 12M\nload 0\n%s\nstats\n%s\nload 0\nversion\n' "$key" "$inf" "$inf" |
 	run --disk "$T/flip.sealed" > "$T/out" 2>&1
 if [ "$(grep -c '^error: ' "$T/out")" = 2 ] && grep -q 'ended: error' "$T/out" &&
 	[ "$(grep -c '^loaded disk 0: .*, streaming' "$T/out")" = 2 ] &&
-	[ "$(grep -c 'chunk [0-9]* .*fails authentication' "$T/out")" = 2 ] &&
-	[ "$(tail -1 "$T/out")" = "ids: $want_ids" ]; then
+	[ "$(grep -c 'chunk [0-9]* .*fails authentication' "$T/out")" -ge 1 ] &&
+	grep -q '^llmk ' "$T/out"; then
 	ok "... stats says ended: error; the image stays refused until loaded again"
 else
 	bad "... stats says ended: error; the image stays refused until loaded again" "$(cat "$T/out")"
