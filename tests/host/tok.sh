@@ -52,6 +52,8 @@ for r in tests/refs/tok/*.gguf.out; do
 		skip_data "tokenize: every case of $name" "no $GEN/$name.gguf (make tok-vocabs; needs npm)"
 	elif [ ! -f "$TD/vocab/ggml-vocab-gpt-2.gguf.inp" ]; then
 		skip_data "tokenize: every case of $name" "no $TD/vocab/ggml-vocab-gpt-2.gguf.inp"
+	elif [ -f "$GEN/$name.gguf.inp" ]; then # its own strings (special-texts)
+		vocab_cases "$GEN/$name.gguf" "$GEN/$name.gguf.inp" "$r" "$name"
 	else
 		vocab_cases "$GEN/$name.gguf" "$TD/vocab/ggml-vocab-gpt-2.gguf.inp" "$r" "$name"
 	fi
