@@ -406,9 +406,54 @@ static void unmark_eog(struct tok *t)
 		t->tokens[s].attr = TOK_ATTR_NORMAL;
 }
 
-/* EOT/EOM detection and the EOG set, by token text (llama_vocab::impl::load). */
-static void mark_eog(struct tok *t)
+/*
+ * Fill-in-the-middle tokens: the id from the key (or its older name), else the
+ * first token, in id order, with one of the texts, forced to CONTROL. Pad,
+ * repo and file-separator end generation. (Where several texts of a kind are
+ * present llama.cpp takes the first of its hash map's order; id order here.)
+ */
+#define FIM_TEXTS 6
+static const struct fim_kind {
+	const char *key, *old_key;
+	bool eog;
+	const char *texts[FIM_TEXTS];
+} fim_kinds[] = {
+	{KEY "fim_pre_token_id", KEY "prefix_token_id", false,
+	 {"<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<PRE>", "<|code_prefix|>", "<|prefix|>"}},
+	{KEY "fim_suf_token_id", KEY "suffix_token_id", false,
+	 {"<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<SUF>", "<|code_suffix|>", "<|suffix|>"}},
+	{KEY "fim_mid_token_id", KEY "middle_token_id", false,
+	 {"<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<MID>", "<|code_middle|>", "<|middle|>"}},
+	{KEY "fim_pad_token_id", NULL, true, {"<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"}},
+	{KEY "fim_rep_token_id", NULL, true,
+	 {"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"}},
+	{KEY "fim_sep_token_id", NULL, true, {"<|file_sep|>"}},
+};
+
+static int32_t fim_id(const struct tok *t, const struct gguf_file *g, const struct fim_kind *k)
 {
+	uint32_t v;
+
+	if ((gguf_get_u32(g, k->key, &v) == 0 || (k->old_key && gguf_get_u32(g, k->old_key, &v) == 0)) &&
+	    v < t->n_vocab)
+		return (int32_t)v;
+	for (uint32_t i = 0; i < t->n_vocab; i++)
+		for (size_t j = 0; j < FIM_TEXTS && k->texts[j]; j++)
+			if (text_is(&t->tokens[i], k->texts[j])) {
+				t->tokens[i].attr |= TOK_ATTR_CONTROL;
+				return (int32_t)i;
+			}
+	return TOK_NULL;
+}
+
+/* EOT/EOM detection and the EOG set, by token text (llama_vocab::impl::load). */
+static void mark_eog(struct tok *t, const struct gguf_file *g)
+{
+	for (size_t k = 0; k < ARRAY_N(fim_kinds); k++) {
+		int32_t id = fim_id(t, g, &fim_kinds[k]);
+		if (id != TOK_NULL && fim_kinds[k].eog)
+			t->tokens[id].attr |= TOK_ATTR_EOG;
+	}
 	for (uint32_t i = 0; i < t->n_vocab; i++) {
 		struct tok_token *tk = &t->tokens[i];
 
@@ -591,7 +636,7 @@ int tok_init(struct tok *t, const struct gguf_file *g, struct llm_mem *mem, char
 	load_special_ids(t, g);
 	if ((rc = load_flags(t, g, err, errlen)))
 		goto fail;
-	mark_eog(t);
+	mark_eog(t, g);
 	if ((rc = build_special(t)) || (rc = index_special(t)))
 		goto fail;
 	phi3_rstrip(t, g);

@@ -2,13 +2,15 @@
 // test strings, through node-llama-cpp (its prebuilt CPU build).
 //
 //   node tools/tok_llamacpp.mjs [--prefix DIR] VOCAB.gguf STRINGS.inp > OUT
+//   node tools/tok_llamacpp.mjs [--prefix DIR] --eog VOCAB.gguf > OUT.eog
 //
 // DIR is the npm prefix node-llama-cpp 3.22.1 was installed under
 // (default build/llamacpp). STRINGS.inp holds strings separated by
 // "\n__ggml_vocab_test__\n" (../shared/testdata/vocab/*.inp); OUT gets one
 // line per string, the ids space-separated with a leading space, as
 // llama.cpp's test-tokenizer-0 writes its .out files: no BOS/EOS added,
-// special-token text not parsed (model.tokenize(text, false)).
+// special-token text not parsed (model.tokenize(text, false)). With --eog:
+// one line, the ids of the tokens that end generation (model.isEogToken).
 import fs from "node:fs";
 import path from "node:path";
 import {pathToFileURL} from "node:url";
@@ -19,13 +21,30 @@ if (args[0] === "--prefix") {
 	prefix = args[1];
 	args.splice(0, 2);
 }
-if (args.length !== 2) {
-	console.error("usage: node tok_llamacpp.mjs [--prefix DIR] VOCAB.gguf STRINGS.inp");
+const eog = args[0] === "--eog";
+if (eog)
+	args.shift();
+if (args.length !== (eog ? 1 : 2)) {
+	console.error("usage: node tok_llamacpp.mjs [--prefix DIR] {VOCAB.gguf STRINGS.inp | --eog VOCAB.gguf}");
 	process.exit(2);
 }
 const [vocab, inp] = args;
 const entry = path.join(prefix, "node_modules", "node-llama-cpp", "dist", "index.js");
 const {getLlama, LlamaLogLevel} = await import(pathToFileURL(entry).href);
+const llama = await getLlama({gpu: false, build: "never", logLevel: LlamaLogLevel.error,
+	progressLogs: false, skipDownload: true});
+const model = await llama.loadModel({modelPath: vocab, vocabOnly: true, gpuLayers: 0});
+
+if (eog) {
+	const n = model.fileInfo.metadata.tokenizer.ggml.tokens.length, ids = [];
+	for (let id = 0; id < n; id++)
+		if (model.isEogToken(id))
+			ids.push(id);
+	process.stdout.write(ids.join(" ") + "\n");
+	await model.dispose();
+	await llama.dispose();
+	process.exit(0);
+}
 
 const raw = fs.readFileSync(inp);
 const text = raw.toString("utf8");
@@ -37,9 +56,6 @@ const sep = "\n__ggml_vocab_test__\n";
 const cases = text.split(sep);
 cases.pop(); // the text after the last separator is not a case
 
-const llama = await getLlama({gpu: false, build: "never", logLevel: LlamaLogLevel.error,
-	progressLogs: false, skipDownload: true});
-const model = await llama.loadModel({modelPath: vocab, vocabOnly: true, gpuLayers: 0});
 let out = "";
 for (const c of cases)
 	out += model.tokenize(c, false).map((id) => " " + id).join("") + "\n";

@@ -78,13 +78,15 @@ def vocab_of(tj, spm):
 
 
 # Token texts llama.cpp's vocabulary loader retypes by their text (end of generation,
-# EOT, gpt-oss's always-shown tokens, the <|end|> and </s> exceptions); the FIM
-# texts are left out: where several match, llama.cpp's pick follows hash order.
+# EOT, gpt-oss's always-shown tokens, the <|end|> and </s> exceptions, one FIM
+# text of each kind: where several match, llama.cpp's pick follows hash order).
 SPECIAL_TEXTS = [
     "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
     "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
     "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
     "<|channel|>", "<|message|>", "<|start|>", "<|constrain|>", "<unused1>", "<s>", "<pad>",
+    "<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>", "<|fim_pad|>", "<|repo_name|>",
+    "<|file_sep|>",
 ]
 
 

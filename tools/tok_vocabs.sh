@@ -11,7 +11,7 @@
 #   tools/tok_vocabs.sh --record PREFIX [OUT]
 #       re-record tests/refs/tok/ggml-vocab-NAME.gguf.out: llama.cpp's ids
 #       (tools/tok_llamacpp.mjs, node-llama-cpp under PREFIX) for testdata's
-#       tokenizer test strings.
+#       tokenizer test strings, and .eog: the ids that end generation.
 set -u
 record=
 if [ "${1:-}" = --record ]; then
@@ -49,6 +49,8 @@ if [ -n "$record" ]; then
 		inp=$(strings "$name")
 		node tools/tok_llamacpp.mjs --prefix "$record" "$OUT/ggml-vocab-$name.gguf" "$inp" \
 			> "tests/refs/tok/ggml-vocab-$name.gguf.out" || exit 1
+		node tools/tok_llamacpp.mjs --prefix "$record" --eog "$OUT/ggml-vocab-$name.gguf" \
+			> "tests/refs/tok/ggml-vocab-$name.gguf.eog" || exit 1
 		echo "tests/refs/tok/ggml-vocab-$name.gguf.out: $(wc -l < "tests/refs/tok/ggml-vocab-$name.gguf.out") cases"
 	done
 	exit $?

@@ -120,6 +120,32 @@ static int check_roundtrip(const struct tok *t, const char *s, size_t n, const i
 	return bad;
 }
 
+/* The tokens that end generation must be those llama.cpp's eog file lists. */
+static void check_eog(const struct tok *t, const char *eog_path, const char *name, int *fails)
+{
+	size_t n;
+	char *s = test_read_file(eog_path, &n);
+	int32_t want[256];
+	size_t n_want, k = 0;
+
+	if (!s)
+		return; /* no recorded EOG set: nothing to compare */
+	n_want = parse_ids(s, s + n, want, 256);
+	free(s);
+	CHECK(n_want <= 256);
+	for (uint32_t id = 0; id < t->n_vocab; id++) {
+		bool w = k < n_want && want[k] == (int32_t)id;
+		if (w)
+			k++;
+		if (tok_is_eog(t, (int32_t)id) != w) {
+			fprintf(stderr, "  %s: token %u '%.*s' %s end generation in llama.cpp\n", name, id,
+				(int)t->tokens[id].len, t->tokens[id].text, w ? "does" : "does not");
+			(*fails)++;
+			test_failed_checks++;
+		}
+	}
+}
+
 /* Every case of the strings in inp against the ids in out, through vocabulary gguf. */
 static void run_cases(const char *gguf, const char *inp_path, const char *out_path,
 		      const char *name, int *cases, int *fails)
@@ -138,6 +164,11 @@ static void run_cases(const char *gguf, const char *inp_path, const char *out_pa
 	}
 	inp = test_read_file(inp_path, &inp_n);
 	out = test_read_file(out_path, &out_n);
+	if (out && out_n >= 4 && memcmp(out_path + strlen(out_path) - 4, ".out", 4) == 0) {
+		char eog[8192];
+		snprintf(eog, sizeof eog, "%.*s.eog", (int)(strlen(out_path) - 4), out_path);
+		check_eog(&v.t, eog, name, fails);
+	}
 	CHECK(inp && out);
 	if (!inp || !out)
 		goto done;
@@ -214,7 +245,8 @@ TEST(tok_vocab_files_match_llamacpp)
  * builds their GGUFs into build/tokvocab (LLMK_TOKVOCAB) from npm packages,
  * and special-texts (the token texts llama.cpp retypes) with its own strings;
  * tests/refs/tok/<name>.gguf.out holds the ids llama.cpp gave for testdata's
- * strings (tools/tok_llamacpp.mjs). Every recorded vocabulary is checked.
+ * strings (tools/tok_llamacpp.mjs), .eog the ids that end generation. Every
+ * recorded vocabulary is checked.
  */
 TEST(tok_generated_vocabs_match_recorded_llamacpp_ids)
 {
