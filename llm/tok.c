@@ -69,16 +69,19 @@ const char *tok_pre_name(enum tok_pre pre)
 
 /* Token texts llama.cpp treats as end-of-generation (and forces to CONTROL). */
 static const char *const eog_texts[] = {
-	"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>",
-	"<|eom_id|>", "<EOT>", "_<EOT>", "<|end_of_text|>", "<end_of_utterance>",
+	"<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
+	"<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
+	"<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
 	"<\357\275\234end\342\226\201of\342\226\201sentence\357\275\234>", /* DeepSeek */
 };
 /* The subset that may serve as EOT when tokenizer.ggml.eot_token_id is absent. */
 static const char *const eot_texts[] = {
 	"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>",
-	"<|end_of_text|>", "<EOT>", "_<EOT>", "<end_of_utterance>",
+	"<|end_of_text|>", "<EOT>", "_<EOT>", "[EOT]", "<end_of_utterance>",
 	"<\357\275\234end\342\226\201of\342\226\201sentence\357\275\234>",
 };
+/* gpt-oss's tokens llama.cpp always renders: forced to USER_DEFINED. */
+static const char *const shown_texts[] = {"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"};
 
 static bool text_is(const struct tok_token *tk, const char *s)
 {
@@ -377,9 +380,80 @@ static void load_special_ids(struct tok *t, const struct gguf_file *g)
 	}
 }
 
-/* EOT/EOM detection and the EOG set, by token text (llama_vocab::impl::load). */
-static void mark_eog(struct tok *t)
+/* The EOG token with text s, or TOK_NULL. */
+static int32_t eog_with_text(const struct tok *t, const char *s)
 {
+	int32_t id = tok_find(t, s, strlen(s));
+
+	return id != TOK_NULL && (t->tokens[id].attr & TOK_ATTR_EOG) ? id : TOK_NULL;
+}
+
+/*
+ * llama.cpp's two exceptions to the EOG texts: where <|return|> and <|call|>
+ * (o200k_harmony) or <|calls|> and <|flush|> (solar-open) end generation,
+ * <|end|> does not (it becomes USER_DEFINED); where <|tool_response> does
+ * (gemma4), </s> is plain text (NORMAL).
+ */
+static void unmark_eog(struct tok *t)
+{
+	int32_t end = eog_with_text(t, "<|end|>"), s = eog_with_text(t, "</s>");
+	bool call = eog_with_text(t, "<|call|>") != TOK_NULL || eog_with_text(t, "<|calls|>") != TOK_NULL;
+
+	if (end != TOK_NULL && call &&
+	    (eog_with_text(t, "<|return|>") != TOK_NULL || eog_with_text(t, "<|flush|>") != TOK_NULL))
+		t->tokens[end].attr = TOK_ATTR_USER_DEFINED;
+	if (s != TOK_NULL && eog_with_text(t, "<|tool_response>") != TOK_NULL)
+		t->tokens[s].attr = TOK_ATTR_NORMAL;
+}
+
+/*
+ * Fill-in-the-middle tokens: the id from the key (or its older name), else the
+ * first token, in id order, with one of the texts, forced to CONTROL. Pad,
+ * repo and file-separator end generation. (Where several texts of a kind are
+ * present llama.cpp takes the first of its hash map's order; id order here.)
+ */
+#define FIM_TEXTS 6
+static const struct fim_kind {
+	const char *key, *old_key;
+	bool eog;
+	const char *texts[FIM_TEXTS];
+} fim_kinds[] = {
+	{KEY "fim_pre_token_id", KEY "prefix_token_id", false,
+	 {"<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<PRE>", "<|code_prefix|>", "<|prefix|>"}},
+	{KEY "fim_suf_token_id", KEY "suffix_token_id", false,
+	 {"<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<SUF>", "<|code_suffix|>", "<|suffix|>"}},
+	{KEY "fim_mid_token_id", KEY "middle_token_id", false,
+	 {"<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<MID>", "<|code_middle|>", "<|middle|>"}},
+	{KEY "fim_pad_token_id", NULL, true, {"<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"}},
+	{KEY "fim_rep_token_id", NULL, true,
+	 {"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"}},
+	{KEY "fim_sep_token_id", NULL, true, {"<|file_sep|>"}},
+};
+
+static int32_t fim_id(const struct tok *t, const struct gguf_file *g, const struct fim_kind *k)
+{
+	uint32_t v;
+
+	if ((gguf_get_u32(g, k->key, &v) == 0 || (k->old_key && gguf_get_u32(g, k->old_key, &v) == 0)) &&
+	    v < t->n_vocab)
+		return (int32_t)v;
+	for (uint32_t i = 0; i < t->n_vocab; i++)
+		for (size_t j = 0; j < FIM_TEXTS && k->texts[j]; j++)
+			if (text_is(&t->tokens[i], k->texts[j])) {
+				t->tokens[i].attr |= TOK_ATTR_CONTROL;
+				return (int32_t)i;
+			}
+	return TOK_NULL;
+}
+
+/* EOT/EOM detection and the EOG set, by token text (llama_vocab::impl::load). */
+static void mark_eog(struct tok *t, const struct gguf_file *g)
+{
+	for (size_t k = 0; k < ARRAY_N(fim_kinds); k++) {
+		int32_t id = fim_id(t, g, &fim_kinds[k]);
+		if (id != TOK_NULL && fim_kinds[k].eog)
+			t->tokens[id].attr |= TOK_ATTR_EOG;
+	}
 	for (uint32_t i = 0; i < t->n_vocab; i++) {
 		struct tok_token *tk = &t->tokens[i];
 
@@ -400,6 +474,10 @@ static void mark_eog(struct tok *t)
 		t->tokens[t->eot].attr |= TOK_ATTR_EOG;
 	if (t->eom != TOK_NULL)
 		t->tokens[t->eom].attr |= TOK_ATTR_EOG;
+	for (uint32_t i = 0; i < t->n_vocab; i++)
+		if (text_in(&t->tokens[i], shown_texts, ARRAY_N(shown_texts)))
+			t->tokens[i].attr = TOK_ATTR_USER_DEFINED | (t->tokens[i].attr & TOK_ATTR_EOG);
+	unmark_eog(t);
 }
 
 /*
@@ -558,7 +636,7 @@ int tok_init(struct tok *t, const struct gguf_file *g, struct llm_mem *mem, char
 	load_special_ids(t, g);
 	if ((rc = load_flags(t, g, err, errlen)))
 		goto fail;
-	mark_eog(t);
+	mark_eog(t, g);
 	if ((rc = build_special(t)) || (rc = index_special(t)))
 		goto fail;
 	phi3_rstrip(t, g);

@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "../../llm/gguf.h"
 #include "../../llm/tok_int.h"
@@ -119,26 +120,55 @@ static int check_roundtrip(const struct tok *t, const char *s, size_t n, const i
 	return bad;
 }
 
-static void run_vocab(const char *dir, const char *name, int *cases, int *fails)
+/* The tokens that end generation must be those llama.cpp's eog file lists. */
+static void check_eog(const struct tok *t, const char *eog_path, const char *name, int *fails)
 {
-	char path[8192];
+	size_t n;
+	char *s = test_read_file(eog_path, &n);
+	int32_t want[256];
+	size_t n_want, k = 0;
+
+	if (!s)
+		return; /* no recorded EOG set: nothing to compare */
+	n_want = parse_ids(s, s + n, want, 256);
+	free(s);
+	CHECK(n_want <= 256);
+	for (uint32_t id = 0; id < t->n_vocab; id++) {
+		bool w = k < n_want && want[k] == (int32_t)id;
+		if (w)
+			k++;
+		if (tok_is_eog(t, (int32_t)id) != w) {
+			fprintf(stderr, "  %s: token %u '%.*s' %s end generation in llama.cpp\n", name, id,
+				(int)t->tokens[id].len, t->tokens[id].text, w ? "does" : "does not");
+			(*fails)++;
+			test_failed_checks++;
+		}
+	}
+}
+
+/* Every case of the strings in inp against the ids in out, through vocabulary gguf. */
+static void run_cases(const char *gguf, const char *inp_path, const char *out_path,
+		      const char *name, int *cases, int *fails)
+{
 	struct vocab v;
 	char *inp, *out, *p, *q, *ol;
 	size_t inp_n, out_n;
 	int idx = 0;
 	int32_t ids[4096], want[4096];
 
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	if (vocab_open(&v, path) < 0) {
+	if (vocab_open(&v, gguf) < 0) {
 		fprintf(stderr, "  %s: cannot load\n", name);
 		(*fails)++;
 		test_failed_checks++;
 		return;
 	}
-	snprintf(path, sizeof path, "%s/%s.inp", dir, name);
-	inp = test_read_file(path, &inp_n);
-	snprintf(path, sizeof path, "%s/%s.out", dir, name);
-	out = test_read_file(path, &out_n);
+	inp = test_read_file(inp_path, &inp_n);
+	out = test_read_file(out_path, &out_n);
+	if (out && out_n >= 4 && memcmp(out_path + strlen(out_path) - 4, ".out", 4) == 0) {
+		char eog[8192];
+		snprintf(eog, sizeof eog, "%.*s.eog", (int)(strlen(out_path) - 4), out_path);
+		check_eog(&v.t, eog, name, fails);
+	}
 	CHECK(inp && out);
 	if (!inp || !out)
 		goto done;
@@ -175,6 +205,16 @@ done:
 	vocab_close(&v);
 }
 
+static void run_vocab(const char *dir, const char *name, int *cases, int *fails)
+{
+	char g[8192], inp[8192], out[8192];
+
+	snprintf(g, sizeof g, "%s/%s", dir, name);
+	snprintf(inp, sizeof inp, "%s/%s.inp", dir, name);
+	snprintf(out, sizeof out, "%s/%s.out", dir, name);
+	run_cases(g, inp, out, name, cases, fails);
+}
+
 TEST(tok_vocab_files_match_llamacpp)
 {
 	const char *td = testdata_dir();
@@ -198,6 +238,55 @@ TEST(tok_vocab_files_match_llamacpp)
 	closedir(d);
 	fprintf(stderr, "  %d vocabularies, %d cases, %d failures\n", vocabs, cases, fails);
 	CHECK(vocabs >= 7);
+}
+
+/*
+ * Vocabularies testdata lacks (Llama 3, Qwen2/3, Gemma 3): tools/tok_vocabs.sh
+ * builds their GGUFs into build/tokvocab (LLMK_TOKVOCAB) from npm packages,
+ * and special-texts (the token texts llama.cpp retypes) with its own strings;
+ * tests/refs/tok/<name>.gguf.out holds the ids llama.cpp gave for testdata's
+ * strings (tools/tok_llamacpp.mjs), .eog the ids that end generation. Every
+ * recorded vocabulary is checked.
+ */
+TEST(tok_generated_vocabs_match_recorded_llamacpp_ids)
+{
+	const char *td = testdata_dir(), *gen = getenv("LLMK_TOKVOCAB");
+	static const char refs[] = "tests/refs/tok";
+	char inp[4200], g[4200], out[4200], own[4300];
+	DIR *d;
+	struct dirent *e;
+	int vocabs = 0, missing = 0, cases = 0, fails = 0;
+
+	if (!td)
+		SKIP("no testdata (LLMK_TESTDATA)");
+	if (!gen)
+		gen = "build/tokvocab";
+	/* every .inp in testdata/vocab holds the same strings */
+	snprintf(inp, sizeof inp, "%s/vocab/ggml-vocab-gpt-2.gguf.inp", td);
+	if (access(inp, R_OK) != 0)
+		SKIP("no vocab/ggml-vocab-gpt-2.gguf.inp in testdata");
+	if (!(d = opendir(refs)))
+		SKIP("no tests/refs/tok (run from the repository root)");
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n < 9 || strcmp(e->d_name + n - 9, ".gguf.out") != 0)
+			continue;
+		snprintf(g, sizeof g, "%s/%.*s", gen, (int)(n - 4), e->d_name);
+		snprintf(out, sizeof out, "%s/%s", refs, e->d_name);
+		if (access(g, R_OK) != 0) {
+			fprintf(stderr, "  %s: absent\n", g);
+			missing++;
+			continue;
+		}
+		/* a vocabulary with its own strings has them beside it (special-texts) */
+		snprintf(own, sizeof own, "%s.inp", g);
+		run_cases(g, access(own, R_OK) == 0 ? own : inp, out, e->d_name, &cases, &fails);
+		vocabs++;
+	}
+	closedir(d);
+	fprintf(stderr, "  %d generated vocabularies, %d cases, %d failures\n", vocabs, cases, fails);
+	if (missing) /* the ones present were checked; a failure among them still fails */
+		SKIP("%d generated vocabularies absent from %s (make tok-vocabs; needs npm)", missing, gen);
 }
 
 /* Open ../shared/testdata/vocab/ggml-vocab-<name>.gguf; false (and SKIP) if absent. */
