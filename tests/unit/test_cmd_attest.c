@@ -27,24 +27,6 @@ static int lines(const char *s)
 	return n;
 }
 
-/* The bundle from an `attest` output's evidence line (malloc'd). */
-static uint8_t *decode_evidence(const char *out, size_t *n)
-{
-	const char *e = strstr(out, "evidence: ");
-	if (!e)
-		return NULL;
-	e += 10;
-	size_t len = strcspn(e, "\n");
-	uint8_t *b = malloc(len);
-	long k = evidence_b64_decode(e, len, b, len);
-	if (k < 0) {
-		free(b);
-		return NULL;
-	}
-	*n = (size_t)k;
-	return b;
-}
-
 static void sha256(const void *p, size_t n, uint8_t out[32])
 {
 	br_sha256_context c;
@@ -66,7 +48,7 @@ TEST(attest_with_no_provider_says_so_and_its_report_data_is_the_documented_diges
 	CHECK(strstr(out, "  nonce        00ff10\n") != NULL);
 	CHECK(strstr(out, "(none: no model loaded and no sealed disk (zeros))") != NULL);
 	size_t n = 0;
-	uint8_t *b = decode_evidence(out, &n);
+	uint8_t *b = test_decode_line(out, "evidence: ", &n);
 	CHECK(b != NULL);
 	if (b) {
 		struct evidence_rec r[16];
@@ -346,7 +328,7 @@ TEST(a_file_read_from_the_boot_volume_is_measured_before_it_is_used)
 	snprintf(line + k, sizeof line - (size_t)k, "\n");
 	CHECK(strstr(out, line) != NULL);
 	size_t n = 0;
-	uint8_t *b = decode_evidence(out, &n);
+	uint8_t *b = test_decode_line(out, "evidence: ", &n);
 	struct evidence_rec r[32];
 	char err[160];
 	int nr = b ? evidence_parse(b, n, r, 32, err, sizeof err) : -1;

@@ -36,47 +36,6 @@ static int lines(const char *s)
 	return n;
 }
 
-/* The bundle in an output's "<label>: <base64>" line (malloc'd). */
-static uint8_t *decode_line(const char *out, const char *label, size_t *n)
-{
-	const char *e = strstr(out, label);
-	if (!e)
-		return NULL;
-	e += strlen(label);
-	size_t len = strcspn(e, "\n");
-	uint8_t *b = malloc(len);
-	long k = evidence_b64_decode(e, len, b, len);
-	if (k < 0) {
-		free(b);
-		return NULL;
-	}
-	*n = (size_t)k;
-	return b;
-}
-
-/* What the verifier keeps of a vtpm bundle that verified (struct bundle). */
-static int as_verified(const uint8_t *ev, size_t n, struct bundle *b)
-{
-	static struct evidence_rec r[64];
-	char err[200];
-	int nr = evidence_parse(ev, n, r, 64, err, sizeof err);
-	if (nr < 0)
-		return -1;
-	const struct evidence_rec *rd = evidence_find(r, nr, ATTEST_REC_REPORT_DATA, NULL),
-				  *pk = evidence_find(r, nr, ATTEST_REC_PUBKEY, NULL),
-				  *ak = evidence_find(r, nr, ATTEST_REC_TPM_AK_PUB, NULL),
-				  *ek = evidence_find(r, nr, ATTEST_REC_TPM_EK_PUB, NULL);
-	if (!rd || !pk || !ak || !ek || ek->len > sizeof b->tpm_ek_pub)
-		return -1;
-	memset(b, 0, sizeof *b);
-	b->kind = PLAT_ATTEST_VTPM;
-	memcpy(b->report_data, rd->val, 64);
-	memcpy(b->pubkey, pk->val, 32);
-	memcpy(b->tpm_ek_pub, ek->val, ek->len);
-	b->tpm_ek_pub_len = ek->len;
-	return tpm_credential_name(ak->val, ak->len, b->tpm_ak_name);
-}
-
 /* A release to b as `verifier wrap` makes it, in base64. */
 static int wrap_b64(const struct bundle *b, const uint8_t key[32], char *out, size_t cap)
 {
@@ -103,7 +62,7 @@ TEST(the_tpm_signs_quotes_with_the_aks_qualified_name_the_verifier_expects)
 	const char *out = fixture_run(&f, "attest --nonce 0a0b", &st);
 	CHECK_EQ_INT(st, 0);
 	size_t n = 0;
-	uint8_t *ev = decode_line(out, "evidence: ", &n);
+	uint8_t *ev = test_decode_line(out, "evidence: ", &n);
 	CHECK(ev != NULL);
 	static struct evidence_rec r[64];
 	int nr = ev ? evidence_parse(ev, n, r, 64, why, sizeof why) : -1;
@@ -147,8 +106,8 @@ TEST(a_key_released_to_a_forged_vtpm_quote_opens_nowhere_and_the_genuine_one_ope
 	const char *out = fixture_run(&f, "attest --nonce 0102", &st);
 	CHECK_EQ_INT(st, 0);
 	size_t n = 0;
-	uint8_t *ev = decode_line(out, "evidence: ", &n);
-	CHECK(ev && as_verified(ev, n, &b) == 0);
+	uint8_t *ev = test_decode_line(out, "evidence: ", &n);
+	CHECK(ev && test_vtpm_bundle(ev, n, &b) == 0);
 	CHECK_EQ_INT(wrap_b64(&b, key, b64, sizeof b64), 0);
 	snprintf(line, sizeof line, "unseal --wrapped %s", b64);
 	out = fixture_run(&f, line, &st);
@@ -161,7 +120,7 @@ TEST(a_key_released_to_a_forged_vtpm_quote_opens_nowhere_and_the_genuine_one_ope
 	 * clear), re-signed by a software AK over its own nonce and key */
 	free(ev);
 	out = fixture_run(&f, "attest --nonce 0304", &st);
-	ev = decode_line(out, "evidence: ", &n);
+	ev = test_decode_line(out, "evidence: ", &n);
 	CHECK(ev != NULL);
 	uint8_t apriv[32] = {0xa7, 0x7a, 0xc4}, apub[32];
 	CHECK_EQ_INT(keywrap_public(apriv, apub), 0);
@@ -169,7 +128,7 @@ TEST(a_key_released_to_a_forged_vtpm_quote_opens_nowhere_and_the_genuine_one_ope
 	CHECK_EQ_INT(forge_vtpm(ev, n, (const uint8_t *)"\x05\x06", 2, apub, "attacker", 8, forged,
 				sizeof forged, &fn, why, sizeof why), 0);
 	struct bundle fb;
-	CHECK_EQ_INT(as_verified(forged, fn, &fb), 0);
+	CHECK_EQ_INT(test_vtpm_bundle(forged, fn, &fb), 0);
 	CHECK(memcmp(fb.pubkey, apub, 32) == 0);
 	CHECK(memcmp(fb.tpm_ek_pub, b.tpm_ek_pub, b.tpm_ek_pub_len) == 0); /* the genuine EK */
 	CHECK(memcmp(fb.tpm_ak_name, b.tpm_ak_name, 34) != 0);             /* not its AK */
@@ -195,7 +154,7 @@ TEST(a_key_released_to_a_forged_vtpm_quote_opens_nowhere_and_the_genuine_one_ope
 
 	/* a vtpm release without a credential is refused by the guest itself */
 	uint8_t b2[KEYWRAP_MAX];
-	CHECK(as_verified(ev, n, &b) == 0);
+	CHECK(test_vtpm_bundle(ev, n, &b) == 0);
 	CHECK_EQ_INT(keywrap_wrap(b.pubkey, b.report_data, key, seed, NULL, 0, NULL, 0, b2,
 				  sizeof b2, &bn), 0);
 	CHECK(evidence_b64_encode(b2, bn, b64, sizeof b64) > 0);

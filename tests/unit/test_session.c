@@ -639,24 +639,7 @@ static int vtpm_open(struct client *c, const char *nonce, uint8_t **ev, size_t *
 
 static void vtpm_bundle(const uint8_t *ev, size_t n, struct bundle *b)
 {
-	static struct evidence_rec r[64];
-	char err[160];
-	int nr = evidence_parse(ev, n, r, 64, err, sizeof err);
-	CHECK(nr > 0);
-	const struct evidence_rec *rd = evidence_find(r, nr, ATTEST_REC_REPORT_DATA, NULL),
-				  *pk = evidence_find(r, nr, ATTEST_REC_PUBKEY, NULL),
-				  *ak = evidence_find(r, nr, ATTEST_REC_TPM_AK_PUB, NULL),
-				  *ek = evidence_find(r, nr, ATTEST_REC_TPM_EK_PUB, NULL);
-	memset(b, 0, sizeof *b);
-	CHECK(rd && pk && ak && ek);
-	if (!rd || !pk || !ak || !ek)
-		return;
-	b->kind = PLAT_ATTEST_VTPM;
-	memcpy(b->report_data, rd->val, 64);
-	memcpy(b->pubkey, pk->val, 32);
-	memcpy(b->tpm_ek_pub, ek->val, ek->len);
-	b->tpm_ek_pub_len = ek->len;
-	CHECK_EQ_INT(tpm_credential_name(ak->val, ak->len, b->tpm_ak_name), 0);
+	CHECK_EQ_INT(test_vtpm_bundle(ev, n, b), 0);
 }
 
 /* The client's credential for b as the line `session activate B64`; its

@@ -10,6 +10,8 @@
 #include "vtpm.h"
 #include "test.h"
 #include "../../tools/host/host.h"
+#include "../../tools/verify/tpm_credential.h"
+#include "../../tools/verify/verify.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -110,4 +112,43 @@ void vtpm_env_restore(char *old)
 	} else {
 		unsetenv("LLMK_VTPM");
 	}
+}
+
+uint8_t *test_decode_line(const char *out, const char *label, size_t *n)
+{
+	const char *e = strstr(out, label);
+	if (!e)
+		return NULL;
+	e += strlen(label);
+	size_t len = strcspn(e, "\n");
+	uint8_t *b = malloc(len ? len : 1);
+	long k = b ? evidence_b64_decode(e, len, b, len) : -1;
+	if (k < 0) {
+		free(b);
+		return NULL;
+	}
+	*n = (size_t)k;
+	return b;
+}
+
+int test_vtpm_bundle(const uint8_t *ev, size_t n, struct bundle *b)
+{
+	static struct evidence_rec r[64];
+	char err[200];
+	int nr = evidence_parse(ev, n, r, 64, err, sizeof err);
+	if (nr < 0)
+		return -1;
+	const struct evidence_rec *rd = evidence_find(r, nr, ATTEST_REC_REPORT_DATA, NULL),
+				  *pk = evidence_find(r, nr, ATTEST_REC_PUBKEY, NULL),
+				  *ak = evidence_find(r, nr, ATTEST_REC_TPM_AK_PUB, NULL),
+				  *ek = evidence_find(r, nr, ATTEST_REC_TPM_EK_PUB, NULL);
+	if (!rd || !pk || !ak || !ek || ek->len > sizeof b->tpm_ek_pub)
+		return -1;
+	memset(b, 0, sizeof *b);
+	b->kind = PLAT_ATTEST_VTPM;
+	memcpy(b->report_data, rd->val, 64);
+	memcpy(b->pubkey, pk->val, 32);
+	memcpy(b->tpm_ek_pub, ek->val, ek->len);
+	b->tpm_ek_pub_len = ek->len;
+	return tpm_credential_name(ak->val, ak->len, b->tpm_ak_name);
 }

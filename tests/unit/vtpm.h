@@ -17,4 +17,15 @@ const char *test_vtpm_path(char *why, size_t n);
 char *vtpm_env_set(const char *value);
 void vtpm_env_restore(char *old);
 
+/* The bytes of an output's "<label><base64>" line (malloc'd), or NULL. */
+#include <stdint.h>
+uint8_t *test_decode_line(const char *out, const char *label, size_t *n);
+
+/* What a verifier keeps of a vtpm bundle that verified (tools/verify's
+ * struct bundle: report data, guest key, the EK and the AK's name for
+ * credential activation), taken from ev[0..n) without the checks (the host
+ * build's evidence has no firmware log; test_verify_vtpm.c checks). 0 or -1. */
+struct bundle;
+int test_vtpm_bundle(const uint8_t *ev, size_t n, struct bundle *b);
+
 #endif
