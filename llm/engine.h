@@ -77,7 +77,7 @@ struct engine_run {
 	uint64_t prompt_ns, gen_ns;
 	uint64_t load_ns;
 	const char *stop;       /* why the last run ended: "eog", "stop", "limit", "context",
-				   "cancel", "error" */
+				   "cancel", "error", "grammar" (complete, or no token fits) */
 	uint64_t seed;          /* the sampler's seed in the last run (--seed reproduces it) */
 	int threads;            /* matmul workers the last run used */
 	/* generation's forward passes, and prompt lookup's drafts in them */
@@ -102,6 +102,10 @@ struct engine_gen {
 	enum engine_special special;
 	const char *stops[ENGINE_MAX_STOPS];
 	uint32_t n_stops;
+	/* A GBNF grammar (llm/grammar.h) every generated token keeps to, the
+	 * run ending when it is complete; NULL: none. Parsed at the run's
+	 * start (a bad one: -LLMK_EFORMAT, err names line and column). */
+	const char *grammar;
 	/* Output as it is produced (text held back while it may be the start of
 	 * a stop string). cancel is polled between tokens. */
 	void (*emit)(void *ctx, const char *s, size_t n);

@@ -238,7 +238,41 @@ struct gen_args {
 	bool ids;
 	const char *text;   /* the prompt (infer) or message (chat) */
 	const char *system; /* chat --system */
+	char *file;         /* --grammar-file's text (plat_alloc, GRAMMAR_FILE_MAX) */
 };
+
+/* The most bytes a --grammar-file may hold (the engine's own bound is
+ * GRAM_MAX_TEXT). */
+#define GRAMMAR_FILE_MAX (256u << 10)
+
+static void gen_release(struct gen_args *a)
+{
+	if (a->file)
+		plat_free(a->file, GRAMMAR_FILE_MAX);
+	a->file = NULL;
+}
+
+/* --grammar TEXT, --grammar-file F: the run's grammar (one of them). */
+static int flag_grammar(struct shell *sh, struct gen_args *a, const char *f, const char *v)
+{
+	int n;
+
+	if (a->g.grammar)
+		return shell_err(sh, -LLMK_EINVAL, "%s: one grammar a run (%s given twice?)",
+				 sh->argv[0], f);
+	if (!strcmp(f, "--grammar")) {
+		a->g.grammar = v;
+		return 0;
+	}
+	if (!(a->file = plat_alloc(GRAMMAR_FILE_MAX, 64)))
+		return shell_err(sh, -LLMK_ENOMEM, "%s: no memory for '%s'", f, v);
+	if ((n = plat_boot_file(v, a->file, GRAMMAR_FILE_MAX - 1)) < 0)
+		return shell_err(sh, n, "%s: cannot read '%s': %s", f, v,
+				 n == -LLMK_ERANGE ? "larger than 256 KiB" : plat_strerror(n));
+	a->file[n] = 0;
+	a->g.grammar = a->file;
+	return 0;
+}
 
 /* --logit-bias ID+B / ID-B / ID-inf (llama.cpp's form): ID-inf bans the
  * token, ID+inf all but forces it. ID must be in the loaded vocabulary. */
@@ -279,8 +313,8 @@ static int flag_bias(struct shell *sh, const char *v, struct sample_params *p)
 
 /* The flags that are not settings: they add to a list, name the text, or
  * hold for this run only. */
-static const char *const list_flags[] = {"--stop", "--system", "-t", "--threads", "--logit-bias",
-					 NULL};
+static const char *const list_flags[] = {"--stop", "--system", "-t", "--threads", "--grammar",
+					 "--grammar-file", "--logit-bias", NULL};
 
 static bool takes_value(const char *f)
 {
@@ -321,6 +355,8 @@ static int parse_flag(struct shell *sh, struct gen_args *a, struct engine_config
 		a->g.threads = (int)t;
 		return 0;
 	}
+	if (!strcmp(f, "--grammar") || !strcmp(f, "--grammar-file"))
+		return flag_grammar(sh, a, f, v);
 	return flag_bias(sh, v, &run->samp); /* --logit-bias, the last of list_flags */
 }
 
@@ -414,7 +450,7 @@ static int gen_setup(struct shell *sh, struct gen_args *a, int32_t *ids, uint32_
 
 #define IDS_MAX 4096
 
-static int cmd_infer(struct shell *sh, int argc, char **argv)
+static int infer(struct shell *sh, int argc, char **argv, struct gen_args *ap)
 {
 	struct engine *e = shell_engine(sh);
 	struct engine_info info;
@@ -423,7 +459,9 @@ static int cmd_infer(struct shell *sh, int argc, char **argv)
 	char err[256];
 	int r;
 
-	if ((r = parse_gen(sh, e, argc, argv, &a)))
+	r = parse_gen(sh, e, argc, argv, &a);
+	ap->file = a.file;
+	if (r)
 		return r;
 	if (!a.text)
 		return shell_err(sh, -LLMK_EINVAL, "infer: missing argument (usage: infer \"PROMPT\" [flags])");
@@ -440,6 +478,15 @@ static int cmd_infer(struct shell *sh, int argc, char **argv)
 	r = gen_finish(sh, &a, r, err);
 	if (ids)
 		plat_free(ids, IDS_MAX * sizeof *ids);
+	return r;
+}
+
+static int cmd_infer(struct shell *sh, int argc, char **argv)
+{
+	struct gen_args a = {0};
+	int r = infer(sh, argc, argv, &a);
+
+	gen_release(&a);
 	return r;
 }
 
@@ -475,7 +522,7 @@ static int chat_turn(struct shell *sh, struct engine *e, struct gen_args *a, con
 	return gen_finish(sh, a, r, err);
 }
 
-static int cmd_chat(struct shell *sh, int argc, char **argv)
+static int chat(struct shell *sh, int argc, char **argv, struct gen_args *ap)
 {
 	struct engine *e = shell_engine(sh);
 	struct engine_info info;
@@ -487,7 +534,9 @@ static int cmd_chat(struct shell *sh, int argc, char **argv)
 		plat_printf("conversation cleared\n");
 		return 0;
 	}
-	if ((r = parse_gen(sh, e, argc, argv, &a)))
+	r = parse_gen(sh, e, argc, argv, &a);
+	ap->file = a.file;
+	if (r)
 		return r;
 	if (!loaded(sh, &info) || info.vocab_only)
 		return shell_err(sh, -LLMK_EINVAL, "chat: no model loaded (use 'load N')");
@@ -508,6 +557,15 @@ static int cmd_chat(struct shell *sh, int argc, char **argv)
 			break;
 	}
 	return 0;
+}
+
+static int cmd_chat(struct shell *sh, int argc, char **argv)
+{
+	struct gen_args a = {0};
+	int r = chat(sh, argc, argv, &a);
+
+	gen_release(&a);
+	return r;
 }
 
 /* ---- stats ---- */
@@ -602,7 +660,8 @@ const struct shell_cmd shell_cmds_model[] = {
 	{"info", "info", "architecture, parameters, quant mix, context, vocab, template, memory",
 	 cmd_info},
 	{"infer", "infer \"PROMPT\" [-n N] [--KEY VALUE]... [--stop S]... [--logit-bias ID+B|ID-B|ID-inf]\n"
-	 "      [-t|--threads N] [--ignore-eos] [--no-parse-special] [--ids]",
+	 "      [-t|--threads N] [--ignore-eos] [--no-parse-special] [--ids]\n"
+	 "      [--grammar GBNF | --grammar-file F]",
 	 "generate a continuation of PROMPT (--KEY VALUE: a setting for this run, below; -n -1: "
 	 "to the end of the context; special-token text in PROMPT is parsed unless "
 	 "--no-parse-special)", cmd_infer},
