@@ -35,7 +35,8 @@
 #define GRAM_MAX_RANGES 65536u  /* lo/hi pairs of all the character sets */
 #define GRAM_MAX_RULES 8192u
 #define GRAM_MAX_NESTING 64u    /* ( ) groups inside each other while parsing */
-#define GRAM_MAX_REPEAT 1024u   /* m and n of {m,n} */
+#define GRAM_MAX_REPEAT 2000u   /* m of {m,n}; an n above it: no bound (llama.cpp's) */
+#define GRAM_MAX_WEIGHT (1u << 20) /* elements a rule would unroll to, nested repeats multiplied */
 #define GRAM_STATE_WORDS 2048u  /* a state's stacks, with their lengths */
 #define GRAM_MAX_STACKS 128u
 #define GRAM_MAX_DEPTH 128u     /* elements a stack holds */

@@ -17,6 +17,7 @@
 #include "grammar.h"
 
 #define GRAM_MAX_WORK 16384u /* expansions a byte may take */
+#define GRAM_MAX_CHAIN 128u  /* expansions open at once */
 
 struct xp {
 	const struct gram *g;
@@ -24,7 +25,22 @@ struct xp {
 	uint32_t low;  /* the lowest word a candidate holds */
 	uint32_t work;
 	bool over;
+	uint32_t n_path;
+	uint32_t path[GRAM_MAX_CHAIN][2]; /* the open expansions' candidates: at, len */
 };
+
+/* Whether the candidate at w[at..at+len) is one an open expansion is
+ * expanding: a cycle through rules that derive the empty string (`( [x]* )*`),
+ * which would add nothing new. */
+static bool on_path(const struct xp *x, uint32_t at, uint32_t len)
+{
+	const uint32_t *w = x->d->w;
+
+	for (uint32_t i = 0; i < x->n_path; i++)
+		if (x->path[i][1] == len && !memcmp(w + x->path[i][0], w + at, len * sizeof *w))
+			return true;
+	return false;
+}
 
 static bool ends(const struct gram *g, uint32_t pos)
 {
@@ -67,6 +83,12 @@ static void expand(struct xp *x, uint32_t at, uint32_t len)
 		return;
 	}
 	/* a reference: each alternative in a new candidate below this one */
+	if (on_path(x, at, len))
+		return;
+	if (x->n_path >= GRAM_MAX_CHAIN) {
+		x->over = true;
+		return;
+	}
 	top = w[at + len - 1];
 	r = g->el[top].a;
 	base = ends(g, top + 1) ? len - 1 : len;
@@ -76,6 +98,9 @@ static void expand(struct xp *x, uint32_t at, uint32_t len)
 	}
 	c = at - (base + 1);
 	a = g->rule_at[r];
+	x->path[x->n_path][0] = at;
+	x->path[x->n_path][1] = len;
+	x->n_path++;
 	for (;;) {
 		uint32_t save = x->low;
 		memmove(w + c, w + at, (len - 1) * sizeof *w);
@@ -95,6 +120,7 @@ static void expand(struct xp *x, uint32_t at, uint32_t len)
 			break;
 		a++;
 	}
+	x->n_path--;
 }
 
 /* Expand a candidate given as positions pos[0..len) into d. */

@@ -1,0 +1,238 @@
+/*
+ * tests/unit/test_grammar.c — llm/grammar.c and grammar_match.c: the cases
+ * of llama.cpp's tests/test-grammar-parser.cpp (which grammars parse and
+ * which are refused) and test-grammar-integration.cpp (which strings each
+ * grammar accepts), written down again here as tables, and the bounds.
+ */
+#include "test.h"
+#include "../../llm/grammar.h"
+
+static struct gram_state st[2];
+
+struct gcase {
+	const char *grammar;
+	const char *pass[24];
+	const char *fail[24];
+};
+
+static int parse(struct gram *g, struct llm_mem *m, const char *text, char *err, size_t n)
+{
+	llm_mem_init(m, 0);
+	return gram_parse(g, m, text, strlen(text), err, n);
+}
+
+static int run_cases(const struct gcase *c, size_t n)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct llm_mem m;
+		struct gram g;
+		char err[160];
+		if (parse(&g, &m, c[i].grammar, err, sizeof err)) {
+			fprintf(stderr, "  grammar %zu refused: %s\n", i, err);
+			bad++;
+			continue;
+		}
+		for (int k = 0; c[i].pass[k]; k++)
+			if (!gram_accepts(&g, c[i].pass[k], strlen(c[i].pass[k]), st)) {
+				fprintf(stderr, "  grammar %zu refused \"%s\"\n", i, c[i].pass[k]);
+				bad++;
+			}
+		for (int k = 0; c[i].fail[k]; k++)
+			if (gram_accepts(&g, c[i].fail[k], strlen(c[i].fail[k]), st)) {
+				fprintf(stderr, "  grammar %zu accepted \"%s\"\n", i, c[i].fail[k]);
+				bad++;
+			}
+		gram_free(&g);
+		CHECK_EQ_INT(m.used, 0);
+	}
+	return bad;
+}
+
+/* test-grammar-integration.cpp's grammar cases (those without token
+ * references <[id]>, which our format does not have yet). */
+static const struct gcase integration[] = {
+	{"root ::= expr\nexpr ::= term (\"+\" term)*\nterm ::= number\nnumber ::= [0-9]+",
+	 {"42", "1+2+3+4+5", "123+456"}, {"+", "/ 3", "1+2+3+4+5+", "12a45"}},
+	{"root ::= expression\n"
+	 "expression ::= term ws ((\"+\"|\"-\") ws term)*\n"
+	 "term ::= factor ws ((\"*\"|\"/\") ws factor)*\n"
+	 "factor ::= number | variable | \"(\" expression \")\" | function-call\n"
+	 "number ::= [0-9]+\n"
+	 "variable ::= [a-zA-Z_][a-zA-Z0-9_]*\n"
+	 "function-call ::= variable ws \"(\" (expression (\",\" ws expression)*)? \")\"\n"
+	 "ws ::= [ \\t\\n\\r]?",
+	 {"42", "1*2*3*4*5", "x", "x+10", "x1+y2", "(a+b)*(c-d)", "func()", "func(x,y+2)",
+	  "a*(b+c)-d/e", "f(g(x),h(y,z))", "x + 10", "x1 + y2", "(a + b) * (c - d)",
+	  "func(x, y + 2)", "a * (b + c) - d / e", "f(g(x), h(y, z))", "123+456",
+	  "123*456*789-123/456+789*123",
+	  "123+456*789-123/456+789*123-456/789+123*456-789/123+456*789-123/456+789*123-456"},
+	 {"+", "/ 3x", "x + + y", "a * / b", "func(,)", "func(x y)", "(a + b", "x + y)",
+	  "a + b * (c - d", "42 +", "x +", "x + 10 +", "(a + b) * (c - d", "func(",
+	  "func(x, y + 2", "a * (b + c) - d /", "f(g(x), h(y, z)",
+	  "123+456*789-123/456+789*123-456/789+123*456-789/123+456*789-123/456+789*123-456/"}},
+	{"root ::= ... \"abc\" ...",
+	 {"abcabcabc", "aaaabcccc", "\xf0\x9f\x94\xb5\xf0\x9f\x9f\xa0\xe2\x9c\x85" "abc"
+	  "\xe2\x9d\x8c\xf0\x9f\x9f\xa0\xf0\x9f\x94\xb5"},
+	 {"aaabcccc", "aaaaabcccc", "aaaabccc", "aaaabccccc",
+	  "\xf0\x9f\x94\xb5\xf0\x9f\x9f\xa0\xe2\x9c\x85\xe2\x9d\x8c" "abc"
+	  "\xe2\x9d\x8c\xe2\x9c\x85\xf0\x9f\x9f\xa0\xf0\x9f\x94\xb5",
+	  "\xf0\x9f\x94\xb5\xf0\x9f\x9f\xa0" "abc" "\xf0\x9f\x9f\xa0\xf0\x9f\x94\xb5"}},
+	{"root ::= \"a\"*", {"", "a", "aaaaa", "aaaaaaaaaaaaaaaaaa"}, {"b", "ab", "aab", "ba"}},
+	{"root ::= \"a\"+", {"a", "aaaaa", "aaaaaaaaaaaaaaaaaa"}, {"", "b", "ab", "aab", "ba"}},
+	{"root ::= \"a\"?", {"", "a"}, {"b", "ab", "aa", "ba"}},
+	{"root ::= cons+ vowel* cons? (vowel cons)*\nvowel ::= [aeiouy]\n"
+	 "cons ::= [bcdfghjklmnpqrstvwxyz]",
+	 {"yes", "no", "noyes", "crwth", "four", "bryyyy"}, {"yess", "yesno", "forty", "catyyy"}},
+	{"root ::= [ab]{4}", {"aaaa", "bbbb", "abab"}, {"a", "b", "aaaaa"}},
+	{"root ::= [ab]{4,}", {"aaaa", "aaaaab", "bbbb", "ababab"}, {"", "aba"}},
+	{"root ::= [ab]{0,4}", {"", "a", "aa", "aaa", "aaab"}, {"aaaaa"}},
+	{"root ::= (\"0x\" [A-F0-9]{2} \" \"?){3,5}",
+	 {"0xFF 0x12 0xAB", "0xFF 0x12 0xAB 0x00 0x00"},
+	 {"", "0xFF", "0xFF 0x12", "0xFF 0x12 0xAB 0x00 0x00 0x00"}},
+	{"root ::= ( [x]* )*", {"", "x", "xx"}, {"y", "yy"}},
+};
+
+TEST(grammar_accepts_and_refuses_the_strings_of_llama_cpps_integration_cases)
+{
+	CHECK_EQ_INT(run_cases(integration, sizeof integration / sizeof *integration), 0);
+}
+
+/* Grammars of test-grammar-parser.cpp that parse, with strings of their
+ * language (the test compares element dumps; we compare languages). */
+static const struct gcase parser_ok[] = {
+	{"root ::= \"a\"{0,5000}", {"", "a", "aaaaaaaaaa"}, {"b"}},
+	{"root ::= \"a\"{3,5000}", {"aaa", "aaaaaaa"}, {"", "aa"}},
+	{"root  ::= \"a\"", {"a"}, {"", "aa"}},
+	{"root  ::= \"a\" | [bdx-z] | [^1-3]", {"a", "b", "d", "y", "4", "q"}, {"1", "3", ""}},
+	{"root  ::= a+\na     ::= \"a\"", {"a", "aa"}, {""}},
+	{"root  ::= a?\na     ::= \"a\"", {"", "a"}, {"aa"}},
+	{"root  ::= a*\na     ::= \"a\"", {"", "aaa"}, {"b"}},
+	{"root  ::= \"a\"{2}", {"aa"}, {"a", "aaa"}},
+	{"root  ::= \"a\"{2,}", {"aa", "aaaa"}, {"a"}},
+	{"root  ::= \"a\"{ 4}", {"aaaa"}, {"aaa"}},
+	{"root  ::= \"a\"{2,4}", {"aa", "aaa", "aaaa"}, {"a", "aaaaa"}},
+	{"root  ::= (expr \"=\" term \"\\n\")+\nexpr  ::= term ([-+*/] term)*\nterm  ::= [0-9]+",
+	 {"1+2=3\n", "1=1\n22*3=66\n"}, {"1+2=3", "=3\n", "1+=3\n"}},
+	{"root  ::= (expr \"=\" ws term \"\\n\")+\nexpr  ::= term ([-+*/] term)*\n"
+	 "term  ::= ident | num | \"(\" ws expr \")\" ws\nident ::= [a-z] [a-z0-9_]* ws\n"
+	 "num   ::= [0-9]+ ws\nws    ::= [ \\t\\n]*",
+	 {"a=b\n", "(x1+2)*y=  3\n", "a = b\n"}, {"a=\n", "1a=2\n"}},
+	/* escapes, comments, newlines inside groups, alternation after '|' */
+	{"# a comment\nroot ::= \"\\x41\\u00e9\\t\" | # here too\n  ( \"b\"\n \"c\" ) [\\]\\-]",
+	 {"A\xc3\xa9\t", "bc]", "bc-"}, {"A", "bc"}},
+};
+
+TEST(grammar_parses_llama_cpps_parser_cases_into_the_same_languages)
+{
+	CHECK_EQ_INT(run_cases(parser_ok, sizeof parser_ok / sizeof *parser_ok), 0);
+}
+
+TEST(grammar_refuses_what_llama_cpp_refuses_with_one_line_naming_line_and_column)
+{
+	static const char *const bad[] = {
+		/* test-grammar-parser.cpp's failures */
+		"\n        root ::= \"a\"{,}\"\n    ",
+		"\n        root ::= (((((([^x]*){0,99}){0,99}){0,99}){0,99}){0,99}){0,99}\n    ",
+		"\n        root ::= \"a\"{,10}\"\n    ",
+		"\n        root ::= \"a\"{5000}\n    ",
+		"\n        root ::= \"a\"{5000,}\n    ",
+		"\n        root ::= \"a\"{5000,6000}\n    ",
+		/* test-grammar-integration.cpp's: missing root, missing reference,
+		 * left recursion */
+		"rot ::= expr\nexpr ::= term (\"+\" term)*\nterm ::= number\nnumber ::= [0-9]+",
+		"root ::= expr\nexpr ::= term (\"+\" term)*\nterm ::= numero\nnumber ::= [0-9]+",
+		"root ::= \"a\" | root \"a\"",
+		"root ::= asdf\nasdf ::= \"a\" | asdf \"a\"",
+		"root ::= asdf\nasdf ::= \"a\" | foo \"b\"\nfoo ::= \"c\" | asdf \"d\" | \"e\"",
+		"root ::= asdf\nasdf ::= \"a\" | foo \"b\"\nfoo ::= \"c\" | empty asdf \"d\" | \"e\"\n"
+		"empty ::= \"blah\" | ",
+		/* ours: syntax, and a language with no finite string */
+		"root ::= \"abc", "root ::= [a-", "root ::= (\"a\"", "root ::= \"\\q\"",
+		"root = \"a\"", "root ::= *", "root ::= \"a\" )", "root ::= [z-a]",
+		"root ::= \"a\" root", "root ::= x\nx ::= \"a\" x",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		struct llm_mem m;
+		struct gram g;
+		char err[160] = "";
+		int r = parse(&g, &m, bad[i], err, sizeof err);
+		if (r == 0) {
+			fprintf(stderr, "  parsed: %s\n", bad[i]);
+			gram_free(&g);
+		}
+		CHECK(r == -LLMK_EFORMAT || r == -LLMK_ERANGE);
+		CHECK(!strncmp(err, "line ", 5));
+		CHECK(!strchr(err, '\n'));
+		CHECK_EQ_INT(m.used, 0);
+	}
+}
+
+TEST(grammar_error_names_the_line_and_column_of_the_fault)
+{
+	struct llm_mem m;
+	struct gram g;
+	char err[160];
+
+	CHECK_EQ_INT(parse(&g, &m, "root ::= a\na ::= \"x\" | [b-", err, sizeof err),
+		     -LLMK_EFORMAT);
+	CHECK_STR(err, "line 2, column 16: unexpected end of input in a character class");
+	CHECK_EQ_INT(parse(&g, &m, "root ::= a b\na ::= \"x\"", err, sizeof err), -LLMK_EFORMAT);
+	CHECK_STR(err, "line 1, column 12: undefined rule 'b'");
+	CHECK_EQ_INT(parse(&g, &m, "root ::= \"a\"\nx ::= x \"b\"", err, sizeof err),
+		     -LLMK_EFORMAT);
+	CHECK_STR(err, "line 2, column 1: left recursion in rule 'x'");
+}
+
+/* A JSON grammar (after llama.cpp's grammars/json.gbnf, written anew). */
+static const char json_gbnf[] =
+	"root   ::= object\n"
+	"value  ::= object | array | string | number | (\"true\" | \"false\" | \"null\") ws\n"
+	"object ::= \"{\" ws ( string \":\" ws value (\",\" ws string \":\" ws value)* )? \"}\" ws\n"
+	"array  ::= \"[\" ws ( value (\",\" ws value)* )? \"]\" ws\n"
+	"string ::= \"\\\"\" ( [^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4}) )* \"\\\"\" ws\n"
+	"number ::= (\"-\"? ([0-9] | [1-9] [0-9]{0,15})) (\".\" [0-9]+)? ([eE] [-+]? [0-9] [1-9]{0,15})? ws\n"
+	"ws ::= | \" \" | \"\\n\" [ \\t]{0,20}\n";
+
+TEST(grammar_matches_json_objects_and_refuses_broken_ones)
+{
+	static const struct gcase c[] = {
+		{json_gbnf,
+		 {"{}", "{\"a\": 1}", "{\"a\": [1, 2.5, -3e4, true, null], \"b\": {\"c\": \"d\\u00e9\"}}",
+		  "{\"\xc3\xa9\": \"\xe2\x9c\x85\"}"},
+		 {"", "[]", "{", "{\"a\"}", "{\"a\": 01}", "{\"a\": \"\x01\"}", "{a: 1}",
+		  "{\"a\": 1,}"}},
+	};
+	CHECK_EQ_INT(run_cases(c, 1), 0);
+}
+
+TEST(grammar_bounds_a_hostile_grammar_to_a_refusal_not_a_hang)
+{
+	struct llm_mem m;
+	struct gram g;
+	char err[160];
+	char deep[400];
+	size_t n = 0;
+
+	/* groups nested past GRAM_MAX_NESTING */
+	n += (size_t)snprintf(deep, sizeof deep, "root ::= ");
+	for (int i = 0; i < 100; i++)
+		deep[n++] = '(';
+	deep[n++] = '"';
+	deep[n++] = 'a';
+	deep[n++] = '"';
+	for (int i = 0; i < 100; i++)
+		deep[n++] = ')';
+	deep[n] = 0;
+	CHECK_EQ_INT(parse(&g, &m, deep, err, sizeof err), -LLMK_ERANGE);
+	/* recursion deeper than the stacks hold: refused at that depth */
+	CHECK_EQ_INT(parse(&g, &m, "root ::= \"(\" root \")\" | \"x\"", err, sizeof err), 0);
+	char s[600];
+	for (int i = 0; i < 300; i++)
+		s[i] = '(';
+	s[300] = 0;
+	CHECK(!gram_accepts(&g, s, 300, st));
+	CHECK(gram_accepts(&g, "((x))", 5, st));
+	gram_free(&g);
+}
