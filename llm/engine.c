@@ -781,9 +781,14 @@ static int generate(struct engine *e, struct engine_gen *g, float *rows, struct 
 		if (g->ignore_eos)
 			ban_eog(e, lg);
 		id = (int32_t)sample_next(&e->smp, lg);
-		if (gx && (id = constrain(e, gx, lg, id)) < 0) {
-			e->run.stop = "grammar";
-			break;
+		if (gx) {
+			uint64_t t = plat_time_ns();
+			id = constrain(e, gx, lg, id);
+			e->run.grammar_ns += plat_time_ns() - t;
+			if (id < 0) {
+				e->run.stop = "grammar";
+				break;
+			}
 		}
 		if (tok_is_eog(&e->tok, id)) {
 			e->run.stop = "eog";
@@ -800,7 +805,9 @@ static int generate(struct engine *e, struct engine_gen *g, float *rows, struct 
 			break;
 		}
 		if (gx) {
+			uint64_t t = plat_time_ns();
 			gram_gen_accept(gx, id);
+			e->run.grammar_ns += plat_time_ns() - t;
 			if (gram_done(gx->cur)) {
 				e->run.stop = "grammar";
 				break;
@@ -888,6 +895,9 @@ static int run_grammar(struct engine *e, uint32_t n, struct engine_gen *g, struc
 	e->run.gen_ns = 0;
 	e->run.n_passes = e->run.n_drafted = e->run.n_accepted = e->run.lookup = 0;
 	e->run.lookup_off = NULL;
+	e->run.grammar = false;
+	e->run.grammar_ns = 0;
+	e->run.n_masked = e->run.n_mask_hits = 0;
 	if (r == -LLMK_ECANCEL) {
 		e->run.stop = "cancel";
 		plat_snprintf(err, errlen, "cancelled while reading the prompt (%u of %u tokens)",
@@ -939,6 +949,9 @@ static int run_threads(struct engine *e, uint32_t n, struct engine_gen *g, char 
 		return r;
 	}
 	r = run_grammar(e, n, g, &gx, err, errlen);
+	e->run.grammar = true;
+	e->run.n_masked = gx.n_masked;
+	e->run.n_mask_hits = gx.n_hits;
 	gram_gen_free(&gx);
 	gram_free(&gr);
 	return r;

@@ -83,6 +83,11 @@ struct engine_run {
 	/* generation's forward passes, and prompt lookup's drafts in them */
 	uint32_t n_passes, n_drafted, n_accepted;
 	uint32_t lookup;        /* the most drafted a pass in the last run; 0 = none */
+	/* under a grammar: its time, steps whose token it refused (masked),
+	 * and those whose mask its cache held */
+	bool grammar;
+	uint64_t grammar_ns;
+	uint32_t n_masked, n_mask_hits;
 	const char *lookup_off; /* why the run went without, asked for (NULL: it did not) */
 };
 

@@ -602,6 +602,11 @@ static int cmd_stats(struct shell *sh, int argc, char **argv)
 			    st.run.n_gen, st.run.n_passes + 1, st.run.lookup);
 	else if (st.run.lookup_off)
 		plat_printf("  lookup      off: %s\n", st.run.lookup_off);
+	if (st.run.grammar)
+		plat_printf("  grammar     %.1f ms (%.1f%% of generation); %u tokens refused, "
+			    "%u of those masks from its cache\n", (double)st.run.grammar_ns / 1e6,
+			    st.run.gen_ns ? 100.0 * (double)st.run.grammar_ns / (double)st.run.gen_ns
+			    : 0.0, st.run.n_masked, st.run.n_mask_hits);
 	plat_printf("  cache       %u of %u positions; load %.1f ms; memory peak %llu bytes\n",
 		    st.n_past, st.n_ctx, (double)st.run.load_ns / 1e6,
 		    (unsigned long long)st.mem_peak);
