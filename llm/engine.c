@@ -935,9 +935,27 @@ static int run_threads(struct engine *e, uint32_t n, struct engine_gen *g, char 
 	char why[200];
 	int r;
 
-	if (!g->grammar)
+	const char *text = g->grammar;
+	char *conv = NULL;
+
+	if (!text && !g->json_schema)
 		return run_grammar(e, n, g, NULL, err, errlen);
-	if ((r = gram_parse(&gr, &e->mem, g->grammar, strlen(g->grammar), why, sizeof why))) {
+	if (!text) {
+		if (!(conv = llm_mem_alloc(&e->mem, GRAM_SCHEMA_OUT, &r))) {
+			plat_snprintf(err, errlen, "json schema: no memory for its grammar");
+			return r;
+		}
+		if ((r = gram_schema(g->json_schema, strlen(g->json_schema), conv, GRAM_SCHEMA_OUT,
+				     &e->mem, err, errlen))) {
+			llm_mem_free(&e->mem, conv, GRAM_SCHEMA_OUT);
+			return r;
+		}
+		text = conv;
+	}
+	r = gram_parse(&gr, &e->mem, text, strlen(text), why, sizeof why);
+	if (conv)
+		llm_mem_free(&e->mem, conv, GRAM_SCHEMA_OUT);
+	if (r) {
 		plat_snprintf(err, errlen, "grammar: %s", why);
 		return r;
 	}

@@ -111,6 +111,8 @@ struct engine_gen {
 	 * run ending when it is complete; NULL: none. Parsed at the run's
 	 * start (a bad one: -LLMK_EFORMAT, err names line and column). */
 	const char *grammar;
+	/* A JSON schema instead (llm/grammar_schema.c): its grammar, the same. */
+	const char *json_schema;
 	/* Output as it is produced (text held back while it may be the start of
 	 * a stop string). cancel is polled between tokens. */
 	void (*emit)(void *ctx, const char *s, size_t n);

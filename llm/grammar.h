@@ -72,6 +72,14 @@ int gram_parse(struct gram *g, struct llm_mem *mem, const char *text, size_t len
 	       size_t errlen);
 void gram_free(struct gram *g);
 
+/* A JSON schema (schema[0..len)) as GBNF text into out[0..cap), NUL
+ * terminated (llm/grammar_schema.c says what it supports). -LLMK_EFORMAT
+ * (not JSON), -LLMK_ENOTSUP (a keyword it does not draw), -LLMK_ENOENT (a
+ * $ref it cannot resolve), -LLMK_ERANGE (a bound), with one line in err. */
+#define GRAM_SCHEMA_OUT (256u << 10)
+int gram_schema(const char *schema, size_t len, char *out, size_t cap, struct llm_mem *mem,
+		char *err, size_t errlen);
+
 /* A matcher state: stacks as [len, pos...] runs in w[0..used). part_* is a
  * UTF-8 sequence begun but not finished. */
 struct gram_state {

@@ -203,12 +203,34 @@ static void copy(struct gram_state *d, const struct gram_state *s)
 	memcpy(d->w, s->w, s->used * sizeof *d->w);
 }
 
+/* The least code point a UTF-8 sequence of n bytes may encode (shorter
+ * forms of the same value are overlong: RFC 3629 §3 forbids them, and a
+ * grammar's '{' must not be matched by C1 BB). */
+static uint32_t least(uint32_t n)
+{
+	return n == 1 ? 0x80 : n == 2 ? 0x800 : 0x10000;
+}
+
+static bool valid(uint32_t cp, uint32_t n)
+{
+	return cp >= least(n) && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff);
+}
+
 /* dst = src with a sequence still open: kept if some stack could take it. */
 static bool partial(const struct gram *g, const struct gram_state *src, struct gram_state *dst)
 {
 	uint32_t sh = 6u * dst->part_left;
 	uint32_t lo = dst->part_val << sh, hi = lo | ((1u << sh) - 1);
 	uint32_t i = 0;
+
+	if (lo < least(dst->part_len))
+		lo = least(dst->part_len);
+	if (hi > 0x10ffff)
+		hi = 0x10ffff;
+	if (lo > hi) {
+		clear(dst);
+		return false;
+	}
 
 	copy(dst, src);
 	for (uint32_t k = 0; k < src->n_stacks; k++) {
@@ -237,6 +259,10 @@ bool gram_byte(const struct gram *g, const struct gram_state *src, uint8_t c,
 		if (dst->part_left)
 			return partial(g, src, dst);
 		cp = dst->part_val;
+		if (!valid(cp, dst->part_len)) {
+			clear(dst);
+			return false;
+		}
 		dst->part_val = dst->part_len = 0;
 	} else if (c < 0x80) {
 		cp = c;

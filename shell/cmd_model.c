@@ -252,16 +252,18 @@ static void gen_release(struct gen_args *a)
 	a->file = NULL;
 }
 
-/* --grammar TEXT, --grammar-file F: the run's grammar (one of them). */
+/* --grammar TEXT, --grammar-file F, -j/--json-schema SCHEMA,
+ * --json-schema-file F: the run's grammar (one of them). */
 static int flag_grammar(struct shell *sh, struct gen_args *a, const char *f, const char *v)
 {
+	bool schema = !strcmp(f, "-j") || !strncmp(f, "--json-schema", 13);
 	int n;
 
-	if (a->g.grammar)
-		return shell_err(sh, -LLMK_EINVAL, "%s: one grammar a run (%s given twice?)",
+	if (a->g.grammar || a->g.json_schema)
+		return shell_err(sh, -LLMK_EINVAL, "%s: one grammar or schema a run (%s after another)",
 				 sh->argv[0], f);
-	if (!strcmp(f, "--grammar")) {
-		a->g.grammar = v;
+	if (!strcmp(f, "--grammar") || !strcmp(f, "-j") || !strcmp(f, "--json-schema")) {
+		*(schema ? &a->g.json_schema : &a->g.grammar) = v;
 		return 0;
 	}
 	if (!(a->file = plat_alloc(GRAMMAR_FILE_MAX, 64)))
@@ -270,7 +272,7 @@ static int flag_grammar(struct shell *sh, struct gen_args *a, const char *f, con
 		return shell_err(sh, n, "%s: cannot read '%s': %s", f, v,
 				 n == -LLMK_ERANGE ? "larger than 256 KiB" : plat_strerror(n));
 	a->file[n] = 0;
-	a->g.grammar = a->file;
+	*(schema ? &a->g.json_schema : &a->g.grammar) = a->file;
 	return 0;
 }
 
@@ -314,7 +316,8 @@ static int flag_bias(struct shell *sh, const char *v, struct sample_params *p)
 /* The flags that are not settings: they add to a list, name the text, or
  * hold for this run only. */
 static const char *const list_flags[] = {"--stop", "--system", "-t", "--threads", "--grammar",
-					 "--grammar-file", "--logit-bias", NULL};
+					 "--grammar-file", "-j", "--json-schema", "--json-schema-file",
+					 "--logit-bias", NULL};
 
 static bool takes_value(const char *f)
 {
@@ -355,7 +358,7 @@ static int parse_flag(struct shell *sh, struct gen_args *a, struct engine_config
 		a->g.threads = (int)t;
 		return 0;
 	}
-	if (!strcmp(f, "--grammar") || !strcmp(f, "--grammar-file"))
+	if (!strncmp(f, "--grammar", 9) || !strcmp(f, "-j") || !strncmp(f, "--json-schema", 13))
 		return flag_grammar(sh, a, f, v);
 	return flag_bias(sh, v, &run->samp); /* --logit-bias, the last of list_flags */
 }
@@ -666,7 +669,7 @@ const struct shell_cmd shell_cmds_model[] = {
 	 cmd_info},
 	{"infer", "infer \"PROMPT\" [-n N] [--KEY VALUE]... [--stop S]... [--logit-bias ID+B|ID-B|ID-inf]\n"
 	 "      [-t|--threads N] [--ignore-eos] [--no-parse-special] [--ids]\n"
-	 "      [--grammar GBNF | --grammar-file F]",
+	 "      [--grammar GBNF | --grammar-file F | -j SCHEMA | --json-schema-file F]",
 	 "generate a continuation of PROMPT (--KEY VALUE: a setting for this run, below; -n -1: "
 	 "to the end of the context; special-token text in PROMPT is parsed unless "
 	 "--no-parse-special)", cmd_infer},

@@ -92,6 +92,9 @@ static const struct gcase integration[] = {
 	 {"0xFF 0x12 0xAB", "0xFF 0x12 0xAB 0x00 0x00"},
 	 {"", "0xFF", "0xFF 0x12", "0xFF 0x12 0xAB 0x00 0x00 0x00"}},
 	{"root ::= ( [x]* )*", {"", "x", "xx"}, {"y", "yy"}},
+	/* ours: UTF-8 as RFC 3629 has it, no overlong forms or surrogates */
+	{"root ::= \"{\" [^a]*", {"{\xc3\xa9\xf0\x9f\x94\xb5"},
+	 {"\xc1\xbb", "{\xe0\x81\xbb", "{\xed\xa0\x80", "{\xf4\x90\x80\x80", "{\xc3"}},
 };
 
 TEST(grammar_accepts_and_refuses_the_strings_of_llama_cpps_integration_cases)
@@ -235,4 +238,105 @@ TEST(grammar_bounds_a_hostile_grammar_to_a_refusal_not_a_hang)
 	CHECK(!gram_accepts(&g, s, 300, st));
 	CHECK(gram_accepts(&g, "((x))", 5, st));
 	gram_free(&g);
+}
+
+/* test-grammar-integration.cpp's schema cases (those the converter draws),
+ * and test-json-schema-to-grammar.cpp's kinds, by strings. */
+struct scase {
+	const char *schema;
+	const char *pass[8];
+	const char *fail[8];
+};
+
+static const struct scase schemas[] = {
+	{"{}", {"{}", "{\"foo\": \"bar\"}"}, {"", "[]", "null", "\"\"", "true"}},
+	{"{\"type\": \"string\"}", {"\"foo\"", "\"bar\"", "\"\""}, {"{}", "\"foo\": \"bar\""}},
+	{"{\"type\": \"string\", \"minLength\": 1}", {"\"foo\"", "\"bar\""}, {"\"\"", "{}"}},
+	{"{\"type\": \"string\", \"minLength\": 3}", {"\"foo\"", "\"foobar\""}, {"\"\"", "\"f\"", "\"fo\""}},
+	{"{\"type\": \"string\", \"maxLength\": 3}", {"\"foo\"", "\"\"", "\"f\"", "\"fo\""}, {"\"foobar\""}},
+	{"{\"type\": \"string\", \"minLength\": 1, \"maxLength\": 4}", {"\"foo\"", "\"f\"", "\"barf\""},
+	 {"\"\"", "\"barfo\"", "\"foobar\""}},
+	{"{\"type\": \"boolean\"}", {"true", "false"}, {"\"\"", "\"true\"", "True", "FALSE"}},
+	{"{\"type\": \"integer\"}", {"0", "12345", "1234567890123456"},
+	 {"", "01", "007", "12345678901234567  "}},
+	{"{\"const\": \"foo\"}", {"\"foo\""}, {"foo", "\"bar\""}},
+	{"{\"const\": true}", {"true"}, {"", "foo", "\"true\""}},
+	{"{\"enum\": [\"red\", \"amber\", \"green\", null, 42, [\"foo\"]]}",
+	 {"\"red\"", "null", "42", "[\"foo\"]"}, {"", "420", "true", "foo"}},
+	{"{\"type\": [\"array\", \"null\"], \"items\": {\"type\": \"string\"}}",
+	 {"null", "[]", "[\"123\"]", "[\"foo\", \"bar\"]"}, {"", "[123]", "\"foo\"", "[\"foo\", 42]"}},
+	{"{\"items\": {\"type\": [\"number\", \"integer\"]}, \"minItems\": 3, \"maxItems\": 5}",
+	 {"[1, 2, 3]", "[1, 2, 3, 4]", "[1, 2, 3, 4, 5]"}, {"[1, 2]", "[1, 2, 3, 4, 5, 6]", "1"}},
+	{"{\"type\": \"object\", \"properties\": {\"number\": {\"type\": \"number\"}, "
+	 "\"street_name\": {\"type\": \"string\"}, \"street_type\": {\"enum\": [\"Street\", "
+	 "\"Avenue\", \"Boulevard\"]}}}",
+	 {"{ \"number\": 1600, \"street_name\": \"Pennsylvania\", \"street_type\":\"Avenue\"}",
+	  "{ \"street_name\": \"Pennsylvania\" }", "{ \"number\": 1600, \"street_name\": \"Pennsylvania\" }",
+	  "{}"},
+	 {"{ \"number\": \"1600\", \"street_name\": \"Pennsylvania\" }",
+	  "{ \"street_name\": \"Pennsylvania\", \"number\": 1600 }",
+	  "{ \"number\": 1600, \"street_name\": \"Pennsylvania\", \"street_type\":\"Avenue\", \"direction\":\"NW\"}"}},
+	{"{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"integer\"}, \"b\": {\"type\": \"string\"}},"
+	 " \"required\": [\"b\"], \"additionalProperties\": false}",
+	 /* required first, then the optional ones (llama.cpp's order) */
+	 {"{\"b\": \"x\"}", "{\"b\": \"x\", \"a\": 1}"},
+	 {"{}", "{\"a\": 1}", "{\"a\": 1, \"b\": \"x\"}", "{\"b\": \"x\", \"c\": 1}"}},
+	{"{\"$defs\": {\"n\": {\"type\": \"object\", \"properties\": {\"next\": {\"$ref\": \"#/$defs/n\"}}}},"
+	 " \"$ref\": \"#/$defs/n\"}",
+	 {"{}", "{\"next\": {}}", "{\"next\": {\"next\": {}}}"}, {"{\"next\": 1}"}},
+	{"{\"prefixItems\": [{\"type\": \"integer\"}, {\"type\": \"string\"}]}",
+	 {"[1, \"a\"]"}, {"[1]", "[\"a\", 1]"}},
+	{"{\"anyOf\": [{\"type\": \"integer\"}, {\"type\": \"null\"}]}", {"1", "null"}, {"\"1\""}},
+};
+
+TEST(grammar_schema_draws_the_language_llama_cpp_draws_for_each_schema)
+{
+	static char out[GRAM_SCHEMA_OUT];
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof schemas / sizeof *schemas; i++) {
+		struct llm_mem m;
+		struct gram g;
+		char err[160];
+		llm_mem_init(&m, 0);
+		if (gram_schema(schemas[i].schema, strlen(schemas[i].schema), out, sizeof out, &m,
+				err, sizeof err) ||
+		    gram_parse(&g, &m, out, strlen(out), err, sizeof err)) {
+			fprintf(stderr, "  schema %zu: %s\n%s", i, err, out);
+			bad++;
+			continue;
+		}
+		for (int k = 0; schemas[i].pass[k]; k++)
+			if (!gram_accepts(&g, schemas[i].pass[k], strlen(schemas[i].pass[k]), st)) {
+				fprintf(stderr, "  schema %zu refused %s\n", i, schemas[i].pass[k]);
+				bad++;
+			}
+		for (int k = 0; schemas[i].fail[k]; k++)
+			if (gram_accepts(&g, schemas[i].fail[k], strlen(schemas[i].fail[k]), st)) {
+				fprintf(stderr, "  schema %zu accepted %s\n", i, schemas[i].fail[k]);
+				bad++;
+			}
+		gram_free(&g);
+		CHECK_EQ_INT(m.used, 0);
+	}
+	CHECK_EQ_INT(bad, 0);
+}
+
+TEST(grammar_schema_refuses_what_it_cannot_draw_with_one_line)
+{
+	static char out[4096];
+	static const char *const bad[] = {
+		"{\"type\": \"string\", \"pattern\": \"^a$\"}", "{\"$ref\": \"#/$defs/none\"}",
+		"{\"type\": \"strin\"}", "{\"type\": ", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+		"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+		"]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		struct llm_mem m;
+		char err[160] = "";
+		llm_mem_init(&m, 0);
+		CHECK(gram_schema(bad[i], strlen(bad[i]), out, sizeof out, &m, err, sizeof err) < 0);
+		CHECK(!strncmp(err, "json schema: ", 13));
+		CHECK_EQ_INT(m.used, 0);
+	}
 }
