@@ -786,7 +786,7 @@ static int generate(struct engine *e, struct engine_gen *g, float *rows, struct 
 			id = constrain(e, gx, lg, id);
 			e->run.grammar_ns += plat_time_ns() - t;
 			if (id < 0) {
-				e->run.stop = "grammar";
+				e->run.stop = "grammar-refused";
 				break;
 			}
 		}

@@ -77,7 +77,8 @@ struct engine_run {
 	uint64_t prompt_ns, gen_ns;
 	uint64_t load_ns;
 	const char *stop;       /* why the last run ended: "eog", "stop", "limit", "context",
-				   "cancel", "error", "grammar" (complete, or no token fits) */
+				   "cancel", "error", "grammar" (complete),
+				   "grammar-refused" (no token fits it) */
 	uint64_t seed;          /* the sampler's seed in the last run (--seed reproduces it) */
 	int threads;            /* matmul workers the last run used */
 	/* generation's forward passes, and prompt lookup's drafts in them */

@@ -227,7 +227,7 @@ static bool partial(const struct gram *g, const struct gram_state *src, struct g
 		lo = least(dst->part_len);
 	if (hi > 0x10ffff)
 		hi = 0x10ffff;
-	if (lo > hi) {
+	if (lo > hi || (lo >= 0xd800 && hi <= 0xdfff)) { /* nothing, or only surrogates */
 		clear(dst);
 		return false;
 	}
