@@ -7,11 +7,12 @@
  * unless additionalProperties says so.
  *
  * Supported: type (one or a list), properties, required,
- * additionalProperties (true, false or a schema), enum, const, anyOf,
- * oneOf, items (one schema), prefixItems, minItems, maxItems, minLength,
- * maxLength, $ref to "#", "#/definitions/NAME" and "#/$defs/NAME".
- * Anything else that would narrow the language (pattern, format, minimum,
- * allOf, ...) is refused by name rather than silently widened.
+ * additionalProperties (true, false or a schema; its keys are not kept from
+ * the declared ones, as llama.cpp's are), enum, const, anyOf, oneOf, items,
+ * prefixItems, minItems, maxItems, minLength, maxLength, format (date,
+ * time, date-time, uuid), $ref to "#", "#/definitions/NAME" and
+ * "#/$defs/NAME". Anything else that would narrow the language (pattern,
+ * minimum, allOf, ...) is refused by name rather than silently widened.
  *
  * Two steps: the schema's text is parsed into nodes (depth and count
  * bounded), then each subschema becomes a rule "rN ::= ...", its parts'
@@ -282,7 +283,7 @@ static void lit_value(struct js *j, const struct js_node *x)
 }
 
 static const char prelude[] =
-	"space ::= | \" \" | \"\\n\" [ \\t]{0,20}\n"
+	"space ::= | \" \" | \"\\n\"{1,2} [ \\t]{0,20}\n"
 	"char ::= [^\"\\\\\\x7F\\x00-\\x1F] | [\\\\] ([\"\\\\bfnrt] | \"u\" [0-9a-fA-F]{4})\n"
 	"string ::= \"\\\"\" char* \"\\\"\" space\n"
 	"integral-part ::= [0] | [1-9] [0-9]{0,15}\n"
@@ -293,7 +294,13 @@ static const char prelude[] =
 	"null ::= \"null\" space\n"
 	"value ::= object | array | string | number | boolean | null\n"
 	"object ::= \"{\" space ( string \":\" space value (\",\" space string \":\" space value)* )? \"}\" space\n"
-	"array ::= \"[\" space ( value (\",\" space value)* )? \"]\" space\n";
+	"array ::= \"[\" space ( value (\",\" space value)* )? \"]\" space\n"
+	/* string formats, as llama.cpp draws them */
+	"date ::= [0-9]{4} \"-\" ( \"0\" [1-9] | \"1\" [0-2] ) \"-\" ( \"0\" [1-9] | [1-2] [0-9] | \"3\" [0-1] )\n"
+	"time ::= ([01] [0-9] | \"2\" [0-3]) \":\" [0-5] [0-9] \":\" [0-5] [0-9] ( \".\" [0-9]{3} )? "
+	"( \"Z\" | ( \"+\" | \"-\" ) ( [01] [0-9] | \"2\" [0-3] ) \":\" [0-5] [0-9] )\n"
+	"date-time ::= date \"T\" time\n"
+	"uuid ::= [0-9a-fA-F]{8} \"-\" [0-9a-fA-F]{4} \"-\" [0-9a-fA-F]{4} \"-\" [0-9a-fA-F]{4} \"-\" [0-9a-fA-F]{12}\n";
 
 static int gen(struct js *j, const struct js_node *s, uint32_t *id);
 
@@ -331,6 +338,22 @@ static uint32_t u32_of(const struct js_node *x, uint32_t dflt)
 static int gen_string(struct js *j, const struct js_node *s, uint32_t *id)
 {
 	const struct js_node *mn = member(j, s, "minLength"), *mx = member(j, s, "maxLength");
+	const struct js_node *f = member(j, s, "format");
+
+	if (f) {
+		static const char *const fmts[] = {"date", "time", "date-time", "uuid", NULL};
+		for (int i = 0; fmts[i]; i++)
+			if (str_is(f, fmts[i])) {
+				*id = new_rule(j);
+				open_rule(j, *id);
+				puts_(j, " \"\\\"\" ");
+				puts_(j, fmts[i]);
+				puts_(j, " \"\\\"\" space\n");
+				return j->r;
+			}
+		return js_fail(j, -LLMK_ENOTSUP, "format not supported yet:",
+			       f->type == JS_STR ? f->s : NULL, f->n);
+	}
 
 	if (!mn && !mx)
 		return named(j, "string", id);
@@ -352,6 +375,8 @@ static int gen_array(struct js *j, const struct js_node *s, uint32_t *id)
 
 	if (items && items->type == JS_ARR)
 		pre = items, items = NULL;
+	if (pre && pre->type == JS_OBJ) /* llama.cpp: one schema there is every item's */
+		items = pre, pre = NULL;
 	if (pre) { /* a tuple: these items in this order */
 		uint32_t part[JS_MAX_PARTS], n = 0;
 		for (const struct js_node *c = node(j, pre->child); c; c = node(j, c->next)) {
@@ -569,7 +594,7 @@ static int gen_type(struct js *j, const struct js_node *s, const struct js_node 
 
 /* Keywords that narrow a language this converter cannot draw yet. */
 static const char *const unsupported[] = {
-	"pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+	"pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
 	"allOf", "not", "if", "patternProperties", "propertyNames", "minProperties",
 	"maxProperties", "uniqueItems", "contains", "multipleOf", NULL,
 };
@@ -628,6 +653,8 @@ static int gen(struct js *j, const struct js_node *s, uint32_t *id)
 		gen_object(j, s, id);
 	} else if (member(j, s, "items") || member(j, s, "prefixItems")) {
 		gen_array(j, s, id);
+	} else if (member(j, s, "format")) {
+		gen_string(j, s, id);
 	} else {
 		named(j, s->child ? "value" : "object", id);
 	}

@@ -287,6 +287,30 @@ static const struct scase schemas[] = {
 	{"{\"prefixItems\": [{\"type\": \"integer\"}, {\"type\": \"string\"}]}",
 	 {"[1, \"a\"]"}, {"[1]", "[\"a\", 1]"}},
 	{"{\"anyOf\": [{\"type\": \"integer\"}, {\"type\": \"null\"}]}", {"1", "null"}, {"\"1\""}},
+	{"{\"items\": [{\"format\": \"date\"}, {\"format\": \"uuid\"}, {\"format\": \"time\"}, "
+	 "{\"format\": \"date-time\"}]}",
+	 {"[\"2012-04-23\", \"12345678-1234-1234-1234-1234567890ab\", \"18:25:43.511Z\", "
+	  "\"2012-04-23T18:25:43.511Z\"]"},
+	 {"[\"foo\", \"bar\"]", "[\"12345678-1234-1234-1234-1234567890ab\"]"}},
+	{"{\"type\": \"array\", \"prefixItems\": {\"type\": \"string\"}}",
+	 {"[]", "[\"a\", \"b\"]"}, {"[1]"}},
+	{"{\"items\": {\"type\": \"boolean\"}, \"maxItems\": 0}", {"[]"}, {"[true]"}},
+	{"{\"items\": {\"type\": \"boolean\"}, \"maxItems\": 2}", {"[]", "[true, false]"},
+	 {"[true, true, true]"}},
+	{"{\"items\": {\"type\": \"boolean\"}, \"minItems\": 2}", {"[true, false]", "[true,true,true]"},
+	 {"[]", "[true]"}},
+	{"{\"type\": \"object\", \"additionalProperties\": false}", {"{}", "{ }"}, {"{\"a\": 1}"}},
+	{"{\"type\": \"object\", \"additionalProperties\": {\"type\": \"array\", \"items\": "
+	 "{\"type\": \"number\"}}}", {"{}", "{\"x\": [1, 2.5]}", "{\"x\": [], \"y\": [3]}"},
+	 {"{\"x\": 1}", "{\"x\": [\"a\"]}"}},
+	{"{\"properties\": {\"a\": {\"type\": \"string\"}, \"b\": {\"type\": \"string\"}, "
+	 "\"c\": {\"type\": \"string\"}}, \"additionalProperties\": false}",
+	 {"{}", "{\"a\": \"\"}", "{\"b\": \"\", \"c\": \"\"}", "{\"a\": \"\", \"c\": \"\"}"},
+	 {"{\"c\": \"\", \"a\": \"\"}", "{\"d\": \"\"}"}},
+	{"{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"number\"}}, \"required\": [\"a\"], "
+	 "\"additionalProperties\": {\"type\": \"string\"}}",
+	 {"{\"a\": 1}", "{\"a\": 1, \"b\": \"x\"}"}, {"{\"b\": \"x\"}", "{\"a\": 1, \"b\": 2}"}},
+	{"{\"type\": \"string\"}", {"\"a\"\n\n  "}, {"\"a\"\n\n\n"}},
 };
 
 TEST(grammar_schema_draws_the_language_llama_cpp_draws_for_each_schema)
