@@ -9,10 +9,12 @@
  * Supported: type (one or a list), properties, required,
  * additionalProperties (true, false or a schema; its keys are not kept from
  * the declared ones, as llama.cpp's are), enum, const, anyOf, oneOf, items,
- * prefixItems, minItems, maxItems, minLength, maxLength, format (date,
+ * prefixItems, minItems, maxItems, minLength, maxLength, an integer's
+ * minimum, maximum, exclusiveMinimum, exclusiveMaximum, format (date,
  * time, date-time, uuid), $ref to "#", "#/definitions/NAME" and
  * "#/$defs/NAME". Anything else that would narrow the language (pattern,
- * minimum, allOf, ...) is refused by name rather than silently widened.
+ * a number's bounds, allOf, ...) is refused by name rather than silently
+ * widened.
  *
  * Two steps: the schema's text is parsed into nodes (depth and count
  * bounded), then each subschema becomes a rule "rN ::= ...", its parts'
@@ -574,6 +576,166 @@ static int gen_ref(struct js *j, const struct js_node *ref, uint32_t *id)
 	return j->r;
 }
 
+
+/* ---- integers with bounds (minimum, maximum, exclusive...) ----
+ * The language llama.cpp draws: the integers in [lo, hi], no leading zeros,
+ * at most 16 digits on a side without a bound. A range of equal-length
+ * digit strings x..y is its first digit's cases: x's first digit then the
+ * rest from x's rest up, the digits between with anything after, y's first
+ * digit then up to y's rest. */
+#define JS_INT_DIGITS 16
+
+static const char nines[] = "9999999999999999999", zeros[] = "0000000000000000000";
+
+static void digit_set(struct js *j, char a, char b)
+{
+	char t[8] = {'[', a, '-', b, ']', 0};
+	if (a == b)
+		t[2] = ']', t[3] = 0;
+	puts_(j, t);
+}
+
+static void digits_range(struct js *j, const char *x, const char *y, uint32_t n)
+{
+	if (!n)
+		return;
+	if (!memcmp(x, zeros, n) && !memcmp(y, nines, n)) { /* any n digits: keeps it linear */
+		putf(j, "[0-9]{%u}", n);
+		return;
+	}
+	if (x[0] == y[0]) {
+		digit_set(j, x[0], x[0]);
+		if (n > 1) {
+			puts_(j, " ");
+			digits_range(j, x + 1, y + 1, n - 1);
+		}
+		return;
+	}
+	puts_(j, "(");
+	digit_set(j, x[0], x[0]);
+	if (n > 1) {
+		puts_(j, " (");
+		digits_range(j, x + 1, nines, n - 1);
+		puts_(j, ")");
+	}
+	if (y[0] - x[0] > 1) {
+		puts_(j, " | ");
+		digit_set(j, (char)(x[0] + 1), (char)(y[0] - 1));
+		if (n > 1)
+			putf(j, " [0-9]{%u}", n - 1);
+	}
+	puts_(j, " | ");
+	digit_set(j, y[0], y[0]);
+	if (n > 1) {
+		puts_(j, " (");
+		digits_range(j, zeros, y + 1, n - 1);
+		puts_(j, ")");
+	}
+	puts_(j, ")");
+}
+
+static uint32_t ndigits(uint64_t v)
+{
+	uint32_t n = 1;
+	while (v >= 10)
+		v /= 10, n++;
+	return n;
+}
+
+static void dec(uint64_t v, uint32_t n, char *out)
+{
+	for (uint32_t i = n; i-- > 0; v /= 10)
+		out[i] = (char)('0' + v % 10);
+}
+
+/* The non-negative integers in [a, b] (b_inf: no upper bound), as
+ * alternatives, " | " before each but the first of the group (*first). */
+static void alt(struct js *j, bool *first)
+{
+	puts_(j, *first ? " " : " | ");
+	*first = false;
+}
+
+static void nonneg_range(struct js *j, uint64_t a, uint64_t b, bool b_inf, bool *first)
+{
+	uint32_t la = ndigits(a), lb = b_inf ? la : ndigits(b);
+	char x[24], y[24];
+	uint64_t p = 1;
+
+	for (uint32_t i = 1; i < la; i++)
+		p *= 10;
+	for (uint32_t l = la; l <= lb; l++, p *= 10) {
+		uint64_t lo = l == la ? a : p, hi = l == lb && !b_inf ? b : p * 10 - 1;
+		dec(lo, l, x);
+		dec(hi, l, y);
+		alt(j, first);
+		digits_range(j, x, y, l);
+	}
+	if (b_inf && la < JS_INT_DIGITS) {
+		alt(j, first);
+		putf(j, "[1-9] [0-9]{%u,15}", la);
+	}
+}
+
+/* A bound's value: an integer, or a number rounded toward the inside. */
+static int bound(struct js *j, const struct js_node *x, bool upper, int64_t *v)
+{
+	bool neg = x->n && x->s[0] == '-';
+	uint64_t m = 0;
+	uint32_t i = neg;
+
+	for (; i < x->n && x->s[i] >= '0' && x->s[i] <= '9'; i++) {
+		if (m > 100000000000000000ull)
+			return js_fail(j, -LLMK_ERANGE, "a bound past 10^17", NULL, 0);
+		m = m * 10 + (uint64_t)(x->s[i] - '0');
+	}
+	if (i < x->n)
+		return js_fail(j, -LLMK_ENOTSUP, "an integer bound that is not an integer", x->s, x->n);
+	(void)upper;
+	*v = neg ? -(int64_t)m : (int64_t)m;
+	return 0;
+}
+
+static int gen_integer(struct js *j, const struct js_node *s, uint32_t *id)
+{
+	const struct js_node *mn = member(j, s, "minimum"), *mx = member(j, s, "maximum");
+	const struct js_node *xmn = member(j, s, "exclusiveMinimum");
+	const struct js_node *xmx = member(j, s, "exclusiveMaximum");
+	bool has_lo = mn || xmn, has_hi = mx || xmx;
+	int64_t lo = 0, hi = 0, t;
+
+	if (!has_lo && !has_hi)
+		return named(j, "integer", id);
+	if ((mn && bound(j, mn, false, &lo)) || (xmn && bound(j, xmn, false, &t)))
+		return j->r;
+	if (xmn && (!mn || t + 1 > lo))
+		lo = t + 1;
+	if ((mx && bound(j, mx, true, &hi)) || (xmx && bound(j, xmx, true, &t)))
+		return j->r;
+	if (xmx && (!mx || t - 1 < hi))
+		hi = t - 1;
+	if (has_lo && has_hi && lo > hi)
+		return js_fail(j, -LLMK_EINVAL, "an integer range with no integer in it", NULL, 0);
+	*id = new_rule(j);
+	open_rule(j, *id);
+	bool first = true;
+	puts_(j, " (");
+	/* the negative ones: "-" and a magnitude in [max(1, -hi), -lo] */
+	if (!has_lo || lo < 0) {
+		bool f2 = true;
+		uint64_t mlo = has_hi && hi < 0 ? (uint64_t)(-hi) : 1;
+		alt(j, &first);
+		puts_(j, "\"-\" (");
+		nonneg_range(j, mlo, has_lo ? (uint64_t)(-lo) : 0, !has_lo, &f2);
+		puts_(j, ")");
+	}
+	if (!has_hi || hi >= 0)
+		nonneg_range(j, has_lo && lo > 0 ? (uint64_t)lo : 0, has_hi ? (uint64_t)hi : 0, !has_hi,
+			     &first);
+	puts_(j, ") space\n");
+	return j->r;
+}
+
 static int gen_type(struct js *j, const struct js_node *s, const struct js_node *t, uint32_t *id)
 {
 	if (str_is(t, "string"))
@@ -582,6 +744,8 @@ static int gen_type(struct js *j, const struct js_node *s, const struct js_node 
 		return gen_array(j, s, id);
 	if (str_is(t, "object"))
 		return gen_object(j, s, id);
+	if (str_is(t, "integer"))
+		return gen_integer(j, s, id);
 	if (str_is(t, "number") || str_is(t, "integer") || str_is(t, "boolean") || str_is(t, "null")) {
 		char name[8];
 		memcpy(name, t->s, t->n);
@@ -594,8 +758,7 @@ static int gen_type(struct js *j, const struct js_node *s, const struct js_node 
 
 /* Keywords that narrow a language this converter cannot draw yet. */
 static const char *const unsupported[] = {
-	"pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-	"allOf", "not", "if", "patternProperties", "propertyNames", "minProperties",
+	"pattern", "allOf", "not", "if", "patternProperties", "propertyNames", "minProperties",
 	"maxProperties", "uniqueItems", "contains", "multipleOf", NULL,
 };
 
@@ -614,6 +777,15 @@ static int gen(struct js *j, const struct js_node *s, uint32_t *id)
 		js_fail(j, -LLMK_EINVAL, "a schema that is not an object", NULL, 0);
 		goto out;
 	}
+	/* numeric bounds are drawn for integers only (as llama.cpp does) */
+	static const char *const bounds[] = {"minimum", "maximum", "exclusiveMinimum",
+					     "exclusiveMaximum", NULL};
+	for (int i = 0; bounds[i]; i++)
+		if (member(j, s, bounds[i]) && !str_is(member(j, s, "type"), "integer")) {
+			js_fail(j, -LLMK_ENOTSUP, "bounds are supported for integers only:", bounds[i],
+				(uint32_t)strlen(bounds[i]));
+			goto out;
+		}
 	for (int i = 0; unsupported[i]; i++)
 		if (member(j, s, unsupported[i])) {
 			js_fail(j, -LLMK_ENOTSUP, "not supported yet:", unsupported[i],

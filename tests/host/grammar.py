@@ -19,7 +19,7 @@ SCHEMA = {
     "type": "object",
     "properties": {
         "name": {"type": "string", "minLength": 1, "maxLength": 12},
-        "age": {"type": "integer"},
+        "age": {"type": "integer", "minimum": -5, "maximum": 150},
         "ok": {"type": "boolean"},
         "tags": {"type": "array", "items": {"enum": ["red", "green", 7, None]},
                  "maxItems": 3},
@@ -53,7 +53,8 @@ def validate(v, s, root):
         return (isinstance(v, str) and s.get("minLength", 0) <= len(v)
                 <= s.get("maxLength", 1 << 30))
     if t == "integer":
-        return isinstance(v, int) and not isinstance(v, bool)
+        return (isinstance(v, int) and not isinstance(v, bool)
+                and s.get("minimum", v) <= v <= s.get("maximum", v))
     if t == "number":
         return isinstance(v, (int, float)) and not isinstance(v, bool)
     if t == "boolean":

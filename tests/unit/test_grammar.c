@@ -244,8 +244,8 @@ TEST(grammar_bounds_a_hostile_grammar_to_a_refusal_not_a_hang)
  * and test-json-schema-to-grammar.cpp's kinds, by strings. */
 struct scase {
 	const char *schema;
-	const char *pass[8];
-	const char *fail[8];
+	const char *pass[16];
+	const char *fail[16];
 };
 
 static const struct scase schemas[] = {
@@ -311,6 +311,30 @@ static const struct scase schemas[] = {
 	 "\"additionalProperties\": {\"type\": \"string\"}}",
 	 {"{\"a\": 1}", "{\"a\": 1, \"b\": \"x\"}"}, {"{\"b\": \"x\"}", "{\"a\": 1, \"b\": 2}"}},
 	{"{\"type\": \"string\"}", {"\"a\"\n\n  "}, {"\"a\"\n\n\n"}},
+	/* integers with bounds: test-grammar-integration.cpp's cases */
+	{"{\"type\": \"integer\", \"minimum\": 0}", {"0", "10", "12", "10000"},
+	 {"-1", "-10", "-10000", "-100000000000000000000000000000000",
+	  "100000000000000000000000000000000", "00", "01", "-0"}},
+	{"{\"type\": \"integer\", \"minimum\": 2}", {"2", "3", "4", "10", "20", "1234567890000000"},
+	 {"0", "1", "-1", "-100", "01", "02", "12345678900000000"}},
+	{"{\"type\": \"integer\", \"minimum\": 456}", {"456", "4560", "457", "460", "500"},
+	 {"455", "356", "50", "050", "-1", "-456"}},
+	{"{\"type\": \"integer\", \"minimum\": -123}",
+	 {"-123", "-122", "-11", "-1", "0", "1", "123", "1234", "2345"}, {"-1234", "-124"}},
+	{"{\"type\": \"integer\", \"maximum\": 9999}", {"-99999", "0", "9999"}, {"10000", "99991"}},
+	{"{\"type\": \"integer\", \"maximum\": -9999}", {"-10000", "-9999"}, {"-9998", "0", "9999"}},
+	{"{\"type\": \"integer\", \"minimum\": 5, \"maximum\": 30}", {"5", "10", "30"},
+	 {"05", "4", "-1", "31", "123", "0123"}},
+	{"{\"type\": \"integer\", \"exclusiveMinimum\": 0, \"maximum\": 900719925474091}",
+	 {"1", "2", "10", "900719925474090", "900719925474091"},
+	 {"0", "01", "900719925474092", "9007199254740910"}},
+	{"{\"type\": \"integer\", \"minimum\": -1, \"maximum\": 1}", {"-1", "0", "1"},
+	 {"-11", "-10", "-2", "2", "10", "11"}},
+	{"{\"type\": \"integer\", \"minimum\": -123, \"maximum\": 42}",
+	 {"-123", "-122", "-13", "-11", "-2", "-1", "0", "1", "5", "10", "39", "40", "42"},
+	 {"-0123", "-124", "-1123", "-200", "43", "123", "0123"}},
+	{"{\"type\": \"integer\", \"exclusiveMinimum\": 0, \"exclusiveMaximum\": 10000}",
+	 {"1", "9999"}, {"0", "01", "10000", "99999"}},
 };
 
 TEST(grammar_schema_draws_the_language_llama_cpp_draws_for_each_schema)
