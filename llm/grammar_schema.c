@@ -16,214 +16,33 @@
  * a number's bounds, allOf, ...) is refused by name rather than silently
  * widened.
  *
- * Two steps: the schema's text is parsed into nodes (depth and count
- * bounded), then each subschema becomes a rule "rN ::= ...", its parts'
- * rules written before it.
+ * Two steps: the schema's text is parsed into nodes (llm/grammar_json.c;
+ * depth and count bounded), then each subschema becomes a rule
+ * "rN ::= ...", its parts' rules written before it.
  */
 #include "grammar.h"
+#include "grammar_json.h"
 
-#define JS_MAX_NODES 16384u
-#define JS_MAX_DEPTH 64u
 #define JS_MAX_PARTS 128u  /* properties, enum values, alternatives of one schema */
 #define JS_MAX_REFS 64u
 
-enum js_type { JS_NULL, JS_TRUE, JS_FALSE, JS_NUM, JS_STR, JS_ARR, JS_OBJ };
-
-struct js_node {
-	uint8_t type;
-	const char *s;      /* JS_STR: the text between the quotes, escapes as written;
-			       JS_NUM: the number's text */
-	uint32_t n;
-	const char *key;    /* as a member of an object: its key (raw) */
-	uint32_t key_n;
-	uint32_t child, next; /* first element/member, next sibling: index + 1, 0 = none */
-};
-
 struct js {
-	const char *s0, *s, *end;
-	struct js_node *nd;
-	uint32_t n_nd;
+	struct js_doc d;    /* the schema, and the first error */
 	char *out;
 	size_t len, cap;
 	uint32_t n_rules;
 	const struct js_node *root;
 	const char *ref_s[JS_MAX_REFS];
 	uint32_t ref_n[JS_MAX_REFS], ref_rule[JS_MAX_REFS], n_refs;
-	char *err;
-	size_t errlen;
-	int r;
 	uint32_t depth;
 };
-
-static int js_fail(struct js *j, int r, const char *what, const char *a, uint32_t an)
-{
-	if (j->r)
-		return j->r;
-	if (an > 40)
-		an = 40;
-	char name[48];
-	memcpy(name, a ? a : "", a ? an : 0);
-	name[a ? an : 0] = 0;
-	plat_snprintf(j->err, j->errlen, "json schema: %s%s%s%s", what, a ? " '" : "", name,
-		      a ? "'" : "");
-	return j->r = r;
-}
-
-/* ---- the schema's JSON ---- */
-
-static void ws(struct js *j)
-{
-	while (j->s < j->end && (*j->s == ' ' || *j->s == '\t' || *j->s == '\n' || *j->s == '\r'))
-		j->s++;
-}
-
-static int at_fail(struct js *j, const char *what)
-{
-	char m[96];
-	plat_snprintf(m, sizeof m, "byte %u: %s", (unsigned)(j->s - j->s0), what);
-	return js_fail(j, -LLMK_EFORMAT, m, NULL, 0);
-}
-
-static int str(struct js *j, const char **s, uint32_t *n)
-{
-	j->s++; /* '"' */
-	*s = j->s;
-	while (j->s < j->end && *j->s != '"') {
-		if ((uint8_t)*j->s < 0x20)
-			return at_fail(j, "a control character in a string");
-		j->s += *j->s == '\\' && j->s + 1 < j->end ? 2 : 1;
-	}
-	if (j->s >= j->end)
-		return at_fail(j, "a string without its closing quote");
-	*n = (uint32_t)(j->s - *s);
-	j->s++;
-	return 0;
-}
-
-static int value(struct js *j, uint32_t *idx);
-
-static int lit(struct js *j, const char *w, uint8_t t, struct js_node *x)
-{
-	size_t n = strlen(w);
-	if ((size_t)(j->end - j->s) < n || memcmp(j->s, w, n))
-		return at_fail(j, "expecting a JSON value");
-	j->s += n;
-	x->type = t;
-	return 0;
-}
-
-static int value(struct js *j, uint32_t *idx)
-{
-	struct js_node *x;
-	uint32_t me, last = 0;
-
-	ws(j);
-	if (j->n_nd >= JS_MAX_NODES)
-		return js_fail(j, -LLMK_ERANGE, "more values than the limit (16384)", NULL, 0);
-	if (++j->depth > JS_MAX_DEPTH)
-		return js_fail(j, -LLMK_ERANGE, "nested deeper than the limit (64)", NULL, 0);
-	me = j->n_nd++;
-	x = &j->nd[me];
-	*idx = me + 1;
-	if (j->s >= j->end)
-		return at_fail(j, "unexpected end");
-	switch (*j->s) {
-	case '"':
-		x->type = JS_STR;
-		if (str(j, &x->s, &x->n))
-			return j->r;
-		break;
-	case 't': return lit(j, "true", JS_TRUE, x) || (j->depth--, 0);
-	case 'f': return lit(j, "false", JS_FALSE, x) || (j->depth--, 0);
-	case 'n': return lit(j, "null", JS_NULL, x) || (j->depth--, 0);
-	case '[':
-	case '{': {
-		bool obj = *j->s == '{';
-		char close = obj ? '}' : ']';
-		x->type = obj ? JS_OBJ : JS_ARR;
-		j->s++;
-		ws(j);
-		if (j->s < j->end && *j->s == close) {
-			j->s++;
-			break;
-		}
-		for (;;) {
-			const char *k = NULL;
-			uint32_t kn = 0, c;
-			ws(j);
-			if (obj) {
-				if (j->s >= j->end || *j->s != '"')
-					return at_fail(j, "expecting a key");
-				if (str(j, &k, &kn))
-					return j->r;
-				ws(j);
-				if (j->s >= j->end || *j->s != ':')
-					return at_fail(j, "expecting ':'");
-				j->s++;
-			}
-			if (value(j, &c))
-				return j->r;
-			j->nd[c - 1].key = k;
-			j->nd[c - 1].key_n = kn;
-			if (last)
-				j->nd[last - 1].next = c;
-			else
-				j->nd[me].child = c;
-			last = c;
-			ws(j);
-			if (j->s < j->end && *j->s == ',') {
-				j->s++;
-				continue;
-			}
-			if (j->s < j->end && *j->s == close) {
-				j->s++;
-				break;
-			}
-			return at_fail(j, obj ? "expecting ',' or '}'" : "expecting ',' or ']'");
-		}
-		break;
-	}
-	default:
-		if (*j->s != '-' && (*j->s < '0' || *j->s > '9'))
-			return at_fail(j, "expecting a JSON value");
-		x->type = JS_NUM;
-		x->s = j->s;
-		while (j->s < j->end && (*j->s == '+' || *j->s == '-' || *j->s == '.' ||
-					  *j->s == 'e' || *j->s == 'E' || (*j->s >= '0' && *j->s <= '9')))
-			j->s++;
-		x->n = (uint32_t)(j->s - x->s);
-	}
-	j->depth--;
-	return 0;
-}
-
-static const struct js_node *node(const struct js *j, uint32_t idx)
-{
-	return idx ? &j->nd[idx - 1] : NULL;
-}
-
-static const struct js_node *member(const struct js *j, const struct js_node *o, const char *k)
-{
-	size_t n = strlen(k);
-	if (!o || o->type != JS_OBJ)
-		return NULL;
-	for (const struct js_node *c = node(j, o->child); c; c = node(j, c->next))
-		if (c->key_n == n && !memcmp(c->key, k, n))
-			return c;
-	return NULL;
-}
-
-static bool str_is(const struct js_node *x, const char *w)
-{
-	return x && x->type == JS_STR && x->n == strlen(w) && !memcmp(x->s, w, x->n);
-}
 
 /* ---- the grammar's text ---- */
 
 static void put(struct js *j, const char *s, size_t n)
 {
 	if (j->len + n + 1 > j->cap) {
-		js_fail(j, -LLMK_ERANGE, "the grammar passes its buffer", NULL, 0);
+		js_fail(&j->d, -LLMK_ERANGE, "the grammar passes its buffer", NULL, 0);
 		return;
 	}
 	memcpy(j->out + j->len, s, n);
@@ -269,7 +88,7 @@ static void lit_value(struct js *j, const struct js_node *x)
 	default: {
 		bool obj = x->type == JS_OBJ;
 		puts_(j, obj ? "{" : "[");
-		for (const struct js_node *c = node(j, x->child); c; c = node(j, c->next)) {
+		for (const struct js_node *c = js_at(&j->d, x->child); c; c = js_at(&j->d, c->next)) {
 			if (obj) {
 				lit_bytes(j, "\"", 1);
 				lit_bytes(j, c->key, c->key_n);
@@ -324,7 +143,7 @@ static int named(struct js *j, const char *name, uint32_t *id)
 	puts_(j, " ");
 	puts_(j, name);
 	puts_(j, "\n");
-	return j->r;
+	return j->d.r;
 }
 
 static uint32_t u32_of(const struct js_node *x, uint32_t dflt)
@@ -339,21 +158,21 @@ static uint32_t u32_of(const struct js_node *x, uint32_t dflt)
 
 static int gen_string(struct js *j, const struct js_node *s, uint32_t *id)
 {
-	const struct js_node *mn = member(j, s, "minLength"), *mx = member(j, s, "maxLength");
-	const struct js_node *f = member(j, s, "format");
+	const struct js_node *mn = js_member(&j->d, s, "minLength"), *mx = js_member(&j->d, s, "maxLength");
+	const struct js_node *f = js_member(&j->d, s, "format");
 
 	if (f) {
 		static const char *const fmts[] = {"date", "time", "date-time", "uuid", NULL};
 		for (int i = 0; fmts[i]; i++)
-			if (str_is(f, fmts[i])) {
+			if (js_str_is(f, fmts[i])) {
 				*id = new_rule(j);
 				open_rule(j, *id);
 				puts_(j, " \"\\\"\" ");
 				puts_(j, fmts[i]);
 				puts_(j, " \"\\\"\" space\n");
-				return j->r;
+				return j->d.r;
 			}
-		return js_fail(j, -LLMK_ENOTSUP, "format not supported yet:",
+		return js_fail(&j->d, -LLMK_ENOTSUP, "format not supported yet:",
 			       f->type == JS_STR ? f->s : NULL, f->n);
 	}
 
@@ -365,15 +184,15 @@ static int gen_string(struct js *j, const struct js_node *s, uint32_t *id)
 	if (mx)
 		putf(j, "%u", u32_of(mx, 0));
 	puts_(j, "} \"\\\"\" space\n");
-	return j->r;
+	return j->d.r;
 }
 
 static int gen_array(struct js *j, const struct js_node *s, uint32_t *id)
 {
-	const struct js_node *items = member(j, s, "items"), *pre = member(j, s, "prefixItems");
-	uint32_t item, min = u32_of(member(j, s, "minItems"), 0);
-	bool bounded = member(j, s, "maxItems") != NULL;
-	uint32_t max = u32_of(member(j, s, "maxItems"), 0);
+	const struct js_node *items = js_member(&j->d, s, "items"), *pre = js_member(&j->d, s, "prefixItems");
+	uint32_t item, min = u32_of(js_member(&j->d, s, "minItems"), 0);
+	bool bounded = js_member(&j->d, s, "maxItems") != NULL;
+	uint32_t max = u32_of(js_member(&j->d, s, "maxItems"), 0);
 
 	if (items && items->type == JS_ARR)
 		pre = items, items = NULL;
@@ -381,11 +200,11 @@ static int gen_array(struct js *j, const struct js_node *s, uint32_t *id)
 		items = pre, pre = NULL;
 	if (pre) { /* a tuple: these items in this order */
 		uint32_t part[JS_MAX_PARTS], n = 0;
-		for (const struct js_node *c = node(j, pre->child); c; c = node(j, c->next)) {
+		for (const struct js_node *c = js_at(&j->d, pre->child); c; c = js_at(&j->d, c->next)) {
 			if (n >= JS_MAX_PARTS)
-				return js_fail(j, -LLMK_ERANGE, "too many prefixItems", NULL, 0);
+				return js_fail(&j->d, -LLMK_ERANGE, "too many prefixItems", NULL, 0);
 			if (gen(j, c, &part[n++]))
-				return j->r;
+				return j->d.r;
 		}
 		*id = new_rule(j);
 		open_rule(j, *id);
@@ -396,22 +215,22 @@ static int gen_array(struct js *j, const struct js_node *s, uint32_t *id)
 			rule_ref(j, part[i]);
 		}
 		puts_(j, " \"]\" space\n");
-		return j->r;
+		return j->d.r;
 	}
 	if (items) {
 		if (gen(j, items, &item))
-			return j->r;
+			return j->d.r;
 	} else if (named(j, "value", &item)) {
-		return j->r;
+		return j->d.r;
 	}
 	if (bounded && max < min)
-		return js_fail(j, -LLMK_EINVAL, "maxItems below minItems", NULL, 0);
+		return js_fail(&j->d, -LLMK_EINVAL, "maxItems below minItems", NULL, 0);
 	*id = new_rule(j);
 	open_rule(j, *id);
 	puts_(j, " \"[\" space");
 	if (bounded && max == 0) {
 		puts_(j, " \"]\" space\n");
-		return j->r;
+		return j->d.r;
 	}
 	puts_(j, min ? " (" : " ((");
 	rule_ref(j, item);
@@ -422,28 +241,28 @@ static int gen_array(struct js *j, const struct js_node *s, uint32_t *id)
 		putf(j, "%u", max - 1);
 	puts_(j, min ? "})" : "})?)");
 	puts_(j, " \"]\" space\n");
-	return j->r;
+	return j->d.r;
 }
 
 static int gen_object(struct js *j, const struct js_node *s, uint32_t *id)
 {
-	const struct js_node *props = member(j, s, "properties"), *req = member(j, s, "required");
-	const struct js_node *add = member(j, s, "additionalProperties");
+	const struct js_node *props = js_member(&j->d, s, "properties"), *req = js_member(&j->d, s, "required");
+	const struct js_node *add = js_member(&j->d, s, "additionalProperties");
 	const struct js_node *key[JS_MAX_PARTS];
 	uint32_t kv[JS_MAX_PARTS], n = 0, n_req = 0, extra = 0;
 	bool is_req[JS_MAX_PARTS];
 
 	if (!props && !add)
 		return named(j, "object", id);
-	for (const struct js_node *c = props ? node(j, props->child) : NULL; c; c = node(j, c->next)) {
+	for (const struct js_node *c = props ? js_at(&j->d, props->child) : NULL; c; c = js_at(&j->d, c->next)) {
 		uint32_t v;
 		if (n >= JS_MAX_PARTS)
-			return js_fail(j, -LLMK_ERANGE, "too many properties", NULL, 0);
+			return js_fail(&j->d, -LLMK_ERANGE, "too many properties", NULL, 0);
 		if (gen(j, c, &v))
-			return j->r;
+			return j->d.r;
 		key[n] = c;
 		is_req[n] = false;
-		for (const struct js_node *r = req ? node(j, req->child) : NULL; r; r = node(j, r->next))
+		for (const struct js_node *r = req ? js_at(&j->d, req->child) : NULL; r; r = js_at(&j->d, r->next))
 			if (r->type == JS_STR && r->n == c->key_n && !memcmp(r->s, c->key, r->n))
 				is_req[n] = true;
 		/* kv ::= "\"key\"" space ":" space value */
@@ -460,7 +279,7 @@ static int gen_object(struct js *j, const struct js_node *s, uint32_t *id)
 	if (add && add->type != JS_FALSE) {
 		uint32_t v;
 		if (add->type == JS_TRUE ? named(j, "value", &v) : gen(j, add, &v))
-			return j->r;
+			return j->d.r;
 		extra = new_rule(j) + 1;
 		open_rule(j, extra - 1);
 		puts_(j, " string \":\" space");
@@ -511,7 +330,7 @@ static int gen_object(struct js *j, const struct js_node *s, uint32_t *id)
 	}
 	puts_(j, " \"}\" space\n");
 	(void)key;
-	return j->r;
+	return j->d.r;
 }
 
 /* enum / anyOf / a type list: one rule of alternatives */
@@ -525,7 +344,7 @@ static int gen_alts(struct js *j, const uint32_t *part, uint32_t n, uint32_t *id
 		rule_ref(j, part[i]);
 	}
 	puts_(j, "\n");
-	return j->r;
+	return j->d.r;
 }
 
 static int gen_const(struct js *j, const struct js_node *v, uint32_t *id)
@@ -535,7 +354,7 @@ static int gen_const(struct js *j, const struct js_node *v, uint32_t *id)
 	puts_(j, " \"");
 	lit_value(j, v);
 	puts_(j, "\" space\n");
-	return j->r;
+	return j->d.r;
 }
 
 static int gen_ref(struct js *j, const struct js_node *ref, uint32_t *id)
@@ -551,29 +370,29 @@ static int gen_ref(struct js *j, const struct js_node *ref, uint32_t *id)
 		t = j->root;
 	for (const char *pfx = "#/definitions/"; !t && pfx; pfx = pfx[2] == 'd' ? "#/$defs/" : NULL) {
 		size_t pn = strlen(pfx);
-		const struct js_node *defs = member(j, j->root, pfx[2] == 'd' ? "definitions" : "$defs");
+		const struct js_node *defs = js_member(&j->d, j->root, pfx[2] == 'd' ? "definitions" : "$defs");
 		if (ref->n <= pn || memcmp(ref->s, pfx, pn) || !defs)
 			continue;
-		for (const struct js_node *c = node(j, defs->child); c; c = node(j, c->next))
+		for (const struct js_node *c = js_at(&j->d, defs->child); c; c = js_at(&j->d, c->next))
 			if (c->key_n == ref->n - pn && !memcmp(c->key, ref->s + pn, c->key_n))
 				t = c;
 	}
 	if (!t)
-		return js_fail(j, -LLMK_ENOENT, "unresolved $ref", ref->s, ref->n);
+		return js_fail(&j->d, -LLMK_ENOENT, "unresolved $ref", ref->s, ref->n);
 	if (j->n_refs >= JS_MAX_REFS)
-		return js_fail(j, -LLMK_ERANGE, "too many $refs", NULL, 0);
+		return js_fail(&j->d, -LLMK_ERANGE, "too many $refs", NULL, 0);
 	/* the rule is named before it is written, so the schema may recur through it */
 	uint32_t me = new_rule(j), body, k = j->n_refs++;
 	j->ref_s[k] = ref->s;
 	j->ref_n[k] = ref->n;
 	j->ref_rule[k] = me;
 	if (gen(j, t, &body))
-		return j->r;
+		return j->d.r;
 	open_rule(j, me);
 	rule_ref(j, body);
 	puts_(j, "\n");
 	*id = me;
-	return j->r;
+	return j->d.r;
 }
 
 
@@ -686,11 +505,11 @@ static int bound(struct js *j, const struct js_node *x, bool upper, int64_t *v)
 
 	for (; i < x->n && x->s[i] >= '0' && x->s[i] <= '9'; i++) {
 		if (m > 100000000000000000ull)
-			return js_fail(j, -LLMK_ERANGE, "a bound past 10^17", NULL, 0);
+			return js_fail(&j->d, -LLMK_ERANGE, "a bound past 10^17", NULL, 0);
 		m = m * 10 + (uint64_t)(x->s[i] - '0');
 	}
 	if (i < x->n)
-		return js_fail(j, -LLMK_ENOTSUP, "an integer bound that is not an integer", x->s, x->n);
+		return js_fail(&j->d, -LLMK_ENOTSUP, "an integer bound that is not an integer", x->s, x->n);
 	(void)upper;
 	*v = neg ? -(int64_t)m : (int64_t)m;
 	return 0;
@@ -698,24 +517,24 @@ static int bound(struct js *j, const struct js_node *x, bool upper, int64_t *v)
 
 static int gen_integer(struct js *j, const struct js_node *s, uint32_t *id)
 {
-	const struct js_node *mn = member(j, s, "minimum"), *mx = member(j, s, "maximum");
-	const struct js_node *xmn = member(j, s, "exclusiveMinimum");
-	const struct js_node *xmx = member(j, s, "exclusiveMaximum");
+	const struct js_node *mn = js_member(&j->d, s, "minimum"), *mx = js_member(&j->d, s, "maximum");
+	const struct js_node *xmn = js_member(&j->d, s, "exclusiveMinimum");
+	const struct js_node *xmx = js_member(&j->d, s, "exclusiveMaximum");
 	bool has_lo = mn || xmn, has_hi = mx || xmx;
 	int64_t lo = 0, hi = 0, t;
 
 	if (!has_lo && !has_hi)
 		return named(j, "integer", id);
 	if ((mn && bound(j, mn, false, &lo)) || (xmn && bound(j, xmn, false, &t)))
-		return j->r;
+		return j->d.r;
 	if (xmn && (!mn || t + 1 > lo))
 		lo = t + 1;
 	if ((mx && bound(j, mx, true, &hi)) || (xmx && bound(j, xmx, true, &t)))
-		return j->r;
+		return j->d.r;
 	if (xmx && (!mx || t - 1 < hi))
 		hi = t - 1;
 	if (has_lo && has_hi && lo > hi)
-		return js_fail(j, -LLMK_EINVAL, "an integer range with no integer in it", NULL, 0);
+		return js_fail(&j->d, -LLMK_EINVAL, "an integer range with no integer in it", NULL, 0);
 	*id = new_rule(j);
 	open_rule(j, *id);
 	bool first = true;
@@ -733,26 +552,26 @@ static int gen_integer(struct js *j, const struct js_node *s, uint32_t *id)
 		nonneg_range(j, has_lo && lo > 0 ? (uint64_t)lo : 0, has_hi ? (uint64_t)hi : 0, !has_hi,
 			     &first);
 	puts_(j, ") space\n");
-	return j->r;
+	return j->d.r;
 }
 
 static int gen_type(struct js *j, const struct js_node *s, const struct js_node *t, uint32_t *id)
 {
-	if (str_is(t, "string"))
+	if (js_str_is(t, "string"))
 		return gen_string(j, s, id);
-	if (str_is(t, "array"))
+	if (js_str_is(t, "array"))
 		return gen_array(j, s, id);
-	if (str_is(t, "object"))
+	if (js_str_is(t, "object"))
 		return gen_object(j, s, id);
-	if (str_is(t, "integer"))
+	if (js_str_is(t, "integer"))
 		return gen_integer(j, s, id);
-	if (str_is(t, "number") || str_is(t, "integer") || str_is(t, "boolean") || str_is(t, "null")) {
+	if (js_str_is(t, "number") || js_str_is(t, "integer") || js_str_is(t, "boolean") || js_str_is(t, "null")) {
 		char name[8];
 		memcpy(name, t->s, t->n);
 		name[t->n] = 0;
 		return named(j, name, id);
 	}
-	return js_fail(j, -LLMK_ENOTSUP, "unknown type", t && t->type == JS_STR ? t->s : NULL,
+	return js_fail(&j->d, -LLMK_ENOTSUP, "unknown type", t && t->type == JS_STR ? t->s : NULL,
 		       t ? t->n : 0);
 }
 
@@ -768,99 +587,93 @@ static int gen(struct js *j, const struct js_node *s, uint32_t *id)
 	uint32_t part[JS_MAX_PARTS], n = 0;
 
 	if (++j->depth > JS_MAX_DEPTH)
-		return js_fail(j, -LLMK_ERANGE, "schemas nested deeper than the limit", NULL, 0);
+		return js_fail(&j->d, -LLMK_ERANGE, "schemas nested deeper than the limit", NULL, 0);
 	if (s->type == JS_TRUE) {
 		named(j, "value", id);
 		goto out;
 	}
 	if (s->type != JS_OBJ) {
-		js_fail(j, -LLMK_EINVAL, "a schema that is not an object", NULL, 0);
+		js_fail(&j->d, -LLMK_EINVAL, "a schema that is not an object", NULL, 0);
 		goto out;
 	}
 	/* numeric bounds are drawn for integers only (as llama.cpp does) */
 	static const char *const bounds[] = {"minimum", "maximum", "exclusiveMinimum",
 					     "exclusiveMaximum", NULL};
 	for (int i = 0; bounds[i]; i++)
-		if (member(j, s, bounds[i]) && !str_is(member(j, s, "type"), "integer")) {
-			js_fail(j, -LLMK_ENOTSUP, "bounds are supported for integers only:", bounds[i],
+		if (js_member(&j->d, s, bounds[i]) && !js_str_is(js_member(&j->d, s, "type"), "integer")) {
+			js_fail(&j->d, -LLMK_ENOTSUP, "bounds are supported for integers only:", bounds[i],
 				(uint32_t)strlen(bounds[i]));
 			goto out;
 		}
 	for (int i = 0; unsupported[i]; i++)
-		if (member(j, s, unsupported[i])) {
-			js_fail(j, -LLMK_ENOTSUP, "not supported yet:", unsupported[i],
+		if (js_member(&j->d, s, unsupported[i])) {
+			js_fail(&j->d, -LLMK_ENOTSUP, "not supported yet:", unsupported[i],
 				(uint32_t)strlen(unsupported[i]));
 			goto out;
 		}
-	if ((x = member(j, s, "$ref")) && x->type == JS_STR) {
+	if ((x = js_member(&j->d, s, "$ref")) && x->type == JS_STR) {
 		gen_ref(j, x, id);
-	} else if ((x = member(j, s, "const"))) {
+	} else if ((x = js_member(&j->d, s, "const"))) {
 		gen_const(j, x, id);
-	} else if ((x = member(j, s, "enum")) || (x = member(j, s, "anyOf")) ||
-		   (x = member(j, s, "oneOf"))) {
-		bool is_enum = x == member(j, s, "enum");
+	} else if ((x = js_member(&j->d, s, "enum")) || (x = js_member(&j->d, s, "anyOf")) ||
+		   (x = js_member(&j->d, s, "oneOf"))) {
+		bool is_enum = x == js_member(&j->d, s, "enum");
 		if (x->type != JS_ARR)
-			return js_fail(j, -LLMK_EINVAL, "enum/anyOf/oneOf must be an array", NULL, 0);
-		for (const struct js_node *c = node(j, x->child); c && !j->r; c = node(j, c->next)) {
+			return js_fail(&j->d, -LLMK_EINVAL, "enum/anyOf/oneOf must be an array", NULL, 0);
+		for (const struct js_node *c = js_at(&j->d, x->child); c && !j->d.r; c = js_at(&j->d, c->next)) {
 			if (n >= JS_MAX_PARTS)
-				return js_fail(j, -LLMK_ERANGE, "too many alternatives", NULL, 0);
+				return js_fail(&j->d, -LLMK_ERANGE, "too many alternatives", NULL, 0);
 			if (is_enum)
 				gen_const(j, c, &part[n++]);
 			else
 				gen(j, c, &part[n++]);
 		}
-		if (!j->r)
+		if (!j->d.r)
 			gen_alts(j, part, n, id);
-	} else if ((x = member(j, s, "type")) && x->type == JS_ARR) {
-		for (const struct js_node *c = node(j, x->child); c && !j->r; c = node(j, c->next)) {
+	} else if ((x = js_member(&j->d, s, "type")) && x->type == JS_ARR) {
+		for (const struct js_node *c = js_at(&j->d, x->child); c && !j->d.r; c = js_at(&j->d, c->next)) {
 			if (n >= JS_MAX_PARTS)
-				return js_fail(j, -LLMK_ERANGE, "too many types", NULL, 0);
+				return js_fail(&j->d, -LLMK_ERANGE, "too many types", NULL, 0);
 			gen_type(j, s, c, &part[n++]);
 		}
-		if (!j->r)
+		if (!j->d.r)
 			gen_alts(j, part, n, id);
 	} else if (x) {
 		gen_type(j, s, x, id);
-	} else if (member(j, s, "properties") || member(j, s, "additionalProperties")) {
+	} else if (js_member(&j->d, s, "properties") || js_member(&j->d, s, "additionalProperties")) {
 		gen_object(j, s, id);
-	} else if (member(j, s, "items") || member(j, s, "prefixItems")) {
+	} else if (js_member(&j->d, s, "items") || js_member(&j->d, s, "prefixItems")) {
 		gen_array(j, s, id);
-	} else if (member(j, s, "format")) {
+	} else if (js_member(&j->d, s, "format")) {
 		gen_string(j, s, id);
 	} else {
 		named(j, s->child ? "value" : "object", id);
 	}
 out:
 	j->depth--;
-	return j->r;
+	return j->d.r;
 }
 
 int gram_schema(const char *schema, size_t len, char *out, size_t cap, struct llm_mem *mem,
 		char *err, size_t errlen)
 {
-	struct js j = {.s0 = schema, .s = schema, .end = schema + len, .out = out, .cap = cap,
-		       .err = err, .errlen = errlen};
+	struct js j = {.d = {.s0 = schema, .s = schema, .end = schema + len, .err = err,
+			     .errlen = errlen},
+		       .out = out, .cap = cap};
 	size_t nb = JS_MAX_NODES * sizeof(struct js_node);
 	uint32_t top, root;
 	int r;
 
-	if (!(j.nd = llm_mem_alloc(mem, nb, &r))) {
+	if (!(j.d.nd = llm_mem_alloc(mem, nb, &r))) {
 		plat_snprintf(err, errlen, "json schema: no memory for its parse");
 		return r;
 	}
-	if (!value(&j, &top)) {
-		ws(&j);
-		if (j.s != j.end)
-			at_fail(&j, "text after the schema");
-	}
-	if (!j.r) {
-		j.root = node(&j, top);
-		j.depth = 0;
+	if (!js_read(&j.d, &top)) {
+		j.root = js_at(&j.d, top);
 		puts_(&j, prelude);
-		if (!gen(&j, j.root, &root)) {
+		if (!gen(&j, j.root, &root))
 			putf(&j, "root ::= r%u\n", root);
-		}
 	}
-	llm_mem_free(mem, j.nd, nb);
-	return j.r;
+	llm_mem_free(mem, j.d.nd, nb);
+	return j.d.r;
 }

@@ -11,7 +11,8 @@ TEST_STAGES += test-grammar
 # The grammar parser, the schema converter and the matcher under libFuzzer
 # (mk/fuzz.mk's build); seeds: the JSON grammar, schemas, hostile shapes.
 FUZZ_GRAMMAR_TIME ?= 30
-FUZZ_GRAMMAR_SRC := llm/grammar.c llm/grammar_match.c llm/grammar_schema.c llm/mem.c kernel/fmt.c \
+FUZZ_GRAMMAR_SRC := llm/grammar.c llm/grammar_match.c llm/grammar_schema.c llm/grammar_json.c \
+	llm/mem.c kernel/fmt.c \
 	tools/host/plat.c $(PLAT_COMMON_SRC) tests/fuzz/fuzz_grammar.c
 $(B)/fuzz/fuzz_grammar: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_GRAMMAR_SRC))
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread
@@ -23,6 +24,7 @@ $(FUZZ_GRAMMAR_SEEDS): grammars/json.gbnf
 	@printf 'root ::= ( [x]* )*\0xxx' > $(@D)/seed-nullable
 	@printf 'root ::= "(" root ")" | [^()]{1,3}\0((ab))' > $(@D)/seed-nest
 	@printf 'J{"type":"object","properties":{"a":{"type":"array","items":{"enum":[1,"x",null]},"maxItems":3}},"required":["a"]}\0{"a": [1, "x"]}' > $(@D)/seed-schema
+	@printf 'J{"type":"integer","minimum":-12,"exclusiveMaximum":207}\0-3' > $(@D)/seed-int
 	@printf 'J{"$$defs":{"n":{"properties":{"n":{"$$ref":"#/$$defs/n"}}}},"$$ref":"#/$$defs/n"}\0{"n": {}}' > $(@D)/seed-ref
 	@touch $@
 
