@@ -926,17 +926,16 @@ static int run_grammar(struct engine *e, uint32_t n, struct engine_gen *g, struc
 	return r;
 }
 
-/* The run's grammar, parsed, and its matcher over the vocabulary. */
+/* The run's grammar (or the schema's, converted), parsed, and its matcher
+ * over the vocabulary: memory from the engine's budget for the run only. */
 static int run_threads(struct engine *e, uint32_t n, struct engine_gen *g, char *err,
 		       size_t errlen)
 {
+	const char *text = g->grammar;
+	char *conv = NULL, why[200];
 	struct gram gr;
 	struct gram_gen gx;
-	char why[200];
 	int r;
-
-	const char *text = g->grammar;
-	char *conv = NULL;
 
 	if (!text && !g->json_schema)
 		return run_grammar(e, n, g, NULL, err, errlen);
