@@ -3,6 +3,7 @@
  * (engine.h); chat's conversation is engine_chat.c's.
  */
 #include "engine_int.h"
+#include "grammar.h"
 
 #define MIN_CTX 16u
 #define TEXT_PER_TOKEN 64u /* bytes of text kept per context position */
@@ -779,7 +780,18 @@ static int step(struct engine *e, int32_t id, uint32_t room, float *rows, int32_
 	return r ? r : (int)k;
 }
 
-static int generate(struct engine *e, struct engine_gen *g, float *rows)
+/* The grammar's choice (llm/grammar_gen.c): the sampled token if the
+ * grammar allows it, else a draw from the tokens it allows; -1 if none. */
+static int32_t constrain(struct engine *e, struct gram_gen *gx, float *lg, int32_t id)
+{
+	if (gram_gen_allows(gx, id))
+		return id;
+	gram_gen_mask(gx, lg);
+	id = (int32_t)sample_next(&e->smp, lg);
+	return gram_gen_allows(gx, id) ? id : -1;
+}
+
+static int generate(struct engine *e, struct engine_gen *g, float *rows, struct gram_gen *gx)
 {
 	size_t emitted = 0;
 	char piece[256];
@@ -805,6 +817,15 @@ static int generate(struct engine *e, struct engine_gen *g, float *rows)
 		if (g->ignore_eos)
 			ban_eog(e, lg);
 		id = (int32_t)sample_next(&e->smp, lg);
+		if (gx) {
+			uint64_t t = plat_time_ns();
+			id = constrain(e, gx, lg, id);
+			e->run.grammar_ns += plat_time_ns() - t;
+			if (id < 0) {
+				e->run.stop = "grammar-refused";
+				break;
+			}
+		}
 		if (tok_is_eog(&e->tok, id)) {
 			e->run.stop = "eog";
 			break;
@@ -818,6 +839,15 @@ static int generate(struct engine *e, struct engine_gen *g, float *rows)
 		if (n > 0 && add_text(e, g, piece, (size_t)n, &emitted)) {
 			e->run.stop = "stop";
 			break;
+		}
+		if (gx) {
+			uint64_t t = plat_time_ns();
+			gram_gen_accept(gx, id);
+			e->run.grammar_ns += plat_time_ns() - t;
+			if (gram_done(gx->cur)) {
+				e->run.stop = "grammar";
+				break;
+			}
 		}
 		if (i + 1 == g->n_predict)
 			break;
@@ -871,9 +901,10 @@ static float *lookup_rows(struct engine *e, const struct engine_gen *g, size_t *
 	return rows;
 }
 
-/* Evaluate toks[0..n) (already in e->tok_buf) and generate. */
-static int run_threads(struct engine *e, uint32_t n, struct engine_gen *g, char *err,
-		       size_t errlen)
+/* Evaluate toks[0..n) (already in e->tok_buf) and generate, under gx
+ * when not NULL. */
+static int run_grammar(struct engine *e, uint32_t n, struct engine_gen *g, struct gram_gen *gx,
+		       char *err, size_t errlen)
 {
 	struct wt_io_stats io;
 	uint64_t t0, t1;
@@ -900,6 +931,9 @@ static int run_threads(struct engine *e, uint32_t n, struct engine_gen *g, char 
 	e->run.gen_ns = 0;
 	e->run.n_passes = e->run.n_drafted = e->run.n_accepted = e->run.lookup = 0;
 	e->run.lookup_off = NULL;
+	e->run.grammar = false;
+	e->run.grammar_ns = 0;
+	e->run.n_masked = e->run.n_mask_hits = 0;
 	if (r == -LLMK_ECANCEL) {
 		e->run.stop = "cancel";
 		plat_snprintf(err, errlen, "cancelled while reading the prompt (%u of %u tokens)",
@@ -914,7 +948,7 @@ static int run_threads(struct engine *e, uint32_t n, struct engine_gen *g, char 
 	}
 	size_t rows_bytes = 0;
 	float *rows = lookup_rows(e, g, &rows_bytes);
-	r = generate(e, g, rows);
+	r = generate(e, g, rows, gx);
 	e->run.gen_ns = plat_time_ns() - t1;
 	if (rows)
 		llm_mem_free(&e->mem, rows, rows_bytes);
@@ -925,6 +959,54 @@ static int run_threads(struct engine *e, uint32_t n, struct engine_gen *g, char 
 		plat_snprintf(err, errlen, "forward pass: %s", plat_strerror(r));
 		seal_msg(e, err, errlen);
 	}
+	return r;
+}
+
+/* The run's grammar (or the schema's, converted), parsed, and its matcher
+ * over the vocabulary: memory from the engine's budget for the run only. */
+static int run_threads(struct engine *e, uint32_t n, struct engine_gen *g, char *err,
+		       size_t errlen)
+{
+	const char *text = g->grammar;
+	char *conv = NULL, why[200];
+	struct gram gr;
+	struct gram_gen gx;
+	int r;
+
+	if (!text && !g->json_schema)
+		return run_grammar(e, n, g, NULL, err, errlen);
+	if (!text) {
+		if (!(conv = llm_mem_alloc(&e->mem, GRAM_SCHEMA_OUT, &r))) {
+			plat_snprintf(err, errlen, "json schema: no memory for its grammar");
+			return r;
+		}
+		if ((r = gram_schema(g->json_schema, strlen(g->json_schema), conv, GRAM_SCHEMA_OUT,
+				     &e->mem, err, errlen))) {
+			llm_mem_free(&e->mem, conv, GRAM_SCHEMA_OUT);
+			return r;
+		}
+		text = conv;
+	}
+	r = gram_parse(&gr, &e->mem, text, strlen(text), why, sizeof why);
+	if (conv)
+		llm_mem_free(&e->mem, conv, GRAM_SCHEMA_OUT);
+	if (r) {
+		plat_snprintf(err, errlen, "grammar: %s", why);
+		return r;
+	}
+	if ((r = gram_gen_init(&gx, &gr, &e->tok, e->tok.n_vocab < e->model.hp.n_vocab ?
+				e->tok.n_vocab : e->model.hp.n_vocab, &e->mem))) {
+		plat_snprintf(err, errlen, "grammar: %s", r == -LLMK_ERANGE ?
+			      "its start passes the matcher's bounds" : plat_strerror(r));
+		gram_free(&gr);
+		return r;
+	}
+	r = run_grammar(e, n, g, &gx, err, errlen);
+	e->run.grammar = true;
+	e->run.n_masked = gx.n_masked;
+	e->run.n_mask_hits = gx.n_hits;
+	gram_gen_free(&gx);
+	gram_free(&gr);
 	return r;
 }
 

@@ -77,12 +77,18 @@ struct engine_run {
 	uint64_t prompt_ns, gen_ns;
 	uint64_t load_ns;
 	const char *stop;       /* why the last run ended: "eog", "stop", "limit", "context",
-				   "cancel", "error" */
+				   "cancel", "error", "grammar" (complete),
+				   "grammar-refused" (no token fits it) */
 	uint64_t seed;          /* the sampler's seed in the last run (--seed reproduces it) */
 	int threads;            /* matmul workers the last run used */
 	/* generation's forward passes, and prompt lookup's drafts in them */
 	uint32_t n_passes, n_drafted, n_accepted;
 	uint32_t lookup;        /* the most drafted a pass in the last run; 0 = none */
+	/* under a grammar: its time, steps whose token it refused (masked),
+	 * and those whose mask its cache held */
+	bool grammar;
+	uint64_t grammar_ns;
+	uint32_t n_masked, n_mask_hits;
 	const char *lookup_off; /* why the run went without, asked for (NULL: it did not) */
 };
 
@@ -102,6 +108,12 @@ struct engine_gen {
 	enum engine_special special;
 	const char *stops[ENGINE_MAX_STOPS];
 	uint32_t n_stops;
+	/* A GBNF grammar (llm/grammar.h) every generated token keeps to, the
+	 * run ending when it is complete; NULL: none. Parsed at the run's
+	 * start (a bad one: -LLMK_EFORMAT, err names line and column). */
+	const char *grammar;
+	/* A JSON schema instead (llm/grammar_schema.c): its grammar, the same. */
+	const char *json_schema;
 	/* Output as it is produced (text held back while it may be the start of
 	 * a stop string). cancel is polled between tokens. */
 	void (*emit)(void *ctx, const char *s, size_t n);

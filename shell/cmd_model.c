@@ -240,6 +240,7 @@ struct gen_args {
 	const char *system; /* chat --system */
 	const char *messages; /* chat --messages: a JSON array */
 	bool show_prompt;   /* chat --show-prompt / --verbose-prompt */
+	char *file;         /* --grammar-file's text (plat_alloc, GRAMMAR_FILE_MAX) */
 };
 
 /* The template names, for errors: one table (llm/chat.c) says them. */
@@ -247,6 +248,41 @@ static const char *chat_names(char *buf, size_t n)
 {
 	chat_tmpl_list(buf, n);
 	return buf;
+}
+
+/* The most bytes a --grammar-file may hold (the engine's own bound is
+ * GRAM_MAX_TEXT). */
+#define GRAMMAR_FILE_MAX (256u << 10)
+
+static void gen_release(struct gen_args *a)
+{
+	if (a->file)
+		plat_free(a->file, GRAMMAR_FILE_MAX);
+	a->file = NULL;
+}
+
+/* --grammar TEXT, --grammar-file F, -j/--json-schema SCHEMA,
+ * --json-schema-file F: the run's grammar (one of them). */
+static int flag_grammar(struct shell *sh, struct gen_args *a, const char *f, const char *v)
+{
+	bool schema = !strcmp(f, "-j") || !strncmp(f, "--json-schema", 13);
+	int n;
+
+	if (a->g.grammar || a->g.json_schema)
+		return shell_err(sh, -LLMK_EINVAL, "%s: one grammar or schema a run (%s after another)",
+				 sh->argv[0], f);
+	if (!strcmp(f, "--grammar") || !strcmp(f, "-j") || !strcmp(f, "--json-schema")) {
+		*(schema ? &a->g.json_schema : &a->g.grammar) = v;
+		return 0;
+	}
+	if (!(a->file = plat_alloc(GRAMMAR_FILE_MAX, 64)))
+		return shell_err(sh, -LLMK_ENOMEM, "%s: no memory for '%s'", f, v);
+	if ((n = plat_boot_file(v, a->file, GRAMMAR_FILE_MAX - 1)) < 0)
+		return shell_err(sh, n, "%s: cannot read '%s': %s", f, v,
+				 n == -LLMK_ERANGE ? "larger than 256 KiB" : plat_strerror(n));
+	a->file[n] = 0;
+	*(schema ? &a->g.json_schema : &a->g.grammar) = a->file;
+	return 0;
 }
 
 /* --logit-bias ID+B / ID-B / ID-inf (llama.cpp's form): ID-inf bans the
@@ -289,7 +325,9 @@ static int flag_bias(struct shell *sh, const char *v, struct sample_params *p)
 /* The flags that are not settings: they add to a list, name the text, or
  * hold for this run only. */
 static const char *const list_flags[] = {"--stop", "--system", "-t", "--threads",
-					 "--chat-template", "--messages", "--logit-bias", NULL};
+					 "--chat-template", "--messages", "--grammar", "--grammar-file",
+					 "-j", "--json-schema", "--json-schema-file", "--logit-bias",
+					 NULL};
 
 static bool takes_value(const char *f)
 {
@@ -339,6 +377,8 @@ static int parse_flag(struct shell *sh, struct gen_args *a, struct engine_config
 		a->g.threads = (int)t;
 		return 0;
 	}
+	if (!strncmp(f, "--grammar", 9) || !strcmp(f, "-j") || !strncmp(f, "--json-schema", 13))
+		return flag_grammar(sh, a, f, v);
 	return flag_bias(sh, v, &run->samp); /* --logit-bias, the last of list_flags */
 }
 
@@ -436,7 +476,7 @@ static int gen_setup(struct shell *sh, struct gen_args *a, int32_t *ids, uint32_
 
 #define IDS_MAX 4096
 
-static int cmd_infer(struct shell *sh, int argc, char **argv)
+static int infer(struct shell *sh, int argc, char **argv, struct gen_args *ap)
 {
 	struct engine *e = shell_engine(sh);
 	struct engine_info info;
@@ -445,7 +485,9 @@ static int cmd_infer(struct shell *sh, int argc, char **argv)
 	char err[256];
 	int r;
 
-	if ((r = parse_gen(sh, e, argc, argv, &a)))
+	r = parse_gen(sh, e, argc, argv, &a);
+	ap->file = a.file;
+	if (r)
 		return r;
 	if (!a.text)
 		return shell_err(sh, -LLMK_EINVAL, "infer: missing argument (usage: infer \"PROMPT\" [flags])");
@@ -462,6 +504,15 @@ static int cmd_infer(struct shell *sh, int argc, char **argv)
 	r = gen_finish(sh, &a, r, err);
 	if (ids)
 		plat_free(ids, IDS_MAX * sizeof *ids);
+	return r;
+}
+
+static int cmd_infer(struct shell *sh, int argc, char **argv)
+{
+	struct gen_args a = {0};
+	int r = infer(sh, argc, argv, &a);
+
+	gen_release(&a);
 	return r;
 }
 
@@ -535,7 +586,7 @@ static int chat_turn(struct shell *sh, struct engine *e, struct gen_args *a, con
 	return gen_finish(sh, a, r, err);
 }
 
-static int cmd_chat(struct shell *sh, int argc, char **argv)
+static int chat(struct shell *sh, int argc, char **argv, struct gen_args *ap)
 {
 	struct engine *e = shell_engine(sh);
 	struct engine_info info;
@@ -547,7 +598,9 @@ static int cmd_chat(struct shell *sh, int argc, char **argv)
 		plat_printf("conversation cleared\n");
 		return 0;
 	}
-	if ((r = parse_gen(sh, e, argc, argv, &a)))
+	r = parse_gen(sh, e, argc, argv, &a);
+	ap->file = a.file;
+	if (r)
 		return r;
 	if (a.messages)
 		return chat_messages(sh, e, &a);
@@ -570,6 +623,15 @@ static int cmd_chat(struct shell *sh, int argc, char **argv)
 			break;
 	}
 	return 0;
+}
+
+static int cmd_chat(struct shell *sh, int argc, char **argv)
+{
+	struct gen_args a = {0};
+	int r = chat(sh, argc, argv, &a);
+
+	gen_release(&a);
+	return r;
 }
 
 /* ---- stats ---- */
@@ -606,6 +668,11 @@ static int cmd_stats(struct shell *sh, int argc, char **argv)
 			    st.run.n_gen, st.run.n_passes + 1, st.run.lookup);
 	else if (st.run.lookup_off)
 		plat_printf("  lookup      off: %s\n", st.run.lookup_off);
+	if (st.run.grammar)
+		plat_printf("  grammar     %.1f ms (%.1f%% of generation); %u tokens refused, "
+			    "%u of those masks from its cache\n", (double)st.run.grammar_ns / 1e6,
+			    st.run.gen_ns ? 100.0 * (double)st.run.grammar_ns / (double)st.run.gen_ns
+			    : 0.0, st.run.n_masked, st.run.n_mask_hits);
 	plat_printf("  cache       %u of %u positions; load %.1f ms; memory peak %llu bytes\n",
 		    st.n_past, st.n_ctx, (double)st.run.load_ns / 1e6,
 		    (unsigned long long)st.mem_peak);
@@ -664,7 +731,8 @@ const struct shell_cmd shell_cmds_model[] = {
 	{"info", "info", "architecture, parameters, quant mix, context, vocab, template, memory",
 	 cmd_info},
 	{"infer", "infer \"PROMPT\" [-n N] [--KEY VALUE]... [--stop S]... [--logit-bias ID+B|ID-B|ID-inf]\n"
-	 "      [-t|--threads N] [--ignore-eos] [--no-parse-special] [--ids]",
+	 "      [-t|--threads N] [--ignore-eos] [--no-parse-special] [--ids]\n"
+	 "      [--grammar GBNF | --grammar-file F | -j SCHEMA | --json-schema-file F]",
 	 "generate a continuation of PROMPT (--KEY VALUE: a setting for this run, below; -n -1: "
 	 "to the end of the context; special-token text in PROMPT is parsed unless "
 	 "--no-parse-special)", cmd_infer},
