@@ -68,8 +68,23 @@ static const struct model_arch model_archs[] = {
 	{.name = "llama", .rope = MODEL_ROPE_NORM, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS},
 	{.name = "qwen2", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
 	 .qkv_bias = true},
+	{.name = "qwen3", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
+	 .qk_norm = true},
 };
 #define N_ARCHS (sizeof model_archs / sizeof model_archs[0])
+
+const struct model_arch *model_arch_at(size_t i)
+{
+	return i < N_ARCHS ? &model_archs[i] : NULL;
+}
+
+const struct model_arch *model_arch_find(const char *name)
+{
+	for (size_t i = 0; i < N_ARCHS; i++)
+		if (strcmp(name, model_archs[i].name) == 0)
+			return &model_archs[i];
+	return NULL;
+}
 
 static int read_arch(struct model_hparams *hp, const struct gguf_file *g, char *err, size_t errlen)
 {
@@ -221,6 +236,7 @@ int model_read_hparams(struct model_hparams *hp, const struct gguf_file *g,
 	hp->tied_output = gguf_find_tensor(g, "output.weight") == NULL;
 	hp->rope_freqs = gguf_find_tensor(g, "rope_freqs.weight") != NULL;
 	hp->qkv_bias = gguf_find_tensor(g, "blk.0.attn_q.bias") != NULL;
+	hp->qk_norm = gguf_find_tensor(g, "blk.0.attn_q_norm.weight") != NULL;
 	for (uint64_t i = 0; i < g->n_tensors; i++)
 		hp->n_params += g->tensors[i].n_elems;
 	return 0;
@@ -285,6 +301,8 @@ static uint64_t dim(const struct model_hparams *hp, enum wt_dim d)
 		return (uint64_t)hp->n_head_kv * hp->head_dim;
 	case WT_DIM_FF:
 		return hp->n_ff;
+	case WT_DIM_HEAD:
+		return hp->head_dim;
 	}
 	return 0;
 }
@@ -309,12 +327,14 @@ static int check_layer(const struct model_hparams *hp, const struct gguf_file *g
 	}
 	for (uint32_t s = 0; s < wt_n_layer_slots; s++) {
 		const struct wt_slot *sl = &wt_layer_slots[s];
-		/* biases are all there or none, as layer 0 says */
-		bool optional = sl->optional && !hp->qkv_bias;
+		char first[96];
+		/* an optional tensor is in every layer or none, as layer 0 says */
+		wt_tensor_name(first, sizeof first, 0, sl->suffix);
+		bool optional = sl->optional && !gguf_find_tensor(g, first);
 		wt_tensor_name(name, sizeof name, l, sl->suffix);
 		if (optional && gguf_find_tensor(g, name)) {
 			plat_snprintf(err, errlen, "model: tensor '%s' in a model whose layer 0 "
-				      "has no Q/K/V biases (they are in every layer or none)", name);
+				      "has no '%s' (it is in every layer or none)", name, first);
 			return -LLMK_EFORMAT;
 		}
 		if ((e = check_tensor(g, name, dim(hp, sl->ne[0]), dim(hp, sl->ne[1]),
@@ -332,6 +352,11 @@ int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g
 	if (hp->arch->qkv_bias && !hp->qkv_bias) {
 		plat_snprintf(err, errlen, "model: %s without 'blk.0.attn_q.bias' is not supported",
 			      hp->arch->name);
+		return -LLMK_ENOTSUP;
+	}
+	if (hp->arch->qk_norm && !hp->qk_norm) {
+		plat_snprintf(err, errlen, "model: %s without 'blk.0.attn_q_norm.weight' is not "
+			      "supported", hp->arch->name);
 		return -LLMK_ENOTSUP;
 	}
 	if ((e = check_tensor(g, "token_embd.weight", hp->n_embd, hp->n_vocab, false, false,
@@ -560,6 +585,18 @@ static void norm_row(const struct model_hparams *hp, float *o, const float *x, c
 	}
 }
 
+/* Each of n_heads heads of x RMS-normed on its own with the head_dim gains
+ * w (qwen3's Q/K norms: llama.cpp llm_build_qwen3, build_norm on the
+ * [head_dim, n_head] view, the model's rms epsilon). */
+static void head_norms(const struct model_hparams *hp, float *x, uint32_t n_heads,
+		       const float *w)
+{
+	for (uint32_t h = 0; h < n_heads; h++) {
+		float *v = x + (size_t)h * hp->head_dim;
+		rmsnorm(v, v, w, hp->head_dim, hp->norm_eps);
+	}
+}
+
 /* Rotate the first rope_dim elements of each of n_heads heads of x by the
  * angles whose cosines and sines are cs[2 i], cs[2 i + 1]. */
 static void rope(const struct model *m, float *x, uint32_t n_heads, const float *cs)
@@ -585,10 +622,11 @@ static void rope(const struct model *m, float *x, uint32_t n_heads, const float 
 /*
  * The per-token steps of a batch, cut between the workers by token (each
  * token's result is computed whole by one worker, so it does not depend on
- * the thread count): TOK_ADD x += xb; TOK_NORM xb = rmsnorm(x); TOK_ROPE_KV
+ * the thread count): TOK_ADD x += xb; TOK_NORM xb = attn_norm(x) and
+ * TOK_FFN_NORM xb = ffn_norm(x); TOK_ROPE_KV the Q/K head norms (qwen3),
  * RoPE on q and k (the angles once per token for both) and the KV store.
  */
-enum { TOK_ADD = 1, TOK_NORM = 2, TOK_ROPE_KV = 4 };
+enum { TOK_ADD = 1, TOK_NORM = 2, TOK_FFN_NORM = 4, TOK_ROPE_KV = 8 };
 
 /*
  * Where the tokens of a batch are: one sequence's consecutive positions
@@ -622,7 +660,7 @@ struct tok_job {
 	const struct model *m;
 	struct model_scratch *s;
 	struct kv_cache *kv;
-	const float *norm_w;
+	const struct wt_layer *w;
 	uint32_t l, B;
 	const struct bpos *bp;
 	int what;
@@ -644,9 +682,15 @@ static void tok_task(void *arg, int wi, int nw)
 			for (uint32_t i = 0; i < E; i++)
 				x[i] += xb[i];
 		if (j->what & TOK_NORM)
-			norm_row(hp, xb, x, j->norm_w);
+			norm_row(hp, xb, x, j->w->attn_norm);
+		if (j->what & TOK_FFN_NORM)
+			norm_row(hp, xb, x, j->w->ffn_norm);
 		if (j->what & TOK_ROPE_KV) {
 			uint32_t p = bp_pos(j->bp, b);
+			if (j->w->q_norm) /* both: model_check_layout */
+				head_norms(hp, s->q + (size_t)b * Q, hp->n_head, j->w->q_norm);
+			if (j->w->k_norm)
+				head_norms(hp, s->k + (size_t)b * KV, hp->n_head_kv, j->w->k_norm);
 			for (uint32_t i = 0; i < hp->rope_dim / 2; i++) {
 				float th = (float)p * j->m->inv_freq[i];
 				cs[2 * i] = math_cosf(th);
@@ -661,9 +705,9 @@ static void tok_task(void *arg, int wi, int nw)
 }
 
 static void per_token(const struct model *m, struct model_scratch *s, struct kv_cache *kv,
-		      uint32_t l, uint32_t B, const struct bpos *bp, int what, const float *norm_w)
+		      uint32_t l, uint32_t B, const struct bpos *bp, int what, const struct wt_layer *w)
 {
-	struct tok_job j = {m, s, kv, norm_w, l, B, bp, what};
+	struct tok_job j = {m, s, kv, w, l, B, bp, what};
 	uint32_t nw = s->n_workers < B ? s->n_workers : B;
 
 	/* waking the pool costs more than a few tokens' worth */
@@ -935,19 +979,20 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	lap(m, MS_ACQUIRE, &t);
 
 	/* attention block */
-	per_token(m, s, kv, l, B, bp, TOK_NORM, w.attn_norm);
+	per_token(m, s, kv, l, B, bp, TOK_NORM, &w);
 	lap(m, MS_NORM, &t);
 	prefetch_next(mm, &w.wo);
 	if ((e = matmul_n(mm, 3, (float *const[]){s->q, s->k, s->v},
 			  (const struct wt_mat *const[]){&w.wq, &w.wk, &w.wv}, s->xb, B)))
 		goto out;
-	if (w.bq) { /* with all three: model_check_layout */
+	if (w.bq) /* each in every layer or none: model_check_layout */
 		add_bias(s->q, w.bq, Q, B);
+	if (w.bk)
 		add_bias(s->k, w.bk, KV, B);
+	if (w.bv)
 		add_bias(s->v, w.bv, KV, B);
-	}
 	lap(m, MS_QKV, &t);
-	per_token(m, s, kv, l, B, bp, TOK_ROPE_KV, NULL);
+	per_token(m, s, kv, l, B, bp, TOK_ROPE_KV, &w);
 	lap(m, MS_ROPE_KV, &t);
 	attention(m, s, kv, l, B, bp);
 	lap(m, MS_ATTN, &t);
@@ -957,7 +1002,7 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	lap(m, MS_WO, &t);
 
 	/* feed-forward block: down(silu(gate(x)) * up(x)), after the residual */
-	per_token(m, s, kv, l, B, bp, TOK_ADD | TOK_NORM, w.ffn_norm);
+	per_token(m, s, kv, l, B, bp, TOK_ADD | TOK_FFN_NORM, &w);
 	lap(m, MS_NORM, &t);
 	prefetch_next(mm, &w.w_down);
 	if ((e = matmul_n(mm, 2, (float *const[]){s->hb, s->hb2},
@@ -972,7 +1017,7 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	prefetch_peek(m, mm, l + 1); /* the next layer's first product, or the head */
 	if ((e = matmul(mm, s->xb, &w.w_down, s->hb, B)))
 		goto out;
-	per_token(m, s, kv, l, B, bp, TOK_ADD, NULL);
+	per_token(m, s, kv, l, B, bp, TOK_ADD, &w);
 	lap(m, MS_DOWN, &t);
 out:
 	wt_layer_release(&m->w, l);

@@ -9,6 +9,8 @@
  *           are adjacent elements: llama.cpp LLAMA_ROPE_TYPE_NORM), GQA,
  *           SwiGLU, output tied to token_embd when output.weight is absent.
  *   qwen2 — the same with Q/K/V biases and NeoX rotation (pairs i, i + d/2).
+ *   qwen3 — qwen2's rotation, no biases, and an RMSNorm of each Q and K head
+ *           (blk.N.attn_{q,k}_norm.weight, head_dim gains) before RoPE.
  */
 #ifndef LLM_MODEL_H
 #define LLM_MODEL_H
@@ -39,7 +41,14 @@ struct model_arch {
 	enum model_norm norm;
 	bool embd_scale;      /* embeddings times sqrt(n_embd) before the first layer */
 	bool qkv_bias;        /* Q, K and V biases required (else taken if present) */
+	bool qk_norm;         /* Q and K heads RMS-normed before RoPE (required) */
 };
+
+/* Row i of model_archs[] (NULL past the last): the one list of
+ * architectures, which the writer (tools/writer) and the tests read too. */
+const struct model_arch *model_arch_at(size_t i);
+/* The row named name (general.architecture), or NULL. */
+const struct model_arch *model_arch_find(const char *name);
 
 struct model_hparams {
 	const struct model_arch *arch; /* a row of model_archs[] */
@@ -58,6 +67,7 @@ struct model_hparams {
 	float rope_scale;       /* 1 / <arch>.rope.scaling.factor for linear scaling, else 1 */
 	float norm_eps;         /* <arch>.attention.layer_norm_rms_epsilon (default 1e-5) */
 	bool qkv_bias;
+	bool qk_norm;           /* blk.0.attn_q_norm.weight present */
 	bool tied_output;
 	bool rope_freqs;        /* rope_freqs.weight present (llama3 frequency factors) */
 	uint64_t n_params;      /* elements of every tensor */

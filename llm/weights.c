@@ -17,6 +17,8 @@ const struct wt_slot wt_layer_slots[] = {
 	SLOT("attn_q.bias", bq, WT_VEC, true, Q, 1),
 	SLOT("attn_k.bias", bk, WT_VEC, true, KV, 1),
 	SLOT("attn_v.bias", bv, WT_VEC, true, KV, 1),
+	SLOT("attn_q_norm.weight", q_norm, WT_VEC, true, HEAD, 1),
+	SLOT("attn_k_norm.weight", k_norm, WT_VEC, true, HEAD, 1),
 	SLOT("ffn_norm.weight", ffn_norm, WT_VEC, false, EMBD, 1),
 	SLOT("ffn_gate.weight", w_gate, WT_MAT, false, EMBD, FF),
 	SLOT("ffn_up.weight", w_up, WT_MAT, false, EMBD, FF),

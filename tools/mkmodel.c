@@ -16,7 +16,11 @@ static const char usage[] =
 "fallback (<unk> <s> </s>, 256 byte tokens, then pieces).\n"
 "\n"
 "  -o, --out FILE        output path (required)\n"
-"  --arch NAME           llama (default) or qwen2 (adds attn_q/k/v biases)\n"
+"  --arch NAME           general.architecture, llama (default); --archs lists\n"
+"                        them (qwen2 adds attn_q/k/v biases, qwen3 Q/K norms)\n"
+"  --archs               print the architectures, one a line, and exit\n"
+"  --ref NAME            the reference model of architecture NAME\n"
+"                        (tests/refs/arch; later options change it)\n"
 "  --name NAME           general.name (default \"mkmodel\")\n"
 "  --layers N            transformer blocks (2)\n"
 "  --dim N               embedding length (64)\n"
@@ -100,6 +104,13 @@ static int option(struct mkm_spec *s, const char **out, char **argv, int i)
 
 	if (!strcmp(o, "-o") || !strcmp(o, "--out")) { *out = v; return v ? 2 : -1; }
 	if (!strcmp(o, "--arch")) { s->arch = v; return v ? 2 : -1; }
+	if (!strcmp(o, "--ref")) {
+		if (v && mkm_ref_spec(s, v) == 0)
+			return 2;
+		fprintf(stderr, "mkmodel: --ref '%s' is not an architecture (see --archs)\n",
+			v ? v : "");
+		return -1;
+	}
 	if (!strcmp(o, "--name")) { s->name = v; return v ? 2 : -1; }
 	if (!strcmp(o, "--chat-template")) { s->chat_template = v; return v ? 2 : -1; }
 	if (!strcmp(o, "--chatml")) { s->chatml = true; return 1; }
@@ -153,6 +164,13 @@ int main(int argc, char **argv)
 			for (size_t k = 0; mkm_type_name(k); k++)
 				printf(" %s", mkm_type_name(k));
 			putchar('\n');
+			return 0;
+		}
+		if (!strcmp(argv[i], "--archs")) {
+			char names[256];
+			mkm_arch_names(names, sizeof names);
+			for (char *p = strtok(names, ", "); p; p = strtok(NULL, ", "))
+				puts(p);
 			return 0;
 		}
 		int used = option(&s, &out, argv, i);

@@ -20,7 +20,7 @@ enum mkm_mix {
 };
 
 struct mkm_spec {
-	const char *arch;        /* "llama" or "qwen2" */
+	const char *arch;        /* a name of llm/model.c's model_archs[] */
 	const char *name;        /* general.name */
 	uint32_t n_layers, dim, ffn, heads, kv_heads, vocab, ctx;
 	uint32_t type;           /* base weight type (enum ggml_type) */
@@ -37,6 +37,14 @@ struct mkm_spec {
 /* Defaults: llama, 2 layers, dim 64, ffn 172, 4 heads, 2 KV heads, vocab 512,
  * ctx 256, F32, seed 1. */
 void mkm_defaults(struct mkm_spec *s);
+/* The reference model of architecture arch (tests/refs/arch/: llama.cpp's
+ * greedy ids on it): a few layers, every trait of the architecture on,
+ * weights wide enough that greedy choices are rarely near-ties. 0, or -1
+ * for an architecture model_archs[] does not have. */
+int mkm_ref_spec(struct mkm_spec *s, const char *arch);
+/* The architectures mkmodel writes (model_archs[]), ", "-separated, into
+ * buf; the length it wanted. */
+size_t mkm_arch_names(char *buf, size_t n);
 /* Parse "Q4_K_M", "q4_0", "F16", ... into type and mix; 0 or -1. */
 int mkm_parse_type(const char *s, uint32_t *type, enum mkm_mix *mix);
 /* The i-th name --type takes (every weight type, then the mixes); NULL

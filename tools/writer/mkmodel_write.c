@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "../../llm/gguf.h"
+#include "../../llm/model.h"
 #include "../../llm/quant.h"
 
 #define ALIGN 32
@@ -142,10 +143,40 @@ void mkm_defaults(struct mkm_spec *s)
 	s->seed = 1;
 }
 
+int mkm_ref_spec(struct mkm_spec *s, const char *arch)
+{
+	mkm_defaults(s);
+	if (!model_arch_find(arch))
+		return -1;
+	s->arch = arch;
+	s->name = "arch-ref";
+	s->n_layers = 3;
+	s->ffn = 128;
+	s->ctx = 128;
+	/* wide enough that the greedy choice is rarely a near-tie */
+	s->std = 0.25f;
+	s->rope_base = 10000.0f;
+	s->seed = 29;
+	return 0;
+}
+
+size_t mkm_arch_names(char *buf, size_t n)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; model_arch_at(i) && o < n; i++)
+		o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? ", " : "", model_arch_at(i)->name);
+	return o;
+}
+
 int mkm_check(const struct mkm_spec *s, char *err, size_t errlen)
 {
-	if (strcmp(s->arch, "llama") != 0 && strcmp(s->arch, "qwen2") != 0)
-		snprintf(err, errlen, "unsupported architecture '%s' (llama, qwen2)", s->arch);
+	char names[128];
+
+	mkm_arch_names(names, sizeof names);
+	if (!model_arch_find(s->arch))
+		snprintf(err, errlen, "unsupported architecture '%s' (%s)", s->arch, names);
 	else if (!s->n_layers || !s->dim || !s->ffn || !s->heads || !s->kv_heads || !s->ctx)
 		snprintf(err, errlen, "layers, dim, ffn, heads, kv-heads and ctx must be > 0");
 	else if (s->dim % s->heads || (s->dim / s->heads) % 2)
@@ -325,10 +356,10 @@ static void plan_add(struct plan *p, const struct mkm_spec *s, const char *name,
 static int plan_build(struct plan *p, const struct mkm_spec *s)
 {
 	uint32_t hd = s->dim / s->heads, q = s->heads * hd, kv = s->kv_heads * hd;
-	bool qwen = strcmp(s->arch, "qwen2") == 0;
+	const struct model_arch *a = model_arch_find(s->arch);
 	char nm[64];
 
-	p->t = calloc(3 + (size_t)s->n_layers * 12, sizeof *p->t);
+	p->t = calloc(3 + (size_t)s->n_layers * 14, sizeof *p->t);
 	if (!p->t)
 		return -1;
 	plan_add(p, s, "token_embd.weight", 0, s->dim, s->vocab);
@@ -339,10 +370,14 @@ static int plan_build(struct plan *p, const struct mkm_spec *s)
 		LT("attn_q.weight", s->dim, q);
 		LT("attn_k.weight", s->dim, kv);
 		LT("attn_v.weight", s->dim, kv);
-		if (qwen) {
+		if (a->qkv_bias) {
 			LT("attn_q.bias", q, 0);
 			LT("attn_k.bias", kv, 0);
 			LT("attn_v.bias", kv, 0);
+		}
+		if (a->qk_norm) {
+			LT("attn_q_norm.weight", hd, 0);
+			LT("attn_k_norm.weight", hd, 0);
 		}
 		LT("attn_output.weight", q, s->dim);
 		LT("ffn_norm.weight", s->dim, 0);
