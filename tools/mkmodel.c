@@ -37,6 +37,8 @@ static const char usage[] =
 "                        fall back (Q4_K->Q5_0, Q5_K->Q5_1, Q6_K->Q8_0, Q2/3_K->Q4_0)\n"
 "  --pure                every weight matrix in --type (no output/_M bumps)\n"
 "  --tied                no output.weight (the head reuses token_embd)\n"
+"  --rope-freqs          rope_freqs.weight, llama 3.x frequency factors (factor 8)\n"
+"                        for an original context of --ctx / 2\n"
 "  --rope-base F         rope.freq_base (10000)\n"
 "  --norm-eps F          attention.layer_norm_rms_epsilon (1e-5)\n"
 "  --std F               standard deviation of the weights (0.02)\n"
@@ -127,6 +129,7 @@ static int option(struct mkm_spec *s, const char **out, char **argv, int i)
 	if (!strcmp(o, "--shape")) return shape(s, v) ? -1 : 2;
 	if (!strcmp(o, "--pure")) { s->mix = MKM_MIX_PURE; return 1; }
 	if (!strcmp(o, "--tied")) { s->tied = true; return 1; }
+	if (!strcmp(o, "--rope-freqs")) { s->rope_freqs = true; return 1; }
 	if (!strcmp(o, "--seed")) {
 		char *end;
 		s->seed = v ? strtoull(v, &end, 0) : 0;

@@ -28,6 +28,8 @@ struct mkm_spec {
 	float rope_base, norm_eps, std;
 	uint64_t seed;
 	bool tied;               /* no output.weight: the head reuses token_embd */
+	bool rope_freqs;         /* rope_freqs.weight: llama 3.x frequency factors (factor 8,
+				    low 1, high 4) for an original context of ctx / 2 */
 	const char *chat_template; /* tokenizer.chat_template, or NULL */
 	bool chatml;             /* the vocabulary's last two ids are the control tokens
 				    <|im_start|> and <|im_end|>; and, without chat_template,

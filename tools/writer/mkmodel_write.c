@@ -8,6 +8,7 @@
  */
 #include "mkmodel.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,7 @@ int mkm_ref_spec(struct mkm_spec *s, const char *arch)
 	s->std = 0.25f;
 	s->rope_base = 10000.0f;
 	s->seed = 29;
+	s->rope_freqs = strcmp(arch, "llama") == 0;
 	return 0;
 }
 
@@ -363,6 +365,8 @@ static int plan_build(struct plan *p, const struct mkm_spec *s)
 	if (!p->t)
 		return -1;
 	plan_add(p, s, "token_embd.weight", 0, s->dim, s->vocab);
+	if (s->rope_freqs)
+		plan_add(p, s, "rope_freqs.weight", 0, hd / 2, 0);
 	for (uint32_t l = 0; l < s->n_layers; l++) {
 #define LT(suffix, ne0, ne1) \
 	(snprintf(nm, sizeof nm, "blk.%u." suffix, l), plan_add(p, s, nm, l, ne0, ne1))
@@ -500,6 +504,27 @@ static void pad(struct out *o)
 	put(o, zero, (ALIGN - o->pos % ALIGN) % ALIGN);
 }
 
+/* llama 3.x's frequency factors as its converter computes them
+ * (convert_hf_to_gguf.py, LlamaModel, rope_type "llama3"): pair i of a
+ * head of hd keeps its frequency when its wavelength is below
+ * old_ctx / high, is slowed by factor above old_ctx / low, and between the
+ * two by a smooth mix. */
+static void llama3_factors(float *out, uint32_t hd, float base, uint32_t old_ctx)
+{
+	const double factor = 8, low = 1, high = 4, pi = 3.14159265358979323846;
+
+	for (uint32_t i = 0; i < hd / 2; i++) {
+		double wavelen = 2 * pi / pow(base, -2.0 * i / hd);
+		double smooth = (old_ctx / wavelen - low) / (high - low);
+		if (wavelen < old_ctx / high)
+			out[i] = 1.0f;
+		else if (wavelen > old_ctx / low)
+			out[i] = (float)factor;
+		else
+			out[i] = (float)(1 / ((1 - smooth) / factor + smooth));
+	}
+}
+
 /* One tensor's data in chunks of whole rows; the seed mixes in the name so
  * every tensor's bytes are independent of the others and of their order. */
 static int write_tensor_data(struct out *o, const struct mkm_spec *s, const struct tensor *t)
@@ -511,6 +536,13 @@ static int write_tensor_data(struct out *o, const struct mkm_spec *s, const stru
 
 	if (!buf)
 		return -1;
+	if (strcmp(t->name, "rope_freqs.weight") == 0) {
+		llama3_factors((float *)buf, s->dim / s->heads, s->rope_base, s->ctx / 2);
+		put(o, buf, t->size);
+		free(buf);
+		pad(o);
+		return o->failed ? -1 : 0;
+	}
 	for (uint64_t r = 0; r < t->ne[1]; r += rows) {
 		uint64_t nr = t->ne[1] - r < rows ? t->ne[1] - r : rows;
 		quant_fill_random(t->type, buf, nr * t->ne[0], t->std, &state);
