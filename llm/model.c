@@ -68,6 +68,12 @@ static const struct model_arch model_archs[] = {
 	{.name = "llama", .rope = MODEL_ROPE_NORM, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS},
 	{.name = "qwen2", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
 	 .qkv_bias = true},
+	{.name = "mistral3", .rope = MODEL_ROPE_NORM, .act = MODEL_ACT_SILU,
+	 .norm = MODEL_NORM_RMS},
+	{.name = "smollm3", .rope = MODEL_ROPE_NORM, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
+	 .nope_every = 4},
+	{.name = "granite", .rope = MODEL_ROPE_NORM, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
+	 .scalars = true},
 	{.name = "qwen3", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
 	 .qk_norm = true},
 };
@@ -156,6 +162,52 @@ static int read_rope_scaling(struct model_hparams *hp, const struct gguf_file *g
 	return 0;
 }
 
+/* Granite's scalars (llama.cpp llama_model_granite::load_arch_hparams):
+ * logit_scale required, the others optional (0: none); each finite and
+ * positive. Other rows keep the neutral values. Keys no row reads but whose
+ * meaning would change the graph are refused by name. */
+static int read_scalars(struct model_hparams *hp, const struct gguf_file *g, char *err,
+			size_t errlen)
+{
+	static const char *const refused[] = {"attention.temperature_scale",
+					      "rope.scaling.finetuned"};
+	float v[4] = {0, 0, 0, 0};
+	static const char *const keys[4] = {"embedding_scale", "residual_scale",
+					    "attention.scale", "logit_scale"};
+	char key[96];
+	int e;
+
+	hp->embd_mul = hp->res_mul = hp->logit_mul = 1.0f;
+	hp->att_scale = 1.0f / math_sqrtf((float)hp->head_dim);
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		plat_snprintf(key, sizeof key, "%s.%s", hp->arch_name, refused[i]);
+		if (gguf_find(g, key)) {
+			plat_snprintf(err, errlen, "model: metadata key '%s' is not supported", key);
+			return -LLMK_ENOTSUP;
+		}
+	}
+	if (!hp->arch->scalars)
+		return 0;
+	for (int i = 0; i < 4; i++) {
+		if ((e = get_f32(g, hp, keys[i], &v[i], err, errlen)))
+			return e;
+		if (v[i] == 0.0f && i < 3)
+			continue;
+		if ((e = check_f32(hp, keys[i], v[i], FLT_MIN, FLT_MAX,
+				   i < 3 ? "0 (none) or a positive finite number"
+					 : "a positive finite number", err, errlen)))
+			return e;
+	}
+	if (v[0] != 0.0f)
+		hp->embd_mul = v[0];
+	if (v[1] != 0.0f)
+		hp->res_mul = v[1];
+	if (v[2] != 0.0f)
+		hp->att_scale = v[2];
+	hp->logit_mul = 1.0f / v[3];
+	return 0;
+}
+
 int model_read_hparams(struct model_hparams *hp, const struct gguf_file *g,
 		       char *err, size_t errlen)
 {
@@ -209,7 +261,8 @@ int model_read_hparams(struct model_hparams *hp, const struct gguf_file *g,
 			   "a finite number >= 1", err, errlen)) ||
 	    (e = check_f32(hp, "attention.layer_norm_rms_epsilon", hp->norm_eps, FLT_MIN, 1.0f,
 			   "a positive normal number at most 1", err, errlen)) ||
-	    (e = read_rope_scaling(hp, g, err, errlen)))
+	    (e = read_rope_scaling(hp, g, err, errlen)) ||
+	    (e = read_scalars(hp, g, err, errlen)))
 		return e;
 	if (!hp->rope_dim || hp->rope_dim > hp->head_dim || hp->rope_dim > MODEL_MAX_ROPE_DIM ||
 	    hp->rope_dim % 2) {
@@ -678,9 +731,12 @@ static void tok_task(void *arg, int wi, int nw)
 
 	for (uint32_t b = b0; b < b1; b++) {
 		float *x = s->x + (size_t)b * E, *xb = s->xb + (size_t)b * E;
-		if (j->what & TOK_ADD)
+		if (j->what & TOK_ADD && hp->res_mul == 1.0f)
 			for (uint32_t i = 0; i < E; i++)
 				x[i] += xb[i];
+		else if (j->what & TOK_ADD) /* granite: the block's output scaled */
+			for (uint32_t i = 0; i < E; i++)
+				x[i] += xb[i] * hp->res_mul;
 		if (j->what & TOK_NORM)
 			norm_row(hp, xb, x, j->w->attn_norm);
 		if (j->what & TOK_FFN_NORM)
@@ -696,8 +752,11 @@ static void tok_task(void *arg, int wi, int nw)
 				cs[2 * i] = math_cosf(th);
 				cs[2 * i + 1] = math_sinf(th);
 			}
-			rope(j->m, s->q + (size_t)b * Q, hp->n_head, cs);
-			rope(j->m, s->k + (size_t)b * KV, hp->n_head_kv, cs);
+			/* smollm3's NoPE layers: no rotation at all */
+			if (!hp->arch->nope_every || (j->l + 1) % hp->arch->nope_every) {
+				rope(j->m, s->q + (size_t)b * Q, hp->n_head, cs);
+				rope(j->m, s->k + (size_t)b * KV, hp->n_head_kv, cs);
+			}
 			kv_store(j->kv, j->l, bp_row(j->bp, b), s->k + (size_t)b * KV,
 				 s->v + (size_t)b * KV);
 		}
@@ -769,7 +828,7 @@ static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t 
 	const struct model_hparams *hp = &j->m->hp;
 	const struct vmath_ops *vm = j->s->vm;
 	uint32_t hd = hp->head_dim, group = hp->n_head / hp->n_head_kv, Q = hp->n_head * hd;
-	float scale = 1.0f / math_sqrtf((float)hd);
+	float scale = hp->att_scale; /* 1 / sqrt(head_dim) but for granite */
 	struct model_scratch *s = j->s;
 
 	for (uint32_t b = 0; b < j->B; b++) {
@@ -1026,6 +1085,14 @@ out:
 	return e;
 }
 
+/* granite's logits: times 1 / logit_scale (llama.cpp ggml_scale). */
+static void scale_logits(const struct model_hparams *hp, float *logits, size_t n)
+{
+	if (hp->logit_mul != 1.0f)
+		for (size_t i = 0; i < n; i++)
+			logits[i] *= hp->logit_mul;
+}
+
 /* Final norm of the last row, then the head in chunks into s->logits. */
 static int head_forward(struct model *m, struct model_scratch *s, struct mm_ctx *mm, uint32_t B)
 {
@@ -1044,6 +1111,7 @@ static int head_forward(struct model *m, struct model_scratch *s, struct mm_ctx 
 		e = matmul(mm, s->logits + r0, &h, s->xb, 1);
 		wt_head_release(&m->w, r0);
 	}
+	scale_logits(hp, s->logits, hp->n_vocab);
 	return e;
 }
 
@@ -1059,8 +1127,9 @@ static int layers_pass(struct model *m, struct model_scratch *s, struct mm_ctx *
 	for (uint32_t b = 0; b < B; b++)
 		if ((e = wt_embed_row(&m->w, tok[b], s->x + (size_t)b * hp->n_embd)))
 			return e;
-	if (hp->arch->embd_scale) {
-		float sc = math_sqrtf((float)hp->n_embd);
+	if (hp->arch->embd_scale || hp->embd_mul != 1.0f) {
+		/* gemma: sqrt(n_embd); granite: its embedding_scale */
+		float sc = hp->arch->embd_scale ? math_sqrtf((float)hp->n_embd) : hp->embd_mul;
 		for (size_t i = 0; i < (size_t)B * hp->n_embd; i++)
 			s->x[i] *= sc;
 	}
@@ -1142,6 +1211,7 @@ static int head_rows(struct model *m, struct model_scratch *s, struct mm_ctx *mm
 		}
 		wt_head_release(&m->w, r0);
 	}
+	scale_logits(hp, logits, (size_t)n * hp->n_vocab);
 	return e;
 }
 

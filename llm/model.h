@@ -9,6 +9,13 @@
  *           are adjacent elements: llama.cpp LLAMA_ROPE_TYPE_NORM), GQA,
  *           SwiGLU, output tied to token_embd when output.weight is absent.
  *   qwen2 — the same with Q/K/V biases and NeoX rotation (pairs i, i + d/2).
+ *   mistral3 — llama's graph (Ministral / Mistral Small 3.x); its attention
+ *           temperature scaling (Llama 4 style) is refused.
+ *   smollm3 — llama with no RoPE in every 4th layer (NoPE: llama.cpp's
+ *           n_no_rope_layer_step, a constant, no GGUF key).
+ *   granite — llama with four scalars: embeddings, each block's output
+ *           before its residual add, the attention scores, and the logits
+ *           (divided by granite.logit_scale).
  *   qwen3 — qwen2's rotation, no biases, and an RMSNorm of each Q and K head
  *           (blk.N.attn_{q,k}_norm.weight, head_dim gains) before RoPE.
  */
@@ -42,6 +49,8 @@ struct model_arch {
 	bool embd_scale;      /* embeddings times sqrt(n_embd) before the first layer */
 	bool qkv_bias;        /* Q, K and V biases required (else taken if present) */
 	bool qk_norm;         /* Q and K heads RMS-normed before RoPE (required) */
+	uint32_t nope_every;  /* layer l skips RoPE when (l + 1) % nope_every == 0; 0 never */
+	bool scalars;         /* granite's embedding, residual, attention and logit scales */
 };
 
 /* Row i of model_archs[] (NULL past the last): the one list of
@@ -66,6 +75,10 @@ struct model_hparams {
 	float rope_base;        /* <arch>.rope.freq_base (default 10000) */
 	float rope_scale;       /* 1 / <arch>.rope.scaling.factor for linear scaling, else 1 */
 	float norm_eps;         /* <arch>.attention.layer_norm_rms_epsilon (default 1e-5) */
+	float embd_mul;         /* <arch>.embedding_scale (scalars; default 1) */
+	float res_mul;          /* <arch>.residual_scale (scalars; default 1) */
+	float att_scale;        /* <arch>.attention.scale (scalars; default 1 / sqrt(head_dim)) */
+	float logit_mul;        /* 1 / <arch>.logit_scale (scalars, required; else 1) */
 	bool qkv_bias;
 	bool qk_norm;           /* blk.0.attn_q_norm.weight present */
 	bool tied_output;

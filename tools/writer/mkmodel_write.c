@@ -159,6 +159,9 @@ int mkm_ref_spec(struct mkm_spec *s, const char *arch)
 	s->rope_base = 10000.0f;
 	s->seed = 29;
 	s->rope_freqs = strcmp(arch, "llama") == 0;
+	/* a NoPE layer among them */
+	if (model_arch_find(arch)->nope_every > s->n_layers)
+		s->n_layers = model_arch_find(arch)->nope_every;
 	return 0;
 }
 
@@ -477,6 +480,12 @@ static void write_hparams(struct out *o, uint32_t *n, const struct mkm_spec *s)
 	kv_f32(o, n, AK("rope.freq_base"), s->rope_base);
 	kv_u32(o, n, AK("rope.dimension_count"), s->dim / s->heads);
 	kv_u32(o, n, AK("vocab_size"), s->vocab);
+	if (model_arch_find(a)->scalars) { /* granite's, away from 1 */
+		kv_f32(o, n, AK("embedding_scale"), 2.0f);
+		kv_f32(o, n, AK("residual_scale"), 0.5f);
+		kv_f32(o, n, AK("attention.scale"), 0.375f);
+		kv_f32(o, n, AK("logit_scale"), 0.5f);
+	}
 #undef AK
 }
 
