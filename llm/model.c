@@ -74,6 +74,14 @@ static const struct model_arch model_archs[] = {
 	 .nope_every = 4},
 	{.name = "granite", .rope = MODEL_ROPE_NORM, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
 	 .scalars = true},
+	{.name = "gemma", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_GELU, .norm = MODEL_NORM_RMS,
+	 .embd_scale = true},
+	{.name = "gemma2", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_GELU, .norm = MODEL_NORM_RMS,
+	 .embd_scale = true, .post_norms = true, .attn_cap = 50.0f, .final_cap = true,
+	 .final_cap_def = 30.0f, .swa_pattern = 2, .swa_def = 4096, .q_scale_embd_layers = 46},
+	{.name = "gemma3", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_GELU, .norm = MODEL_NORM_RMS,
+	 .embd_scale = true, .post_norms = true, .qk_norm = true,
+	 .swa_pattern = 6, .swa_rope_base = 10000.0f, .q_scale_embd_layers = 62},
 	{.name = "qwen3", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
 	 .qk_norm = true},
 };
@@ -162,6 +170,43 @@ static int read_rope_scaling(struct model_hparams *hp, const struct gguf_file *g
 	return 0;
 }
 
+/* gemma2's soft-capping of scores and logits, gemma3's of logits, and
+ * their sliding window (llama.cpp llama_model::load_hparams, LLM_ARCH_GEMMA2
+ * and GEMMA3): caps 0 (none) or a positive finite number; a window of 0 is
+ * none (gemma3 without the key: no sliding layers). */
+static int read_caps(struct model_hparams *hp, const struct gguf_file *g, char *err,
+		     size_t errlen)
+{
+	const struct model_arch *a = hp->arch;
+	int e;
+
+	hp->attn_cap = a->attn_cap;
+	hp->final_cap = a->final_cap_def;
+	hp->n_swa = a->swa_pattern ? a->swa_def : 0;
+	if ((a->attn_cap != 0.0f &&
+	     (e = get_f32(g, hp, "attn_logit_softcapping", &hp->attn_cap, err, errlen))) ||
+	    (a->final_cap &&
+	     (e = get_f32(g, hp, "final_logit_softcapping", &hp->final_cap, err, errlen))) ||
+	    (a->swa_pattern &&
+	     (e = get_u32(g, hp, "attention.sliding_window", &hp->n_swa, false, err, errlen))))
+		return e;
+	if ((hp->attn_cap != 0.0f &&
+	     (e = check_f32(hp, "attn_logit_softcapping", hp->attn_cap, FLT_MIN, FLT_MAX,
+			    "0 (none) or a positive finite number", err, errlen))) ||
+	    (hp->final_cap != 0.0f &&
+	     (e = check_f32(hp, "final_logit_softcapping", hp->final_cap, FLT_MIN, FLT_MAX,
+			    "0 (none) or a positive finite number", err, errlen))))
+		return e;
+	return 0;
+}
+
+bool model_layer_swa(const struct model_hparams *hp, uint32_t l)
+{
+	uint32_t n = hp->arch->swa_pattern;
+
+	return hp->n_swa && n && l % n < n - 1;
+}
+
 /* Granite's scalars (llama.cpp llama_model_granite::load_arch_hparams):
  * logit_scale required, the others optional (0: none); each finite and
  * positive. Other rows keep the neutral values. Keys no row reads but whose
@@ -186,6 +231,12 @@ static int read_scalars(struct model_hparams *hp, const struct gguf_file *g, cha
 			return -LLMK_ENOTSUP;
 		}
 	}
+	/* gemma 2/3 27B: query_pre_attn_scalar = n_embd / n_head (llama.cpp
+	 * tells it by the layer count) */
+	if (hp->arch->q_scale_embd_layers && hp->n_layer == hp->arch->q_scale_embd_layers)
+		hp->att_scale = 1.0f / math_sqrtf((float)(hp->n_embd / hp->n_head));
+	if ((e = read_caps(hp, g, err, errlen)))
+		return e;
 	if (!hp->arch->scalars)
 		return 0;
 	for (int i = 0; i < 4; i++) {
@@ -407,6 +458,17 @@ int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g
 			      hp->arch->name);
 		return -LLMK_ENOTSUP;
 	}
+	if (hp->arch->post_norms) {
+		char name[96];
+		wt_tensor_name(name, sizeof name, 0, "post_attention_norm.weight");
+		if (!gguf_find_tensor(g, name) ||
+		    !gguf_find_tensor(g, "blk.0.post_ffw_norm.weight")) {
+			plat_snprintf(err, errlen, "model: %s without '%s' or "
+				      "'blk.0.post_ffw_norm.weight' is not supported",
+				      hp->arch->name, name);
+			return -LLMK_ENOTSUP;
+		}
+	}
 	if (hp->arch->qk_norm && !hp->qk_norm) {
 		plat_snprintf(err, errlen, "model: %s without 'blk.0.attn_q_norm.weight' is not "
 			      "supported", hp->arch->name);
@@ -540,12 +602,12 @@ int model_init(struct model *m, const struct model_hparams *hp, struct wt_ctx *w
 	int e = 0;
 
 	memset(m, 0, sizeof *m);
-	m->inv_freq = llm_mem_alloc(mem, half * sizeof(float), &e);
+	m->inv_freq = llm_mem_alloc(mem, 2 * half * sizeof(float), &e);
 	if (!m->inv_freq)
 		return e;
 	m->prof.layer_ns = llm_mem_alloc(mem, hp->n_layer * sizeof(uint64_t), &e);
 	if (!m->prof.layer_ns) {
-		llm_mem_free(mem, m->inv_freq, half * sizeof(float));
+		llm_mem_free(mem, m->inv_freq, 2 * half * sizeof(float));
 		m->inv_freq = NULL;
 		return e;
 	}
@@ -554,13 +616,21 @@ int model_init(struct model *m, const struct model_hparams *hp, struct wt_ctx *w
 	m->mem = mem;
 	for (uint32_t i = 0; i < half; i++)
 		m->inv_freq[i] = rope_freq(hp, w->rope_freqs, i);
+	/* gemma3's sliding layers: their own base, no scaling or factors */
+	m->inv_freq_swa = m->inv_freq;
+	if (hp->arch->swa_rope_base != 0.0f) {
+		m->inv_freq_swa = m->inv_freq + half;
+		for (uint32_t i = 0; i < half; i++)
+			m->inv_freq_swa[i] = math_expf(-(float)(2 * i) / (float)hp->rope_dim *
+						       math_logf(hp->arch->swa_rope_base));
+	}
 	return 0;
 }
 
 void model_free(struct model *m)
 {
 	if (m->inv_freq)
-		llm_mem_free(m->mem, m->inv_freq, m->hp.rope_dim / 2 * sizeof(float));
+		llm_mem_free(m->mem, m->inv_freq, 2 * (m->hp.rope_dim / 2) * sizeof(float));
 	if (m->prof.layer_ns)
 		llm_mem_free(m->mem, m->prof.layer_ns, m->hp.n_layer * sizeof(uint64_t));
 	wt_close(&m->w);
@@ -675,11 +745,13 @@ static void rope(const struct model *m, float *x, uint32_t n_heads, const float 
 /*
  * The per-token steps of a batch, cut between the workers by token (each
  * token's result is computed whole by one worker, so it does not depend on
- * the thread count): TOK_ADD x += xb; TOK_NORM xb = attn_norm(x) and
+ * the thread count): TOK_POST_ATTN / TOK_POST_FFN xb = post_norm(xb)
+ * (gemma2/3, before the add); TOK_ADD x += xb; TOK_NORM xb = attn_norm(x) and
  * TOK_FFN_NORM xb = ffn_norm(x); TOK_ROPE_KV the Q/K head norms (qwen3),
  * RoPE on q and k (the angles once per token for both) and the KV store.
  */
-enum { TOK_ADD = 1, TOK_NORM = 2, TOK_FFN_NORM = 4, TOK_ROPE_KV = 8 };
+enum { TOK_ADD = 1, TOK_NORM = 2, TOK_FFN_NORM = 4, TOK_ROPE_KV = 8, TOK_POST_ATTN = 16,
+       TOK_POST_FFN = 32 };
 
 /*
  * Where the tokens of a batch are: one sequence's consecutive positions
@@ -731,6 +803,11 @@ static void tok_task(void *arg, int wi, int nw)
 
 	for (uint32_t b = b0; b < b1; b++) {
 		float *x = s->x + (size_t)b * E, *xb = s->xb + (size_t)b * E;
+		/* gemma2/3: the block's output normed before it is added */
+		if (j->what & TOK_POST_ATTN && j->w->attn_post_norm)
+			norm_row(hp, xb, xb, j->w->attn_post_norm);
+		if (j->what & TOK_POST_FFN && j->w->ffn_post_norm)
+			norm_row(hp, xb, xb, j->w->ffn_post_norm);
 		if (j->what & TOK_ADD && hp->res_mul == 1.0f)
 			for (uint32_t i = 0; i < E; i++)
 				x[i] += xb[i];
@@ -743,12 +820,14 @@ static void tok_task(void *arg, int wi, int nw)
 			norm_row(hp, xb, x, j->w->ffn_norm);
 		if (j->what & TOK_ROPE_KV) {
 			uint32_t p = bp_pos(j->bp, b);
+			const float *inv_freq = model_layer_swa(hp, j->l) ? j->m->inv_freq_swa
+									  : j->m->inv_freq;
 			if (j->w->q_norm) /* both: model_check_layout */
 				head_norms(hp, s->q + (size_t)b * Q, hp->n_head, j->w->q_norm);
 			if (j->w->k_norm)
 				head_norms(hp, s->k + (size_t)b * KV, hp->n_head_kv, j->w->k_norm);
 			for (uint32_t i = 0; i < hp->rope_dim / 2; i++) {
-				float th = (float)p * j->m->inv_freq[i];
+				float th = (float)p * inv_freq[i];
 				cs[2 * i] = math_cosf(th);
 				cs[2 * i + 1] = math_sinf(th);
 			}
@@ -803,6 +882,18 @@ static void swiglu(struct model_scratch *s, float *h, const float *h2, size_t n)
 		swiglu_task(&j, 0, 1);
 }
 
+/* h = gelu(h) * h2, GELU in its tanh approximation (Hendrycks & Gimpel
+ * 2016; ggml_gelu's constants): gemma's GeGLU. */
+static void geglu(float *h, const float *h2, size_t n)
+{
+	const float c = 0.79788456080286535588f, a = 0.044715f; /* sqrt(2 / pi) */
+
+	for (size_t i = 0; i < n; i++) {
+		float x = h[i];
+		h[i] = 0.5f * x * (1.0f + math_tanhf(c * x * (1.0f + a * x * x))) * h2[i];
+	}
+}
+
 _Static_assert(MODEL_ATT_TILE == VM_ATT_LD, "an attention tile is a row of the transposed K");
 
 /*
@@ -820,7 +911,29 @@ struct att_job {
 	const struct kv_cache *kv;
 	uint32_t l, B;
 	const struct bpos *bp;
+	uint32_t win; /* a sliding layer's window (0: none) */
 };
+
+/* The first cache row token b attends to: its sequence's first, or in a
+ * sliding layer the first of the last win positions (llama.cpp
+ * LLAMA_SWA_TYPE_STANDARD masks p0 when p1 - p0 >= n_swa). */
+static inline uint32_t att_lo(const struct att_job *j, uint32_t b)
+{
+	uint32_t lo = bp_lo(j->bp, b), row = bp_row(j->bp, b);
+
+	return j->win && row - lo >= j->win ? row - (j->win - 1) : lo;
+}
+
+/* m heads' scores of nt positions soft-capped, and their maxima with them
+ * (tanh keeps the order). */
+static void softcap(float (*sc)[MODEL_ATT_TILE], float *tmax, uint32_t m, uint32_t nt, float cap)
+{
+	for (uint32_t h = 0; h < m; h++) {
+		for (uint32_t t = 0; t < nt; t++)
+			sc[h][t] = math_tanhf(sc[h][t] * (1.0f / cap)) * cap;
+		tmax[h] = math_tanhf(tmax[h] * (1.0f / cap)) * cap;
+	}
+}
 
 static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t nt,
 		     const float *kT, const float *vt)
@@ -833,7 +946,7 @@ static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t 
 
 	for (uint32_t b = 0; b < j->B; b++) {
 		/* the token attends to cache rows lo..p: tile positions ts..tend-1 */
-		uint32_t p = bp_row(j->bp, b), lo = bp_lo(j->bp, b), ts, tend;
+		uint32_t p = bp_row(j->bp, b), lo = att_lo(j, b), ts, tend;
 		if (p < t0 || lo >= t0 + nt)
 			continue;
 		ts = lo > t0 ? lo - t0 : 0;
@@ -851,6 +964,8 @@ static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t 
 			vm->att_scores(sc[0], MODEL_ATT_TILE, tmax,
 				       s->q + (size_t)b * Q + (size_t)h0 * hd, hd, m, kT + ts, nt_b,
 				       hd, scale);
+			if (hp->attn_cap != 0.0f) /* gemma2: cap tanh(score / cap) */
+				softcap(sc, tmax, m, nt_b, hp->attn_cap);
 			for (uint32_t h = 0; h < m; h++) {
 				float *mx = &s->amax[b * hp->n_head + h0 + h];
 				sum[h] = s->asum[b * hp->n_head + h0 + h];
@@ -895,7 +1010,7 @@ static void att_group(const struct att_job *j, uint32_t g, float *kt, float *vt,
 	struct model_scratch *s = j->s;
 
 	for (uint32_t b = 0; b < j->B; b++) {
-		uint32_t a = bp_lo(j->bp, b), z = bp_row(j->bp, b) + 1;
+		uint32_t a = att_lo(j, b), z = bp_row(j->bp, b) + 1;
 		lo = a < lo ? a : lo;
 		end = z > end ? z : end;
 	}
@@ -912,7 +1027,7 @@ static void att_group(const struct att_job *j, uint32_t g, float *kt, float *vt,
 		uint32_t nt = end - t0 < MODEL_ATT_TILE ? end - t0 : MODEL_ATT_TILE;
 		bool used = j->bp->base == NULL;
 		for (uint32_t b = 0; !used && b < j->B; b++)
-			used = bp_lo(j->bp, b) < t0 + nt && bp_row(j->bp, b) >= t0;
+			used = att_lo(j, b) < t0 + nt && bp_row(j->bp, b) >= t0;
 		if (!used) /* between the sequences of a multi-sequence batch */
 			continue;
 		if (t0 == lo / MODEL_ATT_TILE * MODEL_ATT_TILE)
@@ -951,7 +1066,7 @@ static void att_worker(void *arg, int wi, int nw)
 static void attention(const struct model *m, struct model_scratch *s, const struct kv_cache *kv,
 		      uint32_t l, uint32_t B, const struct bpos *bp)
 {
-	struct att_job j = {m, s, kv, l, B, bp};
+	struct att_job j = {m, s, kv, l, B, bp, model_layer_swa(&m->hp, l) ? m->hp.n_swa : 0};
 	uint32_t nw = s->n_workers < m->hp.n_head_kv ? s->n_workers : m->hp.n_head_kv;
 
 	/* waking the pool costs more than a small attention (short contexts) */
@@ -1061,7 +1176,7 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	lap(m, MS_WO, &t);
 
 	/* feed-forward block: down(silu(gate(x)) * up(x)), after the residual */
-	per_token(m, s, kv, l, B, bp, TOK_ADD | TOK_FFN_NORM, &w);
+	per_token(m, s, kv, l, B, bp, TOK_POST_ATTN | TOK_ADD | TOK_FFN_NORM, &w);
 	lap(m, MS_NORM, &t);
 	prefetch_next(mm, &w.w_down);
 	if ((e = matmul_n(mm, 2, (float *const[]){s->hb, s->hb2},
@@ -1071,12 +1186,15 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	case MODEL_ACT_SILU:
 		swiglu(s, s->hb, s->hb2, (size_t)B * F);
 		break;
+	case MODEL_ACT_GELU:
+		geglu(s->hb, s->hb2, (size_t)B * F);
+		break;
 	}
 	lap(m, MS_FFN, &t);
 	prefetch_peek(m, mm, l + 1); /* the next layer's first product, or the head */
 	if ((e = matmul(mm, s->xb, &w.w_down, s->hb, B)))
 		goto out;
-	per_token(m, s, kv, l, B, bp, TOK_ADD, &w);
+	per_token(m, s, kv, l, B, bp, TOK_POST_FFN | TOK_ADD, &w);
 	lap(m, MS_DOWN, &t);
 out:
 	wt_layer_release(&m->w, l);
@@ -1085,12 +1203,16 @@ out:
 	return e;
 }
 
-/* granite's logits: times 1 / logit_scale (llama.cpp ggml_scale). */
+/* granite's logits: times 1 / logit_scale (llama.cpp ggml_scale); gemma2's
+ * soft-capped. */
 static void scale_logits(const struct model_hparams *hp, float *logits, size_t n)
 {
 	if (hp->logit_mul != 1.0f)
 		for (size_t i = 0; i < n; i++)
 			logits[i] *= hp->logit_mul;
+	if (hp->final_cap != 0.0f) /* gemma2: cap tanh(logits / cap) */
+		for (size_t i = 0; i < n; i++)
+			logits[i] = math_tanhf(logits[i] * (1.0f / hp->final_cap)) * hp->final_cap;
 }
 
 /* Final norm of the last row, then the head in chunks into s->logits. */

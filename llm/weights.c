@@ -20,6 +20,8 @@ const struct wt_slot wt_layer_slots[] = {
 	SLOT("attn_q_norm.weight", q_norm, WT_VEC, true, HEAD, 1),
 	SLOT("attn_k_norm.weight", k_norm, WT_VEC, true, HEAD, 1),
 	SLOT("ffn_norm.weight", ffn_norm, WT_VEC, false, EMBD, 1),
+	SLOT("post_attention_norm.weight", attn_post_norm, WT_VEC, true, EMBD, 1),
+	SLOT("post_ffw_norm.weight", ffn_post_norm, WT_VEC, true, EMBD, 1),
 	SLOT("ffn_gate.weight", w_gate, WT_MAT, false, EMBD, FF),
 	SLOT("ffn_up.weight", w_up, WT_MAT, false, EMBD, FF),
 	SLOT("ffn_down.weight", w_down, WT_MAT, false, FF, EMBD),

@@ -35,6 +35,7 @@ struct wt_layer {
 	struct wt_mat wq, wk, wv, wo;
 	const float *bq, *bk, *bv; /* qwen2: QKV biases; NULL when the model has none */
 	const float *q_norm, *k_norm; /* qwen3: RMSNorm gains of each Q and K head; or NULL */
+	const float *attn_post_norm, *ffn_post_norm; /* gemma2/3: output norms; or NULL */
 	const float *ffn_norm;
 	struct wt_mat w_gate, w_up, w_down;
 };

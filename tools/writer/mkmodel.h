@@ -30,6 +30,9 @@ struct mkm_spec {
 	bool tied;               /* no output.weight: the head reuses token_embd */
 	bool rope_freqs;         /* rope_freqs.weight: llama 3.x frequency factors (factor 8,
 				    low 1, high 4) for an original context of ctx / 2 */
+	uint32_t swa;            /* <arch>.attention.sliding_window when > 0 */
+	float attn_cap, final_cap; /* <arch>.{attn,final}_logit_softcapping when > 0 */
+	float rope_linear;       /* rope.scaling.type linear with this factor when > 0 */
 	const char *chat_template; /* tokenizer.chat_template, or NULL */
 	bool chatml;             /* the vocabulary's last two ids are the control tokens
 				    <|im_start|> and <|im_end|>; and, without chat_template,

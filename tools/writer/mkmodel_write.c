@@ -159,9 +159,23 @@ int mkm_ref_spec(struct mkm_spec *s, const char *arch)
 	s->rope_base = 10000.0f;
 	s->seed = 29;
 	s->rope_freqs = strcmp(arch, "llama") == 0;
-	/* a NoPE layer among them */
-	if (model_arch_find(arch)->nope_every > s->n_layers)
-		s->n_layers = model_arch_find(arch)->nope_every;
+	const struct model_arch *a = model_arch_find(arch);
+	/* a NoPE layer among them; a global layer after the sliding ones */
+	if (a->nope_every > s->n_layers)
+		s->n_layers = a->nope_every;
+	if (a->swa_pattern > s->n_layers)
+		s->n_layers = a->swa_pattern;
+	/* gemma's output is its embedding; the window shorter than the test's
+	 * context; caps low enough to bite on these weights */
+	s->tied = a->embd_scale;
+	s->swa = a->swa_pattern ? 16 : 0;
+	s->attn_cap = a->attn_cap != 0.0f ? 4.0f : 0.0f;
+	s->final_cap = a->final_cap && a->final_cap_def != 0.0f ? 6.0f : 0.0f;
+	/* gemma3: a global base and scaling apart from the local layers' */
+	if (a->swa_rope_base != 0.0f) {
+		s->rope_base = 1000000.0f;
+		s->rope_linear = 8.0f;
+	}
 	return 0;
 }
 
@@ -356,6 +370,12 @@ static void plan_add(struct plan *p, const struct mkm_spec *s, const char *name,
 		t->std = 0.1f;
 		t->mean = 1.0f;
 	}
+	/* gemma2/3's output norms: gains that let each block outweigh the
+	 * sqrt(n_embd)-scaled embedding, or the head echoes the last token */
+	if (strstr(name, "post_")) {
+		t->std = 0.5f;
+		t->mean = 4.0f;
+	}
 }
 
 static int plan_build(struct plan *p, const struct mkm_spec *s)
@@ -364,7 +384,7 @@ static int plan_build(struct plan *p, const struct mkm_spec *s)
 	const struct model_arch *a = model_arch_find(s->arch);
 	char nm[64];
 
-	p->t = calloc(3 + (size_t)s->n_layers * 14, sizeof *p->t);
+	p->t = calloc(4 + (size_t)s->n_layers * 16, sizeof *p->t);
 	if (!p->t)
 		return -1;
 	plan_add(p, s, "token_embd.weight", 0, s->dim, s->vocab);
@@ -386,11 +406,15 @@ static int plan_build(struct plan *p, const struct mkm_spec *s)
 			LT("attn_q_norm.weight", hd, 0);
 			LT("attn_k_norm.weight", hd, 0);
 		}
+		if (a->post_norms)
+			LT("post_attention_norm.weight", s->dim, 0);
 		LT("attn_output.weight", q, s->dim);
 		LT("ffn_norm.weight", s->dim, 0);
 		LT("ffn_gate.weight", s->dim, s->ffn);
 		LT("ffn_up.weight", s->dim, s->ffn);
 		LT("ffn_down.weight", s->ffn, s->dim);
+		if (a->post_norms)
+			LT("post_ffw_norm.weight", s->dim, 0);
 #undef LT
 	}
 	plan_add(p, s, "output_norm.weight", 0, s->dim, 0);
@@ -480,6 +504,16 @@ static void write_hparams(struct out *o, uint32_t *n, const struct mkm_spec *s)
 	kv_f32(o, n, AK("rope.freq_base"), s->rope_base);
 	kv_u32(o, n, AK("rope.dimension_count"), s->dim / s->heads);
 	kv_u32(o, n, AK("vocab_size"), s->vocab);
+	if (s->swa)
+		kv_u32(o, n, AK("attention.sliding_window"), s->swa);
+	if (s->attn_cap > 0)
+		kv_f32(o, n, AK("attn_logit_softcapping"), s->attn_cap);
+	if (s->final_cap > 0)
+		kv_f32(o, n, AK("final_logit_softcapping"), s->final_cap);
+	if (s->rope_linear > 0) {
+		kv_str(o, n, AK("rope.scaling.type"), "linear");
+		kv_f32(o, n, AK("rope.scaling.factor"), s->rope_linear);
+	}
 	if (model_arch_find(a)->scalars) { /* granite's, away from 1 */
 		kv_f32(o, n, AK("embedding_scale"), 2.0f);
 		kv_f32(o, n, AK("residual_scale"), 0.5f);
