@@ -129,8 +129,39 @@ static int read_arch(struct model_hparams *hp, const struct gguf_file *g, char *
 	return 0;
 }
 
-/* <arch>.rope.scaling.type: none and linear are supported (linear divides
- * positions by the factor: llama.cpp freq_scale = 1 / factor). */
+/* YaRN's keys (llama.cpp LLM_KV_ROPE_SCALING_ORIG_CTX_LEN,
+ * _YARN_BETA_FAST/_SLOW): the original context 1 to context_length, the
+ * betas positive and finite. */
+static int read_yarn(struct model_hparams *hp, const struct gguf_file *g, char *err,
+		     size_t errlen)
+{
+	int e;
+
+	hp->yarn_orig_ctx = hp->n_ctx_train;
+	hp->yarn_beta_fast = 32.0f;
+	hp->yarn_beta_slow = 1.0f;
+	if ((e = get_u32(g, hp, "rope.scaling.original_context_length", &hp->yarn_orig_ctx,
+			 false, err, errlen)) ||
+	    (e = get_f32(g, hp, "rope.scaling.yarn_beta_fast", &hp->yarn_beta_fast, err,
+			 errlen)) ||
+	    (e = get_f32(g, hp, "rope.scaling.yarn_beta_slow", &hp->yarn_beta_slow, err,
+			 errlen)) ||
+	    (e = check_f32(hp, "rope.scaling.yarn_beta_fast", hp->yarn_beta_fast, FLT_MIN,
+			   FLT_MAX, "a positive finite number", err, errlen)) ||
+	    (e = check_f32(hp, "rope.scaling.yarn_beta_slow", hp->yarn_beta_slow, FLT_MIN,
+			   FLT_MAX, "a positive finite number", err, errlen)))
+		return e;
+	if (!hp->yarn_orig_ctx) {
+		plat_snprintf(err, errlen, "model: %s.rope.scaling.original_context_length = 0 "
+			      "is not a context length", hp->arch_name);
+		return -LLMK_EFORMAT;
+	}
+	return 0;
+}
+
+/* <arch>.rope.scaling.type: none, linear and yarn are supported (linear
+ * divides positions by the factor: llama.cpp freq_scale = 1 / factor; yarn
+ * mixes that with the unscaled frequencies pair by pair, rope_freq). */
 static int read_rope_scaling(struct model_hparams *hp, const struct gguf_file *g,
 			     char *err, size_t errlen)
 {
@@ -140,15 +171,19 @@ static int read_rope_scaling(struct model_hparams *hp, const struct gguf_file *g
 	int e;
 
 	hp->rope_scale = 1.0f;
+	hp->rope_mscale = 1.0f;
 	plat_snprintf(key, sizeof key, "%s.rope.scaling.type", hp->arch_name);
 	if (gguf_get_str(g, key, &s) == 0 && strcmp(s->s, "none") != 0 &&
-	    strcmp(s->s, "linear") != 0) {
+	    strcmp(s->s, "linear") != 0 && strcmp(s->s, "yarn") != 0) {
 		char what[40];
 		gguf_safe_name(what, sizeof what, s->s, s->len);
 		plat_snprintf(err, errlen, "model: rope scaling '%s' (%s) is not supported "
-			      "(supported: none, linear)", what, key);
+			      "(supported: none, linear, yarn)", what, key);
 		return -LLMK_ENOTSUP;
 	}
+	hp->yarn = gguf_get_str(g, key, &s) == 0 && strcmp(s->s, "yarn") == 0;
+	if (hp->yarn && (e = read_yarn(hp, g, err, errlen)))
+		return e;
 	if (gguf_get_str(g, key, &s) == 0 && strcmp(s->s, "none") == 0)
 		return 0;
 	const char *sfx = "rope.scaling.factor";
@@ -167,6 +202,9 @@ static int read_rope_scaling(struct model_hparams *hp, const struct gguf_file *g
 			   err, errlen)))
 		return e;
 	hp->rope_scale = 1.0f / factor;
+	/* YaRN's attention temperature, on cos and sin (ggml rope_yarn) */
+	if (hp->yarn)
+		hp->rope_mscale = 1.0f + 0.1f * math_logf(factor);
 	return 0;
 }
 
@@ -565,14 +603,36 @@ void model_scratch_free(struct model_scratch *s, struct llm_mem *mem)
 
 /*
  * RoPE frequencies (RoFormer, Su et al. 2021; llama.cpp ggml_rope_ext):
- * pair i rotates by pos * scale * base^(-2i/d), divided by the llama3
- * frequency factor of pair i when rope_freqs.weight exists.
+ * pair i rotates by pos * scale * base^(-2i/d) (YaRN: a mix of the scaled
+ * and unscaled frequency), divided by the llama3 frequency factor of pair i
+ * when rope_freqs.weight exists.
  */
+/* The pair index whose wavelength fits n_rot times into the original
+ * context (ggml_rope_yarn_corr_dim). */
+static float yarn_corr_dim(const struct model_hparams *hp, float n_rot)
+{
+	return (float)hp->rope_dim *
+	       math_logf((float)hp->yarn_orig_ctx / (n_rot * 2.0f * 3.14159265358979f)) /
+	       (2.0f * math_logf(hp->rope_base));
+}
+
 static float rope_freq(const struct model_hparams *hp, const float *factors, uint32_t i)
 {
 	float f = math_expf(-(float)(2 * i) / (float)hp->rope_dim * math_logf(hp->rope_base));
 
-	f *= hp->rope_scale;
+	if (hp->yarn) {
+		/* pairs below the fast dimension keep their frequency, those past
+		 * the slow one are interpolated, a linear ramp between */
+		float lo = math_floorf(yarn_corr_dim(hp, hp->yarn_beta_fast));
+		float hi = -math_floorf(-yarn_corr_dim(hp, hp->yarn_beta_slow)); /* ceil */
+		lo = lo > 0.0f ? lo : 0.0f;
+		hi = hi < (float)(hp->rope_dim - 1) ? hi : (float)(hp->rope_dim - 1);
+		float y = ((float)i - lo) / (hi - lo > 0.001f ? hi - lo : 0.001f);
+		float ramp = 1.0f - (y < 0.0f ? 0.0f : y > 1.0f ? 1.0f : y);
+		f = f * hp->rope_scale * (1.0f - ramp) + f * ramp;
+	} else {
+		f *= hp->rope_scale;
+	}
 	if (factors)
 		f /= factors[i];
 	return f;
@@ -820,16 +880,17 @@ static void tok_task(void *arg, int wi, int nw)
 			norm_row(hp, xb, x, j->w->ffn_norm);
 		if (j->what & TOK_ROPE_KV) {
 			uint32_t p = bp_pos(j->bp, b);
-			const float *inv_freq = model_layer_swa(hp, j->l) ? j->m->inv_freq_swa
-									  : j->m->inv_freq;
+			bool swa = model_layer_swa(hp, j->l);
+			const float *inv_freq = swa ? j->m->inv_freq_swa : j->m->inv_freq;
+			float mscale = swa && hp->arch->swa_rope_base != 0.0f ? 1.0f : hp->rope_mscale;
 			if (j->w->q_norm) /* both: model_check_layout */
 				head_norms(hp, s->q + (size_t)b * Q, hp->n_head, j->w->q_norm);
 			if (j->w->k_norm)
 				head_norms(hp, s->k + (size_t)b * KV, hp->n_head_kv, j->w->k_norm);
 			for (uint32_t i = 0; i < hp->rope_dim / 2; i++) {
 				float th = (float)p * inv_freq[i];
-				cs[2 * i] = math_cosf(th);
-				cs[2 * i + 1] = math_sinf(th);
+				cs[2 * i] = math_cosf(th) * mscale;
+				cs[2 * i + 1] = math_sinf(th) * mscale;
 			}
 			/* smollm3's NoPE layers: no rotation at all */
 			if (!hp->arch->nope_every || (j->l + 1) % hp->arch->nope_every) {

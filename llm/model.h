@@ -88,7 +88,12 @@ struct model_hparams {
 	uint32_t n_ctx_train;   /* <arch>.context_length */
 	uint32_t rope_dim;      /* <arch>.rope.dimension_count (default head_dim) */
 	float rope_base;        /* <arch>.rope.freq_base (default 10000) */
-	float rope_scale;       /* 1 / <arch>.rope.scaling.factor for linear scaling, else 1 */
+	float rope_scale;       /* 1 / <arch>.rope.scaling.factor (linear, yarn), else 1 */
+	bool yarn;              /* rope.scaling.type yarn (YaRN, Peng et al. 2023) */
+	uint32_t yarn_orig_ctx; /* <arch>.rope.scaling.original_context_length (default
+				   context_length) */
+	float yarn_beta_fast, yarn_beta_slow; /* rope.scaling.yarn_beta_fast / _slow (32, 1) */
+	float rope_mscale;      /* cos and sin times this (yarn: 1 + 0.1 ln(factor)), else 1 */
 	float norm_eps;         /* <arch>.attention.layer_norm_rms_epsilon (default 1e-5) */
 	float embd_mul;         /* <arch>.embedding_scale (scalars; default 1) */
 	float res_mul;          /* <arch>.residual_scale (scalars; default 1) */

@@ -37,6 +37,7 @@ static const char usage[] =
 "                        fall back (Q4_K->Q5_0, Q5_K->Q5_1, Q6_K->Q8_0, Q2/3_K->Q4_0)\n"
 "  --pure                every weight matrix in --type (no output/_M bumps)\n"
 "  --tied                no output.weight (the head reuses token_embd)\n"
+"  --yarn F              rope.scaling.type yarn, factor F, original context --ctx / 4\n"
 "  --rope-freqs          rope_freqs.weight, llama 3.x frequency factors (factor 8)\n"
 "                        for an original context of --ctx / 2\n"
 "  --rope-base F         rope.freq_base (10000)\n"
@@ -130,6 +131,7 @@ static int option(struct mkm_spec *s, const char **out, char **argv, int i)
 	if (!strcmp(o, "--pure")) { s->mix = MKM_MIX_PURE; return 1; }
 	if (!strcmp(o, "--tied")) { s->tied = true; return 1; }
 	if (!strcmp(o, "--rope-freqs")) { s->rope_freqs = true; return 1; }
+	if (!strcmp(o, "--yarn")) return flt(o, v, &s->rope_yarn) ? -1 : 2;
 	if (!strcmp(o, "--seed")) {
 		char *end;
 		s->seed = v ? strtoull(v, &end, 0) : 0;

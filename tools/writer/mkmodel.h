@@ -33,6 +33,8 @@ struct mkm_spec {
 	uint32_t swa;            /* <arch>.attention.sliding_window when > 0 */
 	float attn_cap, final_cap; /* <arch>.{attn,final}_logit_softcapping when > 0 */
 	float rope_linear;       /* rope.scaling.type linear with this factor when > 0 */
+	float rope_yarn;         /* rope.scaling.type yarn with this factor when > 0, the
+				    original context ctx / 4 */
 	const char *chat_template; /* tokenizer.chat_template, or NULL */
 	bool chatml;             /* the vocabulary's last two ids are the control tokens
 				    <|im_start|> and <|im_end|>; and, without chat_template,

@@ -171,6 +171,9 @@ int mkm_ref_spec(struct mkm_spec *s, const char *arch)
 	s->swa = a->swa_pattern ? 16 : 0;
 	s->attn_cap = a->attn_cap != 0.0f ? 4.0f : 0.0f;
 	s->final_cap = a->final_cap && a->final_cap_def != 0.0f ? 6.0f : 0.0f;
+	/* qwen2.5's long-context YaRN */
+	if (strcmp(arch, "qwen2") == 0)
+		s->rope_yarn = 8.0f;
 	/* gemma3: a global base and scaling apart from the local layers' */
 	if (a->swa_rope_base != 0.0f) {
 		s->rope_base = 1000000.0f;
@@ -510,6 +513,11 @@ static void write_hparams(struct out *o, uint32_t *n, const struct mkm_spec *s)
 		kv_f32(o, n, AK("attn_logit_softcapping"), s->attn_cap);
 	if (s->final_cap > 0)
 		kv_f32(o, n, AK("final_logit_softcapping"), s->final_cap);
+	if (s->rope_yarn > 0) {
+		kv_str(o, n, AK("rope.scaling.type"), "yarn");
+		kv_f32(o, n, AK("rope.scaling.factor"), s->rope_yarn);
+		kv_u32(o, n, AK("rope.scaling.original_context_length"), s->ctx / 4);
+	}
 	if (s->rope_linear > 0) {
 		kv_str(o, n, AK("rope.scaling.type"), "linear");
 		kv_f32(o, n, AK("rope.scaling.factor"), s->rope_linear);
