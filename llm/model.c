@@ -82,6 +82,8 @@ static const struct model_arch model_archs[] = {
 	{.name = "gemma3", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_GELU, .norm = MODEL_NORM_RMS,
 	 .embd_scale = true, .post_norms = true, .qk_norm = true,
 	 .swa_pattern = 6, .swa_rope_base = 10000.0f, .q_scale_embd_layers = 62},
+	{.name = "phi3", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
+	 .fused = true},
 	{.name = "qwen3", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
 	 .qk_norm = true},
 };
@@ -445,6 +447,10 @@ static uint64_t dim(const struct model_hparams *hp, enum wt_dim d)
 		return hp->n_ff;
 	case WT_DIM_HEAD:
 		return hp->head_dim;
+	case WT_DIM_QKV:
+		return (uint64_t)(hp->n_head + 2 * hp->n_head_kv) * hp->head_dim;
+	case WT_DIM_UP:
+		return (uint64_t)hp->n_ff * (hp->arch->fused ? 2 : 1);
 	}
 	return 0;
 }
@@ -455,12 +461,6 @@ static int check_layer(const struct model_hparams *hp, const struct gguf_file *g
 	char name[96];
 	int e;
 
-	wt_tensor_name(name, sizeof name, l, "attn_qkv.weight");
-	if (gguf_find_tensor(g, name)) {
-		plat_snprintf(err, errlen, "model: tensor '%s': fused QKV layout is not supported",
-			      name);
-		return -LLMK_ENOTSUP;
-	}
 	wt_tensor_name(name, sizeof name, l, "ffn_gate_inp.weight");
 	if (gguf_find_tensor(g, name)) {
 		plat_snprintf(err, errlen, "model: tensor '%s': mixture of experts is not supported",
@@ -506,6 +506,28 @@ int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g
 				      hp->arch->name, name);
 			return -LLMK_ENOTSUP;
 		}
+	}
+	/* the projections: separate, or (phi3) fused, in layer 0 as in all */
+	bool sep = gguf_find_tensor(g, "blk.0.attn_q.weight") != NULL;
+	bool fused = gguf_find_tensor(g, "blk.0.attn_qkv.weight") != NULL;
+	bool gate = gguf_find_tensor(g, "blk.0.ffn_gate.weight") != NULL;
+	const char *want = hp->arch->fused ? "blk.0.attn_qkv.weight" : "blk.0.attn_q.weight";
+	if (sep == hp->arch->fused || fused != hp->arch->fused || gate == hp->arch->fused) {
+		const char *bad = sep == hp->arch->fused ? (sep ? "blk.0.attn_q.weight" : want)
+			: fused != hp->arch->fused ? (fused ? "blk.0.attn_qkv.weight" : want)
+			: (gate ? "blk.0.ffn_gate.weight" : "blk.0.ffn_gate.weight");
+		bool have = gguf_find_tensor(g, bad) != NULL;
+		plat_snprintf(err, errlen, "model: tensor '%s' %s: %s %s", bad,
+			      have ? "present" : "missing", hp->arch->name,
+			      hp->arch->fused ? "has fused Q/K/V and gate/up tensors (attn_qkv, "
+					       "ffn_up)" : "has separate attn_q/k/v and ffn_gate tensors");
+		return have ? -LLMK_ENOTSUP : -LLMK_EFORMAT;
+	}
+	if (gguf_find_tensor(g, "rope_factors_long.weight") ||
+	    gguf_find_tensor(g, "blk.0.rope_factors_long.weight")) {
+		plat_snprintf(err, errlen, "model: LongRoPE (rope_factors_long.weight) is not "
+			      "supported");
+		return -LLMK_ENOTSUP;
 	}
 	if (hp->arch->qk_norm && !hp->qk_norm) {
 		plat_snprintf(err, errlen, "model: %s without 'blk.0.attn_q_norm.weight' is not "
@@ -1198,6 +1220,35 @@ static void add_bias(float *x, const float *b, uint32_t n, uint32_t B)
 			x[(size_t)r * n + i] += b[i];
 }
 
+/* Rows [r0, r0 + n) of a as a matrix of their own (a packed matrix only
+ * at whole groups of 16 rows, which keep their bytes: quant_isa.h). */
+static int rows_of(struct wt_mat *out, const struct wt_mat *a, uint64_t r0, uint64_t n)
+{
+	if (a->packed && (r0 % QUANT_TILE_ROWS || n % QUANT_TILE_ROWS))
+		return -LLMK_ENOTSUP;
+	*out = *a;
+	out->data = (const uint8_t *)a->data + r0 * quant_row_bytes(a->type, a->cols);
+	out->rows = n;
+	return 0;
+}
+
+/* phi3's fused matrices as the separate ones: attn_qkv's rows are Q, K, V
+ * in turn; ffn_up's the gate's, then the up's (llama.cpp LLM_FFN_SWIGLU on
+ * the whole: silu of the first half times the second). */
+static int split_fused(const struct model_hparams *hp, struct wt_layer *w)
+{
+	uint64_t Q = (uint64_t)hp->n_head * hp->head_dim;
+	uint64_t KV = (uint64_t)hp->n_head_kv * hp->head_dim, F = hp->n_ff;
+	struct wt_mat up = w->w_up;
+	int e;
+
+	if ((e = rows_of(&w->wq, &w->wqkv, 0, Q)) || (e = rows_of(&w->wk, &w->wqkv, Q, KV)) ||
+	    (e = rows_of(&w->wv, &w->wqkv, Q + KV, KV)) || (e = rows_of(&w->w_gate, &up, 0, F)) ||
+	    (e = rows_of(&w->w_up, &up, F, F)))
+		return e;
+	return 0;
+}
+
 /* One layer over a batch of B tokens at the positions bp gives. */
 static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
 			 struct kv_cache *kv, uint32_t l, uint32_t B, const struct bpos *bp)
@@ -1212,6 +1263,8 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	if ((e = wt_layer_acquire(&m->w, l, &w)))
 		return e;
 	lap(m, MS_ACQUIRE, &t);
+	if (hp->arch->fused && (e = split_fused(hp, &w)))
+		goto out;
 
 	/* attention block */
 	per_token(m, s, kv, l, B, bp, TOK_NORM, &w);

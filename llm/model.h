@@ -21,6 +21,9 @@
  *           logits, sliding-window attention in every other layer.
  *   gemma3 — gemma2's norms with Q/K head norms, 5 sliding layers in 6
  *           (their own RoPE base), no soft-capping.
+ *   phi3 — llama with NeoX rotation, Q/K/V in one matrix (attn_qkv) and
+ *           gate and up in one (ffn_up, 2 n_ff rows, gate first); LongRoPE
+ *           (rope_factors_long/short) is refused.
  *   qwen3 — qwen2's rotation, no biases, and an RMSNorm of each Q and K head
  *           (blk.N.attn_{q,k}_norm.weight, head_dim gains) before RoPE.
  */
@@ -56,6 +59,7 @@ struct model_arch {
 	bool qk_norm;         /* Q and K heads RMS-normed before RoPE (required) */
 	uint32_t nope_every;  /* layer l skips RoPE when (l + 1) % nope_every == 0; 0 never */
 	bool scalars;         /* granite's embedding, residual, attention and logit scales */
+	bool fused;           /* Q/K/V in attn_qkv, gate and up in ffn_up (gate rows first) */
 	bool post_norms;      /* RMSNorm of the attention and FFN outputs before each
 				 residual add (blk.N.post_attention_norm, post_ffw_norm) */
 	float attn_cap;       /* <arch>.attn_logit_softcapping's default (0: not read, none) */

@@ -33,6 +33,7 @@ struct wt_mat {
 struct wt_layer {
 	const float *attn_norm;
 	struct wt_mat wq, wk, wv, wo;
+	struct wt_mat wqkv;        /* phi3: Q, K and V rows in one matrix (wq.. empty) */
 	const float *bq, *bk, *bv; /* qwen2: QKV biases; NULL when the model has none */
 	const float *q_norm, *k_norm; /* qwen3: RMSNorm gains of each Q and K head; or NULL */
 	const float *attn_post_norm, *ffn_post_norm; /* gemma2/3: output norms; or NULL */
@@ -51,6 +52,8 @@ enum wt_dim {
 	WT_DIM_KV,   /* n_head_kv x head_dim */
 	WT_DIM_FF,   /* n_ff */
 	WT_DIM_HEAD, /* head_dim */
+	WT_DIM_QKV,  /* (n_head + 2 n_head_kv) x head_dim: fused Q, K, V rows */
+	WT_DIM_UP,   /* n_ff, or 2 n_ff where gate and up are one matrix (phi3) */
 };
 struct wt_slot {
 	const char *suffix;   /* "attn_q.weight": full name "blk.<N>.<suffix>" */

@@ -397,9 +397,13 @@ static int plan_build(struct plan *p, const struct mkm_spec *s)
 #define LT(suffix, ne0, ne1) \
 	(snprintf(nm, sizeof nm, "blk.%u." suffix, l), plan_add(p, s, nm, l, ne0, ne1))
 		LT("attn_norm.weight", s->dim, 0);
-		LT("attn_q.weight", s->dim, q);
-		LT("attn_k.weight", s->dim, kv);
-		LT("attn_v.weight", s->dim, kv);
+		if (a->fused) {
+			LT("attn_qkv.weight", s->dim, q + 2 * kv);
+		} else {
+			LT("attn_q.weight", s->dim, q);
+			LT("attn_k.weight", s->dim, kv);
+			LT("attn_v.weight", s->dim, kv);
+		}
 		if (a->qkv_bias) {
 			LT("attn_q.bias", q, 0);
 			LT("attn_k.bias", kv, 0);
@@ -413,8 +417,9 @@ static int plan_build(struct plan *p, const struct mkm_spec *s)
 			LT("post_attention_norm.weight", s->dim, 0);
 		LT("attn_output.weight", q, s->dim);
 		LT("ffn_norm.weight", s->dim, 0);
-		LT("ffn_gate.weight", s->dim, s->ffn);
-		LT("ffn_up.weight", s->dim, s->ffn);
+		if (!a->fused)
+			LT("ffn_gate.weight", s->dim, s->ffn);
+		LT("ffn_up.weight", s->dim, a->fused ? 2 * s->ffn : s->ffn);
 		LT("ffn_down.weight", s->ffn, s->dim);
 		if (a->post_norms)
 			LT("post_ffw_norm.weight", s->dim, 0);
