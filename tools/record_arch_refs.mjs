@@ -80,9 +80,12 @@ function best2(logits, eos) {
 
 fs.mkdirSync(outDir, {recursive: true});
 fs.mkdirSync(workDir, {recursive: true});
-for (const arch of archs) {
-	const file = path.join(workDir, `${arch}.gguf`);
-	execFileSync(mkmodel, ["--ref", arch, "-o", file]);
+// each reference model in F32 and in Q8_0 (every matrix: the quantized
+// and, where the CPU has them, packed kernels)
+const variants = [["", []], ["-q8_0", ["--type", "Q8_0", "--pure"]]];
+for (const [arch, suffix, extra] of archs.flatMap((a) => variants.map(([s, x]) => [a, s, x]))) {
+	const file = path.join(workDir, `${arch}${suffix}.gguf`);
+	execFileSync(mkmodel, ["--ref", arch, ...extra, "-o", file]);
 	const model = await llama.loadModel({modelPath: file, gpuLayers: 0});
 	// an F32 cache and plain attention: llama.cpp's answer without the F16
 	// roundings of its default cache and flash attention
@@ -106,11 +109,11 @@ for (const arch of archs) {
 		gaps.push(Number((b[1] - c[1]).toPrecision(4)));
 		input = [[b[0], {generateNext: want}]];
 	}
-	const rec = {arch, mkmodel: `--ref ${arch}`, llamacpp: `node-llama-cpp ${version}`,
+	const rec = {arch, mkmodel: ["--ref", arch, ...extra].join(" "), llamacpp: `node-llama-cpp ${version}`,
 		prompt: PROMPT, prompt_tokens: prompt, tokens, gaps,
 		logits: first.map((v) => Number(v.toPrecision(7)))};
-	fs.writeFileSync(path.join(outDir, `${arch}.json`), JSON.stringify(rec) + "\n");
-	console.log(`${arch}: ${tokens.join(" ")} (smallest gap ${Math.min(...gaps)})`);
+	fs.writeFileSync(path.join(outDir, `${arch}${suffix}.json`), JSON.stringify(rec) + "\n");
+	console.log(`${arch}${suffix}: ${tokens.join(" ")} (smallest gap ${Math.min(...gaps)})`);
 	await ctx.dispose();
 	await model.dispose();
 }

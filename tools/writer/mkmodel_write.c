@@ -112,7 +112,7 @@ uint32_t mkm_tensor_type(const struct mkm_spec *s, const char *name, uint32_t la
 {
 	uint32_t t = s->type;
 
-	if (strstr(name, "_norm") || strstr(name, ".bias"))
+	if (strstr(name, "_norm") || strstr(name, ".bias") || strstr(name, "rope_freqs"))
 		return GGML_TYPE_F32;
 	if (s->mix != MKM_MIX_PURE && strcmp(name, "output.weight") == 0 && is_low_bit(t))
 		t = GGML_TYPE_Q6_K;
