@@ -1,6 +1,6 @@
 /*
- * llm/model.c — hyperparameters, layout check and the forward pass of the
- * llama family and qwen2 (model.h).
+ * llm/model.c — the forward pass of every row of model_archs[] (model.h;
+ * the rows, hyperparameters and layout check are llm/model_hparams.c).
  *
  * The forward pass is llama2.c's forward() for a batch of tokens: embed,
  * then per layer RMSNorm -> Q/K/V -> RoPE -> cache -> causal attention ->
@@ -14,339 +14,6 @@
 #include "vmath.h"
 
 #include <float.h>
-
-/* ---- hyperparameters ---- */
-static int get_u32(const struct gguf_file *g, const struct model_hparams *hp, const char *sfx,
-		   uint32_t *out, bool required, char *err, size_t errlen)
-{
-	char key[96];
-	int e;
-
-	plat_snprintf(key, sizeof key, "%s.%s", hp->arch_name, sfx);
-	e = gguf_get_u32(g, key, out);
-	if (e == -LLMK_ENOENT && !required)
-		return 0;
-	if (e == -LLMK_ENOENT)
-		plat_snprintf(err, errlen, "model: metadata key '%s' missing", key);
-	else if (e)
-		plat_snprintf(err, errlen, "model: metadata key '%s' is not a 32-bit count "
-			      "(per-layer arrays are not supported)", key);
-	return e;
-}
-
-static int get_f32(const struct gguf_file *g, const struct model_hparams *hp, const char *sfx,
-		   float *out, char *err, size_t errlen)
-{
-	char key[96];
-	int e;
-
-	plat_snprintf(key, sizeof key, "%s.%s", hp->arch_name, sfx);
-	e = gguf_get_f32(g, key, out);
-	if (e == -LLMK_ENOENT)
-		return 0;
-	if (e)
-		plat_snprintf(err, errlen, "model: metadata key '%s' is not a number", key);
-	return e;
-}
-
-/* A float hyperparameter must lie in [lo, hi] (NaN lies nowhere): every
- * range below starts at a normal number and ends at a finite one, so the
- * values derived from it (1 / factor, log(base), rsqrt(mean + eps)) stay
- * finite instead of turning the logits to NaN. */
-static int check_f32(const struct model_hparams *hp, const char *sfx, float v, float lo,
-		     float hi, const char *what, char *err, size_t errlen)
-{
-	if (v >= lo && v <= hi)
-		return 0;
-	plat_snprintf(err, errlen, "model: %s.%s = %g is not %s", hp->arch_name, sfx, (double)v,
-		      what);
-	return -LLMK_EFORMAT;
-}
-
-/* The architectures, by general.architecture (model.h). */
-static const struct model_arch model_archs[] = {
-	{.name = "llama", .rope = MODEL_ROPE_NORM, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS},
-	{.name = "qwen2", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
-	 .qkv_bias = true},
-};
-#define N_ARCHS (sizeof model_archs / sizeof model_archs[0])
-
-static int read_arch(struct model_hparams *hp, const struct gguf_file *g, char *err, size_t errlen)
-{
-	const struct gguf_str *s;
-
-	if (gguf_get_str(g, "general.architecture", &s)) {
-		plat_snprintf(err, errlen, "model: metadata key 'general.architecture' missing");
-		return -LLMK_EFORMAT;
-	}
-	for (size_t i = 0; i < N_ARCHS && !hp->arch; i++)
-		if (strcmp(s->s, model_archs[i].name) == 0)
-			hp->arch = &model_archs[i];
-	if (!hp->arch) {
-		char names[64];
-		size_t o = 0;
-		for (size_t i = 0; i < N_ARCHS && o < sizeof names; i++)
-			o += (size_t)plat_snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "",
-						   model_archs[i].name);
-		char what[48];
-		gguf_safe_name(what, sizeof what, s->s, s->len);
-		plat_snprintf(err, errlen, "model: architecture '%s' is not supported "
-			      "(supported: %s)", what, names);
-		return -LLMK_ENOTSUP;
-	}
-	plat_snprintf(hp->arch_name, sizeof hp->arch_name, "%s", s->s);
-	if (gguf_get_str(g, "general.name", &s) == 0)
-		plat_snprintf(hp->name, sizeof hp->name, "%s", s->s);
-	return 0;
-}
-
-/* <arch>.rope.scaling.type: none and linear are supported (linear divides
- * positions by the factor: llama.cpp freq_scale = 1 / factor). */
-static int read_rope_scaling(struct model_hparams *hp, const struct gguf_file *g,
-			     char *err, size_t errlen)
-{
-	char key[96];
-	const struct gguf_str *s;
-	float factor = 0.0f;
-	int e;
-
-	hp->rope_scale = 1.0f;
-	plat_snprintf(key, sizeof key, "%s.rope.scaling.type", hp->arch_name);
-	if (gguf_get_str(g, key, &s) == 0 && strcmp(s->s, "none") != 0 &&
-	    strcmp(s->s, "linear") != 0) {
-		char what[40];
-		gguf_safe_name(what, sizeof what, s->s, s->len);
-		plat_snprintf(err, errlen, "model: rope scaling '%s' (%s) is not supported "
-			      "(supported: none, linear)", what, key);
-		return -LLMK_ENOTSUP;
-	}
-	if (gguf_get_str(g, key, &s) == 0 && strcmp(s->s, "none") == 0)
-		return 0;
-	const char *sfx = "rope.scaling.factor";
-	if ((e = get_f32(g, hp, sfx, &factor, err, errlen)))
-		return e;
-	/* older converters wrote the linear factor as <arch>.rope.scale_linear */
-	if (factor == 0.0f) {
-		sfx = "rope.scale_linear";
-		if ((e = get_f32(g, hp, sfx, &factor, err, errlen)))
-			return e;
-	}
-	if (factor == 0.0f) /* 0: no scaling, as llama.cpp reads it */
-		return 0;
-	/* linear scaling stretches positions (the context grows by the factor) */
-	if ((e = check_f32(hp, sfx, factor, 1.0f, FLT_MAX, "0 (none) or a finite number >= 1",
-			   err, errlen)))
-		return e;
-	hp->rope_scale = 1.0f / factor;
-	return 0;
-}
-
-int model_read_hparams(struct model_hparams *hp, const struct gguf_file *g,
-		       char *err, size_t errlen)
-{
-	const struct gguf_tensor *embd;
-	int e;
-
-	memset(hp, 0, sizeof *hp);
-	if ((e = read_arch(hp, g, err, errlen)))
-		return e;
-	if ((e = get_u32(g, hp, "block_count", &hp->n_layer, true, err, errlen)) ||
-	    (e = get_u32(g, hp, "embedding_length", &hp->n_embd, true, err, errlen)) ||
-	    (e = get_u32(g, hp, "feed_forward_length", &hp->n_ff, true, err, errlen)) ||
-	    (e = get_u32(g, hp, "attention.head_count", &hp->n_head, true, err, errlen)) ||
-	    (e = get_u32(g, hp, "context_length", &hp->n_ctx_train, true, err, errlen)))
-		return e;
-	hp->n_head_kv = hp->n_head;
-	if ((e = get_u32(g, hp, "attention.head_count_kv", &hp->n_head_kv, false, err, errlen)))
-		return e;
-	if (!hp->n_layer || !hp->n_embd || !hp->n_ff || !hp->n_head || !hp->n_head_kv ||
-	    hp->n_head % hp->n_head_kv || hp->n_embd % hp->n_head || !hp->n_ctx_train) {
-		plat_snprintf(err, errlen, "model: bad shape (layers %u, embd %u, ff %u, heads %u, "
-			      "kv heads %u, context %u)", hp->n_layer, hp->n_embd, hp->n_ff,
-			      hp->n_head, hp->n_head_kv, hp->n_ctx_train);
-		return -LLMK_EFORMAT;
-	}
-	hp->head_dim = hp->n_embd / hp->n_head;
-	uint32_t vlen = 0;
-	if ((e = get_u32(g, hp, "attention.key_length", &hp->head_dim, false, err, errlen)) ||
-	    (e = get_u32(g, hp, "attention.value_length", &vlen, false, err, errlen)))
-		return e;
-	if ((vlen && vlen != hp->head_dim) || !hp->head_dim || hp->head_dim % 2) {
-		plat_snprintf(err, errlen, "model: key length %u / value length %u not supported",
-			      hp->head_dim, vlen);
-		return -LLMK_ENOTSUP;
-	}
-	/* a row of Q (heads x head size) is a 32-bit count from here on */
-	if ((uint64_t)hp->n_head * hp->head_dim > UINT32_MAX) {
-		plat_snprintf(err, errlen, "model: %s.attention.key_length = %u times %u heads "
-			      "does not fit 32 bits", hp->arch_name, hp->head_dim, hp->n_head);
-		return -LLMK_EFORMAT;
-	}
-	hp->rope_dim = hp->head_dim;
-	hp->rope_base = 10000.0f;
-	hp->norm_eps = 1e-5f;
-	if ((e = get_u32(g, hp, "rope.dimension_count", &hp->rope_dim, false, err, errlen)) ||
-	    (e = get_f32(g, hp, "rope.freq_base", &hp->rope_base, err, errlen)) ||
-	    (e = get_f32(g, hp, "attention.layer_norm_rms_epsilon", &hp->norm_eps, err, errlen)))
-		return e;
-	/* base^(-2i/d): below 1 the frequencies grow with i instead of falling */
-	if ((e = check_f32(hp, "rope.freq_base", hp->rope_base, 1.0f, FLT_MAX,
-			   "a finite number >= 1", err, errlen)) ||
-	    (e = check_f32(hp, "attention.layer_norm_rms_epsilon", hp->norm_eps, FLT_MIN, 1.0f,
-			   "a positive normal number at most 1", err, errlen)) ||
-	    (e = read_rope_scaling(hp, g, err, errlen)))
-		return e;
-	if (!hp->rope_dim || hp->rope_dim > hp->head_dim || hp->rope_dim > MODEL_MAX_ROPE_DIM ||
-	    hp->rope_dim % 2) {
-		plat_snprintf(err, errlen, "model: %s.rope.dimension_count = %u is not an even "
-			      "number from 2 to %u (head size %u)", hp->arch_name, hp->rope_dim,
-			      hp->head_dim < MODEL_MAX_ROPE_DIM ? hp->head_dim : MODEL_MAX_ROPE_DIM,
-			      hp->head_dim);
-		return -LLMK_EFORMAT;
-	}
-	embd = gguf_find_tensor(g, "token_embd.weight");
-	if (!embd) {
-		plat_snprintf(err, errlen, "model: tensor 'token_embd.weight' missing");
-		return -LLMK_EFORMAT;
-	}
-	/* token ids are int32; 0 rows would leave the head (and the streamer's
-	 * head chunks) empty */
-	if (embd->ne[1] == 0 || embd->ne[1] > INT32_MAX) {
-		plat_snprintf(err, errlen, "model: tensor 'token_embd.weight' has %llu rows: a "
-			      "vocabulary is 1 to %d tokens", (unsigned long long)embd->ne[1],
-			      INT32_MAX);
-		return -LLMK_EFORMAT;
-	}
-	hp->n_vocab = (uint32_t)embd->ne[1];
-	hp->tied_output = gguf_find_tensor(g, "output.weight") == NULL;
-	hp->rope_freqs = gguf_find_tensor(g, "rope_freqs.weight") != NULL;
-	hp->qkv_bias = gguf_find_tensor(g, "blk.0.attn_q.bias") != NULL;
-	for (uint64_t i = 0; i < g->n_tensors; i++)
-		hp->n_params += g->tensors[i].n_elems;
-	return 0;
-}
-
-/* ---- layout check ---- */
-static int check_tensor(const struct gguf_file *g, const char *name, uint64_t ne0, uint64_t ne1,
-			bool vec, bool optional, char *err, size_t errlen)
-{
-	const struct gguf_tensor *t = gguf_find_tensor(g, name);
-	const struct quant_type *q;
-
-	if (!t) {
-		if (optional)
-			return 0;
-		plat_snprintf(err, errlen, "model: tensor '%s' missing", name);
-		return -LLMK_EFORMAT;
-	}
-	if (t->ne[0] != ne0 || t->ne[1] != ne1 || t->ne[2] != 1 || t->ne[3] != 1) {
-		plat_snprintf(err, errlen, "model: tensor '%s' has shape [%llu, %llu, %llu], "
-			      "expected [%llu, %llu]", name, (unsigned long long)t->ne[0],
-			      (unsigned long long)t->ne[1], (unsigned long long)t->ne[2],
-			      (unsigned long long)ne0, (unsigned long long)ne1);
-		return -LLMK_EFORMAT;
-	}
-	/* The kernels read F32 values and the blocks' F16 scales in place, from
-	 * buffers that keep the file's offsets modulo 512 (streaming) or the
-	 * data section's (resident): both must be multiples of 4. gguf.md asks
-	 * for a general.alignment that is a multiple of 8; 1 or 2 gets here. */
-	if (t->offset % 4 || (t->offset - g->data_offset) % 4) {
-		plat_snprintf(err, errlen, "model: tensor '%s' at offset 0x%llx (0x%llx into the "
-			      "data section) is not 4-byte aligned (general.alignment = %u; gguf.md "
-			      "asks for a multiple of 8)", name, (unsigned long long)t->offset,
-			      (unsigned long long)(t->offset - g->data_offset), g->alignment);
-		return -LLMK_EFORMAT;
-	}
-	if (vec && t->type != GGML_TYPE_F32) {
-		plat_snprintf(err, errlen, "model: tensor '%s' is %s; 1-D tensors must be F32",
-			      name, quant_name(t->type));
-		return -LLMK_ENOTSUP;
-	}
-	q = quant_get(t->type);
-	if (!q || !q->vec_dot || !q->to_float || ne0 % q->blck) {
-		plat_snprintf(err, errlen, "model: tensor '%s' type %s (%u) is not supported",
-			      name, quant_name(t->type), t->type);
-		return -LLMK_ENOTSUP;
-	}
-	return 0;
-}
-
-/* A dimension of wt_layer_slots' shapes in this model's sizes. */
-static uint64_t dim(const struct model_hparams *hp, enum wt_dim d)
-{
-	switch (d) {
-	case WT_DIM_1:
-		return 1;
-	case WT_DIM_EMBD:
-		return hp->n_embd;
-	case WT_DIM_Q:
-		return (uint64_t)hp->n_head * hp->head_dim;
-	case WT_DIM_KV:
-		return (uint64_t)hp->n_head_kv * hp->head_dim;
-	case WT_DIM_FF:
-		return hp->n_ff;
-	}
-	return 0;
-}
-
-static int check_layer(const struct model_hparams *hp, const struct gguf_file *g, uint32_t l,
-		       char *err, size_t errlen)
-{
-	char name[96];
-	int e;
-
-	wt_tensor_name(name, sizeof name, l, "attn_qkv.weight");
-	if (gguf_find_tensor(g, name)) {
-		plat_snprintf(err, errlen, "model: tensor '%s': fused QKV layout is not supported",
-			      name);
-		return -LLMK_ENOTSUP;
-	}
-	wt_tensor_name(name, sizeof name, l, "ffn_gate_inp.weight");
-	if (gguf_find_tensor(g, name)) {
-		plat_snprintf(err, errlen, "model: tensor '%s': mixture of experts is not supported",
-			      name);
-		return -LLMK_ENOTSUP;
-	}
-	for (uint32_t s = 0; s < wt_n_layer_slots; s++) {
-		const struct wt_slot *sl = &wt_layer_slots[s];
-		/* biases are all there or none, as layer 0 says */
-		bool optional = sl->optional && !hp->qkv_bias;
-		wt_tensor_name(name, sizeof name, l, sl->suffix);
-		if (optional && gguf_find_tensor(g, name)) {
-			plat_snprintf(err, errlen, "model: tensor '%s' in a model whose layer 0 "
-				      "has no Q/K/V biases (they are in every layer or none)", name);
-			return -LLMK_EFORMAT;
-		}
-		if ((e = check_tensor(g, name, dim(hp, sl->ne[0]), dim(hp, sl->ne[1]),
-				      sl->kind == WT_VEC, optional, err, errlen)))
-			return e;
-	}
-	return 0;
-}
-
-int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g,
-		       char *err, size_t errlen)
-{
-	int e;
-
-	if (hp->arch->qkv_bias && !hp->qkv_bias) {
-		plat_snprintf(err, errlen, "model: %s without 'blk.0.attn_q.bias' is not supported",
-			      hp->arch->name);
-		return -LLMK_ENOTSUP;
-	}
-	if ((e = check_tensor(g, "token_embd.weight", hp->n_embd, hp->n_vocab, false, false,
-			      err, errlen)) ||
-	    (e = check_tensor(g, "output_norm.weight", hp->n_embd, 1, true, false, err, errlen)) ||
-	    (e = check_tensor(g, "output.weight", hp->n_embd, hp->n_vocab, false, true,
-			      err, errlen)) ||
-	    (e = check_tensor(g, "rope_freqs.weight", hp->rope_dim / 2, 1, true, true,
-			      err, errlen)))
-		return e;
-	for (uint32_t l = 0; l < hp->n_layer; l++)
-		if ((e = check_layer(hp, g, l, err, errlen)))
-			return e;
-	return 0;
-}
 
 /* ---- setup ---- */
 /* Floats from one piece of the scratch to the next: 64-byte aligned pieces,
@@ -425,14 +92,36 @@ void model_scratch_free(struct model_scratch *s, struct llm_mem *mem)
 
 /*
  * RoPE frequencies (RoFormer, Su et al. 2021; llama.cpp ggml_rope_ext):
- * pair i rotates by pos * scale * base^(-2i/d), divided by the llama3
- * frequency factor of pair i when rope_freqs.weight exists.
+ * pair i rotates by pos * scale * base^(-2i/d) (YaRN: a mix of the scaled
+ * and unscaled frequency), divided by the llama3 frequency factor of pair i
+ * when rope_freqs.weight exists.
  */
+/* The pair index whose wavelength fits n_rot times into the original
+ * context (ggml_rope_yarn_corr_dim). */
+static float yarn_corr_dim(const struct model_hparams *hp, float n_rot)
+{
+	return (float)hp->rope_dim *
+	       math_logf((float)hp->yarn_orig_ctx / (n_rot * 2.0f * 3.14159265358979f)) /
+	       (2.0f * math_logf(hp->rope_base));
+}
+
 static float rope_freq(const struct model_hparams *hp, const float *factors, uint32_t i)
 {
 	float f = math_expf(-(float)(2 * i) / (float)hp->rope_dim * math_logf(hp->rope_base));
 
-	f *= hp->rope_scale;
+	if (hp->yarn) {
+		/* pairs below the fast dimension keep their frequency, those past
+		 * the slow one are interpolated, a linear ramp between */
+		float lo = math_floorf(yarn_corr_dim(hp, hp->yarn_beta_fast));
+		float hi = -math_floorf(-yarn_corr_dim(hp, hp->yarn_beta_slow)); /* ceil */
+		lo = lo > 0.0f ? lo : 0.0f;
+		hi = hi < (float)(hp->rope_dim - 1) ? hi : (float)(hp->rope_dim - 1);
+		float y = ((float)i - lo) / (hi - lo > 0.001f ? hi - lo : 0.001f);
+		float ramp = 1.0f - (y < 0.0f ? 0.0f : y > 1.0f ? 1.0f : y);
+		f = f * hp->rope_scale * (1.0f - ramp) + f * ramp;
+	} else {
+		f *= hp->rope_scale;
+	}
 	if (factors)
 		f /= factors[i];
 	return f;
@@ -462,12 +151,12 @@ int model_init(struct model *m, const struct model_hparams *hp, struct wt_ctx *w
 	int e = 0;
 
 	memset(m, 0, sizeof *m);
-	m->inv_freq = llm_mem_alloc(mem, half * sizeof(float), &e);
+	m->inv_freq = llm_mem_alloc(mem, 2 * half * sizeof(float), &e);
 	if (!m->inv_freq)
 		return e;
 	m->prof.layer_ns = llm_mem_alloc(mem, hp->n_layer * sizeof(uint64_t), &e);
 	if (!m->prof.layer_ns) {
-		llm_mem_free(mem, m->inv_freq, half * sizeof(float));
+		llm_mem_free(mem, m->inv_freq, 2 * half * sizeof(float));
 		m->inv_freq = NULL;
 		return e;
 	}
@@ -476,13 +165,21 @@ int model_init(struct model *m, const struct model_hparams *hp, struct wt_ctx *w
 	m->mem = mem;
 	for (uint32_t i = 0; i < half; i++)
 		m->inv_freq[i] = rope_freq(hp, w->rope_freqs, i);
+	/* gemma3's sliding layers: their own base, no scaling or factors */
+	m->inv_freq_swa = m->inv_freq;
+	if (hp->arch->swa_rope_base != 0.0f) {
+		m->inv_freq_swa = m->inv_freq + half;
+		for (uint32_t i = 0; i < half; i++)
+			m->inv_freq_swa[i] = math_expf(-(float)(2 * i) / (float)hp->rope_dim *
+						       math_logf(hp->arch->swa_rope_base));
+	}
 	return 0;
 }
 
 void model_free(struct model *m)
 {
 	if (m->inv_freq)
-		llm_mem_free(m->mem, m->inv_freq, m->hp.rope_dim / 2 * sizeof(float));
+		llm_mem_free(m->mem, m->inv_freq, 2 * (m->hp.rope_dim / 2) * sizeof(float));
 	if (m->prof.layer_ns)
 		llm_mem_free(m->mem, m->prof.layer_ns, m->hp.n_layer * sizeof(uint64_t));
 	wt_close(&m->w);
@@ -560,6 +257,18 @@ static void norm_row(const struct model_hparams *hp, float *o, const float *x, c
 	}
 }
 
+/* Each of n_heads heads of x RMS-normed on its own with the head_dim gains
+ * w (qwen3's Q/K norms: llama.cpp llm_build_qwen3, build_norm on the
+ * [head_dim, n_head] view, the model's rms epsilon). */
+static void head_norms(const struct model_hparams *hp, float *x, uint32_t n_heads,
+		       const float *w)
+{
+	for (uint32_t h = 0; h < n_heads; h++) {
+		float *v = x + (size_t)h * hp->head_dim;
+		rmsnorm(v, v, w, hp->head_dim, hp->norm_eps);
+	}
+}
+
 /* Rotate the first rope_dim elements of each of n_heads heads of x by the
  * angles whose cosines and sines are cs[2 i], cs[2 i + 1]. */
 static void rope(const struct model *m, float *x, uint32_t n_heads, const float *cs)
@@ -585,10 +294,13 @@ static void rope(const struct model *m, float *x, uint32_t n_heads, const float 
 /*
  * The per-token steps of a batch, cut between the workers by token (each
  * token's result is computed whole by one worker, so it does not depend on
- * the thread count): TOK_ADD x += xb; TOK_NORM xb = rmsnorm(x); TOK_ROPE_KV
+ * the thread count): TOK_POST_ATTN / TOK_POST_FFN xb = post_norm(xb)
+ * (gemma2/3, before the add); TOK_ADD x += xb; TOK_NORM xb = attn_norm(x) and
+ * TOK_FFN_NORM xb = ffn_norm(x); TOK_ROPE_KV the Q/K head norms (qwen3),
  * RoPE on q and k (the angles once per token for both) and the KV store.
  */
-enum { TOK_ADD = 1, TOK_NORM = 2, TOK_ROPE_KV = 4 };
+enum { TOK_ADD = 1, TOK_NORM = 2, TOK_FFN_NORM = 4, TOK_ROPE_KV = 8, TOK_POST_ATTN = 16,
+       TOK_POST_FFN = 32 };
 
 /*
  * Where the tokens of a batch are: one sequence's consecutive positions
@@ -622,7 +334,7 @@ struct tok_job {
 	const struct model *m;
 	struct model_scratch *s;
 	struct kv_cache *kv;
-	const float *norm_w;
+	const struct wt_layer *w;
 	uint32_t l, B;
 	const struct bpos *bp;
 	int what;
@@ -640,20 +352,40 @@ static void tok_task(void *arg, int wi, int nw)
 
 	for (uint32_t b = b0; b < b1; b++) {
 		float *x = s->x + (size_t)b * E, *xb = s->xb + (size_t)b * E;
-		if (j->what & TOK_ADD)
+		/* gemma2/3: the block's output normed before it is added */
+		if (j->what & TOK_POST_ATTN && j->w->attn_post_norm)
+			norm_row(hp, xb, xb, j->w->attn_post_norm);
+		if (j->what & TOK_POST_FFN && j->w->ffn_post_norm)
+			norm_row(hp, xb, xb, j->w->ffn_post_norm);
+		if (j->what & TOK_ADD && hp->res_mul == 1.0f)
 			for (uint32_t i = 0; i < E; i++)
 				x[i] += xb[i];
+		else if (j->what & TOK_ADD) /* granite: the block's output scaled */
+			for (uint32_t i = 0; i < E; i++)
+				x[i] += xb[i] * hp->res_mul;
 		if (j->what & TOK_NORM)
-			norm_row(hp, xb, x, j->norm_w);
+			norm_row(hp, xb, x, j->w->attn_norm);
+		if (j->what & TOK_FFN_NORM)
+			norm_row(hp, xb, x, j->w->ffn_norm);
 		if (j->what & TOK_ROPE_KV) {
 			uint32_t p = bp_pos(j->bp, b);
+			bool swa = model_layer_swa(hp, j->l);
+			const float *inv_freq = swa ? j->m->inv_freq_swa : j->m->inv_freq;
+			float mscale = swa && hp->arch->swa_rope_base != 0.0f ? 1.0f : hp->rope_mscale;
+			if (j->w->q_norm) /* both: model_check_layout */
+				head_norms(hp, s->q + (size_t)b * Q, hp->n_head, j->w->q_norm);
+			if (j->w->k_norm)
+				head_norms(hp, s->k + (size_t)b * KV, hp->n_head_kv, j->w->k_norm);
 			for (uint32_t i = 0; i < hp->rope_dim / 2; i++) {
-				float th = (float)p * j->m->inv_freq[i];
-				cs[2 * i] = math_cosf(th);
-				cs[2 * i + 1] = math_sinf(th);
+				float th = (float)p * inv_freq[i];
+				cs[2 * i] = math_cosf(th) * mscale;
+				cs[2 * i + 1] = math_sinf(th) * mscale;
 			}
-			rope(j->m, s->q + (size_t)b * Q, hp->n_head, cs);
-			rope(j->m, s->k + (size_t)b * KV, hp->n_head_kv, cs);
+			/* smollm3's NoPE layers: no rotation at all */
+			if (!hp->arch->nope_every || (j->l + 1) % hp->arch->nope_every) {
+				rope(j->m, s->q + (size_t)b * Q, hp->n_head, cs);
+				rope(j->m, s->k + (size_t)b * KV, hp->n_head_kv, cs);
+			}
 			kv_store(j->kv, j->l, bp_row(j->bp, b), s->k + (size_t)b * KV,
 				 s->v + (size_t)b * KV);
 		}
@@ -661,9 +393,9 @@ static void tok_task(void *arg, int wi, int nw)
 }
 
 static void per_token(const struct model *m, struct model_scratch *s, struct kv_cache *kv,
-		      uint32_t l, uint32_t B, const struct bpos *bp, int what, const float *norm_w)
+		      uint32_t l, uint32_t B, const struct bpos *bp, int what, const struct wt_layer *w)
 {
-	struct tok_job j = {m, s, kv, norm_w, l, B, bp, what};
+	struct tok_job j = {m, s, kv, w, l, B, bp, what};
 	uint32_t nw = s->n_workers < B ? s->n_workers : B;
 
 	/* waking the pool costs more than a few tokens' worth */
@@ -700,6 +432,18 @@ static void swiglu(struct model_scratch *s, float *h, const float *h2, size_t n)
 		swiglu_task(&j, 0, 1);
 }
 
+/* h = gelu(h) * h2, GELU in its tanh approximation (Hendrycks & Gimpel
+ * 2016; ggml_gelu's constants): gemma's GeGLU. */
+static void geglu(float *h, const float *h2, size_t n)
+{
+	const float c = 0.79788456080286535588f, a = 0.044715f; /* sqrt(2 / pi) */
+
+	for (size_t i = 0; i < n; i++) {
+		float x = h[i];
+		h[i] = 0.5f * x * (1.0f + math_tanhf(c * x * (1.0f + a * x * x))) * h2[i];
+	}
+}
+
 _Static_assert(MODEL_ATT_TILE == VM_ATT_LD, "an attention tile is a row of the transposed K");
 
 /*
@@ -717,7 +461,29 @@ struct att_job {
 	const struct kv_cache *kv;
 	uint32_t l, B;
 	const struct bpos *bp;
+	uint32_t win; /* a sliding layer's window (0: none) */
 };
+
+/* The first cache row token b attends to: its sequence's first, or in a
+ * sliding layer the first of the last win positions (llama.cpp
+ * LLAMA_SWA_TYPE_STANDARD masks p0 when p1 - p0 >= n_swa). */
+static inline uint32_t att_lo(const struct att_job *j, uint32_t b)
+{
+	uint32_t lo = bp_lo(j->bp, b), row = bp_row(j->bp, b);
+
+	return j->win && row - lo >= j->win ? row - (j->win - 1) : lo;
+}
+
+/* m heads' scores of nt positions soft-capped, and their maxima with them
+ * (tanh keeps the order). */
+static void softcap(float (*sc)[MODEL_ATT_TILE], float *tmax, uint32_t m, uint32_t nt, float cap)
+{
+	for (uint32_t h = 0; h < m; h++) {
+		for (uint32_t t = 0; t < nt; t++)
+			sc[h][t] = math_tanhf(sc[h][t] * (1.0f / cap)) * cap;
+		tmax[h] = math_tanhf(tmax[h] * (1.0f / cap)) * cap;
+	}
+}
 
 static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t nt,
 		     const float *kT, const float *vt)
@@ -725,12 +491,12 @@ static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t 
 	const struct model_hparams *hp = &j->m->hp;
 	const struct vmath_ops *vm = j->s->vm;
 	uint32_t hd = hp->head_dim, group = hp->n_head / hp->n_head_kv, Q = hp->n_head * hd;
-	float scale = 1.0f / math_sqrtf((float)hd);
+	float scale = hp->att_scale; /* 1 / sqrt(head_dim) but for granite */
 	struct model_scratch *s = j->s;
 
 	for (uint32_t b = 0; b < j->B; b++) {
 		/* the token attends to cache rows lo..p: tile positions ts..tend-1 */
-		uint32_t p = bp_row(j->bp, b), lo = bp_lo(j->bp, b), ts, tend;
+		uint32_t p = bp_row(j->bp, b), lo = att_lo(j, b), ts, tend;
 		if (p < t0 || lo >= t0 + nt)
 			continue;
 		ts = lo > t0 ? lo - t0 : 0;
@@ -748,6 +514,8 @@ static void att_tile(const struct att_job *j, uint32_t g, uint32_t t0, uint32_t 
 			vm->att_scores(sc[0], MODEL_ATT_TILE, tmax,
 				       s->q + (size_t)b * Q + (size_t)h0 * hd, hd, m, kT + ts, nt_b,
 				       hd, scale);
+			if (hp->attn_cap != 0.0f) /* gemma2: cap tanh(score / cap) */
+				softcap(sc, tmax, m, nt_b, hp->attn_cap);
 			for (uint32_t h = 0; h < m; h++) {
 				float *mx = &s->amax[b * hp->n_head + h0 + h];
 				sum[h] = s->asum[b * hp->n_head + h0 + h];
@@ -792,7 +560,7 @@ static void att_group(const struct att_job *j, uint32_t g, float *kt, float *vt,
 	struct model_scratch *s = j->s;
 
 	for (uint32_t b = 0; b < j->B; b++) {
-		uint32_t a = bp_lo(j->bp, b), z = bp_row(j->bp, b) + 1;
+		uint32_t a = att_lo(j, b), z = bp_row(j->bp, b) + 1;
 		lo = a < lo ? a : lo;
 		end = z > end ? z : end;
 	}
@@ -809,7 +577,7 @@ static void att_group(const struct att_job *j, uint32_t g, float *kt, float *vt,
 		uint32_t nt = end - t0 < MODEL_ATT_TILE ? end - t0 : MODEL_ATT_TILE;
 		bool used = j->bp->base == NULL;
 		for (uint32_t b = 0; !used && b < j->B; b++)
-			used = bp_lo(j->bp, b) < t0 + nt && bp_row(j->bp, b) >= t0;
+			used = att_lo(j, b) < t0 + nt && bp_row(j->bp, b) >= t0;
 		if (!used) /* between the sequences of a multi-sequence batch */
 			continue;
 		if (t0 == lo / MODEL_ATT_TILE * MODEL_ATT_TILE)
@@ -848,7 +616,7 @@ static void att_worker(void *arg, int wi, int nw)
 static void attention(const struct model *m, struct model_scratch *s, const struct kv_cache *kv,
 		      uint32_t l, uint32_t B, const struct bpos *bp)
 {
-	struct att_job j = {m, s, kv, l, B, bp};
+	struct att_job j = {m, s, kv, l, B, bp, model_layer_swa(&m->hp, l) ? m->hp.n_swa : 0};
 	uint32_t nw = s->n_workers < m->hp.n_head_kv ? s->n_workers : m->hp.n_head_kv;
 
 	/* waking the pool costs more than a small attention (short contexts) */
@@ -919,6 +687,35 @@ static void add_bias(float *x, const float *b, uint32_t n, uint32_t B)
 			x[(size_t)r * n + i] += b[i];
 }
 
+/* Rows [r0, r0 + n) of a as a matrix of their own (a packed matrix only
+ * at whole groups of 16 rows, which keep their bytes: quant_isa.h). */
+static int rows_of(struct wt_mat *out, const struct wt_mat *a, uint64_t r0, uint64_t n)
+{
+	if (a->packed && (r0 % QUANT_TILE_ROWS || n % QUANT_TILE_ROWS))
+		return -LLMK_ENOTSUP;
+	*out = *a;
+	out->data = (const uint8_t *)a->data + r0 * quant_row_bytes(a->type, a->cols);
+	out->rows = n;
+	return 0;
+}
+
+/* phi3's fused matrices as the separate ones: attn_qkv's rows are Q, K, V
+ * in turn; ffn_up's the gate's, then the up's (llama.cpp LLM_FFN_SWIGLU on
+ * the whole: silu of the first half times the second). */
+static int split_fused(const struct model_hparams *hp, struct wt_layer *w)
+{
+	uint64_t Q = (uint64_t)hp->n_head * hp->head_dim;
+	uint64_t KV = (uint64_t)hp->n_head_kv * hp->head_dim, F = hp->n_ff;
+	struct wt_mat up = w->w_up;
+	int e;
+
+	if ((e = rows_of(&w->wq, &w->wqkv, 0, Q)) || (e = rows_of(&w->wk, &w->wqkv, Q, KV)) ||
+	    (e = rows_of(&w->wv, &w->wqkv, Q + KV, KV)) || (e = rows_of(&w->w_gate, &up, 0, F)) ||
+	    (e = rows_of(&w->w_up, &up, F, F)))
+		return e;
+	return 0;
+}
+
 /* One layer over a batch of B tokens at the positions bp gives. */
 static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
 			 struct kv_cache *kv, uint32_t l, uint32_t B, const struct bpos *bp)
@@ -933,21 +730,24 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	if ((e = wt_layer_acquire(&m->w, l, &w)))
 		return e;
 	lap(m, MS_ACQUIRE, &t);
+	if (hp->arch->fused && (e = split_fused(hp, &w)))
+		goto out;
 
 	/* attention block */
-	per_token(m, s, kv, l, B, bp, TOK_NORM, w.attn_norm);
+	per_token(m, s, kv, l, B, bp, TOK_NORM, &w);
 	lap(m, MS_NORM, &t);
 	prefetch_next(mm, &w.wo);
 	if ((e = matmul_n(mm, 3, (float *const[]){s->q, s->k, s->v},
 			  (const struct wt_mat *const[]){&w.wq, &w.wk, &w.wv}, s->xb, B)))
 		goto out;
-	if (w.bq) { /* with all three: model_check_layout */
+	if (w.bq) /* each in every layer or none: model_check_layout */
 		add_bias(s->q, w.bq, Q, B);
+	if (w.bk)
 		add_bias(s->k, w.bk, KV, B);
+	if (w.bv)
 		add_bias(s->v, w.bv, KV, B);
-	}
 	lap(m, MS_QKV, &t);
-	per_token(m, s, kv, l, B, bp, TOK_ROPE_KV, NULL);
+	per_token(m, s, kv, l, B, bp, TOK_ROPE_KV, &w);
 	lap(m, MS_ROPE_KV, &t);
 	attention(m, s, kv, l, B, bp);
 	lap(m, MS_ATTN, &t);
@@ -957,7 +757,7 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	lap(m, MS_WO, &t);
 
 	/* feed-forward block: down(silu(gate(x)) * up(x)), after the residual */
-	per_token(m, s, kv, l, B, bp, TOK_ADD | TOK_NORM, w.ffn_norm);
+	per_token(m, s, kv, l, B, bp, TOK_POST_ATTN | TOK_ADD | TOK_FFN_NORM, &w);
 	lap(m, MS_NORM, &t);
 	prefetch_next(mm, &w.w_down);
 	if ((e = matmul_n(mm, 2, (float *const[]){s->hb, s->hb2},
@@ -967,18 +767,33 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	case MODEL_ACT_SILU:
 		swiglu(s, s->hb, s->hb2, (size_t)B * F);
 		break;
+	case MODEL_ACT_GELU:
+		geglu(s->hb, s->hb2, (size_t)B * F);
+		break;
 	}
 	lap(m, MS_FFN, &t);
 	prefetch_peek(m, mm, l + 1); /* the next layer's first product, or the head */
 	if ((e = matmul(mm, s->xb, &w.w_down, s->hb, B)))
 		goto out;
-	per_token(m, s, kv, l, B, bp, TOK_ADD, NULL);
+	per_token(m, s, kv, l, B, bp, TOK_POST_FFN | TOK_ADD, &w);
 	lap(m, MS_DOWN, &t);
 out:
 	wt_layer_release(&m->w, l);
 	if (m->prof.on)
 		m->prof.layer_ns[l] += plat_time_ns() - t0;
 	return e;
+}
+
+/* granite's logits: times 1 / logit_scale (llama.cpp ggml_scale); gemma2's
+ * soft-capped. */
+static void scale_logits(const struct model_hparams *hp, float *logits, size_t n)
+{
+	if (hp->logit_mul != 1.0f)
+		for (size_t i = 0; i < n; i++)
+			logits[i] *= hp->logit_mul;
+	if (hp->final_cap != 0.0f) /* gemma2: cap tanh(logits / cap) */
+		for (size_t i = 0; i < n; i++)
+			logits[i] = math_tanhf(logits[i] * (1.0f / hp->final_cap)) * hp->final_cap;
 }
 
 /* Final norm of the last row, then the head in chunks into s->logits. */
@@ -999,6 +814,7 @@ static int head_forward(struct model *m, struct model_scratch *s, struct mm_ctx 
 		e = matmul(mm, s->logits + r0, &h, s->xb, 1);
 		wt_head_release(&m->w, r0);
 	}
+	scale_logits(hp, s->logits, hp->n_vocab);
 	return e;
 }
 
@@ -1014,8 +830,9 @@ static int layers_pass(struct model *m, struct model_scratch *s, struct mm_ctx *
 	for (uint32_t b = 0; b < B; b++)
 		if ((e = wt_embed_row(&m->w, tok[b], s->x + (size_t)b * hp->n_embd)))
 			return e;
-	if (hp->arch->embd_scale) {
-		float sc = math_sqrtf((float)hp->n_embd);
+	if (hp->arch->embd_scale || hp->embd_mul != 1.0f) {
+		/* gemma: sqrt(n_embd); granite: its embedding_scale */
+		float sc = hp->arch->embd_scale ? math_sqrtf((float)hp->n_embd) : hp->embd_mul;
 		for (size_t i = 0; i < (size_t)B * hp->n_embd; i++)
 			s->x[i] *= sc;
 	}
@@ -1097,6 +914,7 @@ static int head_rows(struct model *m, struct model_scratch *s, struct mm_ctx *mm
 		}
 		wt_head_release(&m->w, r0);
 	}
+	scale_logits(hp, logits, (size_t)n * hp->n_vocab);
 	return e;
 }
 

@@ -9,6 +9,23 @@
  *           are adjacent elements: llama.cpp LLAMA_ROPE_TYPE_NORM), GQA,
  *           SwiGLU, output tied to token_embd when output.weight is absent.
  *   qwen2 — the same with Q/K/V biases and NeoX rotation (pairs i, i + d/2).
+ *   mistral3 — llama's graph (Ministral / Mistral Small 3.x); its attention
+ *           temperature scaling (Llama 4 style) is refused.
+ *   smollm3 — llama with no RoPE in every 4th layer (NoPE: llama.cpp's
+ *           n_no_rope_layer_step, a constant, no GGUF key).
+ *   granite — llama with four scalars: embeddings, each block's output
+ *           before its residual add, the attention scores, and the logits
+ *           (divided by granite.logit_scale).
+ *   gemma — NeoX rotation, embeddings x sqrt(n_embd), GeGLU, tied head.
+ *   gemma2 — gemma with post-attention/FFN norms, soft-capped scores and
+ *           logits, sliding-window attention in every other layer.
+ *   gemma3 — gemma2's norms with Q/K head norms, 5 sliding layers in 6
+ *           (their own RoPE base), no soft-capping.
+ *   phi3 — llama with NeoX rotation, Q/K/V in one matrix (attn_qkv) and
+ *           gate and up in one (ffn_up, 2 n_ff rows, gate first); LongRoPE
+ *           (rope_factors_long/short) is refused.
+ *   qwen3 — qwen2's rotation, no biases, and an RMSNorm of each Q and K head
+ *           (blk.N.attn_{q,k}_norm.weight, head_dim gains) before RoPE.
  */
 #ifndef LLM_MODEL_H
 #define LLM_MODEL_H
@@ -23,7 +40,7 @@
  * (2i, 2i + 1), NEOX the halves (i, i + d/2). */
 enum model_rope { MODEL_ROPE_NORM, MODEL_ROPE_NEOX };
 /* The gated FFN's activation: down(act(gate(x)) * up(x)). SILU is SwiGLU. */
-enum model_act { MODEL_ACT_SILU };
+enum model_act { MODEL_ACT_SILU, MODEL_ACT_GELU }; /* GELU: GeGLU, tanh approximation */
 /* The normalisation before attention, FFN and head. */
 enum model_norm { MODEL_NORM_RMS };
 
@@ -39,7 +56,27 @@ struct model_arch {
 	enum model_norm norm;
 	bool embd_scale;      /* embeddings times sqrt(n_embd) before the first layer */
 	bool qkv_bias;        /* Q, K and V biases required (else taken if present) */
+	bool qk_norm;         /* Q and K heads RMS-normed before RoPE (required) */
+	uint32_t nope_every;  /* layer l skips RoPE when (l + 1) % nope_every == 0; 0 never */
+	bool scalars;         /* granite's embedding, residual, attention and logit scales */
+	bool fused;           /* Q/K/V in attn_qkv, gate and up in ffn_up (gate rows first) */
+	bool post_norms;      /* RMSNorm of the attention and FFN outputs before each
+				 residual add (blk.N.post_attention_norm, post_ffw_norm) */
+	float attn_cap;       /* <arch>.attn_logit_softcapping's default (0: not read, none) */
+	bool final_cap;       /* <arch>.final_logit_softcapping read (default final_cap_def) */
+	float final_cap_def;
+	uint32_t swa_pattern; /* layer l slides when l % swa_pattern < swa_pattern - 1 */
+	uint32_t swa_def;     /* <arch>.attention.sliding_window's default (0: no window) */
+	float swa_rope_base;  /* sliding layers' own RoPE base, unscaled (0: the model's) */
+	uint32_t q_scale_embd_layers; /* at this many layers, scores scale by
+				 1/sqrt(n_embd/n_head) (gemma 27B), else 1/sqrt(head_dim) */
 };
+
+/* Row i of model_archs[] (NULL past the last): the one list of
+ * architectures, which the writer (tools/writer) and the tests read too. */
+const struct model_arch *model_arch_at(size_t i);
+/* The row named name (general.architecture), or NULL. */
+const struct model_arch *model_arch_find(const char *name);
 
 struct model_hparams {
 	const struct model_arch *arch; /* a row of model_archs[] */
@@ -55,13 +92,29 @@ struct model_hparams {
 	uint32_t n_ctx_train;   /* <arch>.context_length */
 	uint32_t rope_dim;      /* <arch>.rope.dimension_count (default head_dim) */
 	float rope_base;        /* <arch>.rope.freq_base (default 10000) */
-	float rope_scale;       /* 1 / <arch>.rope.scaling.factor for linear scaling, else 1 */
+	float rope_scale;       /* 1 / <arch>.rope.scaling.factor (linear, yarn), else 1 */
+	bool yarn;              /* rope.scaling.type yarn (YaRN, Peng et al. 2023) */
+	uint32_t yarn_orig_ctx; /* <arch>.rope.scaling.original_context_length (default
+				   context_length) */
+	float yarn_beta_fast, yarn_beta_slow; /* rope.scaling.yarn_beta_fast / _slow (32, 1) */
+	float rope_mscale;      /* cos and sin times this (yarn: 1 + 0.1 ln(factor)), else 1 */
 	float norm_eps;         /* <arch>.attention.layer_norm_rms_epsilon (default 1e-5) */
+	float embd_mul;         /* <arch>.embedding_scale (scalars; default 1) */
+	float res_mul;          /* <arch>.residual_scale (scalars; default 1) */
+	float att_scale;        /* <arch>.attention.scale (scalars; default 1 / sqrt(head_dim)) */
+	float logit_mul;        /* 1 / <arch>.logit_scale (scalars, required; else 1) */
+	float attn_cap;         /* scores -> cap tanh(scores / cap); 0 none */
+	float final_cap;        /* logits -> cap tanh(logits / cap); 0 none */
+	uint32_t n_swa;         /* sliding window of the sliding layers; 0 none */
 	bool qkv_bias;
+	bool qk_norm;           /* blk.0.attn_q_norm.weight present */
 	bool tied_output;
 	bool rope_freqs;        /* rope_freqs.weight present (llama3 frequency factors) */
 	uint64_t n_params;      /* elements of every tensor */
 };
+
+/* Layer l of the model attends to a sliding window (hp->n_swa). */
+bool model_layer_swa(const struct model_hparams *hp, uint32_t l);
 
 /* Read hparams from g and check every tensor the forward pass uses exists
  * with the shape they imply, a type the quant table can multiply, F32 for
@@ -121,6 +174,7 @@ struct model {
 	struct model_hparams hp;
 	struct wt_ctx w;
 	float *inv_freq;        /* rope_dim / 2 rotation frequencies */
+	float *inv_freq_swa;    /* the sliding layers' (swa_rope_base), or inv_freq */
 	struct model_prof prof;
 	struct llm_mem *mem;
 };

@@ -10,16 +10,21 @@
 	{sfx, __builtin_offsetof(struct wt_layer, field), kind, opt, {WT_DIM_##ne0, WT_DIM_##ne1}}
 const struct wt_slot wt_layer_slots[] = {
 	SLOT("attn_norm.weight", attn_norm, WT_VEC, false, EMBD, 1),
-	SLOT("attn_q.weight", wq, WT_MAT, false, EMBD, Q),
-	SLOT("attn_k.weight", wk, WT_MAT, false, EMBD, KV),
-	SLOT("attn_v.weight", wv, WT_MAT, false, EMBD, KV),
+	SLOT("attn_q.weight", wq, WT_MAT, true, EMBD, Q),
+	SLOT("attn_k.weight", wk, WT_MAT, true, EMBD, KV),
+	SLOT("attn_v.weight", wv, WT_MAT, true, EMBD, KV),
+	SLOT("attn_qkv.weight", wqkv, WT_MAT, true, EMBD, QKV),
 	SLOT("attn_output.weight", wo, WT_MAT, false, Q, EMBD),
 	SLOT("attn_q.bias", bq, WT_VEC, true, Q, 1),
 	SLOT("attn_k.bias", bk, WT_VEC, true, KV, 1),
 	SLOT("attn_v.bias", bv, WT_VEC, true, KV, 1),
+	SLOT("attn_q_norm.weight", q_norm, WT_VEC, true, HEAD, 1),
+	SLOT("attn_k_norm.weight", k_norm, WT_VEC, true, HEAD, 1),
 	SLOT("ffn_norm.weight", ffn_norm, WT_VEC, false, EMBD, 1),
-	SLOT("ffn_gate.weight", w_gate, WT_MAT, false, EMBD, FF),
-	SLOT("ffn_up.weight", w_up, WT_MAT, false, EMBD, FF),
+	SLOT("post_attention_norm.weight", attn_post_norm, WT_VEC, true, EMBD, 1),
+	SLOT("post_ffw_norm.weight", ffn_post_norm, WT_VEC, true, EMBD, 1),
+	SLOT("ffn_gate.weight", w_gate, WT_MAT, true, EMBD, FF),
+	SLOT("ffn_up.weight", w_up, WT_MAT, false, EMBD, UP),
 	SLOT("ffn_down.weight", w_down, WT_MAT, false, FF, EMBD),
 };
 const uint32_t wt_n_layer_slots = sizeof wt_layer_slots / sizeof wt_layer_slots[0];
@@ -237,6 +242,9 @@ static const void *res_peek(void *impl, uint32_t layer, size_t *bytes)
 {
 	struct wt_resident *r = impl;
 	const struct wt_mat *m = layer < r->n_layer ? &r->layers[layer].wq : &r->head;
+
+	if (layer < r->n_layer && !m->data) /* fused Q, K, V */
+		m = &r->layers[layer].wqkv;
 
 	*bytes = (size_t)(m->rows * quant_row_bytes(m->type, m->cols));
 	return m->data;

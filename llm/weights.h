@@ -12,7 +12,8 @@
  * Tensor names are llama.cpp's GGUF names (llama.cpp src/llama-arch.cpp
  * LLM_TENSOR_NAMES): token_embd, output_norm, output, rope_freqs,
  * blk.N.{attn_norm, attn_q, attn_k, attn_v, attn_output, ffn_norm, ffn_gate,
- * ffn_up, ffn_down}.weight and blk.N.attn_{q,k,v}.bias.
+ * ffn_up, ffn_down}.weight, blk.N.attn_{q,k,v}.bias and
+ * blk.N.attn_{q,k}_norm.weight.
  */
 #ifndef LLM_WEIGHTS_H
 #define LLM_WEIGHTS_H
@@ -32,7 +33,10 @@ struct wt_mat {
 struct wt_layer {
 	const float *attn_norm;
 	struct wt_mat wq, wk, wv, wo;
+	struct wt_mat wqkv;        /* phi3: Q, K and V rows in one matrix (wq.. empty) */
 	const float *bq, *bk, *bv; /* qwen2: QKV biases; NULL when the model has none */
+	const float *q_norm, *k_norm; /* qwen3: RMSNorm gains of each Q and K head; or NULL */
+	const float *attn_post_norm, *ffn_post_norm; /* gemma2/3: output norms; or NULL */
 	const float *ffn_norm;
 	struct wt_mat w_gate, w_up, w_down;
 };
@@ -47,12 +51,15 @@ enum wt_dim {
 	WT_DIM_Q,    /* n_head x head_dim */
 	WT_DIM_KV,   /* n_head_kv x head_dim */
 	WT_DIM_FF,   /* n_ff */
+	WT_DIM_HEAD, /* head_dim */
+	WT_DIM_QKV,  /* (n_head + 2 n_head_kv) x head_dim: fused Q, K, V rows */
+	WT_DIM_UP,   /* n_ff, or 2 n_ff where gate and up are one matrix (phi3) */
 };
 struct wt_slot {
 	const char *suffix;   /* "attn_q.weight": full name "blk.<N>.<suffix>" */
 	size_t offset;        /* of the field in struct wt_layer */
 	enum wt_slot_kind kind;
-	bool optional;
+	bool optional;        /* in every layer or none, as layer 0 says */
 	enum wt_dim ne[2];    /* GGUF ne[0] (the row length) and ne[1] (the rows) */
 };
 extern const struct wt_slot wt_layer_slots[];

@@ -18,7 +18,7 @@ BENCH_CLASS ?= native
 BENCH_ARGS ?=
 STREAM7B_ARGS ?=
 
-.PHONY: bench-compare bench-deps bench-stream7b
+.PHONY: bench-compare bench-deps bench-stream7b record-arch-refs
 # The models are order-only: written when missing, not again for every newer
 # mkmodel (they are the same bytes); second expansion, as their list comes
 # from mk/models.mk, read after this file.
@@ -38,3 +38,9 @@ bench-deps: ## Debian's nodejs and npm for make bench-compare (apt-get: root or 
 bench-stream7b: $(B)/host/llmctl | $(B)/models/llama2-7b-Q4_0.gguf ## a 7B Q4_0 (3.8 GB) streamed under a 512 MiB cgroup: load + 8 tokens, ours (default, --direct, --no-direct) and llama.cpp's best build that survives, against the disk's O_DIRECT rate (root; tools/bench_stream7b.py)
 	python3 tools/bench_stream7b.py --llmctl $(B)/host/llmctl --prefix $(B)/llamacpp \
 		--model $(B)/models/llama2-7b-Q4_0.gguf $(STREAM7B_ARGS)
+
+# make test compares against the committed ids and never needs npm.
+LLAMACPP_PREFIX ?= $(B)/llamacpp
+record-arch-refs: $(B)/host/mkmodel ## llama.cpp's greedy ids on each architecture's reference model (mkmodel --ref) into tests/refs/arch (ARCHS="qwen3 ..." for some; LLAMACPP_PREFIX=DIR reuses an install)
+	node tools/record_arch_refs.mjs --prefix $(LLAMACPP_PREFIX) --mkmodel $(B)/host/mkmodel \
+		--out tests/refs/arch --work $(B)/archrefs $(ARCHS)

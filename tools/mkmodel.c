@@ -16,7 +16,11 @@ static const char usage[] =
 "fallback (<unk> <s> </s>, 256 byte tokens, then pieces).\n"
 "\n"
 "  -o, --out FILE        output path (required)\n"
-"  --arch NAME           llama (default) or qwen2 (adds attn_q/k/v biases)\n"
+"  --arch NAME           general.architecture, llama (default); --archs lists\n"
+"                        them (qwen2 adds attn_q/k/v biases, qwen3 Q/K norms)\n"
+"  --archs               print the architectures, one a line, and exit\n"
+"  --ref NAME            the reference model of architecture NAME\n"
+"                        (tests/refs/arch; later options change it)\n"
 "  --name NAME           general.name (default \"mkmodel\")\n"
 "  --layers N            transformer blocks (2)\n"
 "  --dim N               embedding length (64)\n"
@@ -33,6 +37,9 @@ static const char usage[] =
 "                        fall back (Q4_K->Q5_0, Q5_K->Q5_1, Q6_K->Q8_0, Q2/3_K->Q4_0)\n"
 "  --pure                every weight matrix in --type (no output/_M bumps)\n"
 "  --tied                no output.weight (the head reuses token_embd)\n"
+"  --yarn F              rope.scaling.type yarn, factor F, original context --ctx / 4\n"
+"  --rope-freqs          rope_freqs.weight, llama 3.x frequency factors (factor 8)\n"
+"                        for an original context of --ctx / 2\n"
 "  --rope-base F         rope.freq_base (10000)\n"
 "  --norm-eps F          attention.layer_norm_rms_epsilon (1e-5)\n"
 "  --std F               standard deviation of the weights (0.02)\n"
@@ -100,6 +107,13 @@ static int option(struct mkm_spec *s, const char **out, char **argv, int i)
 
 	if (!strcmp(o, "-o") || !strcmp(o, "--out")) { *out = v; return v ? 2 : -1; }
 	if (!strcmp(o, "--arch")) { s->arch = v; return v ? 2 : -1; }
+	if (!strcmp(o, "--ref")) {
+		if (v && mkm_ref_spec(s, v) == 0)
+			return 2;
+		fprintf(stderr, "mkmodel: --ref '%s' is not an architecture (see --archs)\n",
+			v ? v : "");
+		return -1;
+	}
 	if (!strcmp(o, "--name")) { s->name = v; return v ? 2 : -1; }
 	if (!strcmp(o, "--chat-template")) { s->chat_template = v; return v ? 2 : -1; }
 	if (!strcmp(o, "--chatml")) { s->chatml = true; return 1; }
@@ -116,6 +130,8 @@ static int option(struct mkm_spec *s, const char **out, char **argv, int i)
 	if (!strcmp(o, "--shape")) return shape(s, v) ? -1 : 2;
 	if (!strcmp(o, "--pure")) { s->mix = MKM_MIX_PURE; return 1; }
 	if (!strcmp(o, "--tied")) { s->tied = true; return 1; }
+	if (!strcmp(o, "--rope-freqs")) { s->rope_freqs = true; return 1; }
+	if (!strcmp(o, "--yarn")) return flt(o, v, &s->rope_yarn) ? -1 : 2;
 	if (!strcmp(o, "--seed")) {
 		char *end;
 		s->seed = v ? strtoull(v, &end, 0) : 0;
@@ -153,6 +169,13 @@ int main(int argc, char **argv)
 			for (size_t k = 0; mkm_type_name(k); k++)
 				printf(" %s", mkm_type_name(k));
 			putchar('\n');
+			return 0;
+		}
+		if (!strcmp(argv[i], "--archs")) {
+			char names[256];
+			mkm_arch_names(names, sizeof names);
+			for (char *p = strtok(names, ", "); p; p = strtok(NULL, ", "))
+				puts(p);
 			return 0;
 		}
 		int used = option(&s, &out, argv, i);

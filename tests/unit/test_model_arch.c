@@ -230,7 +230,7 @@ static void ref_rope(const struct synth *s, double *v, uint32_t pos)
 	const struct cfg *c = &s->c;
 	const float *ff = get(s, "rope_freqs.weight");
 	uint32_t half = c->rope_dim / 2;
-	bool neox = !strcmp(c->arch, "qwen2");
+	bool neox = model_arch_find(c->arch)->rope == MODEL_ROPE_NEOX;
 
 	for (uint32_t i = 0; i < half; i++) {
 		double th = pos * pow(c->base, -2.0 * i / c->rope_dim);

@@ -20,7 +20,7 @@ enum mkm_mix {
 };
 
 struct mkm_spec {
-	const char *arch;        /* "llama" or "qwen2" */
+	const char *arch;        /* a name of llm/model.c's model_archs[] */
 	const char *name;        /* general.name */
 	uint32_t n_layers, dim, ffn, heads, kv_heads, vocab, ctx;
 	uint32_t type;           /* base weight type (enum ggml_type) */
@@ -28,6 +28,13 @@ struct mkm_spec {
 	float rope_base, norm_eps, std;
 	uint64_t seed;
 	bool tied;               /* no output.weight: the head reuses token_embd */
+	bool rope_freqs;         /* rope_freqs.weight: llama 3.x frequency factors (factor 8,
+				    low 1, high 4) for an original context of ctx / 2 */
+	uint32_t swa;            /* <arch>.attention.sliding_window when > 0 */
+	float attn_cap, final_cap; /* <arch>.{attn,final}_logit_softcapping when > 0 */
+	float rope_linear;       /* rope.scaling.type linear with this factor when > 0 */
+	float rope_yarn;         /* rope.scaling.type yarn with this factor when > 0, the
+				    original context ctx / 4 */
 	const char *chat_template; /* tokenizer.chat_template, or NULL */
 	bool chatml;             /* the vocabulary's last two ids are the control tokens
 				    <|im_start|> and <|im_end|>; and, without chat_template,
@@ -37,6 +44,14 @@ struct mkm_spec {
 /* Defaults: llama, 2 layers, dim 64, ffn 172, 4 heads, 2 KV heads, vocab 512,
  * ctx 256, F32, seed 1. */
 void mkm_defaults(struct mkm_spec *s);
+/* The reference model of architecture arch (tests/refs/arch/: llama.cpp's
+ * greedy ids on it): a few layers, every trait of the architecture on,
+ * weights wide enough that greedy choices are rarely near-ties. 0, or -1
+ * for an architecture model_archs[] does not have. */
+int mkm_ref_spec(struct mkm_spec *s, const char *arch);
+/* The architectures mkmodel writes (model_archs[]), ", "-separated, into
+ * buf; the length it wanted. */
+size_t mkm_arch_names(char *buf, size_t n);
 /* Parse "Q4_K_M", "q4_0", "F16", ... into type and mix; 0 or -1. */
 int mkm_parse_type(const char *s, uint32_t *type, enum mkm_mix *mix);
 /* The i-th name --type takes (every weight type, then the mixes); NULL

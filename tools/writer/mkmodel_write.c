@@ -8,12 +8,14 @@
  */
 #include "mkmodel.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "../../llm/gguf.h"
+#include "../../llm/model.h"
 #include "../../llm/quant.h"
 
 #define ALIGN 32
@@ -110,7 +112,7 @@ uint32_t mkm_tensor_type(const struct mkm_spec *s, const char *name, uint32_t la
 {
 	uint32_t t = s->type;
 
-	if (strstr(name, "_norm") || strstr(name, ".bias"))
+	if (strstr(name, "_norm") || strstr(name, ".bias") || strstr(name, "rope_freqs"))
 		return GGML_TYPE_F32;
 	if (s->mix != MKM_MIX_PURE && strcmp(name, "output.weight") == 0 && is_low_bit(t))
 		t = GGML_TYPE_Q6_K;
@@ -142,10 +144,61 @@ void mkm_defaults(struct mkm_spec *s)
 	s->seed = 1;
 }
 
+int mkm_ref_spec(struct mkm_spec *s, const char *arch)
+{
+	mkm_defaults(s);
+	if (!model_arch_find(arch))
+		return -1;
+	s->arch = arch;
+	s->name = "arch-ref";
+	s->n_layers = 3;
+	s->ffn = 128;
+	s->ctx = 128;
+	/* wide enough that the greedy choice is rarely a near-tie */
+	s->std = 0.25f;
+	s->rope_base = 10000.0f;
+	s->seed = 29;
+	s->rope_freqs = strcmp(arch, "llama") == 0;
+	const struct model_arch *a = model_arch_find(arch);
+	/* a NoPE layer among them; a global layer after the sliding ones */
+	if (a->nope_every > s->n_layers)
+		s->n_layers = a->nope_every;
+	if (a->swa_pattern > s->n_layers)
+		s->n_layers = a->swa_pattern;
+	/* gemma's output is its embedding; the window shorter than the test's
+	 * context; caps low enough to bite on these weights */
+	s->tied = a->embd_scale;
+	s->swa = a->swa_pattern ? 16 : 0;
+	s->attn_cap = a->attn_cap != 0.0f ? 4.0f : 0.0f;
+	s->final_cap = a->final_cap && a->final_cap_def != 0.0f ? 6.0f : 0.0f;
+	/* qwen2.5's long-context YaRN */
+	if (strcmp(arch, "qwen2") == 0)
+		s->rope_yarn = 8.0f;
+	/* gemma3: a global base and scaling apart from the local layers' */
+	if (a->swa_rope_base != 0.0f) {
+		s->rope_base = 1000000.0f;
+		s->rope_linear = 8.0f;
+	}
+	return 0;
+}
+
+size_t mkm_arch_names(char *buf, size_t n)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; model_arch_at(i) && o < n; i++)
+		o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? ", " : "", model_arch_at(i)->name);
+	return o;
+}
+
 int mkm_check(const struct mkm_spec *s, char *err, size_t errlen)
 {
-	if (strcmp(s->arch, "llama") != 0 && strcmp(s->arch, "qwen2") != 0)
-		snprintf(err, errlen, "unsupported architecture '%s' (llama, qwen2)", s->arch);
+	char names[128];
+
+	mkm_arch_names(names, sizeof names);
+	if (!model_arch_find(s->arch))
+		snprintf(err, errlen, "unsupported architecture '%s' (%s)", s->arch, names);
 	else if (!s->n_layers || !s->dim || !s->ffn || !s->heads || !s->kv_heads || !s->ctx)
 		snprintf(err, errlen, "layers, dim, ffn, heads, kv-heads and ctx must be > 0");
 	else if (s->dim % s->heads || (s->dim / s->heads) % 2)
@@ -320,35 +373,56 @@ static void plan_add(struct plan *p, const struct mkm_spec *s, const char *name,
 		t->std = 0.1f;
 		t->mean = 1.0f;
 	}
+	/* gemma2/3's output norms: gains that let each block outweigh the
+	 * sqrt(n_embd)-scaled embedding, or the head echoes the last token */
+	if (strstr(name, "post_")) {
+		t->std = 0.5f;
+		t->mean = 4.0f;
+	}
 }
 
 static int plan_build(struct plan *p, const struct mkm_spec *s)
 {
 	uint32_t hd = s->dim / s->heads, q = s->heads * hd, kv = s->kv_heads * hd;
-	bool qwen = strcmp(s->arch, "qwen2") == 0;
+	const struct model_arch *a = model_arch_find(s->arch);
 	char nm[64];
 
-	p->t = calloc(3 + (size_t)s->n_layers * 12, sizeof *p->t);
+	p->t = calloc(4 + (size_t)s->n_layers * 16, sizeof *p->t);
 	if (!p->t)
 		return -1;
 	plan_add(p, s, "token_embd.weight", 0, s->dim, s->vocab);
+	if (s->rope_freqs)
+		plan_add(p, s, "rope_freqs.weight", 0, hd / 2, 0);
 	for (uint32_t l = 0; l < s->n_layers; l++) {
 #define LT(suffix, ne0, ne1) \
 	(snprintf(nm, sizeof nm, "blk.%u." suffix, l), plan_add(p, s, nm, l, ne0, ne1))
 		LT("attn_norm.weight", s->dim, 0);
-		LT("attn_q.weight", s->dim, q);
-		LT("attn_k.weight", s->dim, kv);
-		LT("attn_v.weight", s->dim, kv);
-		if (qwen) {
+		if (a->fused) {
+			LT("attn_qkv.weight", s->dim, q + 2 * kv);
+		} else {
+			LT("attn_q.weight", s->dim, q);
+			LT("attn_k.weight", s->dim, kv);
+			LT("attn_v.weight", s->dim, kv);
+		}
+		if (a->qkv_bias) {
 			LT("attn_q.bias", q, 0);
 			LT("attn_k.bias", kv, 0);
 			LT("attn_v.bias", kv, 0);
 		}
+		if (a->qk_norm) {
+			LT("attn_q_norm.weight", hd, 0);
+			LT("attn_k_norm.weight", hd, 0);
+		}
+		if (a->post_norms)
+			LT("post_attention_norm.weight", s->dim, 0);
 		LT("attn_output.weight", q, s->dim);
 		LT("ffn_norm.weight", s->dim, 0);
-		LT("ffn_gate.weight", s->dim, s->ffn);
-		LT("ffn_up.weight", s->dim, s->ffn);
+		if (!a->fused)
+			LT("ffn_gate.weight", s->dim, s->ffn);
+		LT("ffn_up.weight", s->dim, a->fused ? 2 * s->ffn : s->ffn);
 		LT("ffn_down.weight", s->ffn, s->dim);
+		if (a->post_norms)
+			LT("post_ffw_norm.weight", s->dim, 0);
 #undef LT
 	}
 	plan_add(p, s, "output_norm.weight", 0, s->dim, 0);
@@ -438,6 +512,27 @@ static void write_hparams(struct out *o, uint32_t *n, const struct mkm_spec *s)
 	kv_f32(o, n, AK("rope.freq_base"), s->rope_base);
 	kv_u32(o, n, AK("rope.dimension_count"), s->dim / s->heads);
 	kv_u32(o, n, AK("vocab_size"), s->vocab);
+	if (s->swa)
+		kv_u32(o, n, AK("attention.sliding_window"), s->swa);
+	if (s->attn_cap > 0)
+		kv_f32(o, n, AK("attn_logit_softcapping"), s->attn_cap);
+	if (s->final_cap > 0)
+		kv_f32(o, n, AK("final_logit_softcapping"), s->final_cap);
+	if (s->rope_yarn > 0) {
+		kv_str(o, n, AK("rope.scaling.type"), "yarn");
+		kv_f32(o, n, AK("rope.scaling.factor"), s->rope_yarn);
+		kv_u32(o, n, AK("rope.scaling.original_context_length"), s->ctx / 4);
+	}
+	if (s->rope_linear > 0) {
+		kv_str(o, n, AK("rope.scaling.type"), "linear");
+		kv_f32(o, n, AK("rope.scaling.factor"), s->rope_linear);
+	}
+	if (model_arch_find(a)->scalars) { /* granite's, away from 1 */
+		kv_f32(o, n, AK("embedding_scale"), 2.0f);
+		kv_f32(o, n, AK("residual_scale"), 0.5f);
+		kv_f32(o, n, AK("attention.scale"), 0.375f);
+		kv_f32(o, n, AK("logit_scale"), 0.5f);
+	}
 #undef AK
 }
 
@@ -465,6 +560,27 @@ static void pad(struct out *o)
 	put(o, zero, (ALIGN - o->pos % ALIGN) % ALIGN);
 }
 
+/* llama 3.x's frequency factors as its converter computes them
+ * (convert_hf_to_gguf.py, LlamaModel, rope_type "llama3"): pair i of a
+ * head of hd keeps its frequency when its wavelength is below
+ * old_ctx / high, is slowed by factor above old_ctx / low, and between the
+ * two by a smooth mix. */
+static void llama3_factors(float *out, uint32_t hd, float base, uint32_t old_ctx)
+{
+	const double factor = 8, low = 1, high = 4, pi = 3.14159265358979323846;
+
+	for (uint32_t i = 0; i < hd / 2; i++) {
+		double wavelen = 2 * pi / pow(base, -2.0 * i / hd);
+		double smooth = (old_ctx / wavelen - low) / (high - low);
+		if (wavelen < old_ctx / high)
+			out[i] = 1.0f;
+		else if (wavelen > old_ctx / low)
+			out[i] = (float)factor;
+		else
+			out[i] = (float)(1 / ((1 - smooth) / factor + smooth));
+	}
+}
+
 /* One tensor's data in chunks of whole rows; the seed mixes in the name so
  * every tensor's bytes are independent of the others and of their order. */
 static int write_tensor_data(struct out *o, const struct mkm_spec *s, const struct tensor *t)
@@ -476,6 +592,13 @@ static int write_tensor_data(struct out *o, const struct mkm_spec *s, const stru
 
 	if (!buf)
 		return -1;
+	if (strcmp(t->name, "rope_freqs.weight") == 0) {
+		llama3_factors((float *)buf, s->dim / s->heads, s->rope_base, s->ctx / 2);
+		put(o, buf, t->size);
+		free(buf);
+		pad(o);
+		return o->failed ? -1 : 0;
+	}
 	for (uint64_t r = 0; r < t->ne[1]; r += rows) {
 		uint64_t nr = t->ne[1] - r < rows ? t->ne[1] - r : rows;
 		quant_fill_random(t->type, buf, nr * t->ne[0], t->std, &state);
