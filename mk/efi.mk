@@ -55,6 +55,8 @@ BEARSSL_SRC := $(sort $(shell find $(BEARSSL_DIR)/src -name '*.c' 2>/dev/null))
 
 EFI_KERNEL_OBJ := $(patsubst %,$(EFI_OBJ_DIR)/%.o,$(basename $(EFI_KERNEL_SRC)))
 EFI_ENGINE_OBJ := $(patsubst %.c,$(EFI_OBJ_DIR)/%.o,$(EFI_ENGINE_SRC))
+# Archives other mk files add (mk/lwip.mk), linked before BearSSL.
+EFI_LIBS :=
 BEARSSL_OBJ := $(patsubst $(BEARSSL_DIR)/src/%.c,$(EFI_DIR)/bearssl/%.o,$(BEARSSL_SRC))
 
 # The build id: SHA-256 over every source file that goes into the image
@@ -105,7 +107,7 @@ $(EFI_DIR)/libbearssl.a: $(BEARSSL_OBJ)
 $(EFI_DIR)/llmk.so: $(EFI_KERNEL_OBJ) $(EFI_ENGINE_OBJ) $(EFI_DIR)/libbearssl.a $(EFI_LDS_$(ARCH))
 	$(EFI_LD) -nostdlib -znocombreloc -T $(EFI_LDS_$(ARCH)) -shared -Bsymbolic --no-undefined \
 		--no-warn-rwx-segments $(EFI_LDFLAGS_$(ARCH)) -o $@ $(GNUEFI_LIB)/crt0-efi-$(ARCH).o $(EFI_KERNEL_OBJ) \
-		$(EFI_ENGINE_OBJ) $(EFI_DIR)/libbearssl.a $(GNUEFI_LIB)/libgnuefi.a \
+		$(EFI_ENGINE_OBJ) $(EFI_LIBS) $(EFI_DIR)/libbearssl.a $(GNUEFI_LIB)/libgnuefi.a \
 		$(shell $(EFI_CC) -print-libgcc-file-name)
 	@# _relocate() in GNU-EFI applies only RELATIVE fix-ups; anything else
 	@# would be left pointing at address 0 once the firmware moves us. NONE
