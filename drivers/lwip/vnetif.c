@@ -116,6 +116,25 @@ int net_init(void)
 	return 0;
 }
 
+/* kernel/platform.h: DHCP, or a static address (DHCP released first). */
+int plat_net_ipv4(const struct plat_net_ipv4 *c)
+{
+	ip4_addr_t a, m, g;
+
+	if (!net.up)
+		return 0;
+	dhcp_release_and_stop(&net.nif);
+	if (c->dhcp) {
+		netif_set_addr(&net.nif, IP4_ADDR_ANY4, IP4_ADDR_ANY4, IP4_ADDR_ANY4);
+		return dhcp_start(&net.nif) == ERR_OK ? 0 : -LLMK_ENOMEM;
+	}
+	IP4_ADDR(&a, c->addr[0], c->addr[1], c->addr[2], c->addr[3]);
+	IP4_ADDR(&m, c->mask[0], c->mask[1], c->mask[2], c->mask[3]);
+	IP4_ADDR(&g, c->gw[0], c->gw[1], c->gw[2], c->gw[3]);
+	netif_set_addr(&net.nif, &a, &m, &g);
+	return 0;
+}
+
 void net_addr(char *buf, size_t len)
 {
 	plat_snprintf(buf, len, "%s", net.addr);
