@@ -5,6 +5,7 @@
  */
 #include "kernel.h"
 #include "arch.h"
+#include "../drivers/net.h"
 
 static plat_write_filter_fn write_filter;
 static void *write_filter_ctx;
@@ -43,8 +44,11 @@ int plat_getc(void)
 {
 	int c;
 
-	while ((c = arch_console_getc()) < 0)
+	/* The shell's idle loop: the network is served while it waits. */
+	while ((c = arch_console_getc()) < 0) {
+		net_poll();
 		arch_relax();
+	}
 	return c;
 }
 

@@ -14,6 +14,7 @@
 #include "../drivers/cc_pages.h"
 #include "../drivers/pci.h"
 #include "../drivers/virtio_blk.h"
+#include "../drivers/net.h"
 #include "../shell/shell.h"
 
 #define KERNEL_STACK (4u << 20) /* no guard page below it: be generous */
@@ -54,8 +55,13 @@ static void kernel_start(void *arg)
 	print_memory();
 	if ((n = pci_init()) < 0)
 		plat_printf("pci: %s; no disks\n", plat_strerror(n));
-	else
+	else {
 		virtio_blk_init();
+		/* The network door (docs/network.md): DHCP, and the echo
+		 * service the QEMU test reaches through QEMU's hostfwd. */
+		if (net_init() == 0)
+			net_echo_start(7);
+	}
 	attest_init();
 	shell_main();
 }

@@ -199,6 +199,17 @@ void plat_background_wait(void);
 /* Fill buf with random bytes from the hardware (RDRAND/RNDR) or the OS. */
 int plat_entropy(void *buf, size_t n);
 
+/* ---- network (docs/network.md) ---- */
+/* The network door's IPv4 configuration: DHCP, or a static address, netmask
+ * and gateway (a.b.c.d as {a, b, c, d}). The kernel applies it to its
+ * virtio-net interface at once, and it is nothing to do without one; the
+ * host build serves on the host's own network and ignores it. 0 or -LLMK_E*. */
+struct plat_net_ipv4 {
+	bool dhcp;
+	uint8_t addr[4], mask[4], gw[4];
+};
+int plat_net_ipv4(const struct plat_net_ipv4 *c);
+
 /* ---- boot configuration ---- */
 const char *plat_cmdline(void);  /* kernel command line / host argv joined; "" if none */
 /* The contents of llmk.cfg from the ESP (host: --config FILE), NUL-terminated, or NULL;

@@ -55,6 +55,8 @@ BEARSSL_SRC := $(sort $(shell find $(BEARSSL_DIR)/src -name '*.c' 2>/dev/null))
 
 EFI_KERNEL_OBJ := $(patsubst %,$(EFI_OBJ_DIR)/%.o,$(basename $(EFI_KERNEL_SRC)))
 EFI_ENGINE_OBJ := $(patsubst %.c,$(EFI_OBJ_DIR)/%.o,$(EFI_ENGINE_SRC))
+# Archives other mk files add (mk/lwip.mk), linked before BearSSL.
+EFI_LIBS :=
 BEARSSL_OBJ := $(patsubst $(BEARSSL_DIR)/src/%.c,$(EFI_DIR)/bearssl/%.o,$(BEARSSL_SRC))
 
 # The build id: SHA-256 over every source file that goes into the image
@@ -105,7 +107,7 @@ $(EFI_DIR)/libbearssl.a: $(BEARSSL_OBJ)
 $(EFI_DIR)/llmk.so: $(EFI_KERNEL_OBJ) $(EFI_ENGINE_OBJ) $(EFI_DIR)/libbearssl.a $(EFI_LDS_$(ARCH))
 	$(EFI_LD) -nostdlib -znocombreloc -T $(EFI_LDS_$(ARCH)) -shared -Bsymbolic --no-undefined \
 		--no-warn-rwx-segments $(EFI_LDFLAGS_$(ARCH)) -o $@ $(GNUEFI_LIB)/crt0-efi-$(ARCH).o $(EFI_KERNEL_OBJ) \
-		$(EFI_ENGINE_OBJ) $(EFI_DIR)/libbearssl.a $(GNUEFI_LIB)/libgnuefi.a \
+		$(EFI_ENGINE_OBJ) $(EFI_LIBS) $(EFI_DIR)/libbearssl.a $(GNUEFI_LIB)/libgnuefi.a \
 		$(shell $(EFI_CC) -print-libgcc-file-name)
 	@# _relocate() in GNU-EFI applies only RELATIVE fix-ups; anything else
 	@# would be left pointing at address 0 once the firmware moves us. NONE
@@ -157,13 +159,23 @@ $(B)/gen/model.gguf: $(MKMODEL)
 QEMU_MEM ?= 2G
 QEMU_SMP ?= 2
 QEMU_ARGS ?=
+# `make run NET=1`: a virtio-net device on QEMU's user network, the guest's
+# NET_GUEST_PORT reachable at 127.0.0.1:NET_PORT and nowhere else (hostfwd
+# bound to loopback; slirp lets the guest out, not others in). docs/network.md.
+NET ?=
+NET_PORT ?= 8007
+NET_GUEST_PORT ?= 7
+ifeq ($(NET),1)
+QEMU_NET_ARGS := -netdev user,id=n0,hostfwd=tcp:127.0.0.1:$(NET_PORT)-:$(NET_GUEST_PORT) \
+	-device virtio-net-pci,netdev=n0
+endif
 QEMU_PY := python3 tests/qemu/qemu.py --arch $(ARCH) --esp $(ESP_IMG) --mem $(QEMU_MEM) \
-	--smp $(QEMU_SMP) --qemu-args '$(QEMU_ARGS)'
+	--smp $(QEMU_SMP) --qemu-args '$(QEMU_ARGS) $(QEMU_NET_ARGS)'
 
 # PROMPT: what `make run` asks disk 0's model first, at a terminal or with
 # nothing on stdin (PROMPT= for none); piped commands are sent as they are.
 PROMPT ?= Once upon a time
-run: ## boot llmk in QEMU and answer PROMPT (MODEL=path or DISKS="a b c"; default: the tiny reference model)
+run: ## boot llmk in QEMU and answer PROMPT (MODEL=path or DISKS="a b c"; default: the tiny reference model; NET=1: a network on 127.0.0.1:NET_PORT)
 	@tools/deps.sh
 	@$(MAKE) --no-print-directory $(ESP_IMG) $(filter $(B)/gen/%,$(RUN_DISKS))
 	@exec $(QEMU_PY) run --prompt '$(subst ','\'',$(PROMPT))' $(RUN_DISKS)

@@ -260,10 +260,85 @@ static void get_prompt(struct shell *sh, const struct shell_config_key *k, char 
 	plat_snprintf(buf, n, "%s", sh->prompt ? "on" : "off");
 }
 
+/* a.b.c.d, each 0..255; *p moves past it. */
+static bool parse_ipv4(const char **p, uint8_t out[4])
+{
+	const char *s = *p;
+
+	for (int i = 0; i < 4; i++) {
+		unsigned v = 0, digits = 0;
+		if (i && *s++ != '.')
+			return false;
+		while (*s >= '0' && *s <= '9' && digits < 3) {
+			v = v * 10 + (unsigned)(*s++ - '0');
+			digits++;
+		}
+		if (!digits || v > 255)
+			return false;
+		out[i] = (uint8_t)v;
+	}
+	*p = s;
+	return true;
+}
+
+/* "dhcp", or "static ADDR/MASK GW" with MASK a prefix length (0..32) or
+ * a dotted netmask. docs/network.md. */
+static int set_net(struct shell *sh, const struct shell_config_key *k, const char *v)
+{
+	struct plat_net_ipv4 c = { .dhcp = true };
+	const char *p = v;
+	int err;
+
+	if (strcmp(v, "dhcp") != 0) {
+		unsigned bits = 0, digits = 0;
+		c.dhcp = false;
+		if (strncmp(p, "static ", 7) != 0)
+			goto bad;
+		p += 7;
+		if (!parse_ipv4(&p, c.addr) || *p++ != '/')
+			goto bad;
+		const char *q = p;
+		if (parse_ipv4(&q, c.mask)) {
+			p = q;
+		} else {
+			while (*p >= '0' && *p <= '9' && digits < 2) {
+				bits = bits * 10 + (unsigned)(*p++ - '0');
+				digits++;
+			}
+			if (!digits || bits > 32)
+				goto bad;
+			uint32_t m = bits ? ~0u << (32 - bits) : 0;
+			for (int i = 0; i < 4; i++)
+				c.mask[i] = (uint8_t)(m >> (24 - 8 * i));
+		}
+		if (*p++ != ' ' || !parse_ipv4(&p, c.gw) || *p)
+			goto bad;
+	}
+	if ((err = plat_net_ipv4(&c)) < 0)
+		return shell_err(sh, err, "config net: %s", plat_strerror(err));
+	if (c.dhcp)
+		sh->net[0] = 0;
+	else
+		plat_snprintf(sh->net, sizeof sh->net, "static %u.%u.%u.%u/%u.%u.%u.%u %u.%u.%u.%u",
+			      c.addr[0], c.addr[1], c.addr[2], c.addr[3], c.mask[0], c.mask[1],
+			      c.mask[2], c.mask[3], c.gw[0], c.gw[1], c.gw[2], c.gw[3]);
+	return 0;
+bad:
+	return shell_err(sh, -LLMK_EINVAL, "config net: expected dhcp or \"static ADDR/MASK GW\" "
+			 "(e.g. \"static 10.0.2.15/24 10.0.2.2\"), got '%s'", v);
+}
+
+static void get_net(struct shell *sh, const struct shell_config_key *k, char *buf, size_t n)
+{
+	plat_snprintf(buf, n, "%s", sh->net[0] ? sh->net : "dhcp");
+}
+
 const struct shell_config_key shell_config_sys[] = {
 	{"echo", "on|off: echo typed characters (serial terminals want on)", set_echo, get_echo,
 	 NULL, NULL},
 	{"prompt", "on|off: print the '" SHELL_PROMPT "' prompt", set_prompt, get_prompt, NULL, NULL},
+	{"net", "dhcp|\"static ADDR/MASK GW\": the network's IPv4 address (docs/network.md)",
+	 set_net, get_net, NULL, NULL},
 	{0},
 };
 

@@ -106,6 +106,7 @@ struct shell {
 	bool ctrl_d_ends; /* Ctrl-D on an empty line ends input (host terminal; never
 			     on the serial console, where it would power off) */
 	int last_status; /* result of the last command */
+	char net[48];    /* `config net` as last set, canonical; "" = dhcp */
 
 	struct shell_line line;
 	struct {

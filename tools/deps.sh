@@ -10,13 +10,19 @@ missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
+# Sources built into the kernel, from Debian's source packages: BearSSL
+# (TLS, sealing) and lwIP 2.1.x (TCP/IP over virtio-net, docs/network.md).
+SRCS="bearssl lwip"
 need_src=0
-[ -d build/deps/bearssl ] || need_src=1
+src_missing=""
+for s in $SRCS; do
+	[ -d build/deps/$s ] || { need_src=1; src_missing="$src_missing $s-source"; }
+done
 need_arm=0
 [ -f build/deps/gnu-efi-arm64/usr/lib/crt0-efi-aarch64.o ] || need_arm=1
 if [ "$1" = "--check" ]; then
 	[ -z "$missing" ] && [ $need_src = 0 ] && [ $need_arm = 0 ] && exit 0
-	echo "deps: missing:$missing $( [ $need_src = 1 ] && echo bearssl-source) $( [ $need_arm = 1 ] && echo gnu-efi:arm64)"
+	echo "deps: missing:$missing$src_missing $( [ $need_arm = 1 ] && echo gnu-efi:arm64)"
 	exit 1
 fi
 SUDO=""
@@ -51,14 +57,15 @@ if [ $need_src = 1 ] || [ $need_arm = 1 ]; then
 	apt_update
 fi
 mkdir -p build/deps
-if [ $need_src = 1 ]; then
-	echo "deps: fetching bearssl source"
+for s in $SRCS; do
+	[ -d build/deps/$s ] && continue
+	echo "deps: fetching $s source"
 	rm -rf build/deps/src && mkdir -p build/deps/src
-	(cd build/deps/src && apt-get source -qq --download-only bearssl >/dev/null &&
-		dpkg-source -x --no-check *.dsc bearssl >/dev/null)
-	mv build/deps/src/bearssl build/deps/bearssl
+	(cd build/deps/src && apt-get source -qq --download-only $s >/dev/null &&
+		dpkg-source -x --no-check *.dsc $s >/dev/null)
+	mv build/deps/src/$s build/deps/$s
 	rm -rf build/deps/src
-fi
+done
 if [ $need_arm = 1 ]; then
 	echo "deps: fetching gnu-efi:arm64"
 	rm -rf build/deps/arm && mkdir -p build/deps/arm

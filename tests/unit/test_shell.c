@@ -323,6 +323,42 @@ TEST(shell_config_file)
 	free(sh);
 }
 
+/* config net: dhcp, or "static ADDR/MASK GW" with a prefix length or a
+ * dotted mask, shown in one canonical form; anything else is one error
+ * line and leaves the setting as it was. */
+TEST(shell_config_net_parses_dhcp_and_static)
+{
+	struct capture cap;
+	struct shell *sh = new_shell(false);
+	static const char *const bad[] = {
+		"static 10.0.2.15 10.0.2.2",  "static 10.0.2.256/24 10.0.2.2",
+		"static 10.0.2.15/33 10.0.2.2", "static 10.0.2/24 10.0.2.2",
+		"static 10.0.2.15/24 10.0.2.2 x", "static 10.0.2.15/24",
+		"dhcpx", "static 10.0.2.15/024 10.0.2.2",
+	};
+
+	capture_start(&cap);
+	session(sh, &cap, "config net\n");
+	CHECK(strstr(cap.buf, "net ") && strstr(cap.buf, "dhcp"));
+	session(sh, &cap, "config net \"static 10.0.2.15/24 10.0.2.2\"\n");
+	CHECK_STR(sh->net, "static 10.0.2.15/255.255.255.0 10.0.2.2");
+	session(sh, &cap, "config net \"static 192.168.7.9/255.255.0.0 192.168.0.1\"\n");
+	CHECK_STR(sh->net, "static 192.168.7.9/255.255.0.0 192.168.0.1");
+	session(sh, &cap, "config net \"static 10.1.2.3/0 10.0.0.1\"\n");
+	CHECK_STR(sh->net, "static 10.1.2.3/0.0.0.0 10.0.0.1");
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char line[128];
+		snprintf(line, sizeof line, "config net \"%s\"\n", bad[i]);
+		session(sh, &cap, line);
+		CHECK_EQ_INT(fixture_count(cap.buf, "error: config net: expected dhcp or"), 1);
+		CHECK_STR(sh->net, "static 10.1.2.3/0.0.0.0 10.0.0.1");
+	}
+	session(sh, &cap, "config net dhcp\n");
+	CHECK_STR(sh->net, "");
+	capture_stop(&cap);
+	free(sh);
+}
+
 /* A NUL byte ends a C string: the line holding one is an error naming it,
  * and the lines after it still apply. */
 TEST(shell_config_file_nul_byte_is_an_error_naming_the_line)

@@ -1023,6 +1023,13 @@ const char *plat_cmdline(void)
 	return cmdline ? cmdline : "";
 }
 
+/* The host build's services use the host's sockets and addresses. */
+int plat_net_ipv4(const struct plat_net_ipv4 *c)
+{
+	(void)c;
+	return 0;
+}
+
 const char *plat_config_file(size_t *len)
 {
 	*len = config_len;
