@@ -14,7 +14,7 @@ TEST(simd_rows_match_scalar)
 	CHECK_EQ_INT(r.failures, 0);
 	for (uint32_t i = 0; i < r.n_types; i++) {
 		simd += strcmp(r.types[i].impl, "scalar") != 0;
-		fprintf(stderr, "  %-5s %-12s %4u checks, worst err/bound %.3f\n",
+		fprintf(stderr, "  %-6s %-12s %4u checks, worst err/bound %.3f\n",
 			quant_name(r.types[i].type), r.types[i].impl, r.types[i].checks,
 			(double)r.types[i].worst);
 	}
