@@ -11,6 +11,8 @@
  */
 #include "quant.h"
 
+#include "gguf.h"
+
 #include "kernels/scalar/scalar.h"
 #if defined(__x86_64__)
 #include "kernels/avx2/avx2_rows.h"
@@ -72,6 +74,12 @@ static const struct quant_type scalar_rows[GGML_TYPE_COUNT] = {
 	       F16_AT(q6_K, d)),
 	SCALAR(Q8_K, .blck = QK_K, BLOCK(q8_K), .act_type = GGML_TYPE_Q8_K,
 	       .to_float = q8_K_to_float, .from_float = q8_K_from_float),
+	SCALAR(IQ4_NL, .blck = QK4_NL, BLOCK(iq4_nl), .act_type = GGML_TYPE_Q8_0,
+	       .to_float = iq4_nl_to_float, .vec_dot = iq4_nl_vec_dot, .fill = iq4_nl_fill,
+	       F16_AT(iq4_nl, d)),
+	SCALAR(IQ4_XS, .blck = QK_K, BLOCK(iq4_xs), .act_type = GGML_TYPE_Q8_K,
+	       .to_float = iq4_xs_to_float, .vec_dot = iq4_xs_vec_dot, .fill = iq4_xs_fill,
+	       F16_AT(iq4_xs, d)),
 };
 
 const struct quant_type *quant_scalar(uint32_t t)
@@ -214,11 +222,13 @@ uint64_t quant_row_bytes(uint32_t t, uint64_t n)
 	return n / q->blck * q->bytes;
 }
 
+/* A type we do not compute is still named (gguf.c's table of every ggml
+ * type), so that the line refusing it says which. */
 const char *quant_name(uint32_t t)
 {
 	const struct quant_type *q = quant_scalar(t);
 
-	return q ? q->name : "?";
+	return q ? q->name : gguf_type_name(t);
 }
 
 float quant_f16_to_f32(uint16_t h)

@@ -83,7 +83,7 @@ const struct quant_type *quant_scalar(uint32_t t);
 bool quant_is_weight(uint32_t t);
 /* Bytes for n elements of type t; 0 if unknown type or n % blck != 0. */
 uint64_t quant_row_bytes(uint32_t t, uint64_t n);
-const char *quant_name(uint32_t t); /* "?" if unknown */
+const char *quant_name(uint32_t t); /* any ggml type, "IQ2_XXS"; "?" if unknown */
 
 /* IEEE half and bfloat16 conversions (exact, round-to-nearest-even on the way in). */
 float quant_f16_to_f32(uint16_t h);

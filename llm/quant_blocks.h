@@ -32,6 +32,7 @@ enum ggml_type {
 #define QK5_1 32
 #define QK8_0 32
 #define QK8_1 32
+#define QK4_NL 32
 #define QK_K 256          /* K-quant super-block */
 #define K_SCALE_SIZE 12   /* Q4_K/Q5_K: 8 scales + 8 mins, 6 bits each */
 
@@ -129,6 +130,25 @@ struct block_q6_K {
 	uint16_t d;
 };
 _Static_assert(sizeof(struct block_q6_K) == 210, "block_q6_K size");
+
+/* x = d * kvalues_iq4nl[q], q in 0..15 (the non-linear table, q_iq4nl_values);
+ * nibble order as Q4_0. */
+struct block_iq4_nl {
+	uint16_t d;
+	uint8_t qs[QK4_NL / 2];
+};
+_Static_assert(sizeof(struct block_iq4_nl) == 18, "block_iq4_nl size");
+
+/* 8 sub-blocks of 32: x = d * (ls - 32) * kvalues_iq4nl[q]; 6-bit ls, low 4 bits
+ * in nibble s % 2 of scales_l[s / 2], high 2 bits at bit 2 s of scales_h; each
+ * sub-block's quants as an IQ4_NL block's qs. */
+struct block_iq4_xs {
+	uint16_t d;
+	uint16_t scales_h;
+	uint8_t scales_l[QK_K / 64];
+	uint8_t qs[QK_K / 2];
+};
+_Static_assert(sizeof(struct block_iq4_xs) == 136, "block_iq4_xs size");
 
 /* Activations for the K-quants: float scale, and sums of each 16 quants so the
  * weights' mins cost one multiply per sub-block. */

@@ -58,7 +58,7 @@ packs=$("$llmctl" -c version </dev/null | sed -n 's/^  packs  *//p')
 case "$packs" in none*) packs= ;; esac
 # "  packed         753.00 KiB of the weights (Q4_0 Q6_K), ..." -> "Q4_0 Q6_K"
 packed() { echo "$1" | sed -n 's/^  packed  *[^(]*(\([^)]*\)).*/\1/p'; }
-for t in Q4_0 Q4_K_M Q8_0; do
+for t in Q4_0 Q4_K_M Q8_0 IQ4_NL IQ4_XS; do
 	"$mkmodel" --layers 2 --dim 256 --ffn 512 --heads 4 --kv-heads 2 --vocab 512 \
 		--type $t -o "$model" >/dev/null || exit 1
 	ids() {

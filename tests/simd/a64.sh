@@ -17,7 +17,10 @@ for run in dotprod plain; do
 	grep -Ev '^[0-9]+ passed' "$tmp/$run.log"
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/$run.log" | tail -1)
 	[ -n "$line" ] || { f=$((f + 1)); continue; }
-	set -- $line
-	p=$((p + $1)) f=$((f + $3)) s=$((s + ${5:-0}))
+	# (read, not set --: "$@" still holds the test names for the next run)
+	read -r lp _ lf _ ls _ <<EOF
+$line
+EOF
+	p=$((p + lp)) f=$((f + lf)) s=$((s + ${ls:-0}))
 done
 echo "$p passed, $f failed, $s skipped"

@@ -251,6 +251,117 @@ TEST(engine_load_refuses_a_tokenizer_that_differs_from_the_embedding_rows)
  * buffer keeps the file's offsets (streaming) or the data section's
  * (resident). gguf.md asks for an alignment that is a multiple of 8; a
  * file whose tensors are all 4-aligned anyway still loads. */
+/* Issue 29: a tensor of a type we do not compute was refused as "type ?
+ * (16)". Q3_K and IQ3_S blocks are both 110 bytes for 256 elements, so a
+ * Q3_K model with one tensor's type id changed to IQ3_S still parses and
+ * is refused naming the type. */
+TEST(engine_load_refuses_a_type_it_does_not_compute_by_name)
+{
+	static const char name[] = "blk.0.attn_q.weight";
+	static const char *const want[] = {"'blk.0.attn_q.weight' type IQ3_S (21) is not supported",
+					   NULL};
+	char p[600], err[256];
+	struct mkm_spec s;
+	uint8_t *f, *at = NULL;
+	size_t len;
+	uint32_t n_dims, type;
+	FILE *fp;
+
+	mkm_defaults(&s);
+	s.dim = 256;
+	s.ffn = 512;
+	s.type = GGML_TYPE_Q3_K;
+	s.mix = MKM_MIX_PURE;
+	snprintf(p, sizeof p, "%s/load-iq3s.gguf", test_tmpdir());
+	CHECK_EQ_INT(mkm_write(&s, p, err, sizeof err), 0);
+	f = test_read_file(p, &len);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	/* tensor info (gguf.md): name, u32 n_dims, u64 ne[n_dims], u32 type */
+	for (size_t i = 0; i + sizeof name + 4 <= len && !at; i++)
+		if (!memcmp(f + i, name, sizeof name - 1))
+			at = f + i + sizeof name - 1;
+	CHECK(at != NULL);
+	if (at) {
+		memcpy(&n_dims, at, 4);
+		at += 4 + 8 * (size_t)n_dims;
+		memcpy(&type, at, 4);
+		CHECK_EQ_INT(type, GGML_TYPE_Q3_K);
+		type = GGML_TYPE_IQ3_S;
+		memcpy(at, &type, 4);
+		CHECK((fp = fopen(p, "wb")) != NULL && fwrite(f, 1, len, fp) == len);
+		if (fp)
+			fclose(fp);
+		refused(p, ENGINE_WEIGHTS_RESIDENT, 0, -LLMK_ENOTSUP, want);
+	}
+	free(f);
+	remove(p);
+}
+
+/* Greedy ids of the model at path loaded in mode (in this process: the
+ * aarch64 build runs it too); the count, or -LLMK_E* with err set. */
+static int iq4_ids(const char *path, enum engine_weights mode, int32_t *ids, int cap, char *err,
+		   size_t errlen)
+{
+	struct engine *e = calloc(1, sizeof *e);
+	struct engine_gen g;
+	int r;
+
+	host_remove_disks();
+	if (!e || host_add_disk(path) != 0) {
+		free(e);
+		return -LLMK_EIO;
+	}
+	engine_init(e);
+	e->cfg.threads = 1;
+	e->cfg.weights = mode;
+	r = engine_load(e, 0, false, err, errlen);
+	if (r == 0) {
+		engine_gen_init(e, &g);
+		g.samp.temp = 0;
+		g.n_predict = (uint32_t)cap;
+		g.out_ids = ids;
+		g.out_cap = (uint32_t)cap;
+		r = engine_infer(e, "Once upon a time", &g, err, errlen);
+		r = r ? r : (int)g.n_out;
+		CHECK(e->streaming == (mode == ENGINE_WEIGHTS_STREAM));
+	}
+	engine_unload(e);
+	free(e);
+	host_remove_disks();
+	return r;
+}
+
+/* Issue 29: IQ4_NL and IQ4_XS models load and give the same greedy ids
+ * resident and streamed, with this CPU's rows (every class runs this). */
+TEST(engine_iq4_models_give_the_same_ids_resident_and_streamed)
+{
+	static const char *const types[] = {"IQ4_NL", "IQ4_XS"};
+	char p[600], err[256];
+
+	for (size_t i = 0; i < 2; i++) {
+		int32_t a[16], b[16];
+		struct mkm_spec s;
+		enum mkm_mix mix;
+		int na, nb;
+		mkm_defaults(&s);
+		s.dim = 256;
+		s.ffn = 512;
+		CHECK_EQ_INT(mkm_parse_type(types[i], &s.type, &mix), 0);
+		snprintf(p, sizeof p, "%s/load-%s.gguf", test_tmpdir(), types[i]);
+		CHECK_EQ_INT(mkm_write(&s, p, err, sizeof err), 0);
+		na = iq4_ids(p, ENGINE_WEIGHTS_RESIDENT, a, 16, err, sizeof err);
+		if (na != 16)
+			fprintf(stderr, "  %s resident: %d %s\n", types[i], na, err);
+		nb = iq4_ids(p, ENGINE_WEIGHTS_STREAM, b, 16, err, sizeof err);
+		if (nb != 16)
+			fprintf(stderr, "  %s streamed: %d %s\n", types[i], nb, err);
+		CHECK(na == 16 && nb == 16 && memcmp(a, b, sizeof a) == 0);
+		remove(p);
+	}
+}
+
 TEST(engine_load_refuses_tensor_data_that_is_not_4_byte_aligned)
 {
 	char p[700], tag[32], err[256];

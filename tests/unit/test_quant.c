@@ -35,12 +35,16 @@ TEST(quant_table_matches_ggml_geometry)
 		for (int f = 0; f < q->n_f16; f++)
 			CHECK(q->blck > 1 && q->f16_at[f] + 2u <= q->bytes);
 	}
-	/* the 13 weight types and Q8_1, Q8_K at least */
-	CHECK(rows >= 15 && weights >= 13);
+	/* the 15 weight types and Q8_1, Q8_K at least */
+	CHECK(rows >= 17 && weights >= 15);
 	CHECK(!quant_is_weight(GGML_TYPE_Q8_K) && quant_is_weight(GGML_TYPE_Q4_K));
 	CHECK(quant_get(GGML_TYPE_COUNT) == NULL);
 	CHECK(quant_get(4) == NULL);
-	CHECK_STR(quant_name(16), "?");
+	CHECK_STR(quant_name(GGML_TYPE_IQ2_XXS), "IQ2_XXS"); /* named, not computed */
+	CHECK_STR(quant_name(GGML_TYPE_MXFP4), "MXFP4");
+	CHECK_STR(quant_name(4), "?");
+	for (uint32_t t = 0; t < GGML_TYPE_COUNT + 2; t++)
+		CHECK_STR(quant_name(t), gguf_type_name(t));
 	CHECK_EQ_INT(quant_row_bytes(GGML_TYPE_Q4_K, 4096), 16 * 144);
 	CHECK_EQ_INT(quant_row_bytes(GGML_TYPE_Q4_K, 100), 0);
 	CHECK_EQ_INT(quant_row_bytes(GGML_TYPE_F16, 3), 6);

@@ -194,6 +194,20 @@ TEST(stream_greedy_equals_resident_synthetic)
 	remove(p);
 }
 
+/* The i-quants: IQ4_XS needs rows of 256 (its other rows fall back to
+ * IQ4_NL, as llama-quantize's do). */
+TEST(stream_greedy_equals_resident_iq4)
+{
+	char p[600];
+
+	snprintf(p, sizeof p, "%s/stream-iq4.gguf", test_tmpdir());
+	CHECK(make_model(p, 12, 128, 256, 6000, "IQ4_NL", false));
+	same_ids(p, "synthetic IQ4_NL");
+	CHECK(make_model(p, 12, 256, 512, 6000, "IQ4_XS", true));
+	same_ids(p, "synthetic IQ4_XS tied");
+	remove(p);
+}
+
 TEST(stream_forced_modes_and_refusal)
 {
 	struct engine *e = calloc(1, sizeof *e);

@@ -75,6 +75,8 @@ static int file_type(const struct mkm_spec *s)
 	case GGML_TYPE_Q4_K: return m ? 15 : 14;
 	case GGML_TYPE_Q5_K: return m ? 17 : 16;
 	case GGML_TYPE_Q6_K: return 18;
+	case GGML_TYPE_IQ4_NL: return 25;
+	case GGML_TYPE_IQ4_XS: return 30;
 	case GGML_TYPE_BF16: return 32;
 	default: return -1;
 	}
@@ -97,6 +99,7 @@ static uint32_t fit_type(uint32_t t, uint64_t ne0)
 	case GGML_TYPE_Q4_K: t = GGML_TYPE_Q5_0; break;
 	case GGML_TYPE_Q5_K: t = GGML_TYPE_Q5_1; break;
 	case GGML_TYPE_Q6_K: t = GGML_TYPE_Q8_0; break;
+	case GGML_TYPE_IQ4_XS: t = GGML_TYPE_IQ4_NL; break;
 	default: break;
 	}
 	return quant_row_bytes(t, ne0) ? t : GGML_TYPE_F16;

@@ -30,6 +30,8 @@ float avx2_q3_K_vec_dot(size_t n, const void *w, const void *act);
 float avx2_q4_K_vec_dot(size_t n, const void *w, const void *act);
 float avx2_q5_K_vec_dot(size_t n, const void *w, const void *act);
 float avx2_q6_K_vec_dot(size_t n, const void *w, const void *act);
+float avx2_iq4_nl_vec_dot(size_t n, const void *w, const void *act);
+float avx2_iq4_xs_vec_dot(size_t n, const void *w, const void *act);
 
 #define AVX2_GEMM(T) void avx2_##T##_gemm(size_t n, const void *w, const void *act, size_t as, \
 					  float *out, size_t os, int nc)

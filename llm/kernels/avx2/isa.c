@@ -25,6 +25,8 @@ static const struct quant_isa_row avx2_row[GGML_TYPE_COUNT] = {
 	[GGML_TYPE_Q5_K] = {.vec_dot = avx2_q5_K_vec_dot, .gemm = avx2_q5_K_gemm},
 	[GGML_TYPE_Q6_K] = {.vec_dot = avx2_q6_K_vec_dot, .gemm = avx2_q6_K_gemm},
 	[GGML_TYPE_Q8_K] = {.from_float = avx2_q8_K_from_float},
+	[GGML_TYPE_IQ4_NL] = {.vec_dot = avx2_iq4_nl_vec_dot},
+	[GGML_TYPE_IQ4_XS] = {.vec_dot = avx2_iq4_xs_vec_dot},
 };
 
 /*

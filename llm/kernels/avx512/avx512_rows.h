@@ -5,6 +5,7 @@
  *
  *   legacy.c  vec_dot/gemm rows of F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0
  *   kq.c      vec_dot/gemm rows of Q2_K, Q3_K, Q4_K, Q5_K, Q6_K
+ *   iq.c      vec_dot rows of IQ4_NL, IQ4_XS
  *   tile.c    prefill tiles: weights repacked once per tile to bytes, then
  *             VNNI dot products against every token of the batch; the
  *             packed forms of Q4_0, Q8_0, Q4_K and Q6_K
@@ -40,6 +41,8 @@ AVX512_ROW(q3_K)
 AVX512_ROW(q4_K)
 AVX512_ROW(q5_K)
 AVX512_ROW(q6_K)
+float avx512_iq4_nl_vec_dot(size_t n, const void *w, const void *act);
+float avx512_iq4_xs_vec_dot(size_t n, const void *w, const void *act);
 void avx512_q4_0_rows(size_t n, const void *w, size_t w_stride, const void *act, float *out);
 
 /* By type (tile.c): the prefill tiles, and the packed forms, with Q4_0's

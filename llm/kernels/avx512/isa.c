@@ -24,6 +24,8 @@ static const struct quant_isa_row avx512_row[GGML_TYPE_COUNT] = {
 	[GGML_TYPE_Q4_K] = {.vec_dot = avx512_q4_K_vec_dot, .gemm = avx512_q4_K_gemm},
 	[GGML_TYPE_Q5_K] = {.vec_dot = avx512_q5_K_vec_dot, .gemm = avx512_q5_K_gemm},
 	[GGML_TYPE_Q6_K] = {.vec_dot = avx512_q6_K_vec_dot, .gemm = avx512_q6_K_gemm},
+	[GGML_TYPE_IQ4_NL] = {.vec_dot = avx512_iq4_nl_vec_dot},
+	[GGML_TYPE_IQ4_XS] = {.vec_dot = avx512_iq4_xs_vec_dot},
 };
 
 /*

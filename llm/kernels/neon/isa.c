@@ -25,6 +25,8 @@
 		[GGML_TYPE_Q5_K] = {.vec_dot = P##_q5_K_vec_dot},                          \
 		[GGML_TYPE_Q6_K] = {.vec_dot = P##_q6_K_vec_dot},                          \
 		[GGML_TYPE_Q8_K] = {.from_float = P##_q8_K_from_float},                    \
+		[GGML_TYPE_IQ4_NL] = {.vec_dot = P##_iq4_nl_vec_dot},                      \
+		[GGML_TYPE_IQ4_XS] = {.vec_dot = P##_iq4_xs_vec_dot},                      \
 	}
 
 static const struct quant_isa_row neon_row[GGML_TYPE_COUNT] = NEON_ROWS(neon);

@@ -33,7 +33,9 @@ const struct quant_isa *quant_neon_get(uint32_t cpu_features);
 	float P##_q3_K_vec_dot(size_t n, const void *w, const void *act);         \
 	float P##_q4_K_vec_dot(size_t n, const void *w, const void *act);         \
 	float P##_q5_K_vec_dot(size_t n, const void *w, const void *act);         \
-	float P##_q6_K_vec_dot(size_t n, const void *w, const void *act);
+	float P##_q6_K_vec_dot(size_t n, const void *w, const void *act);         \
+	float P##_iq4_nl_vec_dot(size_t n, const void *w, const void *act);       \
+	float P##_iq4_xs_vec_dot(size_t n, const void *w, const void *act);
 
 NEON_ROW_LIST(neon)
 NEON_ROW_LIST(neondot)

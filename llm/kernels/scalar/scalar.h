@@ -174,6 +174,21 @@ void q6_K_fill(void *dst, size_t nb, float std, uint64_t *s);
 void q8_K_to_float(const void *src, float *dst, size_t n);
 void q8_K_from_float(const float *src, void *dst, size_t n);
 
+/* The i-quants with 4-bit indices into a non-linear table (q_iq.c). */
+extern const int8_t q_iq4nl_values[16];
+void iq4_nl_to_float(const void *src, float *dst, size_t n);
+float iq4_nl_vec_dot(size_t n, const void *w, const void *act);
+void iq4_nl_fill(void *dst, size_t nb, float std, uint64_t *s);
+void iq4_xs_to_float(const void *src, float *dst, size_t n);
+float iq4_xs_vec_dot(size_t n, const void *w, const void *act);
+void iq4_xs_fill(void *dst, size_t nb, float std, uint64_t *s);
+
+/* IQ4_XS: the 6-bit scale of sub-block s (0..7), stored + 32. */
+static inline int q_iq4_xs_scale(const struct block_iq4_xs *b, int s)
+{
+	return ((b->scales_l[s / 2] >> (4 * (s % 2))) & 0xf) | ((b->scales_h >> (2 * s)) & 3) << 4;
+}
+
 /* Q4_K/Q5_K 6-bit scales and mins (ggml get_scale_min_k4): sub-blocks 0..3 in
  * the low 6 bits of bytes 0..3 (scales) and 4..7 (mins); 4..7 take their low
  * nibbles from bytes 8..11 and their top 2 bits from the top of bytes 0..7. */
