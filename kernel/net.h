@@ -45,7 +45,14 @@ void net_close(int handle);
  * bytes to read, room to write on a connection with unsent bytes, or a
  * console byte. The host sleeps in poll(2); the kernel runs the driver
  * and the stack's timers and returns. Spurious returns are allowed.
+ * Returns 0, or NET_EOF when the console's input has ended (host stdin at
+ * end of file: a server run from a script stops there; a serial console
+ * never ends).
  */
-void net_poll(uint64_t timeout_ns);
+int net_poll(uint64_t timeout_ns);
+
+/* True where the network is the host's loopback (the host build): only
+ * there may a server speak plain HTTP; the kernel serves attested TLS. */
+bool net_loopback_only(void);
 
 #endif
