@@ -83,15 +83,28 @@ static void refuse(struct srv *s, struct srv_conn *c, int status)
 	conn_close(s, c);
 }
 
+static void conn_step(struct srv *s, int i);
+
+static struct srv_conn *free_slot(struct srv *s)
+{
+	for (int i = 0; i < SRV_CONNS; i++)
+		if (s->c[i].h < 0)
+			return &s->c[i];
+	return NULL;
+}
+
 static void accept_all(struct srv *s)
 {
 	int h;
 
 	while (net_accept(s->listener, &h) == 1) {
-		struct srv_conn *c = NULL;
+		struct srv_conn *c = free_slot(s);
+		/* every slot taken: first close those whose peers left */
 		for (int i = 0; i < SRV_CONNS && !c; i++)
-			if (s->c[i].h < 0)
-				c = &s->c[i];
+			if (s->c[i].h >= 0)
+				conn_step(s, i);
+		if (!c)
+			c = free_slot(s);
 		s->m.conns++;
 		char *in = c ? plat_alloc(SRV_BUF, 64) : NULL;
 		if (!in) {
