@@ -335,8 +335,9 @@ static const char *finish_reason(const char *stop)
 	return stop && (strcmp(stop, "limit") == 0 || strcmp(stop, "context") == 0) ? "length" : "stop";
 }
 
-/* Run prompt; answer c with the completion (stream or whole). */
-static void complete(struct srv *s, struct srv_conn *c, const char *prompt, struct engine_gen *g)
+/* Run prompt (chat: msgs[0..n)); answer c with the completion (stream or whole). */
+static void complete(struct srv *s, struct srv_conn *c, const char *prompt,
+		     const struct chat_msg *msgs, size_t n, struct engine_gen *g)
 {
 	struct engine_stats st;
 	struct json_out o;
@@ -350,15 +351,18 @@ static void complete(struct srv *s, struct srv_conn *c, const char *prompt, stru
 	s->head_sent = false;
 	plat_snprintf(s->id, sizeof s->id, "%s-%llu", s->chat ? "chatcmpl" : "cmpl",
 		      (unsigned long long)s->m.requests + 1);
-	r = engine_infer(s->sh->engine, prompt, g, err, sizeof err);
+	if (s->chat)
+		r = engine_chat_messages(s->sh->engine, msgs, n, g, err, sizeof err);
+	else
+		r = engine_infer(s->sh->engine, prompt, g, err, sizeof err);
 	engine_get_stats(s->sh->engine, &st);
 	s->m.prompt_tokens += st.run.n_prompt;
 	s->m.gen_tokens += st.run.n_gen;
 	s->m.prompt_ns += st.run.prompt_ns;
 	s->m.gen_ns += st.run.gen_ns;
 	if (r && !s->head_sent) {
-		srv_error(s, c, r == -LLMK_ERANGE ? 400 : 500,
-			  r == -LLMK_ERANGE ? "invalid_request_error" : "server_error", err);
+		bool theirs = r == -LLMK_ERANGE || r == -LLMK_EINVAL; /* too long, a bad role */
+		srv_error(s, c, theirs ? 400 : 500, theirs ? "invalid_request_error" : "server_error", err);
 		return;
 	}
 	const char *fin = finish_reason(st.run.stop);
@@ -435,8 +439,7 @@ static void generate(struct srv *s, struct srv_conn *c, bool chat)
 	struct engine_info info;
 	struct engine_gen g;
 	struct json_doc d;
-	const char *prompt;
-	char err[256];
+	const struct json_node *prompt;
 	bool stream;
 
 	if (!loaded(s, &info) || info.vocab_only) {
@@ -453,26 +456,17 @@ static void generate(struct srv *s, struct srv_conn *c, bool chat)
 	s->streaming = stream;
 	if (chat) {
 		struct chat_msg msgs[ENGINE_MAX_MSGS];
-		size_t n, len;
-		if (!read_msgs(s, c, &d, msgs, &n))
-			return;
-		if (engine_chat_render(e, CHAT_UNKNOWN, msgs, n, s->prompt, sizeof s->prompt, &len,
-				       err, sizeof err)) {
-			bad(s, c, err);
-			return;
-		}
-		/* the template's markers are special tokens */
-		g.special = ENGINE_SPECIAL_PARSE;
-		prompt = s->prompt;
-	} else {
-		const struct json_node *p = json_get(&d, &d.nodes[0], "prompt");
-		if (!p || p->type != JSON_STRING) {
-			bad(s, c, "'prompt' must be a string");
-			return;
-		}
-		prompt = p->str;
+		size_t n;
+		if (read_msgs(s, c, &d, msgs, &n))
+			complete(s, c, NULL, msgs, n, &g);
+		return;
 	}
-	complete(s, c, prompt, &g);
+	prompt = json_get(&d, &d.nodes[0], "prompt");
+	if (!prompt || prompt->type != JSON_STRING) {
+		bad(s, c, "'prompt' must be a string");
+		return;
+	}
+	complete(s, c, prompt->str, NULL, 0, &g);
 }
 
 static void tokenize(struct srv *s, struct srv_conn *c)

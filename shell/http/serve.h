@@ -54,7 +54,6 @@ struct srv {
 	struct json_node nodes[SRV_NODES];
 	char store[SRV_BUF];
 	char out[SRV_OUT];      /* response bodies */
-	char prompt[SRV_OUT];   /* the rendered chat prompt */
 	char gen[SRV_OUT];      /* the generated text of the running request */
 	size_t gen_len;
 	size_t sent;            /* streaming: bytes of gen sent (the rest: an unfinished UTF-8 sequence) */
