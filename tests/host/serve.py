@@ -11,8 +11,9 @@ Starts build/host/llmctl with stories260K and `serve --plain --port 0`
   malformed or truncated JSON and bad parameters);
 - hostile input: a malformed request line, an oversized header, a huge
   Content-Length, a slow client holding a connection while another request
-  succeeds, 200 connections opened and dropped: each gets one error or a
-  closed connection, and the server keeps answering;
+  succeeds, 200 connections opened and dropped, a request not whole in
+  10 s: each gets one error or a closed connection, and the server keeps
+  answering;
 - at the end of its input the server stops and llmctl exits 0.
 
 Usage: serve.py LLMCTL. Ends "N passed, N failed, N skipped".
@@ -155,6 +156,10 @@ def main():
 
 
 def run(port, want_chat, want_infer):
+    # a client that never finishes its request: answered 408 after 10 s
+    lazy = socket.create_connection((HOST, port), timeout=30)
+    lazy.sendall(b"GET /health HTTP/1.1\r\nX-Slow: ")
+    lazy_t0 = time.time()
     st, ct, body = request(port, "GET", "/health")
     check("/health says ok", st == 200 and json.loads(body) == {"status": "ok"}, body)
     st, ct, body = request(port, "GET", "/v1/models")
@@ -266,6 +271,18 @@ def run(port, want_chat, want_infer):
     st, ct, body = request(port, "GET", "/metrics")
     m = re.search(r"^llmk_connections_total (\d+)$", body, re.M)
     check("/metrics counts the connections", m and int(m.group(1)) >= 200, body)
+    time.sleep(max(0, lazy_t0 + 11 - time.time()))
+    got = b""
+    try:
+        while True:
+            k = lazy.recv(4096)
+            if not k:
+                break
+            got += k
+    except OSError:
+        pass
+    lazy.close()
+    check("a request not whole in 10 s gets 408 and a close", got.startswith(b"HTTP/1.1 408 "), got[:300])
 
 
 if __name__ == "__main__":
