@@ -221,6 +221,38 @@ static bool run_next(struct srv *s)
 	return true;
 }
 
+/* A line typed on the console while serving runs between requests (the
+ * shell stays usable); Ctrl-C, or quit, ends serving. */
+static void console(struct srv *s)
+{
+	struct shell *sh = s->sh;
+	enum shell_line_event ev = SHELL_LINE_MORE;
+	int c;
+
+	if (shell_poll_cancel(sh)) {
+		s->stop = true;
+		return;
+	}
+	if (!shell_typeahead_line(sh))
+		return;
+	shell_line_reset(&sh->line);
+	while (ev == SHELL_LINE_MORE && (c = shell_getc(sh)) >= 0)
+		ev = shell_line_feed(sh, c);
+	if (ev == SHELL_LINE_DONE) {
+		const char *w = sh->line.buf;
+		while (*w == ' ' || *w == '\t')
+			w++;
+		if (strncmp(w, "serve", 5) == 0 && (w[5] == 0 || w[5] == ' ' || w[5] == '\t'))
+			shell_err(sh, -LLMK_EBUSY, "serve: already serving on port %u", s->port);
+		else
+			shell_exec_line(sh, sh->line.buf);
+	}
+	if (ev == SHELL_LINE_CANCEL || sh->quit)
+		s->stop = true;
+	else if (sh->prompt)
+		plat_write(SHELL_PROMPT, sizeof SHELL_PROMPT - 1);
+}
+
 int srv_run(struct shell *sh, uint16_t port)
 {
 	struct srv *s = plat_alloc(sizeof *s, 64);
@@ -239,15 +271,17 @@ int srv_run(struct shell *sh, uint16_t port)
 			return shell_err(sh, r, "serve: no network device");
 		return shell_err(sh, r, "serve: cannot listen on port %u: %s", port, plat_strerror(r));
 	}
-	plat_printf("serving on 127.0.0.1:%u (Ctrl-C or end of input stops)\n", s->port);
-	s->e = sh->engine;
+	plat_printf("serving on 127.0.0.1:%u (commands still run; Ctrl-C or end of input stops)\n",
+		    s->port);
 	for (;;) {
-		if (s->stop || shell_poll_cancel(sh))
+		console(s);
+		if (s->stop)
 			break;
 		srv_pump(s);
 		if (run_next(s))
 			continue;
-		if (net_poll(20000000) == NET_EOF)
+		/* at the input's end, the lines it brought run first */
+		if (net_poll(20000000) == NET_EOF && !shell_typeahead_line(sh))
 			break;
 	}
 	for (int i = 0; i < SRV_CONNS; i++)

@@ -43,7 +43,6 @@ struct srv_metrics {
 
 struct srv {
 	struct shell *sh;
-	struct engine *e;
 	int listener;
 	uint16_t port;
 	struct srv_conn c[SRV_CONNS];
@@ -63,8 +62,9 @@ struct srv {
 	int32_t ids[SRV_IDS];   /* /tokenize, /detokenize */
 };
 
-/* Serve on port (0: any free one) until Ctrl-C or the console's end.
- * Prints "serving on 127.0.0.1:PORT" (host) first. One error line on failure. */
+/* Serve on port (0: any free one) until Ctrl-C, quit or the console's
+ * end; lines typed meanwhile run between requests. Prints "serving on
+ * 127.0.0.1:PORT" first. One error line on failure. */
 int srv_run(struct shell *sh, uint16_t port);
 
 /* ---- serve.c, for api.c ---- */

@@ -14,7 +14,8 @@ Starts build/host/llmctl with stories260K and `serve --plain --port 0`
   succeeds, 200 connections opened and dropped, a request not whole in
   10 s: each gets one error or a closed connection, and the server keeps
   answering;
-- at the end of its input the server stops and llmctl exits 0.
+- commands typed while it serves run (a second serve is refused); at the
+  end of its input the server stops and llmctl exits 0.
 
 Usage: serve.py LLMCTL. Ends "N passed, N failed, N skipped".
 """
@@ -120,7 +121,7 @@ def main():
     want_chat = shell_output(llmctl, model, 'chat "hello" --temp 0 -n 20')
     want_infer = shell_output(llmctl, model, 'infer "Once upon a time" --temp 0 -n 20')
 
-    srv = subprocess.Popen([llmctl, "--disk", model, "-c", "load 0", "-c", "serve --plain --port 0"],
+    srv = subprocess.Popen([llmctl, "--disk", model, "-c", "load 0", "-c", "serve --plain --port 0", "-i"],
                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     port = None
     deadline = time.time() + 30
@@ -139,6 +140,9 @@ def main():
         srv.kill()
         print(f"{passed} passed, {failed} failed, {skipped} skipped")
         return 1
+    # the shell stays usable: lines typed while serving run between requests
+    srv.stdin.write(b"version\nserve --plain --port 0\n")
+    srv.stdin.flush()
     try:
         run(port, want_chat, want_infer)
     finally:
@@ -149,6 +153,8 @@ def main():
         except subprocess.TimeoutExpired:
             srv.kill()
             rest, rc = "(killed)", -1
+    check("a command typed while serving runs, a second serve is refused",
+          "llmk " in rest and "error: serve: already serving" in rest, rest)
     check("the server stops at the end of its input and llmctl exits 0",
           rc == 0 and "serve: stopped" in rest, f"exit {rc}\n{rest}")
     print(f"{passed} passed, {failed} failed, {skipped} skipped")

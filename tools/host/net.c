@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../kernel/net.h"
+#include "host.h"
 
 static int fds[NET_MAX_HANDLES];
 static bool used[NET_MAX_HANDLES];
@@ -118,14 +119,16 @@ int net_poll(uint64_t timeout_ns)
 	struct pollfd p[NET_MAX_HANDLES + 1];
 	int n = 0, avail = 0;
 
-	p[n++] = (struct pollfd){.fd = 0, .events = POLLIN};
+	/* stdin only when it is the console (not with -c alone: then SIGINT ends) */
+	p[n++] = (struct pollfd){.fd = host_input_is_stdin() ? 0 : -1, .events = POLLIN};
 	for (int h = 0; h < NET_MAX_HANDLES; h++)
 		if (used[h])
 			p[n++] = (struct pollfd){.fd = fds[h], .events = POLLIN};
 	if (poll(p, (nfds_t)n, (int)(timeout_ns / 1000000)) <= 0)
 		return 0;
 	/* stdin readable with nothing to read: its end (a pipe or file) */
-	if ((p[0].revents & (POLLIN | POLLHUP)) && ioctl(0, FIONREAD, &avail) == 0 && avail == 0)
+	if (p[0].fd == 0 && (p[0].revents & (POLLIN | POLLHUP)) && ioctl(0, FIONREAD, &avail) == 0 &&
+	    avail == 0)
 		return NET_EOF;
 	return 0;
 }
