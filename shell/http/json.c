@@ -175,6 +175,8 @@ static int parse_str(struct json_p *p, const char **out, size_t *outlen)
 		if ((r = put(p, cp)))
 			return r;
 	}
+	if (p->d->store_len >= p->d->store_cap)
+		return fail(p, -LLMK_ERANGE, "strings too long"); /* "" with the store full */
 	p->d->store[p->d->store_len++] = 0;
 	*out = p->d->store + start;
 	*outlen = p->d->store_len - start - 1;

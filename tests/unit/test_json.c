@@ -87,6 +87,14 @@ TEST(json_keeps_its_bounds_on_depth_size_nodes_store_and_numbers)
 	memset(s + 2, 'a', 300);
 	strcpy(s + 302, "\"]");
 	CHECK_EQ_INT(parse(&d, s, err), -LLMK_ERANGE);            /* 300 bytes > the store */
+	/* an empty string takes its NUL too: past the store, refused, not written */
+	char empties[1200] = "{";
+	for (int i = 0; i < 30; i++)
+		sprintf(empties + strlen(empties), "%s\"%c\":\"\"", i ? "," : "", 'A' + i);
+	strcat(empties, "}");
+	*&d = (struct json_doc){nodes, 64, 0, store, 64, 0, 4, 1024};
+	CHECK_EQ_INT(json_parse(&d, empties, strlen(empties), err, sizeof err), -LLMK_ERANGE);
+	CHECK(d.store_len <= 64);
 }
 
 TEST(json_writes_strings_the_reader_returns_unchanged)
