@@ -27,7 +27,7 @@ HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -ffp-contract=off -ffile-prefix-map=$(C
 HOST_LDLIBS := -lbearssl -lpthread -lm
 
 # Portable sources shared by host and kernel (freestanding C11, platform.h only).
-ENGINE_SRC := $(sort $(wildcard llm/*.c llm/kernels/scalar/*.c shell/*.c)) kernel/fmt.c
+ENGINE_SRC := $(sort $(wildcard llm/*.c llm/kernels/scalar/*.c shell/*.c shell/http/*.c)) kernel/fmt.c
 SIMD_SRC_x86_64 := $(sort $(wildcard llm/kernels/avx2/*.c llm/kernels/avx512/*.c))
 SIMD_SRC_aarch64 := $(sort $(wildcard llm/kernels/neon/*.c))
 # Portable drivers (platform.h and BearSSL only) the host build runs too: the

@@ -248,6 +248,15 @@ int engine_infer(struct engine *e, const char *prompt, struct engine_gen *g,
  */
 int engine_chat(struct engine *e, const char *user, struct engine_gen *g,
 		char *err, size_t errlen);
+/*
+ * One reply to the whole conversation msgs[0..n) (the HTTP API's request,
+ * which carries every turn): formatted with g->tmpl (CHAT_UNKNOWN: the
+ * model's) and the generation prompt, the messages' text kept text as in
+ * engine_chat (g->special PARSE: parsed), then generated as engine_infer.
+ * The shell's conversation is not changed, but the cache holds this prompt.
+ */
+int engine_chat_messages(struct engine *e, const struct chat_msg *msgs, size_t n,
+			 struct engine_gen *g, char *err, size_t errlen);
 /* A new conversation: engine_forget. */
 void engine_chat_reset(struct engine *e);
 /* Open the conversation with a system message (only before the first turn). */

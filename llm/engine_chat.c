@@ -237,3 +237,34 @@ int engine_chat(struct engine *e, const char *user, struct engine_gen *g, char *
 	}
 	return r;
 }
+
+int engine_chat_messages(struct engine *e, const struct chat_msg *msgs, size_t n,
+			 struct engine_gen *g, char *err, size_t errlen)
+{
+	size_t len, n_spans;
+	enum chat_tmpl t;
+	uint32_t n_tok;
+	int r;
+
+	if ((r = engine_need_model(e, err, errlen)) || (r = chat_tmpl_use(e, g->tmpl, &t, err, errlen)))
+		return r;
+	if (n > ENGINE_MAX_MSGS) {
+		plat_snprintf(err, errlen, "%zu messages (at most %d)", n, ENGINE_MAX_MSGS);
+		return -LLMK_ERANGE;
+	}
+	r = chat_format_spans(t, msgs, n, true, e->fmt_buf, e->chat_cap, &len, e->spans,
+			      ENGINE_MAX_MSGS, &n_spans);
+	if (r == -LLMK_ERANGE) {
+		plat_snprintf(err, errlen, "the formatted conversation is over %zu bytes", e->chat_cap);
+		return r;
+	}
+	if (r) {
+		plat_snprintf(err, errlen, "a role is not a word of letters, digits, '_' or '-' "
+			      "(at most %d bytes)", CHAT_ROLE_MAX);
+		return r;
+	}
+	r = engine_tokenize(e, e->fmt_buf, len, true,
+			    g->special == ENGINE_SPECIAL_PARSE ? NULL : e->spans, n_spans, &n_tok,
+			    err, errlen);
+	return r ? r : engine_run(e, n_tok, g, err, errlen);
+}

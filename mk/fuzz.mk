@@ -44,7 +44,7 @@ $(FUZZ_SEEDS): $(MKM) tests/fuzz/bpe_seeds.py
 	@touch $@
 
 .PHONY: test-fuzz fuzz-build
-fuzz-build: $(B)/fuzz/fuzz_gguf $(B)/fuzz/fuzz_shell $(B)/fuzz/fuzz_tok $(B)/fuzz/fuzz_chat ## build the libFuzzer targets (clang)
+fuzz-build: $(B)/fuzz/fuzz_gguf $(B)/fuzz/fuzz_shell $(B)/fuzz/fuzz_tok $(B)/fuzz/fuzz_chat $(B)/fuzz/fuzz_json $(B)/fuzz/fuzz_http ## build the libFuzzer targets (clang)
 
 test-fuzz: $(B)/fuzz/fuzz_gguf $(FUZZ_SEEDS) ## fuzz the GGUF parser + tokenizer setup for FUZZ_TIME seconds (60)
 	@mkdir -p $(RESULTS)
@@ -114,3 +114,35 @@ test-fuzz-chat: $(B)/fuzz/fuzz_chat $(FUZZ_CHAT_SEEDS) ## fuzz chat --messages' 
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-chat tests/fuzz/run.sh $(B)/fuzz/fuzz_chat $(B)/fuzz/corpus/chat $(FUZZ_CHAT_TIME)
 TEST_STAGES += test-fuzz-chat
+
+# The API's JSON reader and HTTP request parser (shell/http/); seeds:
+# requests and bodies as clients send them.
+FUZZ_HTTP_TIME ?= 10
+FUZZ_JSON_SRC := shell/http/json.c kernel/fmt.c tools/host/plat.c $(PLAT_COMMON_SRC) tests/fuzz/fuzz_json.c
+FUZZ_HTTP_SRC := shell/http/http.c kernel/fmt.c tools/host/plat.c $(PLAT_COMMON_SRC) tests/fuzz/fuzz_http.c
+$(B)/fuzz/fuzz_json: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_JSON_SRC))
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread
+$(B)/fuzz/fuzz_http: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_HTTP_SRC))
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread
+
+FUZZ_JSON_SEEDS := $(B)/fuzz/corpus/json/.seeded
+$(FUZZ_JSON_SEEDS):
+	@mkdir -p $(@D)
+	@printf '{"messages":[{"role":"user","content":"caf\\u00e9 \\ud83d\\ude00"}],"temperature":0.7,"max_tokens":16,"stream":true,"stop":["\\n"],"logit_bias":{"42":-100},"seed":12345678901234567890}' > $(@D)/seed-1
+	@printf '[1,-2.5e-3,0,true,false,null,{"a":{"b":[[]]}},"\\"\\\\\\/\\b\\f\\n\\r\\t"]' > $(@D)/seed-2
+	@touch $@
+FUZZ_HTTP_SEEDS := $(B)/fuzz/corpus/http/.seeded
+$(FUZZ_HTTP_SEEDS):
+	@mkdir -p $(@D)
+	@printf 'POST /v1/chat/completions?x=1 HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\n{}GET /health HTTP/1.1\r\n\r\n' > $(@D)/seed-1
+	@printf 'GET /v1/models HTTP/1.0\nConnection: close\n\n' > $(@D)/seed-2
+	@touch $@
+
+.PHONY: test-fuzz-http test-fuzz-json
+test-fuzz-json: $(B)/fuzz/fuzz_json $(FUZZ_JSON_SEEDS) ## fuzz the API's JSON reader and writer for FUZZ_HTTP_TIME seconds (10)
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh fuzz-json tests/fuzz/run.sh $(B)/fuzz/fuzz_json $(B)/fuzz/corpus/json $(FUZZ_HTTP_TIME)
+test-fuzz-http: $(B)/fuzz/fuzz_http $(FUZZ_HTTP_SEEDS) ## fuzz the HTTP/1.1 request parser for FUZZ_HTTP_TIME seconds (10)
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh fuzz-http tests/fuzz/run.sh $(B)/fuzz/fuzz_http $(B)/fuzz/corpus/http $(FUZZ_HTTP_TIME)
+TEST_STAGES += test-fuzz-json test-fuzz-http

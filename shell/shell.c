@@ -252,6 +252,16 @@ bool shell_poll_cancel(struct shell *sh)
 	}
 }
 
+bool shell_typeahead_line(struct shell *sh)
+{
+	for (size_t i = 0; i < sh->ta_len; i++) {
+		unsigned char c = ta_buf(sh)[(sh->ta_head + i) % ta_cap(sh)];
+		if (c == '\n' || c == '\r')
+			return true;
+	}
+	return false;
+}
+
 /* Once a command is over: the lines its typeahead could not hold. */
 static void typeahead_report(struct shell *sh)
 {

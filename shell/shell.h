@@ -176,6 +176,10 @@ int shell_getc(struct shell *sh);
 /* Non-blocking: true when the user pressed Ctrl-C since the command started.
  * Other bytes are kept as typeahead for the following lines. */
 bool shell_poll_cancel(struct shell *sh);
+/* Does the typeahead (what shell_poll_cancel kept) hold a whole line? Then
+ * reading it with shell_getc does not wait: a command that runs long
+ * (serve) runs the lines typed meanwhile. */
+bool shell_typeahead_line(struct shell *sh);
 
 /* Print "error: <msg>\n" and return err (a negative LLMK_E* code). */
 int shell_err(struct shell *sh, int err, const char *fmt, ...)

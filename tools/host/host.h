@@ -43,6 +43,9 @@ typedef void (*host_output_fn)(void *ctx, const char *s, size_t n);
 void host_set_output(host_output_fn fn, void *ctx);
 /* Feed console input from a buffer instead of stdin (tests); NULL restores stdin. */
 void host_set_input(const char *bytes, size_t n);
+/* Is the console stdin itself (not host_set_input's bytes)? tools/host/net.c
+ * watches it for its end only then. */
+bool host_input_is_stdin(void);
 /* Worker threads for plat_parallel (default: online CPUs; LLMK_CPUS overrides). */
 void host_set_cpus(int n);
 /* Tests: on, the pool's workers take no task (as if the OS never ran them). */

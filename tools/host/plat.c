@@ -47,6 +47,11 @@ void host_set_output(host_output_fn fn, void *ctx)
 	out_ctx = ctx;
 }
 
+bool host_input_is_stdin(void)
+{
+	return !in_fake;
+}
+
 void host_set_input(const char *bytes, size_t n)
 {
 	in_fake = bytes != NULL;

@@ -1,0 +1,45 @@
+/*
+ * shell/http/http.h — HTTP/1.1 (RFC 9112) requests in, responses out.
+ *
+ * http_parse looks at the bytes a connection has received so far and says
+ * whether they hold a whole request (head and Content-Length body), need
+ * more, or are refused with the status to answer. Bounded: the head at
+ * most HTTP_HEAD_MAX bytes and HTTP_HEADERS_MAX header lines, the body at
+ * most the caller's limit. Request bodies in chunked transfer coding are
+ * refused (501): clients of the API send Content-Length.
+ */
+#ifndef SHELL_HTTP_HTTP_H
+#define SHELL_HTTP_HTTP_H
+
+#include "../../kernel/platform.h"
+
+#define HTTP_HEAD_MAX 8192
+#define HTTP_HEADERS_MAX 64
+#define HTTP_PATH_MAX 256
+
+struct http_req {
+	char method[8];
+	char path[HTTP_PATH_MAX];  /* the target up to '?' */
+	int minor;                 /* HTTP/1.minor */
+	bool keep_alive;           /* 1.1 without "Connection: close", 1.0 with keep-alive */
+	bool has_length;
+	uint64_t content_length;
+	const char *body;          /* inside the caller's buffer */
+	size_t body_len;
+	size_t total;              /* head + body bytes */
+	char content_type[64];
+};
+
+/*
+ * buf[0..len) as received. Returns 1 with req filled when a whole request
+ * is there (req->total bytes; what follows is the next request's), 0 when
+ * more bytes are needed, or a negative HTTP status to answer before closing:
+ * -400 malformed, -413 body past body_max, -431 head past its bounds,
+ * -501 a transfer coding, -505 not HTTP/1.x.
+ */
+int http_parse(const char *buf, size_t len, size_t body_max, struct http_req *req);
+
+/* The reason phrase of a status code ("OK", "Not Found"). */
+const char *http_reason(int status);
+
+#endif

@@ -1,0 +1,293 @@
+/*
+ * shell/http/serve.c — the API server's connections (serve.h): accept,
+ * read, parse, queue, answer, close; the timeouts that keep a slow or
+ * silent client from holding a slot; the loop `serve` runs.
+ *
+ * Memory is bounded up front: SRV_CONNS slots of SRV_BUF bytes each,
+ * taken at accept and given back at close, and one struct srv.
+ */
+#include "serve.h"
+
+#include "../../llm/engine.h"
+
+static void conn_close(struct srv *s, struct srv_conn *c)
+{
+	if (c->h < 0)
+		return;
+	net_close(c->h);
+	if (c->ticket)
+		s->n_queued--;
+	plat_free(c->in, SRV_BUF);
+	memset(c, 0, sizeof *c);
+	c->h = -1;
+}
+
+bool srv_send(struct srv *s, struct srv_conn *c, const char *p, size_t n)
+{
+	uint64_t deadline = plat_time_ns() + SRV_SEND_NS;
+
+	while (n && !c->gone) {
+		long k = net_write(c->h, p, n);
+		if (k < 0) {
+			c->gone = true;
+			break;
+		}
+		p += k, n -= (size_t)k;
+		if (n && plat_time_ns() > deadline)
+			c->gone = true;
+		else if (n)
+			net_poll(1000000);
+	}
+	return !c->gone;
+}
+
+bool srv_respond(struct srv *s, struct srv_conn *c, int status, const char *ctype,
+		 const char *body, size_t n)
+{
+	char head[256];
+	int k = plat_snprintf(head, sizeof head,
+			      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+			      "Connection: %s\r\n\r\n", status, http_reason(status), ctype, n,
+			      c->req.keep_alive ? "keep-alive" : "close");
+	s->m.requests++;
+	s->m.errors += status >= 400;
+	return srv_send(s, c, head, (size_t)k) && srv_send(s, c, body, n);
+}
+
+bool srv_error(struct srv *s, struct srv_conn *c, int status, const char *type,
+	       const char *msg)
+{
+	char buf[512];
+	struct json_out o;
+
+	/* OpenAI's error object: {"error": {"message", "type", "param", "code"}} */
+	json_out_init(&o, buf, sizeof buf);
+	json_out_lit(&o, "{\"error\":{\"message\":");
+	json_out_cstr(&o, msg);
+	json_out_lit(&o, ",\"type\":");
+	json_out_cstr(&o, type);
+	json_out_lit(&o, ",\"param\":null,\"code\":");
+	json_out_i64(&o, status);
+	json_out_lit(&o, "}}");
+	return srv_respond(s, c, status, "application/json", buf, o.len);
+}
+
+/* An error for bytes that are not a request we take: answered, then closed. */
+static void refuse(struct srv *s, struct srv_conn *c, int status)
+{
+	char msg[96];
+
+	c->req.keep_alive = false;
+	plat_snprintf(msg, sizeof msg, "%s", http_reason(status));
+	srv_error(s, c, status, status == 503 ? "server_error" : "invalid_request_error", msg);
+	conn_close(s, c);
+}
+
+static void conn_step(struct srv *s, int i);
+
+static struct srv_conn *free_slot(struct srv *s)
+{
+	for (int i = 0; i < SRV_CONNS; i++)
+		if (s->c[i].h < 0)
+			return &s->c[i];
+	return NULL;
+}
+
+static void accept_all(struct srv *s)
+{
+	int h;
+
+	while (net_accept(s->listener, &h) == 1) {
+		struct srv_conn *c = free_slot(s);
+		/* every slot taken: first close those whose peers left */
+		for (int i = 0; i < SRV_CONNS && !c; i++)
+			if (s->c[i].h >= 0)
+				conn_step(s, i);
+		if (!c)
+			c = free_slot(s);
+		s->m.conns++;
+		char *in = c ? plat_alloc(SRV_BUF, 64) : NULL;
+		if (!in) {
+			/* no slot: one 503 and close, never a wait */
+			static const char body[] = "{\"error\":{\"message\":\"too many connections\","
+				"\"type\":\"server_error\",\"param\":null,\"code\":503}}";
+			char head[160];
+			int k = plat_snprintf(head, sizeof head, "HTTP/1.1 503 Service Unavailable\r\n"
+					      "Content-Type: application/json\r\nContent-Length: %zu\r\n"
+					      "Connection: close\r\n\r\n", sizeof body - 1);
+			if (net_write(h, head, (size_t)k) == k)
+				net_write(h, body, sizeof body - 1);
+			net_close(h);
+			s->m.rejected++;
+			continue;
+		}
+		memset(c, 0, sizeof *c);
+		c->h = h;
+		c->in = in;
+		c->t_idle = plat_time_ns();
+	}
+}
+
+/* Read what c has sent; then a whole request is answered or queued. */
+static void conn_step(struct srv *s, int i)
+{
+	struct srv_conn *c = &s->c[i];
+	uint64_t now = plat_time_ns();
+
+	if (c->in_len < SRV_BUF) {
+		long k = net_read(c->h, c->in + c->in_len, SRV_BUF - c->in_len);
+		if (k == NET_EOF || k < 0) {
+			if (i == s->running)
+				c->gone = true;
+			else
+				conn_close(s, c);
+			return;
+		}
+		if (k > 0) {
+			if (!c->in_len)
+				c->t_first = now;
+			c->in_len += (size_t)k;
+			c->t_idle = now;
+		}
+	}
+	if (c->ticket || i == s->running)
+		return; /* the next request on this connection waits for this one */
+	if (!c->in_len) {
+		if (now - c->t_idle > SRV_IDLE_NS)
+			conn_close(s, c);
+		return;
+	}
+	int r = http_parse(c->in, c->in_len, SRV_BODY_MAX, &c->req);
+	if (r < 0) {
+		refuse(s, c, -r);
+		return;
+	}
+	if (r == 0) {
+		if (now - c->t_first > SRV_HEAD_NS)
+			refuse(s, c, 408);
+		return;
+	}
+	if (api_needs_engine(&c->req)) {
+		if (s->n_queued >= SRV_QUEUE) {
+			s->m.rejected++;
+			srv_error(s, c, 503, "server_error", "the request queue is full; try again");
+			c->in_len -= c->req.total;
+			memmove(c->in, c->in + c->req.total, c->in_len);
+			if (!c->req.keep_alive || c->gone)
+				conn_close(s, c);
+			return;
+		}
+		c->ticket = ++s->next_ticket;
+		s->n_queued++;
+		return;
+	}
+	api_handle(s, c);
+	c->in_len -= c->req.total;
+	memmove(c->in, c->in + c->req.total, c->in_len);
+	c->t_first = c->in_len ? now : 0;
+	if (!c->req.keep_alive || c->gone)
+		conn_close(s, c);
+}
+
+void srv_pump(struct srv *s)
+{
+	accept_all(s);
+	for (int i = 0; i < SRV_CONNS; i++)
+		if (s->c[i].h >= 0)
+			conn_step(s, i);
+}
+
+/* The oldest waiting engine request runs to its end. */
+static bool run_next(struct srv *s)
+{
+	struct srv_conn *c = NULL;
+
+	for (int i = 0; i < SRV_CONNS; i++)
+		if (s->c[i].h >= 0 && s->c[i].ticket && (!c || s->c[i].ticket < c->ticket))
+			c = &s->c[i];
+	if (!c)
+		return false;
+	c->ticket = 0;
+	s->n_queued--;
+	s->running = (int)(c - s->c);
+	api_handle(s, c);
+	s->running = -1;
+	c->in_len -= c->req.total;
+	memmove(c->in, c->in + c->req.total, c->in_len);
+	c->t_first = c->in_len ? plat_time_ns() : 0;
+	c->t_idle = plat_time_ns();
+	if (!c->req.keep_alive || c->gone)
+		conn_close(s, c);
+	return true;
+}
+
+/* A line typed on the console while serving runs between requests (the
+ * shell stays usable); Ctrl-C, or quit, ends serving. */
+static void console(struct srv *s)
+{
+	struct shell *sh = s->sh;
+	enum shell_line_event ev = SHELL_LINE_MORE;
+	int c;
+
+	if (shell_poll_cancel(sh)) {
+		s->stop = true;
+		return;
+	}
+	if (!shell_typeahead_line(sh))
+		return;
+	shell_line_reset(&sh->line);
+	while (ev == SHELL_LINE_MORE && (c = shell_getc(sh)) >= 0)
+		ev = shell_line_feed(sh, c);
+	if (ev == SHELL_LINE_DONE) {
+		const char *w = sh->line.buf;
+		while (*w == ' ' || *w == '\t')
+			w++;
+		if (strncmp(w, "serve", 5) == 0 && (w[5] == 0 || w[5] == ' ' || w[5] == '\t'))
+			shell_err(sh, -LLMK_EBUSY, "serve: already serving on port %u", s->port);
+		else
+			shell_exec_line(sh, sh->line.buf);
+	}
+	if (ev == SHELL_LINE_CANCEL || sh->quit)
+		s->stop = true;
+	else if (sh->prompt)
+		plat_write(SHELL_PROMPT, sizeof SHELL_PROMPT - 1);
+}
+
+int srv_run(struct shell *sh, uint16_t port)
+{
+	struct srv *s = plat_alloc(sizeof *s, 64);
+	int r;
+
+	if (!s)
+		return shell_err(sh, -LLMK_ENOMEM, "serve: out of memory (%zu bytes)", sizeof *s);
+	s->sh = sh;
+	s->running = -1;
+	for (int i = 0; i < SRV_CONNS; i++)
+		s->c[i].h = -1;
+	r = net_listen(port, &s->listener, &s->port);
+	if (r) {
+		plat_free(s, sizeof *s);
+		if (r == -LLMK_ENOTSUP)
+			return shell_err(sh, r, "serve: no network device");
+		return shell_err(sh, r, "serve: cannot listen on port %u: %s", port, plat_strerror(r));
+	}
+	plat_printf("serving on 127.0.0.1:%u (commands still run; Ctrl-C or end of input stops)\n",
+		    s->port);
+	for (;;) {
+		console(s);
+		if (s->stop)
+			break;
+		srv_pump(s);
+		if (run_next(s))
+			continue;
+		/* at the input's end, the lines it brought run first */
+		if (net_poll(20000000) == NET_EOF && !shell_typeahead_line(sh))
+			break;
+	}
+	for (int i = 0; i < SRV_CONNS; i++)
+		conn_close(s, &s->c[i]);
+	net_close(s->listener);
+	plat_printf("serve: stopped after %llu requests\n", (unsigned long long)s->m.requests);
+	plat_free(s, sizeof *s);
+	return 0;
+}
