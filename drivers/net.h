@@ -3,7 +3,7 @@
  * (drivers/lwip/), polled, and a small TCP interface over lwIP's raw API
  * (drivers/lwip/net_tcp.c) for the services above it.
  *
- * Everything is polled from one CPU: net_poll() takes frames from the
+ * Everything is polled from one CPU: vnet_poll() takes frames from the
  * device into lwIP and runs its timers; call it from every idle loop.
  */
 #ifndef LLMK_NET_H
@@ -17,7 +17,7 @@
 int net_init(void);
 /* Receive, hand to lwIP, run its timers. Cheap when there is no device;
  * does nothing when called from inside itself. */
-void net_poll(void);
+void vnet_poll(void);
 /* The IPv4 address, "" before DHCP bound one (buf >= 16 bytes). */
 void net_addr(char *buf, size_t len);
 
@@ -36,9 +36,9 @@ int net_tcp_read(int conn, void *buf, size_t len);
 int net_tcp_write(int conn, const void *buf, size_t len);
 int net_tcp_close(int handle);
 
-/* RFC 862 echo on a port, served from net_poll: the link check the QEMU
+/* RFC 862 echo on a port, served from vnet_poll: the link check the QEMU
  * test uses. */
 int net_echo_start(uint16_t port);
-void net_echo_poll(void); /* net_poll's: serve the echo connections */
+void net_echo_poll(void); /* vnet_poll's: serve the echo connections */
 
 #endif

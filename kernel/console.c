@@ -46,7 +46,7 @@ int plat_getc(void)
 
 	/* The shell's idle loop: the network is served while it waits. */
 	while ((c = arch_console_getc()) < 0) {
-		net_poll();
+		vnet_poll();
 		arch_relax();
 	}
 	return c;

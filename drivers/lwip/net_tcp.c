@@ -3,7 +3,7 @@
  * raw TCP API (lwIP 2.1 doc "Raw TCP/IP interface"), non-blocking, for
  * services that poll (drivers/net.h). One static table of handles.
  *
- * lwIP calls back from inside net_poll: a new connection waits in its slot
+ * lwIP calls back from inside vnet_poll: a new connection waits in its slot
  * until accepted; received data waits in the slot's ring. The ring holds
  * more than the receive window (TCP_WND), and the window reopens only as
  * the service reads (tcp_recved), so arriving data always fits.
@@ -208,7 +208,7 @@ int net_echo_start(uint16_t port)
 }
 
 /* RFC 862: send back what came in, never more than the send buffer takes
- * (so nothing waits here). Called from net_poll. */
+ * (so nothing waits here). Called from vnet_poll. */
 void net_echo_poll(void)
 {
 	uint8_t buf[1024];

@@ -1,7 +1,7 @@
 /*
  * drivers/lwip/vnetif.c — lwIP's network interface over drivers/virtio_net.c
  * (lwIP 2.1 doc "Porting": netif init, linkoutput, input), its clock, and
- * the poll that drives it all (NO_SYS: lwIP runs only inside net_poll).
+ * the poll that drives it all (NO_SYS: lwIP runs only inside vnet_poll).
  *
  * A received frame arrives here already copied out of the device's shared
  * buffer into private memory (vnet_recv); lwIP gets its own copy in a pbuf.
@@ -17,7 +17,7 @@
 #include "lwip/pbuf.h"
 #include "netif/ethernet.h"
 
-#define NET_RX_PER_POLL 32 /* frames one net_poll takes from the device */
+#define NET_RX_PER_POLL 32 /* frames one vnet_poll takes from the device */
 
 static struct {
 	bool up, in_poll;
@@ -141,7 +141,7 @@ void net_addr(char *buf, size_t len)
 }
 
 
-void net_poll(void)
+void vnet_poll(void)
 {
 	int len;
 
