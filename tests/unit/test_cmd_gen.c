@@ -78,16 +78,21 @@ TEST(cmd_infer_reports_a_read_error_after_the_first_token)
 	CHECK_EQ_INT(st, 0);
 	struct stat sb;
 	CHECK_EQ_INT(stat(g.path, &sb), 0);
-	g.cut_at = sb.st_size / 2;
+	/* on a page boundary: a cut inside a page zeroes the rest of that page
+	 * in the cache, which a read in flight may copy (then the bytes differ
+	 * from the measurement, also a refusal, but not this one's cause) */
+	g.cut_at = sb.st_size / 2 & ~(off_t)4095;
 	out = fixture_run(&g.fx, "infer \"Once upon a time\" -n 32 --temp 0 --ids", &st);
 	CHECK(st < 0);
 	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
 	CHECK(strstr(out, "\nerror: infer: ") != NULL);
-	/* issue 28 defect 9: the cause, not "I/O error" */
-	CHECK(strstr(out, "truncated") != NULL);
+	/* issue 28 defect 9: the cause, not "I/O error" (a read that raced the
+	 * cut may instead see changed bytes: the measurement refuses them) */
+	CHECK(strstr(out, "truncated") != NULL || strstr(out, "the disk changed under the model"));
+	CHECK(strstr(out, "I/O error") == NULL);
 	CHECK(strncmp(out, "error", 5) != 0); /* the reply had begun */
 	CHECK_STR(stop_of(g.fx.sh->engine->run.stop), "error");
-	if (st >= 0 || fixture_count(out, "error: ") != 1 || !strstr(out, "truncated"))
+	if (st >= 0 || fixture_count(out, "error: ") != 1 || strstr(out, "I/O error"))
 		fprintf(stderr, "  got: %s\n", out);
 	gen_close(&g);
 }
