@@ -193,7 +193,7 @@ refuse "snp --evidence of a guest told nothing, --expect-config FILE: refused" \
 	"config: the guest was told configuration e3b0c442" \
 	snp --evidence "$T/ev.txt" $S --chain "$T/ark.pem" --expect-config "$T/told.cfg"
 refuse "wrap for a guest told 'seed 42' releases nothing by default" "config: the guest was told" \
-	wrap --evidence "$T/told.txt" $S --chain "$T/ark.pem" --expect-measurement "$MEAS" \
+	wrap --expect-model $MODEL --evidence "$T/told.txt" $S --chain "$T/ark.pem" --expect-measurement "$MEAS" \
 	--key-file "$T/told.key"
 refuse "--expect-config neither a digest nor a file" "--expect-config: '$T/nope' is neither" \
 	snp --evidence "$T/ev.txt" $S --chain "$T/ark.pem" --expect-config "$T/nope"

@@ -22,6 +22,12 @@
 
 #include "test.h"
 
+#if !defined(__x86_64__)
+/* kernel/mem.c's mem_is_ram reads the boot hand-off; on x86_64
+ * test_vc.c defines it (the #VC handler reads it too) */
+const struct boot_info *kernel_boot;
+#endif
+
 #define MIB (1u << 20)
 
 /* Conventional [0, 3 MiB), boot-services data [3, 4 MiB), conventional
