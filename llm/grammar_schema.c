@@ -12,9 +12,9 @@
  * prefixItems, minItems, maxItems, minLength, maxLength, an integer's
  * minimum, maximum, exclusiveMinimum, exclusiveMaximum, format (date,
  * time, date-time, uuid), $ref to "#", "#/definitions/NAME" and
- * "#/$defs/NAME". Anything else that would narrow the language (pattern,
- * a number's bounds, allOf, ...) is refused by name rather than silently
- * widened.
+ * "#/$defs/NAME", a string's pattern (gen_pattern's subset). Anything else
+ * that would narrow the language (a number's bounds, allOf, ...) is
+ * refused by name rather than silently widened.
  *
  * Two steps: the schema's text is parsed into nodes (llm/grammar_json.c;
  * depth and count bounded), then each subschema becomes a rule
@@ -156,11 +156,253 @@ static uint32_t u32_of(const struct js_node *x, uint32_t dflt)
 	return v;
 }
 
+/* ---- pattern: a regular expression as a GBNF expression ---- */
+
+#define JS_MAX_PATTERN 4096u
+
+static uint32_t hex4(const char *p)
+{
+	uint32_t v = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+		v = v * 16 + (uint32_t)(c <= '9' ? c - '0' : (c | 32) - 'a' + 10);
+	}
+	return v;
+}
+
+/* The control character a backslash escape letter stands for (b f n r t v), or 0. */
+static char esc_of(char e)
+{
+	static const char from[] = "bfnrtv", to[] = "\b\f\n\r\t\v";
+
+	for (int i = 0; from[i]; i++)
+		if (from[i] == e)
+			return to[i];
+	return 0;
+}
+
+/* A JSON string's text (escapes as written, already checked by js_read)
+ * decoded into out; its length, or -1 if it does not fit. */
+static int json_unescape(const char *s, uint32_t n, char *out, uint32_t cap)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n;) {
+		uint32_t cp = (uint8_t)s[i++];
+		if (cp == '\\' && i < n) {
+			char e = s[i++];
+			if (e == 'u' && i + 4 <= n) {
+				cp = hex4(s + i), i += 4;
+				if (cp >= 0xd800 && cp < 0xdc00 && i + 6 <= n && s[i] == '\\' && s[i + 1] == 'u')
+					cp = 0x10000 + ((cp - 0xd800) << 10) + (hex4(s + i + 2) - 0xdc00), i += 6;
+			} else {
+				cp = (uint8_t)(e != 'v' && esc_of(e) ? esc_of(e) : e);
+			}
+		}
+		if (k + 4 > cap)
+			return -1;
+		if (cp < 0x80) {
+			out[k++] = (char)cp;
+		} else if (cp < 0x800) {
+			out[k++] = (char)(0xc0 | cp >> 6);
+			out[k++] = (char)(0x80 | (cp & 63));
+		} else if (cp < 0x10000) {
+			out[k++] = (char)(0xe0 | cp >> 12);
+			out[k++] = (char)(0x80 | (cp >> 6 & 63));
+			out[k++] = (char)(0x80 | (cp & 63));
+		} else {
+			out[k++] = (char)(0xf0 | cp >> 18);
+			out[k++] = (char)(0x80 | (cp >> 12 & 63));
+			out[k++] = (char)(0x80 | (cp >> 6 & 63));
+			out[k++] = (char)(0x80 | (cp & 63));
+		}
+	}
+	return (int)k;
+}
+
+/* One byte inside a GBNF literal or character class: controls as \xHH. */
+static void pat_byte(struct js *j, char c, bool in_class)
+{
+	char b[8];
+
+	if ((uint8_t)c < 0x20 || c == 0x7f) {
+		plat_snprintf(b, sizeof b, "\\x%02X", (unsigned)(uint8_t)c);
+		puts_(j, b);
+	} else if (c == '"' || c == '\\' || (in_class && (c == ']' || c == '['))) {
+		put(j, "\\", 1);
+		put(j, &c, 1);
+	} else {
+		put(j, &c, 1);
+	}
+}
+
+/* The class shorthands (also inside [...]): their ranges, or NULL. */
+static const char *pat_shorthand(char c)
+{
+	switch (c) {
+	case 'd': return "0-9";
+	case 'w': return "0-9A-Za-z_";
+	case 's': return " \\t\\n\\r\\x0B\\x0C";
+	default: return NULL;
+	}
+}
+
+/*
+ * llama.cpp's pattern subset (json-schema-to-grammar.cpp, _visit_pattern):
+ * anchored ^...$; literals; '.' (not a line break); [...] classes;
+ * ( ) and (?: ) groups; '|'; '*', '+', '?' and {m}, {m,}, {,n}, {m,n}
+ * after an item; a backslash before one of ^$.[]()|{}*+?-/ \\ is that
+ * character. Ours also draws \d, \w and \s (llama.cpp's grammar refuses
+ * them). Lookarounds and back-references would narrow the language: refused.
+ */
+static int gen_pattern(struct js *j, const struct js_node *pat, uint32_t *id)
+{
+	char p[JS_MAX_PATTERN];
+	int len;
+	uint32_t depth = 0;
+	bool item = false; /* a quantifier has something before it */
+
+	if (pat->type != JS_STR || (len = json_unescape(pat->s, pat->n, p, sizeof p)) < 0)
+		return js_fail(&j->d, pat->type == JS_STR ? -LLMK_ERANGE : -LLMK_EINVAL,
+			       "pattern must be a string of at most 4096 bytes", NULL, 0);
+	if (len < 2 || p[0] != '^' || p[len - 1] != '$' || (len >= 3 && p[len - 2] == '\\'))
+		return js_fail(&j->d, -LLMK_EINVAL, "pattern must start with '^' and end with '$'",
+			       NULL, 0);
+	*id = new_rule(j);
+	open_rule(j, *id);
+	puts_(j, " \"\\\"\" (");
+	for (int i = 1; i < len - 1 && !j->d.r;) {
+		char c = p[i++];
+		if (c == '(') {
+			if (i < len - 1 && p[i] == '?') {
+				if (p[i + 1] != ':')
+					return js_fail(&j->d, -LLMK_ENOTSUP, "pattern: lookarounds are not supported",
+						       NULL, 0);
+				i += 2;
+			}
+			if (++depth > GRAM_MAX_NESTING)
+				return js_fail(&j->d, -LLMK_ERANGE, "pattern: groups nested too deep", NULL, 0);
+			puts_(j, " (");
+			item = false;
+		} else if (c == ')') {
+			if (!depth--)
+				return js_fail(&j->d, -LLMK_EINVAL, "pattern: unbalanced parentheses", NULL, 0);
+			puts_(j, " )");
+			item = true;
+		} else if (c == '|') {
+			puts_(j, " |");
+			item = false;
+		} else if (c == '*' || c == '+' || c == '?') {
+			if (!item)
+				return js_fail(&j->d, -LLMK_EINVAL, "pattern: a quantifier follows nothing", NULL, 0);
+			put(j, &c, 1);
+			item = false; /* a quantifier of a quantifier (lazy a*?) is not drawn */
+		} else if (c == '{') {
+			uint32_t lo = 0, hi = 0;
+			bool comma = false, has_hi = false;
+			if (!item)
+				return js_fail(&j->d, -LLMK_EINVAL, "pattern: a quantifier follows nothing", NULL, 0);
+			for (;; i++) {
+				if (i >= len - 1)
+					return js_fail(&j->d, -LLMK_EINVAL, "pattern: unbalanced curly brackets", NULL, 0);
+				if (p[i] == '}')
+					break;
+				if (p[i] == ',' && !comma) {
+					comma = true;
+				} else if (p[i] >= '0' && p[i] <= '9') {
+					uint32_t *v = comma ? &hi : &lo;
+					*v = *v > 100000 ? *v : *v * 10 + (uint32_t)(p[i] - '0');
+					has_hi |= comma;
+				} else {
+					return js_fail(&j->d, -LLMK_EINVAL, "pattern: a bad {m,n}", NULL, 0);
+				}
+			}
+			i++;
+			if (!comma)
+				putf(j, "{%u}", lo);
+			else if (!has_hi)
+				putf(j, "{%u,}", lo);
+			else if (hi < lo)
+				return js_fail(&j->d, -LLMK_EINVAL, "pattern: {m,n} with n < m", NULL, 0);
+			else
+				putf(j, "{%u,", lo), putf(j, "%u}", hi);
+			item = false;
+		} else if (c == '[') {
+			puts_(j, " [");
+			if (i < len - 1 && p[i] == '^')
+				put(j, "^", 1), i++;
+			bool first = true;
+			for (;; first = false) {
+				if (i >= len - 1)
+					return js_fail(&j->d, -LLMK_EINVAL, "pattern: unbalanced square brackets", NULL, 0);
+				char k = p[i++];
+				if (k == ']' && !first)
+					break;
+				if (k == '\\' && i < len - 1) {
+					char e = p[i++];
+					const char *sh = pat_shorthand(e);
+					char f = e == 'b' ? 0 : esc_of(e);
+					if (sh)
+						puts_(j, sh);
+					else if (e == '-' || e == '^')
+						puts_(j, e == '-' ? "\\x2D" : "\\x5E"); /* not a range, not a negation */
+					else if (f)
+						pat_byte(j, f, true);
+					else if ((e >= '0' && e <= '9') || (e >= 'A' && e <= 'Z') || (e >= 'a' && e <= 'z'))
+						return js_fail(&j->d, -LLMK_ENOTSUP, "pattern: an escape not supported:",
+							       p + i - 2, 2);
+					else
+						pat_byte(j, e, true);
+				} else {
+					pat_byte(j, k, true);
+				}
+			}
+			put(j, "]", 1);
+			item = true;
+		} else if (c == '.') {
+			puts_(j, " [^\\x0A\\x0D]");
+			item = true;
+		} else if (c == '\\') {
+			char e = p[i++];
+			const char *sh = pat_shorthand(e);
+			char f = e == 'b' ? 0 : esc_of(e);
+			if (sh) {
+				puts_(j, " [");
+				puts_(j, sh);
+				puts_(j, "]");
+			} else if ((e >= '0' && e <= '9') || (e >= 'A' && e <= 'Z') ||
+				   (e >= 'a' && e <= 'z' && !f)) {
+				return js_fail(&j->d, -LLMK_ENOTSUP, "pattern: an escape not supported:", p + i - 2, 2);
+			} else {
+				puts_(j, " \"");
+				pat_byte(j, f ? f : e, false);
+				puts_(j, "\"");
+			}
+			item = true;
+		} else {
+			/* one character (all of a UTF-8 sequence) as a literal */
+			puts_(j, " \"");
+			pat_byte(j, c, false);
+			while (i < len - 1 && ((uint8_t)p[i] & 0xc0) == 0x80)
+				pat_byte(j, p[i++], false);
+			puts_(j, "\"");
+			item = true;
+		}
+	}
+	if (depth && !j->d.r)
+		return js_fail(&j->d, -LLMK_EINVAL, "pattern: unbalanced parentheses", NULL, 0);
+	puts_(j, " ) \"\\\"\" space\n");
+	return j->d.r;
+}
+
 static int gen_string(struct js *j, const struct js_node *s, uint32_t *id)
 {
 	const struct js_node *mn = js_member(&j->d, s, "minLength"), *mx = js_member(&j->d, s, "maxLength");
 	const struct js_node *f = js_member(&j->d, s, "format");
+	const struct js_node *pat = js_member(&j->d, s, "pattern");
 
+	if (pat)
+		return gen_pattern(j, pat, id);
 	if (f) {
 		static const char *const fmts[] = {"date", "time", "date-time", "uuid", NULL};
 		for (int i = 0; fmts[i]; i++)
@@ -577,7 +819,7 @@ static int gen_type(struct js *j, const struct js_node *s, const struct js_node 
 
 /* Keywords that narrow a language this converter cannot draw yet. */
 static const char *const unsupported[] = {
-	"pattern", "allOf", "not", "if", "patternProperties", "propertyNames", "minProperties",
+	"allOf", "not", "if", "patternProperties", "propertyNames", "minProperties",
 	"maxProperties", "uniqueItems", "contains", "multipleOf", NULL,
 };
 
@@ -644,7 +886,7 @@ static int gen(struct js *j, const struct js_node *s, uint32_t *id)
 		gen_object(j, s, id);
 	} else if (js_member(&j->d, s, "items") || js_member(&j->d, s, "prefixItems")) {
 		gen_array(j, s, id);
-	} else if (js_member(&j->d, s, "format")) {
+	} else if (js_member(&j->d, s, "format") || js_member(&j->d, s, "pattern")) {
 		gen_string(j, s, id);
 	} else {
 		named(j, s->child ? "value" : "object", id);
