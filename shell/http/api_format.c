@@ -147,6 +147,14 @@ static int convert(struct api_fmt *f, const char *param, struct llm_mem *mem, co
 		len = strlen(f->gram);
 		plat_snprintf(f->gram + len, sizeof f->gram - len, "%s", wrap);
 	}
+	/* parsed here too, so a grammar the engine would refuse is the client's 400 */
+	struct gram g;
+	if ((r = gram_parse(&g, mem, f->gram, strlen(f->gram), why, sizeof why))) {
+		plat_snprintf(f->param, sizeof f->param, "%s", param);
+		plat_snprintf(f->err, sizeof f->err, "'%s': its grammar: %s", param, why);
+		return r == -LLMK_ERANGE ? r : -LLMK_EINVAL;
+	}
+	gram_free(&g);
 	f->grammar = f->gram;
 	return 0;
 }

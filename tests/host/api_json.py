@@ -31,11 +31,12 @@ SCHEMA = {
     "properties": {
         "name": {"type": "string", "maxLength": 6},
         "n": {"type": "integer", "minimum": 0, "maximum": 99},
+        "code": {"type": "string", "pattern": "^[A-Z]{2}-(\\d{2,3}|x)$"},
         "ok": {"type": "boolean"},
         "color": {"enum": ["red", "green", None]},
         "at": {"$ref": "#/$defs/pt"},
     },
-    "required": ["name", "n"],
+    "required": ["name", "n", "code"],
     "additionalProperties": False,
     "$defs": {"pt": {"type": "object", "properties": {"x": {"type": "integer"}},
                      "required": ["x"], "additionalProperties": False}},
@@ -74,7 +75,8 @@ def validate(v, s, root):
             return False
         return all(validate(v[k], props[k], root) for k in v if k in props)
     if t == "string":
-        return isinstance(v, str) and len(v) <= s.get("maxLength", 1 << 30)
+        return (isinstance(v, str) and len(v) <= s.get("maxLength", 1 << 30)
+                and re.search(s.get("pattern", ""), v) is not None)
     if t == "integer":
         return (isinstance(v, int) and not isinstance(v, bool)
                 and s.get("minimum", v) <= v <= s.get("maximum", v))
