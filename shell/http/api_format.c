@@ -34,7 +34,10 @@ static void num_out(struct json_out *o, const struct json_node *n)
 			break;
 	}
 	json_out_raw(o, b, (size_t)k);
-	if (!memchr(b, '.', (size_t)k) && !memchr(b, 'e', (size_t)k) && !memchr(b, 'n', (size_t)k))
+	bool whole = true;
+	for (int i = 0; i < k; i++)
+		whole &= b[i] != '.' && b[i] != 'e' && b[i] != 'n';
+	if (whole)
 		json_out_lit(o, ".0");
 }
 
@@ -139,8 +142,10 @@ static int convert(struct api_fmt *f, const char *param, struct llm_mem *mem, co
 	if (wrap) {
 		/* the converter's last rule is "root ::= rN": it becomes "call" */
 		char *root = NULL;
-		for (char *p = f->gram; (p = strstr(p, "root ::= ")); p++)
-			root = p;
+		size_t n = strlen(f->gram);
+		for (size_t i = 0; i + 9 <= n; i++)
+			if (memcmp(f->gram + i, "root ::= ", 9) == 0 && (i == 0 || f->gram[i - 1] == '\n'))
+				root = f->gram + i;
 		if (!root)
 			return refuse(f, param, "could not be converted");
 		memcpy(root, "call", 4);
