@@ -1,10 +1,14 @@
 /*
  * tests/unit/test_api_format.c — shell/http/api_format.c: response_format
  * as a grammar, tools in the prompt as the Qwen2.5/Qwen3 (chatml) and
- * Llama 3.1 (llama3) templates write them (the expected text is what those
- * Jinja templates render for these messages: llama.cpp's tests check tool
- * prompts through the templates, giving no text to compare with), the
- * call grammars, the replies' calls, and the 400s naming their param.
+ * Llama 3.1 (llama3) templates write them, the call grammars, the replies'
+ * calls, and the 400s naming their param.
+ *
+ * llama.cpp's tests check tool prompts by running the models' Jinja
+ * templates, giving no text to compare with; the expected prompts here
+ * were checked once, byte for byte, against python3-jinja2 renders of
+ * Qwen2.5-Instruct's, Qwen3's and Llama-3.1-Instruct's templates with
+ * HF's tojson (json.dumps, ensure_ascii off) for the same messages.
  */
 #include "test.h"
 #include "../../shell/http/api_format.h"
