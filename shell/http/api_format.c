@@ -589,7 +589,8 @@ int api_fmt_request(struct api_fmt *f, const struct json_doc *d, bool chat, enum
 		return r;
 	if ((r = read_choice(f, d, choice, &named)))
 		return r;
-	if (!tools && choice && choice->type != JSON_NULL && f->choice != API_CHOICE_NONE)
+	if ((!tools || !tools->count) && choice && choice->type != JSON_NULL &&
+	    f->choice != API_CHOICE_NONE && f->choice != API_CHOICE_AUTO)
 		return refuse(f, "tool_choice", "needs 'tools'");
 	f->tools_on = tools && tools->count && f->choice != API_CHOICE_NONE;
 	if (f->tools_on && f->style == API_TOOLS_NONE) {

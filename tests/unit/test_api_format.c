@@ -249,6 +249,7 @@ TEST(api_fmt_refusals_name_their_param)
 		{"{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"a\"}}],\"tool_choice\":"
 		 "{\"type\":\"function\",\"function\":{\"name\":\"b\"}}}", "tool_choice.function.name"},
 		{"{\"tool_choice\":\"required\"}", "tool_choice"},
+		{"{\"tools\":[],\"tool_choice\":\"required\"}", "tool_choice"},
 		{"{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"a\"}}],"
 		 "\"response_format\":{\"type\":\"json_object\"}}", "response_format"},
 		{"{\"messages\":[]}", "messages"},
