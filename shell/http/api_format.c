@@ -126,6 +126,24 @@ static bool name_ok(const char *s, size_t n)
 
 /* ---- response_format ---- */
 
+/* f->gram parsed here, so a grammar the engine would refuse is the
+ * client's 400; then it is the run's. */
+static int check_grammar(struct api_fmt *f, const char *param, struct llm_mem *mem)
+{
+	char why[200];
+	struct gram g;
+	int r;
+
+	if ((r = gram_parse(&g, mem, f->gram, strlen(f->gram), why, sizeof why))) {
+		plat_snprintf(f->param, sizeof f->param, "%s", param);
+		plat_snprintf(f->err, sizeof f->err, "'%s': %s", param, why);
+		return r == -LLMK_ERANGE ? r : -LLMK_EINVAL;
+	}
+	gram_free(&g);
+	f->grammar = f->gram;
+	return 0;
+}
+
 /* The schema's grammar into f->gram (tools: a call's, wrapped per the
  * format). schema: JSON text in f->schema. */
 static int convert(struct api_fmt *f, const char *param, struct llm_mem *mem, const char *wrap)
@@ -152,16 +170,7 @@ static int convert(struct api_fmt *f, const char *param, struct llm_mem *mem, co
 		len = strlen(f->gram);
 		plat_snprintf(f->gram + len, sizeof f->gram - len, "%s", wrap);
 	}
-	/* parsed here too, so a grammar the engine would refuse is the client's 400 */
-	struct gram g;
-	if ((r = gram_parse(&g, mem, f->gram, strlen(f->gram), why, sizeof why))) {
-		plat_snprintf(f->param, sizeof f->param, "%s", param);
-		plat_snprintf(f->err, sizeof f->err, "'%s': its grammar: %s", param, why);
-		return r == -LLMK_ERANGE ? r : -LLMK_EINVAL;
-	}
-	gram_free(&g);
-	f->grammar = f->gram;
-	return 0;
+	return check_grammar(f, param, mem);
 }
 
 static int schema_text(struct api_fmt *f, const struct json_doc *d, const struct json_node *s,
@@ -185,7 +194,32 @@ static int response_format(struct api_fmt *f, const struct json_doc *d, struct l
 	const struct json_node *rf = json_get(d, &d->nodes[0], "response_format"), *t, *js, *x;
 	int r;
 
-	if (!rf || rf->type == JSON_NULL)
+	/* llama-server's own members: a GBNF grammar, or a schema */
+	const struct json_node *gx = json_get(d, &d->nodes[0], "grammar");
+	const struct json_node *jx = json_get(d, &d->nodes[0], "json_schema");
+	if (gx && gx->type == JSON_NULL)
+		gx = NULL;
+	if (jx && jx->type == JSON_NULL)
+		jx = NULL;
+	if (rf && rf->type == JSON_NULL)
+		rf = NULL;
+	if ((gx != NULL) + (jx != NULL) + (rf != NULL) > 1)
+		return refuse(f, gx ? "grammar" : "json_schema",
+			      "goes alone: one of grammar, json_schema and response_format");
+	if (gx) {
+		if (gx->type != JSON_STRING || gx->len + 1 > sizeof f->gram)
+			return refuse(f, "grammar", "must be a GBNF grammar string (at most 256 KiB)");
+		memcpy(f->gram, gx->str, gx->len + 1);
+		return check_grammar(f, "grammar", mem);
+	}
+	if (jx) {
+		if (jx->type != JSON_OBJECT)
+			return refuse(f, "json_schema", "must be a JSON schema object");
+		if ((r = schema_text(f, d, jx, "json_schema")))
+			return r;
+		return convert(f, "json_schema", mem, NULL);
+	}
+	if (!rf)
 		return 0;
 	if (rf->type != JSON_OBJECT)
 		return refuse(f, "response_format", "must be an object");
@@ -195,7 +229,15 @@ static int response_format(struct api_fmt *f, const struct json_doc *d, struct l
 	if (strcmp(t->str, "text") == 0)
 		return 0;
 	if (strcmp(t->str, "json_object") == 0) {
-		/* any JSON object: the empty schema's language */
+		/* any JSON object; llama-server's "schema" member narrows it */
+		x = json_get(d, rf, "schema");
+		if (x && x->type != JSON_OBJECT && x->type != JSON_NULL)
+			return refuse(f, "response_format.schema", "must be an object");
+		if (x && x->type == JSON_OBJECT) {
+			if ((r = schema_text(f, d, x, "response_format.schema")))
+				return r;
+			return convert(f, "response_format.schema", mem, NULL);
+		}
 		plat_snprintf(f->schema, sizeof f->schema, "{\"type\":\"object\"}");
 		return convert(f, "response_format", mem, NULL);
 	}
@@ -600,7 +642,9 @@ int api_fmt_request(struct api_fmt *f, const struct json_doc *d, bool chat, enum
 		return refuse(f, "tools", msg);
 	}
 	if (f->tools_on && f->grammar)
-		return refuse(f, "response_format", "cannot be combined with tools");
+		return refuse(f, json_get(d, root, "grammar") ? "grammar" :
+			      json_get(d, root, "json_schema") ? "json_schema" : "response_format",
+			      "cannot be combined with tools");
 	if ((r = read_msgs(f, d, tools)))
 		return r;
 	if (f->tools_on && (f->choice == API_CHOICE_REQUIRED || f->choice == API_CHOICE_NAMED))

@@ -213,6 +213,21 @@ TEST(api_fmt_response_format_is_a_grammar)
 	CHECK(accepts(f->grammar, "{\"ok\":false,\"v\":\"é\"}"));
 	CHECK(!accepts(f->grammar, "{\"ok\": true}"));
 	CHECK_EQ_INT(f->n_msgs, 1);
+	/* llama-server's members: grammar, json_schema, json_object's schema */
+	CHECK_EQ_INT(req(f, &d, "{\"prompt\":\"x\",\"grammar\":\"root ::= \\\"yes\\\" | \\\"no\\\"\"}",
+			 false, CHAT_CHATML), 0);
+	CHECK(f->grammar && accepts(f->grammar, "no") && !accepts(f->grammar, "maybe"));
+	CHECK_EQ_INT(req(f, &d, "{\"prompt\":\"x\",\"json_schema\":{\"type\":\"integer\"}}", false,
+			 CHAT_CHATML), 0);
+	CHECK(f->grammar && accepts(f->grammar, "-12") && !accepts(f->grammar, "1.5"));
+	CHECK_EQ_INT(req(f, &d, "{\"prompt\":\"x\",\"response_format\":{\"type\":\"json_object\","
+			 "\"schema\":{\"type\":\"object\",\"properties\":{\"a\":{\"const\":1}},"
+			 "\"required\":[\"a\"]}}}", false, CHAT_CHATML), 0);
+	CHECK(f->grammar && accepts(f->grammar, "{\"a\": 1}") && !accepts(f->grammar, "{}"));
+	CHECK_EQ_INT(req(f, &d, "{\"prompt\":\"x\",\"grammar\":\"root ::= [a-\"}", false,
+			 CHAT_CHATML), -LLMK_EINVAL);
+	CHECK_STR(f->param, "grammar");
+	CHECK(strstr(f->err, "line 1, column") != NULL);
 	free(f);
 }
 
@@ -253,6 +268,13 @@ TEST(api_fmt_refusals_name_their_param)
 		{"{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"a\"}}],"
 		 "\"response_format\":{\"type\":\"json_object\"}}", "response_format"},
 		{"{\"messages\":[]}", "messages"},
+		{"{\"grammar\":\"root ::= \\\"a\\\"\",\"json_schema\":{}}", "grammar"},
+		{"{\"json_schema\":{},\"response_format\":{\"type\":\"text\"}}", "json_schema"},
+		{"{\"grammar\":5}", "grammar"},
+		{"{\"json_schema\":[]}", "json_schema"},
+		{"{\"response_format\":{\"type\":\"json_object\",\"schema\":1}}", "response_format.schema"},
+		{"{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"a\"}}],"
+		 "\"grammar\":\"root ::= \\\"a\\\"\"}", "grammar"},
 		{"{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"type\":\"function\",\"function\":"
 		 "{\"name\":\"a\",\"arguments\":\"{oops\"}}]}]}", "messages[0].tool_calls[0].function.arguments"},
 		{"{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"type\":\"function\",\"function\":"
