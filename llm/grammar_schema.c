@@ -12,7 +12,8 @@
  * prefixItems, minItems, maxItems, minLength, maxLength, an integer's
  * minimum, maximum, exclusiveMinimum, exclusiveMaximum, format (date,
  * time, date-time, uuid), $ref to "#", "#/definitions/NAME" and
- * "#/$defs/NAME", a string's pattern (gen_pattern's subset). Anything else
+ * "#/$defs/NAME", a string's pattern (gen_pattern's subset), allOf
+ * (gen_allof, llama.cpp's object merge). Anything else
  * that would narrow the language (a number's bounds, allOf, ...) is
  * refused by name rather than silently widened.
  *
@@ -486,37 +487,29 @@ static int gen_array(struct js *j, const struct js_node *s, uint32_t *id)
 	return j->d.r;
 }
 
-static int gen_object(struct js *j, const struct js_node *s, uint32_t *id)
-{
-	const struct js_node *props = js_member(&j->d, s, "properties"), *req = js_member(&j->d, s, "required");
-	const struct js_node *add = js_member(&j->d, s, "additionalProperties");
-	const struct js_node *key[JS_MAX_PARTS];
-	uint32_t kv[JS_MAX_PARTS], n = 0, n_req = 0, extra = 0;
-	bool is_req[JS_MAX_PARTS];
+static const struct js_node *ref_target(struct js *j, const struct js_node *ref);
 
-	if (!props && !add)
-		return named(j, "object", id);
-	for (const struct js_node *c = props ? js_at(&j->d, props->child) : NULL; c; c = js_at(&j->d, c->next)) {
+/* An object of the properties key[0..n) (members of some "properties": their
+ * keys and schemas), is_req[i] those required, add additionalProperties. */
+static int gen_props(struct js *j, const struct js_node *const *key, const bool *is_req,
+		     uint32_t n, const struct js_node *add, uint32_t *id)
+{
+	uint32_t kv[JS_MAX_PARTS], n_req = 0, extra = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct js_node *c = key[i];
 		uint32_t v;
-		if (n >= JS_MAX_PARTS)
-			return js_fail(&j->d, -LLMK_ERANGE, "too many properties", NULL, 0);
 		if (gen(j, c, &v))
 			return j->d.r;
-		key[n] = c;
-		is_req[n] = false;
-		for (const struct js_node *r = req ? js_at(&j->d, req->child) : NULL; r; r = js_at(&j->d, r->next))
-			if (r->type == JS_STR && r->n == c->key_n && !memcmp(r->s, c->key, r->n))
-				is_req[n] = true;
 		/* kv ::= "\"key\"" space ":" space value */
-		kv[n] = new_rule(j);
-		open_rule(j, kv[n]);
+		kv[i] = new_rule(j);
+		open_rule(j, kv[i]);
 		puts_(j, " \"\\\"");
 		lit_bytes(j, c->key, c->key_n);
 		puts_(j, "\\\"\" space \":\" space");
 		rule_ref(j, v);
 		puts_(j, "\n");
-		n_req += is_req[n];
-		n++;
+		n_req += is_req[i];
 	}
 	if (add && add->type != JS_FALSE) {
 		uint32_t v;
@@ -571,8 +564,78 @@ static int gen_object(struct js *j, const struct js_node *s, uint32_t *id)
 		puts_(j, ")?");
 	}
 	puts_(j, " \"}\" space\n");
-	(void)key;
 	return j->d.r;
+}
+
+static int gen_object(struct js *j, const struct js_node *s, uint32_t *id)
+{
+	const struct js_node *props = js_member(&j->d, s, "properties"), *req = js_member(&j->d, s, "required");
+	const struct js_node *add = js_member(&j->d, s, "additionalProperties");
+	const struct js_node *key[JS_MAX_PARTS];
+	bool is_req[JS_MAX_PARTS];
+	uint32_t n = 0;
+
+	if (!props && !add)
+		return named(j, "object", id);
+	for (const struct js_node *c = props ? js_at(&j->d, props->child) : NULL; c; c = js_at(&j->d, c->next)) {
+		if (n >= JS_MAX_PARTS)
+			return js_fail(&j->d, -LLMK_ERANGE, "too many properties", NULL, 0);
+		key[n] = c;
+		is_req[n] = false;
+		for (const struct js_node *r = req ? js_at(&j->d, req->child) : NULL; r; r = js_at(&j->d, r->next))
+			if (r->type == JS_STR && r->n == c->key_n && !memcmp(r->s, c->key, r->n))
+				is_req[n] = true;
+		n++;
+	}
+	return gen_props(j, key, is_req, n, add, id);
+}
+
+/* allOf, as llama.cpp draws it: one object of all its components'
+ * properties (a $ref followed), each required (all of a component's,
+ * whatever its "required" says) but those of an anyOf inside it, which
+ * are optional; no other keys. Components without properties add none. */
+static int allof_add(struct js *j, const struct js_node *c, bool req, const struct js_node **key,
+		     bool *is_req, uint32_t *n, uint32_t depth)
+{
+	const struct js_node *ref = js_member(&j->d, c, "$ref"), *props;
+
+	if (ref && ref->type == JS_STR) {
+		if (depth > JS_MAX_REFS)
+			return js_fail(&j->d, -LLMK_ERANGE, "allOf: $refs nested deeper than the limit", NULL, 0);
+		const struct js_node *t = ref_target(j, ref);
+		return t ? allof_add(j, t, req, key, is_req, n, depth + 1) : j->d.r;
+	}
+	if (!(props = js_member(&j->d, c, "properties")) || props->type != JS_OBJ)
+		return 0;
+	for (const struct js_node *p = js_at(&j->d, props->child); p; p = js_at(&j->d, p->next)) {
+		if (*n >= JS_MAX_PARTS)
+			return js_fail(&j->d, -LLMK_ERANGE, "too many properties", NULL, 0);
+		key[*n] = p;
+		is_req[(*n)++] = req;
+	}
+	return 0;
+}
+
+static int gen_allof(struct js *j, const struct js_node *all, uint32_t *id)
+{
+	const struct js_node *key[JS_MAX_PARTS];
+	bool is_req[JS_MAX_PARTS];
+	uint32_t n = 0;
+
+	if (all->type != JS_ARR)
+		return js_fail(&j->d, -LLMK_EINVAL, "allOf must be an array", NULL, 0);
+	for (const struct js_node *t = js_at(&j->d, all->child); t && !j->d.r; t = js_at(&j->d, t->next)) {
+		const struct js_node *any = js_member(&j->d, t, "anyOf");
+		if (t->type != JS_OBJ)
+			return js_fail(&j->d, -LLMK_EINVAL, "allOf holds schemas that are objects", NULL, 0);
+		if (any && any->type == JS_ARR)
+			for (const struct js_node *u = js_at(&j->d, any->child); u && !j->d.r;
+			     u = js_at(&j->d, u->next))
+				allof_add(j, u, false, key, is_req, &n, 0);
+		else
+			allof_add(j, t, true, key, is_req, &n, 0);
+	}
+	return j->d.r ? j->d.r : gen_props(j, key, is_req, n, NULL, id);
 }
 
 /* enum / anyOf / a type list: one rule of alternatives */
@@ -599,15 +662,11 @@ static int gen_const(struct js *j, const struct js_node *v, uint32_t *id)
 	return j->d.r;
 }
 
-static int gen_ref(struct js *j, const struct js_node *ref, uint32_t *id)
+/* The schema a $ref names, or NULL (an error said). */
+static const struct js_node *ref_target(struct js *j, const struct js_node *ref)
 {
 	const struct js_node *t = NULL;
 
-	for (uint32_t i = 0; i < j->n_refs; i++)
-		if (j->ref_n[i] == ref->n && !memcmp(j->ref_s[i], ref->s, ref->n)) {
-			*id = j->ref_rule[i];
-			return 0;
-		}
 	if (ref->n == 1 && ref->s[0] == '#')
 		t = j->root;
 	for (const char *pfx = "#/definitions/"; !t && pfx; pfx = pfx[2] == 'd' ? "#/$defs/" : NULL) {
@@ -620,7 +679,21 @@ static int gen_ref(struct js *j, const struct js_node *ref, uint32_t *id)
 				t = c;
 	}
 	if (!t)
-		return js_fail(&j->d, -LLMK_ENOENT, "unresolved $ref", ref->s, ref->n);
+		js_fail(&j->d, -LLMK_ENOENT, "unresolved $ref", ref->s, ref->n);
+	return t;
+}
+
+static int gen_ref(struct js *j, const struct js_node *ref, uint32_t *id)
+{
+	const struct js_node *t;
+
+	for (uint32_t i = 0; i < j->n_refs; i++)
+		if (j->ref_n[i] == ref->n && !memcmp(j->ref_s[i], ref->s, ref->n)) {
+			*id = j->ref_rule[i];
+			return 0;
+		}
+	if (!(t = ref_target(j, ref)))
+		return j->d.r;
 	if (j->n_refs >= JS_MAX_REFS)
 		return js_fail(&j->d, -LLMK_ERANGE, "too many $refs", NULL, 0);
 	/* the rule is named before it is written, so the schema may recur through it */
@@ -819,7 +892,7 @@ static int gen_type(struct js *j, const struct js_node *s, const struct js_node 
 
 /* Keywords that narrow a language this converter cannot draw yet. */
 static const char *const unsupported[] = {
-	"allOf", "not", "if", "patternProperties", "propertyNames", "minProperties",
+	"not", "if", "patternProperties", "propertyNames", "minProperties",
 	"maxProperties", "uniqueItems", "contains", "multipleOf", NULL,
 };
 
@@ -855,6 +928,7 @@ static int gen(struct js *j, const struct js_node *s, uint32_t *id)
 		}
 	if ((x = js_member(&j->d, s, "$ref")) && x->type == JS_STR) {
 		gen_ref(j, x, id);
+
 	} else if ((x = js_member(&j->d, s, "const"))) {
 		gen_const(j, x, id);
 	} else if ((x = js_member(&j->d, s, "enum")) || (x = js_member(&j->d, s, "anyOf")) ||
@@ -872,6 +946,9 @@ static int gen(struct js *j, const struct js_node *s, uint32_t *id)
 		}
 		if (!j->d.r)
 			gen_alts(j, part, n, id);
+	} else if ((x = js_member(&j->d, s, "allOf")) && !js_member(&j->d, s, "properties")) {
+		/* as llama.cpp: declared properties win over allOf */
+		gen_allof(j, x, id);
 	} else if ((x = js_member(&j->d, s, "type")) && x->type == JS_ARR) {
 		for (const struct js_node *c = js_at(&j->d, x->child); c && !j->d.r; c = js_at(&j->d, c->next)) {
 			if (n >= JS_MAX_PARTS)

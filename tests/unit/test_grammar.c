@@ -264,6 +264,20 @@ static const struct scase schemas[] = {
 	 {"\"x\ny12\"", "\"xy12\"", "\"x-y1\""}},
 	{"{\"type\": \"string\", \"pattern\": \"^[\\\\-a\\\\]]\\\\s[^0-9]$\"}", {"\"- b\"", "\"]\tx\"", "\"a\n-\""},
 	 {"\"b b\"", "\"a 1\"", "\"a\""}},
+	/* allOf: test-json-schema-to-grammar.cpp's "allOf with $ref and anyOf" */
+	{"{\"allOf\": [{\"$ref\": \"#/definitions/foo\"}, {\"$ref\": \"#/definitions/bar\"}, "
+	 "{\"anyOf\": [{\"$ref\": \"#/definitions/baz\"}, {\"$ref\": \"#/definitions/bam\"}]}], "
+	 "\"definitions\": {\"foo\": {\"properties\": {\"a\": {\"type\": \"number\"}}}, "
+	 "\"bar\": {\"properties\": {\"b\": {\"type\": \"number\"}}}, "
+	 "\"bam\": {\"properties\": {\"c\": {\"type\": \"number\"}}}, "
+	 "\"baz\": {\"properties\": {\"d\": {\"type\": \"number\"}}}}}",
+	 {"{\"a\": 1, \"b\": 2}", "{\"a\": 1, \"b\": 2, \"d\": 3}", "{\"a\": 1, \"b\": 2, \"c\": 3}",
+	  "{\"a\": 1, \"b\": 2, \"d\": 3, \"c\": 4}"},
+	 {"{\"a\": 1}", "{\"b\": 2, \"a\": 1}", "{\"a\": 1, \"b\": 2, \"c\": 3, \"d\": 4}",
+	  "{\"a\": 1, \"b\": 2, \"e\": 5}"}},
+	{"{\"allOf\": [{\"properties\": {\"x\": {\"const\": 1}}, \"required\": []}, "
+	 "{\"type\": \"object\", \"properties\": {\"y\": {\"type\": \"boolean\"}}}]}",
+	 {"{\"x\": 1, \"y\": true}"}, {"{\"x\": 1}", "{\"y\": true}", "{\"x\": 2, \"y\": true}"}},
 	{"{\"pattern\": \"^\\u00e9+$\"}", {"\"\xc3\xa9\xc3\xa9\""}, {"\"e\"", "\"\""}},
 	{"{}", {"{}", "{\"foo\": \"bar\"}"}, {"", "[]", "null", "\"\"", "true"}},
 	{"{\"type\": \"string\"}", {"\"foo\"", "\"bar\"", "\"\""}, {"{}", "\"foo\": \"bar\""}},
@@ -393,7 +407,9 @@ TEST(grammar_schema_refuses_what_it_cannot_draw_with_one_line)
 		"{\"type\": \"string\", \"pattern\": \"^(?=a)a$\"}", "{\"pattern\": \"a$\"}",
 		"{\"pattern\": \"^a{3$\"}", "{\"pattern\": \"^(a$\"}", "{\"pattern\": \"^a)$\"}",
 		"{\"pattern\": \"^*a$\"}", "{\"pattern\": \"^[ab$\"}", "{\"pattern\": \"^\\\\bx$\"}",
-		"{\"pattern\": \"^a{3,1}$\"}", "{\"pattern\": 5}", "{\"$ref\": \"#/$defs/none\"}",
+		"{\"pattern\": \"^a{3,1}$\"}", "{\"pattern\": 5}", "{\"allOf\": 5}", "{\"allOf\": [1]}",
+		"{\"$defs\": {\"a\": {\"$ref\": \"#/$defs/a\"}}, \"allOf\": [{\"$ref\": \"#/$defs/a\"}]}",
+		"{\"allOf\": [{\"$ref\": \"#/$defs/none\"}]}", "{\"$ref\": \"#/$defs/none\"}",
 		"{\"type\": \"strin\"}", "{\"type\": ", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
 		"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
 		"]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
