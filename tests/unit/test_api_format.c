@@ -76,7 +76,8 @@ static bool accepts(const char *grammar, const char *s)
 #define CONVO "\"messages\":[{\"role\":\"system\",\"content\":\"You are helpful.\"}," \
 	"{\"role\":\"user\",\"content\":\"What is the weather in Paris?\"}," \
 	"{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\"," \
-	"\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Paris\\\",\\\"days\\\":2}\"}}]}," \
+	"\"function\":{\"name\":\"get_weather\"," \
+	"\"arguments\":\"{\\\"city\\\":\\\"Paris\\\",\\\"days\\\":2}\"}}]}," \
 	"{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"22 C\"}]"
 
 TEST(api_fmt_hermes_prompt_is_the_qwen_templates)
