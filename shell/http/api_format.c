@@ -706,6 +706,8 @@ void api_fmt_reply(struct api_fmt *f, const char *out, size_t n, const char *id_
 	if (f->style == API_TOOLS_LLAMA3) {
 		size_t k = n;
 		const char *s = trim(out, &k);
+		if (k >= 14 && memcmp(s, "<|python_tag|>", 14) == 0) /* as Llama 3.1 may open it */
+			s += 14, k -= 14;
 		if (k && s[0] == '{' && parse_call(f, s, k, id_base))
 			f->content_len = 0;
 		return;

@@ -382,6 +382,9 @@ TEST(api_fmt_reply_calls_are_parsed)
 	CHECK_EQ_INT(f->n_calls, 1);
 	CHECK_EQ_INT(f->content_len, 0);
 	CHECK_STR(args_of(f, 0), "{\"city\":\"Oslo\"}");
+	reply(f, "<|python_tag|>{\"name\": \"get_weather\", \"parameters\": {}}");
+	CHECK_EQ_INT(f->n_calls, 1);
+	CHECK_STR(args_of(f, 0), "{}");
 	reply(f, "The weather is {\"name\": \"x\"}");
 	CHECK_EQ_INT(f->n_calls, 0);
 	free(f);
