@@ -521,7 +521,8 @@ static int read_msgs(struct api_fmt *f, const struct json_doc *d, const struct j
 
 		if (sys_done && x == first)
 			continue;
-		if (tc && tc->type != JSON_NULL && strcmp(role, "assistant") == 0) {
+		if (tc && tc->type != JSON_NULL && !(tc->type == JSON_ARRAY && !tc->count) &&
+		    strcmp(role, "assistant") == 0) {
 			plat_snprintf(param, sizeof param, "messages[%u].tool_calls", i);
 			if (tc->type != JSON_ARRAY)
 				return refuse(f, param, "must be an array");

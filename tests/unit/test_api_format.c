@@ -155,6 +155,10 @@ TEST(api_fmt_llama3_prompt_is_the_llama31_template)
 		  "\"parameters\": {\"city\": \"Paris\", \"days\": 2}}<|eot_id|>"
 		  "<|start_header_id|>ipython<|end_header_id|>\n\n\"22 C\"<|eot_id|>"
 		  "<|start_header_id|>assistant<|end_header_id|>\n\n");
+	/* an empty tool_calls is none (the templates test its truth) */
+	CHECK_EQ_INT(req(f, &d, "{\"messages\":[{\"role\":\"assistant\",\"content\":\"ok\","
+			 "\"tool_calls\":[]}]}", true, CHAT_CHATML), 0);
+	CHECK_STR(render(f, CHAT_CHATML), "<|im_start|>assistant\nok<|im_end|>\n<|im_start|>assistant\n");
 	/* tool_choice none: no tools in the prompt, nothing parsed */
 	CHECK_EQ_INT(req(f, &d, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":["
 			 TOOL "],\"tool_choice\":\"none\"}", true, CHAT_LLAMA3), 0);
