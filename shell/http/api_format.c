@@ -371,7 +371,44 @@ static int call_grammar(struct api_fmt *f, const struct json_doc *d, const struc
 		json_out_raw(&o, args, strlen(args));
 		json_out_lit(&o, "\"]}");
 	}
-	json_out_lit(&o, "]}");
+	json_out_lit(&o, "]");
+	/* each tool's $defs / definitions move to the root, where its $refs
+	 * ("#/$defs/X") are resolved; a name two tools define is refused */
+	for (int k = 0; k < 2; k++) {
+		const char *defs = k ? "definitions" : "$defs";
+		const char *seen[128];
+		uint32_t n_seen = 0;
+		bool open = false;
+		for (const struct json_node *t = json_first(d, tools); t; t = json_next(d, t)) {
+			const struct json_node *fn = json_get(d, t, "function");
+			const struct json_node *par = json_get(d, fn, "parameters");
+			const struct json_node *df = par ? json_get(d, par, defs) : NULL;
+			if (!df || df->type != JSON_OBJECT)
+				continue;
+			for (const struct json_node *x = json_first(d, df); x; x = json_next(d, x)) {
+				for (uint32_t i = 0; i < n_seen; i++)
+					if (strcmp(seen[i], x->key) == 0)
+						return refuse(f, "tools", "define one $defs name twice");
+				if (n_seen == 128)
+					return refuse(f, "tools", "define over 128 $defs together");
+				seen[n_seen++] = x->key;
+				if (!open) {
+					json_out_lit(&o, ",\"");
+					json_out_raw(&o, defs, strlen(defs));
+					json_out_lit(&o, "\":{");
+					open = true;
+				} else {
+					json_out_lit(&o, ",");
+				}
+				json_out_cstr(&o, x->key);
+				json_out_lit(&o, ":");
+				api_json_dump(&o, d, x, API_JSON_COMPACT);
+			}
+		}
+		if (open)
+			json_out_lit(&o, "}");
+	}
+	json_out_lit(&o, "}");
 	if (o.overflow)
 		return refuse(f, "tools", "are too large together");
 	f->schema[o.len] = 0;

@@ -191,6 +191,25 @@ TEST(api_fmt_required_and_named_calls_are_grammars)
 	CHECK(f->choice == API_CHOICE_NAMED && f->grammar);
 	CHECK(accepts(f->grammar, "{\"name\": \"noop\", \"parameters\": {\"any\": [1]}}"));
 	CHECK(!accepts(f->grammar, "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"x\"}}"));
+	/* a tool's $defs: its $refs resolve (pydantic writes them so) */
+	CHECK_EQ_INT(req(f, &d, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":["
+			 "{\"type\":\"function\",\"function\":{\"name\":\"p\",\"parameters\":{\"type\":"
+			 "\"object\",\"properties\":{\"at\":{\"$ref\":\"#/$defs/Pt\"}},\"required\":[\"at\"],"
+			 "\"$defs\":{\"Pt\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\"}},"
+			 "\"required\":[\"x\"]}}}}},{\"type\":\"function\",\"function\":{\"name\":\"q\","
+			 "\"parameters\":{\"definitions\":{\"N\":{\"type\":\"integer\"}},\"type\":\"object\","
+			 "\"properties\":{\"n\":{\"$ref\":\"#/definitions/N\"}}}}}],\"tool_choice\":\"required\"}",
+			 true, CHAT_CHATML), 0);
+	CHECK(f->grammar && accepts(f->grammar, "<tool_call>\n{\"name\": \"p\", \"arguments\": "
+				    "{\"at\": {\"x\": 3}}}\n</tool_call>"));
+	CHECK(accepts(f->grammar, "<tool_call>\n{\"name\": \"q\", \"arguments\": {\"n\": 3}}\n</tool_call>"));
+	CHECK(!accepts(f->grammar, "<tool_call>\n{\"name\": \"p\", \"arguments\": "
+				     "{\"at\": {\"x\": \"3\"}}}\n</tool_call>"));
+	CHECK_EQ_INT(req(f, &d, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":["
+			 "{\"type\":\"function\",\"function\":{\"name\":\"p\",\"parameters\":{\"$defs\":{\"A\":{}}}}},"
+			 "{\"type\":\"function\",\"function\":{\"name\":\"q\",\"parameters\":{\"$defs\":{\"A\":{}}}}}],"
+			 "\"tool_choice\":\"required\"}", true, CHAT_CHATML), -LLMK_EINVAL);
+	CHECK_STR(f->param, "tools");
 	snprintf(body, sizeof body, "%s\"auto\"}", two);
 	CHECK_EQ_INT(req(f, &d, body, true, CHAT_CHATML), 0);
 	CHECK(f->tools_on && !f->grammar);
