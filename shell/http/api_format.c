@@ -652,7 +652,7 @@ int api_fmt_request(struct api_fmt *f, const struct json_doc *d, bool chat, enum
 	f->style = t == CHAT_CHATML ? API_TOOLS_HERMES : t == CHAT_LLAMA3 ? API_TOOLS_LLAMA3
 									   : API_TOOLS_NONE;
 	f->choice = API_CHOICE_AUTO;
-	f->tools_on = false;
+	f->tools_on = f->one_call = false;
 	f->n_msgs = f->n_tools = f->n_calls = f->text_len = f->calls_len = 0;
 	f->content_len = 0;
 	f->err[0] = f->param[0] = 0;
@@ -667,6 +667,10 @@ int api_fmt_request(struct api_fmt *f, const struct json_doc *d, bool chat, enum
 	}
 	if (tools && (r = read_tools(f, d, tools)))
 		return r;
+	const struct json_node *par = json_get(d, root, "parallel_tool_calls");
+	if (par && par->type != JSON_TRUE && par->type != JSON_FALSE && par->type != JSON_NULL)
+		return refuse(f, "parallel_tool_calls", "must be a boolean");
+	f->one_call = par && par->type == JSON_FALSE;
 	if ((r = read_choice(f, d, choice, &named)))
 		return r;
 	if ((!tools || !tools->count) && choice && choice->type != JSON_NULL &&
@@ -776,6 +780,8 @@ void api_fmt_reply(struct api_fmt *f, const char *out, size_t n, const char *id_
 	while (content && is_space(out[content - 1]))
 		content--;
 	f->content_len = content;
+	if (f->one_call && f->n_calls > 1)
+		f->n_calls = 1;
 }
 
 void api_fmt_message(const struct api_fmt *f, struct json_out *o, const char *out, size_t n)

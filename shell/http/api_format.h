@@ -48,6 +48,7 @@ struct api_fmt {
 	enum api_choice choice;
 	bool tools_on;                  /* tools listed in the prompt: the reply is parsed */
 	bool tools_stream;              /* (api.c) ... and streamed once parsed */
+	bool one_call;                  /* parallel_tool_calls false: the first call only */
 	struct chat_msg msgs[ENGINE_MAX_MSGS];
 	size_t n_msgs;
 	char err[256];                  /* a refusal: what, and the parameter it names */

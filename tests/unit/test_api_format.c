@@ -288,6 +288,7 @@ TEST(api_fmt_refusals_name_their_param)
 		{"{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"a\"}}],\"tool_choice\":"
 		 "{\"type\":\"function\",\"function\":{\"name\":\"b\"}}}", "tool_choice.function.name"},
 		{"{\"tool_choice\":\"required\"}", "tool_choice"},
+		{"{\"parallel_tool_calls\":1}", "parallel_tool_calls"},
 		{"{\"tools\":[],\"tool_choice\":\"required\"}", "tool_choice"},
 		{"{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"a\"}}],"
 		 "\"response_format\":{\"type\":\"json_object\"}}", "response_format"},
@@ -381,6 +382,12 @@ TEST(api_fmt_reply_calls_are_parsed)
 		  "\"{\\\"city\\\":\\\"Paris\\\",\\\"days\\\":2}\"}},{\"id\":\"call_7_1\",\"type\":"
 		  "\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":"
 		  "\"{\\\"city\\\":\\\"Rome\\\"}\"}}]");
+	/* parallel_tool_calls false: the first call */
+	CHECK_EQ_INT(req(f, &d, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":["
+			 TOOL "],\"parallel_tool_calls\":false}", true, CHAT_CHATML), 0);
+	reply(f, out);
+	CHECK_EQ_INT(f->n_calls, 1);
+	CHECK_STR(args_of(f, 0), "{\"city\":\"Paris\",\"days\":2}");
 	/* a call cut short, text after a call, arguments not an object: all content */
 	static const char *const not_calls[] = {
 		"<tool_call>\n{\"name\": \"get_weather\", \"argum",
