@@ -239,8 +239,46 @@ def main():
             subprocess.run([TPM_SH, "stop", tpm], check=False)
     check("after all of it the shell answers version, and serve stops at the input's end",
           "llmk " in rest and "serve: stopped" in rest and rc == 0, f"exit {rc}\n{rest[-1500:]}")
+    at_boot(llmctl, w)
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     return 1 if failed else 0
+
+
+def at_boot(llmctl, w):
+    """llmk.cfg's `serve PORT` serves before the first prompt."""
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        port = s.getsockname()[1]
+    cfg = os.path.join(w, "serve.cfg")
+    with open(cfg, "w") as f:
+        f.write(f"serve {port}\n")
+    p = subprocess.Popen([llmctl, "--config", cfg, "-i"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    seen = ""
+    deadline = time.time() + 30
+    while time.time() < deadline and f"serving on 127.0.0.1:{port} (https" not in seen:
+        line = p.stdout.readline().decode()
+        if not line:
+            break
+        seen += line
+    st = None
+    try:
+        c = conn(port)
+        st, _ = call(c, "GET", "/v1/models")
+        c.close()
+    except OSError as e:
+        seen += str(e)
+    p.stdin.close()
+    rest = p.stdout.read().decode()
+    p.wait(timeout=30)
+    check("llmk.cfg's serve PORT serves attested TLS before the first prompt",
+          f"serving on 127.0.0.1:{port} (https" in seen and st == 200, seen + rest)
+    with open(cfg, "w") as f:
+        f.write("serve 0\n")
+    r = subprocess.run([llmctl, "--config", cfg, "-c", "config"], capture_output=True, timeout=30)
+    out = r.stdout.decode()
+    check("llmk.cfg's serve 0 is one error line and serves nothing",
+          out.count("error: config serve:") == 1 and "serving" not in out, out)
 
 
 def run(port, want_chat, tpm, tpm_why):
