@@ -9,7 +9,8 @@ key, not a CA), checks:
 
 - TLS 1.2 with one of the three ECDHE-ECDSA AEAD suites; TLS 1.3 alone is
   refused; the certificate is CN=llmk with a P-256 key;
-- GET /v1/models and a greedy chat completion equal to the shell's `chat`;
+- GET /v1/models and a greedy chat completion, whole and streamed (SSE,
+  chunked), equal to the shell's `chat`;
 - POST /v1/attestation: vtpm evidence whose NONCE record is the client's
   nonce and whose PUBKEY record is K = SHA-256("llmk tls v1" || SPKI) of
   the certificate this connection saw; bad nonce or provider 400, an absent
@@ -304,6 +305,11 @@ def run(port, want_chat, tpm, tpm_why):
     text = json.loads(body)["choices"][0]["message"]["content"] if st == 200 else None
     check("a greedy chat completion over TLS equals the shell's chat", text == want_chat,
           f"{body}\nshell: {want_chat!r}")
+    st, body = call(c, "POST", "/v1/chat/completions", dict(chat, stream=True))
+    text = "".join(json.loads(ev[6:])["choices"][0]["delta"].get("content", "")
+                   for ev in body.split("\n\n") if ev.startswith("data: {")) if st == 200 else None
+    check("a streamed chat completion over TLS sends the same text, then [DONE]",
+          text == want_chat and "data: [DONE]" in body, body[:1000])
     st, body = call(c, "POST", "/v1/attestation", {"nonce": "zz"})
     check("/v1/attestation: a nonce that is not hex is 400", st == 400 and
           json.loads(body)["error"]["code"] == 400, body)
