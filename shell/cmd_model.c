@@ -399,18 +399,28 @@ static int parse_flag(struct shell *sh, struct gen_args *a, struct engine_config
 }
 
 /* Flags anywhere; the one other word is the text. A word starting with '-'
- * is a flag, so a prompt starting with '-' needs a leading space: " -x". */
+ * is a flag, so a prompt starting with '-' follows "--" (the end of the
+ * flags: every word after it is text) or has a leading space: " -x". */
 static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, struct gen_args *a)
 {
 	struct engine_config run; /* the settings for this run */
+	bool flags = true;        /* until "--" */
 	int r;
 
 	memset(a, 0, sizeof *a);
 	engine_gen_init(e, &a->g);
 	engine_get_config(e, &run);
+
 	for (int i = 1; i < argc; i++) {
 		const char *f = argv[i];
-		if (!strcmp(f, "--ids")) {
+		if (!flags || f[0] != '-' || !f[1]) {
+			if (a->text)
+				return shell_err(sh, -LLMK_EINVAL, "%s: more than one prompt ('%s'); quote it",
+						 argv[0], f);
+			a->text = f;
+		} else if (!strcmp(f, "--")) {
+			flags = false;
+		} else if (!strcmp(f, "--ids")) {
 			a->ids = true;
 		} else if (!strcmp(f, "--ignore-eos")) {
 			a->g.ignore_eos = true;
@@ -422,7 +432,7 @@ static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, 
 			if (strcmp(argv[0], "chat"))
 				return shell_err(sh, -LLMK_EINVAL, "%s: %s is for chat", argv[0], f);
 			a->show_prompt = true;
-		} else if (f[0] == '-' && f[1]) {
+		} else {
 			if (!takes_value(f))
 				return shell_err(sh, -LLMK_EINVAL, "%s: unknown flag '%s'", argv[0], f);
 			if (i + 1 >= argc)
@@ -430,11 +440,6 @@ static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, 
 						 argv[0], f);
 			if ((r = parse_flag(sh, a, &run, f, argv[++i])))
 				return r;
-		} else if (a->text) {
-			return shell_err(sh, -LLMK_EINVAL, "%s: more than one prompt ('%s'); quote it",
-					 argv[0], f);
-		} else {
-			a->text = f;
 		}
 	}
 	a->g.samp = run.samp;
