@@ -13,7 +13,8 @@ For stories260K and a random-weight model (mkmodel), each served by
   JSON string valid against the tool's parameters), finish_reason
   "tool_calls" -> the assistant's call and a role "tool" result sent back
   -> a final answer; a named tool_choice, streamed;
-- bad response_format and tools: 400 naming the param.
+- bad and hostile response_format, grammar and tools: 400 naming the
+  param, within 5 s.
 Ends "N passed, N failed, N skipped".
 """
 import http.client
@@ -234,9 +235,20 @@ def refusals(port):
          "tools[0].function.name"),
         ({"tools": TOOLS, "tool_choice": {"type": "function", "function": {"name": "nope"}}},
          "tool_choice.function.name"),
+        # hostile: a lookahead, repetitions that would unroll past the bound
+        ({"response_format": {"type": "json_schema", "json_schema": {"name": "a", "schema": {
+            "type": "string", "pattern": "^(?=a)a$"}}}}, "response_format.json_schema.schema"),
+        ({"response_format": {"type": "json_schema", "json_schema": {"name": "a", "schema": {
+            "type": "string", "pattern": "^((((a{0,999}){0,999}){0,999}){0,999})$"}}}},
+         "response_format.json_schema.schema"),
+        ({"grammar": "root ::= root \"a\" | \"b\""}, "grammar"),
     ]
     for extra, param in cases:
+        t0 = time.time()
         st, text = post(port, "/v1/chat/completions", dict(base, **extra))
+        if time.time() - t0 > 5:
+            text += " (took %.1f s)" % (time.time() - t0)
+            st = -1
         try:
             e = json.loads(text)["error"]
             good = st == 400 and e["param"] == param and e["type"] == "invalid_request_error"
