@@ -1,8 +1,9 @@
 /*
- * llm/model.h — the transformer: hyperparameters from GGUF metadata, the
- * tensor layout check, and the forward pass.
+ * llm/model.h — the transformer: hyperparameters from GGUF metadata and
+ * the tensor layout check (model_hparams.c), the model's scratch and RoPE
+ * table (model.c), and the forward pass (model_forward.c).
  *
- * Architectures (GGUF general.architecture), one row each of model.c's
+ * Architectures (GGUF general.architecture), one row each of model_hparams.c's
  * model_archs[] (struct model_arch below):
  *   llama — Llama 2/3, TinyLlama, Mistral, SmolLM: RMSNorm, RoPE (GGUF keeps
  *           llama's q/k rows in Meta's interleaved order, so rotation pairs
@@ -156,10 +157,13 @@ struct model_scratch {
 	size_t bytes;
 };
 
-/* Where forward time goes (`profile on`): per stage and per layer. */
+/* Where forward time goes (`profile on`): per stage and per layer. Each
+ * step of the pass charges its own stage (model_forward.c): acquiring a
+ * layer's weights, the weight products (and their biases), the per-token
+ * norms and residual adds, the Q/K norms + RoPE + cache store, attention,
+ * the FFN's activation; the embedding and the head. */
 enum model_stage {
-	MS_EMBED, MS_ACQUIRE, MS_NORM, MS_QKV, MS_ROPE_KV, MS_ATTN, MS_WO, MS_FFN, MS_DOWN,
-	MS_HEAD, MS_N
+	MS_EMBED, MS_ACQUIRE, MS_NORM, MS_MATMUL, MS_ROPE_KV, MS_ATTN, MS_ACT, MS_HEAD, MS_N
 };
 extern const char *const model_stage_names[MS_N];
 
