@@ -122,22 +122,38 @@ static float rope_freq(const struct model_hparams *hp, const float *factors, uin
 	return f;
 }
 
-int model_check_rope_freqs(const struct model_hparams *hp, const float *factors, char *err,
-			   size_t errlen)
+static int check_factors(const struct model_hparams *hp, const float *factors, const char *name,
+			 char *err, size_t errlen)
 {
 	for (uint32_t i = 0; factors && i < hp->rope_dim / 2; i++) {
 		float f = rope_freq(hp, factors, i);
 		/* an angle is position x frequency, for positions below MODEL_MAX_POS */
 		if (factors[i] > 0.0f && factors[i] <= FLT_MAX && f <= FLT_MAX / MODEL_MAX_POS)
 			continue;
-		plat_snprintf(err, errlen, "model: rope_freqs.weight[%u] = %g gives pair %u the "
+		plat_snprintf(err, errlen, "model: %s[%u] = %g gives pair %u the "
 			      "frequency %g; a factor must be positive and finite, and the "
-			      "frequency at most %g", i, (double)factors[i], i, (double)f,
+			      "frequency at most %g", name, i, (double)factors[i], i, (double)f,
 			      (double)(FLT_MAX / MODEL_MAX_POS));
 		return -LLMK_EFORMAT;
 	}
 	return 0;
 }
+
+int model_check_rope_freqs(const struct model_hparams *hp, const struct wt_ctx *w, char *err,
+			   size_t errlen)
+{
+	int e;
+
+	if ((e = check_factors(hp, w->rope_freqs, "rope_freqs.weight", err, errlen)) ||
+	    (e = check_factors(hp, w->rope_long, "rope_factors_long.weight", err, errlen)) ||
+	    (e = check_factors(hp, w->rope_short, "rope_factors_short.weight", err, errlen)))
+		return e;
+	return 0;
+}
+
+/* The tables: inv_freq, inv_freq_long (LongRoPE's long factors), and the
+ * sliding layers' own (gemma3), each rope_dim / 2 floats. */
+#define N_TABLES 3
 
 int model_init(struct model *m, const struct model_hparams *hp, struct wt_ctx *w,
 	       struct llm_mem *mem)
@@ -146,24 +162,33 @@ int model_init(struct model *m, const struct model_hparams *hp, struct wt_ctx *w
 	int e = 0;
 
 	memset(m, 0, sizeof *m);
-	m->inv_freq = llm_mem_alloc(mem, 2 * half * sizeof(float), &e);
+	m->inv_freq = llm_mem_alloc(mem, N_TABLES * half * sizeof(float), &e);
 	if (!m->inv_freq)
 		return e;
 	m->prof.layer_ns = llm_mem_alloc(mem, hp->n_layer * sizeof(uint64_t), &e);
 	if (!m->prof.layer_ns) {
-		llm_mem_free(mem, m->inv_freq, 2 * half * sizeof(float));
+		llm_mem_free(mem, m->inv_freq, N_TABLES * half * sizeof(float));
 		m->inv_freq = NULL;
 		return e;
 	}
 	m->hp = *hp;
 	m->w = *w;
 	m->mem = mem;
+	/* LongRoPE: the short factors within the original context, the long
+	 * ones past it (llama.cpp get_rope_factors; the layout check keeps
+	 * rope_freqs and these apart) */
 	for (uint32_t i = 0; i < half; i++)
-		m->inv_freq[i] = rope_freq(hp, w->rope_freqs, i);
+		m->inv_freq[i] = rope_freq(hp, w->rope_long ? w->rope_short : w->rope_freqs, i);
+	m->inv_freq_long = m->inv_freq;
+	if (w->rope_long) {
+		m->inv_freq_long = m->inv_freq + half;
+		for (uint32_t i = 0; i < half; i++)
+			m->inv_freq_long[i] = rope_freq(hp, w->rope_long, i);
+	}
 	/* gemma3's sliding layers: their own base, no scaling or factors */
 	m->inv_freq_swa = m->inv_freq;
 	if (hp->arch->swa_rope_base != 0.0f) {
-		m->inv_freq_swa = m->inv_freq + half;
+		m->inv_freq_swa = m->inv_freq + 2 * half;
 		for (uint32_t i = 0; i < half; i++)
 			m->inv_freq_swa[i] = math_expf(-(float)(2 * i) / (float)hp->rope_dim *
 						       math_logf(hp->arch->swa_rope_base));
@@ -174,7 +199,7 @@ int model_init(struct model *m, const struct model_hparams *hp, struct wt_ctx *w
 void model_free(struct model *m)
 {
 	if (m->inv_freq)
-		llm_mem_free(m->mem, m->inv_freq, 2 * (m->hp.rope_dim / 2) * sizeof(float));
+		llm_mem_free(m->mem, m->inv_freq, N_TABLES * (m->hp.rope_dim / 2) * sizeof(float));
 	if (m->prof.layer_ns)
 		llm_mem_free(m->mem, m->prof.layer_ns, m->hp.n_layer * sizeof(uint64_t));
 	wt_close(&m->w);

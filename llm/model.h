@@ -24,9 +24,13 @@
  *           (their own RoPE base), no soft-capping.
  *   phi3 — llama with NeoX rotation, Q/K/V in one matrix (attn_qkv) and
  *           gate and up in one (ffn_up, 2 n_ff rows, gate first); LongRoPE
- *           (rope_factors_long/short) is refused.
+ *           (rope_factors_long/short: the long ones when the cache is
+ *           longer than rope.scaling.original_context_length).
  *   qwen3 — qwen2's rotation, no biases, and an RMSNorm of each Q and K head
  *           (blk.N.attn_{q,k}_norm.weight, head_dim gains) before RoPE.
+ *   olmo2 — NeoX rotation, no norm before attention or FFN, gemma2's post
+ *           norms before each residual add, and an RMSNorm of the whole Q
+ *           and K rows (n_head x head_dim gains) before RoPE.
  */
 #ifndef LLM_MODEL_H
 #define LLM_MODEL_H
@@ -58,9 +62,12 @@ struct model_arch {
 	bool embd_scale;      /* embeddings times sqrt(n_embd) before the first layer */
 	bool qkv_bias;        /* Q, K and V biases required (else taken if present) */
 	bool qk_norm;         /* Q and K heads RMS-normed before RoPE (required) */
+	bool qk_norm_whole;   /* those norms span the whole Q and K rows (olmo2) */
+	bool no_pre_norm;     /* no attn_norm/ffn_norm: the blocks read x itself (olmo2) */
 	uint32_t nope_every;  /* layer l skips RoPE when (l + 1) % nope_every == 0; 0 never */
 	bool scalars;         /* granite's embedding, residual, attention and logit scales */
 	bool fused;           /* Q/K/V in attn_qkv, gate and up in ffn_up (gate rows first) */
+	bool longrope;        /* LongRoPE's rope_factors_long/short taken (phi3 128k) */
 	bool post_norms;      /* RMSNorm of the attention and FFN outputs before each
 				 residual add (blk.N.post_attention_norm, post_ffw_norm) */
 	float attn_cap;       /* <arch>.attn_logit_softcapping's default (0: not read, none) */
@@ -68,6 +75,7 @@ struct model_arch {
 	float final_cap_def;
 	uint32_t swa_pattern; /* layer l slides when l % swa_pattern < swa_pattern - 1 */
 	uint32_t swa_def;     /* <arch>.attention.sliding_window's default (0: no window) */
+	bool swa_refused;     /* a sliding window > 0 is refused (olmo3's layout under olmo2) */
 	float swa_rope_base;  /* sliding layers' own RoPE base, unscaled (0: the model's) */
 	uint32_t q_scale_embd_layers; /* at this many layers, scores scale by
 				 1/sqrt(n_embd/n_head) (gemma 27B), else 1/sqrt(head_dim) */
@@ -96,9 +104,10 @@ struct model_hparams {
 	float rope_scale;       /* 1 / <arch>.rope.scaling.factor (linear, yarn), else 1 */
 	bool yarn;              /* rope.scaling.type yarn (YaRN, Peng et al. 2023) */
 	uint32_t yarn_orig_ctx; /* <arch>.rope.scaling.original_context_length (default
-				   context_length) */
+				   context_length; yarn and LongRoPE) */
 	float yarn_beta_fast, yarn_beta_slow; /* rope.scaling.yarn_beta_fast / _slow (32, 1) */
-	float rope_mscale;      /* cos and sin times this (yarn: 1 + 0.1 ln(factor)), else 1 */
+	float rope_mscale;      /* cos and sin times this: <arch>.rope.scaling.attn_factor
+				   (default 1), times 1 + 0.1 ln(factor) for yarn */
 	float norm_eps;         /* <arch>.attention.layer_norm_rms_epsilon (default 1e-5) */
 	float embd_mul;         /* <arch>.embedding_scale (scalars; default 1) */
 	float res_mul;          /* <arch>.residual_scale (scalars; default 1) */
@@ -111,6 +120,7 @@ struct model_hparams {
 	bool qk_norm;           /* blk.0.attn_q_norm.weight present */
 	bool tied_output;
 	bool rope_freqs;        /* rope_freqs.weight present (llama3 frequency factors) */
+	bool longrope;          /* rope_factors_long/short.weight present (LongRoPE) */
 	uint64_t n_params;      /* elements of every tensor */
 };
 
@@ -133,11 +143,12 @@ int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g
  * (a float's 24-bit significand), so the context stays below it. */
 #define MODEL_MAX_POS (1u << 24)
 
-/* rope_freqs.weight's factors (NULL: none), read from the weights: each
+/* The frequency factors of w (rope_freqs.weight, LongRoPE's
+ * rope_factors_long/short.weight; NULL: none), read from the weights: each
  * must be positive and finite, and the frequency it gives small enough that
  * position x frequency stays finite below MODEL_MAX_POS (a NaN or infinite
  * angle makes NaN logits). 0, or -LLMK_EFORMAT with one line in err. */
-int model_check_rope_freqs(const struct model_hparams *hp, const float *factors, char *err,
+int model_check_rope_freqs(const struct model_hparams *hp, const struct wt_ctx *w, char *err,
 			   size_t errlen);
 
 /* Attention reads the cache in tiles of this many positions. */
@@ -178,6 +189,7 @@ struct model {
 	struct model_hparams hp;
 	struct wt_ctx w;
 	float *inv_freq;        /* rope_dim / 2 rotation frequencies */
+	float *inv_freq_long;   /* LongRoPE's past the original context, or inv_freq */
 	float *inv_freq_swa;    /* the sliding layers' (swa_rope_base), or inv_freq */
 	struct model_prof prof;
 	struct llm_mem *mem;

@@ -70,10 +70,15 @@ static void norm_row(const struct model_hparams *hp, float *o, const float *x, c
 
 /* Each of n_heads heads of x RMS-normed on its own with the head_dim gains
  * w (qwen3's Q/K norms: llama.cpp llm_build_qwen3, build_norm on the
- * [head_dim, n_head] view, the model's rms epsilon). */
-static void head_norms(const struct model_hparams *hp, float *x, uint32_t n_heads,
-		       const float *w)
+ * [head_dim, n_head] view, the model's rms epsilon); olmo2's the whole row
+ * at once, n_heads x head_dim gains (build_norm before the reshape). */
+static void qk_norms(const struct model_hparams *hp, float *x, uint32_t n_heads,
+		     const float *w)
 {
+	if (hp->arch->qk_norm_whole) {
+		rmsnorm(x, x, w, n_heads * hp->head_dim, hp->norm_eps);
+		return;
+	}
 	for (uint32_t h = 0; h < n_heads; h++) {
 		float *v = x + (size_t)h * hp->head_dim;
 		rmsnorm(v, v, w, hp->head_dim, hp->norm_eps);
@@ -174,19 +179,25 @@ static void tok_task(void *arg, int wi, int nw)
 		else if (j->what & TOK_ADD) /* granite: the block's output scaled */
 			for (uint32_t i = 0; i < E; i++)
 				x[i] += xb[i] * hp->res_mul;
-		if (j->what & TOK_NORM)
+		/* olmo2 has no norm before its blocks: they read x as it is */
+		if (j->what & TOK_NORM && j->w->attn_norm)
 			norm_row(hp, xb, x, j->w->attn_norm);
-		if (j->what & TOK_FFN_NORM)
+		if (j->what & TOK_FFN_NORM && j->w->ffn_norm)
 			norm_row(hp, xb, x, j->w->ffn_norm);
+		if (j->what & (TOK_NORM | TOK_FFN_NORM) && !j->w->attn_norm)
+			memcpy(xb, x, E * sizeof *xb);
 		if (j->what & TOK_ROPE_KV) {
 			uint32_t p = bp_pos(j->bp, b);
 			bool swa = model_layer_swa(hp, j->l);
-			const float *inv_freq = swa ? j->m->inv_freq_swa : j->m->inv_freq;
+			/* LongRoPE's long factors where the cache reaches past the
+			 * original context (llama.cpp: n_ctx_seq > n_ctx_orig_yarn) */
+			const float *inv_freq = swa ? j->m->inv_freq_swa
+				: j->kv->n_ctx > hp->yarn_orig_ctx ? j->m->inv_freq_long : j->m->inv_freq;
 			float mscale = swa && hp->arch->swa_rope_base != 0.0f ? 1.0f : hp->rope_mscale;
 			if (j->w->q_norm) /* both: model_check_layout */
-				head_norms(hp, s->q + (size_t)b * Q, hp->n_head, j->w->q_norm);
+				qk_norms(hp, s->q + (size_t)b * Q, hp->n_head, j->w->q_norm);
 			if (j->w->k_norm)
-				head_norms(hp, s->k + (size_t)b * KV, hp->n_head_kv, j->w->k_norm);
+				qk_norms(hp, s->k + (size_t)b * KV, hp->n_head_kv, j->w->k_norm);
 			for (uint32_t i = 0; i < hp->rope_dim / 2; i++) {
 				float th = (float)p * inv_freq[i];
 				cs[2 * i] = math_cosf(th) * mscale;

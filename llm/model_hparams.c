@@ -77,9 +77,12 @@ static const struct model_arch model_archs[] = {
 	 .embd_scale = true, .post_norms = true, .qk_norm = true,
 	 .swa_pattern = 6, .swa_rope_base = 10000.0f, .q_scale_embd_layers = 62},
 	{.name = "phi3", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
-	 .fused = true},
+	 .fused = true, .longrope = true},
 	{.name = "qwen3", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
 	 .qk_norm = true},
+	{.name = "olmo2", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
+	 .qk_norm = true, .qk_norm_whole = true, .no_pre_norm = true, .post_norms = true,
+	 .swa_refused = true},
 };
 #define N_ARCHS (sizeof model_archs / sizeof model_archs[0])
 
@@ -125,20 +128,26 @@ static int read_arch(struct model_hparams *hp, const struct gguf_file *g, char *
 	return 0;
 }
 
-/* YaRN's keys (llama.cpp LLM_KV_ROPE_SCALING_ORIG_CTX_LEN,
- * _YARN_BETA_FAST/_SLOW): the original context 1 to context_length, the
- * betas positive and finite. */
+/* The original context yarn and LongRoPE ask for: 1 or more. */
+static int orig_ctx_check(const struct model_hparams *hp, char *err, size_t errlen)
+{
+	if (hp->yarn_orig_ctx)
+		return 0;
+	plat_snprintf(err, errlen, "model: %s.rope.scaling.original_context_length = 0 is not "
+		      "a context length", hp->arch_name);
+	return -LLMK_EFORMAT;
+}
+
+/* YaRN's keys (llama.cpp _YARN_BETA_FAST/_SLOW): the betas positive and
+ * finite. */
 static int read_yarn(struct model_hparams *hp, const struct gguf_file *g, char *err,
 		     size_t errlen)
 {
 	int e;
 
-	hp->yarn_orig_ctx = hp->n_ctx_train;
 	hp->yarn_beta_fast = 32.0f;
 	hp->yarn_beta_slow = 1.0f;
-	if ((e = get_u32(g, hp, "rope.scaling.original_context_length", &hp->yarn_orig_ctx,
-			 false, err, errlen)) ||
-	    (e = get_f32(g, hp, "rope.scaling.yarn_beta_fast", &hp->yarn_beta_fast, err,
+	if ((e = get_f32(g, hp, "rope.scaling.yarn_beta_fast", &hp->yarn_beta_fast, err,
 			 errlen)) ||
 	    (e = get_f32(g, hp, "rope.scaling.yarn_beta_slow", &hp->yarn_beta_slow, err,
 			 errlen)) ||
@@ -147,11 +156,26 @@ static int read_yarn(struct model_hparams *hp, const struct gguf_file *g, char *
 	    (e = check_f32(hp, "rope.scaling.yarn_beta_slow", hp->yarn_beta_slow, FLT_MIN,
 			   FLT_MAX, "a positive finite number", err, errlen)))
 		return e;
-	if (!hp->yarn_orig_ctx) {
-		plat_snprintf(err, errlen, "model: %s.rope.scaling.original_context_length = 0 "
-			      "is not a context length", hp->arch_name);
-		return -LLMK_EFORMAT;
-	}
+	return orig_ctx_check(hp, err, errlen);
+}
+
+/* The keys every scaling reads (llama.cpp LLM_KV_ROPE_SCALING_ORIG_CTX_LEN,
+ * _ATTN_FACTOR): the original context 1 or more (yarn's ramp, LongRoPE's
+ * choice of factors), the attention factor on cos and sin (phi3's LongRoPE:
+ * sqrt(1 + ln(scale) / ln(original context))) positive and finite. */
+static int read_orig_ctx(struct model_hparams *hp, const struct gguf_file *g, char *err,
+			 size_t errlen)
+{
+	int e;
+
+	hp->yarn_orig_ctx = hp->n_ctx_train;
+	hp->rope_mscale = 1.0f;
+	if ((e = get_u32(g, hp, "rope.scaling.original_context_length", &hp->yarn_orig_ctx,
+			 false, err, errlen)) ||
+	    (e = get_f32(g, hp, "rope.scaling.attn_factor", &hp->rope_mscale, err, errlen)) ||
+	    (e = check_f32(hp, "rope.scaling.attn_factor", hp->rope_mscale, FLT_MIN, FLT_MAX,
+			   "a positive finite number", err, errlen)))
+		return e;
 	return 0;
 }
 
@@ -167,7 +191,8 @@ static int read_rope_scaling(struct model_hparams *hp, const struct gguf_file *g
 	int e;
 
 	hp->rope_scale = 1.0f;
-	hp->rope_mscale = 1.0f;
+	if ((e = read_orig_ctx(hp, g, err, errlen)))
+		return e;
 	plat_snprintf(key, sizeof key, "%s.rope.scaling.type", hp->arch_name);
 	if (gguf_get_str(g, key, &s) == 0 && strcmp(s->s, "none") != 0 &&
 	    strcmp(s->s, "linear") != 0 && strcmp(s->s, "yarn") != 0) {
@@ -200,7 +225,7 @@ static int read_rope_scaling(struct model_hparams *hp, const struct gguf_file *g
 	hp->rope_scale = 1.0f / factor;
 	/* YaRN's attention temperature, on cos and sin (ggml rope_yarn) */
 	if (hp->yarn)
-		hp->rope_mscale = 1.0f + 0.1f * math_logf(factor);
+		hp->rope_mscale *= 1.0f + 0.1f * math_logf(factor);
 	return 0;
 }
 
@@ -224,6 +249,17 @@ static int read_caps(struct model_hparams *hp, const struct gguf_file *g, char *
 	    (a->swa_pattern &&
 	     (e = get_u32(g, hp, "attention.sliding_window", &hp->n_swa, false, err, errlen))))
 		return e;
+	if (a->swa_refused) {
+		uint32_t win = 0;
+		if ((e = get_u32(g, hp, "attention.sliding_window", &win, false, err, errlen)))
+			return e;
+		if (win) {
+			plat_snprintf(err, errlen, "model: %s.attention.sliding_window = %u: sliding-"
+				      "window attention is not supported for %s", hp->arch_name, win,
+				      a->name);
+			return -LLMK_ENOTSUP;
+		}
+	}
 	if ((hp->attn_cap != 0.0f &&
 	     (e = check_f32(hp, "attn_logit_softcapping", hp->attn_cap, FLT_MIN, FLT_MAX,
 			    "0 (none) or a positive finite number", err, errlen))) ||
@@ -373,6 +409,7 @@ int model_read_hparams(struct model_hparams *hp, const struct gguf_file *g,
 	hp->n_vocab = (uint32_t)embd->ne[1];
 	hp->tied_output = gguf_find_tensor(g, "output.weight") == NULL;
 	hp->rope_freqs = gguf_find_tensor(g, "rope_freqs.weight") != NULL;
+	hp->longrope = gguf_find_tensor(g, "rope_factors_long.weight") != NULL;
 	hp->qkv_bias = gguf_find_tensor(g, "blk.0.attn_q.bias") != NULL;
 	hp->qk_norm = gguf_find_tensor(g, "blk.0.attn_q_norm.weight") != NULL;
 	for (uint64_t i = 0; i < g->n_tensors; i++)
@@ -445,6 +482,10 @@ static uint64_t dim(const struct model_hparams *hp, enum wt_dim d)
 		return (uint64_t)(hp->n_head + 2 * hp->n_head_kv) * hp->head_dim;
 	case WT_DIM_UP:
 		return (uint64_t)hp->n_ff * (hp->arch->fused ? 2 : 1);
+	case WT_DIM_QNORM:
+		return hp->arch->qk_norm_whole ? dim(hp, WT_DIM_Q) : hp->head_dim;
+	case WT_DIM_KNORM:
+		return hp->arch->qk_norm_whole ? dim(hp, WT_DIM_KV) : hp->head_dim;
 	}
 	return 0;
 }
@@ -517,11 +558,39 @@ int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g
 					       "ffn_up)" : "has separate attn_q/k/v and ffn_gate tensors");
 		return have ? -LLMK_ENOTSUP : -LLMK_EFORMAT;
 	}
-	if (gguf_find_tensor(g, "rope_factors_long.weight") ||
-	    gguf_find_tensor(g, "blk.0.rope_factors_long.weight")) {
+	/* LongRoPE: both factor tensors or neither, in a row that takes them,
+	 * never with llama3's rope_freqs (llama.cpp would take those alone) */
+	bool rlong = gguf_find_tensor(g, "rope_factors_long.weight") != NULL;
+	bool rshort = gguf_find_tensor(g, "rope_factors_short.weight") != NULL;
+	if (gguf_find_tensor(g, "blk.0.rope_factors_long.weight") ||
+	    ((rlong || rshort) && !hp->arch->longrope)) {
 		plat_snprintf(err, errlen, "model: LongRoPE (rope_factors_long.weight) is not "
-			      "supported");
+			      "supported for %s", hp->arch->name);
 		return -LLMK_ENOTSUP;
+	}
+	if (rlong != rshort || ((rlong || rshort) && hp->rope_freqs) ||
+	    ((rlong || rshort) && hp->yarn)) {
+		plat_snprintf(err, errlen, "model: tensor '%s' %s", rlong != rshort
+			      ? (rlong ? "rope_factors_short.weight" : "rope_factors_long.weight")
+			      : hp->rope_freqs ? "rope_freqs.weight" : "rope_factors_long.weight",
+			      rlong != rshort ? "missing: LongRoPE needs long and short factors"
+			      : hp->rope_freqs ? "beside LongRoPE's factors"
+					       : "with yarn scaling is not supported");
+		return rlong != rshort ? -LLMK_EFORMAT : -LLMK_ENOTSUP;
+	}
+	if (rlong && (e = orig_ctx_check(hp, err, errlen)))
+		return e;
+	/* the norms before attention and FFN: in every row's models but olmo2's */
+	bool pre = gguf_find_tensor(g, "blk.0.attn_norm.weight") != NULL;
+	bool pre_ffn = gguf_find_tensor(g, "blk.0.ffn_norm.weight") != NULL;
+	if (pre != !hp->arch->no_pre_norm || pre_ffn != !hp->arch->no_pre_norm) {
+		const char *bad = pre != !hp->arch->no_pre_norm ? "blk.0.attn_norm.weight"
+								 : "blk.0.ffn_norm.weight";
+		plat_snprintf(err, errlen, "model: tensor '%s' %s: %s %s", bad,
+			      hp->arch->no_pre_norm ? "present" : "missing", hp->arch->name,
+			      hp->arch->no_pre_norm ? "has no norm before attention or FFN"
+						    : "norms before attention and FFN");
+		return hp->arch->no_pre_norm ? -LLMK_ENOTSUP : -LLMK_EFORMAT;
 	}
 	if (hp->arch->qk_norm && !hp->qk_norm) {
 		plat_snprintf(err, errlen, "model: %s without 'blk.0.attn_q_norm.weight' is not "
@@ -534,6 +603,10 @@ int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g
 	    (e = check_tensor(g, "output.weight", hp->n_embd, hp->n_vocab, false, true,
 			      err, errlen)) ||
 	    (e = check_tensor(g, "rope_freqs.weight", hp->rope_dim / 2, 1, true, true,
+			      err, errlen)) ||
+	    (e = check_tensor(g, "rope_factors_long.weight", hp->rope_dim / 2, 1, true, true,
+			      err, errlen)) ||
+	    (e = check_tensor(g, "rope_factors_short.weight", hp->rope_dim / 2, 1, true, true,
 			      err, errlen)))
 		return e;
 	for (uint32_t l = 0; l < hp->n_layer; l++)

@@ -9,7 +9,7 @@
 #define SLOT(sfx, field, kind, opt, ne0, ne1)                                            \
 	{sfx, __builtin_offsetof(struct wt_layer, field), kind, opt, {WT_DIM_##ne0, WT_DIM_##ne1}}
 const struct wt_slot wt_layer_slots[] = {
-	SLOT("attn_norm.weight", attn_norm, WT_VEC, false, EMBD, 1),
+	SLOT("attn_norm.weight", attn_norm, WT_VEC, true, EMBD, 1),
 	SLOT("attn_q.weight", wq, WT_MAT, true, EMBD, Q),
 	SLOT("attn_k.weight", wk, WT_MAT, true, EMBD, KV),
 	SLOT("attn_v.weight", wv, WT_MAT, true, EMBD, KV),
@@ -18,9 +18,9 @@ const struct wt_slot wt_layer_slots[] = {
 	SLOT("attn_q.bias", bq, WT_VEC, true, Q, 1),
 	SLOT("attn_k.bias", bk, WT_VEC, true, KV, 1),
 	SLOT("attn_v.bias", bv, WT_VEC, true, KV, 1),
-	SLOT("attn_q_norm.weight", q_norm, WT_VEC, true, HEAD, 1),
-	SLOT("attn_k_norm.weight", k_norm, WT_VEC, true, HEAD, 1),
-	SLOT("ffn_norm.weight", ffn_norm, WT_VEC, false, EMBD, 1),
+	SLOT("attn_q_norm.weight", q_norm, WT_VEC, true, QNORM, 1),
+	SLOT("attn_k_norm.weight", k_norm, WT_VEC, true, KNORM, 1),
+	SLOT("ffn_norm.weight", ffn_norm, WT_VEC, true, EMBD, 1),
 	SLOT("post_attention_norm.weight", attn_post_norm, WT_VEC, true, EMBD, 1),
 	SLOT("post_ffw_norm.weight", ffn_post_norm, WT_VEC, true, EMBD, 1),
 	SLOT("ffn_gate.weight", w_gate, WT_MAT, true, EMBD, FF),
@@ -315,6 +315,8 @@ int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct l
 	const struct gguf_tensor *head = gguf_find_tensor(g, "output.weight");
 	const struct gguf_tensor *onorm = gguf_find_tensor(g, "output_norm.weight");
 	const struct gguf_tensor *rf = gguf_find_tensor(g, "rope_freqs.weight");
+	const struct gguf_tensor *rl = gguf_find_tensor(g, "rope_factors_long.weight");
+	const struct gguf_tensor *rs = gguf_find_tensor(g, "rope_factors_short.weight");
 	struct wt_resident *r;
 	int e = 0;
 
@@ -361,6 +363,8 @@ int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct l
 	w->impl = r;
 	w->output_norm = res_ptr(r, onorm);
 	w->rope_freqs = rf ? res_ptr(r, rf) : NULL;
+	w->rope_long = rl ? res_ptr(r, rl) : NULL;
+	w->rope_short = rs ? res_ptr(r, rs) : NULL;
 	w->head_chunk = (uint32_t)r->head.rows;
 	w->resident_bytes = r->data_bytes;
 	w->kind = "resident";

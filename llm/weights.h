@@ -11,6 +11,7 @@
  *
  * Tensor names are llama.cpp's GGUF names (llama.cpp src/llama-arch.cpp
  * LLM_TENSOR_NAMES): token_embd, output_norm, output, rope_freqs,
+ * rope_factors_{long,short},
  * blk.N.{attn_norm, attn_q, attn_k, attn_v, attn_output, ffn_norm, ffn_gate,
  * ffn_up, ffn_down}.weight, blk.N.attn_{q,k,v}.bias and
  * blk.N.attn_{q,k}_norm.weight.
@@ -31,18 +32,19 @@ struct wt_mat {
 
 /* One transformer block. 1-D tensors (norms, biases) are always F32. */
 struct wt_layer {
-	const float *attn_norm;
+	const float *attn_norm;    /* NULL for olmo2 (no norm before attention or FFN) */
 	struct wt_mat wq, wk, wv, wo;
 	struct wt_mat wqkv;        /* phi3: Q, K and V rows in one matrix (wq.. empty) */
 	const float *bq, *bk, *bv; /* qwen2: QKV biases; NULL when the model has none */
-	const float *q_norm, *k_norm; /* qwen3: RMSNorm gains of each Q and K head; or NULL */
+	const float *q_norm, *k_norm; /* qwen3: RMSNorm gains of each Q and K head (olmo2:
+				       of the whole Q and K rows); or NULL */
 	const float *attn_post_norm, *ffn_post_norm; /* gemma2/3: output norms; or NULL */
 	const float *ffn_norm;
 	struct wt_mat w_gate, w_up, w_down;
 };
 
 /* The per-layer tensors by name suffix, for every implementation, and the
- * shape the layout check (model.c) expects of each. */
+ * shape the layout check (model_hparams.c) expects of each. */
 enum wt_slot_kind { WT_VEC, WT_MAT };
 /* A tensor dimension in the model's sizes (struct model_hparams). */
 enum wt_dim {
@@ -54,6 +56,8 @@ enum wt_dim {
 	WT_DIM_HEAD, /* head_dim */
 	WT_DIM_QKV,  /* (n_head + 2 n_head_kv) x head_dim: fused Q, K, V rows */
 	WT_DIM_UP,   /* n_ff, or 2 n_ff where gate and up are one matrix (phi3) */
+	WT_DIM_QNORM, /* Q norm gains: head_dim, or n_head x head_dim (olmo2's whole row) */
+	WT_DIM_KNORM, /* K norm gains: head_dim, or n_head_kv x head_dim */
 };
 struct wt_slot {
 	const char *suffix;   /* "attn_q.weight": full name "blk.<N>.<suffix>" */
@@ -100,6 +104,7 @@ struct wt_ctx {
 	/* Small tensors every implementation keeps resident. */
 	const float *output_norm; /* n_embd */
 	const float *rope_freqs;  /* rope_dim / 2 frequency factors (llama3), or NULL */
+	const float *rope_long, *rope_short; /* LongRoPE's (phi3 128k), or NULL */
 	uint32_t head_chunk;      /* rows per head_acquire */
 	uint64_t resident_bytes;  /* weight bytes this implementation holds */
 	const char *kind;         /* "resident", "streaming" */

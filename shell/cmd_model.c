@@ -162,7 +162,8 @@ static void info_model(const struct engine_info *info, const struct engine_plan 
 		    hp->n_layer, hp->n_embd, hp->n_ff, hp->n_head, hp->n_head_kv, hp->head_dim);
 	plat_printf("  rope           %s, dims %u, base %g, scale %g%s\n",
 		    hp->arch->rope == MODEL_ROPE_NEOX ? "neox" : "norm", hp->rope_dim, (double)hp->rope_base,
-		    (double)(1.0f / hp->rope_scale), hp->rope_freqs ? ", llama3 freq factors" : "");
+		    (double)(1.0f / hp->rope_scale), hp->rope_freqs ? ", llama3 freq factors"
+		    : hp->longrope ? ", LongRoPE factors" : "");
 	plat_printf("  output         %s, rms eps %g%s\n",
 		    hp->tied_output ? "tied to token_embd" : "output.weight", (double)hp->norm_eps,
 		    hp->qkv_bias ? ", qkv bias" : "");

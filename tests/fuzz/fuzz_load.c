@@ -121,6 +121,7 @@ static const struct {
 	{"llama", GGML_TYPE_Q4_0, 64, 128, true},
 	{"qwen2", GGML_TYPE_F16, 64, 128, false},
 	{"qwen3", GGML_TYPE_Q8_0, 64, 128, true},
+	{"olmo2", GGML_TYPE_F32, 64, 128, false},
 	{"llama", GGML_TYPE_Q4_K, 256, 256, false},
 };
 #define N_SEEDS (sizeof seed_specs / sizeof seed_specs[0])

@@ -115,7 +115,8 @@ uint32_t mkm_tensor_type(const struct mkm_spec *s, const char *name, uint32_t la
 {
 	uint32_t t = s->type;
 
-	if (strstr(name, "_norm") || strstr(name, ".bias") || strstr(name, "rope_freqs"))
+	if (strstr(name, "_norm") || strstr(name, ".bias") || strstr(name, "rope_freqs") ||
+	    strstr(name, "rope_factors"))
 		return GGML_TYPE_F32;
 	if (s->mix != MKM_MIX_PURE && strcmp(name, "output.weight") == 0 && is_low_bit(t))
 		t = GGML_TYPE_Q6_K;
@@ -163,6 +164,7 @@ int mkm_ref_spec(struct mkm_spec *s, const char *arch)
 	s->seed = 29;
 	s->rope_freqs = strcmp(arch, "llama") == 0;
 	const struct model_arch *a = model_arch_find(arch);
+	s->longrope = a->longrope;
 	/* a NoPE layer among them; a global layer after the sliding ones */
 	if (a->nope_every > s->n_layers)
 		s->n_layers = a->nope_every;
@@ -396,10 +398,15 @@ static int plan_build(struct plan *p, const struct mkm_spec *s)
 	plan_add(p, s, "token_embd.weight", 0, s->dim, s->vocab);
 	if (s->rope_freqs)
 		plan_add(p, s, "rope_freqs.weight", 0, hd / 2, 0);
+	if (s->longrope) {
+		plan_add(p, s, "rope_factors_long.weight", 0, hd / 2, 0);
+		plan_add(p, s, "rope_factors_short.weight", 0, hd / 2, 0);
+	}
 	for (uint32_t l = 0; l < s->n_layers; l++) {
 #define LT(suffix, ne0, ne1) \
 	(snprintf(nm, sizeof nm, "blk.%u." suffix, l), plan_add(p, s, nm, l, ne0, ne1))
-		LT("attn_norm.weight", s->dim, 0);
+		if (!a->no_pre_norm)
+			LT("attn_norm.weight", s->dim, 0);
 		if (a->fused) {
 			LT("attn_qkv.weight", s->dim, q + 2 * kv);
 		} else {
@@ -413,13 +420,14 @@ static int plan_build(struct plan *p, const struct mkm_spec *s)
 			LT("attn_v.bias", kv, 0);
 		}
 		if (a->qk_norm) {
-			LT("attn_q_norm.weight", hd, 0);
-			LT("attn_k_norm.weight", hd, 0);
+			LT("attn_q_norm.weight", a->qk_norm_whole ? q : hd, 0);
+			LT("attn_k_norm.weight", a->qk_norm_whole ? kv : hd, 0);
 		}
 		if (a->post_norms)
 			LT("post_attention_norm.weight", s->dim, 0);
 		LT("attn_output.weight", q, s->dim);
-		LT("ffn_norm.weight", s->dim, 0);
+		if (!a->no_pre_norm)
+			LT("ffn_norm.weight", s->dim, 0);
 		if (!a->fused)
 			LT("ffn_gate.weight", s->dim, s->ffn);
 		LT("ffn_up.weight", s->dim, a->fused ? 2 * s->ffn : s->ffn);
@@ -526,6 +534,11 @@ static void write_hparams(struct out *o, uint32_t *n, const struct mkm_spec *s)
 		kv_f32(o, n, AK("rope.scaling.factor"), s->rope_yarn);
 		kv_u32(o, n, AK("rope.scaling.original_context_length"), s->ctx / 4);
 	}
+	if (s->longrope) { /* phi3's converter: sqrt(1 + ln(scale) / ln(original)) */
+		kv_u32(o, n, AK("rope.scaling.original_context_length"), s->ctx / 4);
+		kv_f32(o, n, AK("rope.scaling.attn_factor"),
+		       (float)sqrt(1.0 + log(4.0) / log((double)(s->ctx / 4))));
+	}
 	if (s->rope_linear > 0) {
 		kv_str(o, n, AK("rope.scaling.type"), "linear");
 		kv_f32(o, n, AK("rope.scaling.factor"), s->rope_linear);
@@ -595,6 +608,17 @@ static int write_tensor_data(struct out *o, const struct mkm_spec *s, const stru
 
 	if (!buf)
 		return -1;
+	if (strncmp(t->name, "rope_factors_", 13) == 0) {
+		/* LongRoPE's factors: 1 for the fastest pair, growing with the
+		 * pair's wavelength to 6 (long) or 1.5 (short) for the slowest */
+		float top = t->name[13] == 'l' ? 6.0f : 1.5f;
+		for (uint64_t i = 0; i < t->ne[0]; i++)
+			((float *)buf)[i] = 1.0f + (top - 1.0f) * (float)i / (float)(t->ne[0] - 1);
+		put(o, buf, t->size);
+		free(buf);
+		pad(o);
+		return o->failed ? -1 : 0;
+	}
 	if (strcmp(t->name, "rope_freqs.weight") == 0) {
 		llama3_factors((float *)buf, s->dim / s->heads, s->rope_base, s->ctx / 2);
 		put(o, buf, t->size);
