@@ -19,18 +19,24 @@ static size_t scratch_stride(size_t floats)
 }
 
 /* The floats of the whole scratch, and of each piece (lens: its own floats). */
+#define SCRATCH_PIECES 17
 static size_t scratch_floats(const struct model_hparams *hp, uint32_t B, uint32_t W,
 			     size_t *lens)
 {
 	size_t E = hp->n_embd, Q = (size_t)hp->n_head * hp->head_dim;
 	size_t KV = (size_t)hp->n_head_kv * hp->head_dim, F = hp->n_ff;
-	/* x xb q k v att hb hb2 tiles amax asum logits */
-	size_t p[12] = {B * E, B * (E > Q ? E : Q), B * Q, B * KV, B * KV, B * Q, B * F, B * F,
-			(size_t)W * 3 * MODEL_ATT_TILE * hp->head_dim, (size_t)B * hp->n_head,
-			(size_t)B * hp->n_head, hp->n_vocab};
+	size_t X = hp->n_expert ? E : 0, K = hp->n_expert_used;
+
+	F = hp->n_expert && hp->n_ff_exp > F ? hp->n_ff_exp : F;
+	F = hp->n_expert && hp->n_ff_shexp > F ? hp->n_ff_shexp : F;
+	/* x xb q k v att hb hb2 tiles amax asum logits; router ex ey acc rows */
+	size_t p[SCRATCH_PIECES] = {B * E, B * (E > Q ? E : Q), B * Q, B * KV, B * KV, B * Q,
+			B * F, B * F, (size_t)W * 3 * MODEL_ATT_TILE * hp->head_dim,
+			(size_t)B * hp->n_head, (size_t)B * hp->n_head, hp->n_vocab,
+			B * (hp->n_expert + K), B * X, B * X, B * X, hp->n_expert ? B * (K + 1) : 0};
 	size_t n = 0;
 
-	for (int i = 0; i < 12; i++) {
+	for (int i = 0; i < SCRATCH_PIECES; i++) {
 		if (lens)
 			lens[i] = p[i];
 		n += scratch_stride(p[i]);
@@ -47,8 +53,8 @@ uint64_t model_scratch_bytes(const struct model_hparams *hp, uint32_t n_batch,
 int model_scratch_init(struct model_scratch *s, const struct model_hparams *hp,
 		       uint32_t n_batch, uint32_t n_workers, struct llm_mem *mem)
 {
-	size_t lens[12];
-	float **dst[12];
+	size_t lens[SCRATCH_PIECES];
+	float **dst[SCRATCH_PIECES];
 	float *p;
 	int e = 0;
 
@@ -64,8 +70,10 @@ int model_scratch_init(struct model_scratch *s, const struct model_hparams *hp,
 	dst[0] = &s->x; dst[1] = &s->xb; dst[2] = &s->q; dst[3] = &s->k; dst[4] = &s->v;
 	dst[5] = &s->att; dst[6] = &s->hb; dst[7] = &s->hb2; dst[8] = &s->tiles;
 	dst[9] = &s->amax; dst[10] = &s->asum; dst[11] = &s->logits;
+	dst[12] = &s->router; dst[13] = &s->ex; dst[14] = &s->ey; dst[15] = &s->acc;
+	dst[16] = (float **)&s->rows; /* uint32_t, the size of a float */
 	p = s->base;
-	for (int i = 0; i < 12; i++) {
+	for (int i = 0; i < SCRATCH_PIECES; i++) {
 		*dst[i] = p;
 		llm_mem_poison(p + lens[i], (scratch_stride(lens[i]) - lens[i]) * sizeof(float));
 		p += scratch_stride(lens[i]);

@@ -28,6 +28,11 @@
  *           longer than rope.scaling.original_context_length).
  *   qwen3 — qwen2's rotation, no biases, and an RMSNorm of each Q and K head
  *           (blk.N.attn_{q,k}_norm.weight, head_dim gains) before RoPE.
+ *   qwen2moe — qwen2 with a mixture of experts for the FFN (softmax router,
+ *           top-k, weights not renormalised) and a shared expert behind a
+ *           sigmoid gate.
+ *   qwen3moe — qwen3 with a mixture of experts (top-k renormalised).
+ *   (llama with <arch>.expert_count > 0: Mixtral's experts, renormalised.)
  *   olmo2 — NeoX rotation, no norm before attention or FFN, gemma2's post
  *           norms before each residual add, and an RMSNorm of the whole Q
  *           and K rows (n_head x head_dim gains) before RoPE.
@@ -48,6 +53,9 @@ enum model_rope { MODEL_ROPE_NORM, MODEL_ROPE_NEOX };
 enum model_act { MODEL_ACT_SILU, MODEL_ACT_GELU }; /* GELU: GeGLU, tanh approximation */
 /* The normalisation before attention, FFN and head. */
 enum model_norm { MODEL_NORM_RMS };
+/* Experts: none (ffn_gate_inp refused), when <arch>.expert_count > 0
+ * (llama: Mixtral), always (qwen2moe, qwen3moe). */
+enum model_moe { MODEL_MOE_NONE, MODEL_MOE_OPTIONAL, MODEL_MOE_ALWAYS };
 
 /*
  * What sets an architecture apart beyond its sizes. The forward pass asks
@@ -68,6 +76,9 @@ struct model_arch {
 	bool scalars;         /* granite's embedding, residual, attention and logit scales */
 	bool fused;           /* Q/K/V in attn_qkv, gate and up in ffn_up (gate rows first) */
 	bool longrope;        /* LongRoPE's rope_factors_long/short taken (phi3 128k) */
+	enum model_moe moe;   /* a mixture of experts instead of the dense FFN */
+	bool moe_norm;        /* the chosen experts' weights divided by their sum */
+	bool moe_shexp;       /* a shared expert beside them, behind a sigmoid gate */
 	bool post_norms;      /* RMSNorm of the attention and FFN outputs before each
 				 residual add (blk.N.post_attention_norm, post_ffw_norm) */
 	float attn_cap;       /* <arch>.attn_logit_softcapping's default (0: not read, none) */
@@ -121,6 +132,11 @@ struct model_hparams {
 	bool tied_output;
 	bool rope_freqs;        /* rope_freqs.weight present (llama3 frequency factors) */
 	bool longrope;          /* rope_factors_long/short.weight present (LongRoPE) */
+	uint32_t n_expert;      /* <arch>.expert_count (0: a dense FFN) */
+	uint32_t n_expert_used; /* <arch>.expert_used_count: experts per token */
+	uint32_t n_ff_exp;      /* <arch>.expert_feed_forward_length (default n_ff, or
+				   n_ff / n_expert_used for qwen2moe/qwen3moe) */
+	uint32_t n_ff_shexp;    /* <arch>.expert_shared_feed_forward_length (default n_ff) */
 	uint64_t n_params;      /* elements of every tensor */
 };
 
@@ -151,6 +167,9 @@ int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g
 int model_check_rope_freqs(const struct model_hparams *hp, const struct wt_ctx *w, char *err,
 			   size_t errlen);
 
+/* Experts a mixture may have (llama.cpp LLAMA_MAX_EXPERTS). */
+#define MODEL_MAX_EXPERTS 512
+
 /* Attention reads the cache in tiles of this many positions. */
 #define MODEL_ATT_TILE 64
 /* RoPE dimensions a model may rotate (real models: 64 to 256) */
@@ -161,6 +180,9 @@ struct model_scratch {
 	uint32_t n_batch, n_workers;
 	const struct vmath_ops *vm; /* this CPU's exp, SwiGLU and attention loops */
 	float *x, *xb, *q, *k, *v, *att, *hb, *hb2; /* batch-major rows */
+	float *router;         /* experts: the router's logits, then the chosen weights */
+	float *ex, *ey, *acc;  /* experts: the rows routed to one, its output, the sum */
+	uint32_t *rows;        /* experts: B x n_expert_used chosen experts, then the rows */
 	float *tiles;          /* per worker: K and V tiles, MODEL_ATT_TILE x head_dim each */
 	float *amax, *asum;    /* online softmax state per (token, head) */
 	float *logits;         /* n_vocab */

@@ -590,22 +590,23 @@ static int qkv(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
 	return e;
 }
 
-/* hb, hb2 = W_gate xb, W_up xb. */
+/* hb, hb2 = gate x, up x over B rows of x. */
 static int gate_up(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
-		   const struct wt_layer *w, uint32_t B)
+		   const struct wt_mat *gate, const struct wt_mat *up, const float *x, uint32_t B)
 {
 	uint64_t t0 = prof_start(m);
 	int e = matmul_n(mm, 2, (float *const[]){s->hb, s->hb2},
-			 (const struct wt_mat *const[]){&w->w_gate, &w->w_up}, s->xb, B);
+			 (const struct wt_mat *const[]){gate, up}, x, B);
 
 	prof_charge(m, MS_MATMUL, t0);
 	return e;
 }
 
-/* hb = act(hb) * hb2: the gated FFN's activation (model_arch.act). */
-static void activation(struct model *m, struct model_scratch *s, uint32_t B)
+/* hb = act(hb) * hb2 over B rows of width F: the gated FFN's activation
+ * (model_arch.act). */
+static void activation(struct model *m, struct model_scratch *s, uint32_t B, uint32_t F)
 {
-	size_t n = (size_t)B * m->hp.n_ff;
+	size_t n = (size_t)B * F;
 	uint64_t t0 = prof_start(m);
 
 	switch (m->hp.arch->act) {
@@ -617,6 +618,112 @@ static void activation(struct model *m, struct model_scratch *s, uint32_t B)
 		break;
 	}
 	prof_charge(m, MS_ACT, t0);
+}
+
+/*
+ * A mixture of experts (llama.cpp build_moe_ffn, softmax gating): token b's
+ * router logits to probabilities by softmax, the n_expert_used largest
+ * chosen (the lower index first on a tie), their probabilities the weights,
+ * divided by their sum (at least 2^-14, ggml's clamp) where the row says.
+ */
+static void route(const struct model_hparams *hp, float *p, uint32_t *sel, float *wsel)
+{
+	uint32_t n = hp->n_expert, k = hp->n_expert_used;
+	float mx = p[0], sum = 0.0f;
+
+	for (uint32_t i = 1; i < n; i++)
+		mx = p[i] > mx ? p[i] : mx;
+	for (uint32_t i = 0; i < n; i++) {
+		p[i] = math_expf(p[i] - mx);
+		sum += p[i];
+	}
+	for (uint32_t i = 0; i < n; i++)
+		p[i] *= 1.0f / sum;
+	for (uint32_t j = 0; j < k; j++) {
+		uint32_t best = n;
+		for (uint32_t i = 0; i < n; i++) {
+			bool taken = false;
+			for (uint32_t t = 0; t < j; t++)
+				taken |= sel[t] == i;
+			if (!taken && (best == n || p[i] > p[best]))
+				best = i;
+		}
+		sel[j] = best;
+		wsel[j] = p[best];
+	}
+	if (hp->arch->moe_norm) {
+		float ws = 0.0f;
+		for (uint32_t j = 0; j < k; j++)
+			ws += wsel[j];
+		ws = ws > 6.103515625e-5f ? ws : 6.103515625e-5f;
+		for (uint32_t j = 0; j < k; j++)
+			wsel[j] /= ws;
+	}
+}
+
+/* The FFN of a layer of experts on xb (B rows), its output into xb: each
+ * expert runs over the rows routed to it (gathered into ex), its output
+ * (ey) added to theirs times its weight; qwen2moe's shared expert over
+ * every row, times sigmoid(gate_inp_shexp . x). Every expert's weights are
+ * in memory either way (the streamer reads whole layers): which ones a
+ * token chose shows in no read. */
+static int experts(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
+		   const struct wt_layer *w, uint32_t B)
+{
+	const struct model_hparams *hp = &m->hp;
+	uint32_t E = hp->n_embd, n = hp->n_expert, k = hp->n_expert_used, F = hp->n_ff_exp;
+	float *wsel = s->router + (size_t)B * n;
+	uint32_t *sel = s->rows, *list = s->rows + (size_t)B * k;
+	int e;
+
+	if ((e = product(m, mm, s->router, &w->gate_inp, s->xb, B)))
+		return e;
+	for (uint32_t b = 0; b < B; b++)
+		route(hp, s->router + (size_t)b * n, sel + (size_t)b * k, wsel + (size_t)b * k);
+	memset(s->acc, 0, (size_t)B * E * sizeof *s->acc);
+	for (uint32_t x = 0; x < n; x++) {
+		struct wt_mat g, u, d;
+		uint32_t nr = 0;
+		for (uint32_t i = 0; i < B * k; i++)
+			if (sel[i] == x) /* choice i: token i / k */
+				list[nr++] = i;
+		if (!nr)
+			continue;
+		for (uint32_t r = 0; r < nr; r++)
+			memcpy(s->ex + (size_t)r * E, s->xb + (size_t)(list[r] / k) * E,
+			       E * sizeof(float));
+		if ((e = rows_of(&g, &w->gate_exps, (uint64_t)x * F, F)) ||
+		    (e = rows_of(&u, &w->up_exps, (uint64_t)x * F, F)) ||
+		    (e = rows_of(&d, &w->down_exps, (uint64_t)x * E, E)) ||
+		    (e = gate_up(m, s, mm, &g, &u, s->ex, nr)))
+			return e;
+		activation(m, s, nr, F);
+		if ((e = product(m, mm, s->ey, &d, s->hb, nr)))
+			return e;
+		for (uint32_t r = 0; r < nr; r++) {
+			float *acc = s->acc + (size_t)(list[r] / k) * E, *y = s->ey + (size_t)r * E;
+			for (uint32_t i = 0; i < E; i++)
+				acc[i] += y[i] * wsel[list[r]];
+		}
+	}
+	if (hp->arch->moe_shexp) {
+		if ((e = gate_up(m, s, mm, &w->gate_shexp, &w->up_shexp, s->xb, B)))
+			return e;
+		activation(m, s, B, hp->n_ff_shexp);
+		if ((e = product(m, mm, s->ey, &w->down_shexp, s->hb, B)))
+			return e;
+		for (uint32_t b = 0; b < B; b++) {
+			const float *x = s->xb + (size_t)b * E, *y = s->ey + (size_t)b * E;
+			float z = 0.0f, *acc = s->acc + (size_t)b * E;
+			for (uint32_t i = 0; i < E; i++)
+				z += w->gate_inp_shexp[i] * x[i];
+			z = 1.0f / (1.0f + math_expf(-z));
+			for (uint32_t i = 0; i < E; i++)
+				acc[i] += y[i] * z;
+		}
+	}
+	memcpy(s->xb, s->acc, (size_t)B * E * sizeof *s->acc);
+	return 0;
 }
 
 /* One layer over a batch of B tokens at the positions bp gives. The
@@ -637,19 +744,25 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 		goto out;
 	per_token(m, s, kv, l, B, bp, TOK_ROPE_KV, &w);
 	attention(m, s, kv, l, B, bp);
-	prefetch_next(mm, &w.w_gate);
+	prefetch_next(mm, w.gate_inp.data ? &w.gate_inp : &w.w_gate);
 	if ((e = product(m, mm, s->xb, &w.wo, s->att, B)))
 		goto out;
 
-	/* feed-forward block: x += down(act(gate(h)) * up(h)), h = norm(x) */
+	/* feed-forward block: x += down(act(gate(h)) * up(h)), h = norm(x); or
+	 * the experts' sum */
 	per_token(m, s, kv, l, B, bp, TOK_POST_ATTN | TOK_ADD | TOK_FFN_NORM, &w);
-	prefetch_next(mm, &w.w_down);
-	if ((e = gate_up(m, s, mm, &w, B)))
-		goto out;
-	activation(m, s, B);
-	prefetch_peek(m, mm, l + 1); /* the next layer's first product, or the head */
-	if ((e = product(m, mm, s->xb, &w.w_down, s->hb, B)))
-		goto out;
+	if (w.gate_inp.data) {
+		if ((e = experts(m, s, mm, &w, B)))
+			goto out;
+	} else {
+		prefetch_next(mm, &w.w_down);
+		if ((e = gate_up(m, s, mm, &w.w_gate, &w.w_up, s->xb, B)))
+			goto out;
+		activation(m, s, B, m->hp.n_ff);
+		prefetch_peek(m, mm, l + 1); /* the next layer's first product, or the head */
+		if ((e = product(m, mm, s->xb, &w.w_down, s->hb, B)))
+			goto out;
+	}
 	per_token(m, s, kv, l, B, bp, TOK_POST_FFN | TOK_ADD, &w);
 out:
 	wt_layer_release(&m->w, l);

@@ -704,7 +704,7 @@ static int st_layer_acquire(void *impl, uint32_t l, struct wt_layer *out)
 		if (wt_layer_slots[k].kind == WT_VEC) {
 			*(const float **)field = p;
 		} else {
-			struct wt_mat m = {p, t->type, t->ne[1], t->ne[0], false};
+			struct wt_mat m = {p, t->type, t->ne[1] * t->ne[2], t->ne[0], false};
 			*(struct wt_mat *)field = m;
 		}
 	}

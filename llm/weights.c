@@ -6,8 +6,10 @@
 #include "quant.h"
 #include "sha256.h"
 
-#define SLOT(sfx, field, kind, opt, ne0, ne1)                                            \
-	{sfx, __builtin_offsetof(struct wt_layer, field), kind, opt, {WT_DIM_##ne0, WT_DIM_##ne1}}
+#define SLOT3(sfx, field, kind, opt, ne0, ne1, ne2)                                      \
+	{sfx, __builtin_offsetof(struct wt_layer, field), kind, opt,                       \
+	 {WT_DIM_##ne0, WT_DIM_##ne1, WT_DIM_##ne2}}
+#define SLOT(sfx, field, kind, opt, ne0, ne1) SLOT3(sfx, field, kind, opt, ne0, ne1, 1)
 const struct wt_slot wt_layer_slots[] = {
 	SLOT("attn_norm.weight", attn_norm, WT_VEC, true, EMBD, 1),
 	SLOT("attn_q.weight", wq, WT_MAT, true, EMBD, Q),
@@ -24,8 +26,16 @@ const struct wt_slot wt_layer_slots[] = {
 	SLOT("post_attention_norm.weight", attn_post_norm, WT_VEC, true, EMBD, 1),
 	SLOT("post_ffw_norm.weight", ffn_post_norm, WT_VEC, true, EMBD, 1),
 	SLOT("ffn_gate.weight", w_gate, WT_MAT, true, EMBD, FF),
-	SLOT("ffn_up.weight", w_up, WT_MAT, false, EMBD, UP),
-	SLOT("ffn_down.weight", w_down, WT_MAT, false, FF, EMBD),
+	SLOT("ffn_up.weight", w_up, WT_MAT, true, EMBD, UP),
+	SLOT("ffn_down.weight", w_down, WT_MAT, true, FF, EMBD),
+	SLOT("ffn_gate_inp.weight", gate_inp, WT_MAT, true, EMBD, EXPERTS),
+	SLOT3("ffn_gate_exps.weight", gate_exps, WT_MAT, true, EMBD, FF_EXP, EXPERTS),
+	SLOT3("ffn_up_exps.weight", up_exps, WT_MAT, true, EMBD, FF_EXP, EXPERTS),
+	SLOT3("ffn_down_exps.weight", down_exps, WT_MAT, true, FF_EXP, EMBD, EXPERTS),
+	SLOT("ffn_gate_inp_shexp.weight", gate_inp_shexp, WT_VEC, true, EMBD, 1),
+	SLOT("ffn_gate_shexp.weight", gate_shexp, WT_MAT, true, EMBD, FF_SHEXP),
+	SLOT("ffn_up_shexp.weight", up_shexp, WT_MAT, true, EMBD, FF_SHEXP),
+	SLOT("ffn_down_shexp.weight", down_shexp, WT_MAT, true, FF_SHEXP, EMBD),
 };
 const uint32_t wt_n_layer_slots = sizeof wt_layer_slots / sizeof wt_layer_slots[0];
 
@@ -66,7 +76,7 @@ static const void *res_ptr(const struct wt_resident *r, const struct gguf_tensor
 
 static struct wt_mat res_mat(const struct wt_resident *r, const struct gguf_tensor *t)
 {
-	struct wt_mat m = {res_ptr(r, t), t->type, t->ne[1], t->ne[0], false};
+	struct wt_mat m = {res_ptr(r, t), t->type, t->ne[1] * t->ne[2], t->ne[0], false};
 	return m;
 }
 
