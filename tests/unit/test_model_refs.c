@@ -329,9 +329,11 @@ TEST(model_longrope_takes_short_factors_within_the_original_context)
 	free(file);
 }
 
-/* arch's reference model with ed's edits: model_read_hparams, then
- * model_check_layout; the first error (0: loads), its line in err. */
-static int edited_load(const char *arch, const struct gedit *ed, char *err, size_t errlen)
+/* arch's reference model (experts: llama's Mixtral form with that many)
+ * with ed's edits: model_read_hparams, then model_check_layout; the first
+ * error (0: loads), its line in err. */
+static int edited_load_x(const char *arch, uint32_t experts, const struct gedit *ed, char *err,
+			 size_t errlen)
 {
 	char src[600], dst[600];
 	struct llm_membuf mb;
@@ -345,6 +347,8 @@ static int edited_load(const char *arch, const struct gedit *ed, char *err, size
 	int r;
 
 	mkm_ref_spec(&s, arch);
+	if (experts)
+		mkm_set_experts(&s, experts, 2);
 	snprintf(src, sizeof src, "%s/edit-src-%s.gguf", test_tmpdir(), arch);
 	snprintf(dst, sizeof dst, "%s/edit-%s.gguf", test_tmpdir(), arch);
 	err[0] = 0;
@@ -362,6 +366,11 @@ static int edited_load(const char *arch, const struct gedit *ed, char *err, size
 	}
 	free(f);
 	return r;
+}
+
+static int edited_load(const char *arch, const struct gedit *ed, char *err, size_t errlen)
+{
+	return edited_load_x(arch, 0, ed, err, errlen);
 }
 
 /* What olmo2 and LongRoPE refuse, one line naming the key or tensor each:
@@ -425,5 +434,47 @@ TEST(model_layout_refuses_olmo2_and_longrope_variants_llama_cpp_does_not_run)
 		struct gedit ed = {.kv = &kv, .n_kv = 1};
 		CHECK_EQ_INT(edited_load("phi3", &ed, err, sizeof err), -LLMK_EFORMAT);
 		CHECK(strstr(err, "phi3.rope.scaling.attn_factor = -1") != NULL);
+	}
+}
+
+/* What a mixture of experts refuses, one line each: qwen3moe without its
+ * expert count, more experts a token than it has, a router of another
+ * width than the count; a llama whose expert_count is 0 with a router
+ * (Mixtral's tensors in a dense model); experts in gemma, which has none. */
+TEST(model_layout_refuses_experts_that_do_not_fit_their_keys)
+{
+	static const float zeros[64 * 4];
+	struct gedit none = {0};
+	char err[256];
+
+	CHECK_EQ_INT(edited_load("qwen2moe", &none, err, sizeof err), 0);
+	CHECK_EQ_INT(edited_load_x("llama", 4, &none, err, sizeof err), 0);
+	{
+		struct gedit_kv kv = {.key = "qwen3moe.expert_count", .type = GEDIT_REMOVE};
+		struct gedit ed = {.kv = &kv, .n_kv = 1};
+		CHECK_EQ_INT(edited_load("qwen3moe", &ed, err, sizeof err), -LLMK_ENOENT);
+		CHECK(strstr(err, "qwen3moe.expert_count") != NULL);
+	}
+	{
+		struct gedit_kv kv = {.key = "qwen3moe.expert_used_count", .type = GGUF_VT_UINT32,
+				      .u = 5};
+		struct gedit ed = {.kv = &kv, .n_kv = 1};
+		CHECK_EQ_INT(edited_load("qwen3moe", &ed, err, sizeof err), -LLMK_EFORMAT);
+		CHECK(strstr(err, "expert_used_count = 5") != NULL);
+	}
+	{
+		struct gedit_kv kv = {.key = "llama.expert_count", .type = GGUF_VT_UINT32, .u = 3};
+		struct gedit ed = {.kv = &kv, .n_kv = 1};
+		CHECK_EQ_INT(edited_load_x("llama", 4, &ed, err, sizeof err), -LLMK_EFORMAT);
+		CHECK(strstr(err, "blk.0.ffn_gate_inp.weight") != NULL);
+	}
+	{
+		struct gedit_tensor t = {"blk.0.ffn_gate_inp.weight", 2, {64, 4, 1, 1}, GGML_TYPE_F32,
+					 zeros};
+		struct gedit ed = {.t = &t, .n_t = 1};
+		CHECK_EQ_INT(edited_load("llama", &ed, err, sizeof err), -LLMK_EFORMAT);
+		CHECK(strstr(err, "blk.0.ffn_gate_inp.weight' present") != NULL);
+		CHECK_EQ_INT(edited_load("gemma", &ed, err, sizeof err), -LLMK_ENOTSUP);
+		CHECK(strstr(err, "not supported") != NULL);
 	}
 }
