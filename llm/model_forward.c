@@ -620,6 +620,20 @@ static void activation(struct model *m, struct model_scratch *s, uint32_t B, uin
 	prof_charge(m, MS_ACT, t0);
 }
 
+/* xb = down(act(gate(xb)) * up(xb)): layer l's dense FFN over B rows. */
+static int ffn(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
+	       const struct wt_layer *w, uint32_t l, uint32_t B)
+{
+	int e;
+
+	prefetch_next(mm, &w->w_down);
+	if ((e = gate_up(m, s, mm, &w->w_gate, &w->w_up, s->xb, B)))
+		return e;
+	activation(m, s, B, m->hp.n_ff);
+	prefetch_peek(m, mm, l + 1); /* the next layer's first product, or the head */
+	return product(m, mm, s->xb, &w->w_down, s->hb, B);
+}
+
 /*
  * A mixture of experts (llama.cpp build_moe_ffn, softmax gating): token b's
  * router logits to probabilities by softmax, the n_expert_used largest
@@ -748,21 +762,10 @@ static int layer_forward(struct model *m, struct model_scratch *s, struct mm_ctx
 	if ((e = product(m, mm, s->xb, &w.wo, s->att, B)))
 		goto out;
 
-	/* feed-forward block: x += down(act(gate(h)) * up(h)), h = norm(x); or
-	 * the experts' sum */
+	/* feed-forward block: x += ffn(norm(x)), or the experts' sum */
 	per_token(m, s, kv, l, B, bp, TOK_POST_ATTN | TOK_ADD | TOK_FFN_NORM, &w);
-	if (w.gate_inp.data) {
-		if ((e = experts(m, s, mm, &w, B)))
-			goto out;
-	} else {
-		prefetch_next(mm, &w.w_down);
-		if ((e = gate_up(m, s, mm, &w.w_gate, &w.w_up, s->xb, B)))
-			goto out;
-		activation(m, s, B, m->hp.n_ff);
-		prefetch_peek(m, mm, l + 1); /* the next layer's first product, or the head */
-		if ((e = product(m, mm, s->xb, &w.w_down, s->hb, B)))
-			goto out;
-	}
+	if ((e = w.gate_inp.data ? experts(m, s, mm, &w, B) : ffn(m, s, mm, &w, l, B)))
+		goto out;
 	per_token(m, s, kv, l, B, bp, TOK_POST_FFN | TOK_ADD, &w);
 out:
 	wt_layer_release(&m->w, l);

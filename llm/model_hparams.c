@@ -484,11 +484,13 @@ static int check_tensor3(const struct gguf_file *g, const char *name, uint64_t n
 		return -LLMK_EFORMAT;
 	}
 	if (t->ne[0] != ne0 || t->ne[1] != ne1 || t->ne[2] != ne2 || t->ne[3] != 1) {
+		char third[32] = "";
+		if (ne2 != 1) /* a layer's stacked experts */
+			plat_snprintf(third, sizeof third, ", %llu", (unsigned long long)ne2);
 		plat_snprintf(err, errlen, "model: tensor '%s' has shape [%llu, %llu, %llu], "
-			      "expected [%llu, %llu, %llu]", name, (unsigned long long)t->ne[0],
+			      "expected [%llu, %llu%s]", name, (unsigned long long)t->ne[0],
 			      (unsigned long long)t->ne[1], (unsigned long long)t->ne[2],
-			      (unsigned long long)ne0, (unsigned long long)ne1,
-			      (unsigned long long)ne2);
+			      (unsigned long long)ne0, (unsigned long long)ne1, third);
 		return -LLMK_EFORMAT;
 	}
 	/* The kernels read F32 values and the blocks' F16 scales in place, from
