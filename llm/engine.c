@@ -278,7 +278,7 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 		llm_sha256_out(&e->load_sha, e->load_digest);
 		e->load_measured = true;
 	}
-	if ((r = model_check_rope_freqs(&h, w.rope_freqs, err, errlen))) {
+	if ((r = model_check_rope_freqs(&h, &w, err, errlen))) {
 		wt_close(&w);
 		return r;
 	}

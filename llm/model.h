@@ -1,8 +1,9 @@
 /*
- * llm/model.h — the transformer: hyperparameters from GGUF metadata, the
- * tensor layout check, and the forward pass.
+ * llm/model.h — the transformer: hyperparameters from GGUF metadata and
+ * the tensor layout check (model_hparams.c), the model's scratch and RoPE
+ * table (model.c), and the forward pass (model_forward.c).
  *
- * Architectures (GGUF general.architecture), one row each of model.c's
+ * Architectures (GGUF general.architecture), one row each of model_hparams.c's
  * model_archs[] (struct model_arch below):
  *   llama — Llama 2/3, TinyLlama, Mistral, SmolLM: RMSNorm, RoPE (GGUF keeps
  *           llama's q/k rows in Meta's interleaved order, so rotation pairs
@@ -23,9 +24,18 @@
  *           (their own RoPE base), no soft-capping.
  *   phi3 — llama with NeoX rotation, Q/K/V in one matrix (attn_qkv) and
  *           gate and up in one (ffn_up, 2 n_ff rows, gate first); LongRoPE
- *           (rope_factors_long/short) is refused.
+ *           (rope_factors_long/short: the long ones when the cache is
+ *           longer than rope.scaling.original_context_length).
  *   qwen3 — qwen2's rotation, no biases, and an RMSNorm of each Q and K head
  *           (blk.N.attn_{q,k}_norm.weight, head_dim gains) before RoPE.
+ *   qwen2moe — qwen2 with a mixture of experts for the FFN (softmax router,
+ *           top-k, weights not renormalised) and a shared expert behind a
+ *           sigmoid gate.
+ *   qwen3moe — qwen3 with a mixture of experts (top-k renormalised).
+ *   (llama with <arch>.expert_count > 0: Mixtral's experts, renormalised.)
+ *   olmo2 — NeoX rotation, no norm before attention or FFN, gemma2's post
+ *           norms before each residual add, and an RMSNorm of the whole Q
+ *           and K rows (n_head x head_dim gains) before RoPE.
  */
 #ifndef LLM_MODEL_H
 #define LLM_MODEL_H
@@ -43,6 +53,9 @@ enum model_rope { MODEL_ROPE_NORM, MODEL_ROPE_NEOX };
 enum model_act { MODEL_ACT_SILU, MODEL_ACT_GELU }; /* GELU: GeGLU, tanh approximation */
 /* The normalisation before attention, FFN and head. */
 enum model_norm { MODEL_NORM_RMS };
+/* Experts: none (ffn_gate_inp refused), when <arch>.expert_count > 0
+ * (llama: Mixtral), always (qwen2moe, qwen3moe). */
+enum model_moe { MODEL_MOE_NONE, MODEL_MOE_OPTIONAL, MODEL_MOE_ALWAYS };
 
 /*
  * What sets an architecture apart beyond its sizes. The forward pass asks
@@ -57,9 +70,15 @@ struct model_arch {
 	bool embd_scale;      /* embeddings times sqrt(n_embd) before the first layer */
 	bool qkv_bias;        /* Q, K and V biases required (else taken if present) */
 	bool qk_norm;         /* Q and K heads RMS-normed before RoPE (required) */
+	bool qk_norm_whole;   /* those norms span the whole Q and K rows (olmo2) */
+	bool no_pre_norm;     /* no attn_norm/ffn_norm: the blocks read x itself (olmo2) */
 	uint32_t nope_every;  /* layer l skips RoPE when (l + 1) % nope_every == 0; 0 never */
 	bool scalars;         /* granite's embedding, residual, attention and logit scales */
 	bool fused;           /* Q/K/V in attn_qkv, gate and up in ffn_up (gate rows first) */
+	bool longrope;        /* LongRoPE's rope_factors_long/short taken (phi3 128k) */
+	enum model_moe moe;   /* a mixture of experts instead of the dense FFN */
+	bool moe_norm;        /* the chosen experts' weights divided by their sum */
+	bool moe_shexp;       /* a shared expert beside them, behind a sigmoid gate */
 	bool post_norms;      /* RMSNorm of the attention and FFN outputs before each
 				 residual add (blk.N.post_attention_norm, post_ffw_norm) */
 	float attn_cap;       /* <arch>.attn_logit_softcapping's default (0: not read, none) */
@@ -67,6 +86,7 @@ struct model_arch {
 	float final_cap_def;
 	uint32_t swa_pattern; /* layer l slides when l % swa_pattern < swa_pattern - 1 */
 	uint32_t swa_def;     /* <arch>.attention.sliding_window's default (0: no window) */
+	bool swa_refused;     /* a sliding window > 0 is refused (olmo3's layout under olmo2) */
 	float swa_rope_base;  /* sliding layers' own RoPE base, unscaled (0: the model's) */
 	uint32_t q_scale_embd_layers; /* at this many layers, scores scale by
 				 1/sqrt(n_embd/n_head) (gemma 27B), else 1/sqrt(head_dim) */
@@ -95,9 +115,10 @@ struct model_hparams {
 	float rope_scale;       /* 1 / <arch>.rope.scaling.factor (linear, yarn), else 1 */
 	bool yarn;              /* rope.scaling.type yarn (YaRN, Peng et al. 2023) */
 	uint32_t yarn_orig_ctx; /* <arch>.rope.scaling.original_context_length (default
-				   context_length) */
+				   context_length; yarn and LongRoPE) */
 	float yarn_beta_fast, yarn_beta_slow; /* rope.scaling.yarn_beta_fast / _slow (32, 1) */
-	float rope_mscale;      /* cos and sin times this (yarn: 1 + 0.1 ln(factor)), else 1 */
+	float rope_mscale;      /* cos and sin times this: <arch>.rope.scaling.attn_factor
+				   (default 1), times 1 + 0.1 ln(factor) for yarn */
 	float norm_eps;         /* <arch>.attention.layer_norm_rms_epsilon (default 1e-5) */
 	float embd_mul;         /* <arch>.embedding_scale (scalars; default 1) */
 	float res_mul;          /* <arch>.residual_scale (scalars; default 1) */
@@ -110,6 +131,12 @@ struct model_hparams {
 	bool qk_norm;           /* blk.0.attn_q_norm.weight present */
 	bool tied_output;
 	bool rope_freqs;        /* rope_freqs.weight present (llama3 frequency factors) */
+	bool longrope;          /* rope_factors_long/short.weight present (LongRoPE) */
+	uint32_t n_expert;      /* <arch>.expert_count (0: a dense FFN) */
+	uint32_t n_expert_used; /* <arch>.expert_used_count: experts per token */
+	uint32_t n_ff_exp;      /* <arch>.expert_feed_forward_length (default n_ff, or
+				   n_ff / n_expert_used for qwen2moe/qwen3moe) */
+	uint32_t n_ff_shexp;    /* <arch>.expert_shared_feed_forward_length (default n_ff) */
 	uint64_t n_params;      /* elements of every tensor */
 };
 
@@ -132,12 +159,16 @@ int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g
  * (a float's 24-bit significand), so the context stays below it. */
 #define MODEL_MAX_POS (1u << 24)
 
-/* rope_freqs.weight's factors (NULL: none), read from the weights: each
+/* The frequency factors of w (rope_freqs.weight, LongRoPE's
+ * rope_factors_long/short.weight; NULL: none), read from the weights: each
  * must be positive and finite, and the frequency it gives small enough that
  * position x frequency stays finite below MODEL_MAX_POS (a NaN or infinite
  * angle makes NaN logits). 0, or -LLMK_EFORMAT with one line in err. */
-int model_check_rope_freqs(const struct model_hparams *hp, const float *factors, char *err,
+int model_check_rope_freqs(const struct model_hparams *hp, const struct wt_ctx *w, char *err,
 			   size_t errlen);
+
+/* Experts a mixture may have (llama.cpp LLAMA_MAX_EXPERTS). */
+#define MODEL_MAX_EXPERTS 512
 
 /* Attention reads the cache in tiles of this many positions. */
 #define MODEL_ATT_TILE 64
@@ -149,6 +180,9 @@ struct model_scratch {
 	uint32_t n_batch, n_workers;
 	const struct vmath_ops *vm; /* this CPU's exp, SwiGLU and attention loops */
 	float *x, *xb, *q, *k, *v, *att, *hb, *hb2; /* batch-major rows */
+	float *router;         /* experts: the router's logits, then the chosen weights */
+	float *ex, *ey, *acc;  /* experts: the rows routed to one, its output, the sum */
+	uint32_t *rows;        /* experts: B x n_expert_used chosen experts, then the rows */
 	float *tiles;          /* per worker: K and V tiles, MODEL_ATT_TILE x head_dim each */
 	float *amax, *asum;    /* online softmax state per (token, head) */
 	float *logits;         /* n_vocab */
@@ -156,10 +190,13 @@ struct model_scratch {
 	size_t bytes;
 };
 
-/* Where forward time goes (`profile on`): per stage and per layer. */
+/* Where forward time goes (`profile on`): per stage and per layer. Each
+ * step of the pass charges its own stage (model_forward.c): acquiring a
+ * layer's weights, the weight products (and their biases), the per-token
+ * norms and residual adds, the Q/K norms + RoPE + cache store, attention,
+ * the FFN's activation; the embedding and the head. */
 enum model_stage {
-	MS_EMBED, MS_ACQUIRE, MS_NORM, MS_QKV, MS_ROPE_KV, MS_ATTN, MS_WO, MS_FFN, MS_DOWN,
-	MS_HEAD, MS_N
+	MS_EMBED, MS_ACQUIRE, MS_NORM, MS_MATMUL, MS_ROPE_KV, MS_ATTN, MS_ACT, MS_HEAD, MS_N
 };
 extern const char *const model_stage_names[MS_N];
 
@@ -174,6 +211,7 @@ struct model {
 	struct model_hparams hp;
 	struct wt_ctx w;
 	float *inv_freq;        /* rope_dim / 2 rotation frequencies */
+	float *inv_freq_long;   /* LongRoPE's past the original context, or inv_freq */
 	float *inv_freq_swa;    /* the sliding layers' (swa_rope_base), or inv_freq */
 	struct model_prof prof;
 	struct llm_mem *mem;

@@ -59,7 +59,8 @@ static int check_f32(const struct model_hparams *hp, const char *sfx, float v, f
 
 /* The architectures, by general.architecture (model.h). */
 static const struct model_arch model_archs[] = {
-	{.name = "llama", .rope = MODEL_ROPE_NORM, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS},
+	{.name = "llama", .rope = MODEL_ROPE_NORM, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
+	 .moe = MODEL_MOE_OPTIONAL, .moe_norm = true},
 	{.name = "qwen2", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
 	 .qkv_bias = true},
 	{.name = "mistral3", .rope = MODEL_ROPE_NORM, .act = MODEL_ACT_SILU,
@@ -77,9 +78,16 @@ static const struct model_arch model_archs[] = {
 	 .embd_scale = true, .post_norms = true, .qk_norm = true,
 	 .swa_pattern = 6, .swa_rope_base = 10000.0f, .q_scale_embd_layers = 62},
 	{.name = "phi3", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
-	 .fused = true},
+	 .fused = true, .longrope = true},
 	{.name = "qwen3", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
 	 .qk_norm = true},
+	{.name = "qwen2moe", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU,
+	 .norm = MODEL_NORM_RMS, .qkv_bias = true, .moe = MODEL_MOE_ALWAYS, .moe_shexp = true},
+	{.name = "qwen3moe", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU,
+	 .norm = MODEL_NORM_RMS, .qk_norm = true, .moe = MODEL_MOE_ALWAYS, .moe_norm = true},
+	{.name = "olmo2", .rope = MODEL_ROPE_NEOX, .act = MODEL_ACT_SILU, .norm = MODEL_NORM_RMS,
+	 .qk_norm = true, .qk_norm_whole = true, .no_pre_norm = true, .post_norms = true,
+	 .swa_refused = true},
 };
 #define N_ARCHS (sizeof model_archs / sizeof model_archs[0])
 
@@ -108,7 +116,7 @@ static int read_arch(struct model_hparams *hp, const struct gguf_file *g, char *
 		if (strcmp(s->s, model_archs[i].name) == 0)
 			hp->arch = &model_archs[i];
 	if (!hp->arch) {
-		char names[64];
+		char names[160];
 		size_t o = 0;
 		for (size_t i = 0; i < N_ARCHS && o < sizeof names; i++)
 			o += (size_t)plat_snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "",
@@ -125,20 +133,26 @@ static int read_arch(struct model_hparams *hp, const struct gguf_file *g, char *
 	return 0;
 }
 
-/* YaRN's keys (llama.cpp LLM_KV_ROPE_SCALING_ORIG_CTX_LEN,
- * _YARN_BETA_FAST/_SLOW): the original context 1 to context_length, the
- * betas positive and finite. */
+/* The original context yarn and LongRoPE ask for: 1 or more. */
+static int orig_ctx_check(const struct model_hparams *hp, char *err, size_t errlen)
+{
+	if (hp->yarn_orig_ctx)
+		return 0;
+	plat_snprintf(err, errlen, "model: %s.rope.scaling.original_context_length = 0 is not "
+		      "a context length", hp->arch_name);
+	return -LLMK_EFORMAT;
+}
+
+/* YaRN's keys (llama.cpp _YARN_BETA_FAST/_SLOW): the betas positive and
+ * finite. */
 static int read_yarn(struct model_hparams *hp, const struct gguf_file *g, char *err,
 		     size_t errlen)
 {
 	int e;
 
-	hp->yarn_orig_ctx = hp->n_ctx_train;
 	hp->yarn_beta_fast = 32.0f;
 	hp->yarn_beta_slow = 1.0f;
-	if ((e = get_u32(g, hp, "rope.scaling.original_context_length", &hp->yarn_orig_ctx,
-			 false, err, errlen)) ||
-	    (e = get_f32(g, hp, "rope.scaling.yarn_beta_fast", &hp->yarn_beta_fast, err,
+	if ((e = get_f32(g, hp, "rope.scaling.yarn_beta_fast", &hp->yarn_beta_fast, err,
 			 errlen)) ||
 	    (e = get_f32(g, hp, "rope.scaling.yarn_beta_slow", &hp->yarn_beta_slow, err,
 			 errlen)) ||
@@ -147,11 +161,26 @@ static int read_yarn(struct model_hparams *hp, const struct gguf_file *g, char *
 	    (e = check_f32(hp, "rope.scaling.yarn_beta_slow", hp->yarn_beta_slow, FLT_MIN,
 			   FLT_MAX, "a positive finite number", err, errlen)))
 		return e;
-	if (!hp->yarn_orig_ctx) {
-		plat_snprintf(err, errlen, "model: %s.rope.scaling.original_context_length = 0 "
-			      "is not a context length", hp->arch_name);
-		return -LLMK_EFORMAT;
-	}
+	return orig_ctx_check(hp, err, errlen);
+}
+
+/* The keys every scaling reads (llama.cpp LLM_KV_ROPE_SCALING_ORIG_CTX_LEN,
+ * _ATTN_FACTOR): the original context 1 or more (yarn's ramp, LongRoPE's
+ * choice of factors), the attention factor on cos and sin (phi3's LongRoPE:
+ * sqrt(1 + ln(scale) / ln(original context))) positive and finite. */
+static int read_orig_ctx(struct model_hparams *hp, const struct gguf_file *g, char *err,
+			 size_t errlen)
+{
+	int e;
+
+	hp->yarn_orig_ctx = hp->n_ctx_train;
+	hp->rope_mscale = 1.0f;
+	if ((e = get_u32(g, hp, "rope.scaling.original_context_length", &hp->yarn_orig_ctx,
+			 false, err, errlen)) ||
+	    (e = get_f32(g, hp, "rope.scaling.attn_factor", &hp->rope_mscale, err, errlen)) ||
+	    (e = check_f32(hp, "rope.scaling.attn_factor", hp->rope_mscale, FLT_MIN, FLT_MAX,
+			   "a positive finite number", err, errlen)))
+		return e;
 	return 0;
 }
 
@@ -167,7 +196,8 @@ static int read_rope_scaling(struct model_hparams *hp, const struct gguf_file *g
 	int e;
 
 	hp->rope_scale = 1.0f;
-	hp->rope_mscale = 1.0f;
+	if ((e = read_orig_ctx(hp, g, err, errlen)))
+		return e;
 	plat_snprintf(key, sizeof key, "%s.rope.scaling.type", hp->arch_name);
 	if (gguf_get_str(g, key, &s) == 0 && strcmp(s->s, "none") != 0 &&
 	    strcmp(s->s, "linear") != 0 && strcmp(s->s, "yarn") != 0) {
@@ -200,7 +230,7 @@ static int read_rope_scaling(struct model_hparams *hp, const struct gguf_file *g
 	hp->rope_scale = 1.0f / factor;
 	/* YaRN's attention temperature, on cos and sin (ggml rope_yarn) */
 	if (hp->yarn)
-		hp->rope_mscale = 1.0f + 0.1f * math_logf(factor);
+		hp->rope_mscale *= 1.0f + 0.1f * math_logf(factor);
 	return 0;
 }
 
@@ -224,6 +254,17 @@ static int read_caps(struct model_hparams *hp, const struct gguf_file *g, char *
 	    (a->swa_pattern &&
 	     (e = get_u32(g, hp, "attention.sliding_window", &hp->n_swa, false, err, errlen))))
 		return e;
+	if (a->swa_refused) {
+		uint32_t win = 0;
+		if ((e = get_u32(g, hp, "attention.sliding_window", &win, false, err, errlen)))
+			return e;
+		if (win) {
+			plat_snprintf(err, errlen, "model: %s.attention.sliding_window = %u: sliding-"
+				      "window attention is not supported for %s", hp->arch_name, win,
+				      a->name);
+			return -LLMK_ENOTSUP;
+		}
+	}
 	if ((hp->attn_cap != 0.0f &&
 	     (e = check_f32(hp, "attn_logit_softcapping", hp->attn_cap, FLT_MIN, FLT_MAX,
 			    "0 (none) or a positive finite number", err, errlen))) ||
@@ -293,6 +334,52 @@ static int read_scalars(struct model_hparams *hp, const struct gguf_file *g, cha
 	return 0;
 }
 
+/* The experts' keys (llama.cpp LLM_KV_EXPERT_*): a row that always has
+ * experts needs expert_count and expert_used_count; llama has experts when
+ * expert_count > 0 (Mixtral). 1 <= used <= count <= MODEL_MAX_EXPERTS; the
+ * widths default as llama.cpp's (qwen2moe/qwen3moe: n_ff / used; the shared
+ * expert n_ff) and each expert's a multiple of 16 rows (packed groups). */
+static int read_experts(struct model_hparams *hp, const struct gguf_file *g, char *err,
+			size_t errlen)
+{
+	const struct model_arch *a = hp->arch;
+	int e;
+
+	if (a->moe == MODEL_MOE_NONE)
+		return 0;
+	if ((e = get_u32(g, hp, "expert_count", &hp->n_expert, a->moe == MODEL_MOE_ALWAYS, err,
+			 errlen)))
+		return e;
+	if (!hp->n_expert && a->moe == MODEL_MOE_OPTIONAL)
+		return 0;
+	if ((e = get_u32(g, hp, "expert_used_count", &hp->n_expert_used, true, err, errlen)))
+		return e;
+	if (!hp->n_expert || hp->n_expert > MODEL_MAX_EXPERTS || !hp->n_expert_used ||
+	    hp->n_expert_used > hp->n_expert) {
+		plat_snprintf(err, errlen, "model: %s.expert_count = %u, expert_used_count = %u: "
+			      "1 <= used <= count <= %u", hp->arch_name, hp->n_expert,
+			      hp->n_expert_used, MODEL_MAX_EXPERTS);
+		return -LLMK_EFORMAT;
+	}
+	hp->n_ff_exp = a->moe == MODEL_MOE_ALWAYS ? hp->n_ff / hp->n_expert_used : hp->n_ff;
+	hp->n_ff_shexp = a->moe_shexp ? hp->n_ff : 0;
+	if ((a->moe == MODEL_MOE_ALWAYS &&
+	     (e = get_u32(g, hp, "expert_feed_forward_length", &hp->n_ff_exp, false, err,
+			  errlen))) ||
+	    (a->moe_shexp &&
+	     (e = get_u32(g, hp, "expert_shared_feed_forward_length", &hp->n_ff_shexp, false,
+			  err, errlen))))
+		return e;
+	if (!hp->n_ff_exp || hp->n_ff_exp % 16 || hp->n_embd % 16 ||
+	    (a->moe_shexp && !hp->n_ff_shexp)) {
+		plat_snprintf(err, errlen, "model: %s experts %u wide (shared %u), embd %u: an "
+			      "expert's rows must be a non-zero multiple of 16", hp->arch_name,
+			      hp->n_ff_exp, hp->n_ff_shexp, hp->n_embd);
+		return -LLMK_ENOTSUP;
+	}
+	return 0;
+}
+
 int model_read_hparams(struct model_hparams *hp, const struct gguf_file *g,
 		       char *err, size_t errlen)
 {
@@ -347,7 +434,8 @@ int model_read_hparams(struct model_hparams *hp, const struct gguf_file *g,
 	    (e = check_f32(hp, "attention.layer_norm_rms_epsilon", hp->norm_eps, FLT_MIN, 1.0f,
 			   "a positive normal number at most 1", err, errlen)) ||
 	    (e = read_rope_scaling(hp, g, err, errlen)) ||
-	    (e = read_scalars(hp, g, err, errlen)))
+	    (e = read_scalars(hp, g, err, errlen)) ||
+	    (e = read_experts(hp, g, err, errlen)))
 		return e;
 	if (!hp->rope_dim || hp->rope_dim > hp->head_dim || hp->rope_dim > MODEL_MAX_ROPE_DIM ||
 	    hp->rope_dim % 2) {
@@ -373,6 +461,7 @@ int model_read_hparams(struct model_hparams *hp, const struct gguf_file *g,
 	hp->n_vocab = (uint32_t)embd->ne[1];
 	hp->tied_output = gguf_find_tensor(g, "output.weight") == NULL;
 	hp->rope_freqs = gguf_find_tensor(g, "rope_freqs.weight") != NULL;
+	hp->longrope = gguf_find_tensor(g, "rope_factors_long.weight") != NULL;
 	hp->qkv_bias = gguf_find_tensor(g, "blk.0.attn_q.bias") != NULL;
 	hp->qk_norm = gguf_find_tensor(g, "blk.0.attn_q_norm.weight") != NULL;
 	for (uint64_t i = 0; i < g->n_tensors; i++)
@@ -381,8 +470,9 @@ int model_read_hparams(struct model_hparams *hp, const struct gguf_file *g,
 }
 
 /* ---- layout check ---- */
-static int check_tensor(const struct gguf_file *g, const char *name, uint64_t ne0, uint64_t ne1,
-			bool vec, bool optional, char *err, size_t errlen)
+static int check_tensor3(const struct gguf_file *g, const char *name, uint64_t ne0,
+			 uint64_t ne1, uint64_t ne2, bool vec, bool optional, char *err,
+			 size_t errlen)
 {
 	const struct gguf_tensor *t = gguf_find_tensor(g, name);
 	const struct quant_type *q;
@@ -393,11 +483,14 @@ static int check_tensor(const struct gguf_file *g, const char *name, uint64_t ne
 		plat_snprintf(err, errlen, "model: tensor '%s' missing", name);
 		return -LLMK_EFORMAT;
 	}
-	if (t->ne[0] != ne0 || t->ne[1] != ne1 || t->ne[2] != 1 || t->ne[3] != 1) {
+	if (t->ne[0] != ne0 || t->ne[1] != ne1 || t->ne[2] != ne2 || t->ne[3] != 1) {
+		char third[32] = "";
+		if (ne2 != 1) /* a layer's stacked experts */
+			plat_snprintf(third, sizeof third, ", %llu", (unsigned long long)ne2);
 		plat_snprintf(err, errlen, "model: tensor '%s' has shape [%llu, %llu, %llu], "
-			      "expected [%llu, %llu]", name, (unsigned long long)t->ne[0],
+			      "expected [%llu, %llu%s]", name, (unsigned long long)t->ne[0],
 			      (unsigned long long)t->ne[1], (unsigned long long)t->ne[2],
-			      (unsigned long long)ne0, (unsigned long long)ne1);
+			      (unsigned long long)ne0, (unsigned long long)ne1, third);
 		return -LLMK_EFORMAT;
 	}
 	/* The kernels read F32 values and the blocks' F16 scales in place, from
@@ -425,6 +518,12 @@ static int check_tensor(const struct gguf_file *g, const char *name, uint64_t ne
 	return 0;
 }
 
+static int check_tensor(const struct gguf_file *g, const char *name, uint64_t ne0, uint64_t ne1,
+			bool vec, bool optional, char *err, size_t errlen)
+{
+	return check_tensor3(g, name, ne0, ne1, 1, vec, optional, err, errlen);
+}
+
 /* A dimension of wt_layer_slots' shapes in this model's sizes. */
 static uint64_t dim(const struct model_hparams *hp, enum wt_dim d)
 {
@@ -445,6 +544,16 @@ static uint64_t dim(const struct model_hparams *hp, enum wt_dim d)
 		return (uint64_t)(hp->n_head + 2 * hp->n_head_kv) * hp->head_dim;
 	case WT_DIM_UP:
 		return (uint64_t)hp->n_ff * (hp->arch->fused ? 2 : 1);
+	case WT_DIM_QNORM:
+		return hp->arch->qk_norm_whole ? dim(hp, WT_DIM_Q) : hp->head_dim;
+	case WT_DIM_KNORM:
+		return hp->arch->qk_norm_whole ? dim(hp, WT_DIM_KV) : hp->head_dim;
+	case WT_DIM_EXPERTS:
+		return hp->n_expert;
+	case WT_DIM_FF_EXP:
+		return hp->n_ff_exp;
+	case WT_DIM_FF_SHEXP:
+		return hp->n_ff_shexp;
 	}
 	return 0;
 }
@@ -455,12 +564,6 @@ static int check_layer(const struct model_hparams *hp, const struct gguf_file *g
 	char name[96];
 	int e;
 
-	wt_tensor_name(name, sizeof name, l, "ffn_gate_inp.weight");
-	if (gguf_find_tensor(g, name)) {
-		plat_snprintf(err, errlen, "model: tensor '%s': mixture of experts is not supported",
-			      name);
-		return -LLMK_ENOTSUP;
-	}
 	for (uint32_t s = 0; s < wt_n_layer_slots; s++) {
 		const struct wt_slot *sl = &wt_layer_slots[s];
 		char first[96];
@@ -473,11 +576,49 @@ static int check_layer(const struct model_hparams *hp, const struct gguf_file *g
 				      "has no '%s' (it is in every layer or none)", name, first);
 			return -LLMK_EFORMAT;
 		}
-		if ((e = check_tensor(g, name, dim(hp, sl->ne[0]), dim(hp, sl->ne[1]),
-				      sl->kind == WT_VEC, optional, err, errlen)))
+		if ((e = check_tensor3(g, name, dim(hp, sl->ne[0]), dim(hp, sl->ne[1]),
+				       dim(hp, sl->ne[2]), sl->kind == WT_VEC, optional, err,
+				       errlen)))
 			return e;
 	}
 	return 0;
+}
+
+/* The FFN's tensors in layer 0 (as in all: an optional slot is in every
+ * layer or none): dense ffn_up/ffn_down, or, in a model with experts, the
+ * router and the stacked experts' gate, up and down (and qwen2moe's shared
+ * expert); never both, never one of a kind's set alone. */
+static int check_ffn_kind(const struct model_hparams *hp, const struct gguf_file *g, char *err,
+			  size_t errlen)
+{
+	static const char *const dense[] = {"blk.0.ffn_up.weight", "blk.0.ffn_down.weight"};
+	static const char *const moe[] = {"blk.0.ffn_gate_inp.weight", "blk.0.ffn_gate_exps.weight",
+		"blk.0.ffn_up_exps.weight", "blk.0.ffn_down_exps.weight"};
+	static const char *const shexp[] = {"blk.0.ffn_gate_inp_shexp.weight",
+		"blk.0.ffn_gate_shexp.weight", "blk.0.ffn_up_shexp.weight",
+		"blk.0.ffn_down_shexp.weight"};
+	bool ex = hp->n_expert > 0;
+	const char *bad = NULL;
+	bool have = false;
+
+	for (int i = 0; i < 2 && !bad; i++)
+		if ((gguf_find_tensor(g, dense[i]) != NULL) == ex)
+			bad = dense[i], have = ex;
+	for (int i = 0; i < 4 && !bad; i++)
+		if ((gguf_find_tensor(g, moe[i]) != NULL) != ex)
+			bad = moe[i], have = !ex;
+	for (int i = 0; i < 4 && !bad; i++)
+		if ((gguf_find_tensor(g, shexp[i]) != NULL) != (ex && hp->arch->moe_shexp))
+			bad = shexp[i], have = !(ex && hp->arch->moe_shexp);
+	if (ex && !bad && gguf_find_tensor(g, "blk.0.ffn_gate.weight"))
+		bad = "blk.0.ffn_gate.weight", have = true;
+	if (!bad)
+		return 0;
+	plat_snprintf(err, errlen, "model: tensor '%s' %s: %s", bad, have ? "present" : "missing",
+		      ex ? "a model of experts has ffn_gate_inp and ffn_{gate,up,down}_exps"
+		      : hp->arch->moe == MODEL_MOE_NONE ? "mixtures of experts are not supported "
+		      "for this architecture" : "a dense model (expert_count 0) has ffn_up and ffn_down");
+	return have && (!ex && hp->arch->moe == MODEL_MOE_NONE) ? -LLMK_ENOTSUP : -LLMK_EFORMAT;
 }
 
 int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g,
@@ -506,7 +647,8 @@ int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g
 	bool fused = gguf_find_tensor(g, "blk.0.attn_qkv.weight") != NULL;
 	bool gate = gguf_find_tensor(g, "blk.0.ffn_gate.weight") != NULL;
 	const char *want = hp->arch->fused ? "blk.0.attn_qkv.weight" : "blk.0.attn_q.weight";
-	if (sep == hp->arch->fused || fused != hp->arch->fused || gate == hp->arch->fused) {
+	if (sep == hp->arch->fused || fused != hp->arch->fused ||
+	    (!hp->n_expert && gate == hp->arch->fused)) {
 		const char *bad = sep == hp->arch->fused ? (sep ? "blk.0.attn_q.weight" : want)
 			: fused != hp->arch->fused ? (fused ? "blk.0.attn_qkv.weight" : want)
 			: (gate ? "blk.0.ffn_gate.weight" : "blk.0.ffn_gate.weight");
@@ -517,11 +659,41 @@ int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g
 					       "ffn_up)" : "has separate attn_q/k/v and ffn_gate tensors");
 		return have ? -LLMK_ENOTSUP : -LLMK_EFORMAT;
 	}
-	if (gguf_find_tensor(g, "rope_factors_long.weight") ||
-	    gguf_find_tensor(g, "blk.0.rope_factors_long.weight")) {
+	/* LongRoPE: both factor tensors or neither, in a row that takes them,
+	 * never with llama3's rope_freqs (llama.cpp would take those alone) */
+	bool rlong = gguf_find_tensor(g, "rope_factors_long.weight") != NULL;
+	bool rshort = gguf_find_tensor(g, "rope_factors_short.weight") != NULL;
+	if (gguf_find_tensor(g, "blk.0.rope_factors_long.weight") ||
+	    ((rlong || rshort) && !hp->arch->longrope)) {
 		plat_snprintf(err, errlen, "model: LongRoPE (rope_factors_long.weight) is not "
-			      "supported");
+			      "supported for %s", hp->arch->name);
 		return -LLMK_ENOTSUP;
+	}
+	if (rlong != rshort || ((rlong || rshort) && hp->rope_freqs) ||
+	    ((rlong || rshort) && hp->yarn)) {
+		plat_snprintf(err, errlen, "model: tensor '%s' %s", rlong != rshort
+			      ? (rlong ? "rope_factors_short.weight" : "rope_factors_long.weight")
+			      : hp->rope_freqs ? "rope_freqs.weight" : "rope_factors_long.weight",
+			      rlong != rshort ? "missing: LongRoPE needs long and short factors"
+			      : hp->rope_freqs ? "beside LongRoPE's factors"
+					       : "with yarn scaling is not supported");
+		return rlong != rshort ? -LLMK_EFORMAT : -LLMK_ENOTSUP;
+	}
+	if (rlong && (e = orig_ctx_check(hp, err, errlen)))
+		return e;
+	if ((e = check_ffn_kind(hp, g, err, errlen)))
+		return e;
+	/* the norms before attention and FFN: in every row's models but olmo2's */
+	bool pre = gguf_find_tensor(g, "blk.0.attn_norm.weight") != NULL;
+	bool pre_ffn = gguf_find_tensor(g, "blk.0.ffn_norm.weight") != NULL;
+	if (pre != !hp->arch->no_pre_norm || pre_ffn != !hp->arch->no_pre_norm) {
+		const char *bad = pre != !hp->arch->no_pre_norm ? "blk.0.attn_norm.weight"
+								 : "blk.0.ffn_norm.weight";
+		plat_snprintf(err, errlen, "model: tensor '%s' %s: %s %s", bad,
+			      hp->arch->no_pre_norm ? "present" : "missing", hp->arch->name,
+			      hp->arch->no_pre_norm ? "has no norm before attention or FFN"
+						    : "norms before attention and FFN");
+		return hp->arch->no_pre_norm ? -LLMK_ENOTSUP : -LLMK_EFORMAT;
 	}
 	if (hp->arch->qk_norm && !hp->qk_norm) {
 		plat_snprintf(err, errlen, "model: %s without 'blk.0.attn_q_norm.weight' is not "
@@ -534,6 +706,10 @@ int model_check_layout(const struct model_hparams *hp, const struct gguf_file *g
 	    (e = check_tensor(g, "output.weight", hp->n_embd, hp->n_vocab, false, true,
 			      err, errlen)) ||
 	    (e = check_tensor(g, "rope_freqs.weight", hp->rope_dim / 2, 1, true, true,
+			      err, errlen)) ||
+	    (e = check_tensor(g, "rope_factors_long.weight", hp->rope_dim / 2, 1, true, true,
+			      err, errlen)) ||
+	    (e = check_tensor(g, "rope_factors_short.weight", hp->rope_dim / 2, 1, true, true,
 			      err, errlen)))
 		return e;
 	for (uint32_t l = 0; l < hp->n_layer; l++)

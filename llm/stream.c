@@ -50,8 +50,8 @@ struct wt_stream {
 	struct st_range *items;
 	const struct gguf_tensor **lt;  /* n_layer x wt_n_layer_slots; NULL = absent */
 	const struct gguf_tensor *embd, *head;
-	float *onorm, *rfreq;
-	uint64_t onorm_bytes, rfreq_bytes;
+	float *onorm, *rfreq, *rlong, *rshort; /* rope factors: llama3's, LongRoPE's */
+	uint64_t onorm_bytes, rfreq_bytes, rlong_bytes, rshort_bytes;
 	uint8_t *emb;                   /* the token embedding table, held */
 	uint64_t emb_bytes, row_bytes;
 	struct bind_ctx *bind;          /* plain, bound to the measurement: each block checked */
@@ -188,8 +188,12 @@ void stream_measure(const struct gguf_file *g, const struct seal_ctx *seal, bool
 		charge((uint64_t)out->n_items * sizeof(struct st_range)) +
 		charge((uint64_t)n_layer * wt_n_layer_slots * sizeof(void *)) +
 		charge(n_embd * sizeof(float)) + charge(e->size);
-	if (gguf_find_tensor(g, "rope_freqs.weight"))
-		fixed += charge(small_bytes(g, "rope_freqs.weight"));
+	for (size_t i = 0; i < 3; i++) {
+		const char *rn = i == 0 ? "rope_freqs.weight" : i == 1 ? "rope_factors_long.weight"
+									: "rope_factors_short.weight";
+		if (gguf_find_tensor(g, rn))
+			fixed += charge(small_bytes(g, rn));
+	}
 	fixed += (uint64_t)n_slots * charge(io_per_slot(slot) * sizeof(struct plat_io));
 	if (bind && !seal)
 		fixed += charge(bind_bytes(gr.base, g->extent)) + charge(gr.unit);
@@ -700,7 +704,7 @@ static int st_layer_acquire(void *impl, uint32_t l, struct wt_layer *out)
 		if (wt_layer_slots[k].kind == WT_VEC) {
 			*(const float **)field = p;
 		} else {
-			struct wt_mat m = {p, t->type, t->ne[1], t->ne[0], false};
+			struct wt_mat m = {p, t->type, t->ne[1] * t->ne[2], t->ne[0], false};
 			*(struct wt_mat *)field = m;
 		}
 	}
@@ -827,6 +831,10 @@ static void st_close(void *impl)
 		llm_mem_free(mem, s->onorm, (size_t)s->onorm_bytes);
 	if (s->rfreq)
 		llm_mem_free(mem, s->rfreq, (size_t)s->rfreq_bytes);
+	if (s->rlong)
+		llm_mem_free(mem, s->rlong, (size_t)s->rlong_bytes);
+	if (s->rshort)
+		llm_mem_free(mem, s->rshort, (size_t)s->rshort_bytes);
 	if (s->emb) /* (llm_mem_free zeroizes: a sealed model's plaintext) */
 		llm_mem_free(mem, s->emb, (size_t)s->emb_bytes);
 	if (s->blk)
@@ -945,6 +953,8 @@ int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm
 {
 	const struct gguf_tensor *onorm = gguf_find_tensor(g, "output_norm.weight");
 	const struct gguf_tensor *rf = gguf_find_tensor(g, "rope_freqs.weight");
+	const struct gguf_tensor *rl = gguf_find_tensor(g, "rope_factors_long.weight");
+	const struct gguf_tensor *rs = gguf_find_tensor(g, "rope_factors_short.weight");
 	struct plat_disk_info di;
 	struct wt_stream *s;
 	uint64_t slot = 0;
@@ -1005,7 +1015,9 @@ int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm
 	}
 	if (read_held(s, s->embd, (void **)&s->emb, &s->emb_bytes, &e) ||
 	    read_held(s, onorm, (void **)&s->onorm, &s->onorm_bytes, &e) ||
-	    (rf && read_held(s, rf, (void **)&s->rfreq, &s->rfreq_bytes, &e))) {
+	    (rf && read_held(s, rf, (void **)&s->rfreq, &s->rfreq_bytes, &e)) ||
+	    (rl && read_held(s, rl, (void **)&s->rlong, &s->rlong_bytes, &e)) ||
+	    (rs && read_held(s, rs, (void **)&s->rshort, &s->rshort_bytes, &e))) {
 		if (s->bind && s->bind->bad) {
 			plat_snprintf(err, errlen, "stream: %s", s->bind->why);
 			st_close(s);
@@ -1021,6 +1033,8 @@ int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm
 	w->impl = s;
 	w->output_norm = s->onorm;
 	w->rope_freqs = s->rfreq;
+	w->rope_long = s->rlong;
+	w->rope_short = s->rshort;
 	w->head_chunk = s->head_rows;
 	w->resident_bytes = (uint64_t)s->n_slots * s->slot_bytes + s->emb_bytes;
 	w->kind = "streaming";

@@ -6,10 +6,12 @@
 #include "quant.h"
 #include "sha256.h"
 
-#define SLOT(sfx, field, kind, opt, ne0, ne1)                                            \
-	{sfx, __builtin_offsetof(struct wt_layer, field), kind, opt, {WT_DIM_##ne0, WT_DIM_##ne1}}
+#define SLOT3(sfx, field, kind, opt, ne0, ne1, ne2)                                      \
+	{sfx, __builtin_offsetof(struct wt_layer, field), kind, opt,                       \
+	 {WT_DIM_##ne0, WT_DIM_##ne1, WT_DIM_##ne2}}
+#define SLOT(sfx, field, kind, opt, ne0, ne1) SLOT3(sfx, field, kind, opt, ne0, ne1, 1)
 const struct wt_slot wt_layer_slots[] = {
-	SLOT("attn_norm.weight", attn_norm, WT_VEC, false, EMBD, 1),
+	SLOT("attn_norm.weight", attn_norm, WT_VEC, true, EMBD, 1),
 	SLOT("attn_q.weight", wq, WT_MAT, true, EMBD, Q),
 	SLOT("attn_k.weight", wk, WT_MAT, true, EMBD, KV),
 	SLOT("attn_v.weight", wv, WT_MAT, true, EMBD, KV),
@@ -18,14 +20,22 @@ const struct wt_slot wt_layer_slots[] = {
 	SLOT("attn_q.bias", bq, WT_VEC, true, Q, 1),
 	SLOT("attn_k.bias", bk, WT_VEC, true, KV, 1),
 	SLOT("attn_v.bias", bv, WT_VEC, true, KV, 1),
-	SLOT("attn_q_norm.weight", q_norm, WT_VEC, true, HEAD, 1),
-	SLOT("attn_k_norm.weight", k_norm, WT_VEC, true, HEAD, 1),
-	SLOT("ffn_norm.weight", ffn_norm, WT_VEC, false, EMBD, 1),
+	SLOT("attn_q_norm.weight", q_norm, WT_VEC, true, QNORM, 1),
+	SLOT("attn_k_norm.weight", k_norm, WT_VEC, true, KNORM, 1),
+	SLOT("ffn_norm.weight", ffn_norm, WT_VEC, true, EMBD, 1),
 	SLOT("post_attention_norm.weight", attn_post_norm, WT_VEC, true, EMBD, 1),
 	SLOT("post_ffw_norm.weight", ffn_post_norm, WT_VEC, true, EMBD, 1),
 	SLOT("ffn_gate.weight", w_gate, WT_MAT, true, EMBD, FF),
-	SLOT("ffn_up.weight", w_up, WT_MAT, false, EMBD, UP),
-	SLOT("ffn_down.weight", w_down, WT_MAT, false, FF, EMBD),
+	SLOT("ffn_up.weight", w_up, WT_MAT, true, EMBD, UP),
+	SLOT("ffn_down.weight", w_down, WT_MAT, true, FF, EMBD),
+	SLOT("ffn_gate_inp.weight", gate_inp, WT_MAT, true, EMBD, EXPERTS),
+	SLOT3("ffn_gate_exps.weight", gate_exps, WT_MAT, true, EMBD, FF_EXP, EXPERTS),
+	SLOT3("ffn_up_exps.weight", up_exps, WT_MAT, true, EMBD, FF_EXP, EXPERTS),
+	SLOT3("ffn_down_exps.weight", down_exps, WT_MAT, true, FF_EXP, EMBD, EXPERTS),
+	SLOT("ffn_gate_inp_shexp.weight", gate_inp_shexp, WT_VEC, true, EMBD, 1),
+	SLOT("ffn_gate_shexp.weight", gate_shexp, WT_MAT, true, EMBD, FF_SHEXP),
+	SLOT("ffn_up_shexp.weight", up_shexp, WT_MAT, true, EMBD, FF_SHEXP),
+	SLOT("ffn_down_shexp.weight", down_shexp, WT_MAT, true, FF_SHEXP, EMBD),
 };
 const uint32_t wt_n_layer_slots = sizeof wt_layer_slots / sizeof wt_layer_slots[0];
 
@@ -66,7 +76,7 @@ static const void *res_ptr(const struct wt_resident *r, const struct gguf_tensor
 
 static struct wt_mat res_mat(const struct wt_resident *r, const struct gguf_tensor *t)
 {
-	struct wt_mat m = {res_ptr(r, t), t->type, t->ne[1], t->ne[0], false};
+	struct wt_mat m = {res_ptr(r, t), t->type, t->ne[1] * t->ne[2], t->ne[0], false};
 	return m;
 }
 
@@ -315,6 +325,8 @@ int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct l
 	const struct gguf_tensor *head = gguf_find_tensor(g, "output.weight");
 	const struct gguf_tensor *onorm = gguf_find_tensor(g, "output_norm.weight");
 	const struct gguf_tensor *rf = gguf_find_tensor(g, "rope_freqs.weight");
+	const struct gguf_tensor *rl = gguf_find_tensor(g, "rope_factors_long.weight");
+	const struct gguf_tensor *rs = gguf_find_tensor(g, "rope_factors_short.weight");
 	struct wt_resident *r;
 	int e = 0;
 
@@ -361,6 +373,8 @@ int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct l
 	w->impl = r;
 	w->output_norm = res_ptr(r, onorm);
 	w->rope_freqs = rf ? res_ptr(r, rf) : NULL;
+	w->rope_long = rl ? res_ptr(r, rl) : NULL;
+	w->rope_short = rs ? res_ptr(r, rs) : NULL;
 	w->head_chunk = (uint32_t)r->head.rows;
 	w->resident_bytes = r->data_bytes;
 	w->kind = "resident";

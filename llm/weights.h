@@ -11,6 +11,7 @@
  *
  * Tensor names are llama.cpp's GGUF names (llama.cpp src/llama-arch.cpp
  * LLM_TENSOR_NAMES): token_embd, output_norm, output, rope_freqs,
+ * rope_factors_{long,short},
  * blk.N.{attn_norm, attn_q, attn_k, attn_v, attn_output, ffn_norm, ffn_gate,
  * ffn_up, ffn_down}.weight, blk.N.attn_{q,k,v}.bias and
  * blk.N.attn_{q,k}_norm.weight.
@@ -21,7 +22,8 @@
 #include "gguf.h"
 
 /* A weight matrix: rows of cols elements (cols = GGUF ne[0]) of one quant
- * type, row stride quant_row_bytes(type, cols). */
+ * type, row stride quant_row_bytes(type, cols); a 3-D tensor's rows are
+ * ne[1] x ne[2]. */
 struct wt_mat {
 	const void *data;
 	uint32_t type;
@@ -31,18 +33,26 @@ struct wt_mat {
 
 /* One transformer block. 1-D tensors (norms, biases) are always F32. */
 struct wt_layer {
-	const float *attn_norm;
+	const float *attn_norm;    /* NULL for olmo2 (no norm before attention or FFN) */
 	struct wt_mat wq, wk, wv, wo;
 	struct wt_mat wqkv;        /* phi3: Q, K and V rows in one matrix (wq.. empty) */
 	const float *bq, *bk, *bv; /* qwen2: QKV biases; NULL when the model has none */
-	const float *q_norm, *k_norm; /* qwen3: RMSNorm gains of each Q and K head; or NULL */
+	const float *q_norm, *k_norm; /* qwen3: RMSNorm gains of each Q and K head (olmo2:
+				       of the whole Q and K rows); or NULL */
 	const float *attn_post_norm, *ffn_post_norm; /* gemma2/3: output norms; or NULL */
 	const float *ffn_norm;
-	struct wt_mat w_gate, w_up, w_down;
+	struct wt_mat w_gate, w_up, w_down; /* empty in a layer of experts */
+	/* a mixture of experts: the router (n_expert rows), every expert's
+	 * gate, up and down stacked (expert e's rows from e x its row count:
+	 * GGUF's 3-D [cols, rows, n_expert]); qwen2moe's shared expert and the
+	 * gains of its sigmoid gate. Empty / NULL in a dense layer. */
+	struct wt_mat gate_inp, gate_exps, up_exps, down_exps;
+	struct wt_mat gate_shexp, up_shexp, down_shexp;
+	const float *gate_inp_shexp;
 };
 
 /* The per-layer tensors by name suffix, for every implementation, and the
- * shape the layout check (model.c) expects of each. */
+ * shape the layout check (model_hparams.c) expects of each. */
 enum wt_slot_kind { WT_VEC, WT_MAT };
 /* A tensor dimension in the model's sizes (struct model_hparams). */
 enum wt_dim {
@@ -54,13 +64,19 @@ enum wt_dim {
 	WT_DIM_HEAD, /* head_dim */
 	WT_DIM_QKV,  /* (n_head + 2 n_head_kv) x head_dim: fused Q, K, V rows */
 	WT_DIM_UP,   /* n_ff, or 2 n_ff where gate and up are one matrix (phi3) */
+	WT_DIM_QNORM, /* Q norm gains: head_dim, or n_head x head_dim (olmo2's whole row) */
+	WT_DIM_KNORM, /* K norm gains: head_dim, or n_head_kv x head_dim */
+	WT_DIM_EXPERTS, /* n_expert */
+	WT_DIM_FF_EXP,  /* an expert's FFN width */
+	WT_DIM_FF_SHEXP, /* the shared expert's FFN width */
 };
 struct wt_slot {
 	const char *suffix;   /* "attn_q.weight": full name "blk.<N>.<suffix>" */
 	size_t offset;        /* of the field in struct wt_layer */
 	enum wt_slot_kind kind;
 	bool optional;        /* in every layer or none, as layer 0 says */
-	enum wt_dim ne[2];    /* GGUF ne[0] (the row length) and ne[1] (the rows) */
+	enum wt_dim ne[3];    /* GGUF ne[0] (the row length), ne[1] (the rows), ne[2]
+				 (the experts of a stacked matrix, else 1) */
 };
 extern const struct wt_slot wt_layer_slots[];
 extern const uint32_t wt_n_layer_slots;
@@ -100,6 +116,7 @@ struct wt_ctx {
 	/* Small tensors every implementation keeps resident. */
 	const float *output_norm; /* n_embd */
 	const float *rope_freqs;  /* rope_dim / 2 frequency factors (llama3), or NULL */
+	const float *rope_long, *rope_short; /* LongRoPE's (phi3 128k), or NULL */
 	uint32_t head_chunk;      /* rows per head_acquire */
 	uint64_t resident_bytes;  /* weight bytes this implementation holds */
 	const char *kind;         /* "resident", "streaming" */

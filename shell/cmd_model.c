@@ -161,9 +161,14 @@ static void info_model(const struct engine_info *info, const struct engine_plan 
 		    (double)hp->n_params / 1e6);
 	plat_printf("  shape          %u layers, embd %u, ffn %u, heads %u (kv %u), head dim %u\n",
 		    hp->n_layer, hp->n_embd, hp->n_ff, hp->n_head, hp->n_head_kv, hp->head_dim);
+	if (hp->n_expert)
+		plat_printf("  experts        %u, %u a token, %u wide%s (every one read per pass "
+			    "when streamed)\n", hp->n_expert, hp->n_expert_used, hp->n_ff_exp,
+			    hp->arch->moe_shexp ? ", a shared one" : "");
 	plat_printf("  rope           %s, dims %u, base %g, scale %g%s\n",
 		    hp->arch->rope == MODEL_ROPE_NEOX ? "neox" : "norm", hp->rope_dim, (double)hp->rope_base,
-		    (double)(1.0f / hp->rope_scale), hp->rope_freqs ? ", llama3 freq factors" : "");
+		    (double)(1.0f / hp->rope_scale), hp->rope_freqs ? ", llama3 freq factors"
+		    : hp->longrope ? ", LongRoPE factors" : "");
 	plat_printf("  output         %s, rms eps %g%s\n",
 		    hp->tied_output ? "tied to token_embd" : "output.weight", (double)hp->norm_eps,
 		    hp->qkv_bias ? ", qkv bias" : "");

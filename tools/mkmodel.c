@@ -39,6 +39,7 @@ static const char usage[] =
 "  --tied                no output.weight (the head reuses token_embd)\n"
 "  --yarn F              rope.scaling.type yarn, factor F, original context --ctx / 4\n"
 "  --rope-freqs          rope_freqs.weight, llama 3.x frequency factors (factor 8)\n"
+"  --experts N           a mixture of N experts, 2 a token (llama: Mixtral's layout)\n"
 "                        for an original context of --ctx / 2\n"
 "  --rope-base F         rope.freq_base (10000)\n"
 "  --norm-eps F          attention.layer_norm_rms_epsilon (1e-5)\n"
@@ -131,6 +132,13 @@ static int option(struct mkm_spec *s, const char **out, char **argv, int i)
 	if (!strcmp(o, "--pure")) { s->mix = MKM_MIX_PURE; return 1; }
 	if (!strcmp(o, "--tied")) { s->tied = true; return 1; }
 	if (!strcmp(o, "--rope-freqs")) { s->rope_freqs = true; return 1; }
+	if (!strcmp(o, "--experts")) {
+		uint32_t n = 0;
+		if (num(o, v, 512, &n))
+			return -1;
+		mkm_set_experts(s, n, n < 2 ? n : 2);
+		return 2;
+	}
 	if (!strcmp(o, "--yarn")) return flt(o, v, &s->rope_yarn) ? -1 : 2;
 	if (!strcmp(o, "--seed")) {
 		char *end;

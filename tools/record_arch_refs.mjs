@@ -81,9 +81,14 @@ function best2(logits, eos) {
 fs.mkdirSync(outDir, {recursive: true});
 fs.mkdirSync(workDir, {recursive: true});
 // each reference model in F32 and in Q8_0 (every matrix: the quantized
-// and, where the CPU has them, packed kernels)
+// and, where the CPU has them, packed kernels); a row whose models may take
+// another form records that too (llama with experts: Mixtral's layout, as
+// NAME-moe.json)
 const variants = [["", []], ["-q8_0", ["--type", "Q8_0", "--pure"]]];
-for (const [arch, suffix, extra] of archs.flatMap((a) => variants.map(([s, x]) => [a, s, x]))) {
+const forms = {llama: [["", []], ["-moe", ["--experts", "4"]]]};
+const runs = archs.flatMap((a) => (forms[a] || [["", []]]).flatMap(([f, fx]) =>
+	variants.map(([s, x]) => [a, f + s, [...fx, ...x]])));
+for (const [arch, suffix, extra] of runs) {
 	const file = path.join(workDir, `${arch}${suffix}.gguf`);
 	execFileSync(mkmodel, ["--ref", arch, ...extra, "-o", file]);
 	const model = await llama.loadModel({modelPath: file, gpuLayers: 0});

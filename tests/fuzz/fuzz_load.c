@@ -121,6 +121,8 @@ static const struct {
 	{"llama", GGML_TYPE_Q4_0, 64, 128, true},
 	{"qwen2", GGML_TYPE_F16, 64, 128, false},
 	{"qwen3", GGML_TYPE_Q8_0, 64, 128, true},
+	{"olmo2", GGML_TYPE_F32, 64, 128, false},
+	{"qwen2moe", GGML_TYPE_Q8_0, 64, 128, false},
 	{"llama", GGML_TYPE_Q4_K, 256, 256, false},
 };
 #define N_SEEDS (sizeof seed_specs / sizeof seed_specs[0])
@@ -157,6 +159,8 @@ static void make_seed(size_t i)
 	s.vocab = 300;
 	s.ctx = 64;
 	s.seed = 1 + i;
+	if (model_arch_find(s.arch)->moe == MODEL_MOE_ALWAYS)
+		mkm_set_experts(&s, 4, 2);
 	if (mkm_write(&s, disk_path, err, sizeof err) < 0)
 		die(err);
 	if (fstat(disk_fd, &st) < 0 || !(bytes = malloc((size_t)st.st_size)) ||

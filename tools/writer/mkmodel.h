@@ -20,7 +20,7 @@ enum mkm_mix {
 };
 
 struct mkm_spec {
-	const char *arch;        /* a name of llm/model.c's model_archs[] */
+	const char *arch;        /* a name of llm/model_hparams.c's model_archs[] */
 	const char *name;        /* general.name */
 	uint32_t n_layers, dim, ffn, heads, kv_heads, vocab, ctx;
 	uint32_t type;           /* base weight type (enum ggml_type) */
@@ -30,6 +30,11 @@ struct mkm_spec {
 	bool tied;               /* no output.weight: the head reuses token_embd */
 	bool rope_freqs;         /* rope_freqs.weight: llama 3.x frequency factors (factor 8,
 				    low 1, high 4) for an original context of ctx / 2 */
+	bool longrope;           /* LongRoPE (phi3 128k): rope_factors_long/short.weight, an
+				    original context of ctx / 4 and its attention factor */
+	uint32_t n_expert, n_expert_used; /* a mixture of experts when n_expert > 0
+				    (mkm_set_experts) */
+	uint32_t ffn_exp, ffn_shexp; /* an expert's width, the shared expert's */
 	uint32_t swa;            /* <arch>.attention.sliding_window when > 0 */
 	float attn_cap, final_cap; /* <arch>.{attn,final}_logit_softcapping when > 0 */
 	float rope_linear;       /* rope.scaling.type linear with this factor when > 0 */
@@ -41,6 +46,10 @@ struct mkm_spec {
 				    a ChatML one */
 };
 
+/* Experts for s (its arch set): n_expert of them, n_used a token; an
+ * expert 32 wide for qwen2moe/qwen3moe (s->ffn for llama's), the shared
+ * one 48. */
+void mkm_set_experts(struct mkm_spec *s, uint32_t n_expert, uint32_t n_used);
 /* Defaults: llama, 2 layers, dim 64, ffn 172, 4 heads, 2 KV heads, vocab 512,
  * ctx 256, F32, seed 1. */
 void mkm_defaults(struct mkm_spec *s);

@@ -115,7 +115,10 @@ uint32_t mkm_tensor_type(const struct mkm_spec *s, const char *name, uint32_t la
 {
 	uint32_t t = s->type;
 
-	if (strstr(name, "_norm") || strstr(name, ".bias") || strstr(name, "rope_freqs"))
+	/* (llama.cpp's quantizer keeps the experts' router and the shared
+	 * expert's gate vector F32 too) */
+	if (strstr(name, "_norm") || strstr(name, ".bias") || strstr(name, "rope_freqs") ||
+	    strstr(name, "rope_factors") || strstr(name, "ffn_gate_inp"))
 		return GGML_TYPE_F32;
 	if (s->mix != MKM_MIX_PURE && strcmp(name, "output.weight") == 0 && is_low_bit(t))
 		t = GGML_TYPE_Q6_K;
@@ -163,6 +166,10 @@ int mkm_ref_spec(struct mkm_spec *s, const char *arch)
 	s->seed = 29;
 	s->rope_freqs = strcmp(arch, "llama") == 0;
 	const struct model_arch *a = model_arch_find(arch);
+	s->longrope = a->longrope;
+	/* 4 experts, 2 a token; llama's (Mixtral) only as `--experts 4` */
+	if (a->moe == MODEL_MOE_ALWAYS)
+		mkm_set_experts(s, 4, 2);
 	/* a NoPE layer among them; a global layer after the sliding ones */
 	if (a->nope_every > s->n_layers)
 		s->n_layers = a->nope_every;
@@ -183,6 +190,15 @@ int mkm_ref_spec(struct mkm_spec *s, const char *arch)
 		s->rope_linear = 8.0f;
 	}
 	return 0;
+}
+
+void mkm_set_experts(struct mkm_spec *s, uint32_t n_expert, uint32_t n_used)
+{
+	s->n_expert = n_expert;
+	s->n_expert_used = n_used;
+	/* widths of whole groups of 16 rows; llama's experts are ffn wide */
+	s->ffn_exp = model_arch_find(s->arch)->moe == MODEL_MOE_ALWAYS ? 32 : s->ffn;
+	s->ffn_shexp = 48;
 }
 
 size_t mkm_arch_names(char *buf, size_t n)
@@ -206,6 +222,10 @@ int mkm_check(const struct mkm_spec *s, char *err, size_t errlen)
 		snprintf(err, errlen, "layers, dim, ffn, heads, kv-heads and ctx must be > 0");
 	else if (s->dim % s->heads || (s->dim / s->heads) % 2)
 		snprintf(err, errlen, "dim %u is not heads (%u) x an even head size", s->dim, s->heads);
+	else if (s->n_expert && (model_arch_find(s->arch)->moe == MODEL_MOE_NONE ||
+				 s->n_expert_used > s->n_expert || !s->n_expert_used))
+		snprintf(err, errlen, "%u experts, %u a token, are not for %s", s->n_expert,
+			 s->n_expert_used, s->arch);
 	else if (s->heads % s->kv_heads)
 		snprintf(err, errlen, "heads %u is not a multiple of kv-heads %u", s->heads, s->kv_heads);
 	else if (s->vocab < 300)
@@ -345,7 +365,7 @@ static void vocab_free(struct vocab *v)
 struct tensor {
 	char name[64];
 	uint32_t n_dims, type, layer;
-	uint64_t ne[2];
+	uint64_t ne[3];
 	uint64_t offset, size;
 	float std, mean;
 };
@@ -356,18 +376,21 @@ struct plan {
 	uint64_t data_size;
 };
 
-static void plan_add(struct plan *p, const struct mkm_spec *s, const char *name, uint32_t layer,
-		     uint64_t ne0, uint64_t ne1)
+/* A tensor of ne0 x ne1 (1-D when ne1 is 0), or ne2 of them stacked (3-D,
+ * a layer's experts, when ne2 > 0). */
+static void plan_add3(struct plan *p, const struct mkm_spec *s, const char *name, uint32_t layer,
+		      uint64_t ne0, uint64_t ne1, uint64_t ne2)
 {
 	struct tensor *t = &p->t[p->n++];
 
 	snprintf(t->name, sizeof t->name, "%s", name);
 	t->layer = layer;
-	t->n_dims = ne1 ? 2 : 1;
+	t->n_dims = ne2 ? 3 : ne1 ? 2 : 1;
 	t->ne[0] = ne0;
 	t->ne[1] = ne1 ? ne1 : 1;
+	t->ne[2] = ne2 ? ne2 : 1;
 	t->type = mkm_tensor_type(s, name, layer, ne0);
-	t->size = quant_row_bytes(t->type, ne0) * t->ne[1];
+	t->size = quant_row_bytes(t->type, ne0) * t->ne[1] * t->ne[2];
 	t->offset = p->data_size;
 	p->data_size += (t->size + ALIGN - 1) / ALIGN * ALIGN;
 	t->std = s->std;
@@ -378,10 +401,21 @@ static void plan_add(struct plan *p, const struct mkm_spec *s, const char *name,
 	}
 	/* gemma2/3's output norms: gains that let each block outweigh the
 	 * sqrt(n_embd)-scaled embedding, or the head echoes the last token */
+	/* the experts' router: wide, so that which experts a token takes is
+	 * rarely a near-tie (a different choice is a different sum, beyond
+	 * any rounding margin) */
+	if (strstr(name, "ffn_gate_inp.weight"))
+		t->std = 1.0f;
 	if (strstr(name, "post_")) {
 		t->std = 0.5f;
 		t->mean = 4.0f;
 	}
+}
+
+static void plan_add(struct plan *p, const struct mkm_spec *s, const char *name, uint32_t layer,
+		     uint64_t ne0, uint64_t ne1)
+{
+	plan_add3(p, s, name, layer, ne0, ne1, 0);
 }
 
 static int plan_build(struct plan *p, const struct mkm_spec *s)
@@ -390,16 +424,21 @@ static int plan_build(struct plan *p, const struct mkm_spec *s)
 	const struct model_arch *a = model_arch_find(s->arch);
 	char nm[64];
 
-	p->t = calloc(4 + (size_t)s->n_layers * 16, sizeof *p->t);
+	p->t = calloc(6 + (size_t)s->n_layers * 24, sizeof *p->t);
 	if (!p->t)
 		return -1;
 	plan_add(p, s, "token_embd.weight", 0, s->dim, s->vocab);
 	if (s->rope_freqs)
 		plan_add(p, s, "rope_freqs.weight", 0, hd / 2, 0);
+	if (s->longrope) {
+		plan_add(p, s, "rope_factors_long.weight", 0, hd / 2, 0);
+		plan_add(p, s, "rope_factors_short.weight", 0, hd / 2, 0);
+	}
 	for (uint32_t l = 0; l < s->n_layers; l++) {
 #define LT(suffix, ne0, ne1) \
 	(snprintf(nm, sizeof nm, "blk.%u." suffix, l), plan_add(p, s, nm, l, ne0, ne1))
-		LT("attn_norm.weight", s->dim, 0);
+		if (!a->no_pre_norm)
+			LT("attn_norm.weight", s->dim, 0);
 		if (a->fused) {
 			LT("attn_qkv.weight", s->dim, q + 2 * kv);
 		} else {
@@ -413,17 +452,34 @@ static int plan_build(struct plan *p, const struct mkm_spec *s)
 			LT("attn_v.bias", kv, 0);
 		}
 		if (a->qk_norm) {
-			LT("attn_q_norm.weight", hd, 0);
-			LT("attn_k_norm.weight", hd, 0);
+			LT("attn_q_norm.weight", a->qk_norm_whole ? q : hd, 0);
+			LT("attn_k_norm.weight", a->qk_norm_whole ? kv : hd, 0);
 		}
 		if (a->post_norms)
 			LT("post_attention_norm.weight", s->dim, 0);
 		LT("attn_output.weight", q, s->dim);
-		LT("ffn_norm.weight", s->dim, 0);
-		if (!a->fused)
-			LT("ffn_gate.weight", s->dim, s->ffn);
-		LT("ffn_up.weight", s->dim, a->fused ? 2 * s->ffn : s->ffn);
-		LT("ffn_down.weight", s->ffn, s->dim);
+		if (!a->no_pre_norm)
+			LT("ffn_norm.weight", s->dim, 0);
+		if (s->n_expert) {
+#define LT3(suffix, ne0, ne1, ne2) \
+	(snprintf(nm, sizeof nm, "blk.%u." suffix, l), plan_add3(p, s, nm, l, ne0, ne1, ne2))
+			LT("ffn_gate_inp.weight", s->dim, s->n_expert);
+			LT3("ffn_gate_exps.weight", s->dim, s->ffn_exp, s->n_expert);
+			LT3("ffn_up_exps.weight", s->dim, s->ffn_exp, s->n_expert);
+			LT3("ffn_down_exps.weight", s->ffn_exp, s->dim, s->n_expert);
+#undef LT3
+			if (a->moe_shexp) {
+				LT("ffn_gate_inp_shexp.weight", s->dim, 0);
+				LT("ffn_gate_shexp.weight", s->dim, s->ffn_shexp);
+				LT("ffn_up_shexp.weight", s->dim, s->ffn_shexp);
+				LT("ffn_down_shexp.weight", s->ffn_shexp, s->dim);
+			}
+		} else {
+			if (!a->fused)
+				LT("ffn_gate.weight", s->dim, s->ffn);
+			LT("ffn_up.weight", s->dim, a->fused ? 2 * s->ffn : s->ffn);
+			LT("ffn_down.weight", s->ffn, s->dim);
+		}
 		if (a->post_norms)
 			LT("post_ffw_norm.weight", s->dim, 0);
 #undef LT
@@ -526,6 +582,19 @@ static void write_hparams(struct out *o, uint32_t *n, const struct mkm_spec *s)
 		kv_f32(o, n, AK("rope.scaling.factor"), s->rope_yarn);
 		kv_u32(o, n, AK("rope.scaling.original_context_length"), s->ctx / 4);
 	}
+	if (s->n_expert) {
+		kv_u32(o, n, AK("expert_count"), s->n_expert);
+		kv_u32(o, n, AK("expert_used_count"), s->n_expert_used);
+		if (model_arch_find(a)->moe == MODEL_MOE_ALWAYS)
+			kv_u32(o, n, AK("expert_feed_forward_length"), s->ffn_exp);
+		if (model_arch_find(a)->moe_shexp)
+			kv_u32(o, n, AK("expert_shared_feed_forward_length"), s->ffn_shexp);
+	}
+	if (s->longrope) { /* phi3's converter: sqrt(1 + ln(scale) / ln(original)) */
+		kv_u32(o, n, AK("rope.scaling.original_context_length"), s->ctx / 4);
+		kv_f32(o, n, AK("rope.scaling.attn_factor"),
+		       (float)sqrt(1.0 + log(4.0) / log((double)(s->ctx / 4))));
+	}
 	if (s->rope_linear > 0) {
 		kv_str(o, n, AK("rope.scaling.type"), "linear");
 		kv_f32(o, n, AK("rope.scaling.factor"), s->rope_linear);
@@ -595,6 +664,17 @@ static int write_tensor_data(struct out *o, const struct mkm_spec *s, const stru
 
 	if (!buf)
 		return -1;
+	if (strncmp(t->name, "rope_factors_", 13) == 0) {
+		/* LongRoPE's factors: 1 for the fastest pair, growing with the
+		 * pair's wavelength to 6 (long) or 1.5 (short) for the slowest */
+		float top = t->name[13] == 'l' ? 6.0f : 1.5f;
+		for (uint64_t i = 0; i < t->ne[0]; i++)
+			((float *)buf)[i] = 1.0f + (top - 1.0f) * (float)i / (float)(t->ne[0] - 1);
+		put(o, buf, t->size);
+		free(buf);
+		pad(o);
+		return o->failed ? -1 : 0;
+	}
 	if (strcmp(t->name, "rope_freqs.weight") == 0) {
 		llama3_factors((float *)buf, s->dim / s->heads, s->rope_base, s->ctx / 2);
 		put(o, buf, t->size);
@@ -602,8 +682,8 @@ static int write_tensor_data(struct out *o, const struct mkm_spec *s, const stru
 		pad(o);
 		return o->failed ? -1 : 0;
 	}
-	for (uint64_t r = 0; r < t->ne[1]; r += rows) {
-		uint64_t nr = t->ne[1] - r < rows ? t->ne[1] - r : rows;
+	for (uint64_t r = 0; r < t->ne[1] * t->ne[2]; r += rows) {
+		uint64_t nr = t->ne[1] * t->ne[2] - r < rows ? t->ne[1] * t->ne[2] - r : rows;
 		quant_fill_random(t->type, buf, nr * t->ne[0], t->std, &state);
 		if (t->mean != 0) {              /* only F32 tensors carry a mean */
 			float *f = (float *)buf;
