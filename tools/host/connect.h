@@ -70,5 +70,7 @@ int connect_verify(const struct connect_verify *v, const uint8_t *bundle, size_t
 
 /* ---- connect.c ---- */
 int host_connect_main(int argc, char **argv);
+/* ---- proxy.c ---- */
+int host_proxy_main(int argc, char **argv);
 
 #endif

@@ -32,7 +32,7 @@ int verify_cmd_tls(int argc, char **argv)
 	static struct tls_attest_opts o;
 	struct tls_attest_report rep;
 	const char *target = NULL;
-	char host[256], port[16], err[320];
+	char host[256], port[16], err[320], hk[65];
 	double secs = 30;
 
 	memset(&o, 0, sizeof o);
@@ -67,12 +67,12 @@ int verify_cmd_tls(int argc, char **argv)
 	if (tls_connect(&t, host, port, NULL, (int)(secs * 1000), err, sizeof err))
 		return cmd_fail("tls: %s", err);
 	printf("ok: tls: %s with %s\n", tls_describe(&t, err, sizeof err), target);
+	printf("ok: certificate: one, EC P-256 key, K %s\n", vfy_hex(t.peer.k, 32, hk));
 	fflush(stdout);
 	int r = tls_attest(&t, &o, &rep);
 	tls_close(&t);
 	if (r)
 		return 1;
-	printf("ok: %s\n", rep.key);
 	printf("ok: evidence: %s\n", rep.evidence);
 	printf("ok: %s\n", rep.binding);
 	printf("ok: %s\n", rep.activation);
