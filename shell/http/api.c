@@ -15,7 +15,8 @@ bool api_needs_engine(const struct http_req *req)
 	return strcmp(req->method, "POST") == 0 &&
 	       (strcmp(req->path, "/v1/chat/completions") == 0 ||
 		strcmp(req->path, "/v1/completions") == 0 || strcmp(req->path, "/tokenize") == 0 ||
-		strcmp(req->path, "/detokenize") == 0);
+		strcmp(req->path, "/detokenize") == 0 ||
+		strncmp(req->path, "/v1/attestation", 15) == 0);
 }
 
 static bool loaded(struct srv *s, struct engine_info *info)
@@ -554,6 +555,8 @@ void api_handle(struct srv *s, struct srv_conn *c)
 		{"GET", "/metrics", metrics},
 		{"POST", "/tokenize", tokenize},
 		{"POST", "/detokenize", detokenize},
+		{"POST", "/v1/attestation", api_attestation},
+		{"POST", "/v1/attestation/activate", api_attestation_activate},
 	};
 	bool path_known = false;
 
