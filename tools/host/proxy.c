@@ -46,7 +46,7 @@
 
 static struct {
 	char host[256], port[16], target[300];
-	struct tls_attest_opts o;
+	struct tlsc_attest_opts o;
 	int timeout_ms;
 	pthread_mutex_t lock;          /* the pin, attestations, the count */
 	uint8_t pin[32];
@@ -66,7 +66,7 @@ struct client {
 	int fd;
 	char in[PROXY_IN];
 	size_t in_len;
-	struct tls_conn *up;
+	struct tlsc_conn *up;
 	bool up_open;
 	char *body;                    /* the request's body */
 	size_t body_len;
@@ -255,7 +255,7 @@ static int read_body(struct client *c, const struct hmsg *m)
 static void up_close(struct client *c)
 {
 	if (c->up_open)
-		tls_close(c->up);
+		tlsc_close(c->up);
 	c->up_open = false;
 }
 
@@ -269,14 +269,14 @@ static int upstream(struct client *c)
 {
 	uint8_t pin[32];
 	char err[320], hk[65];
-	struct tls_attest_report rep;
+	struct tlsc_attest_report rep;
 
 	if (c->up_open)
 		return 0;
 	pthread_mutex_lock(&px.lock);
 	memcpy(pin, px.pin, 32);
 	pthread_mutex_unlock(&px.lock);
-	if (!tls_connect(c->up, px.host, px.port, pin, px.timeout_ms, err, sizeof err)) {
+	if (!tlsc_connect(c->up, px.host, px.port, pin, px.timeout_ms, err, sizeof err)) {
 		c->up_open = true;
 		return 0;
 	}
@@ -289,7 +289,7 @@ static int upstream(struct client *c)
 	if (memcmp(px.pin, pin, 32)) {
 		/* re-pinned meanwhile: try the new key (once) */
 		memcpy(pin, px.pin, 32);
-		if (!tls_connect(c->up, px.host, px.port, pin, px.timeout_ms, err, sizeof err))
+		if (!tlsc_connect(c->up, px.host, px.port, pin, px.timeout_ms, err, sizeof err))
 			r = 0;
 		else if (!c->up->peer.mismatch)
 			fprintf(stderr, "error: proxy: %s\n", err);
@@ -297,10 +297,10 @@ static int upstream(struct client *c)
 	if (r && (c->up->peer.mismatch || !c->up->peer.have_key)) {
 		fprintf(stderr, "proxy: %s shows a key that is not the attested one; attesting it\n",
 			px.target);
-		if (tls_connect(c->up, px.host, px.port, NULL, px.timeout_ms, err, sizeof err)) {
+		if (tlsc_connect(c->up, px.host, px.port, NULL, px.timeout_ms, err, sizeof err)) {
 			fprintf(stderr, "error: proxy: %s\n", err);
-		} else if (tls_attest(c->up, &px.o, &rep)) {
-			tls_close(c->up);
+		} else if (tlsc_attest(c->up, &px.o, &rep)) {
+			tlsc_close(c->up);
 		} else {
 			memcpy(px.pin, c->up->peer.k, 32);
 			fprintf(stderr, "proxy: %s attested again (%s); key K %s pinned\n", px.target,
@@ -407,7 +407,7 @@ static int exchange(struct client *c, const char *head, const struct hmsg *m)
 		}
 		int rr = 0;
 		n = 0;
-		if (!tls_write(c->up, uh, uhn) && !tls_write(c->up, c->body, c->body_len)) {
+		if (!tlsc_write(c->up, uh, uhn) && !tlsc_write(c->up, c->body, c->body_len)) {
 			for (;;) {
 				rr = hmsg_response(c->rbuf, n, head_req, &r);
 				if (rr == 1 && r.status < 200) {
@@ -418,7 +418,7 @@ static int exchange(struct client *c, const char *head, const struct hmsg *m)
 				}
 				if (rr || n >= sizeof c->rbuf)
 					break;
-				long k = tls_read(c->up, c->rbuf + n, sizeof c->rbuf - n);
+				long k = tlsc_read(c->up, c->rbuf + n, sizeof c->rbuf - n);
 				if (k <= 0)
 					break;
 				n += (size_t)k;
@@ -472,7 +472,7 @@ static int exchange(struct client *c, const char *head, const struct hmsg *m)
 		if (done)
 			break;
 		off = n = 0;
-		long k = tls_read(c->up, c->rbuf, sizeof c->rbuf);
+		long k = tlsc_read(c->up, c->rbuf, sizeof c->rbuf);
 		if (k == 0 && r.body == HMSG_CLOSE)
 			break;
 		if (k <= 0) {
@@ -535,7 +535,7 @@ static int listen_on(const char *spec, char *bound, size_t bn)
 	socklen_t al = sizeof a;
 	int one = 1, fd;
 
-	if (tls_split_hostport(spec, host, sizeof host, port, sizeof port) ||
+	if (tlsc_split_hostport(spec, host, sizeof host, port, sizeof port) ||
 	    inet_pton(AF_INET, host, &a.sin_addr) != 1 || atoi(port) > 65535) {
 		fprintf(stderr, "error: proxy: --listen: want 127.0.0.1:PORT, got '%s'\n", spec);
 		return -1;
@@ -602,7 +602,7 @@ static int parse_args(int argc, char **argv, const char **listen_spec)
 		usage(stderr);
 		return 2;
 	}
-	if (tls_split_hostport(px.target, px.host, sizeof px.host, px.port, sizeof px.port)) {
+	if (tlsc_split_hostport(px.target, px.host, sizeof px.host, px.port, sizeof px.port)) {
 		fprintf(stderr, "error: proxy: --connect: want HOST:PORT, got '%s'\n", px.target);
 		return 2;
 	}
@@ -613,24 +613,24 @@ int host_proxy_main(int argc, char **argv)
 {
 	const char *listen_spec = NULL;
 	char bound[96], err[320];
-	struct tls_attest_report rep;
+	struct tlsc_attest_report rep;
 	int r, lfd;
 
 	if ((r = parse_args(argc, argv, &listen_spec)))
 		return r;
 	if ((lfd = listen_on(listen_spec, bound, sizeof bound)) < 0)
 		return 1;
-	struct tls_conn *t = calloc(1, sizeof *t);
+	struct tlsc_conn *t = calloc(1, sizeof *t);
 	if (!t)
 		return 1;
-	if (tls_connect(t, px.host, px.port, NULL, px.timeout_ms, err, sizeof err)) {
+	if (tlsc_connect(t, px.host, px.port, NULL, px.timeout_ms, err, sizeof err)) {
 		fprintf(stderr, "error: proxy: %s\n", err);
 		return 1;
 	}
-	if (tls_attest(t, &px.o, &rep))
+	if (tlsc_attest(t, &px.o, &rep))
 		return 1;
 	memcpy(px.pin, t->peer.k, 32);
-	tls_close(t);
+	tlsc_close(t);
 	free(t);
 	printf("proxy: %s attested (%s); serving http://%s\n", px.target, rep.evidence, bound);
 	fflush(stdout);

@@ -27,7 +27,7 @@
 #define RESP_MAX (2u << 20) /* a bundle's base64 and the JSON round it */
 
 /* Read until the response in raw[0..*n) is whole; its body into resp. */
-static int read_response(struct tls_conn *t, char *raw, size_t rawcap, size_t *n, char *resp,
+static int read_response(struct tlsc_conn *t, char *raw, size_t rawcap, size_t *n, char *resp,
 			 size_t cap, size_t *resp_len, char *err, size_t errn)
 {
 	struct hmsg m;
@@ -48,7 +48,7 @@ static int read_response(struct tls_conn *t, char *raw, size_t rawcap, size_t *n
 			*n -= m.head_len;
 			continue;
 		}
-		long k = *n < rawcap ? tls_read(t, raw + *n, rawcap - *n) : -1;
+		long k = *n < rawcap ? tlsc_read(t, raw + *n, rawcap - *n) : -1;
 		if (k <= 0) {
 			snprintf(err, errn, "the server %s before its response's head was whole",
 				 k == 0 ? "closed the connection" : t->timed_out ? "went silent" : "failed");
@@ -85,7 +85,7 @@ static int read_response(struct tls_conn *t, char *raw, size_t rawcap, size_t *n
 		if (done)
 			break;
 		off = *n = 0; /* all taken: read afresh */
-		long k = tls_read(t, raw, rawcap);
+		long k = tlsc_read(t, raw, rawcap);
 		if (k == 0 && m.body == HMSG_CLOSE)
 			break;
 		if (k <= 0) {
@@ -100,7 +100,7 @@ static int read_response(struct tls_conn *t, char *raw, size_t rawcap, size_t *n
 	return m.status;
 }
 
-int tls_http_post(struct tls_conn *t, const char *path, const char *body, size_t n,
+int tlsc_http_post(struct tlsc_conn *t, const char *path, const char *body, size_t n,
 		  char *resp, size_t cap, size_t *resp_len, char *err, size_t errn)
 {
 	char head[256];
@@ -113,7 +113,7 @@ int tls_http_post(struct tls_conn *t, const char *path, const char *body, size_t
 		snprintf(err, errn, "out of memory");
 		return -1;
 	}
-	if (tls_write(t, head, (size_t)k) || tls_write(t, body, n)) {
+	if (tlsc_write(t, head, (size_t)k) || tlsc_write(t, body, n)) {
 		snprintf(err, errn, "the connection failed while sending POST %s", path);
 		free(raw);
 		return -1;
@@ -146,12 +146,12 @@ static void error_message(const char *body, size_t n, char *out, size_t outn)
 }
 
 /* POST a JSON body; the 200 response's JSON in d, else one error line. */
-static int post_json(struct tls_conn *t, const char *path, const char *body, char *resp,
+static int post_json(struct tlsc_conn *t, const char *path, const char *body, char *resp,
 		     size_t cap, struct json_doc *d)
 {
 	char err[256], msg[200];
 	size_t n;
-	int st = tls_http_post(t, path, body, strlen(body), resp, cap, &n, err, sizeof err);
+	int st = tlsc_http_post(t, path, body, strlen(body), resp, cap, &n, err, sizeof err);
 
 	if (st < 0)
 		return cmd_fail("tls: POST %s: %s", path, err);
@@ -183,9 +183,9 @@ static bool same32(const uint8_t *a, const uint8_t *b)
 
 /* vtpm: the credential goes to the guest (it is encrypted to the EK); the
  * proof comes back keyed by the secret only that TPM recovers. */
-static int activate(struct tls_conn *t, const uint8_t *cred, size_t cred_n,
+static int activate(struct tlsc_conn *t, const uint8_t *cred, size_t cred_n,
 		    const uint8_t secret[32], const uint8_t nonce[32], char *resp, size_t cap,
-		    struct json_doc *d, struct tls_attest_report *rep)
+		    struct json_doc *d, struct tlsc_attest_report *rep)
 {
 	static char body[4096];
 	uint8_t want[32], got[32];
@@ -220,7 +220,7 @@ static int activate(struct tls_conn *t, const uint8_t *cred, size_t cred_n,
 	return 0;
 }
 
-int tls_attest(struct tls_conn *t, const struct tls_attest_opts *o, struct tls_attest_report *rep)
+int tlsc_attest(struct tlsc_conn *t, const struct tlsc_attest_opts *o, struct tlsc_attest_report *rep)
 {
 	static struct json_node nodes[64];
 	static char store[EVIDENCE_MAX / 3 * 4 + 64];
@@ -239,7 +239,7 @@ int tls_attest(struct tls_conn *t, const struct tls_attest_opts *o, struct tls_a
 		free(resp);
 		return cmd_fail("tls: no randomness from getrandom: %s", strerror(errno));
 	}
-	tls_describe(t, rep->tls, sizeof rep->tls);
+	tlsc_describe(t, rep->tls, sizeof rep->tls);
 	snprintf(rep->key, sizeof rep->key, "certificate: EC P-256 key, K %s",
 		 vfy_hex(t->peer.k, 32, hk));
 	verify_hex(nonce, 32, nh);

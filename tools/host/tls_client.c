@@ -25,25 +25,15 @@ static const uint16_t suites[] = {
 	BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
 };
 
-void tls_binding(const uint8_t *spki, size_t n, uint8_t k[32])
-{
-	br_sha256_context h;
-
-	br_sha256_init(&h);
-	br_sha256_update(&h, TLS_BIND_LABEL, sizeof TLS_BIND_LABEL - 1);
-	br_sha256_update(&h, spki, n);
-	br_sha256_out(&h, k);
-}
-
 /* ---- the peer's certificate (br_x509_class) ---- */
-static struct tls_peer *peer_of(const br_x509_class **ctx)
+static struct tlsc_peer *peer_of(const br_x509_class **ctx)
 {
-	return (struct tls_peer *)(void *)ctx;
+	return (struct tlsc_peer *)(void *)ctx;
 }
 
 static void peer_start_chain(const br_x509_class **ctx, const char *server_name)
 {
-	struct tls_peer *p = peer_of(ctx);
+	struct tlsc_peer *p = peer_of(ctx);
 
 	(void)server_name;
 	p->cert_len = 0;
@@ -56,7 +46,7 @@ static void peer_start_chain(const br_x509_class **ctx, const char *server_name)
 
 static void peer_start_cert(const br_x509_class **ctx, uint32_t length)
 {
-	struct tls_peer *p = peer_of(ctx);
+	struct tlsc_peer *p = peer_of(ctx);
 
 	p->n_certs++;
 	if (p->n_certs == 1 && length > sizeof p->cert)
@@ -65,7 +55,7 @@ static void peer_start_cert(const br_x509_class **ctx, uint32_t length)
 
 static void peer_append(const br_x509_class **ctx, const unsigned char *buf, size_t len)
 {
-	struct tls_peer *p = peer_of(ctx);
+	struct tlsc_peer *p = peer_of(ctx);
 
 	if (p->n_certs != 1 || p->too_long)
 		return;
@@ -83,7 +73,7 @@ static void peer_end_cert(const br_x509_class **ctx)
 }
 
 /* The one certificate's key: both parsers agree on an EC P-256 point. */
-static unsigned peer_take(struct tls_peer *p)
+static unsigned peer_take(struct tlsc_peer *p)
 {
 	struct vfy_log *log = &p->log;
 	struct x509_cert c;
@@ -96,7 +86,7 @@ static unsigned peer_take(struct tls_peer *p)
 	}
 	if (p->too_long) {
 		snprintf(p->err, sizeof p->err, "the server's certificate is longer than %d bytes",
-			 TLS_CERT_MAX);
+			 TLSC_CERT_MAX);
 		return BR_ERR_X509_LIMIT_EXCEEDED;
 	}
 	vfy_log_init(log);
@@ -142,7 +132,7 @@ static unsigned peer_end_chain(const br_x509_class **ctx)
 
 static const br_x509_pkey *peer_get_pkey(const br_x509_class *const *ctx, unsigned *usages)
 {
-	struct tls_peer *p = (struct tls_peer *)(void *)ctx;
+	struct tlsc_peer *p = (struct tlsc_peer *)(void *)ctx;
 
 	if (usages)
 		*usages = BR_KEYTYPE_SIGN; /* ECDHE_ECDSA: the key signs the key exchange */
@@ -150,12 +140,12 @@ static const br_x509_pkey *peer_get_pkey(const br_x509_class *const *ctx, unsign
 }
 
 static const br_x509_class peer_vtable = {
-	sizeof(struct tls_peer), peer_start_chain, peer_start_cert, peer_append,
+	sizeof(struct tlsc_peer), peer_start_chain, peer_start_cert, peer_append,
 	peer_end_cert, peer_end_chain, peer_get_pkey,
 };
 
 /* ---- the socket ---- */
-static int wait_fd(struct tls_conn *t, short ev)
+static int wait_fd(struct tlsc_conn *t, short ev)
 {
 	struct pollfd pf = {.fd = t->fd, .events = ev};
 	int r;
@@ -170,7 +160,7 @@ static int wait_fd(struct tls_conn *t, short ev)
 
 static int sock_read(void *ctx, unsigned char *buf, size_t len)
 {
-	struct tls_conn *t = ctx;
+	struct tlsc_conn *t = ctx;
 
 	for (;;) {
 		if (wait_fd(t, POLLIN))
@@ -189,7 +179,7 @@ static int sock_read(void *ctx, unsigned char *buf, size_t len)
 
 static int sock_write(void *ctx, const unsigned char *buf, size_t len)
 {
-	struct tls_conn *t = ctx;
+	struct tlsc_conn *t = ctx;
 
 	for (;;) {
 		if (wait_fd(t, POLLOUT))
@@ -202,7 +192,7 @@ static int sock_write(void *ctx, const unsigned char *buf, size_t len)
 	}
 }
 
-int tls_split_hostport(const char *s, char *host, size_t hn, char *port, size_t pn)
+int tlsc_split_hostport(const char *s, char *host, size_t hn, char *port, size_t pn)
 {
 	const char *c, *h = s;
 	size_t l;
@@ -272,7 +262,7 @@ static int tcp_connect(const char *host, const char *port, int timeout_ms, char 
 	return fd;
 }
 
-int tls_connect(struct tls_conn *t, const char *host, const char *port, const uint8_t *pin,
+int tlsc_connect(struct tlsc_conn *t, const char *host, const char *port, const uint8_t *pin,
 		int timeout_ms, char *err, size_t errn)
 {
 	memset(t, 0, sizeof *t);
@@ -290,7 +280,7 @@ int tls_connect(struct tls_conn *t, const char *host, const char *port, const ui
 	if (!br_ssl_client_reset(&t->cc, NULL, 0)) {
 		snprintf(err, errn, "TLS: the client would not start (BearSSL error %d)",
 			 br_ssl_engine_last_error(&t->cc.eng));
-		tls_close(t);
+		tlsc_close(t);
 		return -1;
 	}
 	br_sslio_init(&t->io, &t->cc.eng, sock_read, t, sock_write, t);
@@ -306,13 +296,13 @@ int tls_connect(struct tls_conn *t, const char *host, const char *port, const ui
 			snprintf(err, errn, "TLS with %s:%s failed (BearSSL error %d%s)", host, port, e,
 				 e == BR_ERR_OK ? ": the server closed the connection" :
 				 e >= BR_ERR_RECV_FATAL_ALERT ? ": the server sent an alert" : "");
-		tls_close(t);
+		tlsc_close(t);
 		return -1;
 	}
 	return 0;
 }
 
-long tls_read(struct tls_conn *t, void *p, size_t n)
+long tlsc_read(struct tlsc_conn *t, void *p, size_t n)
 {
 	int k = br_sslio_read(&t->io, p, n > 65536 ? 65536 : n);
 
@@ -328,21 +318,21 @@ long tls_read(struct tls_conn *t, void *p, size_t n)
 	return -1;
 }
 
-int tls_write(struct tls_conn *t, const void *p, size_t n)
+int tlsc_write(struct tlsc_conn *t, const void *p, size_t n)
 {
 	if (br_sslio_write_all(&t->io, p, n) != 0 || br_sslio_flush(&t->io) != 0)
 		return -1;
 	return 0;
 }
 
-void tls_close(struct tls_conn *t)
+void tlsc_close(struct tlsc_conn *t)
 {
 	if (t->fd >= 0)
 		close(t->fd);
 	t->fd = -1;
 }
 
-const char *tls_describe(struct tls_conn *t, char *buf, size_t n)
+const char *tlsc_describe(struct tlsc_conn *t, char *buf, size_t n)
 {
 	br_ssl_session_parameters sp;
 	const char *s = "?";

@@ -9,7 +9,8 @@
  *   proxy.c        `llmctl proxy`
  *
  * The binding: K = SHA-256("llmk tls v1" || the certificate's DER
- * SubjectPublicKeyInfo), the PUBKEY record of the guest's evidence.
+ * SubjectPublicKeyInfo), the PUBKEY record of the guest's evidence
+ * (tls_binding, shell/http/tls_cert.c).
  */
 #ifndef TOOLS_HOST_TLS_CLIENT_H
 #define TOOLS_HOST_TLS_CLIENT_H
@@ -21,13 +22,9 @@
 
 #include "connect.h"
 #include "../verify/vfy.h"
+#include "../../shell/http/tls.h" /* tls_binding, TLS_ACTIVATE_LABEL: the guest's own */
 
-#define TLS_BIND_LABEL "llmk tls v1"
-#define TLS_ACTIVATE_LABEL "llmk tls v1 activate"
-#define TLS_CERT_MAX 4096 /* the guest's certificate is a few hundred bytes */
-
-/* K of the DER SubjectPublicKeyInfo spki[0..n). */
-void tls_binding(const uint8_t *spki, size_t n, uint8_t k[32]);
+#define TLSC_CERT_MAX 4096 /* the guest's is a few hundred bytes (shell/http/tls.h) */
 
 /*
  * The server's certificate, as BearSSL's engine hands it over: exactly one
@@ -38,10 +35,10 @@ void tls_binding(const uint8_t *spki, size_t n, uint8_t k[32]);
  * then attests it before anything else crosses). Nothing is trusted here:
  * the evidence is what vouches for the key.
  */
-struct tls_peer {
+struct tlsc_peer {
 	const br_x509_class *vtable;
 	const uint8_t *pin;         /* the pinned K, or NULL */
-	uint8_t cert[TLS_CERT_MAX];
+	uint8_t cert[TLSC_CERT_MAX];
 	size_t cert_len;
 	int n_certs;
 	bool too_long;
@@ -54,12 +51,12 @@ struct tls_peer {
 	struct vfy_log log;         /* the parser's */
 };
 
-struct tls_conn {
+struct tlsc_conn {
 	int fd;
 	int timeout_ms;             /* for each read or write; -1 forever */
 	br_ssl_client_context cc;
 	br_x509_minimal_context xm; /* what br_ssl_client_init_full wants; replaced by peer */
-	struct tls_peer peer;
+	struct tlsc_peer peer;
 	br_sslio_context io;
 	uint8_t iobuf[BR_SSL_BUFSIZE_BIDI];
 	bool timed_out, eof;
@@ -71,28 +68,28 @@ struct tls_conn {
  * K, or -1 with why in err (t->peer.mismatch: the key was not the pinned
  * one). t is large (the I/O buffer): not for the stack.
  */
-int tls_connect(struct tls_conn *t, const char *host, const char *port, const uint8_t *pin,
+int tlsc_connect(struct tlsc_conn *t, const char *host, const char *port, const uint8_t *pin,
 		int timeout_ms, char *err, size_t errn);
 /* Up to n bytes; the count, 0 at the server's end (close_notify or EOF),
  * -1 on an error or a timeout (t->timed_out). */
-long tls_read(struct tls_conn *t, void *p, size_t n);
+long tlsc_read(struct tlsc_conn *t, void *p, size_t n);
 /* All of p[0..n), flushed; 0 or -1. */
-int tls_write(struct tls_conn *t, const void *p, size_t n);
-void tls_close(struct tls_conn *t);
+int tlsc_write(struct tlsc_conn *t, const void *p, size_t n);
+void tlsc_close(struct tlsc_conn *t);
 /* "TLS 1.2, ECDHE_ECDSA_WITH_AES_128_GCM_SHA256" into buf. */
-const char *tls_describe(struct tls_conn *t, char *buf, size_t n);
+const char *tlsc_describe(struct tlsc_conn *t, char *buf, size_t n);
 
 /* "HOST:PORT" (HOST may be [v6]) into host and port; 0 or -1. */
-int tls_split_hostport(const char *s, char *host, size_t hn, char *port, size_t pn);
+int tlsc_split_hostport(const char *s, char *host, size_t hn, char *port, size_t pn);
 
 /* ---- tls_attest.c ---- */
-struct tls_attest_opts {
+struct tlsc_attest_opts {
 	struct connect_verify v;    /* the verifier's options */
 	const char *provider;       /* "provider" of the request, or NULL */
 };
 
 /* What a successful attestation says, line by line for `verifier tls`. */
-struct tls_attest_report {
+struct tlsc_attest_report {
 	char tls[96];               /* protocol and suite */
 	char key[160];              /* the certificate's key and K */
 	char evidence[640];         /* connect_verify's summary */
@@ -108,14 +105,14 @@ struct tls_attest_report {
  * and the proof checked in constant time. 0 with rep filled; else 1 after
  * one "error: " line on stderr. Not reentrant (connect_verify is not).
  */
-int tls_attest(struct tls_conn *t, const struct tls_attest_opts *o, struct tls_attest_report *rep);
+int tlsc_attest(struct tlsc_conn *t, const struct tlsc_attest_opts *o, struct tlsc_attest_report *rep);
 
 /*
  * One HTTP/1.1 request with a JSON body over t and its whole response
  * (Content-Length or chunked; at most cap bytes, NUL-terminated): the
  * status, or -1 with why in err.
  */
-int tls_http_post(struct tls_conn *t, const char *path, const char *body, size_t n,
+int tlsc_http_post(struct tlsc_conn *t, const char *path, const char *body, size_t n,
 		  char *resp, size_t cap, size_t *resp_len, char *err, size_t errn);
 
 #endif

@@ -28,9 +28,9 @@ static const char tls_usage[] =
 
 int verify_cmd_tls(int argc, char **argv)
 {
-	static struct tls_conn t;
-	static struct tls_attest_opts o;
-	struct tls_attest_report rep;
+	static struct tlsc_conn t;
+	static struct tlsc_attest_opts o;
+	struct tlsc_attest_report rep;
 	const char *target = NULL;
 	char host[256], port[16], err[320], hk[65];
 	double secs = 30;
@@ -62,15 +62,15 @@ int verify_cmd_tls(int argc, char **argv)
 	}
 	if (!target)
 		return cmd_fail("tls: --connect HOST:PORT is required (verifier tls --help)");
-	if (tls_split_hostport(target, host, sizeof host, port, sizeof port))
+	if (tlsc_split_hostport(target, host, sizeof host, port, sizeof port))
 		return cmd_fail("tls: --connect: want HOST:PORT, got '%s'", target);
-	if (tls_connect(&t, host, port, NULL, (int)(secs * 1000), err, sizeof err))
+	if (tlsc_connect(&t, host, port, NULL, (int)(secs * 1000), err, sizeof err))
 		return cmd_fail("tls: %s", err);
-	printf("ok: tls: %s with %s\n", tls_describe(&t, err, sizeof err), target);
+	printf("ok: tls: %s with %s\n", tlsc_describe(&t, err, sizeof err), target);
 	printf("ok: certificate: one, EC P-256 key, K %s\n", vfy_hex(t.peer.k, 32, hk));
 	fflush(stdout);
-	int r = tls_attest(&t, &o, &rep);
-	tls_close(&t);
+	int r = tlsc_attest(&t, &o, &rep);
+	tlsc_close(&t);
 	if (r)
 		return 1;
 	printf("ok: evidence: %s\n", rep.evidence);
