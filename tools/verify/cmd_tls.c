@@ -20,11 +20,12 @@
 static const char tls_usage[] =
 	"usage: verifier tls --connect HOST:PORT [--expect-pcr4 HEX --ek-ca PEM] [--expect-model SHA256]\n"
 	"                    [--expect-config FILE|SHA256] [--provider vtpm|snp|tdx] [--timeout S]\n"
-	"                    [--allow-simulated] (snp: --expect-measurement HEX --chain ark.pem;\n"
+	"                    [--allow-simulated] [-v] (snp: --expect-measurement HEX --chain ark.pem;\n"
 	"                    tdx: --expect-mrtd HEX --chain root.pem)\n"
 	"  TLS with the guest's `serve`, its certificate key bound into fresh evidence (a nonce\n"
 	"  of ours), every check of the verifier, and for vtpm the credential activated by the\n"
-	"  certified TPM. One line per check; exit 0 when all pass.\n";
+	"  certified TPM. One line per check; exit 0 when all pass. -v: the evidence's own\n"
+	"  checks (those of `verifier vtpm`, `snp --evidence`, `tdx --evidence`) too.\n";
 
 int verify_cmd_tls(int argc, char **argv)
 {
@@ -36,14 +37,15 @@ int verify_cmd_tls(int argc, char **argv)
 	double secs = 30;
 
 	memset(&o, 0, sizeof o);
-	o.v.to_stdout = true;
 	for (int i = 1; i < argc; i++) {
 		int k = connect_verify_opt(&o.v, argc, argv, &i);
 		if (k < 0)
 			return 1;
 		if (k)
 			continue;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+		if (!strcmp(argv[i], "-v")) {
+			o.v.to_stdout = true;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(tls_usage, stdout);
 			return 0;
 		} else if (!strcmp(argv[i], "--connect") && i + 1 < argc) {
