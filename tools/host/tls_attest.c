@@ -181,6 +181,22 @@ static bool same32(const uint8_t *a, const uint8_t *b)
 	return x == 0;
 }
 
+void tlsc_proof(const uint8_t secret[32], const uint8_t k[32], const uint8_t nonce[32],
+		uint8_t proof[32])
+{
+	br_hmac_key_context kc;
+	br_hmac_context h;
+
+	br_hmac_key_init(&kc, &br_sha256_vtable, secret, 32);
+	br_hmac_init(&h, &kc, 0);
+	br_hmac_update(&h, TLS_ACTIVATE_LABEL, sizeof TLS_ACTIVATE_LABEL - 1);
+	br_hmac_update(&h, k, 32);
+	br_hmac_update(&h, nonce, 32);
+	br_hmac_out(&h, proof);
+	explicit_bzero(&kc, sizeof kc);
+	explicit_bzero(&h, sizeof h);
+}
+
 /* vtpm: the credential goes to the guest (it is encrypted to the EK); the
  * proof comes back keyed by the secret only that TPM recovers. */
 static int activate(struct tlsc_conn *t, const uint8_t *cred, size_t cred_n,
@@ -189,8 +205,6 @@ static int activate(struct tlsc_conn *t, const uint8_t *cred, size_t cred_n,
 {
 	static char body[4096];
 	uint8_t want[32], got[32];
-	br_hmac_key_context kc;
-	br_hmac_context h;
 	int k = snprintf(body, sizeof body, "{\"credential\":\"");
 	long m = evidence_b64_encode(cred, cred_n, body + k, sizeof body - (size_t)k - 4);
 
@@ -202,15 +216,8 @@ static int activate(struct tlsc_conn *t, const uint8_t *cred, size_t cred_n,
 	const struct json_node *p = str_member(d, "proof");
 	if (!p || p->len != 64 || vfy_parse_hex(p->str, got, 32))
 		return cmd_fail("tls: the activation's answer has no \"proof\" of 64 hex digits");
-	br_hmac_key_init(&kc, &br_sha256_vtable, secret, 32);
-	br_hmac_init(&h, &kc, 0);
-	br_hmac_update(&h, TLS_ACTIVATE_LABEL, sizeof TLS_ACTIVATE_LABEL - 1);
-	br_hmac_update(&h, t->peer.k, 32);
-	br_hmac_update(&h, nonce, 32);
-	br_hmac_out(&h, want);
+	tlsc_proof(secret, t->peer.k, nonce, want);
 	bool ok = same32(want, got);
-	explicit_bzero(&kc, sizeof kc);
-	explicit_bzero(&h, sizeof h);
 	explicit_bzero(want, sizeof want);
 	if (!ok)
 		return cmd_fail("tls: the activation proof is wrong: the guest did not open the "

@@ -144,6 +144,12 @@ static const br_x509_class peer_vtable = {
 	peer_end_cert, peer_end_chain, peer_get_pkey,
 };
 
+void tlsc_peer_init(struct tlsc_peer *p, const uint8_t *pin)
+{
+	p->vtable = &peer_vtable;
+	p->pin = pin;
+}
+
 /* ---- the socket ---- */
 static int wait_fd(struct tlsc_conn *t, short ev)
 {
@@ -273,8 +279,7 @@ int tlsc_connect(struct tlsc_conn *t, const char *host, const char *port, const 
 	br_ssl_client_init_full(&t->cc, &t->xm, NULL, 0);
 	br_ssl_engine_set_versions(&t->cc.eng, BR_TLS12, BR_TLS12);
 	br_ssl_engine_set_suites(&t->cc.eng, suites, sizeof suites / sizeof suites[0]);
-	t->peer.vtable = &peer_vtable;
-	t->peer.pin = pin;
+	tlsc_peer_init(&t->peer, pin);
 	br_ssl_engine_set_x509(&t->cc.eng, &t->peer.vtable);
 	br_ssl_engine_set_buffer(&t->cc.eng, t->iobuf, sizeof t->iobuf, 1);
 	if (!br_ssl_client_reset(&t->cc, NULL, 0)) {

@@ -51,6 +51,9 @@ struct tlsc_peer {
 	struct vfy_log log;         /* the parser's */
 };
 
+/* The class ready for a handshake (tlsc_connect does it). */
+void tlsc_peer_init(struct tlsc_peer *p, const uint8_t *pin);
+
 struct tlsc_conn {
 	int fd;
 	int timeout_ms;             /* for each read or write; -1 forever */
@@ -106,6 +109,10 @@ struct tlsc_attest_report {
  * one "error: " line on stderr. Not reentrant (connect_verify is not).
  */
 int tlsc_attest(struct tlsc_conn *t, const struct tlsc_attest_opts *o, struct tlsc_attest_report *rep);
+
+/* The proof the guest owes: HMAC-SHA256(secret, "llmk tls v1 activate" || k || nonce). */
+void tlsc_proof(const uint8_t secret[32], const uint8_t k[32], const uint8_t nonce[32],
+		uint8_t proof[32]);
 
 /*
  * One HTTP/1.1 request with a JSON body over t and its whole response
