@@ -9,3 +9,14 @@ test-proxy-host: $(B)/host/llmctl $(B)/host/verifier $(B)/host/mkevidence $(B)/h
 	@tests/stage.sh proxy-host timeout 600 python3 tests/host/proxy.py $(B)/host/llmctl \
 		$(B)/host/verifier $(B)/host/mkevidence $(B)/host/tlscert
 TEST_STAGES += test-proxy-host
+
+# One QEMU boot (x86_64: the kernel's vTPM) with NET=1's network: the guest
+# serves attested TLS, verifier tls and llmctl proxy attest it (vtpm, the
+# credential activated), a chat through the proxy (tests/qemu/test_proxy.py).
+.PHONY: test-qemu-proxy
+test-qemu-proxy: $(B)/host/llmctl $(B)/host/verifier ## QEMU+swtpm+net: the guest's attested TLS through verifier tls and llmctl proxy, one chat
+	@$(MAKE) --no-print-directory ARCH=x86_64 $(B)/x86_64/esp.img
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh qemu-proxy timeout 600 python3 tests/qemu/test_proxy.py --esp $(B)/x86_64/esp.img \
+		--llmctl $(B)/host/llmctl --verifier $(B)/host/verifier --workdir $(B)/qemu-proxy
+TEST_STAGES += test-qemu-proxy
