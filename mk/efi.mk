@@ -164,7 +164,7 @@ QEMU_ARGS ?=
 # bound to loopback; slirp lets the guest out, not others in). docs/network.md.
 NET ?=
 NET_PORT ?= 8007
-NET_GUEST_PORT ?= 7
+NET_GUEST_PORT ?= 8443
 ifeq ($(NET),1)
 QEMU_NET_ARGS := -netdev user,id=n0,hostfwd=tcp:127.0.0.1:$(NET_PORT)-:$(NET_GUEST_PORT) \
 	-device virtio-net-pci,netdev=n0

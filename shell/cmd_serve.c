@@ -65,6 +65,47 @@ static int cmd_serve(struct shell *sh, int argc, char **argv)
 	return srv_run(sh, (uint16_t)port, plain ? NULL : sh->tls);
 }
 
+void shell_serve_at_boot(struct shell *sh)
+{
+	char line[32];
+
+	if (!sh->serve_at_boot)
+		return;
+	plat_snprintf(line, sizeof line, "serve --port %u", sh->serve_at_boot - 1);
+	plat_printf("llmk.cfg: %s\n", line);
+	shell_exec_line(sh, line);
+}
+
+/* ---- config: serve PORT|off ---- */
+static int set_serve(struct shell *sh, const struct shell_config_key *k, const char *value)
+{
+	uint64_t port;
+
+	if (!strcmp(value, "off")) {
+		sh->serve_at_boot = 0;
+		return 0;
+	}
+	if (shell_arg_u64(sh, "config serve", value, 1, 65535, &port))
+		return -LLMK_EINVAL;
+	sh->serve_at_boot = (uint32_t)port + 1;
+	return 0;
+}
+
+static void get_serve(struct shell *sh, const struct shell_config_key *k, char *buf, size_t n)
+{
+	if (sh->serve_at_boot)
+		plat_snprintf(buf, n, "%u", sh->serve_at_boot - 1);
+	else
+		plat_snprintf(buf, n, "off");
+}
+
+const struct shell_config_key shell_config_serve[] = {
+	{"serve", "PORT|off: in llmk.cfg (measured with it), `serve --port PORT` (attested TLS) "
+	 "starts once the file is applied, before the first prompt; read once per boot",
+	 set_serve, get_serve, NULL, NULL},
+	{0},
+};
+
 const struct shell_cmd shell_cmds_serve[] = {
 	{"serve", "serve [--plain] [--port N]",
 	 "serve the OpenAI-compatible API over attested TLS on port N (8080; 0: any free port) "

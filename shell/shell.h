@@ -96,6 +96,9 @@ struct shell {
 	struct session_state *session;
 	/* The TLS key `serve` made in this boot (shell/cmd_serve.c); NULL until then. */
 	struct tls_key *tls;
+	/* config serve: 1 + the port to serve on once the boot's configuration
+	 * is applied (shell_serve_at_boot); 0: off. */
+	uint32_t serve_at_boot;
 	/* What the guest was told from outside its measured image: SHA-256 of
 	 * the llmk.cfg bytes (of none: the empty configuration), extended as
 	 * "llmk config <hex>" before a line of it is applied, and bound into
@@ -155,6 +158,9 @@ int shell_run(struct shell *sh);
 void shell_going_down(struct shell *sh);
 /* Zeroize and free serve's TLS key (shell/cmd_serve.c). */
 void shell_serve_forget(struct shell *sh);
+/* After shell_init (and the host's -c commands): `serve --port N` when
+ * llmk.cfg said `serve N`; returns when serving stops. */
+void shell_serve_at_boot(struct shell *sh);
 /* The kernel's and host's entry: shell_init, shell_run, then plat_poweroff()
  * (the host exits 0 at end of stdin). Interactive. */
 __attribute__((noreturn)) void shell_main(void);
