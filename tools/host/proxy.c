@@ -31,6 +31,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,15 +287,16 @@ static int upstream(struct client *c)
 	}
 	pthread_mutex_lock(&px.lock);
 	int r = -1;
+	bool attest = true;
 	if (memcmp(px.pin, pin, 32)) {
-		/* re-pinned meanwhile: try the new key (once) */
+		/* re-pinned meanwhile by another client's attestation: that key, once */
 		memcpy(pin, px.pin, 32);
 		if (!tlsc_connect(c->up, px.host, px.port, pin, px.timeout_ms, err, sizeof err))
-			r = 0;
+			r = 0, attest = false;
 		else if (!c->up->peer.mismatch)
-			fprintf(stderr, "error: proxy: %s\n", err);
+			fprintf(stderr, "error: proxy: %s\n", err), attest = false;
 	}
-	if (r && (c->up->peer.mismatch || !c->up->peer.have_key)) {
+	if (attest) {
 		fprintf(stderr, "proxy: %s shows a key that is not the attested one; attesting it\n",
 			px.target);
 		if (tlsc_connect(c->up, px.host, px.port, NULL, px.timeout_ms, err, sizeof err)) {
@@ -313,6 +315,21 @@ static int upstream(struct client *c)
 	return r;
 }
 
+/* printf at out[n..cap): the new length, never past cap - 1 (a head that
+ * does not fit is cut, and the guest refuses it). */
+__attribute__((format(printf, 4, 5)))
+static size_t append(char *out, size_t n, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (n >= cap - 1)
+		return cap - 1;
+	va_start(ap, fmt);
+	int k = vsnprintf(out + n, cap - n, fmt, ap);
+	va_end(ap);
+	return k < 0 ? n : n + (size_t)k >= cap ? cap - 1 : n + (size_t)k;
+}
+
 /* The request's head as the guest gets it: hop-by-hop fields replaced. */
 static size_t up_head(const struct client *c, const char *head, const struct hmsg *m, char *out,
 		      size_t cap)
@@ -321,8 +338,8 @@ static size_t up_head(const struct client *c, const char *head, const struct hms
 	const char *name, *line;
 	bool host = false;
 
-	n = (size_t)snprintf(out, cap, "%s %.*s HTTP/1.1\r\n", m->method, (int)m->target_len,
-			     head + m->target_off);
+	n = append(out, 0, cap, "%s %.*s HTTP/1.1\r\n", m->method, (int)m->target_len,
+		   head + m->target_off);
 	while (hmsg_next_header(head, m->head_len, &pos, &name, &nn, &line, &ln)) {
 		if (hmsg_hop_by_hop(name, nn))
 			continue;
@@ -334,11 +351,10 @@ static size_t up_head(const struct client *c, const char *head, const struct hms
 		}
 	}
 	if (!host)
-		n += (size_t)snprintf(out + n, cap - n, "Host: %s\r\n", px.target);
+		n = append(out, n, cap, "Host: %s\r\n", px.target);
 	if (c->body_len || !strcmp(m->method, "POST") || !strcmp(m->method, "PUT"))
-		n += (size_t)snprintf(out + n, cap - n, "Content-Length: %zu\r\n", c->body_len);
-	n += (size_t)snprintf(out + n, cap - n, "\r\n");
-	return n < cap ? n : cap;
+		n = append(out, n, cap, "Content-Length: %zu\r\n", c->body_len);
+	return append(out, n, cap, "\r\n");
 }
 
 /* The response's head for the client: the guest's, with our framing and connection. */
@@ -363,10 +379,8 @@ static size_t down_head(const char *head, const struct hmsg *r, bool chunked_thr
 			n += ln + 2;
 		}
 	}
-	n += (size_t)snprintf(out + n, cap - n, "%sConnection: %s\r\n\r\n",
-			      chunked_through ? "Transfer-Encoding: chunked\r\n" : "",
-			      keep ? "keep-alive" : "close");
-	return n;
+	return append(out, n, cap, "%sConnection: %s\r\n\r\n",
+		      chunked_through ? "Transfer-Encoding: chunked\r\n" : "", keep ? "keep-alive" : "close");
 }
 
 /* Why an exchange failed, for the client's 502 and our one error line. */

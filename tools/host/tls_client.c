@@ -116,7 +116,7 @@ static unsigned peer_take(struct tlsc_peer *p)
 	p->pkey.key.ec.qlen = 65;
 	tls_binding(c.spki.p, c.spki.n, p->k);
 	p->have_key = true;
-	if (p->pin && memcmp(p->pin, p->k, 32)) {
+	if (p->pinned && memcmp(p->pin, p->k, 32)) {
 		p->mismatch = true;
 		snprintf(p->err, sizeof p->err, "the server's key (K %s) is not the attested one",
 			 vfy_hex(p->k, 32, hk));
@@ -147,7 +147,9 @@ static const br_x509_class peer_vtable = {
 void tlsc_peer_init(struct tlsc_peer *p, const uint8_t *pin)
 {
 	p->vtable = &peer_vtable;
-	p->pin = pin;
+	p->pinned = pin != NULL;
+	if (pin)
+		memcpy(p->pin, pin, 32);
 }
 
 /* ---- the socket ---- */
@@ -278,6 +280,8 @@ int tlsc_connect(struct tlsc_conn *t, const char *host, const char *port, const 
 		return -1;
 	br_ssl_client_init_full(&t->cc, &t->xm, NULL, 0);
 	br_ssl_engine_set_versions(&t->cc.eng, BR_TLS12, BR_TLS12);
+	/* no renegotiation: the key attested is the connection's for its life */
+	br_ssl_engine_add_flags(&t->cc.eng, BR_OPT_NO_RENEGOTIATION);
 	br_ssl_engine_set_suites(&t->cc.eng, suites, sizeof suites / sizeof suites[0]);
 	tlsc_peer_init(&t->peer, pin);
 	br_ssl_engine_set_x509(&t->cc.eng, &t->peer.vtable);

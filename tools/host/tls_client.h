@@ -37,7 +37,8 @@
  */
 struct tlsc_peer {
 	const br_x509_class *vtable;
-	const uint8_t *pin;         /* the pinned K, or NULL */
+	uint8_t pin[32];            /* the pinned K ... */
+	bool pinned;                /* ... if set */
 	uint8_t cert[TLSC_CERT_MAX];
 	size_t cert_len;
 	int n_certs;
