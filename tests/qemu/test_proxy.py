@@ -104,7 +104,7 @@ def main():
         out = vm.command("load 0", 120)
         check("the guest loads the model", "loaded disk 0" in out, out)
         vm.send(f"serve --port {GUEST_PORT}\n")
-        vm.expect(rb"serving on \S+:%d" % GUEST_PORT, 60)
+        vm.expect(rb"serving on (\S+:)?(port )?%d" % GUEST_PORT, 60)
         target = f"127.0.0.1:{port}"
         p = subprocess.run([args.verifier, "tls", "--connect", target, "--timeout", "120", *verify],
                            capture_output=True, text=True, timeout=300)
