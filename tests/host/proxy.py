@@ -213,7 +213,7 @@ def raw(port, data):
             if not d:
                 break
             out += d
-    except socket.timeout:
+    except (socket.timeout, ConnectionResetError):
         pass
     s.close()
     return out
@@ -322,6 +322,34 @@ def run(llmctl, verifier, model, port, ark, cert, key, w):
     check("a length beside a transfer coding: 400", r.startswith(b"HTTP/1.1 400"), r[:300])
     r = raw(px.port, b"GET http://example.com/ HTTP/1.1\r\n\r\n")
     check("an absolute target (a forward proxy's): 400", r.startswith(b"HTTP/1.1 400"), r[:300])
+
+    res = [None] * 6
+
+    def one(i):
+        try:
+            st, ct, body = request(px.port, "POST", "/v1/chat/completions", dict(chat, stream=bool(i % 2)))
+            res[i] = sse_text(body)[0] if i % 2 else json.loads(body)["choices"][0]["message"]["content"]
+        except (OSError, ValueError, KeyError) as e:
+            res[i] = repr(e)
+    ts = [threading.Thread(target=one, args=(i,)) for i in range(len(res))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(120)
+    check("six clients at once, whole and streamed: every answer equals the shell's",
+          res == [want] * len(res), res)
+    held = [socket.create_connection(("127.0.0.1", px.port)) for _ in range(32)]
+    time.sleep(0.3)
+    r = raw(px.port, b"GET /health HTTP/1.1\r\n\r\n")
+    for s in held:
+        s.close()
+    check("past 32 clients at once: 503 with an OpenAI error object", r.startswith(b"HTTP/1.1 503") and
+          b'"code":503' in r, r[:300])
+    time.sleep(0.3)
+    r = raw(px.port, b"POST /v1/completions HTTP/1.1\r\nContent-Length: 2000000\r\n\r\n")
+    check("a body past 1 MiB: 413", r.startswith(b"HTTP/1.1 413"), r[:300])
+    r = raw(px.port, b"GET /health HTTP/1.1\r\nConnection: close\r\n\r\n")
+    check("served again once the 32 left", r.startswith(b"HTTP/1.1 200"), r[:300])
 
     # the guest shows another key while the proxy runs
     n_err = len(px.errors())

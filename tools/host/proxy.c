@@ -508,10 +508,28 @@ out:
 	return res;
 }
 
+/* Close after an answer the client may not have finished sending its
+ * request for: our side shut, what it sends read away for a moment, so its
+ * kernel does not meet a reset before it reads the answer. */
+static void linger_close(int fd)
+{
+	char sink[4096];
+	int64_t end = conn_now_ms() + 200;
+
+	shutdown(fd, SHUT_WR);
+	for (int64_t now; (now = conn_now_ms()) < end;) {
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
+		if (poll(&pf, 1, (int)(end - now)) <= 0 || recv(fd, sink, sizeof sink, MSG_DONTWAIT) <= 0)
+			break;
+	}
+	close(fd);
+}
+
 static void *client_main(void *arg)
 {
 	struct client *c = arg;
 	struct hmsg m;
+	bool refused = false;
 
 	for (;;) {
 		int r = read_head(c, &m);
@@ -519,19 +537,24 @@ static void *client_main(void *arg)
 			break;
 		if (r < 0) {
 			send_error(c->fd, -r, reason(-r), false);
+			refused = true;
 			break;
 		}
 		char head[HMSG_HEAD_MAX];
 		memcpy(head, c->in, m.head_len);
 		if ((r = read_body(c, &m)) < 0) {
 			send_error(c->fd, -r, reason(-r), false);
+			refused = true;
 			break;
 		}
 		if (exchange(c, head, &m))
 			break;
 	}
 	up_close(c);
-	close(c->fd);
+	if (refused)
+		linger_close(c->fd);
+	else
+		close(c->fd);
 	free(c->body);
 	free(c->up);
 	free(c);
@@ -690,7 +713,7 @@ int host_proxy_main(int argc, char **argv)
 			pthread_mutex_unlock(&px.lock);
 		}
 		send_error(fd, 503, "too many connections to the proxy; try again", false);
-		close(fd);
+		linger_close(fd);
 	}
 	close(lfd);
 	fprintf(stderr, "proxy: stopped\n");
