@@ -1,7 +1,8 @@
 # mk/net.mk — the network door's QEMU stages (docs/network.md, docs/tls.md),
 # x86_64 and aarch64: a virtio-net device on QEMU's user network, hostfwd on
 # 127.0.0.1 only; DHCP, `serve` over attested TLS answering a python3 ssl
-# client (shell parity, garbage TLS), `config net` (tests/qemu/test_net.py).
+# client (shell parity, /v1/attestation with swtpm: PUBKEY = K, garbage
+# TLS), `config net` (tests/qemu/test_net.py).
 # Bounded: every wait
 # in the test has a deadline and the whole stage a timeout. `make run
 # NET=1` is in mk/efi.mk, beside QEMU_ARGS.

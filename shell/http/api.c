@@ -568,8 +568,10 @@ void api_handle(struct srv *s, struct srv_conn *c)
 		path_known = true;
 	}
 	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
-		if (strcmp(c->req.path, routes[i].path) != 0)
-			continue;
+		if (strcmp(c->req.path, routes[i].path) != 0 ||
+		    (!c->tls && routes[i].fn == api_attestation) ||
+		    (!c->tls && routes[i].fn == api_attestation_activate))
+			continue; /* attestation: TLS only; on plain HTTP an unknown path */
 		if (strcmp(c->req.method, routes[i].method) == 0) {
 			routes[i].fn(s, c);
 			return;

@@ -202,6 +202,9 @@ void srv_pump(struct srv *s)
 	for (int i = 0; i < SRV_CONNS; i++)
 		if (s->c[i].h >= 0)
 			conn_step(s, i);
+	for (int i = 0; i < SRV_CONNS; i++) /* what was answered goes out now */
+		if (s->c[i].h >= 0)
+			srv_io_flush(&s->c[i]);
 }
 
 /* The oldest waiting engine request runs to its end. */

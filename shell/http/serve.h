@@ -77,9 +77,12 @@ int srv_run(struct shell *sh, uint16_t port, const struct tls_key *tls);
 /* ---- serve_io.c: the transport, plain or TLS, for serve.c and api.c ---- */
 /* Take handle h into c (a TLS engine when s serves TLS); -LLMK_ENOMEM. */
 int srv_io_open(struct srv *s, struct srv_conn *c, int h);
-/* net_read / net_write / net_close (kernel/net.h) on c's stream. */
+/* net_read / net_write / net_close (kernel/net.h) on c's stream. TLS
+ * gathers writes into one record until srv_io_flush (srv_pump's end) or
+ * the next srv_io_read. */
 long srv_io_read(struct srv_conn *c, void *buf, size_t cap);
 long srv_io_write(struct srv_conn *c, const void *p, size_t n);
+void srv_io_flush(struct srv_conn *c);
 void srv_io_close(struct srv_conn *c);
 
 /* ---- serve.c, for api.c ---- */

@@ -27,6 +27,12 @@ long srv_io_write(struct srv_conn *c, const void *p, size_t n)
 	return c->tls ? tls_write(c->tls, p, n) : net_write(c->h, p, n);
 }
 
+void srv_io_flush(struct srv_conn *c)
+{
+	if (c->tls)
+		tls_flush(c->tls);
+}
+
 void srv_io_close(struct srv_conn *c)
 {
 	if (c->tls)

@@ -113,7 +113,7 @@ long tls_read(struct tls_conn *t, void *buf, size_t cap)
 	br_ssl_engine_context *e = &t->sc.eng;
 	unsigned st;
 
-	pump(t);
+	tls_flush(t); /* what was written since: one record, sent now */
 	st = br_ssl_engine_current_state(e);
 	if (st & (BR_SSL_SENDAPP | BR_SSL_RECVAPP))
 		t->up = true;
@@ -149,10 +149,15 @@ long tls_write(struct tls_conn *t, const void *p, size_t n)
 	if (len > n)
 		len = n;
 	memcpy(b, p, len);
-	br_ssl_engine_sendapp_ack(e, len);
-	br_ssl_engine_flush(e, 0);
+	br_ssl_engine_sendapp_ack(e, len); /* a full buffer becomes a record by itself */
 	pump(t);
 	return (long)len;
+}
+
+void tls_flush(struct tls_conn *t)
+{
+	br_ssl_engine_flush(&t->sc.eng, 0);
+	pump(t);
 }
 
 void tls_close(struct tls_conn *t)

@@ -89,11 +89,16 @@ struct tls_conn {
  * when memory is short (h is left open). */
 struct tls_conn *tls_open(const struct tls_key *k, int h);
 /* As net_read and net_write (kernel/net.h) but on the decrypted stream:
- * read gives application bytes (> 0), 0 none yet, NET_EOF the peer closed,
- * -LLMK_EIO a broken record, a failed or late handshake, a reset; write
- * takes up to n bytes into one record and sends what the network takes. */
+ * read first sends what was written (tls_flush), then gives application
+ * bytes (> 0), 0 none yet, NET_EOF the peer closed, -LLMK_EIO a broken
+ * record, a failed or late handshake, a reset; write takes up to n bytes
+ * into the record being filled (0: the handshake is not done, or records
+ * wait for the network) and sends the records that are full. */
 long tls_read(struct tls_conn *t, void *buf, size_t cap);
 long tls_write(struct tls_conn *t, const void *p, size_t n);
+/* What was written since the last flush as one record, and send what the
+ * network takes now: a response, or a streamed event, is one record. */
+void tls_flush(struct tls_conn *t);
 /* close_notify, what is still queued sent for up to a second, the handle
  * closed, the connection's state zeroized and freed. */
 void tls_close(struct tls_conn *t);

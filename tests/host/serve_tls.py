@@ -9,7 +9,8 @@ key, not a CA), checks:
 
 - TLS 1.2 with one of the three ECDHE-ECDSA AEAD suites; TLS 1.3 alone is
   refused; the certificate is CN=llmk with a P-256 key;
-- GET /v1/models and a greedy chat completion equal to the shell's `chat`;
+- GET /v1/models and a greedy chat completion, whole and streamed (SSE,
+  chunked), equal to the shell's `chat`;
 - POST /v1/attestation: vtpm evidence whose NONCE record is the client's
   nonce and whose PUBKEY record is K = SHA-256("llmk tls v1" || SPKI) of
   the certificate this connection saw; bad nonce or provider 400, an absent
@@ -17,8 +18,10 @@ key, not a CA), checks:
 - /v1/attestation/activate without an attestation on the connection is
   409; a credential that does not open is 403 and spends the attestation;
 - hostile TLS: garbage instead of a ClientHello, a handshake that stops
-  half-way, a record with a flipped bit: each connection ends alone, no
-  HTTP answer leaks, other clients are served, the shell answers `version`.
+  half-way, a record with a flipped bit, 200 connections opened and
+  dropped (half mid-ClientHello): each connection ends alone, no HTTP
+  answer leaks, other clients are served, the shell answers `version`;
+- llmk.cfg's `serve PORT` serves before the first prompt; `serve 0` errs.
 
 Usage: serve_tls.py LLMCTL. Ends "N passed, N failed, N skipped".
 """
@@ -302,6 +305,11 @@ def run(port, want_chat, tpm, tpm_why):
     text = json.loads(body)["choices"][0]["message"]["content"] if st == 200 else None
     check("a greedy chat completion over TLS equals the shell's chat", text == want_chat,
           f"{body}\nshell: {want_chat!r}")
+    st, body = call(c, "POST", "/v1/chat/completions", dict(chat, stream=True))
+    text = "".join(json.loads(ev[6:])["choices"][0]["delta"].get("content", "")
+                   for ev in body.split("\n\n") if ev.startswith("data: {")) if st == 200 else None
+    check("a streamed chat completion over TLS sends the same text, then [DONE]",
+          text == want_chat and "data: [DONE]" in body, body[:1000])
     st, body = call(c, "POST", "/v1/attestation", {"nonce": "zz"})
     check("/v1/attestation: a nonce that is not hex is 400", st == 400 and
           json.loads(body)["error"]["code"] == 400, body)
@@ -364,10 +372,24 @@ def run(port, want_chat, tpm, tpm_why):
     got, closed, leaked = tampered_record(port)
     check("a record with a flipped bit: the connection ends, nothing answered", closed and
           not leaked, got[:200])
+    t0 = time.time()
+    for i in range(200):
+        if i % 2:
+            s, hello = handshake_bytes(port)
+            s.sendall(hello[:40])
+            s.close()
+        else:
+            with socket.create_connection((HOST, port), timeout=15) as s:
+                client_ctx().wrap_socket(s).close()
     c = conn(port)
     st, body = call(c, "POST", "/v1/chat/completions", chat)
     text = json.loads(body)["choices"][0]["message"]["content"] if st == 200 else None
-    check("meanwhile another client is served", text == want_chat, body)
+    check("meanwhile, and after 200 TLS connections opened and dropped, another client is served",
+          text == want_chat and time.time() - t0 < 60, body)
+    st, body = call(c, "GET", "/metrics")
+    m = re.search(r"^llmk_connections_total (\d+)$", body, re.M)
+    check("/metrics over TLS counts the connections", st == 200 and m and int(m.group(1)) >= 200,
+          body)
     c.close()
     time.sleep(max(0, half_t0 + 11 - time.time()))
     got, closed = until_closed(half, 5)

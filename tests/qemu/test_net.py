@@ -7,18 +7,24 @@ kernel must report the device and take slirp's DHCP lease (10.0.2.15);
 `serve --port 8443` (attested TLS, docs/tls.md) must answer a python3
 `ssl` client (certificate checks off: the evidence vouches for the key)
 through the hostfwd with TLS 1.2: GET /v1/models, and a greedy
-/v1/completions equal to the shell's `infer` for the same prompt; garbage
+/v1/completions equal to the shell's `infer` for the same prompt; with a
+vTPM (swtpm, x86_64: the kernel's driver is CRB) /v1/attestation's PUBKEY is K of the certificate the client
+saw, and a credential that opens nowhere is refused (403, then 409); garbage
 instead of a ClientHello ends that connection alone; a command typed on
 the serial line while serving runs (`version`); `config net` static and
 back to DHCP with the API still reachable. Every wait is bounded. Ends
 with "N passed, N failed, N skipped" (results.py). Python standard library.
 """
 import argparse
+import base64
+import hashlib
 import http.client
 import json
 import os
 import re
+import shutil
 import socket
+import struct
 import ssl
 import sys
 import time
@@ -55,6 +61,60 @@ def https(port, method, path, body=None, timeout=120):
         c.close()
 
 
+def spki_of(der):
+    """The SubjectPublicKeyInfo of a DER certificate (RFC 5280 §4.1): the
+    seventh element of the TBSCertificate, counting the [0] version."""
+    def tlv(b, i):
+        n, h = b[i + 1], 2
+        if n & 0x80:
+            k = n & 0x7f
+            n, h = int.from_bytes(b[i + 2:i + 2 + k], "big"), 2 + k
+        return i + h, i + h + n
+    body, _ = tlv(der, 0)
+    i, _ = tlv(der, body)
+    for _ in range(6):
+        _, i = tlv(der, i)
+    return der[i:tlv(der, i)[1]]
+
+
+def records(bundle):
+    out, i = {}, 8
+    while i + 8 <= len(bundle):
+        t, _flags, n = struct.unpack_from("<HHI", bundle, i)
+        out[t] = bundle[i + 8:i + 8 + n]
+        i += 8 + n
+    return out
+
+
+def attestation(port):
+    """/v1/attestation on one connection: the evidence's PUBKEY is K of the
+    certificate that connection saw; activate with a credential that opens
+    nowhere is 403, then 409 (spent)."""
+    c = http.client.HTTPSConnection("127.0.0.1", port, context=ctx(), timeout=300)
+    try:
+        nonce = os.urandom(32)
+        c.request("POST", "/v1/attestation", body=json.dumps({"nonce": nonce.hex()}))
+        r = c.getresponse()
+        body = r.read().decode()
+        k = hashlib.sha256(b"llmk tls v1" + spki_of(c.sock.getpeercert(True))).digest()
+        got = json.loads(body) if r.status == 200 else {}
+        rec = records(base64.b64decode(got.get("evidence", ""))) if got else {}
+        check("https: /v1/attestation gives vtpm evidence with PUBKEY = K of the certificate",
+              got.get("provider") == "vtpm" and got.get("activate") is True and
+              rec.get(3) == nonce and rec.get(5) == k, body[:400])
+        statuses = []
+        for _ in range(2):
+            c.request("POST", "/v1/attestation/activate",
+                      body=json.dumps({"credential": base64.b64encode(os.urandom(300)).decode()}))
+            r = c.getresponse()
+            r.read()
+            statuses.append(r.status)
+        check("https: a credential that opens in no TPM is 403, then the attestation is spent",
+              statuses == [403, 409], statuses)
+    finally:
+        c.close()
+
+
 def reach(port, deadline):
     """GET /v1/models until the guest answers (slirp accepts on the host at
     once and resets when the guest does not answer)."""
@@ -79,9 +139,14 @@ def main():
         skip_data("the network door in QEMU", f"no stories260K in {td}")
         return summary()
     port = free_port()
+    tpm = None
+    # the kernel's vTPM driver is CRB (x86_64's tpm-crb); aarch64's virt
+    # machine offers TIS only, so there /v1/attestation has no provider
+    if args.arch == "x86_64" and shutil.which("swtpm") and shutil.which("swtpm_setup"):
+        tpm = os.path.join(os.path.dirname(os.path.abspath(args.esp)), "net-tpm")
     extra = ["-netdev", f"user,id=n0,hostfwd=tcp:127.0.0.1:{port}-:{GUEST_PORT}",
              "-device", "virtio-net-pci,netdev=n0"]
-    vm = Llmk(args.arch, args.esp, disks=[model], mem="1G", extra=extra)
+    vm = Llmk(args.arch, args.esp, disks=[model], mem="1G", extra=extra, tpm=tpm)
     try:
         boot = vm.boot(timeout=300).decode("utf-8", "replace")
         check("net: the kernel starts the virtio-net device",
@@ -107,6 +172,14 @@ def main():
         text = json.loads(body)["choices"][0]["text"] if st == 200 else None
         check("https: a greedy completion equals the shell's infer", want and text == want,
               f"{body}\nshell: {want!r}")
+        if tpm:
+            attestation(port)
+        elif args.arch == "x86_64":
+            skip_data("https: /v1/attestation with a vTPM", "no swtpm (Debian swtpm, swtpm-tools)")
+        else:
+            st, body, _ = https(port, "POST", "/v1/attestation", {"nonce": "00"}, timeout=300)
+            check("https: /v1/attestation without a provider is 503", st == 503 and
+                  json.loads(body)["error"]["code"] == 503, body)
         with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
             s.sendall(b"GET / HTTP/1.1\r\n\r\n" + os.urandom(512))
             s.settimeout(60)
