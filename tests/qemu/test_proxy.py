@@ -23,6 +23,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qemu import Llmk  # noqa: E402
@@ -106,8 +107,10 @@ def main():
         vm.send(f"serve --port {GUEST_PORT}\n")
         vm.expect(rb"serving on (\S+:)?(port )?%d" % GUEST_PORT, 60)
         target = f"127.0.0.1:{port}"
+        t0 = time.monotonic()
         p = subprocess.run([args.verifier, "tls", "--connect", target, "--timeout", "120", *verify],
                            capture_output=True, text=True, timeout=300)
+        print(f"     note: verifier tls took {time.monotonic() - t0:.2f} s (TCG)", flush=True)
         check("verifier tls: the guest's vtpm evidence, its key and the activation proof",
               p.returncode == 0 and "vtpm evidence verified (PCR4 as expected), model" in p.stdout
               and "ok: activation: the guest opened the credential" in p.stdout,
