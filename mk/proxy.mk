@@ -20,3 +20,22 @@ test-qemu-proxy: $(B)/host/llmctl $(B)/host/verifier ## QEMU+swtpm+net: the gues
 	@tests/stage.sh qemu-proxy timeout 600 python3 tests/qemu/test_proxy.py --esp $(B)/x86_64/esp.img \
 		--llmctl $(B)/host/llmctl --verifier $(B)/host/verifier --workdir $(B)/qemu-proxy
 TEST_STAGES += test-qemu-proxy
+
+# The proxy's HTTP reading (tools/host/http_msg.c) under libFuzzer: request
+# and response heads, chunked bodies decoded in pieces of every size.
+FUZZ_HTTP_MSG_TIME ?= 10
+$(B)/fuzz/fuzz_http_msg: $(patsubst %.c,$(B)/fuzz/obj/%.o,tools/host/http_msg.c tests/fuzz/fuzz_http_msg.c)
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^
+FUZZ_HTTP_MSG_SEEDS := $(B)/fuzz/corpus/http_msg/.seeded
+$(FUZZ_HTTP_MSG_SEEDS):
+	@mkdir -p $(@D)
+	@printf '\000POST /v1/chat/completions HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n' > $(@D)/seed-1
+	@printf '\001HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n' > $(@D)/seed-2
+	@printf '\003a\r\ndata: {}\n\n\r\n1;x=y\r\nz\r\n0\r\nT: 1\r\n\r\n' > $(@D)/seed-3
+	@touch $@
+.PHONY: test-fuzz-http-msg
+test-fuzz-http-msg: $(B)/fuzz/fuzz_http_msg $(FUZZ_HTTP_MSG_SEEDS) ## fuzz the proxy's HTTP heads and chunked decoding for FUZZ_HTTP_MSG_TIME seconds (10)
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh fuzz-http-msg tests/fuzz/run.sh $(B)/fuzz/fuzz_http_msg $(B)/fuzz/corpus/http_msg \
+		$(FUZZ_HTTP_MSG_TIME)
+TEST_STAGES += test-fuzz-http-msg
