@@ -115,13 +115,15 @@ class Relay:
             threading.Thread(target=self.serve, args=(c, self.mode), daemon=True).start()
 
     @staticmethod
-    def pipe(a, b):
+    def pipe(a, b, delay=0):
         try:
             while True:
                 d = a.recv(65536)
                 if not d:
                     break
-                b.sendall(d)
+                for i in range(0, len(d), 128 if delay else len(d)):
+                    time.sleep(delay)
+                    b.sendall(d[i:i + 128] if delay else d)
         except OSError:
             pass
         for s in (a, b):
@@ -132,8 +134,11 @@ class Relay:
 
     def serve(self, c, mode):
         try:
-            if mode == "pass":
+            if mode in ("pass", "slow"):
                 g = socket.create_connection(("127.0.0.1", self.guest))
+                if mode == "slow":  # the guest's bytes trickle: 128 bytes each 10 ms
+                    threading.Thread(target=self.pipe, args=(g, c, 0.01), daemon=True).start()
+                    return self.pipe(c, g)
             else:
                 c = self.srv_ctx.wrap_socket(c, server_side=True)
                 if mode == "replay":
@@ -350,6 +355,26 @@ def run(llmctl, verifier, model, port, ark, cert, key, w):
     check("a body past 1 MiB: 413", r.startswith(b"HTTP/1.1 413"), r[:300])
     r = raw(px.port, b"GET /health HTTP/1.1\r\nConnection: close\r\n\r\n")
     check("served again once the 32 left", r.startswith(b"HTTP/1.1 200"), r[:300])
+
+    relay.mode = "slow"
+    s = socket.create_connection(("127.0.0.1", px.port), timeout=60)
+    body = json.dumps(dict(chat, stream=True)).encode()
+    s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nContent-Type: application/json\r\n"
+              b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+    t0, first, got = time.monotonic(), None, b""
+    while True:
+        d = s.recv(65536)
+        if not d:
+            break
+        got += d
+        if first is None and b'"content":"' in got.split(b"\r\n\r\n", 1)[-1]:
+            first = time.monotonic() - t0
+    end = time.monotonic() - t0
+    s.close()
+    relay.mode = "pass"
+    check("a stream passes through as it comes: the first token well before the end",
+          first is not None and b"[DONE]" in got and end - first > 0.2,
+          f"first token at {first} s, end at {end:.2f} s")
 
     # the guest shows another key while the proxy runs
     n_err = len(px.errors())
