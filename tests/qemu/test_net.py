@@ -172,6 +172,13 @@ def main():
         text = json.loads(body)["choices"][0]["text"] if st == 200 else None
         check("https: a greedy completion equals the shell's infer", want and text == want,
               f"{body}\nshell: {want!r}")
+        st, body, _ = https(port, "POST", "/v1/completions",
+                            {"prompt": PROMPT, "temperature": 0, "max_tokens": 12, "stream": True},
+                            timeout=300)
+        text = "".join(json.loads(ev[6:])["choices"][0]["text"] for ev in body.split("\n\n")
+                       if ev.startswith("data: {")) if st == 200 else None
+        check("https: the same completion streamed (SSE, one record per event) until [DONE]",
+              text == want and "data: [DONE]" in body, body[:1000])
         if tpm:
             attestation(port)
         elif args.arch == "x86_64":
