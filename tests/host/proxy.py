@@ -231,6 +231,30 @@ def refused(name, p, why):
           f"exit {p.returncode}\n{err[-1500:]}")
 
 
+def start_server(llmctl, model):
+    """llmctl serving attested TLS (a key of its own) with the SNP simulator."""
+    srv = subprocess.Popen([llmctl, "--disk", model, "-c", "load 0", "-c", "serve --port 0", "-i"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           env=dict(os.environ, LLMK_SNP_SIM="1"))
+    port, ln = None, ""
+    for _ in range(10):
+        ln = srv.stdout.readline().decode()
+        if ln.startswith("serving on 127.0.0.1:"):
+            port = int(ln.split(":")[1].split()[0])
+            break
+    threading.Thread(target=lambda: [None for _ in srv.stdout], daemon=True).start()
+    return srv, port, ln
+
+
+def stop_server(srv):
+    if srv:
+        srv.stdin.close()
+        try:
+            srv.wait(20)
+        except subprocess.TimeoutExpired:
+            srv.kill()
+
+
 def main():
     llmctl, verifier, mkevidence, tlscert = sys.argv[1:5]
     data = os.environ.get("LLMK_TESTDATA", "../shared/testdata")
@@ -249,27 +273,13 @@ def main():
                        stdout=subprocess.DEVNULL)
         cert, key = os.path.join(w, "stranger.crt"), os.path.join(w, "stranger.key")
         subprocess.run([tlscert, cert, key], check=True, stdout=subprocess.DEVNULL)
-        srv = subprocess.Popen([llmctl, "--disk", model, "-c", "load 0", "-c", "serve --port 0", "-i"],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               env=dict(os.environ, LLMK_SNP_SIM="1"))
-        port = None
-        for _ in range(10):
-            ln = srv.stdout.readline().decode()
-            if ln.startswith("serving on 127.0.0.1:"):
-                port = int(ln.split(":")[1].split()[0])
-                break
+        srv, port, ln = start_server(llmctl, model)
         check("the host serves attested TLS", port is not None, ln)
         if port is None:
             return 1
-        threading.Thread(target=lambda: [None for _ in srv.stdout], daemon=True).start()
         run(llmctl, verifier, model, port, ark, cert, key, w)
     finally:
-        if srv:
-            srv.stdin.close()
-            try:
-                srv.wait(20)
-            except subprocess.TimeoutExpired:
-                srv.kill()
+        stop_server(srv)
         shutil.rmtree(w, ignore_errors=True)
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     return 1 if failed else 0
@@ -389,6 +399,22 @@ def run(llmctl, verifier, model, port, ark, cert, key, w):
     relay.mode = "pass"
     st, ct, body = request(px.port, "GET", "/v1/models")
     check("the attested key back: served again", st == 200, body)
+    srv2, port2, ln = start_server(llmctl, model)
+    try:
+        relay.guest = port2  # the guest "rebooted": a new key, which attests
+        n_err, n_all = len(px.errors()), len(px.err)
+        st, ct, body = request(px.port, "POST", "/v1/chat/completions", chat)
+        time.sleep(0.3)
+        again = [e for e in px.err[n_all:] if "attested again" in e]
+        check("a new key that attests: pinned once, and served", st == 200 and len(again) == 1 and
+              len(px.errors()) == n_err and json.loads(body)["choices"][0]["message"]["content"] == want,
+              f"{st} {body[:300]}\n{''.join(px.err[n_all:])}")
+        relay.guest = port  # the old key again: attested again as well
+        st, ct, body = request(px.port, "GET", "/v1/models")
+        check("the first key again: attested again, served", st == 200, body)
+    finally:
+        relay.guest = port
+        stop_server(srv2)
     check("the proxy ends on SIGTERM", px.stop() == 0)
 
     openai_client(px, llmctl, relay, verify, want, w)
