@@ -273,9 +273,12 @@ static int tcp_connect(const char *host, const char *port, int timeout_ms, char 
 int tlsc_connect(struct tlsc_conn *t, const char *host, const char *port, const uint8_t *pin,
 		int timeout_ms, char *err, size_t errn)
 {
+	/* the connection and the handshake: at most TLSC_CONNECT_MS; answers: timeout_ms */
+	int hs_ms = timeout_ms < 0 || timeout_ms > TLSC_CONNECT_MS ? TLSC_CONNECT_MS : timeout_ms;
+
 	memset(t, 0, sizeof *t);
-	t->timeout_ms = timeout_ms;
-	t->fd = tcp_connect(host, port, timeout_ms, err, errn);
+	t->timeout_ms = hs_ms;
+	t->fd = tcp_connect(host, port, hs_ms, err, errn);
 	if (t->fd < 0)
 		return -1;
 	br_ssl_client_init_full(&t->cc, &t->xm, NULL, 0);
@@ -308,6 +311,7 @@ int tlsc_connect(struct tlsc_conn *t, const char *host, const char *port, const 
 		tlsc_close(t);
 		return -1;
 	}
+	t->timeout_ms = timeout_ms;
 	return 0;
 }
 

@@ -24,6 +24,7 @@
 #include "../verify/vfy.h"
 #include "../../shell/http/tls.h" /* tls_binding, TLS_ACTIVATE_LABEL: the guest's own */
 
+#define TLSC_CONNECT_MS 30000 /* TCP and the handshake, whatever the answers' timeout */
 #define TLSC_CERT_MAX 4096 /* the guest's is a few hundred bytes (shell/http/tls.h) */
 
 /*
@@ -68,7 +69,9 @@ struct tlsc_conn {
 
 /*
  * TCP to host:port, then the TLS 1.2 handshake (the three suites of
- * docs/tls.md) with pin as above (NULL: none). 0 with t->peer.k the key's
+ * docs/tls.md) with pin as above (NULL: none), each within
+ * TLSC_CONNECT_MS (or timeout_ms if shorter); then each read or write of
+ * the connection may wait timeout_ms (-1: forever). 0 with t->peer.k the key's
  * K, or -1 with why in err (t->peer.mismatch: the key was not the pinned
  * one). t is large (the I/O buffer): not for the stack.
  */
