@@ -335,6 +335,14 @@ def run(llmctl, verifier, model, port, ark, cert, key, w):
     r = raw(px.port, b"POST /v1/completions HTTP/1.1\r\nContent-Length: 5\r\n"
             b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
     check("a length beside a transfer coding: 400", r.startswith(b"HTTP/1.1 400"), r[:300])
+    r = raw(px.port, b"GET /v1/models HTTP/1.1\r\nHost: rebound.example:8080\r\n\r\n")
+    check("a Host that is no loopback name (DNS rebinding): 403", r.startswith(b"HTTP/1.1 403"), r[:300])
+    r = raw(px.port, b"POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://a.example\r\n"
+            b"Content-Length: 2\r\n\r\n{}")
+    check("a web page of another origin: 403", r.startswith(b"HTTP/1.1 403"), r[:300])
+    r = raw(px.port, b"GET /v1/models HTTP/1.1\r\nHost: localhost:1\r\nOrigin: http://127.0.0.1:3000\r\n"
+            b"Connection: close\r\n\r\n")
+    check("loopback Host and Origin: served", r.startswith(b"HTTP/1.1 200"), r[:300])
     r = raw(px.port, b"GET http://example.com/ HTTP/1.1\r\n\r\n")
     check("an absolute target (a forward proxy's): 400", r.startswith(b"HTTP/1.1 400"), r[:300])
 

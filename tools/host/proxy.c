@@ -112,6 +112,7 @@ static const char *reason(int status)
 	switch (status) {
 	case 400: return "Bad Request";
 	case 408: return "Request Timeout";
+	case 403: return "Forbidden";
 	case 413: return "Content Too Large";
 	case 417: return "Expectation Failed";
 	case 431: return "Request Header Fields Too Large";
@@ -508,6 +509,57 @@ out:
 	return res;
 }
 
+/* A name of this machine's loopback, port or not: 127.x.y.z, localhost, [::1]. */
+static bool loopback_name(const char *v, size_t n)
+{
+	char b[16];
+	size_t e = 0;
+	struct in_addr a;
+
+	if (n >= 5 && !memcmp(v, "[::1]", 5))
+		return n == 5 || v[5] == ':';
+	while (e < n && v[e] != ':')
+		e++;
+	if (e == 9 && !strncasecmp(v, "localhost", 9))
+		return true;
+	if (e < 7 || e >= sizeof b || memcmp(v, "127.", 4))
+		return false;
+	memcpy(b, v, e);
+	b[e] = 0;
+	return inet_pton(AF_INET, b, &a) == 1;
+}
+
+/*
+ * Requests only from this machine's own programs: a Host that is not a
+ * loopback name is a web page that rebound a DNS name to 127.0.0.1, an
+ * Origin that is not one a page posting across sites. Why it is refused,
+ * or NULL.
+ */
+static const char *foreign(const char *head, const struct hmsg *m)
+{
+	size_t pos = 0, nn, ln;
+	const char *name, *line;
+
+	while (hmsg_next_header(head, m->head_len, &pos, &name, &nn, &line, &ln)) {
+		bool host = nn == 4 && !strncasecmp(name, "host", 4);
+		bool origin = nn == 6 && !strncasecmp(name, "origin", 6);
+		if (!host && !origin)
+			continue;
+		const char *v = name + nn + 1, *e = line + ln;
+		while (v < e && (*v == ' ' || *v == '\t'))
+			v++;
+		while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		if (origin && (size_t)(e - v) > 7 && !strncasecmp(v, "http://", 7))
+			v += 7;
+		if (!loopback_name(v, (size_t)(e - v)))
+			return host ? "the proxy serves this machine's programs only: the Host is not "
+				      "a loopback name" : "the proxy serves this machine's programs only: "
+				      "a request from a web page of another origin";
+	}
+	return NULL;
+}
+
 /* Close after an answer the client may not have finished sending its
  * request for: our side shut, what it sends read away for a moment, so its
  * kernel does not meet a reset before it reads the answer. */
@@ -542,6 +594,12 @@ static void *client_main(void *arg)
 		}
 		char head[HMSG_HEAD_MAX];
 		memcpy(head, c->in, m.head_len);
+		const char *why = foreign(head, &m);
+		if (why) {
+			send_error(c->fd, 403, why, false);
+			refused = true;
+			break;
+		}
 		if ((r = read_body(c, &m)) < 0) {
 			send_error(c->fd, -r, reason(-r), false);
 			refused = true;
