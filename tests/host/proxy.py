@@ -231,11 +231,15 @@ def refused(name, p, why):
           f"exit {p.returncode}\n{err[-1500:]}")
 
 
-def start_server(llmctl, model):
-    """llmctl serving attested TLS (a key of its own) with the SNP simulator."""
+def start_server(llmctl, model, sim=True):
+    """llmctl serving attested TLS (a key of its own) with the SNP simulator
+    (sim), or with no attestation provider at all."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LLMK_SNP_SIM", "LLMK_TDX_SIM", "LLMK_VTPM")}
+    if sim:
+        env["LLMK_SNP_SIM"] = "1"
     srv = subprocess.Popen([llmctl, "--disk", model, "-c", "load 0", "-c", "serve --port 0", "-i"],
                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           env=dict(os.environ, LLMK_SNP_SIM="1"))
+                           env=env)
     port, ln = None, ""
     for _ in range(10):
         ln = srv.stdout.readline().decode()
@@ -453,6 +457,12 @@ def run(llmctl, verifier, model, port, ark, cert, key, w):
     relay.mode = "mitm"
     proxy_refused("proxy: a TLS peer with a key of its own refused", f"127.0.0.1:{relay.port}", verify,
                   "not the attested guest")
+    srv3, port3, ln = start_server(llmctl, model, sim=False)
+    try:
+        proxy_refused("proxy: a guest with no attestation provider refused", f"127.0.0.1:{port3}",
+                      verify[2:], "answered 503: no attestation provider")
+    finally:
+        stop_server(srv3)
     p = subprocess.run([llmctl, "proxy", "--connect", target, "--listen", "0.0.0.0:0", *verify],
                        capture_output=True, timeout=30)
     refused("proxy: a listen address off loopback refused", p, "not a loopback address")
