@@ -9,7 +9,9 @@ as `verifier measure pcr4` predicts, the EK certificate against the TPM's
 CA, the model's digest, the key K of the TLS certificate) and the vTPM's
 proof of the activated credential; `llmctl proxy` does the same and a
 standard-library client chats through it, whole and streamed: greedy
-answers equal the host llmctl's `chat`; another PCR4 is refused with one
+answers equal the host llmctl's `chat`, and so do the `openai` npm
+package's (installed under build/npm-openai on demand; skipped, named,
+without npm); another PCR4 is refused with one
 error line. Every wait is bounded. Ends with "N passed, N failed, N skipped".
 """
 import argparse
@@ -61,6 +63,32 @@ def chat(port, body):
         if ev.startswith("data: ") and ev[6:] != "[DONE]":
             out += json.loads(ev[6:])["choices"][0].get("delta", {}).get("content", "")
     return (out if "data: [DONE]" in text else None), text
+
+
+def openai_chat(port, want):
+    """The official openai npm package through the proxy, whole and streamed
+    (tests/host/proxy_openai.mjs; installed under build/npm-openai on demand)."""
+    name = "the openai npm package through the proxy"
+    npm, node = shutil.which("npm"), shutil.which("node")
+    if not npm or not node:
+        counts["skipped"] += 1
+        print(f"skip {name}: npm or node not found (the test needs npm to install `openai`)")
+        return
+    prefix = os.path.abspath(os.path.join("build", "npm-openai"))
+    if not os.path.isdir(os.path.join(prefix, "node_modules", "openai")):
+        r = subprocess.run([npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "openai@4"],
+                           capture_output=True, timeout=300)
+        if r.returncode != 0:
+            counts["skipped"] += 1
+            print(f"skip {name}: npm install openai failed: {r.stderr.decode()[-200:]}")
+            return
+    mjs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "host", "proxy_openai.mjs")
+    p = subprocess.run([node, mjs, prefix, f"http://127.0.0.1:{port}/v1", "16"], capture_output=True,
+                       timeout=300)
+    out = p.stdout.decode()
+    res = json.loads(out) if p.returncode == 0 and out.startswith("{") else {}
+    check(f"{name}: whole and streamed, equal to the host's chat",
+          res.get("whole") == want and res.get("streamed") == want, out + p.stderr.decode()[-800:])
 
 
 def main():
@@ -139,6 +167,7 @@ def main():
                   f"{raw[-400:]}\nshell: {want!r}")
             text, raw = chat(lp, dict(body, stream=True))
             check("through the proxy: the same chat streamed as events", text == want, raw[-400:])
+            openai_chat(lp, want)
             check("the proxy wrote no error", not [e for e in errlog if e.startswith("error:")],
                   "".join(errlog))
         vm.send(b"\x03")
