@@ -166,8 +166,12 @@ class Relay:
         c.close()
 
 
+PROXIES = []  # every proxy started, ended in main's finally whatever happened
+
+
 class Proxy:
     def __init__(self, llmctl, target, verify, extra=()):
+        PROXIES.append(self)
         self.p = subprocess.Popen([llmctl, "proxy", "--connect", target, "--listen", "127.0.0.1:0",
                                    "--timeout", "60", *verify, *extra],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -283,6 +287,10 @@ def main():
             return 1
         run(llmctl, verifier, model, port, ark, cert, key, w)
     finally:
+        for q in PROXIES:
+            if q.p.poll() is None:
+                q.p.kill()
+                q.p.wait()
         stop_server(srv)
         shutil.rmtree(w, ignore_errors=True)
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
