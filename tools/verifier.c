@@ -33,6 +33,8 @@ static const struct {
 	 "(an Intel TDX quote v4; tdx --help)"},
 	{"tdx", NULL, verifier_tdx_main, "tdx --evidence FILE --nonce HEX --chain ROOT.pem [...]   "
 	 "(an llmk bundle from provider tdx)"},
+	{"tls", NULL, verify_cmd_tls, "tls --connect HOST:PORT [--expect-pcr4 HEX --ek-ca PEM] "
+	 "[--expect-model SHA256] [...]   (attested TLS with a guest's serve; tls --help)"},
 	{"measure", "pcr4", verify_cmd_measure_pcr4, "measure pcr4 FILE.efi"},
 	{"measure", "snp", verifier_measure_snp_main, "measure snp --ovmf OVMF.fd --vcpus N "
 	 "--vcpu-sig 0x800F12 --guest-features 0x21 [--kernel FILE --initrd FILE --append TEXT]"},

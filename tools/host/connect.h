@@ -46,6 +46,7 @@ struct connect_verify {
 	const char *argv[64]; /* the options as given, in order */
 	int argc;
 	bool verbose;          /* the verifier's own lines to stderr */
+	bool to_stdout;        /* ... or to stdout (`verifier tls`) */
 };
 /*
  * argv[*i] (and its value) if it is a verifier option: 1 taken, 0 not one,
@@ -69,5 +70,7 @@ int connect_verify(const struct connect_verify *v, const uint8_t *bundle, size_t
 
 /* ---- connect.c ---- */
 int host_connect_main(int argc, char **argv);
+/* ---- proxy.c ---- */
+int host_proxy_main(int argc, char **argv);
 
 #endif

@@ -148,7 +148,8 @@ int connect_verify(const struct connect_verify *v, const uint8_t *bundle, size_t
 		return 1;
 	}
 	fflush(stdout);
-	int saved = dup(1), sink = v->verbose ? dup(2) : open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int saved = v->to_stdout ? -1 : dup(1);
+	int sink = v->to_stdout ? -1 : v->verbose ? dup(2) : open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (saved >= 0 && sink >= 0)
 		dup2(sink, 1);
 	memset(&b, 0, sizeof b);

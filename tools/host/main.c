@@ -21,7 +21,8 @@
  *     script), so the output is just what the commands print.
  *
  * `llmctl --connect SOCKET ...` is the other side instead: the client of a
- * confidential session with a guest (tools/host/connect.c).
+ * confidential session with a guest (tools/host/connect.c); `llmctl proxy
+ * ...` the client of its attested TLS (tools/host/proxy.c).
  */
 #include "host.h"
 #include "connect.h"
@@ -74,7 +75,9 @@ static void usage(FILE *f)
 		   "  -c CMD         run CMD (repeatable) and exit instead of reading stdin\n"
 		   "  -i             after the -c commands, go on with stdin\n"
 		   "       llmctl --connect SOCKET --expect-pcr4 HEX ... (llmctl --connect S --help):\n"
-		   "                 the same commands in a guest, over a confidential session\n");
+		   "                 the same commands in a guest, over a confidential session\n"
+		   "       llmctl proxy --connect HOST:PORT --listen 127.0.0.1:PORT ... (llmctl proxy --help):\n"
+		   "                 attested TLS to a guest's serve, plain HTTP on loopback\n");
 }
 
 /* llmk.cfg's limit in the kernel (boot/efi.c reads files of up to 1 MiB). */
@@ -211,6 +214,8 @@ int main(int argc, char **argv)
 {
 	int n_cmds = 0, r;
 
+	if (argc >= 2 && !strcmp(argv[1], "proxy"))
+		return host_proxy_main(argc, argv);
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--connect") || !strcmp(argv[i], "--print-client-key"))
 			return host_connect_main(argc, argv);

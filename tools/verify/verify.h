@@ -29,6 +29,7 @@
 
 /* ---- subcommands (argv[0] is the subcommand's own name) ---- */
 int verify_cmd_vtpm(int argc, char **argv);
+int verify_cmd_tls(int argc, char **argv);  /* cmd_tls.c: attested TLS with a guest's serve */
 int verify_cmd_wrap(int argc, char **argv);
 int verify_cmd_measure_pcr4(int argc, char **argv);
 
