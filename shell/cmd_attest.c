@@ -15,6 +15,7 @@
 #include "cmd_attest.h"
 #include "cmd_model.h"
 #include "evidence.h"
+#include "../kernel/attest.h"
 
 #include <bearssl.h>
 

@@ -7,6 +7,7 @@
 #include "chan.h"
 #include "cmd_attest.h"
 #include "evidence.h"
+#include "../kernel/attest.h"
 
 #include "../llm/seal.h"
 
