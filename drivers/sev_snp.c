@@ -351,16 +351,12 @@ int sev_snp_evidence(const uint8_t report_data[64], uint8_t *buf, size_t cap, si
 	return 0;
 }
 
-int plat_attest_guest_key(int kind, const struct plat_attest_key_req *req, uint8_t key[32],
-			  char *err, size_t errn)
+int sev_snp_guest_key(const struct plat_attest_key_req *req, uint8_t key[32], char *err,
+		      size_t errn)
 {
 	struct snp_key_req r = { .root_key = req->root, .key_sel = SNP_KEY_SEL_DEFAULT,
 				 .fields = req->fields, .vmpl = req->vmpl,
 				 .guest_svn = req->guest_svn, .tcb_version = req->tcb_version };
-	if (kind != PLAT_ATTEST_SNP) {
-		plat_snprintf(err, errn, "only SEV-SNP derives guest keys (MSG_KEY_REQ)");
-		return -LLMK_ENOTSUP;
-	}
 	if (!snp.probed)
 		setup();
 	if (!snp.present) {
@@ -404,10 +400,10 @@ int sev_snp_evidence(const uint8_t report_data[64], uint8_t *buf, size_t cap, si
 	return -LLMK_ENOENT;
 }
 
-int plat_attest_guest_key(int kind, const struct plat_attest_key_req *req, uint8_t key[32],
-			  char *err, size_t errn)
+int sev_snp_guest_key(const struct plat_attest_key_req *req, uint8_t key[32], char *err,
+		      size_t errn)
 {
-	(void)kind, (void)req, (void)key;
+	(void)req, (void)key;
 	plat_snprintf(err, errn, "SEV-SNP exists only on x86_64: no guest key");
 	return -LLMK_ENOTSUP;
 }

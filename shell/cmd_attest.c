@@ -169,6 +169,65 @@ static void show_tpm(const struct evidence_rec *recs, int n)
 		    fw ? "" : " (none handed over)", kl ? kl->len : 0);
 }
 
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* SEV-SNP ATTESTATION_REPORT (SEV-SNP Firmware ABI #56860, Table 22):
+ * version 0x00, guest SVN 0x04, policy 0x08, VMPL 0x30, measurement 0x90
+ * (48 bytes), host data 0xC0 (32), reported TCB 0x180, chip id 0x1A0 (64). */
+#define SNP_REPORT_BYTES 1184u
+static void show_snp(const struct evidence_rec *recs, int n)
+{
+	const struct evidence_rec *rep = evidence_find(recs, n, ATTEST_REC_SNP_REPORT, NULL),
+				  *certs = evidence_find(recs, n, ATTEST_REC_SNP_CERTS, NULL);
+	char hex[129];
+
+	if (!rep || rep->len != SNP_REPORT_BYTES)
+		return;
+	const uint8_t *r = rep->val;
+	plat_printf("  report       SEV-SNP report v%u, VMPL %u, guest svn %u, policy %#llx, "
+		    "reported tcb %#llx\n", (unsigned)le64(r) & 0xffffffffu,
+		    (unsigned)le64(r + 0x30) & 0xffffffffu, (unsigned)le64(r + 0x04) & 0xffffffffu,
+		    (unsigned long long)le64(r + 0x08), (unsigned long long)le64(r + 0x180));
+	plat_printf("  measurement  %s\n", seal_hex(r + 0x90, 48, hex));
+	plat_printf("  host data    %s\n", seal_hex(r + 0xc0, 32, hex));
+	plat_printf("  chip id      %s\n", seal_hex(r + 0x1a0, 64, hex));
+	plat_printf("  certificates %s\n", certs ? "from the host (extended request)" : "none");
+}
+
+/* TDX TDREPORT_STRUCT (Intel TDX Module ABI): TDINFO_STRUCT at 512, MRTD at
+ * its 16, RTMR0..3 at its 208 (48 bytes each). */
+#define TDREPORT_BYTES 1024u
+static void show_tdx(const struct evidence_rec *recs, int n)
+{
+	const struct evidence_rec *rep = evidence_find(recs, n, ATTEST_REC_TDX_REPORT, NULL),
+				  *quote = evidence_find(recs, n, ATTEST_REC_TDX_QUOTE, NULL);
+	char hex[97];
+
+	if (quote)
+		plat_printf("  quote        TDX quote v4, %u bytes\n", quote->len);
+	else
+		plat_printf("  quote        none (the TD report alone)\n");
+	if (!rep || rep->len != TDREPORT_BYTES)
+		return;
+	plat_printf("  mrtd         %s\n", seal_hex(rep->val + 512 + 16, 48, hex));
+	for (int i = 0; i < 4; i++)
+		plat_printf("  rtmr %-7d %s\n", i, seal_hex(rep->val + 512 + 208 + 48 * i, 48, hex));
+}
+
+/* What `attest` prints of each provider's own records, by kind (none has
+ * none: its evidence is the common records alone). */
+static void (*const show[PLAT_ATTEST_KINDS])(const struct evidence_rec *recs, int n) = {
+	[PLAT_ATTEST_VTPM] = show_tpm,
+	[PLAT_ATTEST_SNP] = show_snp,
+	[PLAT_ATTEST_TDX] = show_tdx,
+};
+
 /* ---- attest --activate ---- */
 static int activate(struct shell *sh, int kind, const char *b64)
 {
@@ -346,12 +405,12 @@ static int cmd_attest(struct shell *sh, int argc, char **argv)
 	plat_printf("  build id     %s\n", in.build_id);
 	shell_attest_print_config(sh);
 	plat_printf("  report data  %s\n", seal_hex(rd, 64, hex));
-	if (kind == PLAT_ATTEST_VTPM) {
+	if (kind >= 0 && kind < PLAT_ATTEST_KINDS && show[kind]) {
 		struct evidence_rec recs[32];
 		char err[160];
 		int n = evidence_parse(buf, len, recs, 32, err, sizeof err);
 		if (n > 0)
-			show_tpm(recs, n);
+			show[kind](recs, n);
 	}
 	long m = evidence_b64_encode(buf, len, b64, EVIDENCE_MAX / 3 * 4 + 8);
 	if (m < 0) {
