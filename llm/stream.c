@@ -436,6 +436,47 @@ static const struct wt_ops st_ops = {
 	st_head_acquire, st_head_release, st_close, st_io_stats, NULL,
 };
 
+/* ---- the measurement read through the slots (the check: stream_check.c) ---- */
+/* Measure on to `to`, reading through the slots (two windows in flight when
+ * there are two). No slot may be in use; all are free after. */
+static int measure_to(struct wt_stream *s, uint64_t to)
+{
+	uint64_t at = st_meas_pos(s) / ST_ALIGN * ST_ALIGN, stop = st_up(to, ST_ALIGN);
+	uint64_t win = s->slot_bytes / ST_ALIGN * ST_ALIGN;
+	struct st_slot *cur = &s->slots[0], *nxt = s->n_slots > 1 ? &s->slots[1] : NULL;
+	int e = 0;
+
+	if (at < stop)
+		st_read_range(s, cur, at, at + win < stop ? at + win : stop);
+	while (at < stop) {
+		uint64_t len = cur->len, lo = st_meas_pos(s), hi = at + len < to ? at + len : to;
+
+		if ((e = st_wait_io(s, cur)))
+			break;
+		cur->state = ST_HELD;
+		if (nxt && at + len < stop)
+			st_read_range(s, nxt, at + len, at + len + win < stop ? at + len + win : stop);
+		if (hi > lo && (e = st_feed(s, cur->buf + (lo - at), lo, hi - lo)))
+			break;
+		cur->state = ST_FREE;
+		at += len;
+		if (at < stop && !nxt)
+			st_read_range(s, cur, at, at + win < stop ? at + win : stop);
+		else if (nxt) {
+			struct st_slot *t = cur;
+			cur = nxt;
+			nxt = t;
+		}
+	}
+	st_drain(s);
+	for (uint32_t i = 0; i < s->n_slots; i++) {
+		s->slots[i].state = ST_FREE;
+		s->slots[i].item = -1;
+		s->slots[i].len = 0;
+	}
+	return e;
+}
+
 int wt_stream_measure_rest(struct wt_ctx *w)
 {
 	struct wt_stream *s = w->impl;
@@ -450,7 +491,7 @@ int wt_stream_measure_rest(struct wt_ctx *w)
 			return -LLMK_EBUSY;
 	st_bg_wait(s);
 	st_drain(s);
-	e = st_measure_to(s, s->bind->end);
+	e = measure_to(s, s->bind->end);
 	s->next = 0; /* read ahead again for the next pass */
 	st_fill(s);
 	return e;
@@ -493,6 +534,28 @@ static int read_held(struct wt_stream *s, const struct gguf_tensor *t, void **ou
 	if (pin)
 		s->pin[s->n_pin++] = (struct st_pin){(const uint8_t *)*out, t->offset, t->size};
 	return 0;
+}
+
+/* The measurement at open: the header's tail into the tags (the digest
+ * holds the header), then every byte, or (defer_ok) those before layer 0's
+ * first block ends, the first pass measuring the rest. */
+static int measure_open(struct wt_stream *s, const struct stream_bind *sb)
+{
+	uint64_t base = s->grid.base, end = s->g->extent, to = end;
+
+	const struct llm_measure *m = sb->meas;
+
+	if (sb->from < base || sb->from - base != m->tail_len || sb->from > end)
+		return -LLMK_EINVAL;
+	bind_feed(s->bind, m->tail, m->tail_len);
+	if (st_defer_ok(s)) {
+		to = base + st_up(s->items[0].lo - base, s->grid.unit);
+		if (to > end)
+			to = end;
+	}
+	if (sb->from == end) /* no tensor bytes: done */
+		return st_feed(s, NULL, end, 0);
+	return measure_to(s, to);
 }
 
 static int alloc_all(struct wt_stream *s, int *e)
@@ -571,7 +634,7 @@ int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm
 			st_close(s);
 			goto fail;
 		}
-		if ((e = st_measure_open(s, sb))) {
+		if ((e = measure_open(s, sb))) {
 			st_close(s);
 			plat_snprintf(err, errlen, "stream: measuring the model (%llu bytes): %s",
 				      (unsigned long long)g->extent, plat_strerror(e));

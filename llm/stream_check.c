@@ -93,7 +93,7 @@ static int tags_fed(struct wt_stream *s, const uint8_t *p, uint64_t off, uint64_
 
 /* Bytes [off, off + n) at p, off where the measurement stands: the digest
  * and the tags side by side; at the model's end, the digest out. */
-static int feed(struct wt_stream *s, const uint8_t *p, uint64_t off, uint64_t n)
+int st_feed(struct wt_stream *s, const uint8_t *p, uint64_t off, uint64_t n)
 {
 	struct st_meas m = {s, p, (size_t)n};
 	uint64_t t0;
@@ -150,47 +150,7 @@ static int feed_gap(struct wt_stream *s, uint64_t to)
 			return e;
 		s->st.reads++;
 		s->st.bytes_read += have;
-		e = feed(s, s->blk + (pos - a), pos, hi - pos);
-	}
-	return e;
-}
-
-/* Measure on to `to`, reading through the slots (two windows in flight when
- * there are two). No slot may be in use; all are free after. */
-int st_measure_to(struct wt_stream *s, uint64_t to)
-{
-	uint64_t at = st_meas_pos(s) / ST_ALIGN * ST_ALIGN, stop = st_up(to, ST_ALIGN);
-	uint64_t win = s->slot_bytes / ST_ALIGN * ST_ALIGN;
-	struct st_slot *cur = &s->slots[0], *nxt = s->n_slots > 1 ? &s->slots[1] : NULL;
-	int e = 0;
-
-	if (at < stop)
-		st_read_range(s, cur, at, at + win < stop ? at + win : stop);
-	while (at < stop) {
-		uint64_t len = cur->len, lo = st_meas_pos(s), hi = at + len < to ? at + len : to;
-
-		if ((e = st_wait_io(s, cur)))
-			break;
-		cur->state = ST_HELD;
-		if (nxt && at + len < stop)
-			st_read_range(s, nxt, at + len, at + len + win < stop ? at + len + win : stop);
-		if (hi > lo && (e = feed(s, cur->buf + (lo - at), lo, hi - lo)))
-			break;
-		cur->state = ST_FREE;
-		at += len;
-		if (at < stop && !nxt)
-			st_read_range(s, cur, at, at + win < stop ? at + win : stop);
-		else if (nxt) {
-			struct st_slot *t = cur;
-			cur = nxt;
-			nxt = t;
-		}
-	}
-	st_drain(s);
-	for (uint32_t i = 0; i < s->n_slots; i++) {
-		s->slots[i].state = ST_FREE;
-		s->slots[i].item = -1;
-		s->slots[i].len = 0;
+		e = st_feed(s, s->blk + (pos - a), pos, hi - pos);
 	}
 	return e;
 }
@@ -201,7 +161,7 @@ int st_measure_to(struct wt_stream *s, uint64_t to)
  * load: rows are read one by one), and what lies between the items and
  * after the last is a few blocks.
  */
-static bool defer_ok(const struct wt_stream *s)
+bool st_defer_ok(const struct wt_stream *s)
 {
 	uint64_t gaps = s->g->extent - s->items[s->n_items - 1].hi;
 
@@ -342,26 +302,3 @@ int st_read_outside(struct wt_stream *s, uint64_t off, void *dst, size_t n, bool
 	}
 	return 0;
 }
-
-/* The measurement at open: the header's tail into the tags (the digest
- * holds the header), then every byte, or (defer_ok) those before layer 0's
- * first block ends, the first pass measuring the rest. */
-int st_measure_open(struct wt_stream *s, const struct stream_bind *sb)
-{
-	uint64_t base = s->grid.base, end = s->g->extent, to = end;
-
-	const struct llm_measure *m = sb->meas;
-
-	if (sb->from < base || sb->from - base != m->tail_len || sb->from > end)
-		return -LLMK_EINVAL;
-	bind_feed(s->bind, m->tail, m->tail_len);
-	if (defer_ok(s)) {
-		to = base + st_up(s->items[0].lo - base, s->grid.unit);
-		if (to > end)
-			to = end;
-	}
-	if (sb->from == end) /* no tensor bytes: done */
-		return feed(s, NULL, end, 0);
-	return st_measure_to(s, to);
-}
-

@@ -3,7 +3,8 @@
  * read ring (stream.c: slots, read-ahead, the weights interface, open) and
  * the check (stream_check.c: a sealed slot's chunks decrypted and
  * verified, a plain model's blocks fed to its measurement and tags once and
- * checked on every read after). Nothing outside those two includes it.
+ * checked on every read after). The ring calls the check, never the other
+ * way round. Nothing outside those two includes it.
  */
 #ifndef LLM_STREAM_INT_H
 #define LLM_STREAM_INT_H
@@ -93,8 +94,8 @@ bool st_meas_pending(const struct wt_stream *s);
 void st_bg_wait(struct wt_stream *s);
 int st_verify(struct wt_stream *s, struct st_slot *sl, uint64_t k0, uint64_t k1);
 int st_measure_slot(struct wt_stream *s, struct st_slot *sl);
-int st_measure_to(struct wt_stream *s, uint64_t to);
-int st_measure_open(struct wt_stream *s, const struct stream_bind *sb);
+int st_feed(struct wt_stream *s, const uint8_t *p, uint64_t off, uint64_t n);
+bool st_defer_ok(const struct wt_stream *s);
 int st_read_outside(struct wt_stream *s, uint64_t off, void *dst, size_t n, bool pin);
 
 #endif
