@@ -263,7 +263,7 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 						      : "by free memory";
 	if (e->streaming) {
 		plat_disk_stream(e->disk, true); /* before the first read-ahead */
-		struct stream_bind sb = {&e->bind, &e->meas, e->g.data_offset};
+		struct stream_bind sb = {&e->meas, e->g.data_offset};
 		r = wt_stream_open(&w, &e->g, &e->rd, e->disk, e->sealed ? &e->seal : NULL,
 				   e->meas.on ? &sb : NULL, &e->mem,
 				   h.n_layer, h.n_embd, e->n_slots, err, errlen);
@@ -346,8 +346,8 @@ static void seal_msg(struct engine *e, char *err, size_t errlen)
 {
 	if (e->sealed && seal_error(&e->seal)[0])
 		plat_snprintf(err, errlen, "%s", seal_error(&e->seal));
-	else if (!e->sealed && e->bind.why[0]) /* a bound plain model's block that changed */
-		plat_snprintf(err, errlen, "%s", e->bind.why);
+	else if (!e->sealed && e->meas.tags.why[0]) /* a bound plain model's block that changed */
+		plat_snprintf(err, errlen, "%s", e->meas.tags.why);
 }
 
 static int load_err(struct engine *e, int r, char *err, size_t errlen)

@@ -158,8 +158,8 @@ struct engine {
 	struct gguf_file g;
 	/* a plain model's measurement from the bytes it is computed with:
 	 * the header as parsed, then (resident) the tensor data as read */
-	struct llm_measure meas; /* complete at load, or (streaming) by the first pass */
-	struct bind_ctx bind;   /* streaming: every read checked against the measurement */
+	struct llm_measure meas; /* complete at load, or (streaming) by the first pass;
+				    streaming: every read checked against its tags */
 	struct tok tok;
 	struct model model;
 	struct model_scratch s;

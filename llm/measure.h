@@ -8,7 +8,8 @@
  * follows in file order from whoever reads it: a resident load as it reads
  * (llm/weights.c), the streamer as it reads the model once at load and,
  * where its first pass reads in file order, from that pass's own slots
- * (llm/stream_check.c). measure_complete closes the digest; once the engine
+ * (llm/stream_check.c, which keeps the tags a streamed model's later reads
+ * are checked against beside it). measure_complete closes the digest; once the engine
  * armed it (a load that succeeded) the completion is reported, once, to
  * the callback it was armed with (engine_config.on_measured: the shell
  * extends the attestation service's measurements from there).
@@ -19,6 +20,7 @@
 #ifndef LLM_MEASURE_H
 #define LLM_MEASURE_H
 
+#include "bind.h"
 #include "gguf.h"
 #include "mem.h"
 #include "reader.h"
@@ -39,6 +41,10 @@ struct llm_measure {
 	size_t tail_len;
 	void (*report)(void *ctx, const uint8_t digest[32]);
 	void *report_ctx;
+	/* a streamed model: the tags every later read is checked against,
+	 * built from the same bytes (llm/bind.h; the streamer keys them at
+	 * open and frees them at close) */
+	struct bind_ctx tags;
 };
 
 /* Nothing measured, nothing armed. */

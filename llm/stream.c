@@ -622,13 +622,13 @@ int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm
 	}
 	fill_tables(s);
 	if (sb && !seal) {
-		if ((e = bind_init(sb->ctx, mem, s->grid.base, g->extent))) {
+		if ((e = bind_init(&sb->meas->tags, mem, s->grid.base, g->extent))) {
 			st_close(s);
 			plat_snprintf(err, errlen, "stream: keying the checks of the disk's blocks: %s",
 				      plat_strerror(e));
 			return e;
 		}
-		s->bind = sb->ctx;
+		s->bind = &sb->meas->tags;
 		s->meas = sb->meas;
 		if (!(s->blk = llm_mem_alloc(mem, (size_t)s->grid.unit, &e))) {
 			st_close(s);

@@ -52,23 +52,22 @@ void stream_measure(const struct gguf_file *g, const struct seal_ctx *seal, bool
  * A plain model bound to its measurement (llm/bind.h, llm/measure.h): the
  * streamer reads every byte from the 512-byte sector the data section
  * starts in to the model's extent once, feeding meas (which already holds
- * the header, [0, from), from = the data section's offset) and the tags in
- * ctx (fed the header's tail first: meas->tail, the copy the header was
- * parsed from), then completes meas (measure_complete). Where the first
+ * the header, [0, from), from = the data section's offset) and its tags
+ * (meas->tags, fed the header's tail first: meas->tail, the copy the header
+ * was parsed from), then completes meas (measure_complete). Where the first
  * pass reads the model in file order (layers, then
  * the head, with the token embeddings before them: llama.cpp's GGUFs) the
  * open measures up to layer 0 and the first pass the rest, from the very
  * bytes it computes with; else the open measures it all. Every read after
  * the measurement passed a block (slots, the embedding table, small tensors) is
  * checked against its tag, and a block that differs fails the acquire with
- * -LLMK_EAUTH (ctx->why says which) and every one after it. The small
+ * -LLMK_EAUTH (meas->tags.why says which) and every one after it. The small
  * tensors and the table, read at open, are compared with what the
  * measurement reads if it has not passed them (stream_check.c).
- * ctx is initialised at open and freed at close.
+ * The tags are initialised at open and freed at close.
  */
 struct llm_measure;
 struct stream_bind {
-	struct bind_ctx *ctx;
 	struct llm_measure *meas;
 	uint64_t from;
 };
