@@ -1,7 +1,8 @@
 /*
  * drivers/cc_pages.c — the guest's kind and its pool of shared pages (see
- * drivers/cc_pages.h); the identity map is edited by kernel/x86_64/pgtable.c. x86_64 only;
- * elsewhere there is no confidential guest and DMA memory is plat_alloc's.
+ * drivers/cc_pages.h); kernel/x86_64/pgtable.c edits the identity map for
+ * them. x86_64 only; elsewhere there is no confidential guest and DMA
+ * memory is plat_alloc's.
  *
  *   detection  CPUID 0x21 "IntelTDX    " (TDX); CPUID 0x8000001F EAX bit 1
  *              (SEV) and only then SEV_STATUS (MSR 0xC001_0131, AMD APM
