@@ -158,7 +158,8 @@ static bool negotiate(void)
 	uint64_t r = ghcb_msr_call(GHCB_MSR_SEV_INFO_REQ);
 	uint32_t max = (uint32_t)(r >> 48), min = (uint32_t)(r >> 32) & 0xffff;
 
-	if ((r & GHCB_MSR_INFO_MASK) != GHCB_MSR_SEV_INFO_RESP || min > GHCB_PROTOCOL || max < GHCB_PROTOCOL) {
+	if ((r & GHCB_MSR_INFO_MASK) != GHCB_MSR_SEV_INFO_RESP || min > GHCB_PROTOCOL ||
+	    max < GHCB_PROTOCOL) {
 		plat_snprintf(snp.detail, sizeof snp.detail,
 			      "GHCB SEV information %#llx: protocol 2 not offered",
 			      (unsigned long long)r);

@@ -162,8 +162,9 @@ int shell_attest_measure_model(struct shell *sh)
 	/* a GGUF with no tensor data to measure as it loads */
 	if ((r = hash_disk(sh, info.disk, info.extent, info.plain_sha256)))
 		return shell_err(sh, r, "load: measuring disk %d: %s", info.disk, plat_strerror(r));
-	plat_snprintf(s->source, sizeof s->source, "loaded model, disk %d: SHA-256 of the GGUF's %llu bytes",
-		      info.disk, (unsigned long long)info.extent);
+	plat_snprintf(s->source, sizeof s->source,
+		      "loaded model, disk %d: SHA-256 of the GGUF's %llu bytes", info.disk,
+		      (unsigned long long)info.extent);
 	return extend_model(sh, s, info.disk, info.plain_sha256, "load");
 }
 
