@@ -8,7 +8,7 @@
  * changes the page's RMP state) or the shared bit set (TDX, after MapGPA).
  * The identity map the firmware left is kept, and the one 4 KiB entry of
  * each shared page is edited in place, larger pages being split first
- * (Intel SDM Vol. 3A §4.5, AMD APM Vol. 2 §5.3).
+ * (kernel/x86_64/pgtable.h).
  *
  * On a machine that is not confidential nothing here changes anything:
  * cc_dma_alloc is plat_alloc and no bounce buffer is used.
@@ -55,20 +55,4 @@ bool cc_dma_bounce(void);
  * a machine that is not confidential; false for a range of more than
  * 64 Ki pages. */
 bool cc_mmio_shared(uint64_t addr, uint64_t len);
-/* Shared pages a driver made itself and gives to the pool (n a multiple of
- * the page size): sev_snp.c's block beyond its own pages. */
-void cc_pool_give(void *p, size_t n);
-
-/* For the 4 KiB page at va (identity-mapped): clear the bits in clear and
- * set those in set in its page-table entry (splitting 1 GiB / 2 MiB pages
- * on the way, the new tables private: table_bits is set in every entry that
- * points at one), then flush it from the TLB. addr_mask: the bits of an
- * entry that are the physical address. -LLMK_ENOMEM when a table cannot be
- * allocated, -LLMK_EINVAL when va is not mapped. */
-int cc_page_remap(uint64_t va, uint64_t clear, uint64_t set, uint64_t table_bits,
-		  uint64_t addr_mask);
-/* The page-table entry that maps va (at whatever level), and the size of
- * the page it maps; -LLMK_EINVAL when va is not mapped. Reads only. */
-int cc_page_entry(uint64_t va, uint64_t addr_mask, uint64_t *pte, uint64_t *page_size);
-
 #endif

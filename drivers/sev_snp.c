@@ -19,9 +19,10 @@
  *      validation (APM Vol. 3 PVALIDATE; 2 MiB if the RMP has it so, else
  *      each 4 KiB page), Page State Change to shared per page through the
  *      MSR protocol (0x014 -> 0x015, §2.3.1), the C-bit cleared in our
- *      mapping (drivers/cc_pages.c), then zeroed through the new mapping.
- *      The rest of the block goes to the DMA pool (cc_pool_give), which
- *      shares further blocks the same way (sev_snp_share).
+ *      mapping (kernel/x86_64/pgtable.c), then zeroed through the new
+ *      mapping. The rest of the block goes to the DMA pool
+ *      (drivers/cc_pages.c takes it: sev_snp_spare), which shares further
+ *      blocks the same way (sev_snp_share).
  *   5. Register the GHCB's GPA (0x012 -> 0x013, required under SNP, §2.3.2)
  *      and put it in the GHCB MSR; the #VC handler (kernel/x86_64/vc.c),
  *      which used the firmware's GHCB until then, uses ours from now on.
@@ -47,46 +48,14 @@ const char *sev_snp_error(void)
 
 #if defined(__x86_64__)
 #include "../kernel/x86_64/x86.h"
-#include "cc_pages.h"
+#include "../kernel/x86_64/ghcb.h"
+#include "../kernel/x86_64/pgtable.h"
 
 #define MSR_SEV_STATUS 0xc0010131u
-#define MSR_GHCB 0xc0010130u
 #define SEV_STATUS_SNP (1ull << 2)
 
-/* GHCB MSR protocol codes (GHCB spec §2.3.1, Table "GHCB MSR Protocol"). */
-#define GHCB_INFO_MASK 0xfffull
-#define GHCB_SEV_INFO_REQ 0x002ull
-#define GHCB_SEV_INFO_RESP 0x001ull
-#define GHCB_HV_FEAT_REQ 0x080ull
-#define GHCB_HV_FEAT_RESP 0x081ull
-#define GHCB_HV_FEAT_SNP (1ull << 0)
-#define GHCB_REG_GPA_REQ 0x012ull
-#define GHCB_REG_GPA_RESP 0x013ull
-#define GHCB_PSC_REQ 0x014ull
-#define GHCB_PSC_RESP 0x015ull
-#define GHCB_PSC_SHARED 2ull
-#define GHCB_PROTOCOL 2u
-
-/* GHCB layout (§2.1 Table "GHCB Layout"): save-area offsets; a field's
- * bit in the valid bitmap is its offset / 8. */
-enum {
-	GHCB_RAX = 0x1f8, GHCB_RBX = 0x318, GHCB_SW_EXITCODE = 0x390, GHCB_SW_EXITINFO1 = 0x398,
-	GHCB_SW_EXITINFO2 = 0x3a0, GHCB_VALID_BITMAP = 0x3f0, GHCB_PROTOCOL_VERSION = 0xffa,
-	GHCB_USAGE = 0xffc,
-};
 #define NAE_SNP_GUEST_REQUEST 0x80000011ull
 #define NAE_SNP_EXT_GUEST_REQUEST 0x80000012ull
-
-/* OVMF's CONFIDENTIAL_COMPUTING_SNP_BLOB_LOCATION (the CC blob). */
-struct cc_blob {
-	uint32_t magic; /* "AMDE" */
-	uint16_t version, rsvd1;
-	uint64_t secrets_phys;
-	uint32_t secrets_len, rsvd2;
-	uint64_t cpuid_phys;
-	uint32_t cpuid_len, rsvd3;
-} __attribute__((packed));
-#define CC_BLOB_MAGIC 0x45444d41u
 
 #define PVALIDATE_4K 0u
 #define PVALIDATE_2M 1u
@@ -102,6 +71,8 @@ static struct {
 	uint64_t cmask, addr_mask;
 	uint8_t *secrets;
 	uint8_t *block;   /* shared; our PG_SHARED pages first, the rest the DMA pool's */
+	uint8_t *spare;   /* ... until it takes them */
+	size_t spare_n;
 	uint8_t *ghcb;
 	struct snp_transport t;
 	struct snp_guest g;
@@ -184,17 +155,18 @@ static bool find_secrets(void)
 
 static bool negotiate(void)
 {
-	uint64_t r = ghcb_msr_call(GHCB_SEV_INFO_REQ);
+	uint64_t r = ghcb_msr_call(GHCB_MSR_SEV_INFO_REQ);
 	uint32_t max = (uint32_t)(r >> 48), min = (uint32_t)(r >> 32) & 0xffff;
 
-	if ((r & GHCB_INFO_MASK) != GHCB_SEV_INFO_RESP || min > GHCB_PROTOCOL || max < GHCB_PROTOCOL) {
+	if ((r & GHCB_MSR_INFO_MASK) != GHCB_MSR_SEV_INFO_RESP || min > GHCB_PROTOCOL ||
+	    max < GHCB_PROTOCOL) {
 		plat_snprintf(snp.detail, sizeof snp.detail,
 			      "GHCB SEV information %#llx: protocol 2 not offered",
 			      (unsigned long long)r);
 		return false;
 	}
-	r = ghcb_msr_call(GHCB_HV_FEAT_REQ);
-	if ((r & GHCB_INFO_MASK) != GHCB_HV_FEAT_RESP || !((r >> 12) & GHCB_HV_FEAT_SNP)) {
+	r = ghcb_msr_call(GHCB_MSR_HV_FEAT_REQ);
+	if ((r & GHCB_MSR_INFO_MASK) != GHCB_MSR_HV_FEAT_RESP || !((r >> 12) & GHCB_MSR_HV_FEAT_SNP)) {
 		plat_snprintf(snp.detail, sizeof snp.detail,
 			      "GHCB hypervisor features %#llx: no SEV-SNP support",
 			      (unsigned long long)r);
@@ -234,8 +206,8 @@ int sev_snp_share(void *block)
 		return -LLMK_EIO;
 	}
 	for (uint64_t gpa = base; gpa < base + BLOCK; gpa += PAGE_SIZE) {
-		uint64_t r = ghcb_msr_call(gpa | GHCB_PSC_SHARED << 52 | GHCB_PSC_REQ);
-		if ((r & GHCB_INFO_MASK) != GHCB_PSC_RESP || r >> 32) {
+		uint64_t r = ghcb_msr_call(gpa | GHCB_MSR_PSC_SHARED << 52 | GHCB_MSR_PSC_REQ);
+		if ((r & GHCB_MSR_INFO_MASK) != GHCB_MSR_PSC_RESP || r >> 32) {
 			plat_snprintf(snp_err, sizeof snp_err, "page state change of %#llx to shared: %#llx",
 				      (unsigned long long)gpa, (unsigned long long)r);
 			return -LLMK_EIO;
@@ -256,8 +228,8 @@ int sev_snp_share(void *block)
 static bool register_ghcb(void)
 {
 	uint64_t gfn = (uintptr_t)snp.ghcb >> 12;
-	uint64_t r = ghcb_msr_call(gfn << 12 | GHCB_REG_GPA_REQ);
-	if ((r & GHCB_INFO_MASK) != GHCB_REG_GPA_RESP || r >> 12 != gfn) {
+	uint64_t r = ghcb_msr_call(gfn << 12 | GHCB_MSR_REG_GPA_REQ);
+	if ((r & GHCB_MSR_INFO_MASK) != GHCB_MSR_REG_GPA_RESP || r >> 12 != gfn) {
 		plat_snprintf(snp.detail, sizeof snp.detail, "GHCB GPA registration: %#llx",
 			      (unsigned long long)r);
 		return false;
@@ -268,47 +240,31 @@ static bool register_ghcb(void)
 	return true;
 }
 
-static void ghcb_set(unsigned off, uint64_t v)
-{
-	memcpy(snp.ghcb + off, &v, 8);
-	snp.ghcb[GHCB_VALID_BITMAP + off / 64] |= (uint8_t)(1u << ((off / 8) % 8));
-}
-
-static uint64_t ghcb_get(unsigned off)
-{
-	uint64_t v;
-	memcpy(&v, snp.ghcb + off, 8);
-	return v;
-}
-
 /* The transport (drivers/snp_guest_msg.h): one NAE event through the GHCB. */
 static int ghcb_send(void *ctx, uint8_t *req, uint8_t *resp, uint8_t *certs,
 		     uint32_t *certs_pages, uint64_t *exitinfo2)
 {
 	(void)ctx;
 	memset(snp.ghcb, 0, PAGE_SIZE);
-	ghcb_set(GHCB_SW_EXITCODE, certs ? NAE_SNP_EXT_GUEST_REQUEST : NAE_SNP_GUEST_REQUEST);
-	ghcb_set(GHCB_SW_EXITINFO1, (uintptr_t)req);
-	ghcb_set(GHCB_SW_EXITINFO2, (uintptr_t)resp);
+	ghcb_set(snp.ghcb, GHCB_SW_EXITCODE, certs ? NAE_SNP_EXT_GUEST_REQUEST : NAE_SNP_GUEST_REQUEST);
+	ghcb_set(snp.ghcb, GHCB_SW_EXITINFO1, (uintptr_t)req);
+	ghcb_set(snp.ghcb, GHCB_SW_EXITINFO2, (uintptr_t)resp);
 	if (certs) {
-		ghcb_set(GHCB_RAX, (uintptr_t)certs);
-		ghcb_set(GHCB_RBX, *certs_pages);
+		ghcb_set(snp.ghcb, GHCB_RAX, (uintptr_t)certs);
+		ghcb_set(snp.ghcb, GHCB_RBX, *certs_pages);
 	}
-	uint16_t ver = GHCB_PROTOCOL;
-	uint32_t usage = 0;
-	memcpy(snp.ghcb + GHCB_PROTOCOL_VERSION, &ver, 2);
-	memcpy(snp.ghcb + GHCB_USAGE, &usage, 4);
+	ghcb_seal(snp.ghcb, GHCB_PROTOCOL);
 	wrmsr(MSR_GHCB, (uintptr_t)snp.ghcb);
 	vmgexit();
 	/* SW_EXITINFO1[31:0] non-zero: the hypervisor refused the event itself. */
-	if ((uint32_t)ghcb_get(GHCB_SW_EXITINFO1)) {
+	if ((uint32_t)ghcb_get(snp.ghcb, GHCB_SW_EXITINFO1)) {
 		plat_snprintf(snp_err, sizeof snp_err, "VMGEXIT: SW_EXITINFO1 %#llx",
-			      (unsigned long long)ghcb_get(GHCB_SW_EXITINFO1));
+			      (unsigned long long)ghcb_get(snp.ghcb, GHCB_SW_EXITINFO1));
 		return -LLMK_EIO;
 	}
-	*exitinfo2 = ghcb_get(GHCB_SW_EXITINFO2);
+	*exitinfo2 = ghcb_get(snp.ghcb, GHCB_SW_EXITINFO2);
 	if (certs)
-		*certs_pages = (uint32_t)ghcb_get(GHCB_RBX);
+		*certs_pages = (uint32_t)ghcb_get(snp.ghcb, GHCB_RBX);
 	return 0;
 }
 
@@ -326,7 +282,8 @@ static void setup(void)
 		plat_snprintf(snp.detail, sizeof snp.detail, "%s", snp_err);
 		return;
 	}
-	cc_pool_give(snp.block + PG_SHARED * PAGE_SIZE, BLOCK - PG_SHARED * PAGE_SIZE);
+	snp.spare = snp.block + PG_SHARED * PAGE_SIZE; /* the DMA pool's: sev_snp_spare */
+	snp.spare_n = BLOCK - PG_SHARED * PAGE_SIZE;
 	snp.ghcb = snp.block + PG_GHCB * PAGE_SIZE;
 	if (!register_ghcb())
 		return;
@@ -352,6 +309,16 @@ int sev_snp_probe(struct plat_attest_info *out)
 	out->present = snp.present;
 	plat_snprintf(out->detail, sizeof out->detail, "%s", snp.detail);
 	return snp.present ? 0 : -LLMK_ENOENT;
+}
+
+size_t sev_snp_spare(void **p)
+{
+	size_t n = snp.spare_n;
+
+	*p = snp.spare;
+	snp.spare = NULL;
+	snp.spare_n = 0;
+	return n;
 }
 
 int sev_snp_evidence(const uint8_t report_data[64], uint8_t *buf, size_t cap, size_t *len)
@@ -385,16 +352,12 @@ int sev_snp_evidence(const uint8_t report_data[64], uint8_t *buf, size_t cap, si
 	return 0;
 }
 
-int plat_attest_guest_key(int kind, const struct plat_attest_key_req *req, uint8_t key[32],
-			  char *err, size_t errn)
+int sev_snp_guest_key(const struct plat_attest_key_req *req, uint8_t key[32], char *err,
+		      size_t errn)
 {
 	struct snp_key_req r = { .root_key = req->root, .key_sel = SNP_KEY_SEL_DEFAULT,
 				 .fields = req->fields, .vmpl = req->vmpl,
 				 .guest_svn = req->guest_svn, .tcb_version = req->tcb_version };
-	if (kind != PLAT_ATTEST_SNP) {
-		plat_snprintf(err, errn, "only SEV-SNP derives guest keys (MSG_KEY_REQ)");
-		return -LLMK_ENOTSUP;
-	}
 	if (!snp.probed)
 		setup();
 	if (!snp.present) {
@@ -408,6 +371,12 @@ int plat_attest_guest_key(int kind, const struct plat_attest_key_req *req, uint8
 }
 
 #else /* not x86_64 */
+
+size_t sev_snp_spare(void **p)
+{
+	*p = NULL;
+	return 0;
+}
 
 int sev_snp_share(void *block)
 {
@@ -432,10 +401,10 @@ int sev_snp_evidence(const uint8_t report_data[64], uint8_t *buf, size_t cap, si
 	return -LLMK_ENOENT;
 }
 
-int plat_attest_guest_key(int kind, const struct plat_attest_key_req *req, uint8_t key[32],
-			  char *err, size_t errn)
+int sev_snp_guest_key(const struct plat_attest_key_req *req, uint8_t key[32], char *err,
+		      size_t errn)
 {
-	(void)kind, (void)req, (void)key;
+	(void)req, (void)key;
 	plat_snprintf(err, errn, "SEV-SNP exists only on x86_64: no guest key");
 	return -LLMK_ENOTSUP;
 }

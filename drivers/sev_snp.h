@@ -22,6 +22,13 @@ int sev_snp_evidence(const uint8_t report_data[64], uint8_t *buf, size_t cap, si
  * drivers/cc_pages.c's DMA pool. -LLMK_EINVAL when this is not an SEV-SNP
  * guest; on other errors part of the block may be shared already. */
 int sev_snp_share(void *block);
+/* The shared pages of the driver's own block it does not use, handed over
+ * once (the DMA pool takes them, drivers/cc_pages.c); 0 when none. */
+size_t sev_snp_spare(void **p);
+/* plat_attest_guest_key for SEV-SNP (MSG_KEY_REQ), through
+ * kernel/attest.c's provider table. */
+int sev_snp_guest_key(const struct plat_attest_key_req *req, uint8_t key[32], char *err,
+		      size_t errn);
 /* Why the last call failed (one line). */
 const char *sev_snp_error(void);
 

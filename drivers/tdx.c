@@ -35,7 +35,7 @@ const char *tdx_error(void)
 
 #if defined(__x86_64__)
 #include "../kernel/x86_64/x86.h"
-#include "cc_pages.h"
+#include "../kernel/x86_64/pgtable.h"
 #include "../kernel/x86_64/tdcall.h"
 
 #define TDREPORT_SIZE 1024u

@@ -15,7 +15,7 @@
 #ifndef LLMK_TPM2_ATTEST_H
 #define LLMK_TPM2_ATTEST_H
 
-#include "../kernel/attest.h"
+#include "../kernel/evidence_format.h"
 #include "tpm2.h"
 
 /* The quoted PCRs: sha256 0-7 (firmware, boot path) and PLAT_ATTEST_PCR. */

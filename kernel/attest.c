@@ -162,18 +162,19 @@ void attest_init(void)
 }
 
 /* ---- the providers (kernel/attest_provider.h) ---- */
-static const struct attest_provider vtpm_provider = {vtpm_probe, vtpm_evidence, &ka.a, NULL,
-						     NULL};
-static const struct attest_provider snp_provider = {sev_snp_probe, sev_snp_evidence, NULL, NULL,
-						    sev_snp_error};
-static const struct attest_provider tdx_provider = {tdx_probe, tdx_evidence, NULL,
-						    tdx_extend_rtmr3, tdx_error};
+static const struct attest_provider providers[PLAT_ATTEST_KINDS] = {
+	[PLAT_ATTEST_NONE] = ATTEST_ROW_NONE,
+	[PLAT_ATTEST_VTPM] = {"vtpm", 3, vtpm_probe, vtpm_evidence, &ka.a, NULL, NULL, NULL},
+	[PLAT_ATTEST_SNP] = {"snp", 1, sev_snp_probe, sev_snp_evidence, NULL, NULL, sev_snp_error,
+			     sev_snp_guest_key},
+	[PLAT_ATTEST_TDX] = {"tdx", 2, tdx_probe, tdx_evidence, NULL, tdx_extend_rtmr3, tdx_error,
+			     NULL},
+};
 
 const struct attest_provider *attest_provider(int kind)
 {
 	attest_init(); /* the first use of any provider reads the firmware's log */
-	return kind == PLAT_ATTEST_VTPM ? &vtpm_provider : kind == PLAT_ATTEST_SNP ? &snp_provider
-		: kind == PLAT_ATTEST_TDX ? &tdx_provider : NULL;
+	return kind >= 0 && kind < PLAT_ATTEST_KINDS ? &providers[kind] : NULL;
 }
 
 int attest_log_room(size_t n, struct attest_log **log, char *err, size_t errn)

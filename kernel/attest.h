@@ -19,7 +19,8 @@
  *
  * Evidence is a list of records (type, length, value) that the provider
  * appends to a caller's buffer; shell/evidence.h wraps them in a bundle with
- * the report data's inputs. docs/attestation.md is the format's reference.
+ * the report data's inputs. kernel/evidence_format.h is the format's one
+ * description in code, docs/attestation.md its reference.
  *
  * Conventions as platform.h: 0 or a negative LLMK_E* code.
  */
@@ -27,14 +28,8 @@
 #define LLMK_ATTEST_H
 
 #include "platform.h"
+#include "evidence_format.h"
 
-enum plat_attest_kind {
-	PLAT_ATTEST_NONE = 0,
-	PLAT_ATTEST_VTPM = 1,
-	PLAT_ATTEST_SNP = 2,
-	PLAT_ATTEST_TDX = 3,
-	PLAT_ATTEST_KINDS = 4,
-};
 
 struct plat_attest_info {
 	int kind;           /* PLAT_ATTEST_* */
@@ -72,7 +67,6 @@ int plat_attest_evidence(int kind, const uint8_t report_data[64], uint8_t *buf, 
  * NUL-terminated). 0 also when no provider measures (the log still grows).
  */
 int plat_attest_extend(const char *what, const uint8_t digest[32]);
-#define PLAT_ATTEST_PCR 23
 
 /*
  * Credential activation (TPM 2.0 Part 1 §24; vtpm only): the TPM opens a
@@ -115,56 +109,5 @@ struct plat_attest_key_req {
 };
 int plat_attest_guest_key(int kind, const struct plat_attest_key_req *req, uint8_t key[32],
 			  char *err, size_t errn);
-
-/* ---- evidence records (little-endian: u16 type, u16 flags = 0, u32 length, value) ---- */
-enum attest_rec_type {
-	/* common (shell/evidence.c writes these) */
-	ATTEST_REC_PROVIDER = 0x0001,     /* ASCII: "none", "vtpm", "snp", "tdx" */
-	ATTEST_REC_REPORT_DATA = 0x0002,  /* 64 bytes */
-	ATTEST_REC_NONCE = 0x0003,        /* 1..64 bytes, the client's */
-	ATTEST_REC_MODEL_DIGEST = 0x0004, /* 32 bytes: SHA-256 of the plaintext GGUF (zeros: none) */
-	ATTEST_REC_PUBKEY = 0x0005,       /* 32 bytes: the guest's ephemeral X25519 public key */
-	ATTEST_REC_BUILD_ID = 0x0006,     /* ASCII: plat_build_id() */
-	ATTEST_REC_SIMULATED = 0x0007,    /* ASCII: which simulator made this evidence */
-	ATTEST_REC_MACHINE = 0x0008,      /* retired: nothing bound it; verifiers refuse it */
-	ATTEST_REC_CONFIG_DIGEST = 0x0009, /* 32 bytes: SHA-256 of the configuration the guest obeys */
-	/* vtpm (TPM 2.0 Library spec Part 2 structures, marshalled big-endian) */
-	ATTEST_REC_TPM_QUOTE = 0x0101,    /* TPMS_ATTEST (the contents of TPM2B_ATTEST) */
-	ATTEST_REC_TPM_SIG = 0x0102,      /* TPMT_SIGNATURE */
-	ATTEST_REC_TPM_AK_PUB = 0x0103,   /* TPMT_PUBLIC of the AK (contents of TPM2B_PUBLIC) */
-	ATTEST_REC_TPM_PCR_SEL = 0x0104,  /* TPML_PCR_SELECTION quoted */
-	ATTEST_REC_TPM_PCRS = 0x0105,     /* the quoted SHA-256 PCR values, 32 bytes each, index order */
-	ATTEST_REC_TPM_EK_CERT = 0x0106,  /* DER X.509 EK certificate from NV */
-	ATTEST_REC_TPM_EK_PUB = 0x0107,   /* TPMT_PUBLIC of the EK */
-	ATTEST_REC_TPM_LOG_FW = 0x0108,   /* the firmware's TCG2 crypto-agile event log, as handed over */
-	ATTEST_REC_TPM_LOG_KERNEL = 0x0109, /* the kernel's TCG_PCR_EVENT2 records (no header) */
-	/* snp (SEV-SNP firmware ABI) */
-	ATTEST_REC_SNP_REPORT = 0x0201,   /* ATTESTATION_REPORT, 1184 bytes */
-	ATTEST_REC_SNP_CERTS = 0x0202,    /* the extended request's certificate table, as returned */
-	/* tdx (Intel TDX DCAP) */
-	ATTEST_REC_TDX_QUOTE = 0x0301,    /* quote v4 */
-	ATTEST_REC_TDX_REPORT = 0x0302,   /* TDREPORT_STRUCT, 1024 bytes */
-};
-
-#define ATTEST_REC_HDR 8u
-
-/* Append one record; -LLMK_ERANGE when it does not fit (buf unchanged). */
-static inline int attest_rec_put(uint8_t *buf, size_t cap, size_t *len, uint16_t type,
-				 const void *val, size_t n)
-{
-	if (n > 0xffffffffu || *len > cap || cap - *len < ATTEST_REC_HDR ||
-	    cap - *len - ATTEST_REC_HDR < n)
-		return -LLMK_ERANGE;
-	uint8_t *p = buf + *len;
-	p[0] = (uint8_t)type;
-	p[1] = (uint8_t)(type >> 8);
-	p[2] = p[3] = 0;
-	for (int i = 0; i < 4; i++)
-		p[4 + i] = (uint8_t)(n >> (8 * i));
-	if (n)
-		memcpy(p + ATTEST_REC_HDR, val, n);
-	*len += ATTEST_REC_HDR + n;
-	return 0;
-}
 
 #endif

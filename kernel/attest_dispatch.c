@@ -1,6 +1,6 @@
 /*
- * kernel/attest_dispatch.c — kernel/attest.h over a build's providers
- * (kernel/attest_provider.h): provider `none`, the default order, the
+ * kernel/attest_dispatch.c — kernel/attest.h over a build's table of
+ * providers (kernel/attest_provider.h): provider `none`, the default order, the
  * absent provider's refusal, the error line that names the provider, a
  * TPM's credential activation, and the run-time measurement (room in the
  * event log first, then every measured register, then the record).
@@ -11,8 +11,6 @@
 #include "../drivers/tcg_log.h"
 #include "../drivers/tpm2_attest.h"
 
-static const char *const names[PLAT_ATTEST_KINDS] = {"none", "vtpm", "snp", "tdx"};
-
 static char err[240];
 
 int plat_attest_info(int kind, struct plat_attest_info *out)
@@ -22,30 +20,31 @@ int plat_attest_info(int kind, struct plat_attest_info *out)
 	const struct attest_provider *p = attest_provider(kind);
 	memset(out, 0, sizeof *out);
 	out->kind = kind;
-	out->name = names[kind];
+	out->name = p->name;
 	if (kind == PLAT_ATTEST_NONE) {
 		out->present = true;
 		plat_snprintf(out->detail, sizeof out->detail, "no attestation device: evidence "
 			      "without a quote or report");
-	} else if (p) {
+	} else if (p->probe) {
 		p->probe(out);
 	} else {
 		plat_snprintf(out->detail, sizeof out->detail, "no %s provider in this build",
-			      names[kind]);
+			      p->name);
 	}
 	out->kind = kind; /* whatever the probe wrote */
-	out->name = names[kind];
+	out->name = p->name;
 	return 0;
 }
 
 int plat_attest_default(void)
 {
-	static const int order[] = {PLAT_ATTEST_SNP, PLAT_ATTEST_TDX, PLAT_ATTEST_VTPM};
 	struct plat_attest_info in;
 
-	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-		if (plat_attest_info(order[i], &in) == 0 && in.present)
-			return order[i];
+	for (int o = 1; o < PLAT_ATTEST_KINDS; o++)
+		for (int k = 0; k < PLAT_ATTEST_KINDS; k++)
+			if (attest_provider(k)->order == o && plat_attest_info(k, &in) == 0 &&
+			    in.present)
+				return k;
 	return PLAT_ATTEST_NONE;
 }
 
@@ -69,7 +68,7 @@ static int absent(int kind)
 static int failed(const struct attest_provider *p, int kind, int e)
 {
 	if (e)
-		plat_snprintf(err, sizeof err, "%s: %s", names[kind],
+		plat_snprintf(err, sizeof err, "%s: %s", p->name,
 			      p->tpm ? p->tpm->tpm.err : p->error());
 	return e;
 }
@@ -99,9 +98,9 @@ int plat_attest_activate(int kind, const uint8_t *cred, size_t n, uint8_t *out, 
 	if (e)
 		return e;
 	const struct attest_provider *p = attest_provider(kind);
-	if (!p || !p->tpm) {
+	if (!p->tpm) {
 		plat_snprintf(err, sizeof err, "provider %s has no credential activation",
-			      names[kind]);
+			      p->name);
 		return -LLMK_ENOTSUP;
 	}
 	return failed(p, kind, tpm2_attest_activate(p->tpm, cred, n, out, cap, len));
@@ -121,13 +120,25 @@ int plat_attest_extend(const char *what, const uint8_t digest[32])
 		return e;
 	for (int k = 0; k < PLAT_ATTEST_KINDS; k++) {
 		const struct attest_provider *p = attest_provider(k);
-		if (!p || (!p->tpm && !p->extend) || plat_attest_info(k, &in) || !in.present)
+		if ((!p->tpm && !p->extend) || plat_attest_info(k, &in) || !in.present)
 			continue;
 		if ((e = failed(p, k, extend(p, digest))))
 			return e;
 	}
 	return tcg_log_append(log->buf, log->cap, &log->len, PLAT_ATTEST_PCR, TCG_EV_EVENT_TAG,
 			      digest, what, n);
+}
+
+int plat_attest_guest_key(int kind, const struct plat_attest_key_req *req, uint8_t key[32],
+			  char *errs, size_t errn)
+{
+	const struct attest_provider *p = attest_provider(kind);
+
+	if (!p || !p->guest_key) {
+		plat_snprintf(errs, errn, "only SEV-SNP derives guest keys (MSG_KEY_REQ)");
+		return -LLMK_ENOTSUP;
+	}
+	return p->guest_key(req, key, errs, errn);
 }
 
 const char *plat_attest_error(void)

@@ -98,7 +98,7 @@ static int plan_stream(struct engine *e, uint64_t budget, uint64_t per_pos, char
 	struct stream_need nd;
 	char a[32], b[32], c[32], d[32], f[32];
 
-	stream_measure(&e->g, e->sealed ? &e->seal : NULL, e->load_hashing, hp->n_layer, hp->n_embd,
+	stream_measure(&e->g, e->sealed ? &e->seal : NULL, e->meas.on, hp->n_layer, hp->n_embd,
 		       n, &nd);
 	if (n > nd.n_items)
 		n = nd.n_items;
@@ -263,21 +263,18 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 						      : "by free memory";
 	if (e->streaming) {
 		plat_disk_stream(e->disk, true); /* before the first read-ahead */
-		struct stream_bind sb = {&e->bind, &e->load_sha, e->g.data_offset, e->hdr_tail,
-					 e->hdr_tail_len, e->load_digest, &e->load_measured};
+		struct stream_bind sb = {&e->meas, e->g.data_offset};
 		r = wt_stream_open(&w, &e->g, &e->rd, e->disk, e->sealed ? &e->seal : NULL,
-				   e->load_hashing ? &sb : NULL, &e->mem,
+				   e->meas.on ? &sb : NULL, &e->mem,
 				   h.n_layer, h.n_embd, e->n_slots, err, errlen);
 	} else
 		r = wt_resident_open(&w, &e->g, &e->rd, &e->mem, h.n_layer, h.n_embd,
 				     e->cfg.no_pack ? 0 : (int)threads(e),
-				     e->load_hashing ? &e->load_sha : NULL, err, errlen);
+				     e->meas.on ? &e->meas : NULL, err, errlen);
 	if (r)
 		return r;
-	if (e->load_hashing && !e->streaming) { /* as read (streaming: the streamer's) */
-		llm_sha256_out(&e->load_sha, e->load_digest);
-		e->load_measured = true;
-	}
+	if (!e->streaming) /* as read (streaming: the streamer completes it) */
+		measure_complete(&e->meas);
 	if ((r = model_check_rope_freqs(&h, &w, err, errlen))) {
 		wt_close(&w);
 		return r;
@@ -349,8 +346,8 @@ static void seal_msg(struct engine *e, char *err, size_t errlen)
 {
 	if (e->sealed && seal_error(&e->seal)[0])
 		plat_snprintf(err, errlen, "%s", seal_error(&e->seal));
-	else if (!e->sealed && e->bind.why[0]) /* a bound plain model's block that changed */
-		plat_snprintf(err, errlen, "%s", e->bind.why);
+	else if (!e->sealed && e->meas.tags.why[0]) /* a bound plain model's block that changed */
+		plat_snprintf(err, errlen, "%s", e->meas.tags.why);
 }
 
 static int load_err(struct engine *e, int r, char *err, size_t errlen)
@@ -362,73 +359,15 @@ static int load_err(struct engine *e, int r, char *err, size_t errlen)
 	return budget_err(e, r, err, errlen);
 }
 
-/*
- * A plain model is measured by the bytes it is computed with, not by another
- * read of its disk (which the host could answer differently): the header is
- * read again into memory, hashed, and parsed again from that copy (the first
- * parse found where it ends); then a resident load hashes the tensor data as
- * it reads it, and a streamed one reads it once into the digest and the
- * tags every later read is checked against (load_model, llm/bind.h). Bytes
- * past the header that the parser's buffer reads come from the disk; it
- * uses none of them.
- */
-struct prefix_rd {
-	const uint8_t *p;
-	uint64_t n;
-	const struct llm_reader *disk;
-};
-
-static int prefix_read(void *ctx, uint64_t off, void *buf, size_t n)
+/* A plain model's digest, complete (measure.h): to whoever asked. */
+static void measured(void *ctx, const uint8_t digest[32])
 {
-	const struct prefix_rd *pr = ctx;
-	uint8_t *b = buf;
+	struct engine *e = ctx;
+	struct engine_measurement m = {e->disk, false, e->g.extent, {0}};
 
-	if (off < pr->n) {
-		size_t k = n < pr->n - off ? n : (size_t)(pr->n - off);
-		memcpy(b, pr->p + off, k);
-		b += k;
-		off += k;
-		n -= k;
-	}
-	return n ? pr->disk->read(pr->disk->ctx, off, b, n) : 0;
-}
-
-static int measure_header(struct engine *e, char *err, size_t errlen)
-{
-	const uint64_t piece = 1u << 20;
-	uint64_t n = e->g.data_offset;
-	struct prefix_rd pr;
-	struct llm_reader rd;
-	uint8_t *buf;
-	int r = 0;
-
-	if (n > e->g.extent) /* no tensor data: the shell hashes the disk */
-		return 0;
-	if (!(buf = llm_mem_alloc(&e->mem, n ? (size_t)n : 1, &r))) {
-		plat_snprintf(err, errlen, "engine: holding the %llu-byte header to measure it: %s",
-			      (unsigned long long)n, plat_strerror(r));
-		return r;
-	}
-	for (uint64_t off = 0; off < n && !r; off += piece)
-		r = e->rd.read(e->rd.ctx, off, buf + off, (size_t)(n - off < piece ? n - off : piece));
-	if (r) {
-		plat_snprintf(err, errlen, "engine: reading the header again to measure it: %s",
-			      plat_strerror(r));
-		goto out;
-	}
-	llm_sha256_init(&e->load_sha);
-	llm_sha256_update(&e->load_sha, buf, (size_t)n);
-	/* the streamer's checked blocks start at the data section's sector */
-	e->hdr_tail_len = (size_t)(n % 512);
-	memcpy(e->hdr_tail, buf + n - e->hdr_tail_len, e->hdr_tail_len);
-	gguf_close(&e->g);
-	pr = (struct prefix_rd){buf, n, &e->rd};
-	rd = (struct llm_reader){prefix_read, &pr, e->rd.size};
-	if (!(r = gguf_open(&e->g, &rd, &e->mem, err, errlen)))
-		e->load_hashing = true;
-out:
-	llm_mem_free(&e->mem, buf, n ? (size_t)n : 1);
-	return r;
+	memcpy(m.digest, digest, 32);
+	if (e->cfg.on_measured)
+		e->cfg.on_measured(e->cfg.on_measured_ctx, &m);
 }
 
 int engine_load(struct engine *e, int disk, bool vocab_only, char *err, size_t errlen)
@@ -445,10 +384,11 @@ int engine_load(struct engine *e, int disk, bool vocab_only, char *err, size_t e
 	e->sealed = r == 1;
 	if ((r = gguf_open(&e->g, &e->rd, &e->mem, err, errlen)))
 		return load_err(e, r, err, errlen);
-	if (!e->sealed && !vocab_only && (r = measure_header(e, err, errlen))) {
-		gguf_close(&e->g); /* again, if the second parse failed: it is idempotent */
+	/* a plain model is measured by the bytes it is computed with (measure.h) */
+	measure_reset(&e->meas);
+	if (!e->sealed && !vocab_only && (r = measure_header(&e->meas, &e->g, &e->rd, &e->mem, err,
+							     errlen)))
 		return load_err(e, r, err, errlen);
-	}
 	if ((r = tok_init(&e->tok, &e->g, &e->mem, err, errlen))) {
 		gguf_close(&e->g);
 		return load_err(e, r, err, errlen);
@@ -468,6 +408,14 @@ int engine_load(struct engine *e, int disk, bool vocab_only, char *err, size_t e
 	}
 	pick_template(e);
 	e->run.load_ns = plat_time_ns() - t0;
+	/* loaded: the measurement is reported from now on */
+	if (!vocab_only && e->sealed && e->cfg.on_measured) {
+		struct engine_measurement m = {disk, true, e->g.extent, {0}};
+		memcpy(m.digest, e->seal.hdr.plain_sha256, 32);
+		e->cfg.on_measured(e->cfg.on_measured_ctx, &m);
+	} else if (!vocab_only) {
+		measure_arm(&e->meas, measured, e);
+	}
 	return 0;
 }
 
@@ -475,7 +423,7 @@ int engine_measure(struct engine *e, char *err, size_t errlen)
 {
 	int r;
 
-	if (!e->loaded || !e->load_hashing || e->load_measured)
+	if (!e->loaded || !e->meas.on || e->meas.done)
 		return 0;
 	if ((r = wt_stream_measure_rest(&e->model.w))) {
 		plat_snprintf(err, errlen, "measuring the rest of the model: %s", plat_strerror(r));

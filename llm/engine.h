@@ -22,6 +22,7 @@
 #include "model.h"
 #include "sample.h"
 #include "seal.h"
+#include "measure.h"
 #include "sha256.h"
 #include "stream.h"
 #include "tok.h"
@@ -53,6 +54,14 @@
 /* How load holds the weights: by the memory plan, or forced (load --resident/--stream). */
 enum engine_weights { ENGINE_WEIGHTS_AUTO, ENGINE_WEIGHTS_RESIDENT, ENGINE_WEIGHTS_STREAM };
 
+/* What engine_config.on_measured is told. */
+struct engine_measurement {
+	int disk;
+	bool sealed;            /* digest: the sealed header's plaintext digest */
+	uint64_t extent;        /* else: SHA-256 of the GGUF's bytes [0, extent) as loaded */
+	uint8_t digest[32];
+};
+
 struct engine_config {
 	int threads;            /* workers for matmuls; 0 = every CPU */
 	uint32_t n_ctx;         /* 0 = the model's context_length */
@@ -67,6 +76,13 @@ struct engine_config {
 	enum engine_weights weights;
 	bool no_pack;           /* keep resident weights in GGUF order (quant.h, packed) */
 	int lookup;             /* drafted tokens a pass at most; ENGINE_LOOKUP_AUTO */
+	/* The loaded model's measurement, once it exists: a sealed image's
+	 * header digest at load, a plain model's digest as loaded when it is
+	 * complete (at load, or a streamed model's first pass or
+	 * engine_measure). Called once a load, only after the load succeeded,
+	 * on the caller's thread; NULL = nobody asks. */
+	void (*on_measured)(void *ctx, const struct engine_measurement *m);
+	void *on_measured_ctx;
 };
 
 /* Counters of the last run (the engine keeps them in e->run). */
@@ -142,14 +158,8 @@ struct engine {
 	struct gguf_file g;
 	/* a plain model's measurement from the bytes it is computed with:
 	 * the header as parsed, then (resident) the tensor data as read */
-	struct llm_sha256 load_sha;
-	bool load_hashing;      /* load_sha holds the header; once load_measured,
-				   load_digest is SHA-256 of [0, extent) as loaded */
-	bool load_measured;     /* at load, or (streaming) by the first pass */
-	uint8_t load_digest[32];
-	uint8_t hdr_tail[512];  /* the header's bytes in the data section's sector */
-	size_t hdr_tail_len;
-	struct bind_ctx bind;   /* streaming: every read checked against the measurement */
+	struct llm_measure meas; /* complete at load, or (streaming) by the first pass;
+				    streaming: every read checked against its tags */
 	struct tok tok;
 	struct model model;
 	struct model_scratch s;

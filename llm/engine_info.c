@@ -32,17 +32,17 @@ int engine_get_info(const struct engine *e, struct engine_info *info)
 		memcpy(info->plain_sha256, e->seal.hdr.plain_sha256, 32);
 		info->seal_chunks = e->seal.hdr.n_chunks;
 		info->seal_chunk_size = e->seal.hdr.chunk_size;
-	} else if (e->load_hashing) { /* never for --vocab-only */
-		if (e->load_measured)
-			memcpy(info->plain_sha256, e->load_digest, 32);
+	} else if (e->meas.on) { /* never for --vocab-only */
+		if (e->meas.done)
+			memcpy(info->plain_sha256, e->meas.digest, 32);
 		info->digest_as_loaded = true;
-		info->measure_pending = !e->load_measured;
+		info->measure_pending = !e->meas.done;
 		/* (pending only while a bound stream's first pass has not run) */
-		info->measured_bytes = e->load_measured ? e->g.extent : e->bind.base + e->bind.fed;
-		if (e->bind.tag) {
-			info->bind_blocks = e->bind.n_blocks;
-			info->bind_block = e->bind.block;
-			info->bind_impl = e->bind.impl;
+		info->measured_bytes = e->meas.done ? e->g.extent : e->meas.tags.base + e->meas.tags.fed;
+		if (e->meas.tags.tag) {
+			info->bind_blocks = e->meas.tags.n_blocks;
+			info->bind_block = e->meas.tags.block;
+			info->bind_impl = e->meas.tags.impl;
 		}
 	}
 	for (uint64_t i = 0; i < e->g.n_tensors; i++) {

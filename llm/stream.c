@@ -12,82 +12,16 @@
  * open and held (issue 27: a row read by id would show the host every
  * prompt and answer token by its offset), so a pass reads the same items
  * whatever it computes.
+ *
+ * This file is the read ring; what a slot's bytes are checked against
+ * before a pass uses them is stream_check.c's.
  */
-#include "stream.h"
+#include "stream_int.h"
 #include "quant.h"
-#include "sha256.h"
-
-#define ST_ALIGN 512u
-
-enum st_state { ST_FREE, ST_LOADING, ST_HELD };
-
-struct st_range {
-	uint64_t lo, hi; /* plaintext bytes an item needs */
-};
-
-struct st_slot {
-	void *alloc;       /* as allocated (slot_alloc bytes) */
-	uint8_t *buf;      /* 512-aligned inside alloc */
-	int32_t item;      /* -1: none */
-	enum st_state state;
-	uint64_t base;     /* plaintext offset of buf[0] */
-	uint64_t len;      /* bytes read into buf */
-	uint64_t first, count; /* sealed: chunks held */
-	struct plat_io *io;
-	uint32_t n_io;
-	int32_t sync_io;   /* index of a piece read synchronously (past the disk end), or -1 */
-};
-
-struct wt_stream {
-	const struct gguf_file *g;
-	struct llm_reader rd;
-	struct llm_mem *mem;
-	struct seal_ctx *seal;
-	int disk;
-	uint64_t disk_size;
-	uint32_t n_layer, n_embd, n_items, n_slots, head_rows, io_cap;
-	uint64_t slot_bytes;
-	struct st_range *items;
-	const struct gguf_tensor **lt;  /* n_layer x wt_n_layer_slots; NULL = absent */
-	const struct gguf_tensor *embd, *head;
-	float *onorm, *rfreq, *rlong, *rshort; /* rope factors: llama3's, LongRoPE's */
-	uint64_t onorm_bytes, rfreq_bytes, rlong_bytes, rshort_bytes;
-	uint8_t *emb;                   /* the token embedding table, held */
-	uint64_t emb_bytes, row_bytes;
-	struct bind_ctx *bind;          /* plain, bound to the measurement: each block checked */
-	struct stream_bind sb;          /* bind: where the digest goes */
-	uint8_t *blk;                   /* bind: one block, for the reads outside the slots */
-	/* bind, measured by the first pass: the small tensors read for use
-	 * before the measurement reached them, compared when it does */
-	struct st_pin {
-		const uint8_t *p;
-		uint64_t off, n;
-	} pin[3];
-	uint32_t n_pin;
-	/* bind, the first pass: a slot's bytes into the digest beside the
-	 * pass (plat_background), while the slot is held */
-	struct {
-		bool on, final;
-		int32_t slot;
-		const uint8_t *p;
-		size_t n;
-	} bg;
-	struct st_grid {
-		uint64_t base, unit;    /* reads cover whole units from base */
-	} grid;
-	uint32_t next;                  /* next item to read ahead */
-	struct st_slot slots[STREAM_MAX_SLOTS];
-	struct wt_io_stats st;
-};
-
-static uint64_t up(uint64_t x, uint64_t a)
-{
-	return (x + a - 1) / a * a;
-}
 
 static uint64_t charge(uint64_t n)
 {
-	return up(n ? n : 1, 4096);
+	return st_up(n ? n : 1, 4096);
 }
 
 /* What a read is made of: a sealed image's chunks (plaintext offsets from
@@ -106,7 +40,7 @@ static struct st_grid grid_of(const struct gguf_file *g, const struct seal_ctx *
 /* Disk bytes a plaintext range occupies once widened to what can be read. */
 static uint64_t span(struct st_grid gr, uint64_t lo, uint64_t hi)
 {
-	return up(hi - gr.base, gr.unit) - (lo - gr.base) / gr.unit * gr.unit;
+	return st_up(hi - gr.base, gr.unit) - (lo - gr.base) / gr.unit * gr.unit;
 }
 
 static const struct gguf_tensor *head_tensor(const struct gguf_file *g)
@@ -221,7 +155,7 @@ static struct st_slot *find_free(struct wt_stream *s)
 
 /* Start reading disk bytes [a, b) into sl: pieces of STREAM_PIECE bytes,
  * all in flight. */
-static void read_range(struct wt_stream *s, struct st_slot *sl, uint64_t a, uint64_t b)
+void st_read_range(struct wt_stream *s, struct st_slot *sl, uint64_t a, uint64_t b)
 {
 	sl->state = ST_LOADING;
 	sl->len = b - a;
@@ -267,17 +201,17 @@ static void issue(struct wt_stream *s, struct st_slot *sl, uint32_t item)
 	} else { /* whole units of the grid: a bound model's blocks, else sectors */
 		uint64_t u = s->grid.unit;
 		sl->first = (r.lo - s->grid.base) / u;
-		sl->count = up(r.hi - s->grid.base, u) / u - sl->first;
+		sl->count = st_up(r.hi - s->grid.base, u) / u - sl->first;
 		a = s->grid.base + sl->first * u;
 		b = a + sl->count * u;
 		sl->base = a;
 	}
 	sl->item = (int32_t)item;
-	read_range(s, sl, a, b);
+	st_read_range(s, sl, a, b);
 }
 
 /* Wait for every piece of sl; the first error. */
-static int wait_io(struct wt_stream *s, struct st_slot *sl)
+int st_wait_io(struct wt_stream *s, struct st_slot *sl)
 {
 	int first = 0;
 
@@ -291,14 +225,13 @@ static int wait_io(struct wt_stream *s, struct st_slot *sl)
 }
 
 /* Give a slot back; plaintext of a sealed model is zeroized first. */
-static void bg_wait(struct wt_stream *s);
 
-static void drop(struct wt_stream *s, struct st_slot *sl)
+void st_drop(struct wt_stream *s, struct st_slot *sl)
 {
 	if (s->bg.on && s->bg.slot == (int32_t)(sl - s->slots))
-		bg_wait(s); /* its bytes are still being hashed */
+		st_bg_wait(s); /* its bytes are still being hashed */
 	if (sl->state == ST_LOADING)
-		wait_io(s, sl);
+		st_wait_io(s, sl);
 	if (s->seal && sl->len)
 		seal_zeroize(sl->buf, (size_t)sl->len);
 	sl->state = ST_FREE;
@@ -308,15 +241,15 @@ static void drop(struct wt_stream *s, struct st_slot *sl)
 
 /* Wait for and drop every slot still reading (their buffers must not be
  * reused or freed under a transfer). */
-static void drain(struct wt_stream *s)
+void st_drain(struct wt_stream *s)
 {
 	for (uint32_t i = 0; i < s->n_slots; i++)
 		if (s->slots[i].state == ST_LOADING)
-			drop(s, &s->slots[i]);
+			st_drop(s, &s->slots[i]);
 }
 
 /* Read ahead round the ring into every free slot. */
-static void fill(struct wt_stream *s)
+void st_fill(struct wt_stream *s)
 {
 	struct st_slot *sl;
 
@@ -324,297 +257,6 @@ static void fill(struct wt_stream *s)
 		issue(s, sl, s->next);
 		s->next = (s->next + 1) % s->n_items;
 	}
-}
-
-/* ---- the measurement of a bound plain model ----
- *
- * The digest (sb.sha, which already holds the header) and the tags are fed
- * every byte from the data section on, in order, once. Where the first
- * pass reads the model in file order (defer_ok) the load feeds them only up
- * to layer 0 and the first pass the rest, from the slots it computes with:
- * a model then costs one read at load + first pass, not two. The blocks the
- * measurement has passed are checked (verify); the small tensors read for
- * use before it reached them are compared when it does.
- */
-#define ST_GAP_MAX (1u << 20) /* bytes between items the first pass reads block by block */
-
-static uint64_t meas_pos(const struct wt_stream *s)
-{
-	return s->bind->base + s->bind->fed;
-}
-
-static bool meas_pending(const struct wt_stream *s)
-{
-	return s->bind && s->bind->fed < s->bind->end - s->bind->base;
-}
-
-struct st_meas {
-	struct wt_stream *s;
-	const uint8_t *p;
-	size_t n;
-};
-
-static void meas_worker(void *arg, int i, int n)
-{
-	struct st_meas *m = arg;
-
-	if (n == 1 || i == 0)
-		llm_sha256_update(m->s->sb.sha, m->p, m->n);
-	if (n == 1 || i == 1)
-		bind_feed(m->s->bind, m->p, m->n);
-}
-
-static void digest_out(struct wt_stream *s)
-{
-	llm_sha256_out(s->sb.sha, s->sb.digest);
-	*s->sb.done = true;
-}
-
-static void bg_sha(void *arg)
-{
-	struct wt_stream *s = arg;
-
-	llm_sha256_update(s->sb.sha, s->bg.p, s->bg.n);
-}
-
-/* The digest's update beside the pass, finished (the time waited counts
- * as checking); at the model's end, the digest out. */
-static void bg_wait(struct wt_stream *s)
-{
-	uint64_t t0;
-
-	if (!s->bg.on)
-		return;
-	t0 = plat_time_ns();
-	plat_background_wait();
-	s->bg.on = false;
-	if (s->bg.final)
-		digest_out(s);
-	s->bg.final = false;
-	s->st.decrypt_ns += plat_time_ns() - t0;
-}
-
-/* Bytes [off, off + n) at p, just fed to the tags: a held small tensor they
- * overlap must be what was read for use. At the model's end, the last tag. */
-static int tags_fed(struct wt_stream *s, const uint8_t *p, uint64_t off, uint64_t n)
-{
-	int e = 0;
-
-	for (uint32_t i = 0; i < s->n_pin && !e; i++) {
-		const struct st_pin *pn = &s->pin[i];
-		uint64_t lo = off > pn->off ? off : pn->off;
-		uint64_t hi = off + n < pn->off + pn->n ? off + n : pn->off + pn->n;
-		if (lo < hi && memcmp(p + (lo - off), pn->p + (lo - pn->off), (size_t)(hi - lo)))
-			e = bind_fail(s->bind, (lo - s->bind->base) / s->bind->block);
-	}
-	if (!e && off + n == s->bind->end)
-		e = bind_finish(s->bind);
-	return e;
-}
-
-/* Bytes [off, off + n) at p, off where the measurement stands: the digest
- * and the tags side by side; at the model's end, the digest out. */
-static int feed(struct wt_stream *s, const uint8_t *p, uint64_t off, uint64_t n)
-{
-	struct st_meas m = {s, p, (size_t)n};
-	uint64_t t0;
-	int e;
-
-	bg_wait(s); /* the digest takes bytes in order */
-	t0 = plat_time_ns();
-	if (n)
-		plat_parallel(meas_worker, &m, 2); /* (one CPU: one task, both) */
-	if (!(e = tags_fed(s, p, off, n)) && off + n == s->bind->end)
-		digest_out(s);
-	s->st.decrypt_ns += plat_time_ns() - t0;
-	return e;
-}
-
-/* A held slot's bytes [off, off + n) at p: the digest beside the pass
- * (until the slot is dropped, or the next update), the tags here. */
-static int feed_beside(struct wt_stream *s, struct st_slot *sl, const uint8_t *p, uint64_t off,
-		       uint64_t n)
-{
-	uint64_t t0;
-	int e;
-
-	bg_wait(s);
-	t0 = plat_time_ns();
-	s->bg.on = true;
-	s->bg.final = false;
-	s->bg.slot = (int32_t)(sl - s->slots);
-	s->bg.p = p;
-	s->bg.n = (size_t)n;
-	plat_background(bg_sha, s);
-	bind_feed(s->bind, p, (size_t)n);
-	if (!(e = tags_fed(s, p, off, n)) && off + n == s->bind->end)
-		s->bg.final = true; /* (read only after the wait) */
-	s->st.decrypt_ns += plat_time_ns() - t0;
-	return e;
-}
-
-/* Measure on to `to` block by block through s->blk (the few bytes between
- * the items a first pass reads). */
-static int feed_gap(struct wt_stream *s, uint64_t to)
-{
-	uint64_t u = s->grid.unit;
-	int e = 0;
-
-	while (!e && meas_pos(s) < to) {
-		uint64_t pos = meas_pos(s), a = s->grid.base + (pos - s->grid.base) / u * u;
-		uint64_t hi = a + u < to ? a + u : to, have;
-
-		if (a >= s->disk_size)
-			return -LLMK_ERANGE;
-		have = s->disk_size - a < u ? s->disk_size - a : u;
-		if ((e = plat_disk_read(s->disk, a, s->blk, (size_t)have)))
-			return e;
-		s->st.reads++;
-		s->st.bytes_read += have;
-		e = feed(s, s->blk + (pos - a), pos, hi - pos);
-	}
-	return e;
-}
-
-/* Measure on to `to`, reading through the slots (two windows in flight when
- * there are two). No slot may be in use; all are free after. */
-static int measure_to(struct wt_stream *s, uint64_t to)
-{
-	uint64_t at = meas_pos(s) / ST_ALIGN * ST_ALIGN, stop = up(to, ST_ALIGN);
-	uint64_t win = s->slot_bytes / ST_ALIGN * ST_ALIGN;
-	struct st_slot *cur = &s->slots[0], *nxt = s->n_slots > 1 ? &s->slots[1] : NULL;
-	int e = 0;
-
-	if (at < stop)
-		read_range(s, cur, at, at + win < stop ? at + win : stop);
-	while (at < stop) {
-		uint64_t len = cur->len, lo = meas_pos(s), hi = at + len < to ? at + len : to;
-
-		if ((e = wait_io(s, cur)))
-			break;
-		cur->state = ST_HELD;
-		if (nxt && at + len < stop)
-			read_range(s, nxt, at + len, at + len + win < stop ? at + len + win : stop);
-		if (hi > lo && (e = feed(s, cur->buf + (lo - at), lo, hi - lo)))
-			break;
-		cur->state = ST_FREE;
-		at += len;
-		if (at < stop && !nxt)
-			read_range(s, cur, at, at + win < stop ? at + win : stop);
-		else if (nxt) {
-			struct st_slot *t = cur;
-			cur = nxt;
-			nxt = t;
-		}
-	}
-	drain(s);
-	for (uint32_t i = 0; i < s->n_slots; i++) {
-		s->slots[i].state = ST_FREE;
-		s->slots[i].item = -1;
-		s->slots[i].len = 0;
-	}
-	return e;
-}
-
-/*
- * Whether the first pass can finish the measurement: it reads the items in
- * file order, all of the token embeddings lie before layer 0 (measured at
- * load: rows are read one by one), and what lies between the items and
- * after the last is a few blocks.
- */
-static bool defer_ok(const struct wt_stream *s)
-{
-	uint64_t gaps = s->g->extent - s->items[s->n_items - 1].hi;
-
-	if (s->items[s->n_items - 1].hi > s->g->extent || s->embd->offset + s->embd->size > s->items[0].lo)
-		return false;
-	for (uint32_t i = 1; i < s->n_items; i++) {
-		if (s->items[i].lo < s->items[i - 1].hi)
-			return false;
-		gaps += s->items[i].lo - s->items[i - 1].hi;
-	}
-	return gaps <= ST_GAP_MAX;
-}
-
-struct st_dec {
-	struct wt_stream *s;
-	struct st_slot *sl;
-	uint64_t k0, k1; /* the slot's chunks (blocks) to do */
-	int err[64];
-};
-
-static void dec_worker(void *arg, int i, int n)
-{
-	struct st_dec *d = arg;
-	uint64_t c = d->k1 - d->k0, a = d->k0 + c * (uint64_t)i / (uint64_t)n;
-	uint64_t b = d->k0 + c * (uint64_t)(i + 1) / (uint64_t)n;
-	uint32_t cs = d->s->seal->hdr.chunk_size;
-
-	if (b > a)
-		d->err[i] = seal_decrypt_chunks(d->s->seal, d->sl->first + a, b - a,
-						d->sl->buf + a * cs);
-}
-
-static void check_worker(void *arg, int i, int n)
-{
-	struct st_dec *d = arg;
-	uint64_t c = d->k1 - d->k0, a = d->k0 + c * (uint64_t)i / (uint64_t)n;
-	uint64_t b = d->k0 + c * (uint64_t)(i + 1) / (uint64_t)n;
-
-	if (b > a)
-		d->err[i] = bind_check(d->s->bind, d->sl->first + a, b - a,
-				       d->sl->buf + a * d->s->grid.unit);
-}
-
-/* Verify chunks [k0, k1) of a slot (sealed: and decrypt them in place) or
- * check those blocks (a bound plain model), spread over the CPUs; the time
- * counts as decrypt time. A sealed slot that fails is zeroized. */
-static int verify(struct wt_stream *s, struct st_slot *sl, uint64_t k0, uint64_t k1)
-{
-	struct st_dec d = {s, sl, k0, k1, {0}};
-	void (*fn)(void *, int, int) = s->seal ? dec_worker : check_worker;
-	int n = plat_cpu_count();
-	uint64_t t0 = plat_time_ns();
-
-	if (n > 64)
-		n = 64;
-	if ((uint64_t)n > k1 - k0)
-		n = (int)(k1 - k0);
-	if (n > 1)
-		plat_parallel(fn, &d, n);
-	else if (n == 1)
-		fn(&d, 0, 1);
-	s->st.decrypt_ns += plat_time_ns() - t0;
-	for (int i = 0; i < n; i++)
-		if (d.err[i]) {
-			if (s->seal)
-				seal_zeroize(sl->buf, (size_t)sl->len);
-			return d.err[i];
-		}
-	return 0;
-}
-
-/* A bound slot in a pass the measurement has not yet passed (the first):
- * the blocks it has passed are checked, the rest measured from the slot,
- * after the bytes between the last item measured and this one. */
-static int measure_slot(struct wt_stream *s, struct st_slot *sl)
-{
-	uint64_t u = s->grid.unit, a = sl->base, b = a + sl->count * u, k;
-	int e;
-
-	if (b > s->bind->end)
-		b = s->bind->end;
-	if (meas_pos(s) < a && (e = feed_gap(s, a)))
-		return e;
-	k = meas_pos(s) >= b ? sl->count : (meas_pos(s) - a) / u;
-	if ((e = verify(s, sl, 0, k)))
-		return e;
-	if (k < sl->count && (e = feed_beside(s, sl, sl->buf + k * u, a + k * u, b - (a + k * u))))
-		return e;
-	/* the last item: what follows it to the model's end */
-	if (sl->item == (int32_t)s->n_items - 1 && meas_pos(s) < s->bind->end)
-		e = feed_gap(s, s->bind->end);
-	return e;
 }
 
 /*
@@ -628,7 +270,7 @@ static void drop_skipped(struct wt_stream *s, uint32_t item)
 		struct st_slot *sl = &s->slots[i];
 		uint32_t ahead = ((uint32_t)sl->item + s->n_items - item) % s->n_items;
 		if (sl->state == ST_LOADING && ahead >= s->n_slots)
-			drop(s, sl);
+			st_drop(s, sl);
 	}
 }
 
@@ -647,27 +289,27 @@ static struct st_slot *get(struct wt_stream *s, uint32_t item, int *err)
 		drop_skipped(s, item);
 	if (!sl) {
 		s->st.misses++;
-		drain(s);
+		st_drain(s);
 		s->next = item;
-		fill(s);
+		st_fill(s);
 		if (!(sl = find(s, item))) {
 			*err = -LLMK_EBUSY;
 			return NULL;
 		}
 	}
-	e = wait_io(s, sl);
+	e = st_wait_io(s, sl);
 	s->st.wait_ns += plat_time_ns() - t0;
-	if (!e && meas_pending(s))
-		e = measure_slot(s, sl);
+	if (!e && st_meas_pending(s))
+		e = st_measure_slot(s, sl);
 	else if (!e && (s->seal || s->bind))
-		e = verify(s, sl, 0, sl->count);
+		e = st_verify(s, sl, 0, sl->count);
 	if (e) {
-		drop(s, sl);
+		st_drop(s, sl);
 		*err = e;
 		return NULL;
 	}
 	sl->state = ST_HELD;
-	fill(s);
+	st_fill(s);
 	return sl;
 }
 
@@ -676,8 +318,8 @@ static void put(struct wt_stream *s, uint32_t item)
 	struct st_slot *sl = find(s, item);
 
 	if (sl && sl->state == ST_HELD) {
-		drop(s, sl);
-		fill(s);
+		st_drop(s, sl);
+		st_fill(s);
 	}
 }
 
@@ -714,53 +356,6 @@ static int st_layer_acquire(void *impl, uint32_t l, struct wt_layer *out)
 static void st_layer_release(void *impl, uint32_t l)
 {
 	put(impl, l);
-}
-
-/*
- * Bytes [off, off + n) of the model outside the slots (an embedding row,
- * the small tensors): through rd (sealed: it verifies and decrypts), or
- * (a bound plain model) block by block into s->blk, each block checked
- * before its bytes are copied out: a block the measurement has not reached
- * is measured first, or (pin: the caller keeps the bytes, which the
- * measurement compares when it reaches them) read as it is.
- */
-static int read_outside(struct wt_stream *s, uint64_t off, void *dst, size_t n, bool pin)
-{
-	uint8_t *d = dst;
-
-	if (!s->bind) {
-		s->st.reads++;
-		s->st.bytes_read += n;
-		return s->rd.read(s->rd.ctx, off, dst, n);
-	}
-	if (s->bind->bad)
-		return -LLMK_EAUTH;
-	while (n) {
-		uint64_t u = s->grid.unit, blk = (off - s->grid.base) / u, a = s->grid.base + blk * u;
-		uint64_t have, k = a + u - off < n ? a + u - off : n, hi = a + u;
-		bool measured;
-		int e;
-
-		if (a >= s->disk_size)
-			return -LLMK_ERANGE;
-		if (hi > s->bind->end)
-			hi = s->bind->end;
-		measured = meas_pos(s) >= hi;
-		if (!measured && !pin && (e = feed_gap(s, hi)))
-			return e;
-		have = s->disk_size - a < u ? s->disk_size - a : u;
-		memset(s->blk + have, 0, (size_t)(u - have));
-		if ((e = plat_disk_read(s->disk, a, s->blk, (size_t)have)) ||
-		    ((measured || !pin) && (e = bind_check(s->bind, blk, 1, s->blk))))
-			return e;
-		s->st.reads++;
-		s->st.bytes_read += have;
-		memcpy(d, s->blk + (off - a), (size_t)k);
-		d += k;
-		off += k;
-		n -= (size_t)k;
-	}
-	return 0;
 }
 
 static int st_embed_row(void *impl, int32_t id, float *out)
@@ -814,8 +409,8 @@ static void st_close(void *impl)
 	struct wt_stream *s = impl;
 	struct llm_mem *mem = s->mem;
 
-	bg_wait(s);
-	drain(s);
+	st_bg_wait(s);
+	st_drain(s);
 	for (uint32_t i = 0; i < s->n_slots; i++) {
 		struct st_slot *sl = &s->slots[i];
 		if (sl->alloc)
@@ -849,23 +444,64 @@ static const struct wt_ops st_ops = {
 	st_head_acquire, st_head_release, st_close, st_io_stats, NULL,
 };
 
+/* ---- the measurement read through the slots (the check: stream_check.c) ---- */
+/* Measure on to `to`, reading through the slots (two windows in flight when
+ * there are two). No slot may be in use; all are free after. */
+static int measure_to(struct wt_stream *s, uint64_t to)
+{
+	uint64_t at = st_meas_pos(s) / ST_ALIGN * ST_ALIGN, stop = st_up(to, ST_ALIGN);
+	uint64_t win = s->slot_bytes / ST_ALIGN * ST_ALIGN;
+	struct st_slot *cur = &s->slots[0], *nxt = s->n_slots > 1 ? &s->slots[1] : NULL;
+	int e = 0;
+
+	if (at < stop)
+		st_read_range(s, cur, at, at + win < stop ? at + win : stop);
+	while (at < stop) {
+		uint64_t len = cur->len, lo = st_meas_pos(s), hi = at + len < to ? at + len : to;
+
+		if ((e = st_wait_io(s, cur)))
+			break;
+		cur->state = ST_HELD;
+		if (nxt && at + len < stop)
+			st_read_range(s, nxt, at + len, at + len + win < stop ? at + len + win : stop);
+		if (hi > lo && (e = st_feed(s, cur->buf + (lo - at), lo, hi - lo)))
+			break;
+		cur->state = ST_FREE;
+		at += len;
+		if (at < stop && !nxt)
+			st_read_range(s, cur, at, at + win < stop ? at + win : stop);
+		else if (nxt) {
+			struct st_slot *t = cur;
+			cur = nxt;
+			nxt = t;
+		}
+	}
+	st_drain(s);
+	for (uint32_t i = 0; i < s->n_slots; i++) {
+		s->slots[i].state = ST_FREE;
+		s->slots[i].item = -1;
+		s->slots[i].len = 0;
+	}
+	return e;
+}
+
 int wt_stream_measure_rest(struct wt_ctx *w)
 {
 	struct wt_stream *s = w->impl;
 	int e;
 
-	if (w->ops != &st_ops || !s->bind || *s->sb.done)
+	if (w->ops != &st_ops || !s->bind || s->meas->done)
 		return 0;
 	if (s->bind->bad) /* (a failure may have left it fed but not done) */
 		return -LLMK_EAUTH;
 	for (uint32_t i = 0; i < s->n_slots; i++)
 		if (s->slots[i].state == ST_HELD)
 			return -LLMK_EBUSY;
-	bg_wait(s);
-	drain(s);
+	st_bg_wait(s);
+	st_drain(s);
 	e = measure_to(s, s->bind->end);
 	s->next = 0; /* read ahead again for the next pass */
-	fill(s);
+	st_fill(s);
 	return e;
 }
 
@@ -896,12 +532,12 @@ static void fill_tables(struct wt_stream *s)
 static int read_held(struct wt_stream *s, const struct gguf_tensor *t, void **out,
 		     uint64_t *bytes, int *err)
 {
-	bool pin = s->bind && meas_pos(s) < t->offset + t->size;
+	bool pin = s->bind && st_meas_pos(s) < t->offset + t->size;
 
 	if (!(*out = llm_mem_alloc(s->mem, (size_t)t->size, err)))
 		return *err;
 	*bytes = t->size;
-	if ((*err = read_outside(s, t->offset, *out, (size_t)t->size, pin)))
+	if ((*err = st_read_outside(s, t->offset, *out, (size_t)t->size, pin)))
 		return *err;
 	if (pin)
 		s->pin[s->n_pin++] = (struct st_pin){(const uint8_t *)*out, t->offset, t->size};
@@ -915,16 +551,18 @@ static int measure_open(struct wt_stream *s, const struct stream_bind *sb)
 {
 	uint64_t base = s->grid.base, end = s->g->extent, to = end;
 
-	if (sb->from < base || sb->from - base != sb->tail_len || sb->from > end)
+	const struct llm_measure *m = sb->meas;
+
+	if (sb->from < base || sb->from - base != m->tail_len || sb->from > end)
 		return -LLMK_EINVAL;
-	bind_feed(s->bind, sb->tail, sb->tail_len);
-	if (defer_ok(s)) {
-		to = base + up(s->items[0].lo - base, s->grid.unit);
+	bind_feed(s->bind, m->tail, m->tail_len);
+	if (st_defer_ok(s)) {
+		to = base + st_up(s->items[0].lo - base, s->grid.unit);
 		if (to > end)
 			to = end;
 	}
 	if (sb->from == end) /* no tensor bytes: done */
-		return feed(s, NULL, end, 0);
+		return st_feed(s, NULL, end, 0);
 	return measure_to(s, to);
 }
 
@@ -941,7 +579,7 @@ static int alloc_all(struct wt_stream *s, int *e)
 		if (!(sl->io = llm_mem_alloc(m, s->io_cap * sizeof *sl->io, e)) ||
 		    !(sl->alloc = llm_mem_alloc(m, (size_t)(s->slot_bytes + ST_ALIGN), e)))
 			return *e;
-		sl->buf = (uint8_t *)up((uintptr_t)sl->alloc, ST_ALIGN);
+		sl->buf = (uint8_t *)st_up((uintptr_t)sl->alloc, ST_ALIGN);
 	}
 	return 0;
 }
@@ -994,14 +632,14 @@ int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm
 	}
 	fill_tables(s);
 	if (sb && !seal) {
-		if ((e = bind_init(sb->ctx, mem, s->grid.base, g->extent))) {
+		if ((e = bind_init(&sb->meas->tags, mem, s->grid.base, g->extent))) {
 			st_close(s);
 			plat_snprintf(err, errlen, "stream: keying the checks of the disk's blocks: %s",
 				      plat_strerror(e));
 			return e;
 		}
-		s->bind = sb->ctx;
-		s->sb = *sb;
+		s->bind = &sb->meas->tags;
+		s->meas = sb->meas;
 		if (!(s->blk = llm_mem_alloc(mem, (size_t)s->grid.unit, &e))) {
 			st_close(s);
 			goto fail;
@@ -1028,7 +666,7 @@ int wt_stream_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm
 	}
 	/* start reading the first items now, so the first pass (a prompt) does
 	 * not wait for layer 0 to be read from scratch */
-	fill(s);
+	st_fill(s);
 	w->ops = &st_ops;
 	w->impl = s;
 	w->output_norm = s->onorm;

@@ -49,31 +49,27 @@ void stream_measure(const struct gguf_file *g, const struct seal_ctx *seal, bool
 		    uint32_t n_layer, uint32_t n_embd, uint32_t n_slots, struct stream_need *out);
 
 /*
- * A plain model bound to its measurement (llm/bind.h): the streamer reads
- * every byte from the 512-byte sector the data section starts in to the
- * model's extent once, feeding sha (which already holds the header,
- * [0, from), from = the data section's offset) and the tags in ctx (fed
- * tail first: the header's tail_len bytes before from, from the copy the
- * header was parsed from), then writes sha's digest to digest and sets
- * *done. Where the first pass reads the model in file order (layers, then
+ * A plain model bound to its measurement (llm/bind.h, llm/measure.h): the
+ * streamer reads every byte from the 512-byte sector the data section
+ * starts in to the model's extent once, feeding meas (which already holds
+ * the header, [0, from), from = the data section's offset) and its tags
+ * (meas->tags, fed the header's tail first: meas->tail, the copy the header
+ * was parsed from), then completes meas (measure_complete). Where the first
+ * pass reads the model in file order (layers, then
  * the head, with the token embeddings before them: llama.cpp's GGUFs) the
  * open measures up to layer 0 and the first pass the rest, from the very
  * bytes it computes with; else the open measures it all. Every read after
  * the measurement passed a block (slots, the embedding table, small tensors) is
  * checked against its tag, and a block that differs fails the acquire with
- * -LLMK_EAUTH (ctx->why says which) and every one after it. The small
+ * -LLMK_EAUTH (meas->tags.why says which) and every one after it. The small
  * tensors and the table, read at open, are compared with what the
- * measurement reads if it has not passed them.
- * ctx is initialised at open and freed at close.
+ * measurement reads if it has not passed them (stream_check.c).
+ * The tags are initialised at open and freed at close.
  */
+struct llm_measure;
 struct stream_bind {
-	struct bind_ctx *ctx;
-	struct llm_sha256 *sha;
+	struct llm_measure *meas;
 	uint64_t from;
-	const uint8_t *tail;
-	size_t tail_len;
-	uint8_t *digest; /* 32 bytes */
-	bool *done;
 };
 
 /*

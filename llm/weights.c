@@ -4,7 +4,7 @@
  */
 #include "weights.h"
 #include "quant.h"
-#include "sha256.h"
+#include "measure.h"
 
 #define SLOT3(sfx, field, kind, opt, ne0, ne1, ne2)                                      \
 	{sfx, __builtin_offsetof(struct wt_layer, field), kind, opt,                       \
@@ -266,8 +266,8 @@ static const struct wt_ops res_ops = {
 };
 
 /* Read the data section in 1 MiB pieces (a reader need not take huge reads),
- * each fed to sha (when given) once it is in memory. */
-static int res_read(struct wt_resident *r, const struct llm_reader *rd, struct llm_sha256 *sha)
+ * each fed to meas (when given) once it is in memory. */
+static int res_read(struct wt_resident *r, const struct llm_reader *rd, struct llm_measure *meas)
 {
 	const uint64_t piece = 1u << 20;
 
@@ -276,8 +276,8 @@ static int res_read(struct wt_resident *r, const struct llm_reader *rd, struct l
 		int e = rd->read(rd->ctx, r->g->data_offset + off, r->data + off, (size_t)n);
 		if (e)
 			return e;
-		if (sha)
-			llm_sha256_update(sha, r->data + off, (size_t)n);
+		if (meas)
+			measure_update(meas, r->data + off, (size_t)n);
 	}
 	return 0;
 }
@@ -319,7 +319,7 @@ static void res_poison_gaps(struct wt_resident *r)
 
 int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm_reader *rd,
 		     struct llm_mem *mem, uint32_t n_layer, uint32_t n_embd, int pack,
-		     struct llm_sha256 *sha, char *err, size_t errlen)
+		     struct llm_measure *meas, char *err, size_t errlen)
 {
 	const struct gguf_tensor *embd = gguf_find_tensor(g, "token_embd.weight");
 	const struct gguf_tensor *head = gguf_find_tensor(g, "output.weight");
@@ -349,7 +349,7 @@ int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct l
 		res_close(r);
 		goto oom;
 	}
-	e = res_read(r, rd, sha);
+	e = res_read(r, rd, meas);
 	if (e) {
 		plat_snprintf(err, errlen, "weights: reading %llu bytes of tensor data at 0x%llx: %s",
 			      (unsigned long long)r->data_bytes,

@@ -161,14 +161,14 @@ void wt_io_stats(const struct wt_ctx *w, struct wt_io_stats *out, bool reset);
  * With pack > 0, each layer matrix and an untied output head whose type has
  * a packed form on this CPU (quant_can_pack) is packed in place after the
  * read, by that many workers (anything that hashes the model reads it
- * before); 0 leaves the rows as they are. With sha, every byte of the
- * section is fed to it in order as it is read, before anything uses it (the
+ * before); 0 leaves the rows as they are. With meas, every byte of the
+ * section is fed to it (measure_update) in order as it is read, before anything uses it (the
  * engine measures a plain model by the bytes it computes with). On error
  * returns -LLMK_E* with one line in err.
  */
-struct llm_sha256;
+struct llm_measure;
 int wt_resident_open(struct wt_ctx *w, const struct gguf_file *g, const struct llm_reader *r,
 		     struct llm_mem *mem, uint32_t n_layer, uint32_t n_embd, int pack,
-		     struct llm_sha256 *sha, char *err, size_t errlen);
+		     struct llm_measure *meas, char *err, size_t errlen);
 
 #endif

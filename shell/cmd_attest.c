@@ -2,285 +2,26 @@
  * shell/cmd_attest.c — `attest`: evidence from the attestation service
  * (kernel/attest.h) over report data the shell composes (shell/evidence.h,
  * docs/attestation.md) from the client's nonce, the model digest, this
- * boot's ephemeral X25519 public key and the build id. Also the model
- * measurement at `load` and the unwrapping behind `unseal --wrapped`
- * (shell/cmd_attest.h).
+ * boot's ephemeral X25519 public key and the build id, and the evidence
+ * bundle other commands build on (shell_attest_bundle). The model's
+ * measurement is shell/attest_measure.c's, the unwrapping behind `unseal
+ * --wrapped` shell/attest_unwrap.c's (shell/cmd_attest.h).
  *
  * The shell never names a provider's internals: it asks the service which
  * providers exist, appends what the chosen one returns, and reads back the
  * records it knows how to show.
  */
+#include "attest_state.h"
 #include "cmd_attest.h"
 #include "cmd_model.h"
 #include "evidence.h"
+#include "../kernel/attest.h"
 
 #include <bearssl.h>
 
 #include "../llm/seal.h"
-#include "../llm/sha256.h"
-#include "keywrap.h"
 
-#define ISSUED 8 /* report data remembered for `unseal --wrapped` */
 #define CRED_MAX 2048
-
-struct attest_shell {
-	bool have_pair;
-	uint8_t priv[32], pub[32];
-	/* report data `attest` produced with this pair, newest last */
-	struct {
-		uint8_t rd[64];
-		int kind;
-		bool simulated;
-	} issued[ISSUED];
-	int n_issued;
-	/* the loaded model's measurement */
-	bool measured;
-	bool pending; /* the engine completes it with the first pass */
-	int disk;
-	uint8_t digest[32];
-	char source[80];
-};
-
-static struct attest_shell *state(struct shell *sh)
-{
-	if (!sh->attest)
-		sh->attest = plat_alloc(sizeof(struct attest_shell), 64);
-	return sh->attest;
-}
-
-static void forget_pair(struct attest_shell *s)
-{
-	seal_zeroize(s->priv, sizeof s->priv);
-	seal_zeroize(s->issued, sizeof s->issued);
-	s->n_issued = 0;
-	s->have_pair = false;
-}
-
-void shell_attest_forget(struct shell *sh)
-{
-	if (sh->attest)
-		forget_pair(sh->attest);
-}
-
-/* RFC 7748 §6.1: private key 32 random bytes (X25519 clamps them), public
- * key X25519(private, 9). */
-static int ensure_pair(struct attest_shell *s)
-{
-	const br_ec_impl *ec = br_ec_get_default();
-
-	if (s->have_pair)
-		return 0;
-	if (!(ec->supported_curves & (1u << BR_EC_curve25519)) || plat_entropy(s->priv, 32))
-		return -LLMK_EIO;
-	if (ec->mulgen(s->pub, s->priv, 32, BR_EC_curve25519) != 32) {
-		seal_zeroize(s->priv, sizeof s->priv);
-		return -LLMK_EIO;
-	}
-	s->have_pair = true;
-	return 0;
-}
-
-/* ---- model digests ---- */
-static void hash_consume(void *ctx, const void *p, size_t n)
-{
-	llm_sha256_update(ctx, p, n);
-}
-
-/* SHA-256 of disk's bytes [0, len), read in order with requests in flight
- * while the bytes before them are hashed: read one chunk at a time, the
- * disk and the hash took turns, and a streamed 7B model's load spent most
- * of its time here (docs/perf.md, "Streaming reads"). The ring is small, as
- * the process beside a streamed model must stay near its budget
- * (test_stream), and one buffer of 2 MiB: the host build puts it on a 2
- * MiB page, which a device reads into as fast as into the engine's. */
-#define HASH_CHUNK (256u << 10)
-#define HASH_DEPTH 8
-static int hash_disk(struct shell *sh, int disk, uint64_t len, uint8_t out[32])
-{
-	struct llm_sha256 c;
-	uint64_t done = 0;
-	int e;
-
-	llm_sha256_init(&c);
-	e = shell_disk_stream_ring(sh, disk, 0, len, HASH_CHUNK, HASH_DEPTH, hash_consume, &c, &done);
-	if (!e && done != len)
-		e = -LLMK_EIO;
-	if (!e)
-		llm_sha256_out(&c, out);
-	return e;
-}
-
-/* What disk holds: a sealed image (its header's plaintext digest, no key
- * needed) or a GGUF (SHA-256 of its bytes up to the file's own extent). */
-static int disk_digest(struct shell *sh, int disk, uint8_t out[32], char *src, size_t srcn,
-		       char *err, size_t errn)
-{
-	struct plat_disk_info in;
-	struct seal_header h;
-	struct llm_mem mem;
-	struct llm_reader rd;
-	struct gguf_file g;
-	uint8_t head[512];
-	char why[200];
-	int e;
-
-	if ((e = plat_disk_info(disk, &in)))
-		return e;
-	size_t n = in.capacity < sizeof head ? (size_t)in.capacity : sizeof head;
-	if ((e = plat_disk_read(disk, 0, head, n))) {
-		plat_snprintf(err, errn, "disk %d: %s", disk, plat_strerror(e));
-		return e;
-	}
-	e = seal_header_parse(head, n, &h, why, sizeof why);
-	if (e == 0) {
-		memcpy(out, h.plain_sha256, 32);
-		plat_snprintf(src, srcn, "disk %d: sealed image header", disk);
-		return 0;
-	}
-	if (e != -LLMK_ENOENT) {
-		plat_snprintf(err, errn, "disk %d: sealed image header refused: %s", disk, why);
-		return e;
-	}
-	llm_mem_init(&mem, 0);
-	llm_reader_disk(&rd, disk);
-	if ((e = gguf_open(&g, &rd, &mem, why, sizeof why))) {
-		plat_snprintf(err, errn, "disk %d holds neither a sealed image nor a readable GGUF (%s)",
-			      disk, why);
-		return e;
-	}
-	uint64_t extent = g.extent;
-	gguf_close(&g);
-	if ((e = hash_disk(sh, disk, extent, out))) {
-		plat_snprintf(err, errn, "disk %d: reading its %llu bytes: %s", disk,
-			      (unsigned long long)extent, plat_strerror(e));
-		return e;
-	}
-	plat_snprintf(src, srcn, "disk %d: SHA-256 of the GGUF's %llu bytes", disk,
-		      (unsigned long long)extent);
-	return 0;
-}
-
-/* The loaded model's digest into the measurements. */
-static int extend_model(struct shell *sh, struct attest_shell *s, const struct engine_info *info,
-			const char *who)
-{
-	char what[96], hex[65], err[240];
-	int r;
-
-	memcpy(s->digest, info->plain_sha256, 32);
-	plat_snprintf(what, sizeof what, "llmk model %s", seal_hex(s->digest, 32, hex));
-	if ((r = plat_attest_extend(what, s->digest))) {
-		plat_snprintf(err, sizeof err, "%s", plat_attest_error());
-		return shell_err(sh, r, "%s: measuring the model: %s", who,
-				 err[0] ? err : plat_strerror(r));
-	}
-	s->measured = true;
-	s->disk = info->disk;
-	return 0;
-}
-
-int shell_attest_measure_model(struct shell *sh)
-{
-	struct attest_shell *s = state(sh);
-	struct engine_info info;
-	int r;
-
-	if (!s)
-		return shell_err(sh, -LLMK_ENOMEM, "load: no memory for the attestation state");
-	s->measured = false;
-	s->pending = false;
-	if (engine_get_info(sh->engine, &info))
-		return shell_err(sh, -LLMK_ENOENT, "load: no model to measure");
-	if (info.sealed) {
-		plat_snprintf(s->source, sizeof s->source, "loaded model, disk %d: sealed image header",
-			      info.disk);
-	} else if (info.digest_as_loaded) {
-		/* the digest of the bytes the engine read once and uses (resident),
-		 * or read once and checks every later read against (streaming) */
-		plat_snprintf(s->source, sizeof s->source,
-			      "loaded model, disk %d: SHA-256 of the GGUF's %llu bytes as loaded",
-			      info.disk, (unsigned long long)info.extent);
-		if (info.measure_pending) { /* the first pass completes it */
-			s->pending = true;
-			s->disk = info.disk;
-			return 0;
-		}
-	} else {
-		/* a GGUF with no tensor data to measure as it loads */
-		if ((r = hash_disk(sh, info.disk, info.extent, info.plain_sha256)))
-			return shell_err(sh, r, "load: measuring disk %d: %s", info.disk, plat_strerror(r));
-		plat_snprintf(s->source, sizeof s->source,
-			      "loaded model, disk %d: SHA-256 of the GGUF's %llu bytes", info.disk,
-			      (unsigned long long)info.extent);
-	}
-	return extend_model(sh, s, &info, "load");
-}
-
-int shell_attest_settle(struct shell *sh, bool now, const char *who)
-{
-	struct attest_shell *s = sh->attest;
-	struct engine_info info;
-	char err[240];
-	int r;
-
-	if (!s || !s->pending)
-		return 0;
-	if (!sh->engine || engine_get_info(sh->engine, &info) || info.disk != s->disk ||
-	    !info.digest_as_loaded) {
-		s->pending = false; /* unloaded before it answered: never measured */
-		return 0;
-	}
-	if (info.measure_pending && now) {
-		if ((r = engine_measure(sh->engine, err, sizeof err)))
-			return shell_err(sh, r, "%s: measuring the model: %s", who, err);
-		engine_get_info(sh->engine, &info);
-		if (info.measure_pending)
-			return shell_err(sh, -LLMK_EIO, "%s: measuring the model: not completed", who);
-	}
-	if (info.measure_pending)
-		return 0;
-	s->pending = false;
-	return extend_model(sh, s, &info, who);
-}
-
-/* The digest `attest` reports: --disk N, else the loaded model, else the
- * first sealed disk (attest before the key is released), else zeros. */
-static int model_digest(struct shell *sh, int disk, uint8_t out[32], char *src, size_t srcn)
-{
-	struct attest_shell *s = sh->attest;
-	struct engine_info info;
-	char err[240];
-	int r;
-
-	if (disk >= 0) {
-		if ((r = disk_digest(sh, disk, out, src, srcn, err, sizeof err)))
-			return shell_err(sh, r, "attest: --disk %d: %s", disk, err);
-		return 0;
-	}
-	if ((r = shell_attest_settle(sh, true, "attest")))
-		return r;
-	if (sh->engine && engine_get_info(sh->engine, &info) == 0 && !info.vocab_only &&
-	    s->measured && s->disk == info.disk) {
-		memcpy(out, s->digest, 32);
-		plat_snprintf(src, srcn, "%s", s->source);
-		return 0;
-	}
-	for (int d = 0; d < plat_disk_count(); d++) {
-		struct seal_header h;
-		struct plat_disk_info in;
-		uint8_t head[512];
-		if (plat_disk_info(d, &in) || in.capacity < sizeof head ||
-		    plat_disk_read(d, 0, head, sizeof head) ||
-		    seal_header_parse(head, sizeof head, &h, err, sizeof err))
-			continue;
-		memcpy(out, h.plain_sha256, 32);
-		plat_snprintf(src, srcn, "disk %d: sealed image header (no model loaded)", d);
-		return 0;
-	}
-	memset(out, 0, 32);
-	plat_snprintf(src, srcn, "none: no model loaded and no sealed disk (zeros)");
-	return 0;
-}
 
 /* ---- arguments ---- */
 static int hexval(char c)
@@ -389,6 +130,65 @@ static void show_tpm(const struct evidence_rec *recs, int n)
 		    fw ? "" : " (none handed over)", kl ? kl->len : 0);
 }
 
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* SEV-SNP ATTESTATION_REPORT (SEV-SNP Firmware ABI #56860, Table 22):
+ * version 0x00, guest SVN 0x04, policy 0x08, VMPL 0x30, measurement 0x90
+ * (48 bytes), host data 0xC0 (32), reported TCB 0x180, chip id 0x1A0 (64). */
+#define SNP_REPORT_BYTES 1184u
+static void show_snp(const struct evidence_rec *recs, int n)
+{
+	const struct evidence_rec *rep = evidence_find(recs, n, ATTEST_REC_SNP_REPORT, NULL),
+				  *certs = evidence_find(recs, n, ATTEST_REC_SNP_CERTS, NULL);
+	char hex[129];
+
+	if (!rep || rep->len != SNP_REPORT_BYTES)
+		return;
+	const uint8_t *r = rep->val;
+	plat_printf("  report       SEV-SNP report v%u, VMPL %u, guest svn %u, policy %#llx, "
+		    "reported tcb %#llx\n", (unsigned)le64(r) & 0xffffffffu,
+		    (unsigned)le64(r + 0x30) & 0xffffffffu, (unsigned)le64(r + 0x04) & 0xffffffffu,
+		    (unsigned long long)le64(r + 0x08), (unsigned long long)le64(r + 0x180));
+	plat_printf("  measurement  %s\n", seal_hex(r + 0x90, 48, hex));
+	plat_printf("  host data    %s\n", seal_hex(r + 0xc0, 32, hex));
+	plat_printf("  chip id      %s\n", seal_hex(r + 0x1a0, 64, hex));
+	plat_printf("  certificates %s\n", certs ? "from the host (extended request)" : "none");
+}
+
+/* TDX TDREPORT_STRUCT (Intel TDX Module ABI): TDINFO_STRUCT at 512, MRTD at
+ * its 16, RTMR0..3 at its 208 (48 bytes each). */
+#define TDREPORT_BYTES 1024u
+static void show_tdx(const struct evidence_rec *recs, int n)
+{
+	const struct evidence_rec *rep = evidence_find(recs, n, ATTEST_REC_TDX_REPORT, NULL),
+				  *quote = evidence_find(recs, n, ATTEST_REC_TDX_QUOTE, NULL);
+	char hex[97];
+
+	if (quote)
+		plat_printf("  quote        TDX quote v4, %u bytes\n", quote->len);
+	else
+		plat_printf("  quote        none (the TD report alone)\n");
+	if (!rep || rep->len != TDREPORT_BYTES)
+		return;
+	plat_printf("  mrtd         %s\n", seal_hex(rep->val + 512 + 16, 48, hex));
+	for (int i = 0; i < 4; i++)
+		plat_printf("  rtmr %-7d %s\n", i, seal_hex(rep->val + 512 + 208 + 48 * i, 48, hex));
+}
+
+/* What `attest` prints of each provider's own records, by kind (none has
+ * none: its evidence is the common records alone). */
+static void (*const show[PLAT_ATTEST_KINDS])(const struct evidence_rec *recs, int n) = {
+	[PLAT_ATTEST_VTPM] = show_tpm,
+	[PLAT_ATTEST_SNP] = show_snp,
+	[PLAT_ATTEST_TDX] = show_tdx,
+};
+
 /* ---- attest --activate ---- */
 static int activate(struct shell *sh, int kind, const char *b64)
 {
@@ -443,7 +243,7 @@ int shell_attest_bundle(struct shell *sh, const char *what, const char *provider
 
 	*buf = NULL;
 	*len = 0;
-	if (!state(sh))
+	if (!shell_attest_state(sh))
 		return shell_err(sh, -LLMK_ENOMEM, "%s: no memory for the attestation state", what);
 	if (provider && (r = parse_provider(sh, what, provider, &kind)))
 		return r;
@@ -452,7 +252,7 @@ int shell_attest_bundle(struct shell *sh, const char *what, const char *provider
 	if (!info->present)
 		return shell_err(sh, -LLMK_ENOENT, "%s: provider %s is absent: %s", what, info->name,
 				 info->detail);
-	if ((r = model_digest(sh, -1, in->model_digest, src, srcn)))
+	if ((r = shell_attest_model_digest(sh, -1, in->model_digest, src, srcn)))
 		return r;
 	plat_snprintf(in->build_id, sizeof in->build_id, "%s", plat_build_id());
 	memcpy(in->config_digest, sh->config_digest, 32);
@@ -468,7 +268,7 @@ int shell_attest_bundle(struct shell *sh, const char *what, const char *provider
 
 static int cmd_attest(struct shell *sh, int argc, char **argv)
 {
-	struct attest_shell *s = state(sh);
+	struct attest_shell *s = shell_attest_state(sh);
 	struct evidence_inputs in;
 	struct plat_attest_info info;
 	const char *nonce_hex = NULL, *provider = NULL, *cred = NULL;
@@ -517,9 +317,9 @@ static int cmd_attest(struct shell *sh, int argc, char **argv)
 		if (plat_entropy(in.nonce, 32))
 			return shell_err(sh, -LLMK_EIO, "attest: no entropy for a nonce");
 	}
-	if ((r = model_digest(sh, disk, in.model_digest, src, sizeof src)))
+	if ((r = shell_attest_model_digest(sh, disk, in.model_digest, src, sizeof src)))
 		return r;
-	if (ensure_pair(s))
+	if (shell_attest_pair(s))
 		return shell_err(sh, -LLMK_EIO, "attest: cannot make the X25519 key pair (no entropy)");
 	memcpy(in.pubkey, s->pub, 32);
 	plat_snprintf(in.build_id, sizeof in.build_id, "%s", plat_build_id());
@@ -537,8 +337,8 @@ static int cmd_attest(struct shell *sh, int argc, char **argv)
 	if ((r = compose(sh, "attest", kind, &info, &in, buf, &len, rd)))
 		goto out;
 	/* remembered for `unseal --wrapped` (the oldest goes when full) */
-	if (s->n_issued == ISSUED) {
-		memmove(&s->issued[0], &s->issued[1], sizeof s->issued[0] * (ISSUED - 1));
+	if (s->n_issued == ATTEST_ISSUED) {
+		memmove(&s->issued[0], &s->issued[1], sizeof s->issued[0] * (ATTEST_ISSUED - 1));
 		s->n_issued--;
 	}
 	memcpy(s->issued[s->n_issued].rd, rd, 64);
@@ -566,12 +366,12 @@ static int cmd_attest(struct shell *sh, int argc, char **argv)
 	plat_printf("  build id     %s\n", in.build_id);
 	shell_attest_print_config(sh);
 	plat_printf("  report data  %s\n", seal_hex(rd, 64, hex));
-	if (kind == PLAT_ATTEST_VTPM) {
+	if (kind >= 0 && kind < PLAT_ATTEST_KINDS && show[kind]) {
 		struct evidence_rec recs[32];
 		char err[160];
 		int n = evidence_parse(buf, len, recs, 32, err, sizeof err);
 		if (n > 0)
-			show_tpm(recs, n);
+			show[kind](recs, n);
 	}
 	long m = evidence_b64_encode(buf, len, b64, EVIDENCE_MAX / 3 * 4 + 8);
 	if (m < 0) {
@@ -584,100 +384,6 @@ out:
 	plat_free(buf, EVIDENCE_MAX);
 	plat_free(b64, EVIDENCE_MAX / 3 * 4 + 8);
 	return r;
-}
-
-/* ---- unseal --wrapped ---- */
-int shell_attest_unwrap(struct shell *sh, const uint8_t *blob, size_t n, uint8_t key[32],
-			char *how, size_t hown, char *err, size_t errn)
-{
-	struct attest_shell *s = state(sh);
-
-	memset(key, 0, 32);
-	if (!s) {
-		plat_snprintf(err, errn, "no memory for the attestation state");
-		return -LLMK_ENOMEM;
-	}
-	uint8_t rd[64], id[SEAL_KEY_ID_SIZE], h[32];
-	char what[160], idhex[2 * SEAL_KEY_ID_SIZE + 1], pname[16], hhex[65];
-	int i, e;
-
-	if (!s->have_pair || s->n_issued == 0) {
-		plat_snprintf(err, errn, "no evidence was produced with this boot's key pair since the "
-			      "last release (run attest first)");
-		return -LLMK_ENOENT;
-	}
-	const uint8_t *cred;
-	size_t cred_n;
-	if (keywrap_parse(blob, n, rd, &cred, &cred_n)) {
-		plat_snprintf(err, errn, "not a key-wrap blob (%u to %u bytes, magic %s)",
-			      KEYWRAP_MIN, KEYWRAP_MAX, KEYWRAP_MAGIC);
-		return -LLMK_EFORMAT;
-	}
-	/* which evidence it claims to be for (nothing is trusted before the tag) */
-	for (i = s->n_issued - 1; i >= 0; i--)
-		if (memcmp(s->issued[i].rd, rd, 64) == 0)
-			break;
-	if (i < 0) {
-		plat_snprintf(err, errn, "refused: made for report data this key pair's attest never "
-			      "produced");
-		return -LLMK_EAUTH;
-	}
-	/* vtpm evidence: the key opens only with the credential's secret, which
-	 * this TPM gives only if the AK the verifier named lives in it beside the
-	 * certified EK (a quote by any other key gets nothing) */
-	uint8_t secret[KEYWRAP_SECRET_MAX];
-	size_t secret_n = 0;
-	if (s->issued[i].kind == PLAT_ATTEST_VTPM) {
-		if (!cred_n) {
-			plat_snprintf(err, errn, "refused: vtpm evidence needs a TPM credential in the "
-				      "blob (a verifier that did not activate the AK)");
-			return -LLMK_EAUTH;
-		}
-		if ((e = plat_attest_activate(PLAT_ATTEST_VTPM, cred, cred_n, secret, sizeof secret,
-					      &secret_n))) {
-			seal_zeroize(secret, sizeof secret);
-			plat_snprintf(err, errn, "refused: the credential does not open in this TPM (%s)",
-				      plat_attest_error());
-			return -LLMK_EAUTH;
-		}
-	} else if (cred_n) {
-		plat_snprintf(err, errn, "refused: a TPM credential for %s evidence",
-			      s->issued[i].kind == PLAT_ATTEST_SNP ? "snp" : "tdx");
-		return -LLMK_EAUTH;
-	}
-	e = keywrap_unwrap(s->priv, s->pub, blob, n, secret, secret_n, rd, key);
-	seal_zeroize(secret, sizeof secret);
-	if (e) {
-		plat_snprintf(err, errn, "refused: it does not open with this boot's current key pair "
-			      "(made for another boot or an earlier pair, or altered)");
-		return e;
-	}
-	struct plat_attest_info info;
-	if (s->issued[i].kind == PLAT_ATTEST_NONE || plat_attest_info(s->issued[i].kind, &info)) {
-		seal_zeroize(key, 32);
-		plat_snprintf(err, errn, "refused: made for evidence of provider none, which attests "
-			      "nothing");
-		return -LLMK_EAUTH;
-	}
-	plat_snprintf(pname, sizeof pname, "%s", info.name);
-	seal_key_id(key, id);
-	seal_hex(id, sizeof id, idhex);
-	br_sha256_context c;
-	br_sha256_init(&c);
-	br_sha256_update(&c, blob, n);
-	br_sha256_out(&c, h);
-	/* every kernel event's text ends with its digest, so a verifier can
-	 * check that what the log says is what was extended */
-	plat_snprintf(what, sizeof what, "llmk key-release %s key-id %s blob %s", pname, idhex,
-		      seal_hex(h, 32, hhex));
-	if ((e = plat_attest_extend(what, h))) {
-		seal_zeroize(key, 32);
-		plat_snprintf(err, errn, "measuring the release: %s", plat_attest_error());
-		return e;
-	}
-	plat_snprintf(how, hown, "%s%s", pname, s->issued[i].simulated ? ", simulated" : "");
-	forget_pair(s); /* a new pair at the next attest: this blob never opens again */
-	return 0;
 }
 
 const struct shell_cmd shell_cmds_attest[] = {

@@ -1,8 +1,10 @@
 /*
  * shell/cmd_attest.h — `attest`, and what the other commands ask of it:
- * the measurement of a loaded model (`load`), the unwrapping of a model key
- * released against attestation (`unseal --wrapped`), and forgetting the
- * guest's ephemeral key pair (`reboot`, `poweroff`).
+ * the measurement of a loaded model (`load`, shell/attest_measure.c), the
+ * unwrapping of a model key released against attestation (`unseal
+ * --wrapped`, shell/attest_unwrap.c), evidence for a key pair not attest's
+ * own (shell_attest_bundle), and forgetting the guest's ephemeral key pair
+ * (`reboot`, `poweroff`).
  *
  * The key pair (X25519) is made from plat_entropy() the first time it is
  * needed; its public half goes into every report data (shell/evidence.h),
@@ -14,24 +16,21 @@
 #include "shell.h"
 
 /*
- * After a successful `load`: the model's digest (a sealed image's header
- * digest, else SHA-256 of the GGUF's bytes as the engine read them) is
+ * The loaded model's measurement (shell/attest_measure.c). Before a `load`
+ * (shell_attest_model_loading): the engine is told to report the model's
+ * digest (cfg->on_measured; a sealed image's header digest, else SHA-256 of
+ * the GGUF's bytes as the engine read them, llm/measure.h), which is then
  * extended into the attestation service (plat_attest_extend, "llmk model
- * <hex>") and kept for `attest`. On failure prints one error line and
- * returns -LLMK_E*. A streamed plain model the engine measures with its
- * first pass (engine_info.measure_pending) is extended by
- * shell_attest_settle once that pass has run.
+ * <hex>") and kept for `attest`. A streamed plain model the engine measures
+ * with its first pass is extended as that pass completes it, or when
+ * `attest` asks for it first (engine_measure). After a successful load
+ * (shell_attest_measure_model): a refused extend's error, or a GGUF with no
+ * tensor data hashed from its disk and extended. Each prints one error
+ * line and returns -LLMK_E* on failure.
  */
+struct engine_config;
+int shell_attest_model_loading(struct shell *sh, struct engine_config *cfg);
 int shell_attest_measure_model(struct shell *sh);
-
-/*
- * A measurement the first pass completes: after every command (now =
- * false) the digest is extended once the engine has it; `attest` (now =
- * true) completes it first (engine_measure). So no answer is given before
- * its model's digest exists, and none is reported without it in the
- * measurements. 0, or one error line "who: ..." and -LLMK_E*.
- */
-int shell_attest_settle(struct shell *sh, bool now, const char *who);
 
 /*
  * The model key in a key-wrap blob (docs/attestation.md, "Key release"),

@@ -11,6 +11,7 @@
  */
 #include "cmd_seal.h"
 #include "evidence.h"
+#include "../kernel/attest.h"
 
 #include <bearssl.h>
 

@@ -99,13 +99,16 @@ static int cmd_load(struct shell *sh, int argc, char **argv)
 	/* parsed as config ctx's value is, its range included */
 	if (ctx && (r = shell_model_flag_parse(sh, shell_config_find("ctx"), ctx_flag, ctx, &cfg)))
 		return r;
+	/* the model's digest into the attestation service's measurements, once
+	 * the engine has it */
+	if (!vocab_only && (r = shell_attest_model_loading(sh, &cfg)))
+		return r;
 	engine_set_config(e, &cfg);
 	r = engine_load(e, disk, vocab_only, err, sizeof err);
 	cfg.n_ctx = cfg_ctx;
 	engine_set_config(e, &cfg);
 	if (r)
 		return shell_err(sh, r, "load: disk %d: %s", disk, err);
-	/* the model's digest into the attestation service's measurements */
 	if (!vocab_only && (r = shell_attest_measure_model(sh))) {
 		engine_unload(e);
 		return r;

@@ -14,6 +14,7 @@
 #include "session.h"
 #include "cmd_attest.h"
 #include "evidence.h"
+#include "../kernel/attest.h"
 #include "keywrap.h"
 
 #include "../llm/seal.h"

@@ -6,39 +6,13 @@
  * bundle and recomputes the report data from the inputs it carries. Portable
  * (platform.h, BearSSL); no provider is named here.
  *
- * Report data (64 bytes) = SHA-512 over a fixed 193-byte layout:
- *   0    16  "LLMK-REPORT-V2\0\0"
- *   16    1  nonce length (1..64)
- *   17   64  nonce, zero-padded
- *   81   32  model digest (SHA-256 of the plaintext GGUF; zeros: no model)
- *   113  32  the guest's ephemeral X25519 public key
- *   145  16  build id (ASCII, plat_build_id(), zero-padded)
- *   161  32  config digest: SHA-256 of the llmk.cfg bytes the guest measured
- *            and obeys (of zero bytes when it has none: the empty configuration)
- *
- * Bundle: "LLMKEV01" then records (kernel/attest.h: u16 type, u16 flags,
- * u32 length, value, little-endian), the common ones first. On the console it
- * is one line "evidence: " + base64 (RFC 4648 §4, padded).
+ * The format (the report data's layout, the bundle, its records) is
+ * kernel/evidence_format.h's; this is the code that writes and reads it.
  */
 #ifndef SHELL_EVIDENCE_H
 #define SHELL_EVIDENCE_H
 
-#include "../kernel/attest.h"
-
-#define EVIDENCE_MAGIC "LLMKEV01"
-#define EVIDENCE_MAGIC_LEN 8u
-#define EVIDENCE_NONCE_MAX 64u
-#define EVIDENCE_REPORT_LAYOUT 193u
-#define EVIDENCE_MAX (1u << 20) /* a bundle with two event logs and certificates */
-
-struct evidence_inputs {
-	uint8_t nonce[EVIDENCE_NONCE_MAX];
-	size_t nonce_len; /* 1..64 */
-	uint8_t model_digest[32];
-	uint8_t pubkey[32];
-	char build_id[17]; /* 16 hex digits, NUL-terminated */
-	uint8_t config_digest[32];
-};
+#include "../kernel/evidence_format.h"
 
 /* The config digest of n bytes of configuration text: SHA-256 of them (n = 0,
  * no file at all included, is the empty configuration). */
@@ -53,13 +27,6 @@ int evidence_report_data(const struct evidence_inputs *in, uint8_t out[64]);
  * returned). */
 int evidence_begin(uint8_t *buf, size_t cap, size_t *len, const char *provider,
 		   const struct evidence_inputs *in, uint8_t report_data[64]);
-
-/* A record found in a bundle. */
-struct evidence_rec {
-	uint16_t type;
-	const uint8_t *val;
-	uint32_t len;
-};
 
 /* Walk a bundle: the magic, then every record, each inside the buffer.
  * Returns the number of records (<= max stored in recs), or -LLMK_EFORMAT

@@ -7,6 +7,7 @@
 #include "chan.h"
 #include "cmd_attest.h"
 #include "evidence.h"
+#include "../kernel/attest.h"
 
 #include "../llm/seal.h"
 
@@ -303,10 +304,6 @@ int shell_exec_line(struct shell *sh, const char *line)
 		return sh->last_status = r;
 	sh->last_status = c->fn(sh, argc, sh->argv);
 	typeahead_report(sh);
-	/* a streamed model measured by the pass this command ran: into the
-	 * measurements before the next command */
-	if ((r = shell_attest_settle(sh, false, sh->argv[0])) && !sh->last_status)
-		sh->last_status = r;
 	return sh->last_status;
 }
 

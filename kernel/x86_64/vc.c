@@ -50,9 +50,9 @@
 #include "../arch.h"
 #include "x86.h"
 #include "insn.h"
-#include "../../drivers/cc_pages.h"
+#include "ghcb.h"
+#include "pgtable.h"
 
-#define MSR_GHCB 0xc0010130u
 #define MSR_SEV_STATUS 0xc0010131u
 #define MSR_XSS 0xda0u
 #define SEV_STATUS_SNP (1ull << 2)
@@ -73,34 +73,6 @@
 #define IOIO_IN (1u << 0)
 #define IOIO_SZ8 (1u << 4)
 #define IOIO_A64 (1u << 9)
-
-/* GHCB MSR protocol (§2.3.1): GHCBInfo in bits 11:0 */
-#define MSR_INFO_MASK 0xfffull
-#define MSR_SEV_INFO_REQ 0x002ull
-#define MSR_SEV_INFO_RESP 0x001ull
-#define MSR_CPUID_REQ 0x004ull
-#define MSR_CPUID_RESP 0x005ull
-#define MSR_TERM_REQ 0x100ull
-
-/* GHCB layout (§2.1): save-area offsets; a field's valid bit is offset / 8 */
-enum {
-	G_RAX = 0x1f8, G_RCX = 0x308, G_RDX = 0x310, G_RBX = 0x318, G_SW_EXITCODE = 0x390,
-	G_SW_EXITINFO1 = 0x398, G_SW_EXITINFO2 = 0x3a0, G_SW_SCRATCH = 0x3a8, G_XCR0 = 0x3e8,
-	G_VALID_BITMAP = 0x3f0, G_SHARED_BUFFER = 0x800, G_PROTOCOL_VERSION = 0xffa,
-	G_USAGE = 0xffc,
-};
-#define GHCB_PROTOCOL_MAX 2u
-
-/* OVMF's CC blob (ConfidentialComputingSevSnpBlob.h), as drivers/sev_snp.c reads it */
-struct cc_blob {
-	uint32_t magic;
-	uint16_t version, rsvd1;
-	uint64_t secrets_phys;
-	uint32_t secrets_len, rsvd2;
-	uint64_t cpuid_phys;
-	uint32_t cpuid_len, rsvd3;
-} __attribute__((packed));
-#define CC_BLOB_MAGIC 0x45444d41u /* "AMDE" */
 
 /* The SNP CPUID page (SEV-SNP Firmware ABI #56860, SNP_LAUNCH_UPDATE with
  * PAGE_TYPE_CPUID: a count, then CPUID_FUNCTION entries, at most 64). */
@@ -137,7 +109,7 @@ static struct {
  * console works. */
 __attribute__((noreturn)) static void terminate(void)
 {
-	wrmsr(MSR_GHCB, MSR_TERM_REQ);
+	wrmsr(MSR_GHCB, GHCB_MSR_TERM_REQ);
 	vmgexit();
 	arch_halt();
 }
@@ -150,46 +122,41 @@ static uint64_t msr_call(uint64_t v)
 }
 
 /* ---- the GHCB ---- */
+/* (ghcb.h's, on our GHCB) */
 static void g_set(unsigned off, uint64_t v)
 {
-	memcpy(vc.ghcb + off, &v, 8);
-	vc.ghcb[G_VALID_BITMAP + off / 64] |= (uint8_t)(1u << ((off / 8) % 8));
+	ghcb_set(vc.ghcb, off, v);
 }
 
 static uint64_t g_get(unsigned off)
 {
-	uint64_t v;
-	memcpy(&v, vc.ghcb + off, 8);
-	return v;
+	return ghcb_get(vc.ghcb, off);
 }
 
 static bool g_valid(unsigned off)
 {
-	return (vc.ghcb[G_VALID_BITMAP + off / 64] >> ((off / 8) % 8)) & 1;
+	return ghcb_valid(vc.ghcb, off);
 }
 
 static void g_begin(void)
 {
-	memset(vc.ghcb + G_VALID_BITMAP, 0, 16);
+	memset(vc.ghcb + GHCB_VALID_BITMAP, 0, 16);
 }
 
 /* One NAE event; panics with what the hypervisor said when it refuses. */
 static void g_call(const struct trap_regs *r, uint64_t code, uint64_t info1, uint64_t info2)
 {
-	uint32_t usage = 0;
-
-	g_set(G_SW_EXITCODE, code);
-	g_set(G_SW_EXITINFO1, info1);
-	g_set(G_SW_EXITINFO2, info2);
-	memcpy(vc.ghcb + G_PROTOCOL_VERSION, &vc.version, 2);
-	memcpy(vc.ghcb + G_USAGE, &usage, 4);
+	g_set(GHCB_SW_EXITCODE, code);
+	g_set(GHCB_SW_EXITINFO1, info1);
+	g_set(GHCB_SW_EXITINFO2, info2);
+	ghcb_seal(vc.ghcb, vc.version);
 	wrmsr(MSR_GHCB, (uintptr_t)vc.ghcb);
 	vmgexit();
-	if ((uint32_t)g_get(G_SW_EXITINFO1))
+	if ((uint32_t)g_get(GHCB_SW_EXITINFO1))
 		plat_panic("#VC: the hypervisor refused exit %#llx at rip %#llx: SW_EXITINFO1 %#llx, "
 			   "SW_EXITINFO2 %#llx", (unsigned long long)code,
-			   (unsigned long long)r->rip, (unsigned long long)g_get(G_SW_EXITINFO1),
-			   (unsigned long long)g_get(G_SW_EXITINFO2));
+			   (unsigned long long)r->rip, (unsigned long long)g_get(GHCB_SW_EXITINFO1),
+			   (unsigned long long)g_get(GHCB_SW_EXITINFO2));
 }
 
 /* Without a GHCB only CPUID can be served; nothing can be printed either. */
@@ -219,24 +186,24 @@ static void hv_cpuid(const struct trap_regs *r, struct leaf *l)
 {
 	if (vc.ghcb) {
 		g_begin();
-		g_set(G_RAX, l->fn);
-		g_set(G_RCX, l->sub);
-		g_set(G_XCR0, (read_cr4() & CR4_OSXSAVE) ? xgetbv(0) : 1);
+		g_set(GHCB_RAX, l->fn);
+		g_set(GHCB_RCX, l->sub);
+		g_set(GHCB_XCR0, (read_cr4() & CR4_OSXSAVE) ? xgetbv(0) : 1);
 		g_call(r, EXIT_CPUID, 0, 0);
-		if (!g_valid(G_RAX) || !g_valid(G_RBX) || !g_valid(G_RCX) || !g_valid(G_RDX))
+		if (!g_valid(GHCB_RAX) || !g_valid(GHCB_RBX) || !g_valid(GHCB_RCX) || !g_valid(GHCB_RDX))
 			plat_panic("#VC: CPUID %#x: the hypervisor left registers unanswered", l->fn);
-		l->a = (uint32_t)g_get(G_RAX);
-		l->b = (uint32_t)g_get(G_RBX);
-		l->c = (uint32_t)g_get(G_RCX);
-		l->d = (uint32_t)g_get(G_RDX);
+		l->a = (uint32_t)g_get(GHCB_RAX);
+		l->b = (uint32_t)g_get(GHCB_RBX);
+		l->c = (uint32_t)g_get(GHCB_RCX);
+		l->d = (uint32_t)g_get(GHCB_RDX);
 		return;
 	}
 	if (indexed(l->fn) && l->sub)
 		terminate();
 	uint32_t *out[4] = { &l->a, &l->b, &l->c, &l->d };
 	for (uint64_t reg = 0; reg < 4; reg++) {
-		uint64_t v = msr_call((uint64_t)l->fn << 32 | reg << 30 | MSR_CPUID_REQ);
-		if ((v & MSR_INFO_MASK) != MSR_CPUID_RESP)
+		uint64_t v = msr_call((uint64_t)l->fn << 32 | reg << 30 | GHCB_MSR_CPUID_REQ);
+		if ((v & GHCB_MSR_INFO_MASK) != GHCB_MSR_CPUID_RESP)
 			terminate();
 		*out[reg] = (uint32_t)(v >> 32);
 	}
@@ -412,11 +379,11 @@ static void setup(const struct trap_regs *r)
 	vc.ready = true;
 	/* reading SEV_STATUS is safe: only an SEV-ES guest gets a #VC */
 	vc.status = rdmsr(MSR_SEV_STATUS);
-	info = msr_call(MSR_SEV_INFO_REQ);
-	if ((info & MSR_INFO_MASK) != MSR_SEV_INFO_RESP || (info >> 32 & 0xffff) > GHCB_PROTOCOL_MAX)
+	info = msr_call(GHCB_MSR_SEV_INFO_REQ);
+	if ((info & GHCB_MSR_INFO_MASK) != GHCB_MSR_SEV_INFO_RESP || (info >> 32 & 0xffff) > GHCB_PROTOCOL)
 		terminate();
-	vc.version = (uint16_t)(info >> 48) < GHCB_PROTOCOL_MAX ? (uint16_t)(info >> 48) :
-								 GHCB_PROTOCOL_MAX;
+	vc.version = (uint16_t)(info >> 48) < GHCB_PROTOCOL ? (uint16_t)(info >> 48) :
+								 GHCB_PROTOCOL;
 	/* the C-bit first (the CPUID page, or the MSR protocol: no GHCB yet) */
 	load_cpuid_table();
 	cpuid_leaf(r, &l);
@@ -427,7 +394,7 @@ static void setup(const struct trap_regs *r)
 	 * Anything else would make every exchange a store into private memory;
 	 * without a GHCB only CPUID is served and the guest stops at the first
 	 * port access (need_ghcb). */
-	if (g && !(g & MSR_INFO_MASK) && shared_page(g))
+	if (g && !(g & GHCB_MSR_INFO_MASK) && shared_page(g))
 		vc.ghcb = (uint8_t *)(uintptr_t)g;
 	wrmsr(MSR_GHCB, g);
 }
@@ -471,13 +438,13 @@ static void do_ioio(struct trap_regs *r)
 	info = (uint64_t)(in.port_dx ? (uint16_t)r->gpr[INSN_RDX] : in.port) << 16 |
 	       (uint64_t)in.size * IOIO_SZ8 | IOIO_A64 | (in.op == INSN_IN ? IOIO_IN : 0);
 	g_begin();
-	g_set(G_RAX, in.op == INSN_OUT ? insn_src_value(&in, r->gpr) : 0);
+	g_set(GHCB_RAX, in.op == INSN_OUT ? insn_src_value(&in, r->gpr) : 0);
 	g_call(r, EXIT_IOIO, info, 0);
 	if (in.op == INSN_IN) {
-		if (!g_valid(G_RAX))
+		if (!g_valid(GHCB_RAX))
 			plat_panic("#VC: IN from port %#llx: no RAX in the answer",
 				   (unsigned long long)(info >> 16));
-		insn_dst_write(&in, r->gpr, g_get(G_RAX));
+		insn_dst_write(&in, r->gpr, g_get(GHCB_RAX));
 	}
 	r->rip += in.len;
 }
@@ -491,17 +458,17 @@ static void do_msr(struct trap_regs *r)
 		plat_panic("#VC MSR at rip %#llx: not RDMSR/WRMSR", (unsigned long long)r->rip);
 	need_ghcb();
 	g_begin();
-	g_set(G_RCX, (uint32_t)r->gpr[1]);
+	g_set(GHCB_RCX, (uint32_t)r->gpr[1]);
 	if (write) {
-		g_set(G_RAX, (uint32_t)r->gpr[0]);
-		g_set(G_RDX, (uint32_t)r->gpr[2]);
+		g_set(GHCB_RAX, (uint32_t)r->gpr[0]);
+		g_set(GHCB_RDX, (uint32_t)r->gpr[2]);
 	}
 	g_call(r, EXIT_MSR, write, 0);
 	if (!write) {
-		if (!g_valid(G_RAX) || !g_valid(G_RDX))
+		if (!g_valid(GHCB_RAX) || !g_valid(GHCB_RDX))
 			plat_panic("#VC: RDMSR %#x: no RAX/RDX in the answer", (uint32_t)r->gpr[1]);
-		r->gpr[0] = (uint32_t)g_get(G_RAX);
-		r->gpr[2] = (uint32_t)g_get(G_RDX);
+		r->gpr[0] = (uint32_t)g_get(GHCB_RAX);
+		r->gpr[2] = (uint32_t)g_get(GHCB_RDX);
 	}
 	r->rip += 2;
 }
@@ -511,12 +478,12 @@ static void do_rdtsc(struct trap_regs *r, bool tscp)
 	need_ghcb();
 	g_begin();
 	g_call(r, tscp ? EXIT_RDTSCP : EXIT_RDTSC, 0, 0);
-	if (!g_valid(G_RAX) || !g_valid(G_RDX) || (tscp && !g_valid(G_RCX)))
+	if (!g_valid(GHCB_RAX) || !g_valid(GHCB_RDX) || (tscp && !g_valid(GHCB_RCX)))
 		plat_panic("#VC: RDTSC: no RAX/RDX in the answer");
-	r->gpr[0] = (uint32_t)g_get(G_RAX);
-	r->gpr[2] = (uint32_t)g_get(G_RDX);
+	r->gpr[0] = (uint32_t)g_get(GHCB_RAX);
+	r->gpr[2] = (uint32_t)g_get(GHCB_RDX);
 	if (tscp)
-		r->gpr[1] = (uint32_t)g_get(G_RCX);
+		r->gpr[1] = (uint32_t)g_get(GHCB_RCX);
 	r->rip += tscp ? 3 : 2;
 }
 
@@ -538,14 +505,14 @@ static void do_mmio(struct trap_regs *r)
 	gpa = (pte & ((1ull << 52) - 1) & ~vc.cmask & ~(size - 1)) | (va & (size - 1));
 	need_ghcb();
 	g_begin();
-	g_set(G_SW_SCRATCH, (uintptr_t)vc.ghcb + G_SHARED_BUFFER);
+	g_set(GHCB_SW_SCRATCH, (uintptr_t)vc.ghcb + GHCB_SHARED_BUFFER);
 	if (in.op == INSN_MMIO_WRITE) {
 		v = insn_src_value(&in, r->gpr);
-		memcpy(vc.ghcb + G_SHARED_BUFFER, &v, in.size);
+		memcpy(vc.ghcb + GHCB_SHARED_BUFFER, &v, in.size);
 		g_call(r, NAE_MMIO_WRITE, gpa, in.size);
 	} else {
 		g_call(r, NAE_MMIO_READ, gpa, in.size);
-		memcpy(&v, vc.ghcb + G_SHARED_BUFFER, in.size);
+		memcpy(&v, vc.ghcb + GHCB_SHARED_BUFFER, in.size);
 		insn_dst_write(&in, r->gpr, v);
 	}
 	r->rip += in.len;

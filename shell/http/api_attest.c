@@ -14,6 +14,7 @@
 #include "tls.h"
 #include "../cmd_attest.h"
 #include "../evidence.h"
+#include "../../kernel/attest.h"
 
 #include "../../llm/seal.h"
 

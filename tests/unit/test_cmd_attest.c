@@ -14,6 +14,8 @@
 #include "../../shell/evidence.h"
 #include "../../shell/shell.h"
 #include "../../tools/host/host.h"
+#include "../../tools/host/snp_sim.h"
+#include "../../tools/host/tdx_sim.h"
 #include "../../tools/writer/mkmodel.h"
 
 #include <bearssl.h>
@@ -104,6 +106,69 @@ TEST(attest_with_no_provider_says_so_and_its_report_data_is_the_documented_diges
 	CHECK(pk1[0] && strcmp(pk1, pk2) == 0);
 	fixture_close(&f);
 	vtpm_env_restore(old);
+}
+
+/* The hex of n bytes at p, as `attest` prints it. */
+static const char *hex_of(const uint8_t *p, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+	return out;
+}
+
+/* attest prints a summary of every provider's own records (the provider
+ * table in shell/cmd_attest.c), each value the one in the evidence it
+ * prints: SEV-SNP's measurement and chip id from the report, TDX's MRTD and
+ * RTMR3 from the TD report. */
+TEST(attest_shows_each_providers_own_records_as_its_evidence_holds_them)
+{
+	int st;
+	struct shell_fixture f;
+	char want[200], hex[129];
+
+	setenv("LLMK_SNP_SIM", "1", 1);
+	setenv("LLMK_TDX_SIM", "1", 1);
+	snp_sim_provider_reset();
+	tdx_sim_provider_reset();
+	CHECK_EQ_INT(fixture_open(&f, NULL, NULL), 0);
+	for (int tdx = 0; tdx < 2; tdx++) {
+		const char *out = fixture_run(&f, tdx ? "attest --provider tdx --nonce 01"
+						      : "attest --provider snp --nonce 01", &st);
+		CHECK_EQ_INT(st, 0);
+		size_t n = 0;
+		uint8_t *b = test_decode_line(out, "evidence: ", &n);
+		CHECK(b != NULL);
+		if (!b)
+			continue;
+		struct evidence_rec r[16];
+		char err[160];
+		int k = evidence_parse(b, n, r, 16, err, sizeof err);
+		const struct evidence_rec *rep =
+			evidence_find(r, k, tdx ? ATTEST_REC_TDX_REPORT : ATTEST_REC_SNP_REPORT, NULL);
+		CHECK(rep != NULL);
+		if (rep && !tdx) {
+			CHECK(rep->len == 1184);
+			snprintf(want, sizeof want, "  measurement  %s\n", hex_of(rep->val + 0x90, 48, hex));
+			CHECK(strstr(out, want) != NULL);
+			snprintf(want, sizeof want, "  chip id      %s\n", hex_of(rep->val + 0x1a0, 64, hex));
+			CHECK(strstr(out, want) != NULL);
+			CHECK(strstr(out, "  report       SEV-SNP report v") != NULL);
+		} else if (rep) {
+			CHECK(rep->len == 1024);
+			snprintf(want, sizeof want, "  mrtd         %s\n", hex_of(rep->val + 512 + 16, 48, hex));
+			CHECK(strstr(out, want) != NULL);
+			snprintf(want, sizeof want, "  rtmr 3       %s\n",
+				 hex_of(rep->val + 512 + 208 + 3 * 48, 48, hex));
+			CHECK(strstr(out, want) != NULL);
+			CHECK(strstr(out, "  quote        TDX quote v4, ") != NULL);
+		}
+		free(b);
+	}
+	fixture_close(&f);
+	unsetenv("LLMK_SNP_SIM");
+	unsetenv("LLMK_TDX_SIM");
+	snp_sim_provider_reset();
+	tdx_sim_provider_reset();
 }
 
 TEST(attest_and_unseal_wrapped_give_one_error_line_for_each_bad_input)

@@ -888,6 +888,66 @@ TEST(engine_measures_a_streamed_model_by_its_first_pass)
 	free(file);
 }
 
+/* What engine_config.on_measured was told (engine.h). */
+struct told {
+	int calls;
+	struct engine_measurement m;
+};
+
+static void tell(void *ctx, const struct engine_measurement *m)
+{
+	struct told *t = ctx;
+
+	t->calls++;
+	t->m = *m;
+}
+
+/* The engine reports a model's measurement once, when it exists: a resident
+ * model's at the end of a load that succeeded, a streamed one's when its
+ * first pass (or engine_measure) completes it, never before the load is
+ * done and never again. */
+TEST(engine_reports_a_models_digest_once_when_it_is_complete)
+{
+	char path[700], err[256];
+	uint8_t *file, want[32];
+	size_t n;
+
+	CHECK(measured_model(path, sizeof path, &file, &n));
+	if (!file)
+		return;
+	digest_of(file, n, want);
+	for (int stream = 0; stream < 2; stream++) {
+		struct engine *e = calloc(1, sizeof *e);
+		struct told t = {0};
+		host_remove_disks();
+		CHECK(e && host_add_disk(path) == 0);
+		if (!e)
+			break;
+		engine_init(e);
+		e->cfg.threads = 1;
+		e->cfg.weights = stream ? ENGINE_WEIGHTS_STREAM : ENGINE_WEIGHTS_RESIDENT;
+		e->cfg.on_measured = tell;
+		e->cfg.on_measured_ctx = &t;
+		CHECK_EQ_INT(engine_load(e, 0, false, err, sizeof err), 0);
+		struct engine_info info;
+		CHECK_EQ_INT(engine_get_info(e, &info), 0);
+		CHECK_EQ_INT(t.calls, info.measure_pending ? 0 : 1);
+		if (stream)
+			CHECK(info.measure_pending);
+		CHECK_EQ_INT(infer2(e, err, sizeof err), 0);
+		CHECK_EQ_INT(infer2(e, err, sizeof err), 0);
+		CHECK_EQ_INT(t.calls, 1);
+		CHECK_EQ_INT(t.m.disk, 0);
+		CHECK(!t.m.sealed);
+		CHECK(t.m.extent == n);
+		CHECK(memcmp(t.m.digest, want, 32) == 0);
+		CHECK_EQ_INT(engine_measure(e, err, sizeof err), 0);
+		CHECK_EQ_INT(t.calls, 1);
+		unload_served(e);
+	}
+	free(file);
+}
+
 TEST(engine_streams_a_plain_model_only_as_measured)
 {
 	streams_only_as_measured("ghash_", false);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "../../shell/cmd_attest.h"
+#include "../../kernel/attest.h"
 #include "../../shell/evidence.h"
 #include "../../shell/http/tls.h"
 #include "../../shell/shell.h"

@@ -19,6 +19,7 @@
 #include "../../drivers/tcg_log.h"
 #include "../../drivers/tpm2_attest.h"
 #include "../../shell/evidence.h"
+#include "../../kernel/attest.h"
 #include "../../tools/host/host.h"
 #include "../../tools/host/snp_sim.h"
 #include "../../tools/host/tdx_sim.h"

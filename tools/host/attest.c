@@ -194,18 +194,18 @@ static int tdx_probe(struct plat_attest_info *out)
 }
 
 /* ---- the providers (kernel/attest_provider.h) ---- */
-static const struct attest_provider vtpm_provider = {vtpm_probe, vtpm_evidence, &ha.a, NULL,
-						     NULL};
-static const struct attest_provider snp_provider = {snp_probe, snp_sim_provider_evidence, NULL,
-						    NULL, snp_sim_provider_error};
-static const struct attest_provider tdx_provider = {tdx_probe, tdx_sim_provider_evidence, NULL,
-						    tdx_sim_provider_extend_rtmr3,
-						    tdx_sim_provider_error};
+static const struct attest_provider providers[PLAT_ATTEST_KINDS] = {
+	[PLAT_ATTEST_NONE] = ATTEST_ROW_NONE,
+	[PLAT_ATTEST_VTPM] = {"vtpm", 3, vtpm_probe, vtpm_evidence, &ha.a, NULL, NULL, NULL},
+	[PLAT_ATTEST_SNP] = {"snp", 1, snp_probe, snp_sim_provider_evidence, NULL, NULL,
+			     snp_sim_provider_error, snp_sim_provider_guest_key},
+	[PLAT_ATTEST_TDX] = {"tdx", 2, tdx_probe, tdx_sim_provider_evidence, NULL,
+			     tdx_sim_provider_extend_rtmr3, tdx_sim_provider_error, NULL},
+};
 
 const struct attest_provider *attest_provider(int kind)
 {
-	return kind == PLAT_ATTEST_VTPM ? &vtpm_provider : kind == PLAT_ATTEST_SNP ? &snp_provider
-		: kind == PLAT_ATTEST_TDX ? &tdx_provider : NULL;
+	return kind >= 0 && kind < PLAT_ATTEST_KINDS ? &providers[kind] : NULL;
 }
 
 int attest_log_room(size_t n, struct attest_log **log, char *err, size_t errn)

@@ -258,16 +258,12 @@ const char *snp_sim_provider_error(void)
 	return sp.guest_ok ? snp_guest_error(&sp.guest) : sp.why;
 }
 
-int plat_attest_guest_key(int kind, const struct plat_attest_key_req *req, uint8_t key[32],
-			  char *err, size_t errn)
+int snp_sim_provider_guest_key(const struct plat_attest_key_req *req, uint8_t key[32],
+			       char *err, size_t errn)
 {
 	struct snp_key_req r = { .root_key = req->root, .key_sel = SNP_KEY_SEL_DEFAULT,
 				 .fields = req->fields, .vmpl = req->vmpl,
 				 .guest_svn = req->guest_svn, .tcb_version = req->tcb_version };
-	if (kind != PLAT_ATTEST_SNP) {
-		snprintf(err, errn, "only SEV-SNP derives guest keys (MSG_KEY_REQ)");
-		return -LLMK_ENOTSUP;
-	}
 	start();
 	if (!sp.guest_ok) {
 		snprintf(err, errn, "%s", sp.why);

@@ -137,6 +137,10 @@ const char *snp_sim_provider_why_absent(void);
 int snp_sim_provider_evidence(const uint8_t rd[64], uint8_t *buf, size_t cap, size_t *len);
 /* Why the last provider call failed (one line). */
 const char *snp_sim_provider_error(void);
+/* plat_attest_guest_key for the simulator (MSG_KEY_REQ). */
+struct plat_attest_key_req;
+int snp_sim_provider_guest_key(const struct plat_attest_key_req *req, uint8_t key[32],
+			       char *err, size_t errn);
 /* The launch's test chain, the certificates its extended request returns
  * (made on first use; NULL when absent): a verifier's user must pass its
  * ARK as --chain, so tests and tools write it out from here

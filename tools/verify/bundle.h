@@ -23,7 +23,8 @@
 
 #include <stdbool.h>
 
-#include "../../shell/evidence.h"
+#include "../../kernel/evidence_format.h"
+#include "../../shell/evidence.h" /* the codec: parse, find, base64, report data */
 #include "snp_report.h"
 #include "tdx_quote.h"
 

@@ -23,7 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../shell/evidence.h"
+#include "../../kernel/evidence_format.h"
+#include "../../shell/evidence.h" /* the codec: parse, find, base64, report data */
 #include "bundle.h"
 #include "cmd.h"
 
