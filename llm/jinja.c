@@ -408,7 +408,7 @@ static struct jv lookup(struct jj *j, const char *name, uint32_t n)
 			if (f->v[i].n == n && memcmp(f->v[i].name, name, n) == 0)
 				return f->v[i].v;
 	int fn = jj_builtin_global(name, n);
-	if (fn >= 0)
+	if (fn >= 0 && (j->today || !jj_name_is(name, n, "strftime_now")))
 		return (struct jv){.t = JV_FN, .fn = (uint16_t)fn};
 	return (struct jv){.t = JV_UNDEF};
 }
@@ -966,6 +966,25 @@ out:
 	j->cur = saved;
 }
 
+static void exec_filter(struct jj *j, const struct jj_node *n)
+{
+	struct jj_buf *out = j->out, buf = {0};
+	struct args a;
+	struct jv *all, v;
+
+	j->out = &buf;
+	exec(j, n->b);
+	j->out = out;
+	if (j->err || !eval_args(j, n->kid, n->nk, &a) || !(all = jj_alloc(j, (a.n + 1) * sizeof *all)))
+		return;
+	all[0] = jj_buf_str(&buf);
+	if (a.n)
+		memcpy(all + 1, a.v, a.n * sizeof *all);
+	v = jj_filter(j, n->s, n->sn, all, a.n + 1, a.kw, a.kwv, a.nkw, n->pos);
+	if (!j->err)
+		jj_to_str(j, j->out, &v);
+}
+
 static void out_value(struct jj *j, const struct jv *v)
 {
 	jj_to_str(j, j->out, v);
@@ -1003,6 +1022,7 @@ static void exec(struct jj *j, const struct jj_node *n)
 			exec(j, n->c);
 		break;
 	case N_FOR: exec_for(j, n); break;
+	case N_FILTERBLOCK: exec_filter(j, n); break;
 	case N_SET:
 	case N_SETBLOCK: exec_set(j, n); break;
 	case N_MACRO:
@@ -1104,7 +1124,7 @@ int jinja_render(const char *src, size_t len, const struct jinja_input *in,
 {
 	struct jj j = {
 		.arena = lim->arena, .size = lim->arena_size, .steps = lim->steps,
-		.msg = err, .msglen = errlen, .src = src, .srclen = len,
+		.msg = err, .msglen = errlen, .src = src, .srclen = len, .today = in->today,
 	};
 	struct jj_buf buf = {0};
 	struct jj_node *prog;

@@ -32,6 +32,10 @@ struct jinja_input {
 	/* merge a leading system message into the next one ("sys\ncontent"),
 	 * as llama.cpp does for templates that ignore the system role */
 	bool merge_system;
+	/* "YYYY-MM-DD" for strftime_now (llama.cpp gives the local date);
+	 * NULL: strftime_now is undefined (llmk's kernel has no calendar
+	 * clock; templates test `strftime_now is defined` and fall back) */
+	const char *today;
 };
 
 struct jinja_out {

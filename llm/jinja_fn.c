@@ -9,13 +9,14 @@
 #include "jinja_int.h"
 
 enum {
-	F_RANGE, F_NAMESPACE, F_RAISE, F_DICT, F_GLOBALS,
+	F_RANGE, F_NAMESPACE, F_RAISE, F_DICT, F_STRFTIME, F_GLOBALS,
 	M_ITEMS = F_GLOBALS, M_KEYS, M_VALUES, M_GET, M_STRIP, M_LSTRIP, M_RSTRIP, M_STARTSWITH,
 	M_ENDSWITH, M_SPLIT, M_UPPER, M_LOWER, M_TITLE, M_CAPITALIZE, M_REPLACE, M_FIND, M_JOIN,
-	M_APPEND, M_POP, M_N
+	M_APPEND, M_POP, M_FORMAT, M_N
 };
 
-static const char *const globals[F_GLOBALS] = {"range", "namespace", "raise_exception", "dict"};
+static const char *const globals[F_GLOBALS] = {"range", "namespace", "raise_exception", "dict",
+					       "strftime_now"};
 
 /* name, the receiver's type it belongs to */
 static const struct { const char *name; uint8_t on; } methods[M_N - F_GLOBALS] = {
@@ -23,7 +24,7 @@ static const struct { const char *name; uint8_t on; } methods[M_N - F_GLOBALS] =
 	{"strip", JV_STR}, {"lstrip", JV_STR}, {"rstrip", JV_STR}, {"startswith", JV_STR},
 	{"endswith", JV_STR}, {"split", JV_STR}, {"upper", JV_STR}, {"lower", JV_STR},
 	{"title", JV_STR}, {"capitalize", JV_STR}, {"replace", JV_STR}, {"find", JV_STR},
-	{"join", JV_STR}, {"append", JV_LIST}, {"pop", JV_LIST},
+	{"join", JV_STR}, {"append", JV_LIST}, {"pop", JV_LIST}, {"format", JV_STR},
 };
 
 int jj_builtin_global(const char *name, uint32_t n)
@@ -50,6 +51,14 @@ struct jv jj_method(struct jj *j, const struct jv *self, const char *name, uint3
 }
 
 /* ---- helpers ---- */
+
+static bool strchr_in(const char *set, char c)
+{
+	for (; *set; set++)
+		if (*set == c)
+			return true;
+	return false;
+}
 
 static bool is_space(char c)
 {
@@ -601,6 +610,83 @@ static struct jv join(struct jj *j, const struct jv *seq, const struct jv *sep,
 	return jj_buf_str(&b);
 }
 
+/* strftime_now(fmt) on j->today ("YYYY-MM-DD"), the time 00:00:00: the
+ * directives chat templates use (%Y %m %d %-d %b %B %y %H %M %S %%) */
+static struct jv strftime_now(struct jj *j, const struct jv *f, uint32_t pos)
+{
+	static const char *const mon[12] = {"January", "February", "March", "April", "May", "June",
+		"July", "August", "September", "October", "November", "December"};
+	const char *t = j->today;
+	struct jj_buf b = {0};
+	int y, m, d;
+
+	if (!str_arg(j, f, pos, "strftime_now"))
+		return jj_none();
+	if (strlen(t) != 10)
+		goto bad;
+	y = (t[0] - '0') * 1000 + (t[1] - '0') * 100 + (t[2] - '0') * 10 + (t[3] - '0');
+	m = (t[5] - '0') * 10 + (t[6] - '0');
+	d = (t[8] - '0') * 10 + (t[9] - '0');
+	if (m < 1 || m > 12 || d < 1 || d > 31 || y < 1000 || y > 9999)
+		goto bad;
+	for (uint32_t i = 0; i < f->n && !j->err; i++) {
+		char c = f->u.s[i], num[8];
+		if (c != '%' || i + 1 >= f->n) {
+			jj_buf_putc(j, &b, c);
+			continue;
+		}
+		c = f->u.s[++i];
+		bool nopad = c == '-' && i + 1 < f->n;
+		if (nopad)
+			c = f->u.s[++i];
+		int v = c == 'Y' ? y : c == 'y' ? y % 100 : c == 'm' ? m : c == 'd' ? d : 0;
+		if (c == 'b' || c == 'B')
+			jj_buf_put(j, &b, mon[m - 1], c == 'b' ? 3 : (uint32_t)strlen(mon[m - 1]), NULL);
+		else if (c == '%')
+			jj_buf_putc(j, &b, '%');
+		else if (strchr_in("YymdHMS", c)) {
+			int n = plat_snprintf(num, sizeof num, nopad || c == 'Y' ? "%d" : "%02d", v);
+			jj_buf_put(j, &b, num, (uint32_t)n, NULL);
+		} else {
+			jj_fail(j, -LLMK_ENOTSUP, pos, "strftime_now: %%%c is not supported", c);
+		}
+	}
+	return jj_buf_str(&b);
+bad:
+	jj_fail(j, -LLMK_EINVAL, pos, "strftime_now: the date '%.16s' is not YYYY-MM-DD", t);
+	return jj_none();
+}
+
+/* str.format: "{}" and "{0}" take the positional arguments, "{{" "}}" are braces */
+static struct jv format(struct jj *j, const struct jv *s, struct jv *a, uint32_t na, uint32_t pos)
+{
+	struct jj_buf b = {0};
+	uint32_t next = 0;
+
+	for (uint32_t i = 0; i < s->n && !j->err; i++) {
+		char c = s->u.s[i];
+		if ((c == '{' || c == '}') && i + 1 < s->n && s->u.s[i + 1] == c) {
+			jj_buf_putc(j, &b, c);
+			i++;
+			continue;
+		}
+		if (c != '{') {
+			jj_buf_put(j, &b, s->u.s + i, 1, s->tm ? s->tm + i : NULL);
+			continue;
+		}
+		uint32_t k = i + 1, idx = next++;
+		if (k < s->n && s->u.s[k] >= '0' && s->u.s[k] <= '9')
+			idx = (uint32_t)(s->u.s[k++] - '0');
+		if (k >= s->n || s->u.s[k] != '}' || idx >= na) {
+			jj_fail(j, -LLMK_ENOTSUP, pos, "format: only {} and {N} with as many arguments");
+			break;
+		}
+		jj_to_str(j, &b, &a[idx]);
+		i = k;
+	}
+	return jj_buf_str(&b);
+}
+
 struct jv jj_builtin_call(struct jj *j, const struct jv *f, struct jv *a, uint32_t na,
 			  const struct jj_node *const *kw, struct jv *kwv, uint32_t nkw, uint32_t pos)
 {
@@ -620,6 +706,8 @@ struct jv jj_builtin_call(struct jj *j, const struct jv *f, struct jv *a, uint32
 			jj_fail(j, -LLMK_EINVAL, pos, "raise_exception: %.100s", b.p);
 		return jj_none();
 	}
+	case F_STRFTIME: return strftime_now(j, x, pos);
+	case M_FORMAT: return format(j, self, a, na, pos);
 	case M_ITEMS: return items(j, self, pos);
 	case M_KEYS:
 	case M_VALUES: {
@@ -944,6 +1032,33 @@ struct jv jj_filter(struct jj *j, const char *name, uint32_t n, struct jv *a, ui
 			jj_buf_put(j, &b, v->u.s + i, 1, v->tm ? v->tm + i : NULL);
 		}
 		return jj_buf_str(&b);
+	}
+	if (IS("dictsort")) { /* a dict's (key, value) pairs by key */
+		struct jv l = items(j, v, pos);
+		if (j->err || l.t != JV_LIST)
+			return jj_none();
+		struct jj_list *p = l.u.l;
+		for (uint32_t i = 1; i < p->n && jj_step(j, pos); i++)
+			for (uint32_t k = i; k > 0 && !j->err; k--) {
+				struct jv *x0 = &p->v[k - 1].u.l->v[0], *x1 = &p->v[k].u.l->v[0];
+				int c;
+				if (x0->t == JV_INT && x1->t == JV_INT)
+					c = x0->u.i < x1->u.i ? -1 : x0->u.i > x1->u.i;
+				else if (x0->t == JV_STR && x1->t == JV_STR) {
+					uint32_t m = x0->n < x1->n ? x0->n : x1->n;
+					c = memcmp(x0->u.s, x1->u.s, m);
+					c = c ? c : x0->n < x1->n ? -1 : x0->n > x1->n;
+				} else {
+					jj_fail(j, -LLMK_ENOTSUP, pos, "dictsort of keys not all strings or all integers");
+					break;
+				}
+				if (c <= 0 || !jj_step(j, pos))
+					break;
+				struct jv t = p->v[k];
+				p->v[k] = p->v[k - 1];
+				p->v[k - 1] = t;
+			}
+		return l;
 	}
 	if (IS("unique")) {
 		struct jj_list *l = to_list(j, v, pos), *o = l ? jj_list_new(j, 0) : NULL;

@@ -54,7 +54,8 @@ enum jj_kind {
 	N_LIT, N_NAME, N_ATTR, N_INDEX, N_SLICE, N_CALL, N_KWARG, N_FILTER, N_TEST,
 	N_BIN, N_NOT, N_NEG, N_COND, N_LIST, N_DICT,
 	/* statements */
-	N_TEXT, N_OUT, N_IF, N_FOR, N_SET, N_SETBLOCK, N_MACRO, N_BREAK, N_CONTINUE, N_SEQ
+	N_TEXT, N_OUT, N_IF, N_FOR, N_SET, N_SETBLOCK, N_FILTERBLOCK, N_MACRO, N_BREAK, N_CONTINUE,
+	N_SEQ
 };
 
 enum jj_op { OP_ADD = 1, OP_SUB, OP_MUL, OP_DIV, OP_FDIV, OP_MOD, OP_POW, OP_CAT,
@@ -104,6 +105,7 @@ struct jj {
 	struct jj_frame *globals, *cur;
 	struct jj_buf *out;
 	uint8_t brk;            /* 1: break, 2: continue pending */
+	const char *today;      /* strftime_now's date, "YYYY-MM-DD"; NULL: no such function */
 };
 
 void *jj_alloc(struct jj *j, size_t n);

@@ -975,6 +975,24 @@ static struct jj_node *statement(struct ps *p)
 		struct jj_node *n = node(p, t->s[0] == 'b' ? N_BREAK : N_CONTINUE, pos);
 		return n && end_tag(p) ? n : NULL;
 	}
+	if (jj_name_is(t->s, t->n, "filter")) { /* {% filter f(args) %}body{% endfilter %} */
+		static const char *const end[] = {"endfilter", NULL};
+		struct jj_node *n = node(p, N_FILTERBLOCK, pos);
+		int stop;
+		if (!n || cur(p)->t != T_NAME) {
+			if (n)
+				jj_fail(p->j, -LLMK_EFORMAT, cur(p)->pos, "expected a filter name");
+			return NULL;
+		}
+		n->s = cur(p)->s;
+		n->sn = cur(p)->n;
+		p->at++;
+		if (accept_op(p, "(") && !call_args(p, n))
+			return NULL;
+		if (!end_tag(p) || !(n->b = block(p, end, &stop)) || !end_tag(p))
+			return NULL;
+		return n;
+	}
 	if (jj_name_is(t->s, t->n, "generation")) { /* HF's assistant-mask marker: a plain block */
 		static const char *const end[] = {"endgeneration", NULL};
 		int stop;
