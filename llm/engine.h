@@ -163,6 +163,8 @@ struct engine {
 	enum chat_tmpl tmpl;    /* in use */
 	bool tmpl_detected;     /* false: default, configured or unknown */
 	bool tmpl_in_file;      /* the model has a tokenizer.chat_template */
+	const char *tmpl_src;   /* its text (in the GGUF's arena), for CHAT_JINJA */
+	size_t tmpl_len;
 
 	int32_t *ctx_tok;       /* tokens whose keys/values are in the cache */
 	uint32_t n_past;

@@ -5,6 +5,7 @@
  * context.
  */
 #include "engine_int.h"
+#include "jinja.h"
 
 static const char *chat_keep(struct engine *e, const char *s, size_t n)
 {
@@ -94,6 +95,8 @@ static uint32_t chat_shift(struct engine *e, uint32_t end, uint32_t total)
 
 const char *engine_tmpl_source(const struct engine_info *info)
 {
+	if (info->tmpl == CHAT_JINJA && info->tmpl_in_file)
+		return "the model's own template";
 	if (info->tmpl_detected)
 		return "from tokenizer.chat_template";
 	if (info->tmpl_configured)
@@ -108,12 +111,91 @@ static int chat_tmpl_use(const struct engine *e, enum chat_tmpl want, enum chat_
 			 char *err, size_t errlen)
 {
 	*t = want != CHAT_UNKNOWN ? want : e->tmpl;
+	if (*t == CHAT_JINJA && !e->tmpl_src) {
+		plat_snprintf(err, errlen, "--chat-template jinja: the model has no "
+			      "tokenizer.chat_template to run");
+		return -LLMK_EINVAL;
+	}
 	if (*t != CHAT_UNKNOWN)
 		return 0;
 	plat_snprintf(err, errlen, "the model's chat template (tokenizer.chat_template) is none "
 		      "llmk knows: choose one with --chat-template NAME or 'config chat-template "
 		      "NAME' (a wrong NAME lists them)");
 	return -LLMK_EINVAL;
+}
+
+/* The vocabulary's text of a control token ("" if none), for the template. */
+static void token_text(const struct engine *e, int32_t id, char *buf, size_t cap)
+{
+	int n = id == TOK_NULL ? 0 : tok_piece(&e->tok, id, TOK_PIECE_SPECIAL, buf, cap - 1);
+	buf[n > 0 ? n : 0] = 0;
+}
+
+/* The model's own template run by llm/jinja.c, as llama.cpp --jinja
+ * (common_chat_templates_apply): bos_token and eos_token are the
+ * vocabulary's texts, and a leading BOS text goes when the tokenizer adds
+ * BOS itself. The arena lives for this render only (zeroed after: it held
+ * the conversation). */
+static int fmt_jinja(struct engine *e, const struct chat_msg *msgs, size_t n, char *out,
+		     size_t cap, size_t *len, struct tok_span *spans, size_t max, size_t *n_spans,
+		     char *err, size_t errlen)
+{
+	char bos[64], eos[64];
+	void *arena = plat_alloc(JINJA_ARENA_DEFAULT, 64);
+	int r;
+
+	if (!arena) {
+		plat_snprintf(err, errlen, "no memory for the chat template's %u bytes",
+			      JINJA_ARENA_DEFAULT);
+		return -LLMK_ENOMEM;
+	}
+	token_text(e, e->tok.bos, bos, sizeof bos);
+	token_text(e, e->tok.eos, eos, sizeof eos);
+	struct jinja_input in = {msgs, n, true, bos, eos, NULL, false, NULL};
+	struct jinja_limits lim = {arena, JINJA_ARENA_DEFAULT, JINJA_STEPS_DEFAULT};
+	struct jinja_out o = {out, cap, 0, spans, max, 0};
+	r = jinja_chat(e->tmpl_src, e->tmpl_len, &in, &lim, &o, err, errlen);
+	llm_mem_zeroize(arena, JINJA_ARENA_DEFAULT);
+	plat_free(arena, JINJA_ARENA_DEFAULT);
+	size_t bl = strlen(bos);
+	if (r == 0 && e->tok.add_bos && bl && o.len >= bl && memcmp(out, bos, bl) == 0) {
+		memmove(out, out + bl, o.len - bl + 1);
+		o.len -= bl;
+		for (size_t i = 0; i < o.n_spans; i++)
+			spans[i].off -= bl; /* the BOS text is the template's, no span's */
+	}
+	*len = o.len;
+	*n_spans = o.n_spans;
+	return r;
+}
+
+/* msgs rendered with t into out (and the spans of their text); err says
+ * why not. */
+static int chat_render(struct engine *e, enum chat_tmpl t, const struct chat_msg *msgs,
+		       size_t n, char *out, size_t cap, size_t *len, struct tok_span *spans,
+		       size_t max, size_t *n_spans, char *err, size_t errlen)
+{
+	size_t ns;
+	int r;
+
+	if (!spans) {
+		max = 0;
+		n_spans = &ns;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!chat_role_ok(msgs[i].role) || !msgs[i].content) {
+			plat_snprintf(err, errlen, "a role is not a word of letters, digits, '_' "
+				      "or '-' (at most %d bytes)", CHAT_ROLE_MAX);
+			return -LLMK_EINVAL;
+		}
+	if (t == CHAT_JINJA)
+		return fmt_jinja(e, msgs, n, out, cap, len, spans, max, n_spans, err, errlen);
+	r = chat_format_spans(t, msgs, n, true, out, cap, len, spans, max, n_spans);
+	if (r == -LLMK_ERANGE)
+		plat_snprintf(err, errlen, "the formatted conversation is over %zu bytes", cap);
+	else if (r)
+		plat_snprintf(err, errlen, "the template cannot format these messages");
+	return r;
 }
 
 int engine_chat_render(struct engine *e, enum chat_tmpl want, const struct chat_msg *msgs,
@@ -126,13 +208,7 @@ int engine_chat_render(struct engine *e, enum chat_tmpl want, const struct chat_
 		return r;
 	if ((r = chat_tmpl_use(e, want, &t, err, errlen)))
 		return r;
-	r = chat_format(t, msgs, n, true, out, cap, len);
-	if (r == -LLMK_ERANGE)
-		plat_snprintf(err, errlen, "the formatted conversation is over %zu bytes", cap);
-	else if (r)
-		plat_snprintf(err, errlen, "a role is not a word of letters, digits, '_' or '-' "
-			      "(at most %d bytes)", CHAT_ROLE_MAX);
-	return r;
+	return chat_render(e, t, msgs, n, out, cap, len, NULL, 0, NULL, err, errlen);
 }
 
 /* Tokens the reply gets room for: n_predict, at most half the context. */
@@ -152,8 +228,8 @@ static int chat_prompt(struct engine *e, const struct engine_gen *g, enum chat_t
 	int r;
 
 	for (;;) {
-		r = chat_format_spans(t, e->msgs, e->n_msgs + 1, true, e->fmt_buf, e->chat_cap,
-				      &len, e->spans, ENGINE_MAX_MSGS, &n_spans);
+		r = chat_render(e, t, e->msgs, e->n_msgs + 1, e->fmt_buf, e->chat_cap, &len,
+				e->spans, ENGINE_MAX_MSGS, &n_spans, err, errlen);
 		if (r == 0)
 			r = engine_tokenize(e, e->fmt_buf, len, true,
 				     g->special == ENGINE_SPECIAL_PARSE ? NULL : e->spans, n_spans, n,
@@ -252,17 +328,10 @@ int engine_chat_messages(struct engine *e, const struct chat_msg *msgs, size_t n
 		plat_snprintf(err, errlen, "%zu messages (at most %d)", n, ENGINE_MAX_MSGS);
 		return -LLMK_ERANGE;
 	}
-	r = chat_format_spans(t, msgs, n, true, e->fmt_buf, e->chat_cap, &len, e->spans,
-			      ENGINE_MAX_MSGS, &n_spans);
-	if (r == -LLMK_ERANGE) {
-		plat_snprintf(err, errlen, "the formatted conversation is over %zu bytes", e->chat_cap);
+	r = chat_render(e, t, msgs, n, e->fmt_buf, e->chat_cap, &len, e->spans, ENGINE_MAX_MSGS,
+			&n_spans, err, errlen);
+	if (r)
 		return r;
-	}
-	if (r) {
-		plat_snprintf(err, errlen, "a role is not a word of letters, digits, '_' or '-' "
-			      "(at most %d bytes)", CHAT_ROLE_MAX);
-		return r;
-	}
 	r = engine_tokenize(e, e->fmt_buf, len, true,
 			    g->special == ENGINE_SPECIAL_PARSE ? NULL : e->spans, n_spans, &n_tok,
 			    err, errlen);

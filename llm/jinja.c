@@ -1138,6 +1138,11 @@ int jinja_render(const char *src, size_t len, const struct jinja_input *in,
 		jj_fail(&j, -LLMK_ERANGE, 0, "the template is too long");
 		return j.err;
 	}
+	for (size_t i = 0; i < in->n; i++)
+		if (!in->msgs[i].role || !in->msgs[i].content) {
+			jj_fail(&j, -LLMK_EINVAL, 0, "message %zu has no role or no content", i);
+			return j.err;
+		}
 	if (!(j.globals = frame_new(&j, NULL)))
 		return j.err;
 	j.cur = j.globals;

@@ -1,8 +1,8 @@
 /*
  * tests/unit/test_cmd_chat_tmpl.c — chat says which template it uses
  * (shell/cmd_model.c, llm/engine_chat.c): info and the first turn name it;
- * a template llmk does not know is an error naming --chat-template, never
- * chatml without a word; --show-prompt prints the turn's prompt, and with
+ * a template none of the built-in formats knows runs as itself (jinja), and
+ * a template that fails is one error, never chatml without a word; --show-prompt prints the turn's prompt, and with
  * --messages a whole conversation's, running nothing.
  */
 #include "test.h"
@@ -42,19 +42,20 @@ TEST(cmd_chat_names_its_template_on_the_first_turn_and_in_info)
 	fixture_close(&f);
 }
 
-TEST(cmd_chat_refuses_a_template_it_does_not_know_and_names_the_flag)
+TEST(cmd_chat_runs_a_template_it_does_not_know_as_jinja)
 {
 	struct shell_fixture f;
 	const char *out;
 	int st;
 
-	tmpl_open(&f, "{% for m in messages %}{{ m.content }}{% endfor %}", false, "tmpl_odd.gguf");
-	CHECK(strstr(fixture_run(&f, "info", &st), "chat template  unknown (tokenizer.chat_template "
-		     "is none llmk knows: chat needs --chat-template NAME)"));
-	out = fixture_run(&f, "chat \"hi\" -n 1", &st);
-	CHECK(st != 0);
-	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
-	CHECK(strstr(out, "--chat-template NAME"));
+	tmpl_open(&f, "{% for m in messages %}[{{ m.role | upper }}]{{ m.content }}{% endfor %}"
+		  "{% if add_generation_prompt %}[BOT]{% endif %}", false, "tmpl_odd.gguf");
+	CHECK(strstr(fixture_run(&f, "info", &st), "chat template  jinja (the model's own template)"));
+	out = fixture_run(&f, "chat \"hi\" -n 1 --temp 0 --show-prompt", &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK(strstr(out, "chat: template jinja (the model's own template)\n") == out);
+	CHECK(strstr(out, "[USER]hi[BOT]"));
+	fixture_run(&f, "chat --reset", &st);
 	out = fixture_run(&f, "chat \"hi\" -n 1 --temp 0 --chat-template zephyr", &st);
 	CHECK_EQ_INT(st, 0);
 	CHECK(strstr(out, "chat: template zephyr (--chat-template)\n") == out);
@@ -70,6 +71,28 @@ TEST(cmd_chat_refuses_a_template_it_does_not_know_and_names_the_flag)
 	fixture_run(&f, "unload", &st);
 	fixture_run(&f, "load 0", &st);
 	CHECK(strstr(fixture_run(&f, "info", &st), "chat template  gemma (configured)"));
+	fixture_close(&f);
+}
+
+/* A hostile template from the disk: one error line, the shell goes on. */
+TEST(cmd_chat_a_failing_jinja_template_is_one_error)
+{
+	struct shell_fixture f;
+	const char *out;
+	int st;
+
+	tmpl_open(&f, "{% for i in range(1000000000) %}x{% endfor %}", false, "tmpl_loop.gguf");
+	out = fixture_run(&f, "chat \"hi\" -n 1", &st);
+	CHECK(st != 0);
+	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
+	CHECK(strstr(out, "chat template (jinja)"));
+	CHECK(strstr(out, "step budget"));
+	/* --chat-template jinja runs a built-in template's own text instead */
+	fixture_close(&f);
+	tmpl_open(&f, NULL, true, "tmpl_chatml_j.gguf");
+	out = fixture_run(&f, "chat \"hi\" -n 1 --temp 0 --show-prompt --chat-template jinja", &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK(strstr(out, "chat: template jinja (--chat-template)\n") == out);
 	fixture_close(&f);
 }
 
