@@ -224,8 +224,9 @@ static bool lex_text(struct ps *p, const char *s, size_t from, size_t at, size_t
 			size_t k = b;
 			while (k > a && (s[k - 1] == ' ' || s[k - 1] == '\t'))
 				k--;
-			/* only spaces between the line's start and the tag */
-			if ((k > a && s[k - 1] == '\n') || (k == from && (from == 0 || s[from - 1] == '\n')))
+			/* only spaces between the line's start (in the source: a
+			 * newline trim_blocks took still starts the line) and the tag */
+			if (k == 0 || s[k - 1] == '\n')
 				b = k;
 		}
 	}

@@ -96,6 +96,8 @@ TEST(jinja_whitespace_control_trim_and_lstrip_blocks)
 	CHECK_STR(run("a{# a comment #}\nb"), "ab");
 	CHECK_STR(run("a {{- 'b' -}} c"), "abc");
 	CHECK_STR(run("{{ 'x' }}\ny"), "x\ny");                         /* {{ }} keeps its newline */
+	/* a line's start is the source's: the newline trim_blocks took still counts */
+	CHECK_STR(run("{% if true %}\n    {% if true %}x{% endif %}{% endif %}"), "x");
 }
 
 TEST(jinja_expressions_as_python)

@@ -1,0 +1,48 @@
+#!/bin/sh
+# tools/jinja_ref.sh [PREFIX] — llm/jinja.c against @huggingface/jinja (HF's JS port of
+# Jinja for chat templates) on every template llama.cpp keeps in models/templates
+# (taken from the llama.cpp source node-llama-cpp 3.22.1 bundles, unpacked once
+# into build/llamacpp-src), each for three conversations (tools/jinja_render.c
+# says which). A case passes when both give the same bytes; when only the
+# reference fails (its own gaps: an undefined value iterated or filtered, a
+# filter it lacks) it is skipped, named. Without node or node-llama-cpp under
+# PREFIX (default build/llamacpp) it skips, saying so. Ends with the stage line.
+set -u
+PREFIX=${1:-build/llamacpp}
+SRC=build/llamacpp-src
+render=build/host/jinja_render
+bundle=$PREFIX/node_modules/node-llama-cpp/llama/gitRelease.bundle
+if ! command -v node >/dev/null || [ ! -f "$bundle" ] ||
+	[ ! -f "$PREFIX/node_modules/@huggingface/jinja/dist/index.js" ]; then
+	echo "skip jinja-ref: node or node-llama-cpp (with @huggingface/jinja) is not under $PREFIX"
+	echo "0 passed, 0 failed, 1 skipped"
+	exit 0
+fi
+if [ ! -d "$SRC/models/templates" ]; then
+	rm -rf "$SRC"
+	git clone -q "$bundle" "$SRC" 2>/dev/null || { echo "jinja-ref: cannot unpack $bundle"; echo "0 passed, 1 failed, 0 skipped"; exit 0; }
+fi
+pass=0 fail=0 skip=0
+tmp=$(mktemp -d)
+node tools/jinja_ref.mjs --prefix "$PREFIX" "$tmp" "$SRC"/models/templates/*.jinja || {
+	echo "jinja-ref: the reference did not run"; echo "0 passed, 1 failed, 0 skipped"; exit 0; }
+for f in "$SRC"/models/templates/*.jinja; do
+	for c in sys nosys tools; do
+		"$render" "$f" $c >"$tmp/ours" 2>&1
+		cp "$tmp/$(basename "$f").$c" "$tmp/ref"
+		if cmp -s "$tmp/ours" "$tmp/ref"; then
+			pass=$((pass + 1))
+		elif head -c 7 "$tmp/ref" | grep -q '^ERROR: ' && ! head -c 7 "$tmp/ours" | grep -q '^ERROR: '; then
+			skip=$((skip + 1))
+			echo "skip $(basename "$f") $c: the reference fails: $(head -1 "$tmp/ref" | cut -c1-100)"
+		elif head -c 7 "$tmp/ours" | grep -q '^ERROR: ' && head -c 7 "$tmp/ref" | grep -q '^ERROR: '; then
+			pass=$((pass + 1)) # both refuse (e.g. gemma's raise_exception on a system message)
+		else
+			fail=$((fail + 1))
+			echo "FAIL $(basename "$f") $c:"
+			diff "$tmp/ours" "$tmp/ref" | head -8
+		fi
+	done
+done
+rm -rf "$tmp"
+echo "$pass passed, $fail failed, $skip skipped"
