@@ -44,6 +44,10 @@ void jj_fail(struct jj *j, int code, uint32_t pos, const char *fmt, ...)
 		plat_snprintf(j->msg, j->msglen, "chat template (jinja) at %u:%u: %s", line, col, what);
 	else
 		plat_snprintf(j->msg, j->msglen, "chat template (jinja): %s", what);
+	/* one line: a raise_exception's text from the template may hold newlines */
+	for (size_t i = 0; j->msglen && j->msg[i]; i++)
+		if ((unsigned char)j->msg[i] < 0x20 || j->msg[i] == 0x7f)
+			j->msg[i] = ' ';
 }
 
 bool jj_step(struct jj *j, uint32_t pos)

@@ -214,6 +214,7 @@ TEST(jinja_hostile_templates_end_in_one_error)
 		{"{{ 'abc", -LLMK_EFORMAT},
 		{"{{ 1 + }}", -LLMK_EFORMAT},
 		{"{% include 'x' %}", -LLMK_ENOTSUP},
+		{"{{ raise_exception('two\nlines\x1b[2J') }}", -LLMK_EINVAL},
 		{"{{ x | nosuchfilter }}", -LLMK_ENOTSUP},
 		{"{{ 1 // 0 }}", -LLMK_EINVAL},
 		{"{{ 4611686018427387904 * 2 }}", -LLMK_ERANGE},
