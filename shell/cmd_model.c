@@ -241,6 +241,7 @@ struct gen_args {
 	const char *messages; /* chat --messages: a JSON array */
 	bool show_prompt;   /* chat --show-prompt / --verbose-prompt */
 	char *file;         /* --grammar-file's text (plat_alloc, GRAMMAR_FILE_MAX) */
+	char *tmpl_file;    /* --chat-template-file's text (plat_alloc, GRAMMAR_FILE_MAX) */
 };
 
 /* The template names, for errors: one table (llm/chat.c) says them. */
@@ -258,7 +259,9 @@ static void gen_release(struct gen_args *a)
 {
 	if (a->file)
 		plat_free(a->file, GRAMMAR_FILE_MAX);
-	a->file = NULL;
+	if (a->tmpl_file)
+		plat_free(a->tmpl_file, GRAMMAR_FILE_MAX);
+	a->file = a->tmpl_file = NULL;
 }
 
 /* --grammar TEXT, --grammar-file F, -j/--json-schema SCHEMA,
@@ -282,6 +285,26 @@ static int flag_grammar(struct shell *sh, struct gen_args *a, const char *f, con
 				 n == -LLMK_ERANGE ? "larger than 256 KiB" : plat_strerror(n));
 	a->file[n] = 0;
 	*(schema ? &a->g.json_schema : &a->g.grammar) = a->file;
+	return 0;
+}
+
+/* --chat-template-file F: a Jinja chat template read as --grammar-file is
+ * (the boot volume's file; the host's), run instead of the model's. */
+static int flag_tmpl_file(struct shell *sh, struct gen_args *a, const char *v)
+{
+	int n;
+
+	if (a->tmpl_file)
+		return shell_err(sh, -LLMK_EINVAL, "chat: one --chat-template-file a run");
+	if (!(a->tmpl_file = plat_alloc(GRAMMAR_FILE_MAX, 64)))
+		return shell_err(sh, -LLMK_ENOMEM, "--chat-template-file: no memory for '%s'", v);
+	if ((n = plat_boot_file(v, a->tmpl_file, GRAMMAR_FILE_MAX - 1)) < 0)
+		return shell_err(sh, n, "--chat-template-file: cannot read '%s': %s", v,
+				 n == -LLMK_ERANGE ? "larger than 256 KiB" : plat_strerror(n));
+	a->tmpl_file[n] = 0;
+	if (strlen(a->tmpl_file) != (size_t)n)
+		return shell_err(sh, -LLMK_EFORMAT, "--chat-template-file: '%s' holds a NUL byte", v);
+	a->g.tmpl_text = a->tmpl_file;
 	return 0;
 }
 
@@ -325,7 +348,8 @@ static int flag_bias(struct shell *sh, const char *v, struct sample_params *p)
 /* The flags that are not settings: they add to a list, name the text, or
  * hold for this run only. */
 static const char *const list_flags[] = {"--stop", "--system", "-t", "--threads",
-					 "--chat-template", "--messages", "--grammar", "--grammar-file",
+					 "--chat-template", "--chat-template-file", "--messages", "--grammar",
+					 "--grammar-file",
 					 "-j", "--json-schema", "--json-schema-file", "--logit-bias",
 					 NULL};
 
@@ -355,9 +379,12 @@ static int parse_flag(struct shell *sh, struct gen_args *a, struct engine_config
 		a->g.stops[a->g.n_stops++] = v;
 		return 0;
 	}
-	if (!strcmp(f, "--system") || !strcmp(f, "--messages") || !strcmp(f, "--chat-template")) {
+	if (!strcmp(f, "--system") || !strcmp(f, "--messages") || !strcmp(f, "--chat-template") ||
+	    !strcmp(f, "--chat-template-file")) {
 		if (strcmp(sh->argv[0], "chat"))
 			return shell_err(sh, -LLMK_EINVAL, "%s: %s is for chat", sh->argv[0], f);
+		if (!strcmp(f, "--chat-template-file"))
+			return flag_tmpl_file(sh, a, v);
 		if (f[2] == 's')
 			a->system = v;
 		else if (f[2] == 'm')
@@ -562,7 +589,7 @@ static int chat_messages(struct shell *sh, struct engine *e, struct gen_args *a)
 			    sizeof err);
 	if (r)
 		r = shell_err(sh, r, "chat: --messages: %s", err);
-	else if ((r = engine_chat_render(e, a->g.tmpl, msgs, n, out, cap, &len, err, sizeof err)))
+	else if ((r = engine_chat_render(e, a->g.tmpl, a->g.tmpl_text, msgs, n, out, cap, &len, err, sizeof err)))
 		r = shell_err(sh, r, "chat: %s", err);
 	else
 		show_prompt(sh, out, len);
@@ -614,7 +641,7 @@ static int chat(struct shell *sh, int argc, char **argv, struct gen_args *ap)
 	if (a.text)
 		return chat_turn(sh, e, &a, a.text);
 	plat_printf("chat (%s template): type a message; an empty line or /exit ends\n",
-		    chat_tmpl_name(a.g.tmpl ? a.g.tmpl : info.tmpl));
+		    chat_tmpl_name(a.g.tmpl_text ? CHAT_JINJA : a.g.tmpl ? a.g.tmpl : info.tmpl));
 	while (chat_line(sh)) {
 		char msg[SHELL_LINE_MAX];
 		struct gen_args t = a;
@@ -737,6 +764,7 @@ const struct shell_cmd shell_cmds_model[] = {
 	 "to the end of the context; special-token text in PROMPT is parsed unless "
 	 "--no-parse-special)", cmd_infer},
 	{"chat", "chat [\"MESSAGE\"] [--system \"TEXT\"] [--parse-special] [--chat-template NAME]\n"
+	 "      [--chat-template-file F]"
 	 "      [--show-prompt|--verbose-prompt] [flags as infer: --KEY VALUE]...\n"
 	 "chat --show-prompt --messages '[{\"role\": \"user\", \"content\": \"hi\"}, ...]' "
 	 "[--chat-template NAME]\n"
@@ -746,7 +774,8 @@ const struct shell_cmd shell_cmds_model[] = {
 	 "first turn names the template; --show-prompt prints each turn's formatted prompt; "
 	 "with --messages (an OpenAI-style array) it prints that conversation formatted, with "
 	 "the generation prompt, and generates nothing. --chat-template: one of llama.cpp's "
-	 "built-in templates (an unknown NAME lists them)",
+	 "built-in templates (an unknown NAME lists them), or jinja: the model's own template "
+	 "run as Jinja; --chat-template-file: a Jinja template from the boot volume (host: a file)",
 	 cmd_chat},
 	{"stats", "stats", "prompt and generation speed of the last run", cmd_stats},
 	{"profile", "profile [on|off|reset]", "forward-pass time per stage and per layer",

@@ -96,6 +96,39 @@ TEST(cmd_chat_a_failing_jinja_template_is_one_error)
 	fixture_close(&f);
 }
 
+/* --chat-template-file: a template from a file (the host's; the kernel's boot
+ * volume), for --messages and for a turn; a file that is not there is one error. */
+TEST(cmd_chat_template_file_runs_that_template)
+{
+	struct shell_fixture f;
+	char path[600], line[900];
+	const char *out;
+	FILE *fp;
+	int st;
+
+	snprintf(path, sizeof path, "%s/tmpl_file.jinja", test_tmpdir());
+	CHECK((fp = fopen(path, "w")) != NULL);
+	if (!fp)
+		return;
+	fputs("{%- for m in messages %}<{{ m.role }}>{{ m.content | trim }}\n{% endfor %}"
+	      "{%- if add_generation_prompt %}<bot>{% endif %}", fp);
+	fclose(fp);
+	tmpl_open(&f, NULL, true, "tmpl_file.gguf");
+	snprintf(line, sizeof line, "chat --show-prompt --chat-template-file %s --messages "
+		 "\"[{\\\"role\\\": \\\"user\\\", \\\"content\\\": \\\" hi \\\"}]\"", path);
+	out = fixture_run(&f, line, &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK_STR(out, "chat: prompt (14 bytes):\n<user>hi\n<bot>\n");
+	snprintf(line, sizeof line, "chat \"yo\" -n 1 --temp 0 --chat-template-file %s", path);
+	out = fixture_run(&f, line, &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK(strstr(out, "chat: template jinja (--chat-template-file)\n") == out);
+	out = fixture_run(&f, "chat \"yo\" --chat-template-file /nonexistent/t.jinja", &st);
+	CHECK(st != 0);
+	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
+	fixture_close(&f);
+}
+
 TEST(cmd_chat_show_prompt_prints_the_formatted_turn)
 {
 	struct shell_fixture f;
