@@ -4,7 +4,7 @@
 # tests (tests/unit/test_jinja.c) run in test-unit, its fuzzer in test-fuzz-jinja.
 
 .PHONY: test-jinja-ref
-test-jinja-ref: $(B)/host/jinja_render ## the Jinja interpreter against @huggingface/jinja on llama.cpp's real-world templates (needs node-llama-cpp in LLAMACPP_PREFIX, else skips)
+test-jinja-ref: $(B)/host/jinja_render $(B)/host/llmctl ## the Jinja interpreter against @huggingface/jinja on llama.cpp's real-world templates (needs node-llama-cpp in LLAMACPP_PREFIX, else skips)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh jinja-ref tools/jinja_ref.sh $(LLAMACPP_PREFIX)
 TEST_STAGES += test-jinja-ref

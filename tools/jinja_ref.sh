@@ -5,7 +5,12 @@
 # into build/llamacpp-src), each for three conversations (tools/jinja_render.c
 # says which). A case passes when both give the same bytes; when only the
 # reference fails (its own gaps: an undefined value iterated or filtered, a
-# filter it lacks) it is skipped, named. Without node or node-llama-cpp under
+# filter it lacks) it is skipped, named. Then, through llmctl (`chat --show-prompt
+# --messages` with --chat-template-file, then with --chat-template NAME), the
+# templates whose format llmk also builds in must give the built-in's bytes
+# (Qwen2.5, Qwen3 as chatml, Phi-3.5 as phi3, Gemma 2 as gemma without a system
+# message: with one, llama.cpp's Jinja path joins it with one newline where
+# the built-in gemma writes two). Without node or node-llama-cpp under
 # PREFIX (default build/llamacpp) it skips, saying so. Ends with the stage line.
 set -u
 PREFIX=${1:-build/llamacpp}
@@ -43,6 +48,24 @@ for f in "$SRC"/models/templates/*.jinja; do
 			diff "$tmp/ours" "$tmp/ref" | head -8
 		fi
 	done
+done
+# the model's own template against the built-in format of the same name
+M='[{\"role\": \"system\", \"content\": \"You are a helpful assistant\"}, {\"role\": \"user\", \"content\": \"Hello\"}, {\"role\": \"assistant\", \"content\": \"Hi there\"}, {\"role\": \"user\", \"content\": \"Who are you\"}]'
+M2='[{\"role\": \"user\", \"content\": \"Hello\"}, {\"role\": \"assistant\", \"content\": \"Hi there\"}, {\"role\": \"user\", \"content\": \"Who are you\"}]'
+for row in Qwen-Qwen2.5-7B-Instruct:chatml:M Qwen-Qwen3-0.6B:chatml:M Qwen-Qwen3-0.6B:chatml:M2 \
+	microsoft-Phi-3.5-mini-instruct:phi3:M google-gemma-2-2b-it:gemma:M2; do
+	f=${row%%:*} rest=${row#*:}
+	name=${rest%%:*}
+	[ "${rest#*:}" = M ] && msgs=$M || msgs=$M2
+	build/host/llmctl -c "chat --show-prompt --chat-template-file $SRC/models/templates/$f.jinja --messages \"$msgs\"" >"$tmp/ours" 2>&1
+	build/host/llmctl -c "chat --show-prompt --chat-template $name --messages \"$msgs\"" >"$tmp/ref" 2>&1
+	if cmp -s "$tmp/ours" "$tmp/ref" && grep -q '^chat: prompt' "$tmp/ours"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL $f as the built-in $name (${rest#*:}):"
+		diff "$tmp/ours" "$tmp/ref" | head -8
+	fi
 done
 rm -rf "$tmp"
 echo "$pass passed, $fail failed, $skip skipped"
