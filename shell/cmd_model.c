@@ -627,6 +627,7 @@ static int chat(struct shell *sh, int argc, char **argv, struct gen_args *ap)
 	}
 	r = parse_gen(sh, e, argc, argv, &a);
 	ap->file = a.file;
+	ap->tmpl_file = a.tmpl_file;
 	if (r)
 		return r;
 	if (a.messages)
