@@ -156,12 +156,14 @@ static int fmt_jinja(struct engine *e, const struct tmpl_use *u, const struct ch
 		     char *err, size_t errlen)
 {
 	char bos[64], eos[64];
-	void *arena = plat_alloc(JINJA_ARENA_DEFAULT, 64);
+	/* the messages' text lives in the arena a few times over (a copy, its
+	 * taint map, the strings the template builds, the output) */
+	size_t size = JINJA_ARENA_DEFAULT + 8 * cap;
+	void *arena = plat_alloc(size, 64);
 	int r;
 
 	if (!arena) {
-		plat_snprintf(err, errlen, "no memory for the chat template's %u bytes",
-			      JINJA_ARENA_DEFAULT);
+		plat_snprintf(err, errlen, "no memory for the chat template's %zu bytes", size);
 		return -LLMK_ENOMEM;
 	}
 	bos[0] = eos[0] = 0;
@@ -170,11 +172,11 @@ static int fmt_jinja(struct engine *e, const struct tmpl_use *u, const struct ch
 		token_text(e, e->tok.eos, eos, sizeof eos);
 	}
 	struct jinja_input in = {msgs, n, true, bos, eos, NULL, false, NULL};
-	struct jinja_limits lim = {arena, JINJA_ARENA_DEFAULT, JINJA_STEPS_DEFAULT};
+	struct jinja_limits lim = {arena, size, JINJA_STEPS_DEFAULT};
 	struct jinja_out o = {out, cap, 0, spans, max, 0};
 	r = jinja_chat(u->src, u->len, &in, &lim, &o, err, errlen);
-	llm_mem_zeroize(arena, JINJA_ARENA_DEFAULT);
-	plat_free(arena, JINJA_ARENA_DEFAULT);
+	llm_mem_zeroize(arena, size);
+	plat_free(arena, size);
 	size_t bl = strlen(bos);
 	if (r == 0 && e->loaded && e->tok.add_bos && bl && o.len >= bl && memcmp(out, bos, bl) == 0) {
 		memmove(out, out + bl, o.len - bl + 1);
