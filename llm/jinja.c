@@ -209,10 +209,15 @@ struct jv *jj_dict_get(struct jj_dict *d, const char *k, uint32_t n)
 
 void jj_dict_set(struct jj *j, struct jj_dict *d, struct jv k, struct jv v)
 {
-	struct jv *at = dict_find(d, &k);
+	struct jv *at;
 
 	if (j->err)
 		return;
+	if (k.t == JV_LIST || k.t == JV_DICT) { /* unhashable, as in Python */
+		jj_fail(j, -LLMK_EINVAL, 0, "a dict's key is a list or a dict");
+		return;
+	}
+	at = dict_find(d, &k);
 	if (at) {
 		*at = v;
 		return;
@@ -255,13 +260,17 @@ bool jj_truthy(const struct jv *v)
 	}
 }
 
-bool jj_equal(const struct jv *a, const struct jv *b)
+/* A list may hold itself (l.append(l)): comparing, like printing, stops at
+ * this depth (unequal there) rather than recursing without end. */
+#define JJ_VALUE_DEPTH 32
+
+static bool equal(const struct jv *a, const struct jv *b, int depth)
 {
 	bool na = a->t == JV_INT || a->t == JV_BOOL, nb = b->t == JV_INT || b->t == JV_BOOL;
 
 	if (na && nb)
 		return a->u.i == b->u.i;
-	if (a->t != b->t)
+	if (a->t != b->t || depth > JJ_VALUE_DEPTH)
 		return false;
 	switch (a->t) {
 	case JV_UNDEF:
@@ -272,7 +281,7 @@ bool jj_equal(const struct jv *a, const struct jv *b)
 		if (a->u.l->n != b->u.l->n)
 			return false;
 		for (uint32_t i = 0; i < a->u.l->n; i++)
-			if (!jj_equal(&a->u.l->v[i], &b->u.l->v[i]))
+			if (!equal(&a->u.l->v[i], &b->u.l->v[i], depth + 1))
 				return false;
 		return true;
 	case JV_DICT:
@@ -280,12 +289,17 @@ bool jj_equal(const struct jv *a, const struct jv *b)
 			return false;
 		for (uint32_t i = 0; i < a->u.d->n; i++) {
 			struct jv *o = dict_find(b->u.d, &a->u.d->k[i]);
-			if (!o || !jj_equal(&a->u.d->v[i], o))
+			if (!o || !equal(&a->u.d->v[i], o, depth + 1))
 				return false;
 		}
 		return true;
 	default: return a->u.m == b->u.m && a->fn == b->fn;
 	}
+}
+
+bool jj_equal(const struct jv *a, const struct jv *b)
+{
+	return equal(a, b, 0);
 }
 
 static void put_int(struct jj *j, struct jj_buf *b, int64_t v)
@@ -330,10 +344,14 @@ static void put_repr(struct jj *j, struct jj_buf *b, const struct jv *v)
 	jj_buf_putc(j, b, q);
 }
 
-static void put_value(struct jj *j, struct jj_buf *b, const struct jv *v, bool repr)
+static void put_value(struct jj *j, struct jj_buf *b, const struct jv *v, bool repr, int depth)
 {
 	if (!jj_step(j, 0))
 		return;
+	if (depth > JJ_VALUE_DEPTH) {
+		jj_fail(j, -LLMK_EBUDGET, 0, "a value nests deeper than %d", JJ_VALUE_DEPTH);
+		return;
+	}
 	switch (v->t) {
 	case JV_UNDEF: break;
 	case JV_NONE: jj_buf_put(j, b, "None", 4, NULL); break;
@@ -351,7 +369,7 @@ static void put_value(struct jj *j, struct jj_buf *b, const struct jv *v, bool r
 		for (uint32_t i = 0; i < v->u.l->n && !j->err; i++) {
 			if (i)
 				jj_buf_put(j, b, ", ", 2, NULL);
-			put_value(j, b, &v->u.l->v[i], true);
+			put_value(j, b, &v->u.l->v[i], true, depth + 1);
 		}
 		jj_buf_putc(j, b, ']');
 		break;
@@ -360,9 +378,9 @@ static void put_value(struct jj *j, struct jj_buf *b, const struct jv *v, bool r
 		for (uint32_t i = 0; i < v->u.d->n && !j->err; i++) {
 			if (i)
 				jj_buf_put(j, b, ", ", 2, NULL);
-			put_value(j, b, &v->u.d->k[i], true);
+			put_value(j, b, &v->u.d->k[i], true, depth + 1);
 			jj_buf_put(j, b, ": ", 2, NULL);
-			put_value(j, b, &v->u.d->v[i], true);
+			put_value(j, b, &v->u.d->v[i], true, depth + 1);
 		}
 		jj_buf_putc(j, b, '}');
 		break;
@@ -372,7 +390,7 @@ static void put_value(struct jj *j, struct jj_buf *b, const struct jv *v, bool r
 
 void jj_to_str(struct jj *j, struct jj_buf *b, const struct jv *v)
 {
-	put_value(j, b, v, false);
+	put_value(j, b, v, false, 0);
 }
 
 /* ---- scopes ---- */

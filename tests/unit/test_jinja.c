@@ -222,6 +222,10 @@ TEST(jinja_hostile_templates_end_in_one_error)
 		{"{{ undefined_fn() }}", -LLMK_EINVAL},
 		{"{% set l = [] %}{% for i in range(100) %}{% set _ = l.append(l) %}{% endfor %}{{ l | tojson }}",
 		 -LLMK_EBUDGET},
+		{"{% set l = [] %}{% set _ = l.append(l) %}{{ l }}", -LLMK_EBUDGET},
+		{"{% set l = [] %}{% set d = {l: 1} %}", -LLMK_EINVAL},
+		{"{% set a = [] %}{% set b = [a] %}{% set _ = a.append(b) %}{{ a == b }}{{ a in b }}"
+		 "{{ [a, b] | unique | list | length }}{{ raise_exception('compared') }}", -LLMK_EINVAL},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct jinja_out o;
