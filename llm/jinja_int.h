@@ -11,7 +11,7 @@
 
 #include "jinja.h"
 
-#define JJ_PARSE_DEPTH 64  /* nesting of expressions and blocks */
+#define JJ_PARSE_DEPTH 128 /* nesting of expressions, blocks and elif links */
 #define JJ_CALL_DEPTH 16   /* macro calls within macro calls */
 #define JJ_EVAL_DEPTH 200  /* the evaluator's recursion, all counted */
 

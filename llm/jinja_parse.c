@@ -797,6 +797,20 @@ static bool end_tag(struct ps *p)
 	return false;
 }
 
+static struct jj_node *stmt_if(struct ps *p, uint32_t pos);
+
+/* an elif chain nests: each link counts toward JJ_PARSE_DEPTH */
+static struct jj_node *stmt_if_link(struct ps *p, uint32_t pos)
+{
+	struct jj_node *n;
+
+	if (!enter(p))
+		return NULL;
+	n = stmt_if(p, pos);
+	p->depth--;
+	return n;
+}
+
 static struct jj_node *stmt_if(struct ps *p, uint32_t pos)
 {
 	static const char *const stops[] = {"elif", "else", "endif", NULL};
@@ -806,7 +820,7 @@ static struct jj_node *stmt_if(struct ps *p, uint32_t pos)
 	if (!n || !(n->a = expr(p)) || !end_tag(p) || !(n->b = block(p, stops, &stop)))
 		return NULL;
 	if (stop == 0) { /* elif: an if in the else */
-		n->c = stmt_if(p, cur(p)->pos);
+		n->c = stmt_if_link(p, cur(p)->pos);
 		return n->c ? n : NULL;
 	}
 	if (stop == 1) {

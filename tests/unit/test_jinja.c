@@ -212,6 +212,7 @@ TEST(jinja_hostile_templates_end_in_one_error)
 		{"{{ ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1)))))))))))))"
 		 "))))))))))))))))))))))))))))))))))))))))))))))))))))) }}", -LLMK_EFORMAT},
 		{"{% if x %}", -LLMK_EFORMAT},
+		{NULL, -LLMK_EFORMAT}, /* 5000 elifs: filled in below */
 		{"{{ 'abc", -LLMK_EFORMAT},
 		{"{{ 1 + }}", -LLMK_EFORMAT},
 		{"{% include 'x' %}", -LLMK_ENOTSUP},
@@ -227,9 +228,14 @@ TEST(jinja_hostile_templates_end_in_one_error)
 		{"{% set a = [] %}{% set b = [a] %}{% set _ = a.append(b) %}{{ a == b }}{{ a in b }}"
 		 "{{ [a, b] | unique | list | length }}{{ raise_exception('compared') }}", -LLMK_EINVAL},
 	};
+	static char elifs[5000 * 16 + 64];
+	size_t at = (size_t)snprintf(elifs, sizeof elifs, "{%% if 0 %%}");
+	for (int k = 0; k < 5000; k++)
+		at += (size_t)snprintf(elifs + at, sizeof elifs - at, "{%% elif %d %%}", k);
+	snprintf(elifs + at, sizeof elifs - at, "{%% endif %%}");
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct jinja_out o;
-		int r = render(bad[i].tmpl, conv, 2, true, &o);
+		int r = render(bad[i].tmpl ? bad[i].tmpl : elifs, conv, 2, true, &o);
 		if (r != bad[i].want)
 			printf("  hostile %zu: %d %s\n", i, r, err);
 		CHECK_EQ_INT(r, bad[i].want);
