@@ -288,8 +288,10 @@ static int flag_grammar(struct shell *sh, struct gen_args *a, const char *f, con
 	return 0;
 }
 
-/* --chat-template-file F: a Jinja chat template read as --grammar-file is
- * (the boot volume's file; the host's), run instead of the model's. */
+/* --chat-template-file F: a Jinja chat template from the boot volume (the
+ * host: its file system), run instead of the model's. It decides what the
+ * model is shown, so it is measured before use (shell_boot_file: "llmk
+ * boot-file F <sha256>", PCR 23 / RTMR3), as the key files are. */
 static int flag_tmpl_file(struct shell *sh, struct gen_args *a, const char *v)
 {
 	int n;
@@ -298,9 +300,9 @@ static int flag_tmpl_file(struct shell *sh, struct gen_args *a, const char *v)
 		return shell_err(sh, -LLMK_EINVAL, "chat: one --chat-template-file a run");
 	if (!(a->tmpl_file = plat_alloc(GRAMMAR_FILE_MAX, 64)))
 		return shell_err(sh, -LLMK_ENOMEM, "--chat-template-file: no memory for '%s'", v);
-	if ((n = plat_boot_file(v, a->tmpl_file, GRAMMAR_FILE_MAX - 1)) < 0)
-		return shell_err(sh, n, "--chat-template-file: cannot read '%s': %s", v,
-				 n == -LLMK_ERANGE ? "larger than 256 KiB" : plat_strerror(n));
+	if ((n = shell_boot_file(sh, "--chat-template-file", v, a->tmpl_file,
+				 GRAMMAR_FILE_MAX - 1)) < 0)
+		return n;
 	a->tmpl_file[n] = 0;
 	if (strlen(a->tmpl_file) != (size_t)n)
 		return shell_err(sh, -LLMK_EFORMAT, "--chat-template-file: '%s' holds a NUL byte", v);
