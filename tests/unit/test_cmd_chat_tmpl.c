@@ -7,6 +7,8 @@
  */
 #include "test.h"
 #include "shell_fixture.h"
+#include "../../llm/engine.h"
+#include "../../shell/shell.h"
 #include "../../tools/writer/mkmodel.h"
 
 static void tmpl_open(struct shell_fixture *f, const char *tmpl, bool chatml, const char *file)
@@ -71,6 +73,32 @@ TEST(cmd_chat_runs_a_template_it_does_not_know_as_jinja)
 	fixture_run(&f, "unload", &st);
 	fixture_run(&f, "load 0", &st);
 	CHECK(strstr(fixture_run(&f, "info", &st), "chat template  gemma (configured)"));
+	fixture_close(&f);
+}
+
+/* The template's bos_token and eos_token are the vocabulary's texts; a
+ * leading BOS text goes, as llama.cpp drops it, since the tokenizer adds BOS
+ * (mkmodel's vocabulary: add_bos_token, ids 1 and 2). */
+TEST(cmd_chat_jinja_gets_the_vocabularys_bos_and_eos)
+{
+	struct shell_fixture f;
+	const char *out;
+	int st;
+
+	tmpl_open(&f, "{{ bos_token }}{% for m in messages %}{{ bos_token }}{{ m.content }}"
+		  "{{ eos_token }}{% endfor %}", false, "tmpl_bos.gguf");
+	out = fixture_run(&f, "chat --show-prompt --messages \"[{\\\"role\\\": \\\"user\\\", "
+			  "\\\"content\\\": \\\"hi\\\"}]\"", &st);
+	CHECK_EQ_INT(st, 0);
+	const struct tok *t = engine_tok(f.sh->engine);
+	char bos[32], eos[32], want[200];
+	int nb = tok_piece(t, t->bos, TOK_PIECE_SPECIAL, bos, sizeof bos - 1);
+	int ne = tok_piece(t, t->eos, TOK_PIECE_SPECIAL, eos, sizeof eos - 1);
+	CHECK(nb > 0 && ne > 0);
+	bos[nb > 0 ? nb : 0] = eos[ne > 0 ? ne : 0] = 0;
+	snprintf(want, sizeof want, "chat: prompt (%zu bytes):\n%shi%s\n", strlen(bos) + 2 + strlen(eos),
+		 bos, eos);
+	CHECK_STR(out, want);
 	fixture_close(&f);
 }
 
