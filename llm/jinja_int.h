@@ -113,10 +113,31 @@ void jj_fail(struct jj *j, int code, uint32_t pos, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 bool jj_name_is(const char *s, uint32_t n, const char *want);
 
+/* ---- tokens (jinja_lex.c) ---- */
+enum { T_EOF, T_TEXT, T_VO, T_VC, T_BO, T_BC, T_NAME, T_STR, T_INT, T_FLOAT, T_OP };
+
+struct jj_tok {
+	uint8_t t;
+	uint32_t pos;   /* offset in the source */
+	const char *s;  /* T_STR: its unescaped text (arena); else the source's bytes */
+	uint32_t n;
+	int64_t i;      /* T_INT */
+};
+
+/* the lexer's output and the parser's place in it */
+struct jj_ps {
+	struct jj *j;
+	struct jj_tok *t;
+	uint32_t nt, cap, at, depth;
+};
+
+/* jinja_lex.c: the whole template as tokens into p->t (T_EOF last) */
+bool jj_lex(struct jj_ps *p);
+
 /* jinja_parse.c: the whole template as an N_SEQ, or NULL (j->err set) */
 struct jj_node *jj_parse(struct jj *j);
 
-/* jinja.c */
+/* jinja_value.c */
 struct jv jj_str(struct jj *j, const char *s, uint32_t n, const uint8_t *tm);
 struct jv jj_cstr(const char *s);
 struct jv jj_int(int64_t i);
@@ -124,16 +145,19 @@ struct jv jj_bool(bool b);
 struct jv jj_none(void);
 bool jj_truthy(const struct jv *v);
 bool jj_equal(const struct jv *a, const struct jv *b);
-struct jv jj_getattr(struct jj *j, const struct jv *o, const char *name, uint32_t n);
 void jj_list_push(struct jj *j, struct jj_list *l, struct jv v);
 struct jj_list *jj_list_new(struct jj *j, uint32_t cap);
 struct jj_dict *jj_dict_new(struct jj *j, uint32_t cap);
 void jj_dict_set(struct jj *j, struct jj_dict *d, struct jv k, struct jv v);
 struct jv *jj_dict_get(struct jj_dict *d, const char *k, uint32_t n);
+struct jv *jj_dict_find(struct jj_dict *d, const struct jv *k);
 void jj_buf_put(struct jj *j, struct jj_buf *b, const char *s, uint32_t n, const uint8_t *tm);
 void jj_buf_putc(struct jj *j, struct jj_buf *b, char c);
 struct jv jj_buf_str(struct jj_buf *b);
 void jj_to_str(struct jj *j, struct jj_buf *b, const struct jv *v); /* as str(v) */
+
+/* jinja.c */
+struct jv jj_getattr(struct jj *j, const struct jv *o, const char *name, uint32_t n);
 struct jv jj_call_value(struct jj *j, const struct jv *f, struct jv *args, uint32_t na,
 			const struct jj_node *const *kw, struct jv *kwv, uint32_t nkw, uint32_t pos);
 bool jj_step(struct jj *j, uint32_t pos);
@@ -148,6 +172,8 @@ struct jv jj_method(struct jj *j, const struct jv *self, const char *name, uint3
 struct jv jj_builtin_call(struct jj *j, const struct jv *f, struct jv *args, uint32_t na,
 			  const struct jj_node *const *kw, struct jv *kwv, uint32_t nkw, uint32_t pos);
 int jj_builtin_global(const char *name, uint32_t n); /* its fn id, or -1 */
+
+/* jinja_json.c */
 void jj_tojson(struct jj *j, struct jj_buf *b, const struct jv *v, int indent, int level);
 struct jv jj_json_parse(struct jj *j, const char *s, size_t n);
 

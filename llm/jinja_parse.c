@@ -1,297 +1,32 @@
 /*
- * llm/jinja_parse.c — the chat template's text to a tree (jinja_int.h).
+ * llm/jinja_parse.c — the chat template's tokens (jinja_lex.c) to a tree
+ * (jinja_int.h).
  *
- * The lexer applies Jinja's whitespace rules as HF's apply_chat_template
- * sets them: `{%-`/`-%}` (and the same on {{ }} and {# #}) strip all
- * whitespace on that side; trim_blocks drops the first newline after a
- * block or comment tag; lstrip_blocks drops the spaces and tabs between a
- * line's start and a block or comment tag (`{%+` keeps them). The parser
- * is recursive descent with Jinja's precedence: `a if c else b`, or, and,
- * not, comparisons (== != < <= > >= in, not in), + -, ~, * / // %, **,
- * unary -, then primaries with .attr, [i], [a:b:c], (args), | filter and
- * `is` test. Nesting is bounded (JJ_PARSE_DEPTH).
+ * Recursive descent with Jinja's precedence: `a if c else b`, or, and, not,
+ * comparisons (== != < <= > >= in, not in), + -, ~, * / // %, **, unary -,
+ * then primaries with .attr, [i], [a:b:c], (args), | filter and `is` test.
+ * Nesting is bounded (JJ_PARSE_DEPTH), elif links included.
  */
 #include "jinja_int.h"
 
-enum { T_EOF, T_TEXT, T_VO, T_VC, T_BO, T_BC, T_NAME, T_STR, T_INT, T_FLOAT, T_OP };
-
-struct jtok {
-	uint8_t t;
-	uint32_t pos;
-	const char *s;
-	uint32_t n;
-	const uint8_t *pad;
-	int64_t i;
-};
-
-struct ps {
-	struct jj *j;
-	struct jtok *t;
-	uint32_t nt, cap, at, depth;
-};
-
-static bool strchr_c(const char *set, char c)
-{
-	for (; *set; set++)
-		if (*set == c)
-			return true;
-	return false;
-}
-
-static bool is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static bool is_id0(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static bool is_dig(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static struct jtok *emit(struct ps *p, uint8_t t, uint32_t pos, const char *s, uint32_t n)
-{
-	if (p->nt == p->cap) {
-		uint32_t cap = p->cap ? p->cap * 2 : 256;
-		struct jtok *nt = jj_alloc(p->j, (size_t)cap * sizeof *nt);
-		if (!nt)
-			return NULL;
-		if (p->nt)
-			memcpy(nt, p->t, p->nt * sizeof *nt);
-		p->t = nt;
-		p->cap = cap;
-	}
-	struct jtok *k = &p->t[p->nt++];
-	*k = (struct jtok){.t = t, .pos = pos, .s = s, .n = n};
-	return k;
-}
-
-static size_t find2(const char *s, size_t from, size_t len, char a, char b)
-{
-	for (size_t i = from; i + 1 < len; i++)
-		if (s[i] == a && s[i + 1] == b)
-			return i;
-	return len;
-}
-
-/* The next tag's opening at or after from: "{{", "{%" or "{#". */
-static size_t next_tag(const char *s, size_t from, size_t len)
-{
-	for (size_t i = from; i + 1 < len; i++)
-		if (s[i] == '{' && (s[i + 1] == '{' || s[i + 1] == '%' || s[i + 1] == '#'))
-			return i;
-	return len;
-}
-
-/* A quoted string: its text (escapes undone) into the arena. */
-static bool lex_string(struct ps *p, const char *s, size_t len, size_t *i)
-{
-	char q = s[*i];
-	size_t start = *i, k = *i + 1, n = 0;
-	char *out;
-
-	while (k < len && s[k] != q) /* bound the copy first */
-		k += (s[k] == '\\' && k + 1 < len) ? 2 : 1;
-	if (k >= len) {
-		jj_fail(p->j, -LLMK_EFORMAT, (uint32_t)start, "a string is not closed");
-		return false;
-	}
-	if (!(out = jj_alloc(p->j, k - start)))
-		return false;
-	for (size_t m = start + 1; m < k; m++) {
-		char c = s[m];
-		if (c == '\\') {
-			c = s[++m];
-			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case '0': c = 0; break;
-			default: break; /* \\ \' \" and any other: the character itself */
-			}
-		}
-		out[n++] = c;
-	}
-	if (!emit(p, T_STR, (uint32_t)start, out, (uint32_t)n))
-		return false;
-	*i = k + 1;
-	return true;
-}
-
-/* The inside of a tag from *i to its closer ("}}" or "%}", maybe "-"
- * before it); returns whether the closer had the dash. */
-static bool lex_tag(struct ps *p, const char *s, size_t len, size_t *i, char close, bool *dash)
-{
-	int brace = 0;
-	static const char *const two[] = {"==", "!=", "<=", ">=", "//", "**"};
-
-	for (;;) {
-		size_t k = *i;
-		while (k < len && is_ws(s[k]))
-			k++;
-		*i = k;
-		if (k >= len) {
-			jj_fail(p->j, -LLMK_EFORMAT, (uint32_t)k, "a tag is not closed");
-			return false;
-		}
-		if (brace == 0 && s[k] == '-' && k + 2 < len && s[k + 1] == close && s[k + 2] == '}') {
-			*dash = true;
-			*i = k + 3;
-			return true;
-		}
-		if (brace == 0 && s[k] == close && k + 1 < len && s[k + 1] == '}') {
-			*dash = false;
-			*i = k + 2;
-			return true;
-		}
-		if (p->j->err)
-			return false;
-		if (is_id0(s[k])) {
-			size_t e = k;
-			while (e < len && (is_id0(s[e]) || is_dig(s[e])))
-				e++;
-			if (!emit(p, T_NAME, (uint32_t)k, s + k, (uint32_t)(e - k)))
-				return false;
-			*i = e;
-		} else if (is_dig(s[k])) {
-			size_t e = k;
-			int64_t v = 0;
-			while (e < len && is_dig(s[e])) {
-				if (v > (INT64_MAX - 9) / 10) {
-					jj_fail(p->j, -LLMK_EFORMAT, (uint32_t)k, "a number is too large");
-					return false;
-				}
-				v = v * 10 + (s[e++] - '0');
-			}
-			uint8_t t = T_INT;
-			if (e + 1 < len && s[e] == '.' && is_dig(s[e + 1])) {
-				t = T_FLOAT;
-				for (e++; e < len && is_dig(s[e]); e++)
-					;
-			}
-			struct jtok *tk = emit(p, t, (uint32_t)k, s + k, (uint32_t)(e - k));
-			if (!tk)
-				return false;
-			tk->i = v;
-			*i = e;
-		} else if (s[k] == '\'' || s[k] == '"') {
-			if (!lex_string(p, s, len, i))
-				return false;
-		} else {
-			uint32_t n = 1;
-			for (size_t o = 0; o < sizeof two / sizeof two[0]; o++)
-				if (k + 1 < len && s[k] == two[o][0] && s[k + 1] == two[o][1])
-					n = 2;
-			if (n == 1 && !strchr_c("+-*/%~<>=()[]{}.,:|!", s[k])) {
-				jj_fail(p->j, -LLMK_EFORMAT, (uint32_t)k, "unexpected character 0x%02x",
-					(unsigned char)s[k]);
-				return false;
-			}
-			if (s[k] == '{' || s[k] == '[' || s[k] == '(')
-				brace++;
-			if ((s[k] == '}' || s[k] == ']' || s[k] == ')') && brace > 0)
-				brace--;
-			if (!emit(p, T_OP, (uint32_t)k, s + k, n))
-				return false;
-			*i = k + n;
-		}
-	}
-}
-
-/* Text between tags with the whitespace rules applied; left: 0 keep, 1 the
- * first newline goes (trim_blocks), 2 all leading whitespace goes. */
-static bool lex_text(struct ps *p, const char *s, size_t from, size_t at, size_t len, int left)
-{
-	size_t a = from, b = at;
-
-	if (left == 2)
-		while (a < b && is_ws(s[a]))
-			a++;
-	else if (left == 1 && a < b && s[a] == '\n')
-		a++;
-	else if (left == 1 && a + 1 < b && s[a] == '\r' && s[a + 1] == '\n')
-		a += 2;
-	if (at < len) {
-		char c = s[at + 1], m = at + 2 < len ? s[at + 2] : 0;
-		if (m == '-') {
-			while (b > a && is_ws(s[b - 1]))
-				b--;
-		} else if ((c == '%' || c == '#') && m != '+') {
-			size_t k = b;
-			while (k > a && (s[k - 1] == ' ' || s[k - 1] == '\t'))
-				k--;
-			/* only spaces between the line's start (in the source: a
-			 * newline trim_blocks took still starts the line) and the tag */
-			if (k == 0 || s[k - 1] == '\n')
-				b = k;
-		}
-	}
-	if (b > a && !emit(p, T_TEXT, (uint32_t)a, s + a, (uint32_t)(b - a)))
-		return false;
-	return true;
-}
-
-static bool lex(struct ps *p)
-{
-	const char *s = p->j->src;
-	size_t len = p->j->srclen, i = 0;
-	int left = 0;
-
-	while (i <= len && !p->j->err) {
-		size_t at = next_tag(s, i, len);
-		if (!lex_text(p, s, i, at, len, left))
-			return false;
-		if (at >= len)
-			break;
-		char c = s[at + 1];
-		bool open_dash = at + 2 < len && (s[at + 2] == '-' || s[at + 2] == '+');
-		if (c == '#') {
-			size_t e = find2(s, at + 2, len, '#', '}');
-			if (e >= len) {
-				jj_fail(p->j, -LLMK_EFORMAT, (uint32_t)at, "a comment is not closed");
-				return false;
-			}
-			left = (e > at + 2 && s[e - 1] == '-') ? 2 : 1;
-			i = e + 2;
-			continue;
-		}
-		if (!emit(p, c == '{' ? T_VO : T_BO, (uint32_t)at, s + at, 2))
-			return false;
-		i = at + 2 + (open_dash ? 1 : 0);
-		bool dash;
-		if (!lex_tag(p, s, len, &i, c == '{' ? '}' : '%', &dash))
-			return false;
-		if (!emit(p, c == '{' ? T_VC : T_BC, (uint32_t)i, s + i - 2, 2))
-			return false;
-		left = dash ? 2 : (c == '%' ? 1 : 0);
-	}
-	return emit(p, T_EOF, (uint32_t)len, s + len, 0) != NULL;
-}
-
-/* ---- the parser ---- */
-
-static struct jtok *cur(struct ps *p)
+static struct jj_tok *cur(struct jj_ps *p)
 {
 	return &p->t[p->at];
 }
 
-static bool is_op(struct ps *p, const char *op)
+static bool is_op(struct jj_ps *p, const char *op)
 {
-	struct jtok *t = cur(p);
+	struct jj_tok *t = cur(p);
 	return t->t == T_OP && t->n == strlen(op) && memcmp(t->s, op, t->n) == 0;
 }
 
-static bool is_name(struct ps *p, const char *name)
+static bool is_name(struct jj_ps *p, const char *name)
 {
-	struct jtok *t = cur(p);
+	struct jj_tok *t = cur(p);
 	return t->t == T_NAME && jj_name_is(t->s, t->n, name);
 }
 
-static bool accept_op(struct ps *p, const char *op)
+static bool accept_op(struct jj_ps *p, const char *op)
 {
 	if (!is_op(p, op))
 		return false;
@@ -299,7 +34,7 @@ static bool accept_op(struct ps *p, const char *op)
 	return true;
 }
 
-static bool accept_name(struct ps *p, const char *name)
+static bool accept_name(struct jj_ps *p, const char *name)
 {
 	if (!is_name(p, name))
 		return false;
@@ -307,7 +42,7 @@ static bool accept_name(struct ps *p, const char *name)
 	return true;
 }
 
-static bool expect_op(struct ps *p, const char *op)
+static bool expect_op(struct jj_ps *p, const char *op)
 {
 	if (accept_op(p, op))
 		return true;
@@ -315,7 +50,7 @@ static bool expect_op(struct ps *p, const char *op)
 	return false;
 }
 
-static struct jj_node *node(struct ps *p, uint8_t k, uint32_t pos)
+static struct jj_node *node(struct jj_ps *p, uint8_t k, uint32_t pos)
 {
 	struct jj_node *n = jj_alloc(p->j, sizeof *n);
 	if (n) {
@@ -327,7 +62,7 @@ static struct jj_node *node(struct ps *p, uint8_t k, uint32_t pos)
 }
 
 /* A growing array of nodes (the kids of a list, call, block). */
-static bool add_kid(struct ps *p, struct jj_node *n, struct jj_node *kid, uint32_t *cap)
+static bool add_kid(struct jj_ps *p, struct jj_node *n, struct jj_node *kid, uint32_t *cap)
 {
 	if (!kid)
 		return false;
@@ -345,10 +80,10 @@ static bool add_kid(struct ps *p, struct jj_node *n, struct jj_node *kid, uint32
 	return true;
 }
 
-static struct jj_node *expr(struct ps *p);
-static struct jj_node *unary(struct ps *p);
+static struct jj_node *expr(struct jj_ps *p);
+static struct jj_node *unary(struct jj_ps *p);
 
-static bool enter(struct ps *p)
+static bool enter(struct jj_ps *p)
 {
 	if (++p->depth > JJ_PARSE_DEPTH) {
 		jj_fail(p->j, -LLMK_EFORMAT, cur(p)->pos, "nesting deeper than %d", JJ_PARSE_DEPTH);
@@ -358,7 +93,7 @@ static bool enter(struct ps *p)
 }
 
 /* (a, b=c, ...) after the '(' */
-static bool call_args(struct ps *p, struct jj_node *n)
+static bool call_args(struct jj_ps *p, struct jj_node *n)
 {
 	uint32_t cap = 0;
 
@@ -386,7 +121,7 @@ static bool call_args(struct ps *p, struct jj_node *n)
 	return true;
 }
 
-static struct jj_node *literal_list(struct ps *p, uint32_t pos, const char *close)
+static struct jj_node *literal_list(struct jj_ps *p, uint32_t pos, const char *close)
 {
 	struct jj_node *n = node(p, N_LIST, pos);
 	uint32_t cap = 0;
@@ -402,9 +137,9 @@ static struct jj_node *literal_list(struct ps *p, uint32_t pos, const char *clos
 	return n;
 }
 
-static struct jj_node *primary(struct ps *p)
+static struct jj_node *primary(struct jj_ps *p)
 {
-	struct jtok *t = cur(p);
+	struct jj_tok *t = cur(p);
 	struct jj_node *n;
 
 	if (t->t == T_STR) {
@@ -489,17 +224,17 @@ static struct jj_node *primary(struct ps *p)
 }
 
 /* After a filter's or test's name: its arguments, if any. */
-static bool filter_args(struct ps *p, struct jj_node *f)
+static bool filter_args(struct jj_ps *p, struct jj_node *f)
 {
 	if (accept_op(p, "("))
 		return call_args(p, f);
 	return true;
 }
 
-static struct jj_node *postfix(struct ps *p, struct jj_node *n)
+static struct jj_node *postfix(struct jj_ps *p, struct jj_node *n)
 {
 	while (n && !p->j->err) {
-		struct jtok *t = cur(p);
+		struct jj_tok *t = cur(p);
 		struct jj_node *m;
 		if (accept_op(p, ".")) {
 			if (cur(p)->t != T_NAME && cur(p)->t != T_INT) {
@@ -559,10 +294,10 @@ static struct jj_node *postfix(struct ps *p, struct jj_node *n)
 }
 
 /* filters and tests bind to the unary operand */
-static struct jj_node *filters(struct ps *p, struct jj_node *n)
+static struct jj_node *filters(struct jj_ps *p, struct jj_node *n)
 {
 	while (n && !p->j->err) {
-		struct jtok *t = cur(p);
+		struct jj_tok *t = cur(p);
 		struct jj_node *m;
 		if (accept_op(p, "|")) {
 			if (cur(p)->t != T_NAME) {
@@ -624,7 +359,7 @@ static struct jj_node *filters(struct ps *p, struct jj_node *n)
 	return n;
 }
 
-static struct jj_node *unary(struct ps *p)
+static struct jj_node *unary(struct jj_ps *p)
 {
 	struct jj_node *n;
 	uint32_t pos = cur(p)->pos;
@@ -644,7 +379,7 @@ static struct jj_node *unary(struct ps *p)
 	return n;
 }
 
-static struct jj_node *bin(struct ps *p, uint8_t op, struct jj_node *a, struct jj_node *b,
+static struct jj_node *bin(struct jj_ps *p, uint8_t op, struct jj_node *a, struct jj_node *b,
 			   uint32_t pos)
 {
 	struct jj_node *n;
@@ -656,7 +391,7 @@ static struct jj_node *bin(struct ps *p, uint8_t op, struct jj_node *a, struct j
 	return n;
 }
 
-static struct jj_node *power(struct ps *p)
+static struct jj_node *power(struct jj_ps *p)
 {
 	struct jj_node *n = unary(p);
 	while (n && is_op(p, "**")) {
@@ -667,7 +402,7 @@ static struct jj_node *power(struct ps *p)
 	return n;
 }
 
-static struct jj_node *mul(struct ps *p)
+static struct jj_node *mul(struct jj_ps *p)
 {
 	struct jj_node *n = power(p);
 	for (;;) {
@@ -681,7 +416,7 @@ static struct jj_node *mul(struct ps *p)
 	}
 }
 
-static struct jj_node *concat(struct ps *p)
+static struct jj_node *concat(struct jj_ps *p)
 {
 	struct jj_node *n = mul(p);
 	while (n && is_op(p, "~")) {
@@ -692,7 +427,7 @@ static struct jj_node *concat(struct ps *p)
 	return n;
 }
 
-static struct jj_node *add(struct ps *p)
+static struct jj_node *add(struct jj_ps *p)
 {
 	struct jj_node *n = concat(p);
 	for (;;) {
@@ -705,7 +440,7 @@ static struct jj_node *add(struct ps *p)
 	}
 }
 
-static struct jj_node *compare(struct ps *p)
+static struct jj_node *compare(struct jj_ps *p)
 {
 	struct jj_node *n = add(p);
 	for (;;) {
@@ -725,7 +460,7 @@ static struct jj_node *compare(struct ps *p)
 	}
 }
 
-static struct jj_node *not_(struct ps *p)
+static struct jj_node *not_(struct jj_ps *p)
 {
 	uint32_t pos = cur(p)->pos;
 	if (accept_name(p, "not")) {
@@ -740,7 +475,7 @@ static struct jj_node *not_(struct ps *p)
 	return compare(p);
 }
 
-static struct jj_node *and_(struct ps *p)
+static struct jj_node *and_(struct jj_ps *p)
 {
 	struct jj_node *n = not_(p);
 	while (n && is_name(p, "and")) {
@@ -751,7 +486,7 @@ static struct jj_node *and_(struct ps *p)
 	return n;
 }
 
-static struct jj_node *or_(struct ps *p)
+static struct jj_node *or_(struct jj_ps *p)
 {
 	struct jj_node *n = and_(p);
 	while (n && is_name(p, "or")) {
@@ -762,7 +497,7 @@ static struct jj_node *or_(struct ps *p)
 	return n;
 }
 
-static struct jj_node *expr(struct ps *p)
+static struct jj_node *expr(struct jj_ps *p)
 {
 	struct jj_node *n, *c;
 	uint32_t pos = cur(p)->pos;
@@ -785,9 +520,9 @@ static struct jj_node *expr(struct ps *p)
 
 /* ---- statements ---- */
 
-static struct jj_node *block(struct ps *p, const char *const *stops, int *stop);
+static struct jj_node *block(struct jj_ps *p, const char *const *stops, int *stop);
 
-static bool end_tag(struct ps *p)
+static bool end_tag(struct jj_ps *p)
 {
 	if (cur(p)->t == T_BC) {
 		p->at++;
@@ -797,10 +532,10 @@ static bool end_tag(struct ps *p)
 	return false;
 }
 
-static struct jj_node *stmt_if(struct ps *p, uint32_t pos);
+static struct jj_node *stmt_if(struct jj_ps *p, uint32_t pos);
 
 /* an elif chain nests: each link counts toward JJ_PARSE_DEPTH */
-static struct jj_node *stmt_if_link(struct ps *p, uint32_t pos)
+static struct jj_node *stmt_if_link(struct jj_ps *p, uint32_t pos)
 {
 	struct jj_node *n;
 
@@ -811,7 +546,7 @@ static struct jj_node *stmt_if_link(struct ps *p, uint32_t pos)
 	return n;
 }
 
-static struct jj_node *stmt_if(struct ps *p, uint32_t pos)
+static struct jj_node *stmt_if(struct jj_ps *p, uint32_t pos)
 {
 	static const char *const stops[] = {"elif", "else", "endif", NULL};
 	struct jj_node *n = node(p, N_IF, pos);
@@ -831,7 +566,7 @@ static struct jj_node *stmt_if(struct ps *p, uint32_t pos)
 	return end_tag(p) ? n : NULL;
 }
 
-static bool name_kid(struct ps *p, struct jj_node *n, uint32_t *cap)
+static bool name_kid(struct jj_ps *p, struct jj_node *n, uint32_t *cap)
 {
 	struct jj_node *v;
 	if (cur(p)->t != T_NAME) {
@@ -846,7 +581,7 @@ static bool name_kid(struct ps *p, struct jj_node *n, uint32_t *cap)
 	return add_kid(p, n, v, cap);
 }
 
-static struct jj_node *stmt_for(struct ps *p, uint32_t pos)
+static struct jj_node *stmt_for(struct jj_ps *p, uint32_t pos)
 {
 	static const char *const stops[] = {"else", "endfor", NULL};
 	struct jj_node *n = node(p, N_FOR, pos);
@@ -884,7 +619,7 @@ static struct jj_node *stmt_for(struct ps *p, uint32_t pos)
 	return end_tag(p) ? n : NULL;
 }
 
-static struct jj_node *stmt_set(struct ps *p, uint32_t pos)
+static struct jj_node *stmt_set(struct jj_ps *p, uint32_t pos)
 {
 	struct jj_node *n = node(p, N_SET, pos);
 	uint32_t cap = 0;
@@ -937,7 +672,7 @@ static struct jj_node *stmt_set(struct ps *p, uint32_t pos)
 	return end_tag(p) ? n : NULL;
 }
 
-static struct jj_node *stmt_macro(struct ps *p, uint32_t pos)
+static struct jj_node *stmt_macro(struct jj_ps *p, uint32_t pos)
 {
 	static const char *const end[] = {"endmacro", NULL};
 	struct jj_node *n = node(p, N_MACRO, pos);
@@ -968,9 +703,9 @@ static struct jj_node *stmt_macro(struct ps *p, uint32_t pos)
 	return n;
 }
 
-static struct jj_node *statement(struct ps *p)
+static struct jj_node *statement(struct jj_ps *p)
 {
-	struct jtok *t = cur(p);
+	struct jj_tok *t = cur(p);
 	uint32_t pos = t->pos;
 
 	if (t->t != T_NAME) {
@@ -1022,7 +757,7 @@ static struct jj_node *statement(struct ps *p)
 
 /* Statements until EOF (stops NULL) or a `{% stop %}` tag: *stop is its
  * index, the parser left on the tag's end (after the name). */
-static struct jj_node *block(struct ps *p, const char *const *stops, int *stop)
+static struct jj_node *block(struct jj_ps *p, const char *const *stops, int *stop)
 {
 	struct jj_node *seq;
 	uint32_t cap = 0;
@@ -1030,7 +765,7 @@ static struct jj_node *block(struct ps *p, const char *const *stops, int *stop)
 	if (!enter(p) || !(seq = node(p, N_SEQ, cur(p)->pos)))
 		return NULL;
 	for (;;) {
-		struct jtok *t = cur(p);
+		struct jj_tok *t = cur(p);
 		struct jj_node *n = NULL;
 		if (p->j->err)
 			return NULL;
@@ -1088,10 +823,10 @@ static struct jj_node *block(struct ps *p, const char *const *stops, int *stop)
 
 struct jj_node *jj_parse(struct jj *j)
 {
-	struct ps p = {.j = j};
+	struct jj_ps p = {.j = j};
 	int stop;
 
-	if (!lex(&p))
+	if (!jj_lex(&p))
 		return NULL;
 	return block(&p, NULL, &stop);
 }
