@@ -122,6 +122,13 @@ TEST(cmd_chat_a_failing_jinja_template_is_one_error)
 	CHECK_EQ_INT(st, 0);
 	CHECK(strstr(out, "chat: template jinja (--chat-template)\n") == out);
 	fixture_close(&f);
+	/* and a model without a template has none to run */
+	tmpl_open(&f, NULL, false, "tmpl_none_j.gguf");
+	out = fixture_run(&f, "chat \"hi\" -n 1 --chat-template jinja", &st);
+	CHECK(st != 0);
+	CHECK_EQ_INT(fixture_count(out, "error: "), 1);
+	CHECK(strstr(out, "no tokenizer.chat_template to run"));
+	fixture_close(&f);
 }
 
 /* --chat-template-file: a template from a file (the host's; the kernel's boot
