@@ -129,6 +129,7 @@ struct jj_ps {
 	struct jj *j;
 	struct jj_tok *t;
 	uint32_t nt, cap, at, depth;
+	uint32_t loops; /* for bodies around the parser's place (break/continue need one) */
 };
 
 /* jinja_lex.c: the whole template as tokens into p->t (T_EOF last) */

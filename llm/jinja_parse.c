@@ -609,7 +609,12 @@ static struct jj_node *stmt_for(struct jj_ps *p, uint32_t pos)
 		jj_fail(p->j, -LLMK_ENOTSUP, pos, "recursive loops are not supported");
 		return NULL;
 	}
-	if (!end_tag(p) || !(n->b = block(p, stops, &stop)))
+	if (!end_tag(p))
+		return NULL;
+	p->loops++;
+	n->b = block(p, stops, &stop);
+	p->loops--;
+	if (!n->b)
 		return NULL;
 	if (stop == 0) {
 		static const char *const end[] = {"endfor", NULL};
@@ -684,6 +689,8 @@ static struct jj_node *stmt_macro(struct jj_ps *p, uint32_t pos)
 			jj_fail(p->j, -LLMK_EFORMAT, cur(p)->pos, "expected the macro's name");
 		return NULL;
 	}
+	uint32_t loops = p->loops; /* a macro's body is outside any loop around it */
+	p->loops = 0;
 	n->s = cur(p)->s;
 	n->sn = cur(p)->n;
 	p->at++;
@@ -700,6 +707,7 @@ static struct jj_node *stmt_macro(struct jj_ps *p, uint32_t pos)
 	}
 	if (!end_tag(p) || !(n->b = block(p, end, &stop)) || !end_tag(p))
 		return NULL;
+	p->loops = loops;
 	return n;
 }
 
@@ -722,7 +730,12 @@ static struct jj_node *statement(struct jj_ps *p)
 	if (jj_name_is(t->s, t->n, "macro"))
 		return stmt_macro(p, pos);
 	if (jj_name_is(t->s, t->n, "break") || jj_name_is(t->s, t->n, "continue")) {
-		struct jj_node *n = node(p, t->s[0] == 'b' ? N_BREAK : N_CONTINUE, pos);
+		struct jj_node *n;
+		if (!p->loops) {
+			jj_fail(p->j, -LLMK_EFORMAT, pos, "'%.*s' outside a for loop", (int)t->n, t->s);
+			return NULL;
+		}
+		n = node(p, t->s[0] == 'b' ? N_BREAK : N_CONTINUE, pos);
 		return n && end_tag(p) ? n : NULL;
 	}
 	if (jj_name_is(t->s, t->n, "filter")) { /* {% filter f(args) %}body{% endfilter %} */

@@ -212,6 +212,8 @@ TEST(jinja_hostile_templates_end_in_one_error)
 		{"{{ ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1)))))))))))))"
 		 "))))))))))))))))))))))))))))))))))))))))))))))))))))) }}", -LLMK_EFORMAT},
 		{"{% if x %}", -LLMK_EFORMAT},
+		{"a{% break %}b", -LLMK_EFORMAT},
+		{"{% for x in [1] %}{% macro m() %}{% continue %}{% endmacro %}{% endfor %}", -LLMK_EFORMAT},
 		{NULL, -LLMK_EFORMAT}, /* 5000 elifs: filled in below */
 		{"{{ 'abc", -LLMK_EFORMAT},
 		{"{{ 1 + }}", -LLMK_EFORMAT},
