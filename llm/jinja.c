@@ -231,7 +231,7 @@ static struct jv arith(struct jj *j, uint8_t op, struct jv a, struct jv b, uint3
 	default: break;
 	}
 	if (bad && !j->err)
-		jj_fail(j, -LLMK_ERANGE, pos, "an integer overflows");
+		jj_fail(j, -LLMK_EINVAL, pos, "an integer overflows");
 	return jj_int(r);
 }
 
@@ -774,7 +774,7 @@ int jinja_render(const char *src, size_t len, const struct jinja_input *in,
 	if (out->cap)
 		out->buf[0] = 0;
 	if (len > UINT32_MAX / 2) {
-		jj_fail(&j, -LLMK_ERANGE, 0, "the template is too long");
+		jj_fail(&j, -LLMK_EFORMAT, 0, "the template is too long");
 		return j.err;
 	}
 	for (size_t i = 0; i < in->n; i++)

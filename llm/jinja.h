@@ -55,10 +55,12 @@ struct jinja_limits {
 
 /*
  * Render src[0..len) with in. Returns 0; -LLMK_ERANGE when out->cap is too
- * small or more text spans than out->max_spans; -LLMK_EINVAL for a syntax
- * error, an unsupported construct, raise_exception, a type error; -LLMK_ENOMEM
- * when the arena is spent; -LLMK_ETIME... (as -LLMK_ERANGE) when the step budget
- * is. err gets one line that says which and where (line:column).
+ * small or the messages' text lands in more than out->max_spans runs (the
+ * caller may drop old turns and retry); -LLMK_EFORMAT for a syntax error,
+ * -LLMK_ENOTSUP for a construct outside the subset, -LLMK_EINVAL for
+ * raise_exception, a type error or an overflow; -LLMK_ENOMEM when the arena
+ * is spent; -LLMK_EBUDGET when the steps or a nesting bound are. err gets
+ * one line that says which and where (line:column).
  */
 int jinja_render(const char *src, size_t len, const struct jinja_input *in,
 		 const struct jinja_limits *lim, struct jinja_out *out, char *err, size_t errlen);

@@ -221,7 +221,7 @@ TEST(jinja_hostile_templates_end_in_one_error)
 		{"{{ raise_exception('two\nlines\x1b[2J') }}", -LLMK_EINVAL},
 		{"{{ x | nosuchfilter }}", -LLMK_ENOTSUP},
 		{"{{ 1 // 0 }}", -LLMK_EINVAL},
-		{"{{ 4611686018427387904 * 2 }}", -LLMK_ERANGE},
+		{"{{ 4611686018427387904 * 2 }}", -LLMK_EINVAL},
 		{"{{ undefined_fn() }}", -LLMK_EINVAL},
 		{"{% set l = [] %}{% for i in range(100) %}{% set _ = l.append(l) %}{% endfor %}{{ l | tojson }}",
 		 -LLMK_EBUDGET},
