@@ -1,14 +1,15 @@
 /*
  * drivers/net.h — the network door's kernel side: lwIP over virtio-net
- * (drivers/lwip/), polled, and a small TCP interface over lwIP's raw API
- * (drivers/lwip/net_tcp.c) for the services above it.
+ * (drivers/lwip/), polled; kernel/net.h (TCP for the API server) over
+ * lwIP's raw API in drivers/lwip/net_tcp.c.
  *
  * Everything is polled from one CPU: vnet_poll() takes frames from the
  * device into lwIP and runs its timers; call it from every idle loop.
  */
-#ifndef LLMK_NET_H
-#define LLMK_NET_H
+#ifndef LLMK_DRIVERS_NET_H
+#define LLMK_DRIVERS_NET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,24 +22,15 @@ void vnet_poll(void);
 /* The IPv4 address, "" before DHCP bound one (buf >= 16 bytes). */
 void net_addr(char *buf, size_t len);
 
-/*
- * TCP, non-blocking: every call returns at once. Handles are small ints.
- * listen: a handle, or -LLMK_EBUSY when every slot is taken.
- * accept: a connection handle, -LLMK_EBUSY when none is waiting.
- * read: bytes read (> 0), 0 at end of stream, -LLMK_EBUSY when nothing is
- *       waiting, -LLMK_EIO when the connection was reset.
- * write: bytes taken (possibly fewer than len, -LLMK_EBUSY for none).
- * close: release the handle (a connection is closed gracefully).
- */
-int net_tcp_listen(uint16_t port);
-int net_tcp_accept(int listener);
-int net_tcp_read(int conn, void *buf, size_t len);
-int net_tcp_write(int conn, const void *buf, size_t len);
-int net_tcp_close(int handle);
+/* True once net_init started a device: kernel/net.h's calls work. */
+bool net_ready(void);
 
-/* RFC 862 echo on a port, served from vnet_poll: the link check the QEMU
- * test uses. */
-int net_echo_start(uint16_t port);
-void net_echo_poll(void); /* vnet_poll's: serve the echo connections */
+/* kernel/console.c: does a console byte wait? (It stays for plat_getc and
+ * plat_trygetc.) net_poll returns for it, so a server leaves the shell on
+ * the serial line usable. */
+bool console_input_waiting(void);
+
+/* kernel/net.h is implemented over lwIP's raw TCP API in
+ * drivers/lwip/net_tcp.c (its handles, its poll). */
 
 #endif

@@ -40,12 +40,33 @@ void console_puts(const char *s)
 	plat_console_write(s, strlen(s));
 }
 
+/* A byte console_input_waiting took from the UART to see it; -1: none. */
+static int peeked = -1;
+
+static int take(void)
+{
+	int c = peeked;
+
+	if (c >= 0) {
+		peeked = -1;
+		return c;
+	}
+	return arch_console_getc();
+}
+
+bool console_input_waiting(void)
+{
+	if (peeked < 0)
+		peeked = arch_console_getc();
+	return peeked >= 0;
+}
+
 int plat_getc(void)
 {
 	int c;
 
 	/* The shell's idle loop: the network is served while it waits. */
-	while ((c = arch_console_getc()) < 0) {
+	while ((c = take()) < 0) {
 		vnet_poll();
 		arch_relax();
 	}
@@ -54,5 +75,5 @@ int plat_getc(void)
 
 int plat_trygetc(void)
 {
-	return arch_console_getc();
+	return take();
 }

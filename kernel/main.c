@@ -57,10 +57,9 @@ static void kernel_start(void *arg)
 		plat_printf("pci: %s; no disks\n", plat_strerror(n));
 	else {
 		virtio_blk_init();
-		/* The network door (docs/network.md): DHCP, and the echo
-		 * service the QEMU test reaches through QEMU's hostfwd. */
-		if (net_init() == 0)
-			net_echo_start(7);
+		/* The network door (docs/network.md): DHCP now; `serve`
+		 * listens (attested TLS, docs/tls.md). */
+		net_init();
 	}
 	attest_init();
 	shell_main();

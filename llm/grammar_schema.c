@@ -12,9 +12,10 @@
  * prefixItems, minItems, maxItems, minLength, maxLength, an integer's
  * minimum, maximum, exclusiveMinimum, exclusiveMaximum, format (date,
  * time, date-time, uuid), $ref to "#", "#/definitions/NAME" and
- * "#/$defs/NAME". Anything else that would narrow the language (pattern,
- * a number's bounds, allOf, ...) is refused by name rather than silently
- * widened.
+ * "#/$defs/NAME", a string's pattern (gen_pattern's subset), allOf
+ * (gen_allof, llama.cpp's object merge). Anything else
+ * that would narrow the language (a number's bounds, allOf, ...) is
+ * refused by name rather than silently widened.
  *
  * Two steps: the schema's text is parsed into nodes (llm/grammar_json.c;
  * depth and count bounded), then each subschema becomes a rule
@@ -156,11 +157,253 @@ static uint32_t u32_of(const struct js_node *x, uint32_t dflt)
 	return v;
 }
 
+/* ---- pattern: a regular expression as a GBNF expression ---- */
+
+#define JS_MAX_PATTERN 4096u
+
+static uint32_t hex4(const char *p)
+{
+	uint32_t v = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+		v = v * 16 + (uint32_t)(c <= '9' ? c - '0' : (c | 32) - 'a' + 10);
+	}
+	return v;
+}
+
+/* The control character a backslash escape letter stands for (b f n r t v), or 0. */
+static char esc_of(char e)
+{
+	static const char from[] = "bfnrtv", to[] = "\b\f\n\r\t\v";
+
+	for (int i = 0; from[i]; i++)
+		if (from[i] == e)
+			return to[i];
+	return 0;
+}
+
+/* A JSON string's text (escapes as written, already checked by js_read)
+ * decoded into out; its length, or -1 if it does not fit. */
+static int json_unescape(const char *s, uint32_t n, char *out, uint32_t cap)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n;) {
+		uint32_t cp = (uint8_t)s[i++];
+		if (cp == '\\' && i < n) {
+			char e = s[i++];
+			if (e == 'u' && i + 4 <= n) {
+				cp = hex4(s + i), i += 4;
+				if (cp >= 0xd800 && cp < 0xdc00 && i + 6 <= n && s[i] == '\\' && s[i + 1] == 'u')
+					cp = 0x10000 + ((cp - 0xd800) << 10) + (hex4(s + i + 2) - 0xdc00), i += 6;
+			} else {
+				cp = (uint8_t)(e != 'v' && esc_of(e) ? esc_of(e) : e);
+			}
+		}
+		if (k + 4 > cap)
+			return -1;
+		if (cp < 0x80) {
+			out[k++] = (char)cp;
+		} else if (cp < 0x800) {
+			out[k++] = (char)(0xc0 | cp >> 6);
+			out[k++] = (char)(0x80 | (cp & 63));
+		} else if (cp < 0x10000) {
+			out[k++] = (char)(0xe0 | cp >> 12);
+			out[k++] = (char)(0x80 | (cp >> 6 & 63));
+			out[k++] = (char)(0x80 | (cp & 63));
+		} else {
+			out[k++] = (char)(0xf0 | cp >> 18);
+			out[k++] = (char)(0x80 | (cp >> 12 & 63));
+			out[k++] = (char)(0x80 | (cp >> 6 & 63));
+			out[k++] = (char)(0x80 | (cp & 63));
+		}
+	}
+	return (int)k;
+}
+
+/* One byte inside a GBNF literal or character class: controls as \xHH. */
+static void pat_byte(struct js *j, char c, bool in_class)
+{
+	char b[8];
+
+	if ((uint8_t)c < 0x20 || c == 0x7f) {
+		plat_snprintf(b, sizeof b, "\\x%02X", (unsigned)(uint8_t)c);
+		puts_(j, b);
+	} else if (c == '"' || c == '\\' || (in_class && (c == ']' || c == '['))) {
+		put(j, "\\", 1);
+		put(j, &c, 1);
+	} else {
+		put(j, &c, 1);
+	}
+}
+
+/* The class shorthands (also inside [...]): their ranges, or NULL. */
+static const char *pat_shorthand(char c)
+{
+	switch (c) {
+	case 'd': return "0-9";
+	case 'w': return "0-9A-Za-z_";
+	case 's': return " \\t\\n\\r\\x0B\\x0C";
+	default: return NULL;
+	}
+}
+
+/*
+ * llama.cpp's pattern subset (json-schema-to-grammar.cpp, _visit_pattern):
+ * anchored ^...$; literals; '.' (not a line break); [...] classes;
+ * ( ) and (?: ) groups; '|'; '*', '+', '?' and {m}, {m,}, {,n}, {m,n}
+ * after an item; a backslash before one of ^$.[]()|{}*+?-/ \\ is that
+ * character. Ours also draws \d, \w and \s (llama.cpp's grammar refuses
+ * them). Lookarounds and back-references would narrow the language: refused.
+ */
+static int gen_pattern(struct js *j, const struct js_node *pat, uint32_t *id)
+{
+	char p[JS_MAX_PATTERN];
+	int len;
+	uint32_t depth = 0;
+	bool item = false; /* a quantifier has something before it */
+
+	if (pat->type != JS_STR || (len = json_unescape(pat->s, pat->n, p, sizeof p)) < 0)
+		return js_fail(&j->d, pat->type == JS_STR ? -LLMK_ERANGE : -LLMK_EINVAL,
+			       "pattern must be a string of at most 4096 bytes", NULL, 0);
+	if (len < 2 || p[0] != '^' || p[len - 1] != '$' || (len >= 3 && p[len - 2] == '\\'))
+		return js_fail(&j->d, -LLMK_EINVAL, "pattern must start with '^' and end with '$'",
+			       NULL, 0);
+	*id = new_rule(j);
+	open_rule(j, *id);
+	puts_(j, " \"\\\"\" (");
+	for (int i = 1; i < len - 1 && !j->d.r;) {
+		char c = p[i++];
+		if (c == '(') {
+			if (i < len - 1 && p[i] == '?') {
+				if (p[i + 1] != ':')
+					return js_fail(&j->d, -LLMK_ENOTSUP, "pattern: lookarounds are not supported",
+						       NULL, 0);
+				i += 2;
+			}
+			if (++depth > GRAM_MAX_NESTING)
+				return js_fail(&j->d, -LLMK_ERANGE, "pattern: groups nested too deep", NULL, 0);
+			puts_(j, " (");
+			item = false;
+		} else if (c == ')') {
+			if (!depth--)
+				return js_fail(&j->d, -LLMK_EINVAL, "pattern: unbalanced parentheses", NULL, 0);
+			puts_(j, " )");
+			item = true;
+		} else if (c == '|') {
+			puts_(j, " |");
+			item = false;
+		} else if (c == '*' || c == '+' || c == '?') {
+			if (!item)
+				return js_fail(&j->d, -LLMK_EINVAL, "pattern: a quantifier follows nothing", NULL, 0);
+			put(j, &c, 1);
+			item = false; /* a quantifier of a quantifier (lazy a*?) is not drawn */
+		} else if (c == '{') {
+			uint32_t lo = 0, hi = 0;
+			bool comma = false, has_hi = false;
+			if (!item)
+				return js_fail(&j->d, -LLMK_EINVAL, "pattern: a quantifier follows nothing", NULL, 0);
+			for (;; i++) {
+				if (i >= len - 1)
+					return js_fail(&j->d, -LLMK_EINVAL, "pattern: unbalanced curly brackets", NULL, 0);
+				if (p[i] == '}')
+					break;
+				if (p[i] == ',' && !comma) {
+					comma = true;
+				} else if (p[i] >= '0' && p[i] <= '9') {
+					uint32_t *v = comma ? &hi : &lo;
+					*v = *v > 100000 ? *v : *v * 10 + (uint32_t)(p[i] - '0');
+					has_hi |= comma;
+				} else {
+					return js_fail(&j->d, -LLMK_EINVAL, "pattern: a bad {m,n}", NULL, 0);
+				}
+			}
+			i++;
+			if (!comma)
+				putf(j, "{%u}", lo);
+			else if (!has_hi)
+				putf(j, "{%u,}", lo);
+			else if (hi < lo)
+				return js_fail(&j->d, -LLMK_EINVAL, "pattern: {m,n} with n < m", NULL, 0);
+			else
+				putf(j, "{%u,", lo), putf(j, "%u}", hi);
+			item = false;
+		} else if (c == '[') {
+			puts_(j, " [");
+			if (i < len - 1 && p[i] == '^')
+				put(j, "^", 1), i++;
+			bool first = true;
+			for (;; first = false) {
+				if (i >= len - 1)
+					return js_fail(&j->d, -LLMK_EINVAL, "pattern: unbalanced square brackets", NULL, 0);
+				char k = p[i++];
+				if (k == ']' && !first)
+					break;
+				if (k == '\\' && i < len - 1) {
+					char e = p[i++];
+					const char *sh = pat_shorthand(e);
+					char f = e == 'b' ? 0 : esc_of(e);
+					if (sh)
+						puts_(j, sh);
+					else if (e == '-' || e == '^')
+						puts_(j, e == '-' ? "\\x2D" : "\\x5E"); /* not a range, not a negation */
+					else if (f)
+						pat_byte(j, f, true);
+					else if ((e >= '0' && e <= '9') || (e >= 'A' && e <= 'Z') || (e >= 'a' && e <= 'z'))
+						return js_fail(&j->d, -LLMK_ENOTSUP, "pattern: an escape not supported:",
+							       p + i - 2, 2);
+					else
+						pat_byte(j, e, true);
+				} else {
+					pat_byte(j, k, true);
+				}
+			}
+			put(j, "]", 1);
+			item = true;
+		} else if (c == '.') {
+			puts_(j, " [^\\x0A\\x0D]");
+			item = true;
+		} else if (c == '\\') {
+			char e = p[i++];
+			const char *sh = pat_shorthand(e);
+			char f = e == 'b' ? 0 : esc_of(e);
+			if (sh) {
+				puts_(j, " [");
+				puts_(j, sh);
+				puts_(j, "]");
+			} else if ((e >= '0' && e <= '9') || (e >= 'A' && e <= 'Z') ||
+				   (e >= 'a' && e <= 'z' && !f)) {
+				return js_fail(&j->d, -LLMK_ENOTSUP, "pattern: an escape not supported:", p + i - 2, 2);
+			} else {
+				puts_(j, " \"");
+				pat_byte(j, f ? f : e, false);
+				puts_(j, "\"");
+			}
+			item = true;
+		} else {
+			/* one character (all of a UTF-8 sequence) as a literal */
+			puts_(j, " \"");
+			pat_byte(j, c, false);
+			while (i < len - 1 && ((uint8_t)p[i] & 0xc0) == 0x80)
+				pat_byte(j, p[i++], false);
+			puts_(j, "\"");
+			item = true;
+		}
+	}
+	if (depth && !j->d.r)
+		return js_fail(&j->d, -LLMK_EINVAL, "pattern: unbalanced parentheses", NULL, 0);
+	puts_(j, " ) \"\\\"\" space\n");
+	return j->d.r;
+}
+
 static int gen_string(struct js *j, const struct js_node *s, uint32_t *id)
 {
 	const struct js_node *mn = js_member(&j->d, s, "minLength"), *mx = js_member(&j->d, s, "maxLength");
 	const struct js_node *f = js_member(&j->d, s, "format");
+	const struct js_node *pat = js_member(&j->d, s, "pattern");
 
+	if (pat)
+		return gen_pattern(j, pat, id);
 	if (f) {
 		static const char *const fmts[] = {"date", "time", "date-time", "uuid", NULL};
 		for (int i = 0; fmts[i]; i++)
@@ -244,37 +487,29 @@ static int gen_array(struct js *j, const struct js_node *s, uint32_t *id)
 	return j->d.r;
 }
 
-static int gen_object(struct js *j, const struct js_node *s, uint32_t *id)
-{
-	const struct js_node *props = js_member(&j->d, s, "properties"), *req = js_member(&j->d, s, "required");
-	const struct js_node *add = js_member(&j->d, s, "additionalProperties");
-	const struct js_node *key[JS_MAX_PARTS];
-	uint32_t kv[JS_MAX_PARTS], n = 0, n_req = 0, extra = 0;
-	bool is_req[JS_MAX_PARTS];
+static const struct js_node *ref_target(struct js *j, const struct js_node *ref);
 
-	if (!props && !add)
-		return named(j, "object", id);
-	for (const struct js_node *c = props ? js_at(&j->d, props->child) : NULL; c; c = js_at(&j->d, c->next)) {
+/* An object of the properties key[0..n) (members of some "properties": their
+ * keys and schemas), is_req[i] those required, add additionalProperties. */
+static int gen_props(struct js *j, const struct js_node *const *key, const bool *is_req,
+		     uint32_t n, const struct js_node *add, uint32_t *id)
+{
+	uint32_t kv[JS_MAX_PARTS], n_req = 0, extra = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct js_node *c = key[i];
 		uint32_t v;
-		if (n >= JS_MAX_PARTS)
-			return js_fail(&j->d, -LLMK_ERANGE, "too many properties", NULL, 0);
 		if (gen(j, c, &v))
 			return j->d.r;
-		key[n] = c;
-		is_req[n] = false;
-		for (const struct js_node *r = req ? js_at(&j->d, req->child) : NULL; r; r = js_at(&j->d, r->next))
-			if (r->type == JS_STR && r->n == c->key_n && !memcmp(r->s, c->key, r->n))
-				is_req[n] = true;
 		/* kv ::= "\"key\"" space ":" space value */
-		kv[n] = new_rule(j);
-		open_rule(j, kv[n]);
+		kv[i] = new_rule(j);
+		open_rule(j, kv[i]);
 		puts_(j, " \"\\\"");
 		lit_bytes(j, c->key, c->key_n);
 		puts_(j, "\\\"\" space \":\" space");
 		rule_ref(j, v);
 		puts_(j, "\n");
-		n_req += is_req[n];
-		n++;
+		n_req += is_req[i];
 	}
 	if (add && add->type != JS_FALSE) {
 		uint32_t v;
@@ -329,8 +564,78 @@ static int gen_object(struct js *j, const struct js_node *s, uint32_t *id)
 		puts_(j, ")?");
 	}
 	puts_(j, " \"}\" space\n");
-	(void)key;
 	return j->d.r;
+}
+
+static int gen_object(struct js *j, const struct js_node *s, uint32_t *id)
+{
+	const struct js_node *props = js_member(&j->d, s, "properties"), *req = js_member(&j->d, s, "required");
+	const struct js_node *add = js_member(&j->d, s, "additionalProperties");
+	const struct js_node *key[JS_MAX_PARTS];
+	bool is_req[JS_MAX_PARTS];
+	uint32_t n = 0;
+
+	if (!props && !add)
+		return named(j, "object", id);
+	for (const struct js_node *c = props ? js_at(&j->d, props->child) : NULL; c; c = js_at(&j->d, c->next)) {
+		if (n >= JS_MAX_PARTS)
+			return js_fail(&j->d, -LLMK_ERANGE, "too many properties", NULL, 0);
+		key[n] = c;
+		is_req[n] = false;
+		for (const struct js_node *r = req ? js_at(&j->d, req->child) : NULL; r; r = js_at(&j->d, r->next))
+			if (r->type == JS_STR && r->n == c->key_n && !memcmp(r->s, c->key, r->n))
+				is_req[n] = true;
+		n++;
+	}
+	return gen_props(j, key, is_req, n, add, id);
+}
+
+/* allOf, as llama.cpp draws it: one object of all its components'
+ * properties (a $ref followed), each required (all of a component's,
+ * whatever its "required" says) but those of an anyOf inside it, which
+ * are optional; no other keys. Components without properties add none. */
+static int allof_add(struct js *j, const struct js_node *c, bool req, const struct js_node **key,
+		     bool *is_req, uint32_t *n, uint32_t depth)
+{
+	const struct js_node *ref = js_member(&j->d, c, "$ref"), *props;
+
+	if (ref && ref->type == JS_STR) {
+		if (depth > JS_MAX_REFS)
+			return js_fail(&j->d, -LLMK_ERANGE, "allOf: $refs nested deeper than the limit", NULL, 0);
+		const struct js_node *t = ref_target(j, ref);
+		return t ? allof_add(j, t, req, key, is_req, n, depth + 1) : j->d.r;
+	}
+	if (!(props = js_member(&j->d, c, "properties")) || props->type != JS_OBJ)
+		return 0;
+	for (const struct js_node *p = js_at(&j->d, props->child); p; p = js_at(&j->d, p->next)) {
+		if (*n >= JS_MAX_PARTS)
+			return js_fail(&j->d, -LLMK_ERANGE, "too many properties", NULL, 0);
+		key[*n] = p;
+		is_req[(*n)++] = req;
+	}
+	return 0;
+}
+
+static int gen_allof(struct js *j, const struct js_node *all, uint32_t *id)
+{
+	const struct js_node *key[JS_MAX_PARTS];
+	bool is_req[JS_MAX_PARTS];
+	uint32_t n = 0;
+
+	if (all->type != JS_ARR)
+		return js_fail(&j->d, -LLMK_EINVAL, "allOf must be an array", NULL, 0);
+	for (const struct js_node *t = js_at(&j->d, all->child); t && !j->d.r; t = js_at(&j->d, t->next)) {
+		const struct js_node *any = js_member(&j->d, t, "anyOf");
+		if (t->type != JS_OBJ)
+			return js_fail(&j->d, -LLMK_EINVAL, "allOf holds schemas that are objects", NULL, 0);
+		if (any && any->type == JS_ARR)
+			for (const struct js_node *u = js_at(&j->d, any->child); u && !j->d.r;
+			     u = js_at(&j->d, u->next))
+				allof_add(j, u, false, key, is_req, &n, 0);
+		else
+			allof_add(j, t, true, key, is_req, &n, 0);
+	}
+	return j->d.r ? j->d.r : gen_props(j, key, is_req, n, NULL, id);
 }
 
 /* enum / anyOf / a type list: one rule of alternatives */
@@ -357,15 +662,11 @@ static int gen_const(struct js *j, const struct js_node *v, uint32_t *id)
 	return j->d.r;
 }
 
-static int gen_ref(struct js *j, const struct js_node *ref, uint32_t *id)
+/* The schema a $ref names, or NULL (an error said). */
+static const struct js_node *ref_target(struct js *j, const struct js_node *ref)
 {
 	const struct js_node *t = NULL;
 
-	for (uint32_t i = 0; i < j->n_refs; i++)
-		if (j->ref_n[i] == ref->n && !memcmp(j->ref_s[i], ref->s, ref->n)) {
-			*id = j->ref_rule[i];
-			return 0;
-		}
 	if (ref->n == 1 && ref->s[0] == '#')
 		t = j->root;
 	for (const char *pfx = "#/definitions/"; !t && pfx; pfx = pfx[2] == 'd' ? "#/$defs/" : NULL) {
@@ -378,7 +679,21 @@ static int gen_ref(struct js *j, const struct js_node *ref, uint32_t *id)
 				t = c;
 	}
 	if (!t)
-		return js_fail(&j->d, -LLMK_ENOENT, "unresolved $ref", ref->s, ref->n);
+		js_fail(&j->d, -LLMK_ENOENT, "unresolved $ref", ref->s, ref->n);
+	return t;
+}
+
+static int gen_ref(struct js *j, const struct js_node *ref, uint32_t *id)
+{
+	const struct js_node *t;
+
+	for (uint32_t i = 0; i < j->n_refs; i++)
+		if (j->ref_n[i] == ref->n && !memcmp(j->ref_s[i], ref->s, ref->n)) {
+			*id = j->ref_rule[i];
+			return 0;
+		}
+	if (!(t = ref_target(j, ref)))
+		return j->d.r;
 	if (j->n_refs >= JS_MAX_REFS)
 		return js_fail(&j->d, -LLMK_ERANGE, "too many $refs", NULL, 0);
 	/* the rule is named before it is written, so the schema may recur through it */
@@ -577,7 +892,7 @@ static int gen_type(struct js *j, const struct js_node *s, const struct js_node 
 
 /* Keywords that narrow a language this converter cannot draw yet. */
 static const char *const unsupported[] = {
-	"pattern", "allOf", "not", "if", "patternProperties", "propertyNames", "minProperties",
+	"not", "if", "patternProperties", "propertyNames", "minProperties",
 	"maxProperties", "uniqueItems", "contains", "multipleOf", NULL,
 };
 
@@ -613,6 +928,7 @@ static int gen(struct js *j, const struct js_node *s, uint32_t *id)
 		}
 	if ((x = js_member(&j->d, s, "$ref")) && x->type == JS_STR) {
 		gen_ref(j, x, id);
+
 	} else if ((x = js_member(&j->d, s, "const"))) {
 		gen_const(j, x, id);
 	} else if ((x = js_member(&j->d, s, "enum")) || (x = js_member(&j->d, s, "anyOf")) ||
@@ -630,6 +946,9 @@ static int gen(struct js *j, const struct js_node *s, uint32_t *id)
 		}
 		if (!j->d.r)
 			gen_alts(j, part, n, id);
+	} else if ((x = js_member(&j->d, s, "allOf")) && !js_member(&j->d, s, "properties")) {
+		/* as llama.cpp: declared properties win over allOf */
+		gen_allof(j, x, id);
 	} else if ((x = js_member(&j->d, s, "type")) && x->type == JS_ARR) {
 		for (const struct js_node *c = js_at(&j->d, x->child); c && !j->d.r; c = js_at(&j->d, c->next)) {
 			if (n >= JS_MAX_PARTS)
@@ -644,7 +963,7 @@ static int gen(struct js *j, const struct js_node *s, uint32_t *id)
 		gen_object(j, s, id);
 	} else if (js_member(&j->d, s, "items") || js_member(&j->d, s, "prefixItems")) {
 		gen_array(j, s, id);
-	} else if (js_member(&j->d, s, "format")) {
+	} else if (js_member(&j->d, s, "format") || js_member(&j->d, s, "pattern")) {
 		gen_string(j, s, id);
 	} else {
 		named(j, s->child ? "value" : "object", id);

@@ -63,7 +63,7 @@ BEARSSL_OBJ := $(patsubst $(BEARSSL_DIR)/src/%.c,$(EFI_DIR)/bearssl/%.o,$(BEARSS
 # (names and contents, in sorted order), so it names the sources, not the
 # moment of the build.
 EFI_ID_SRC = $(sort $(EFI_KERNEL_SRC) $(EFI_ENGINE_SRC) $(wildcard boot/*.h kernel/*.h \
-	kernel/$(ARCH)/*.h drivers/*.h llm/*.h llm/kernels/*/*.h shell/*.h) $(EFI_LDS_$(ARCH)) mk/efi.mk)
+	kernel/$(ARCH)/*.h drivers/*.h llm/*.h llm/kernels/*/*.h shell/*.h shell/http/*.h) $(EFI_LDS_$(ARCH)) mk/efi.mk)
 EFI_BUILD_ID = $(shell sha256sum $(EFI_ID_SRC) | sha256sum | cut -c1-16)
 
 $(EFI_DIR)/build_id.h: FORCE
@@ -164,7 +164,7 @@ QEMU_ARGS ?=
 # bound to loopback; slirp lets the guest out, not others in). docs/network.md.
 NET ?=
 NET_PORT ?= 8007
-NET_GUEST_PORT ?= 7
+NET_GUEST_PORT ?= 8443
 ifeq ($(NET),1)
 QEMU_NET_ARGS := -netdev user,id=n0,hostfwd=tcp:127.0.0.1:$(NET_PORT)-:$(NET_GUEST_PORT) \
 	-device virtio-net-pci,netdev=n0

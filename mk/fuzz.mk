@@ -44,7 +44,7 @@ $(FUZZ_SEEDS): $(MKM) tests/fuzz/bpe_seeds.py
 	@touch $@
 
 .PHONY: test-fuzz fuzz-build
-fuzz-build: $(B)/fuzz/fuzz_gguf $(B)/fuzz/fuzz_shell $(B)/fuzz/fuzz_tok $(B)/fuzz/fuzz_chat $(B)/fuzz/fuzz_jinja $(B)/fuzz/fuzz_json $(B)/fuzz/fuzz_http ## build the libFuzzer targets (clang)
+fuzz-build: $(B)/fuzz/fuzz_gguf $(B)/fuzz/fuzz_shell $(B)/fuzz/fuzz_tok $(B)/fuzz/fuzz_chat $(B)/fuzz/fuzz_jinja $(B)/fuzz/fuzz_json $(B)/fuzz/fuzz_http $(B)/fuzz/fuzz_tls ## build the libFuzzer targets (clang)
 
 test-fuzz: $(B)/fuzz/fuzz_gguf $(FUZZ_SEEDS) ## fuzz the GGUF parser + tokenizer setup for FUZZ_TIME seconds (60)
 	@mkdir -p $(RESULTS)
@@ -166,3 +166,27 @@ test-fuzz-http: $(B)/fuzz/fuzz_http $(FUZZ_HTTP_SEEDS) ## fuzz the HTTP/1.1 requ
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-http tests/fuzz/run.sh $(B)/fuzz/fuzz_http $(B)/fuzz/corpus/http $(FUZZ_HTTP_TIME)
 TEST_STAGES += test-fuzz-json test-fuzz-http
+
+# The API server's TLS transport (shell/http/tls.c) over a fake net whose
+# reads are the fuzzer's bytes; seeds: a real client's first flight
+# (python3 ssl), whole and cut. BearSSL is Debian's (not instrumented: the
+# fuzzer steers by our pump, ASan watches both).
+FUZZ_TLS_TIME ?= 10
+FUZZ_TLS_SRC := shell/http/tls.c shell/http/tls_cert.c shell/http/der.c kernel/fmt.c \
+	tools/host/plat.c $(PLAT_COMMON_SRC) tests/fuzz/fuzz_tls.c
+$(B)/fuzz/fuzz_tls: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_TLS_SRC))
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lbearssl -lpthread -lm
+FUZZ_TLS_SEEDS := $(B)/fuzz/corpus/tls/.seeded
+$(FUZZ_TLS_SEEDS):
+	@mkdir -p $(@D)
+	@python3 -c 'import ssl,sys; c=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT); c.check_hostname=False; \
+		c.verify_mode=ssl.CERT_NONE; i,o=ssl.MemoryBIO(),ssl.MemoryBIO(); b=c.wrap_bio(i,o); \
+		exec("try: b.do_handshake()\nexcept ssl.SSLWantReadError: pass"); h=o.read(); d=sys.argv[1]; \
+		open(d+"/seed-1","wb").write(bytes([255])+h); open(d+"/seed-2","wb").write(bytes([0])+h); \
+		open(d+"/seed-3","wb").write(bytes([7])+h[:len(h)//2])' $(@D)
+	@touch $@
+.PHONY: test-fuzz-tls
+test-fuzz-tls: $(B)/fuzz/fuzz_tls $(FUZZ_TLS_SEEDS) ## fuzz the TLS transport under serve for FUZZ_TLS_TIME seconds (10)
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh fuzz-tls tests/fuzz/run.sh $(B)/fuzz/fuzz_tls $(B)/fuzz/corpus/tls $(FUZZ_TLS_TIME)
+TEST_STAGES += test-fuzz-tls

@@ -26,6 +26,8 @@ $(FUZZ_GRAMMAR_SEEDS): grammars/json.gbnf
 	@printf 'J{"type":"object","properties":{"a":{"type":"array","items":{"enum":[1,"x",null]},"maxItems":3}},"required":["a"]}\0{"a": [1, "x"]}' > $(@D)/seed-schema
 	@printf 'J{"type":"integer","minimum":-12,"exclusiveMaximum":207}\0-3' > $(@D)/seed-int
 	@printf 'J{"$$defs":{"n":{"properties":{"n":{"$$ref":"#/$$defs/n"}}}},"$$ref":"#/$$defs/n"}\0{"n": {}}' > $(@D)/seed-ref
+	@printf 'J{"type":"string","pattern":"^(\\\\([0-9]{1,3}\\\\))?[a-z\\\\-]+\\\\d{2,}|x.y*$$"}\0"(12)ab-99"' > $(@D)/seed-pattern
+	@printf 'J{"allOf":[{"$$ref":"#/$$defs/a"},{"anyOf":[{"properties":{"b":{"type":"integer"}}}]}],"$$defs":{"a":{"properties":{"a":{"type":"string","pattern":"^x+$$"}}}}}\0{"a": "xx", "b": 1}' > $(@D)/seed-allof
 	@touch $@
 
 .PHONY: test-fuzz-grammar

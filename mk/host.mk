@@ -4,7 +4,7 @@
 # digits, as the kernel's) on its compile line, and is rebuilt whenever
 # either changes.
 HOST_ID_SRC := $(sort $(ENGINE_SRC) $(SIMD_SRC_$(HOST_ARCH)) $(wildcard kernel/platform.h \
-	llm/*.h llm/kernels/*/*.h shell/*.h))
+	llm/*.h llm/kernels/*/*.h shell/*.h shell/http/*.h))
 HOST_BUILD_ID := $(shell sha256sum $(HOST_ID_SRC) | sha256sum | cut -c1-16)
 HOST_ID_STAMP := $(B)/host-id.stamp
 $(shell mkdir -p $(B); echo '$(GIT) $(HOST_BUILD_ID)' | cmp -s - $(HOST_ID_STAMP) || \

@@ -9,6 +9,7 @@
 #include "cmd_seal.h"
 #include "cmd_attest.h"
 #include "json_msgs.h"
+#include "http/api_format.h"
 
 struct engine *shell_engine(struct shell *sh)
 {
@@ -242,6 +243,7 @@ struct gen_args {
 	bool show_prompt;   /* chat --show-prompt / --verbose-prompt */
 	char *file;         /* --grammar-file's text (plat_alloc, GRAMMAR_FILE_MAX) */
 	char *tmpl_file;    /* --chat-template-file's text (plat_alloc, GRAMMAR_FILE_MAX) */
+	char *tools;        /* chat --tools FILE's text (the same) */
 };
 
 /* The template names, for errors: one table (llm/chat.c) says them. */
@@ -261,7 +263,9 @@ static void gen_release(struct gen_args *a)
 		plat_free(a->file, GRAMMAR_FILE_MAX);
 	if (a->tmpl_file)
 		plat_free(a->tmpl_file, GRAMMAR_FILE_MAX);
-	a->file = a->tmpl_file = NULL;
+	if (a->tools)
+		plat_free(a->tools, GRAMMAR_FILE_MAX);
+	a->file = a->tmpl_file = a->tools = NULL;
 }
 
 /* --grammar TEXT, --grammar-file F, -j/--json-schema SCHEMA,
@@ -351,9 +355,8 @@ static int flag_bias(struct shell *sh, const char *v, struct sample_params *p)
  * hold for this run only. */
 static const char *const list_flags[] = {"--stop", "--system", "-t", "--threads",
 					 "--chat-template", "--chat-template-file", "--messages", "--grammar",
-					 "--grammar-file",
-					 "-j", "--json-schema", "--json-schema-file", "--logit-bias",
-					 NULL};
+					 "--grammar-file", "-j", "--json-schema", "--json-schema-file", "--tools",
+					 "--logit-bias", NULL};
 
 static bool takes_value(const char *f)
 {
@@ -408,22 +411,44 @@ static int parse_flag(struct shell *sh, struct gen_args *a, struct engine_config
 	}
 	if (!strncmp(f, "--grammar", 9) || !strcmp(f, "-j") || !strncmp(f, "--json-schema", 13))
 		return flag_grammar(sh, a, f, v);
+	if (!strcmp(f, "--tools")) {
+		int n;
+		if (strcmp(sh->argv[0], "chat") || a->tools)
+			return shell_err(sh, -LLMK_EINVAL, "%s: --tools is for chat, once", sh->argv[0]);
+		if (!(a->tools = plat_alloc(GRAMMAR_FILE_MAX, 64)))
+			return shell_err(sh, -LLMK_ENOMEM, "--tools: no memory for '%s'", v);
+		if ((n = plat_boot_file(v, a->tools, GRAMMAR_FILE_MAX - 1)) < 0)
+			return shell_err(sh, n, "--tools: cannot read '%s': %s", v,
+					 n == -LLMK_ERANGE ? "larger than 256 KiB" : plat_strerror(n));
+		a->tools[n] = 0;
+		return 0;
+	}
 	return flag_bias(sh, v, &run->samp); /* --logit-bias, the last of list_flags */
 }
 
 /* Flags anywhere; the one other word is the text. A word starting with '-'
- * is a flag, so a prompt starting with '-' needs a leading space: " -x". */
+ * is a flag, so a prompt starting with '-' follows "--" (the end of the
+ * flags: every word after it is text) or has a leading space: " -x". */
 static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, struct gen_args *a)
 {
 	struct engine_config run; /* the settings for this run */
+	bool flags = true;        /* until "--" */
 	int r;
 
 	memset(a, 0, sizeof *a);
 	engine_gen_init(e, &a->g);
 	engine_get_config(e, &run);
+
 	for (int i = 1; i < argc; i++) {
 		const char *f = argv[i];
-		if (!strcmp(f, "--ids")) {
+		if (!flags || f[0] != '-' || !f[1]) {
+			if (a->text)
+				return shell_err(sh, -LLMK_EINVAL, "%s: more than one prompt ('%s'); quote it",
+						 argv[0], f);
+			a->text = f;
+		} else if (!strcmp(f, "--")) {
+			flags = false;
+		} else if (!strcmp(f, "--ids")) {
 			a->ids = true;
 		} else if (!strcmp(f, "--ignore-eos")) {
 			a->g.ignore_eos = true;
@@ -435,7 +460,7 @@ static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, 
 			if (strcmp(argv[0], "chat"))
 				return shell_err(sh, -LLMK_EINVAL, "%s: %s is for chat", argv[0], f);
 			a->show_prompt = true;
-		} else if (f[0] == '-' && f[1]) {
+		} else {
 			if (!takes_value(f))
 				return shell_err(sh, -LLMK_EINVAL, "%s: unknown flag '%s'", argv[0], f);
 			if (i + 1 >= argc)
@@ -443,11 +468,6 @@ static int parse_gen(struct shell *sh, struct engine *e, int argc, char **argv, 
 						 argv[0], f);
 			if ((r = parse_flag(sh, a, &run, f, argv[++i])))
 				return r;
-		} else if (a->text) {
-			return shell_err(sh, -LLMK_EINVAL, "%s: more than one prompt ('%s'); quote it",
-					 argv[0], f);
-		} else {
-			a->text = f;
 		}
 	}
 	a->g.samp = run.samp;
@@ -572,6 +592,57 @@ static void show_prompt(void *ctx, const char *s, size_t n)
 	plat_printf("\n");
 }
 
+/* chat --show-prompt --messages JSON --tools FILE: the conversation with the
+ * tools (an OpenAI tools array) written in as the template's tool-call
+ * format does (shell/http/api_format.h, docs/api.md), printed. */
+#define TOOLS_NODES 16384u
+struct tools_work {
+	struct api_fmt f;
+	struct json_node nodes[TOOLS_NODES];
+	char body[2 * GRAMMAR_FILE_MAX], store[2 * GRAMMAR_FILE_MAX], out[2 * API_FMT_TEXT];
+};
+
+static int chat_tools(struct shell *sh, struct engine *e, struct gen_args *a)
+{
+	struct tools_work *w = plat_alloc(sizeof *w, 64);
+	struct engine_info info;
+	enum chat_tmpl t = a->g.tmpl;
+	struct json_doc d;
+	struct llm_mem m;
+	char err[256];
+	size_t len;
+	int r;
+
+	if (!w)
+		return shell_err(sh, -LLMK_ENOMEM, "chat: out of memory");
+	if (a->g.tmpl_text)
+		t = CHAT_JINJA;
+	if (t == CHAT_UNKNOWN && loaded(sh, &info))
+		t = info.tmpl;
+	len = (size_t)plat_snprintf(w->body, sizeof w->body, "{\"messages\":%s,\"tools\":%s}",
+				    a->messages, a->tools);
+	d = (struct json_doc){w->nodes, TOOLS_NODES, 0, w->store, sizeof w->store, 0, 64,
+			      sizeof w->body};
+	llm_mem_init(&m, 0);
+	if (t == CHAT_UNKNOWN)
+		r = shell_err(sh, -LLMK_EINVAL, "chat: --tools: no model's template: load one or "
+			      "name one with --chat-template");
+	else if (len >= sizeof w->body)
+		r = shell_err(sh, -LLMK_ERANGE, "chat: --messages and --tools are too large together");
+	else if ((r = json_parse(&d, w->body, len, err, sizeof err)))
+		r = shell_err(sh, r, "chat: --messages or --tools is not JSON: %s", err);
+	else if ((r = api_fmt_request(&w->f, &d, true, t, &m)))
+		r = shell_err(sh, r, "chat: %s", w->f.err);
+	else if ((r = engine_chat_render(e, t, a->g.tmpl_text, w->f.msgs, w->f.n_msgs, w->out,
+					 sizeof w->out, &len, err, sizeof err)))
+		r = shell_err(sh, r, "chat: %s", err);
+	else
+		show_prompt(sh, w->out, len);
+	llm_mem_zeroize(w, sizeof *w);
+	plat_free(w, sizeof *w);
+	return r;
+}
+
 /* chat --show-prompt --messages JSON: the conversation formatted with the
  * generation prompt, printed; nothing runs. */
 static int chat_messages(struct shell *sh, struct engine *e, struct gen_args *a)
@@ -584,6 +655,8 @@ static int chat_messages(struct shell *sh, struct engine *e, struct gen_args *a)
 	if (!a->show_prompt || a->text || a->system)
 		return shell_err(sh, -LLMK_EINVAL, "chat: --messages goes with --show-prompt, without "
 				 "a message or --system (usage: chat --show-prompt --messages 'JSON')");
+	if (a->tools)
+		return chat_tools(sh, e, a);
 	if (!(store = plat_alloc(SHELL_LINE_MAX + cap, 64)))
 		return shell_err(sh, -LLMK_ENOMEM, "chat: out of memory");
 	out = store + SHELL_LINE_MAX;
@@ -591,7 +664,8 @@ static int chat_messages(struct shell *sh, struct engine *e, struct gen_args *a)
 			    sizeof err);
 	if (r)
 		r = shell_err(sh, r, "chat: --messages: %s", err);
-	else if ((r = engine_chat_render(e, a->g.tmpl, a->g.tmpl_text, msgs, n, out, cap, &len, err, sizeof err)))
+	else if ((r = engine_chat_render(e, a->g.tmpl, a->g.tmpl_text, msgs, n, out, cap, &len,
+					 err, sizeof err)))
 		r = shell_err(sh, r, "chat: %s", err);
 	else
 		show_prompt(sh, out, len);
@@ -630,10 +704,14 @@ static int chat(struct shell *sh, int argc, char **argv, struct gen_args *ap)
 	r = parse_gen(sh, e, argc, argv, &a);
 	ap->file = a.file;
 	ap->tmpl_file = a.tmpl_file;
+	ap->tools = a.tools;
 	if (r)
 		return r;
 	if (a.messages)
 		return chat_messages(sh, e, &a);
+	if (a.tools)
+		return shell_err(sh, -LLMK_EINVAL, "chat: --tools goes with --show-prompt --messages "
+				 "(the API's tools are the way to call them)");
 	if (!loaded(sh, &info) || info.vocab_only)
 		return shell_err(sh, -LLMK_EINVAL, "chat: no model loaded (use 'load N')");
 	if (a.system) {
@@ -770,13 +848,14 @@ const struct shell_cmd shell_cmds_model[] = {
 	 "      [--chat-template-file F]"
 	 "      [--show-prompt|--verbose-prompt] [flags as infer: --KEY VALUE]...\n"
 	 "chat --show-prompt --messages '[{\"role\": \"user\", \"content\": \"hi\"}, ...]' "
-	 "[--chat-template NAME]\n"
+	 "[--tools FILE] [--chat-template NAME]\n"
 	 "chat --reset",
 	 "multi-turn chat (lines until an empty line or /exit); the message is text unless "
 	 "--parse-special; past the context the oldest turns go, the system prompt stays. The "
 	 "first turn names the template; --show-prompt prints each turn's formatted prompt; "
 	 "with --messages (an OpenAI-style array) it prints that conversation formatted, with "
-	 "the generation prompt, and generates nothing. --chat-template: one of llama.cpp's "
+	 "the generation prompt, and generates nothing (--tools FILE: an OpenAI tools array "
+	 "written in, as the API does). --chat-template: one of llama.cpp's "
 	 "built-in templates (an unknown NAME lists them), or jinja: the model's own template "
 	 "run as Jinja; --chat-template-file: a Jinja template from the boot volume (host: a file)",
 	 cmd_chat},

@@ -350,6 +350,7 @@ void shell_going_down(struct shell *sh)
 	shell_session_end_now(sh);
 	shell_attest_forget(sh);
 	shell_seal_forget(sh);
+	shell_serve_forget(sh);
 }
 
 static int cmd_poweroff(struct shell *sh, int argc, char **argv)

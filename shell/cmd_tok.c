@@ -60,22 +60,28 @@ static int cmd_tokenize(struct shell *sh, int argc, char **argv)
 	bool add_special = true, parse_special = true, pieces = false;
 	int32_t *ids;
 	size_t n = 0, cap;
+	bool flags = true; /* until "--": every word after it is text */
 	int rc;
 
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--no-special") == 0)
+		const char *f = argv[i];
+		if (!flags || f[0] != '-' || f[1] != '-') {
+			if (text)
+				return shell_err(sh, -LLMK_EINVAL,
+						 "tokenize: one text only (quote it: tokenize \"a b\")");
+			text = f;
+		} else if (!strcmp(f, "--")) {
+			flags = false;
+		} else if (!strcmp(f, "--no-special")) {
 			add_special = false;
-		else if (strcmp(argv[i], "--no-parse-special") == 0)
+		} else if (!strcmp(f, "--no-parse-special")) {
 			parse_special = false;
-		else if (strcmp(argv[i], "--pieces") == 0)
+		} else if (!strcmp(f, "--pieces")) {
 			pieces = true;
-		else if (argv[i][0] == '-' && argv[i][1] == '-')
-			return shell_err(sh, -LLMK_EINVAL, "tokenize: unknown flag '%s'", argv[i]);
-		else if (text)
-			return shell_err(sh, -LLMK_EINVAL,
-					 "tokenize: one text only (quote it: tokenize \"a b\")");
-		else
-			text = argv[i];
+		} else {
+			return shell_err(sh, -LLMK_EINVAL, "tokenize: unknown flag '%s' (text that starts "
+					 "with \"--\" goes after --: tokenize -- \"--x\")", f);
+		}
 	}
 	if (!text)
 		return shell_err(sh, -LLMK_EINVAL, "tokenize: missing argument (usage: tokenize \"TEXT\" [--no-special])");
@@ -149,7 +155,7 @@ static int cmd_detokenize(struct shell *sh, int argc, char **argv)
 }
 
 const struct shell_cmd shell_cmds_tok[] = {
-	{"tokenize", "tokenize \"TEXT\" [--no-special] [--no-parse-special] [--pieces]",
+	{"tokenize", "tokenize [--no-special] [--no-parse-special] [--pieces] [--] \"TEXT\"",
 	 "token ids of TEXT (BOS/EOS as the vocabulary adds them)", cmd_tokenize},
 	{"detokenize", "detokenize ID...", "the text of token ids", cmd_detokenize},
 	{0},

@@ -23,6 +23,7 @@ extern const struct shell_config_key shell_config_guestkey[];
 extern const struct shell_cmd shell_cmds_session[];
 extern const struct shell_config_key shell_config_session[];
 extern const struct shell_cmd shell_cmds_serve[];
+extern const struct shell_config_key shell_config_serve[];
 extern const struct shell_cmd shell_cmds_sys[];
 extern const struct shell_config_key shell_config_sys[];
 
@@ -38,7 +39,7 @@ static const struct {
 	{shell_cmds_attest, NULL},
 	{shell_cmds_guestkey, shell_config_guestkey},
 	{shell_cmds_session, shell_config_session},
-	{shell_cmds_serve, NULL},
+	{shell_cmds_serve, shell_config_serve},
 	{shell_cmds_sys, shell_config_sys},
 };
 #define N_AREAS (int)(sizeof shell_areas / sizeof shell_areas[0])

@@ -486,6 +486,7 @@ void shell_main(void)
 	if (!sh)
 		plat_panic("shell: cannot allocate %zu bytes for the shell state", sizeof *sh);
 	shell_init(sh, true);
+	shell_serve_at_boot(sh);
 	shell_run(sh);
 	if (shell_going_down)
 		shell_going_down(sh);

@@ -82,6 +82,7 @@ struct engine;      /* llm/engine.h */
 struct seal_shell;  /* shell/cmd_seal.c: the model key */
 struct attest_shell; /* the attestation commands' state */
 struct session_state; /* shell/session.h: the confidential session */
+struct tls_key;     /* shell/http/tls.h: the API server's TLS key */
 
 struct shell {
 	/* The inference session (loaded model, config); shell/cmd_model.c's
@@ -93,6 +94,11 @@ struct shell {
 	struct attest_shell *attest;
 	/* The confidential session (shell/session.c); NULL until used. */
 	struct session_state *session;
+	/* The TLS key `serve` made in this boot (shell/cmd_serve.c); NULL until then. */
+	struct tls_key *tls;
+	/* config serve: 1 + the port to serve on once the boot's configuration
+	 * is applied (shell_serve_at_boot); 0: off. */
+	uint32_t serve_at_boot;
 	/* What the guest was told from outside its measured image: SHA-256 of
 	 * the llmk.cfg bytes (of none: the empty configuration), extended as
 	 * "llmk config <hex>" before a line of it is applied, and bound into
@@ -150,6 +156,11 @@ void shell_init(struct shell *sh, bool interactive);
 int shell_run(struct shell *sh);
 /* The machine is going down: forget every key first (shell/cmd_sys.c). */
 void shell_going_down(struct shell *sh);
+/* Zeroize and free serve's TLS key (shell/cmd_serve.c). */
+void shell_serve_forget(struct shell *sh);
+/* After shell_init (and the host's -c commands): `serve --port N` when
+ * llmk.cfg said `serve N`; returns when serving stops. */
+void shell_serve_at_boot(struct shell *sh);
 /* The kernel's and host's entry: shell_init, shell_run, then plat_poweroff()
  * (the host exits 0 at end of stdin). Interactive. */
 __attribute__((noreturn)) void shell_main(void);

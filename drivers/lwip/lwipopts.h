@@ -15,12 +15,12 @@
 #define LWIP_TIMERS 1
 
 #define MEM_ALIGNMENT 8
-#define MEM_SIZE (256 * 1024)
+#define MEM_SIZE (512 * 1024)  /* send queues: up to TCP_SND_BUF per connection, ERR_MEM past it */
 #define MEMP_NUM_PBUF 32
 #define PBUF_POOL_SIZE 64
-#define MEMP_NUM_TCP_PCB 16
+#define MEMP_NUM_TCP_PCB 80   /* net_tcp.c's 72 handles, and TIME_WAIT */
 #define MEMP_NUM_TCP_PCB_LISTEN 4
-#define MEMP_NUM_TCP_SEG 64
+#define MEMP_NUM_TCP_SEG 256
 
 #define LWIP_IPV4 1
 #define LWIP_IPV6 0

@@ -135,6 +135,11 @@ int plat_net_ipv4(const struct plat_net_ipv4 *c)
 	return 0;
 }
 
+bool net_ready(void)
+{
+	return net.up;
+}
+
 void net_addr(char *buf, size_t len)
 {
 	plat_snprintf(buf, len, "%s", net.addr);
@@ -158,6 +163,5 @@ void vnet_poll(void)
 			pbuf_free(p);
 	}
 	sys_check_timeouts();
-	net_echo_poll();
 	net.in_poll = false;
 }

@@ -7,15 +7,19 @@
 #include "serve.h"
 
 #include "../../llm/engine.h"
+#include "api_format.h"
 
 static const char JSON[] = "application/json";
+/* the running request's response_format and tools (api_format.h) */
+static struct api_fmt *fmt;
 
 bool api_needs_engine(const struct http_req *req)
 {
 	return strcmp(req->method, "POST") == 0 &&
 	       (strcmp(req->path, "/v1/chat/completions") == 0 ||
 		strcmp(req->path, "/v1/completions") == 0 || strcmp(req->path, "/tokenize") == 0 ||
-		strcmp(req->path, "/detokenize") == 0);
+		strcmp(req->path, "/detokenize") == 0 ||
+		strncmp(req->path, "/v1/attestation", 15) == 0);
 }
 
 static bool loaded(struct srv *s, struct engine_info *info)
@@ -335,6 +339,71 @@ static const char *finish_reason(const char *stop)
 	return stop && (strcmp(stop, "limit") == 0 || strcmp(stop, "context") == 0) ? "length" : "stop";
 }
 
+/* A refused response_format, tools or message: OpenAI's 400 naming the param. */
+static void param_error(struct srv *s, struct srv_conn *c, const struct api_fmt *f)
+{
+	char buf[512];
+	struct json_out o;
+
+	json_out_init(&o, buf, sizeof buf);
+	json_out_lit(&o, "{\"error\":{\"message\":");
+	json_out_cstr(&o, f->err);
+	json_out_lit(&o, ",\"type\":\"invalid_request_error\",\"param\":");
+	json_out_cstr(&o, f->param);
+	json_out_lit(&o, ",\"code\":400}}");
+	srv_respond(s, c, 400, JSON, buf, o.len);
+}
+
+/* A reply with tools, streamed once parsed: the role, its content, each
+ * call whole (index, id, type, name, arguments), the finish. */
+static void tools_sse(struct srv *s, struct srv_conn *c, int r, const char *err, const char *fin)
+{
+	char buf[4096 + 512];
+	struct json_out o;
+
+	sse_head(s);
+	json_out_init(&o, buf, sizeof buf);
+	chunk_open(s, &o, false);
+	json_out_lit(&o, "\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}");
+	sse(s, buf, o.len);
+	if (fmt->content_len)
+		for (size_t off = 0; off < fmt->content_len;) {
+			size_t k = json_utf8_whole(s->gen + off, fmt->content_len - off > 1024 ?
+						   1024 : fmt->content_len - off);
+			if (k == 0)
+				k = fmt->content_len - off;
+			delta(s, s->gen + off, k, NULL);
+			off += k;
+		}
+	for (size_t i = 0; i < fmt->n_calls; i++) {
+		const struct api_call *k = &fmt->calls[i];
+		json_out_init(&o, s->out, sizeof s->out);
+		chunk_open(s, &o, false);
+		json_out_lit(&o, "\"delta\":{\"tool_calls\":[{\"index\":");
+		json_out_i64(&o, (int64_t)i);
+		json_out_lit(&o, ",\"id\":");
+		json_out_cstr(&o, k->id);
+		json_out_lit(&o, ",\"type\":\"function\",\"function\":{\"name\":");
+		json_out_cstr(&o, k->name);
+		json_out_lit(&o, ",\"arguments\":");
+		json_out_str(&o, fmt->calls_text + k->args, k->args_len);
+		json_out_lit(&o, "}}]},\"finish_reason\":null}]}");
+		sse(s, s->out, o.len);
+	}
+	if (r) {
+		json_out_init(&o, buf, sizeof buf);
+		json_out_lit(&o, "{\"error\":{\"message\":");
+		json_out_cstr(&o, err);
+		json_out_lit(&o, ",\"type\":\"server_error\",\"param\":null,\"code\":500}}");
+		sse(s, buf, o.len);
+	} else {
+		delta(s, "", 0, fin);
+	}
+	sse(s, "[DONE]", 6);
+	srv_send(s, c, "0\r\n\r\n", 5);
+	s->m.requests++;
+}
+
 /* Run prompt (chat: msgs[0..n)); answer c with the completion (stream or whole). */
 static void complete(struct srv *s, struct srv_conn *c, const char *prompt,
 		     const struct chat_msg *msgs, size_t n, struct engine_gen *g)
@@ -366,6 +435,15 @@ static void complete(struct srv *s, struct srv_conn *c, const char *prompt,
 		return;
 	}
 	const char *fin = finish_reason(st.run.stop);
+	if (fmt->tools_on) {
+		api_fmt_reply(fmt, s->gen, s->gen_len, s->id + 9);
+		if (fmt->n_calls)
+			fin = "tool_calls";
+		if (fmt->tools_stream) {
+			tools_sse(s, c, r, err, fin);
+			return;
+		}
+	}
 	if (s->streaming) {
 		emit(s, "", 0); /* the head, when nothing was generated */
 		if (s->gen_len > s->sent)
@@ -389,8 +467,8 @@ static void complete(struct srv *s, struct srv_conn *c, const char *prompt,
 	json_out_init(&o, s->out, sizeof s->out);
 	chunk_open(s, &o, true);
 	if (s->chat) {
-		json_out_lit(&o, "\"message\":{\"role\":\"assistant\",\"content\":");
-		json_out_str(&o, s->gen, s->gen_len);
+		json_out_lit(&o, "\"message\":{\"role\":\"assistant\"");
+		api_fmt_message(fmt, &o, s->gen, s->gen_len);
 		json_out_lit(&o, "}");
 	} else {
 		json_out_lit(&o, "\"text\":");
@@ -407,30 +485,6 @@ static void complete(struct srv *s, struct srv_conn *c, const char *prompt,
 	json_out_i64(&o, n_prompt + st.run.n_gen);
 	json_out_lit(&o, "}}");
 	srv_respond(s, c, 200, JSON, s->out, o.len);
-}
-
-/* messages[] into msgs; false after answering 400. */
-static bool read_msgs(struct srv *s, struct srv_conn *c, const struct json_doc *d,
-		      struct chat_msg *msgs, size_t *n)
-{
-	const struct json_node *m = json_get(d, &d->nodes[0], "messages");
-
-	*n = 0;
-	if (!m || m->type != JSON_ARRAY || m->count == 0)
-		return bad(s, c, "'messages' must be a non-empty array");
-	if (m->count > ENGINE_MAX_MSGS)
-		return bad(s, c, "'messages' holds at most 256 messages");
-	for (const struct json_node *x = json_first(d, m); x; x = json_next(d, x)) {
-		const struct json_node *role = json_get(d, x, "role");
-		const struct json_node *content = json_get(d, x, "content");
-		if (!role || role->type != JSON_STRING)
-			return bad(s, c, "each message needs a string 'role'");
-		if (content && content->type != JSON_STRING && content->type != JSON_NULL)
-			return bad(s, c, "a message's 'content' must be a string");
-		msgs[*n].role = role->str;
-		msgs[(*n)++].content = content && content->type == JSON_STRING ? content->str : "";
-	}
-	return true;
 }
 
 static void generate(struct srv *s, struct srv_conn *c, bool chat)
@@ -454,19 +508,28 @@ static void generate(struct srv *s, struct srv_conn *c, bool chat)
 	model_id(&info, s->model, sizeof s->model);
 	s->chat = chat;
 	s->streaming = stream;
-	if (chat) {
-		struct chat_msg msgs[ENGINE_MAX_MSGS];
-		size_t n;
-		if (read_msgs(s, c, &d, msgs, &n))
-			complete(s, c, NULL, msgs, n, &g);
+	if (!(fmt = plat_alloc(sizeof *fmt, 64))) {
+		srv_error(s, c, 503, "server_error", "no memory for the request");
 		return;
 	}
-	prompt = json_get(&d, &d.nodes[0], "prompt");
-	if (!prompt || prompt->type != JSON_STRING) {
-		bad(s, c, "'prompt' must be a string");
-		return;
+	if (api_fmt_request(fmt, &d, chat, info.tmpl, &e->mem) == 0) {
+		g.grammar = fmt->grammar;
+		/* a reply with tools is parsed whole, then streamed (tools_sse) */
+		fmt->tools_stream = fmt->tools_on && stream;
+		s->streaming = stream && !fmt->tools_on;
+		prompt = json_get(&d, &d.nodes[0], "prompt");
+		if (chat)
+			complete(s, c, NULL, fmt->msgs, fmt->n_msgs, &g);
+		else if (!prompt || prompt->type != JSON_STRING)
+			bad(s, c, "'prompt' must be a string");
+		else
+			complete(s, c, prompt->str, NULL, 0, &g);
+	} else {
+		param_error(s, c, fmt);
 	}
-	complete(s, c, prompt->str, NULL, 0, &g);
+	llm_mem_zeroize(fmt, sizeof *fmt); /* prompts are secrets */
+	plat_free(fmt, sizeof *fmt);
+	fmt = NULL;
 }
 
 static void tokenize(struct srv *s, struct srv_conn *c)
@@ -554,6 +617,8 @@ void api_handle(struct srv *s, struct srv_conn *c)
 		{"GET", "/metrics", metrics},
 		{"POST", "/tokenize", tokenize},
 		{"POST", "/detokenize", detokenize},
+		{"POST", "/v1/attestation", api_attestation},
+		{"POST", "/v1/attestation/activate", api_attestation_activate},
 	};
 	bool path_known = false;
 
@@ -565,8 +630,10 @@ void api_handle(struct srv *s, struct srv_conn *c)
 		path_known = true;
 	}
 	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
-		if (strcmp(c->req.path, routes[i].path) != 0)
-			continue;
+		if (strcmp(c->req.path, routes[i].path) != 0 ||
+		    (!c->tls && routes[i].fn == api_attestation) ||
+		    (!c->tls && routes[i].fn == api_attestation_activate))
+			continue; /* attestation: TLS only; on plain HTTP an unknown path */
 		if (strcmp(c->req.method, routes[i].method) == 0) {
 			routes[i].fn(s, c);
 			return;

@@ -14,7 +14,7 @@ static void conn_close(struct srv *s, struct srv_conn *c)
 {
 	if (c->h < 0)
 		return;
-	net_close(c->h);
+	srv_io_close(c);
 	if (c->ticket)
 		s->n_queued--;
 	plat_free(c->in, SRV_BUF);
@@ -27,7 +27,7 @@ bool srv_send(struct srv *s, struct srv_conn *c, const char *p, size_t n)
 	uint64_t deadline = plat_time_ns() + SRV_SEND_NS;
 
 	while (n && !c->gone) {
-		long k = net_write(c->h, p, n);
+		long k = srv_io_write(c, p, n);
 		if (k < 0) {
 			c->gone = true;
 			break;
@@ -115,14 +115,21 @@ static void accept_all(struct srv *s)
 			int k = plat_snprintf(head, sizeof head, "HTTP/1.1 503 Service Unavailable\r\n"
 					      "Content-Type: application/json\r\nContent-Length: %zu\r\n"
 					      "Connection: close\r\n\r\n", sizeof body - 1);
-			if (net_write(h, head, (size_t)k) == k)
+			/* (not for TLS: no engine was made for this one) */
+			if (!s->tls && net_write(h, head, (size_t)k) == k)
 				net_write(h, body, sizeof body - 1);
 			net_close(h);
 			s->m.rejected++;
 			continue;
 		}
 		memset(c, 0, sizeof *c);
-		c->h = h;
+		if (srv_io_open(s, c, h)) {
+			plat_free(in, SRV_BUF);
+			net_close(h);
+			c->h = -1;
+			s->m.rejected++;
+			continue;
+		}
 		c->in = in;
 		c->t_idle = plat_time_ns();
 	}
@@ -135,7 +142,7 @@ static void conn_step(struct srv *s, int i)
 	uint64_t now = plat_time_ns();
 
 	if (c->in_len < SRV_BUF) {
-		long k = net_read(c->h, c->in + c->in_len, SRV_BUF - c->in_len);
+		long k = srv_io_read(c, c->in + c->in_len, SRV_BUF - c->in_len);
 		if (k == NET_EOF || k < 0) {
 			if (i == s->running)
 				c->gone = true;
@@ -195,6 +202,9 @@ void srv_pump(struct srv *s)
 	for (int i = 0; i < SRV_CONNS; i++)
 		if (s->c[i].h >= 0)
 			conn_step(s, i);
+	for (int i = 0; i < SRV_CONNS; i++) /* what was answered goes out now */
+		if (s->c[i].h >= 0)
+			srv_io_flush(&s->c[i]);
 }
 
 /* The oldest waiting engine request runs to its end. */
@@ -253,7 +263,7 @@ static void console(struct srv *s)
 		plat_write(SHELL_PROMPT, sizeof SHELL_PROMPT - 1);
 }
 
-int srv_run(struct shell *sh, uint16_t port)
+int srv_run(struct shell *sh, uint16_t port, const struct tls_key *tls)
 {
 	struct srv *s = plat_alloc(sizeof *s, 64);
 	int r;
@@ -261,6 +271,7 @@ int srv_run(struct shell *sh, uint16_t port)
 	if (!s)
 		return shell_err(sh, -LLMK_ENOMEM, "serve: out of memory (%zu bytes)", sizeof *s);
 	s->sh = sh;
+	s->tls = tls;
 	s->running = -1;
 	for (int i = 0; i < SRV_CONNS; i++)
 		s->c[i].h = -1;
@@ -271,8 +282,12 @@ int srv_run(struct shell *sh, uint16_t port)
 			return shell_err(sh, r, "serve: no network device");
 		return shell_err(sh, r, "serve: cannot listen on port %u: %s", port, plat_strerror(r));
 	}
-	plat_printf("serving on 127.0.0.1:%u (commands still run; Ctrl-C or end of input stops)\n",
-		    s->port);
+	if (net_loopback_only())
+		plat_printf("serving on 127.0.0.1:%u (%scommands still run; Ctrl-C or end of input "
+			    "stops)\n", s->port, tls ? "https, attested TLS; " : "");
+	else
+		plat_printf("serving on port %u (https, attested TLS; commands still run; Ctrl-C "
+			    "stops)\n", s->port);
 	for (;;) {
 		console(s);
 		if (s->stop)

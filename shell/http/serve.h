@@ -24,8 +24,12 @@
 #define SRV_OUT (256u * 1024)        /* a response body, and the generated text */
 #define SRV_IDS 8192                 /* token ids /tokenize returns, /detokenize takes */
 
+struct tls_conn;
+struct tls_key;
+
 struct srv_conn {
 	int h;                  /* net handle; -1: the slot is free */
+	struct tls_conn *tls;   /* the TLS engine over h (serve_io.c); NULL: plain */
 	char *in;               /* SRV_BUF bytes */
 	size_t in_len;
 	uint64_t t_first;       /* when the current request's first byte came; 0: none yet */
@@ -43,6 +47,7 @@ struct srv_metrics {
 
 struct srv {
 	struct shell *sh;
+	const struct tls_key *tls; /* every connection speaks TLS with this key; NULL: plain */
 	int listener;
 	uint16_t port;
 	struct srv_conn c[SRV_CONNS];
@@ -64,8 +69,21 @@ struct srv {
 
 /* Serve on port (0: any free one) until Ctrl-C, quit or the console's
  * end; lines typed meanwhile run between requests. Prints "serving on
- * 127.0.0.1:PORT" first. One error line on failure. */
-int srv_run(struct shell *sh, uint16_t port);
+ * 127.0.0.1:PORT" first (the kernel: "serving on port PORT"). tls: every
+ * connection is TLS with this key (tls.h); NULL: plain HTTP, the host
+ * build's only. One error line on failure. */
+int srv_run(struct shell *sh, uint16_t port, const struct tls_key *tls);
+
+/* ---- serve_io.c: the transport, plain or TLS, for serve.c and api.c ---- */
+/* Take handle h into c (a TLS engine when s serves TLS); -LLMK_ENOMEM. */
+int srv_io_open(struct srv *s, struct srv_conn *c, int h);
+/* net_read / net_write / net_close (kernel/net.h) on c's stream. TLS
+ * gathers writes into one record until srv_io_flush (srv_pump's end) or
+ * the next srv_io_read. */
+long srv_io_read(struct srv_conn *c, void *buf, size_t cap);
+long srv_io_write(struct srv_conn *c, const void *p, size_t n);
+void srv_io_flush(struct srv_conn *c);
+void srv_io_close(struct srv_conn *c);
 
 /* ---- serve.c, for api.c ---- */
 /* The whole response: status line, headers, body; false if the client is gone. */
@@ -84,5 +102,10 @@ void srv_pump(struct srv *s);
 bool api_needs_engine(const struct http_req *req);
 /* Answer c's request (c->req); the engine's requests only when it is free. */
 void api_handle(struct srv *s, struct srv_conn *c);
+
+/* ---- api_attest.c: POST /v1/attestation and /v1/attestation/activate
+ * (docs/tls.md), on TLS connections only ---- */
+void api_attestation(struct srv *s, struct srv_conn *c);
+void api_attestation_activate(struct srv *s, struct srv_conn *c);
 
 #endif

@@ -216,6 +216,10 @@ def run(port, want_chat, want_infer):
     check("an unknown path is 404 with an error object", st == 404 and is_error(body, 404), body)
     st, ct, body = request(port, "GET", "/v1/chat/completions")
     check("a wrong method is 405", st == 405 and is_error(body, 405), body)
+    st, ct, body = request(port, "POST", "/v1/attestation", {"nonce": "00"})
+    st2, ct, body2 = request(port, "GET", "/v1/attestation/activate")
+    check("attestation on plain HTTP is an unknown path (404; TLS only, docs/tls.md)",
+          st == 404 and st2 == 404 and is_error(body, 404), body + body2)
     st, ct, body = request(port, "POST", "/v1/chat/completions", '{"messages": [{"role": "us')
     check("truncated JSON is 400 invalid_request_error",
           st == 400 and is_error(body, 400) and json.loads(body)["error"]["type"] == "invalid_request_error", body)

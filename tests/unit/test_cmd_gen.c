@@ -333,3 +333,35 @@ TEST(cmd_chat_shifts_old_turns_out_of_a_small_context)
 	CHECK_EQ_INT(st, 0);
 	gen_close(&g);
 }
+
+/* A prompt or a text that starts with '-' goes after "--", the end of the
+ * flags, as in getopt; before it such a word is still a flag, and a typo
+ * in a flag is still an error rather than a prompt. */
+TEST(cmd_text_starting_with_dashes_follows_the_end_of_flags)
+{
+	struct gen_session g;
+	struct mkm_spec s;
+	int st;
+	const char *out;
+
+	mkm_defaults(&s);
+	gen_open(&g, &s, "gen_dashes.gguf");
+	fixture_run(&g.fx, "load 0", &st);
+	out = fixture_run(&g.fx, "infer \"--x\" -n 2 --temp 0", &st);
+	CHECK(st != 0);
+	CHECK(strstr(out, "error: infer: unknown flag '--x'") != NULL);
+	fixture_run(&g.fx, "infer -n 2 --temp 0 -- \"--x\"", &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK_EQ_INT(g.fx.sh->engine->run.n_gen, 2);
+	CHECK(g.fx.sh->engine->run.n_prompt >= 2);
+	out = fixture_run(&g.fx, "infer -- \"--x\" \"-y\"", &st);
+	CHECK(st != 0);
+	CHECK(strstr(out, "more than one prompt ('-y')") != NULL);
+	out = fixture_run(&g.fx, "tokenize \"--x\"", &st);
+	CHECK(st != 0);
+	CHECK(strstr(out, "tokenize -- \"--x\"") != NULL);
+	out = fixture_run(&g.fx, "tokenize --pieces -- \"--x\"", &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK(strstr(out, "error") == NULL);
+	gen_close(&g);
+}

@@ -249,6 +249,36 @@ struct scase {
 };
 
 static const struct scase schemas[] = {
+	/* pattern: test-json-schema-to-grammar.cpp's regexp cases, and the shorthands ours adds */
+	{"{\"type\": \"string\", \"pattern\": \"^abc?d*efg+(hij)?kl$\"}",
+	 {"\"abdefgkl\"", "\"abcddddefgggghijkl\"", "\"abcefgkl\" "},
+	 {"\"abcdefkl\"", "\"abc\"", "\"abdefgklm\"", "abdefgkl"}},
+	{"{\"type\": \"string\", \"pattern\": \"^\\\\[\\\\]\\\\{\\\\}\\\\(\\\\)\\\\|\\\\+\\\\*\\\\?$\"}",
+	 {"\"[]{}()|+*?\""}, {"\"[]\"", "\"\\\\[]{}()|+*?\""}},
+	{"{\"type\": \"string\", \"pattern\": \"^(\\\\([0-9]{1,3}\\\\))?[0-9]{3}-[0-9]{4} a{3,4}$\"}",
+	 {"\"(123)456-7890 aaa\"", "\"456-7890 aaaa\"", "\"(1)456-7890 aaa\""},
+	 {"\"(1234)456-7890 aaa\"", "\"456-7890 aa\"", "\"456-7890 aaaaa\"", "\"()456-7890 aaa\""}},
+	{"{\"type\": \"string\", \"pattern\": \"^[a-z]+@\\\\w+\\\\.(?:com|org)$\"}",
+	 {"\"me@x1.com\"", "\"a@B_.org\""}, {"\"me@x.net\"", "\"@x.com\"", "\"me@x1com\""}},
+	{"{\"type\": \"string\", \"pattern\": \"^x.y\\\\d{2,}$\"}", {"\"x-y12\"", "\"x y123\""},
+	 {"\"x\ny12\"", "\"xy12\"", "\"x-y1\""}},
+	{"{\"type\": \"string\", \"pattern\": \"^[\\\\-a\\\\]]\\\\s[^0-9]$\"}", {"\"- b\"", "\"]\tx\"", "\"a\n-\""},
+	 {"\"b b\"", "\"a 1\"", "\"a\""}},
+	/* allOf: test-json-schema-to-grammar.cpp's "allOf with $ref and anyOf" */
+	{"{\"allOf\": [{\"$ref\": \"#/definitions/foo\"}, {\"$ref\": \"#/definitions/bar\"}, "
+	 "{\"anyOf\": [{\"$ref\": \"#/definitions/baz\"}, {\"$ref\": \"#/definitions/bam\"}]}], "
+	 "\"definitions\": {\"foo\": {\"properties\": {\"a\": {\"type\": \"number\"}}}, "
+	 "\"bar\": {\"properties\": {\"b\": {\"type\": \"number\"}}}, "
+	 "\"bam\": {\"properties\": {\"c\": {\"type\": \"number\"}}}, "
+	 "\"baz\": {\"properties\": {\"d\": {\"type\": \"number\"}}}}}",
+	 {"{\"a\": 1, \"b\": 2}", "{\"a\": 1, \"b\": 2, \"d\": 3}", "{\"a\": 1, \"b\": 2, \"c\": 3}",
+	  "{\"a\": 1, \"b\": 2, \"d\": 3, \"c\": 4}"},
+	 {"{\"a\": 1}", "{\"b\": 2, \"a\": 1}", "{\"a\": 1, \"b\": 2, \"c\": 3, \"d\": 4}",
+	  "{\"a\": 1, \"b\": 2, \"e\": 5}"}},
+	{"{\"allOf\": [{\"properties\": {\"x\": {\"const\": 1}}, \"required\": []}, "
+	 "{\"type\": \"object\", \"properties\": {\"y\": {\"type\": \"boolean\"}}}]}",
+	 {"{\"x\": 1, \"y\": true}"}, {"{\"x\": 1}", "{\"y\": true}", "{\"x\": 2, \"y\": true}"}},
+	{"{\"pattern\": \"^\\u00e9+$\"}", {"\"\xc3\xa9\xc3\xa9\""}, {"\"e\"", "\"\""}},
 	{"{}", {"{}", "{\"foo\": \"bar\"}"}, {"", "[]", "null", "\"\"", "true"}},
 	{"{\"type\": \"string\"}", {"\"foo\"", "\"bar\"", "\"\""}, {"{}", "\"foo\": \"bar\""}},
 	{"{\"type\": \"string\", \"minLength\": 1}", {"\"foo\"", "\"bar\""}, {"\"\"", "{}"}},
@@ -374,7 +404,12 @@ TEST(grammar_schema_refuses_what_it_cannot_draw_with_one_line)
 {
 	static char out[4096];
 	static const char *const bad[] = {
-		"{\"type\": \"string\", \"pattern\": \"^a$\"}", "{\"$ref\": \"#/$defs/none\"}",
+		"{\"type\": \"string\", \"pattern\": \"^(?=a)a$\"}", "{\"pattern\": \"a$\"}",
+		"{\"pattern\": \"^a{3$\"}", "{\"pattern\": \"^(a$\"}", "{\"pattern\": \"^a)$\"}",
+		"{\"pattern\": \"^*a$\"}", "{\"pattern\": \"^[ab$\"}", "{\"pattern\": \"^\\\\bx$\"}",
+		"{\"pattern\": \"^a{3,1}$\"}", "{\"pattern\": 5}", "{\"allOf\": 5}", "{\"allOf\": [1]}",
+		"{\"$defs\": {\"a\": {\"$ref\": \"#/$defs/a\"}}, \"allOf\": [{\"$ref\": \"#/$defs/a\"}]}",
+		"{\"allOf\": [{\"$ref\": \"#/$defs/none\"}]}", "{\"$ref\": \"#/$defs/none\"}",
 		"{\"type\": \"strin\"}", "{\"type\": ", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
 		"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
 		"]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",

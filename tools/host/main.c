@@ -234,7 +234,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n_cmds; i++)
 		if (shell_exec_line(run.sh, run.cmds[i]) != 0)
 			return 1;
-	if (then_stdin)
+	if (then_stdin) {
+		shell_serve_at_boot(run.sh);
 		shell_run(run.sh);
+	}
 	return 0;
 }

@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""tests/host/api_json.py LLMCTL MKMODEL [TESTDATA] - response_format and
+tools through the HTTP API (docs/api.md) end to end.
+
+For stories260K and a random-weight model (mkmodel), each served by
+`llmctl serve --plain --port 0`:
+- 200 seeded requests with response_format json_schema (chat and
+  completions alternating) and 20 with json_object: every reply finishes
+  "stop", parses with python3's json and validates against the schema (a
+  validator of the keywords the schema uses, written here);
+- a tool call round trip, chatml (Hermes/Qwen) and llama3 formats:
+  tools + tool_choice required -> tool_calls (id, type, name, arguments a
+  JSON string valid against the tool's parameters), finish_reason
+  "tool_calls" -> the assistant's call and a role "tool" result sent back
+  -> a final answer; a named tool_choice, streamed;
+- bad and hostile response_format, grammar and tools: 400 naming the
+  param, within 5 s.
+Ends "N passed, N failed, N skipped".
+"""
+import http.client
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HOST = "127.0.0.1"
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "maxLength": 6},
+        "n": {"type": "integer", "minimum": 0, "maximum": 99},
+        "code": {"type": "string", "pattern": "^[A-Z]{2}-(\\d{2,3}|x)$"},
+        "ok": {"type": "boolean"},
+        "color": {"enum": ["red", "green", None]},
+        "at": {"$ref": "#/$defs/pt"},
+    },
+    "required": ["name", "n", "code"],
+    "additionalProperties": False,
+    "$defs": {"pt": {"type": "object", "properties": {"x": {"type": "integer"}},
+                     "required": ["x"], "additionalProperties": False}},
+}
+TOOLS = [
+    {"type": "function", "function": {
+        "name": "get_weather", "description": "The weather in a city",
+        "parameters": {"type": "object",
+                       "properties": {"city": {"type": "string", "maxLength": 8},
+                                      "days": {"type": "integer", "minimum": 1, "maximum": 7}},
+                       "required": ["city"], "additionalProperties": False}}},
+    {"type": "function", "function": {
+        "name": "add", "parameters": {"type": "object",
+                                      "properties": {"a": {"type": "integer", "maximum": 999},
+                                                     "b": {"type": "integer", "maximum": 999}},
+                                      "required": ["a", "b"], "additionalProperties": False}}},
+]
+
+
+def validate(v, s, root):
+    """Whether v is valid against schema s (the keywords used here)."""
+    if "$ref" in s:
+        return validate(v, root["$defs"][s["$ref"].split("/")[-1]], root)
+    if "enum" in s:
+        return any(type(v) is type(e) and v == e for e in s["enum"])
+    if "const" in s:
+        return type(v) is type(s["const"]) and v == s["const"]
+    t = s.get("type")
+    if t == "object":
+        if not isinstance(v, dict):
+            return False
+        props = s.get("properties", {})
+        if any(k not in v for k in s.get("required", [])):
+            return False
+        if s.get("additionalProperties") is False and any(k not in props for k in v):
+            return False
+        return all(validate(v[k], props[k], root) for k in v if k in props)
+    if t == "string":
+        return (isinstance(v, str) and len(v) <= s.get("maxLength", 1 << 30)
+                and re.search(s.get("pattern", ""), v) is not None)
+    if t == "integer":
+        return (isinstance(v, int) and not isinstance(v, bool)
+                and s.get("minimum", v) <= v <= s.get("maximum", v))
+    if t == "boolean":
+        return isinstance(v, bool)
+    return False
+
+
+passed = failed = skipped = 0
+
+
+def check(what, cond, why=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        print("ok   " + what)
+    else:
+        failed += 1
+        print("FAIL " + what + (": " + str(why)[:600] if why else ""))
+    return cond
+
+
+def post(port, path, body, timeout=60):
+    c = http.client.HTTPConnection(HOST, port, timeout=timeout)
+    c.request("POST", path, body=json.dumps(body), headers={"Content-Type": "application/json"})
+    r = c.getresponse()
+    text = r.read().decode()
+    c.close()
+    return r.status, text
+
+
+def serve(llmctl, disk, cmds):
+    args = [llmctl, "--disk", disk]
+    for c in cmds + ["serve --plain --port 0"]:
+        args += ["-c", c]
+    srv = subprocess.Popen(args + ["-i"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        line = srv.stdout.readline().decode()
+        m = re.search(r"serving on 127\.0\.0\.1:(\d+)", line)
+        if m:
+            return srv, int(m.group(1))
+        if not line:
+            break
+    srv.kill()
+    return None, None
+
+
+def reply_of(status, text, chat):
+    """(the reply's text, finish_reason) of a 200, else (None, why)."""
+    if status != 200:
+        return None, "status %d %s" % (status, text[:300])
+    ch = json.loads(text)["choices"][0]
+    return (ch["message"]["content"] if chat else ch["text"]), ch["finish_reason"]
+
+
+def seeded(port, name):
+    bad_n = 0
+    fmt = {"type": "json_schema", "json_schema": {"name": "item", "strict": True, "schema": SCHEMA}}
+    t0 = time.time()
+    for seed in range(1, 201):
+        chat = seed % 2 == 0
+        body = {"max_tokens": 200, "seed": seed, "response_format": fmt}
+        if chat:
+            body["messages"] = [{"role": "user", "content": "Describe an item."}]
+        else:
+            body["prompt"] = "Once upon a time"
+        st, text = post(port, "/v1/chat/completions" if chat else "/v1/completions", body)
+        out, fin = reply_of(st, text, chat)
+        try:
+            ok = out is not None and fin == "stop" and validate(json.loads(out), SCHEMA, SCHEMA)
+        except ValueError:
+            ok = False
+        if not ok:
+            bad_n += 1
+            if bad_n <= 3:
+                check("%s seed %d: valid JSON of the schema" % (name, seed), False,
+                      "finish %r: %r" % (fin, out))
+    check("%s: 200 seeded json_schema replies (%.1f s), each parses and validates" %
+          (name, time.time() - t0), bad_n == 0, "%d bad" % bad_n)
+    # any object: it may go on past max_tokens (a random model rarely closes
+    # one), so what ended is an object and what was cut starts as one
+    bad_n = ended = 0
+    for seed in range(1, 21):
+        st, text = post(port, "/v1/chat/completions", {
+            "max_tokens": 100, "seed": seed, "response_format": {"type": "json_object"},
+            "messages": [{"role": "user", "content": "hi"}]})
+        out, fin = reply_of(st, text, True)
+        try:
+            ok = out is not None and out.startswith("{") and (
+                fin == "length" or (fin == "stop" and isinstance(json.loads(out), dict)))
+        except ValueError:
+            ok = False
+        bad_n += not ok
+        ended += fin == "stop"
+    check("%s: 20 json_object replies: %d ended, each a JSON object; the rest cut short "
+          "inside one" % (name, ended), bad_n == 0, "%d bad" % bad_n)
+
+
+def tool_ok(call, names):
+    try:
+        fn = call["function"]
+        params = next(t["function"]["parameters"] for t in TOOLS if t["function"]["name"] == fn["name"])
+        return (call["type"] == "function" and call["id"].startswith("call_") and fn["name"] in names
+                and isinstance(fn["arguments"], str)
+                and validate(json.loads(fn["arguments"]), params, params))
+    except (KeyError, StopIteration, ValueError, TypeError):
+        return False
+
+
+def round_trip(port, name):
+    msgs = [{"role": "system", "content": "You call tools."},
+            {"role": "user", "content": "What is the weather in Paris?"}]
+    st, text = post(port, "/v1/chat/completions", {
+        "messages": msgs, "tools": TOOLS, "tool_choice": "required", "max_tokens": 300, "seed": 3})
+    ch = json.loads(text)["choices"][0] if st == 200 else {}
+    calls = ch.get("message", {}).get("tool_calls") or []
+    if not check("%s: tool_choice required -> tool_calls, finish_reason tool_calls" % name,
+                 st == 200 and ch.get("finish_reason") == "tool_calls" and len(calls) == 1
+                 and tool_ok(calls[0], ["get_weather", "add"]), text):
+        return
+    msgs += [{"role": "assistant", "content": None, "tool_calls": calls},
+             {"role": "tool", "tool_call_id": calls[0]["id"], "content": "22 C, sunny"}]
+    st, text = post(port, "/v1/chat/completions", {
+        "messages": msgs, "tools": TOOLS, "tool_choice": "none", "max_tokens": 24, "seed": 4})
+    out, fin = reply_of(st, text, True)
+    check("%s: the call and its result sent back -> a final answer" % name,
+          isinstance(out, str) and fin in ("stop", "length"), text)
+    # a named function, streamed: the call arrives whole in one delta
+    st, text = post(port, "/v1/chat/completions", {
+        "messages": msgs[:2], "tools": TOOLS, "max_tokens": 300, "seed": 5, "stream": True,
+        "tool_choice": {"type": "function", "function": {"name": "add"}}})
+    calls, finish, done = [], None, False
+    for ev in text.split("\n\n"):
+        if ev == "data: [DONE]":
+            done = True
+        elif ev.startswith("data: "):
+            c = json.loads(ev[6:])["choices"][0]
+            calls += c.get("delta", {}).get("tool_calls", [])
+            finish = c.get("finish_reason") or finish
+    check("%s: a named tool_choice, streamed: one call of that function" % name,
+          st == 200 and done and finish == "tool_calls" and len(calls) == 1
+          and tool_ok(calls[0], ["add"]), text)
+
+
+def refusals(port):
+    base = {"messages": [{"role": "user", "content": "x"}], "max_tokens": 4}
+    cases = [
+        ({"response_format": {"type": "xml"}}, "response_format.type"),
+        ({"response_format": {"type": "json_schema", "json_schema": {"name": "a", "schema": {
+            "type": "object", "properties": {"s": {"type": "string", "uniqueItems": True}}}}}},
+         "response_format.json_schema.schema"),
+        ({"tools": [{"type": "function", "function": {"name": "bad name"}}]},
+         "tools[0].function.name"),
+        ({"tools": TOOLS, "tool_choice": {"type": "function", "function": {"name": "nope"}}},
+         "tool_choice.function.name"),
+        # hostile: a lookahead, repetitions that would unroll past the bound
+        ({"response_format": {"type": "json_schema", "json_schema": {"name": "a", "schema": {
+            "type": "string", "pattern": "^(?=a)a$"}}}}, "response_format.json_schema.schema"),
+        ({"response_format": {"type": "json_schema", "json_schema": {"name": "a", "schema": {
+            "type": "string", "pattern": "^((((a{0,999}){0,999}){0,999}){0,999})$"}}}},
+         "response_format.json_schema.schema"),
+        ({"grammar": "root ::= root \"a\" | \"b\""}, "grammar"),
+    ]
+    for extra, param in cases:
+        t0 = time.time()
+        st, text = post(port, "/v1/chat/completions", dict(base, **extra))
+        if time.time() - t0 > 5:
+            text += " (took %.1f s)" % (time.time() - t0)
+            st = -1
+        try:
+            e = json.loads(text)["error"]
+            good = st == 400 and e["param"] == param and e["type"] == "invalid_request_error"
+        except (ValueError, KeyError):
+            good = False
+        check("400 naming %s" % param, good, "%d %s" % (st, text))
+
+
+def main():
+    global skipped
+    llmctl, mkmodel = sys.argv[1], sys.argv[2]
+    td = sys.argv[3] if len(sys.argv) > 3 else os.environ.get("LLMK_TESTDATA", "../shared/testdata")
+    with tempfile.TemporaryDirectory() as tmp:
+        rnd = os.path.join(tmp, "random.gguf")
+        subprocess.run([mkmodel, "--layers", "2", "--dim", "64", "--ffn", "128", "--heads", "4",
+                        "--kv-heads", "2", "--vocab", "512", "--type", "Q4_0", "-o", rnd],
+                       check=True, capture_output=True)
+        models = [("random weights", rnd)]
+        stories = os.path.join(td, "stories260K", "stories260K.gguf")
+        if os.path.exists(stories):
+            models.insert(0, ("stories260K", stories))
+        elif os.environ.get("LLMK_REQUIRE_TESTDATA") == "1":
+            check("stories260K present", False, stories)
+        else:
+            skipped += 1
+            print("skip stories260K: no " + stories)
+        for name, disk in models:
+            for tmpl in ("chatml", "llama3"):
+                srv, port = serve(llmctl, disk, ["load 0 -c 2048", "config chat-template " + tmpl])
+                if not check("%s (%s): serving" % (name, tmpl), port):
+                    continue
+                try:
+                    if tmpl == "chatml":
+                        seeded(port, name)
+                        refusals(port)
+                    round_trip(port, "%s, %s" % (name, tmpl))
+                finally:
+                    srv.stdin.close()
+                    try:
+                        srv.wait(timeout=20)
+                    except subprocess.TimeoutExpired:
+                        srv.kill()
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
