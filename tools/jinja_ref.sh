@@ -5,7 +5,8 @@
 # into build/llamacpp-src), each for three conversations (tools/jinja_render.c
 # says which). A case passes when both give the same bytes; when only the
 # reference fails (its own gaps: an undefined value iterated or filtered, a
-# filter it lacks) it is skipped, named. Then, through llmctl (`chat --show-prompt
+# filter it lacks) it is skipped, named. Then each as chat runs it (with
+# llama.cpp's system merge) must render each conversation. Then, through llmctl (`chat --show-prompt
 # --messages` with --chat-template-file, then with --chat-template NAME), the
 # templates whose format llmk also builds in must give the built-in's bytes
 # (Qwen2.5, Qwen3 as chatml, Phi-3.5 as phi3, Gemma 2 as gemma without a system
@@ -49,6 +50,18 @@ for f in "$SRC"/models/templates/*.jinja; do
 			fail=$((fail + 1))
 			echo "FAIL $(basename "$f") $c:"
 			diff "$tmp/ours" "$tmp/ref" | head -8
+		fi
+	done
+done
+# as chat runs them (llama.cpp's system merge): every one renders every
+# conversation, the last user message in it
+for f in "$SRC"/models/templates/*.jinja; do
+	for c in sys nosys tools; do
+		if "$render" "$f" $c --chat >"$tmp/ours" 2>&1 && grep -q 'Who are you' "$tmp/ours"; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1))
+			echo "FAIL $(basename "$f") $c --chat: $(head -c 200 "$tmp/ours")"
 		fi
 	done
 done
