@@ -567,11 +567,17 @@ const char *chat_tmpl_name(enum chat_tmpl t)
 {
 	if (t == CHAT_UNKNOWN)
 		return "unknown";
+	if (t == CHAT_JINJA)
+		return "jinja";
 	return (unsigned)t < CHAT_N && rows[t].name ? rows[t].name : "?";
 }
 
 int chat_tmpl_parse(const char *name, enum chat_tmpl *out)
 {
+	if (strcmp(name, "jinja") == 0) {
+		*out = CHAT_JINJA;
+		return 0;
+	}
 	for (int i = 1; i < CHAT_N; i++) {
 		if (rows[i].name && strcmp(name, rows[i].name) == 0) {
 			*out = (enum chat_tmpl)i;
@@ -591,12 +597,13 @@ size_t chat_tmpl_list(char *out, size_t cap)
 		len += plat_snprintf(out + (len < cap ? len : cap), len < cap ? cap - len : 0,
 				     "%s%s", len ? ", " : "", rows[i].name);
 	}
+	len += plat_snprintf(out + (len < cap ? len : cap), len < cap ? cap - len : 0, ", jinja");
 	return len;
 }
 
 /* A role is a word: llama.cpp takes any, but a newline or a marker in one
  * would be text the template did not write. */
-static bool role_ok(const char *r)
+bool chat_role_ok(const char *r)
 {
 	size_t n = 0;
 
@@ -628,7 +635,7 @@ int chat_format_spans(enum chat_tmpl t, const struct chat_msg *msgs, size_t n,
 		return -LLMK_EINVAL;
 	row = &rows[t];
 	for (size_t i = 0; i < n; i++)
-		if (!role_ok(msgs[i].role) || !msgs[i].content)
+		if (!chat_role_ok(msgs[i].role) || !msgs[i].content)
 			return -LLMK_EINVAL;
 	if (cap)
 		out[0] = 0;

@@ -29,12 +29,14 @@ enum chat_tmpl {
 	CHAT_LLAMA4, CHAT_DOTS1, CHAT_HUNYUAN_MOE, CHAT_GPT_OSS, CHAT_HUNYUAN_DENSE, CHAT_KIMI_K2,
 	CHAT_SEED_OSS, CHAT_GROK2, CHAT_PANGU_EMBED,
 	CHAT_MISTRAL_V7_TEKKEN, /* by name only, as in llama.cpp */
-	CHAT_N
+	CHAT_N,
+	/* none of the rows: the model's own tokenizer.chat_template run by
+	 * llm/jinja.c (chat_format refuses it, it needs the source) */
+	CHAT_JINJA = CHAT_N
 };
 
 /* The format when a model names no template at all (llama.cpp's default).
- * A template that is there but not recognised has none: chat refuses it
- * and asks for --chat-template NAME. */
+ * A template that is there but not recognised runs as itself (CHAT_JINJA). */
 #define CHAT_DEFAULT CHAT_CHATML
 #define CHAT_ROLE_MAX 32
 
@@ -48,11 +50,15 @@ struct chat_msg {
  * order; CHAT_UNKNOWN if NULL or none matches. */
 enum chat_tmpl chat_detect(const char *tmpl);
 const char *chat_tmpl_name(enum chat_tmpl t);
-/* The names chat_tmpl_parse knows, ", "-separated, NUL-terminated in out
+/* The names chat_tmpl_parse knows ("jinja" last), ", "-separated, NUL-terminated in out
  * (cut at cap); returns the whole list's length. */
 size_t chat_tmpl_list(char *out, size_t cap);
 /* Name (as chat_tmpl_name) -> template; -LLMK_EINVAL if unknown. */
 int chat_tmpl_parse(const char *name, enum chat_tmpl *out);
+
+/* A role is a word: [A-Za-z0-9_-], 1..CHAT_ROLE_MAX bytes (a newline or a
+ * marker in one would be text the template did not write). */
+bool chat_role_ok(const char *role);
 
 /*
  * Render msgs[0..n) and, if add_assistant, the opening of the assistant's

@@ -311,12 +311,20 @@ static void pick_template(struct engine *e)
 {
 	const struct gguf_str *s;
 
-	/* as llama.cpp: no template at all is chatml; one that is there but
-	 * not recognised is no format (chat asks for --chat-template NAME) */
+	/* as llama.cpp: no template at all is chatml; one of the built-in
+	 * formats is that format (as llama.cpp without --jinja); any other
+	 * runs as itself in llm/jinja.c (as llama.cpp --jinja) */
 	e->tmpl = CHAT_UNKNOWN;
+	e->tmpl_src = NULL;
+	e->tmpl_len = 0;
 	e->tmpl_in_file = gguf_get_str(&e->g, "tokenizer.chat_template", &s) == 0;
-	if (e->tmpl_in_file)
+	if (e->tmpl_in_file) {
 		e->tmpl = chat_detect(s->s);
+		e->tmpl_src = s->s;
+		e->tmpl_len = (size_t)s->len;
+		if (e->tmpl == CHAT_UNKNOWN)
+			e->tmpl = CHAT_JINJA;
+	}
 	e->tmpl_detected = e->tmpl != CHAT_UNKNOWN;
 	if (e->cfg.tmpl != CHAT_UNKNOWN) {
 		e->tmpl = e->cfg.tmpl;

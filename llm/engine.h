@@ -142,6 +142,8 @@ struct engine_gen {
 	void (*prompt)(void *ctx, const char *s, size_t n);
 	void *ctx;
 	enum chat_tmpl tmpl;    /* chat: this run's template; CHAT_UNKNOWN: the model's */
+	const char *tmpl_text;  /* chat: a template's text run as jinja (--chat-template-file);
+				   NULL: tmpl's */
 	/* Results: generated ids (up to out_cap), and the text (in e->text). */
 	int32_t *out_ids;
 	uint32_t out_cap, n_out;
@@ -173,6 +175,8 @@ struct engine {
 	enum chat_tmpl tmpl;    /* in use */
 	bool tmpl_detected;     /* false: default, configured or unknown */
 	bool tmpl_in_file;      /* the model has a tokenizer.chat_template */
+	const char *tmpl_src;   /* its text (in the GGUF's arena), for CHAT_JINJA */
+	size_t tmpl_len;
 
 	int32_t *ctx_tok;       /* tokens whose keys/values are in the cache */
 	uint32_t n_past;
@@ -272,12 +276,14 @@ void engine_chat_reset(struct engine *e);
 /* Open the conversation with a system message (only before the first turn). */
 int engine_chat_system(struct engine *e, const char *text, char *err, size_t errlen);
 /*
- * msgs[0..n) formatted with template t (CHAT_UNKNOWN: the loaded model's)
- * and the generation prompt, into out (chat --show-prompt --messages):
- * nothing runs. -LLMK_EINVAL with err when there is no template to use.
+ * msgs[0..n) formatted with template t (CHAT_UNKNOWN: the loaded model's;
+ * text not NULL: that template text run as jinja) and the generation
+ * prompt, into out (chat --show-prompt --messages): nothing runs.
+ * -LLMK_EINVAL with err when there is no template to use.
  */
-int engine_chat_render(struct engine *e, enum chat_tmpl t, const struct chat_msg *msgs, size_t n,
-		       char *out, size_t cap, size_t *len, char *err, size_t errlen);
+int engine_chat_render(struct engine *e, enum chat_tmpl t, const char *text,
+		       const struct chat_msg *msgs, size_t n, char *out, size_t cap, size_t *len,
+		       char *err, size_t errlen);
 
 /* ---- what the engine tells its callers (llm/engine_info.c) ----
  * Snapshots: each call copies what it reports into the caller's struct, so

@@ -5,6 +5,7 @@
  * context.
  */
 #include "engine_int.h"
+#include "jinja.h"
 
 static const char *chat_keep(struct engine *e, const char *s, size_t n)
 {
@@ -94,6 +95,8 @@ static uint32_t chat_shift(struct engine *e, uint32_t end, uint32_t total)
 
 const char *engine_tmpl_source(const struct engine_info *info)
 {
+	if (info->tmpl == CHAT_JINJA && info->tmpl_in_file)
+		return "the model's own template";
 	if (info->tmpl_detected)
 		return "from tokenizer.chat_template";
 	if (info->tmpl_configured)
@@ -103,12 +106,31 @@ const char *engine_tmpl_source(const struct engine_info *info)
 	return "tokenizer.chat_template is none llmk knows";
 }
 
-/* This run's template, or an error that says how to choose one. */
-static int chat_tmpl_use(const struct engine *e, enum chat_tmpl want, enum chat_tmpl *t,
-			 char *err, size_t errlen)
+/* A run's template: a format, and for CHAT_JINJA the text it runs. */
+struct tmpl_use {
+	enum chat_tmpl t;
+	const char *src;
+	size_t len;
+};
+
+/* This run's template (text: --chat-template-file's, run as jinja), or an
+ * error that says how to choose one. */
+static int chat_tmpl_use(const struct engine *e, enum chat_tmpl want, const char *text,
+			 struct tmpl_use *u, char *err, size_t errlen)
 {
-	*t = want != CHAT_UNKNOWN ? want : e->tmpl;
-	if (*t != CHAT_UNKNOWN)
+	if (text) {
+		*u = (struct tmpl_use){CHAT_JINJA, text, strlen(text)};
+		return 0;
+	}
+	u->t = want != CHAT_UNKNOWN ? want : e->tmpl;
+	u->src = e->loaded ? e->tmpl_src : NULL;
+	u->len = e->tmpl_len;
+	if (u->t == CHAT_JINJA && !u->src) {
+		plat_snprintf(err, errlen, "--chat-template jinja: %s", e->loaded ? "the model has "
+			      "no tokenizer.chat_template to run" : "no model loaded (use 'load N')");
+		return -LLMK_EINVAL;
+	}
+	if (u->t != CHAT_UNKNOWN)
 		return 0;
 	plat_snprintf(err, errlen, "the model's chat template (tokenizer.chat_template) is none "
 		      "llmk knows: choose one with --chat-template NAME or 'config chat-template "
@@ -116,23 +138,98 @@ static int chat_tmpl_use(const struct engine *e, enum chat_tmpl want, enum chat_
 	return -LLMK_EINVAL;
 }
 
-int engine_chat_render(struct engine *e, enum chat_tmpl want, const struct chat_msg *msgs,
-		       size_t n, char *out, size_t cap, size_t *len, char *err, size_t errlen)
+/* The vocabulary's text of a control token ("" if none), for the template. */
+static void token_text(const struct engine *e, int32_t id, char *buf, size_t cap)
 {
-	enum chat_tmpl t;
+	int n = id == TOK_NULL ? 0 : tok_piece(&e->tok, id, TOK_PIECE_SPECIAL, buf, cap - 1);
+	buf[n > 0 ? n : 0] = 0;
+}
+
+/* The model's own template run by llm/jinja.c, as llama.cpp --jinja
+ * (common_chat_templates_apply): bos_token and eos_token are the
+ * vocabulary's texts, and a leading BOS text goes when the tokenizer adds
+ * BOS itself. The arena lives for this render only (zeroed after: it held
+ * the conversation). */
+static int fmt_jinja(struct engine *e, const struct tmpl_use *u, const struct chat_msg *msgs,
+		     size_t n, char *out,
+		     size_t cap, size_t *len, struct tok_span *spans, size_t max, size_t *n_spans,
+		     char *err, size_t errlen)
+{
+	char bos[64], eos[64];
+	/* the messages' text lives in the arena a few times over (a copy, its
+	 * taint map, the strings the template builds, the output) */
+	size_t size = JINJA_ARENA_DEFAULT + 8 * cap;
+	void *arena = plat_alloc(size, 64);
 	int r;
 
-	if (want == CHAT_UNKNOWN && (r = engine_need_model(e, err, errlen)))
-		return r;
-	if ((r = chat_tmpl_use(e, want, &t, err, errlen)))
-		return r;
-	r = chat_format(t, msgs, n, true, out, cap, len);
+	if (!arena) {
+		plat_snprintf(err, errlen, "no memory for the chat template's %zu bytes", size);
+		return -LLMK_ENOMEM;
+	}
+	bos[0] = eos[0] = 0;
+	if (e->loaded) {
+		token_text(e, e->tok.bos, bos, sizeof bos);
+		token_text(e, e->tok.eos, eos, sizeof eos);
+	}
+	struct jinja_input in = {msgs, n, true, bos, eos, NULL, false, NULL};
+	struct jinja_limits lim = {arena, size, JINJA_STEPS_DEFAULT};
+	struct jinja_out o = {out, cap, 0, spans, max, 0};
+	r = jinja_chat(u->src, u->len, &in, &lim, &o, err, errlen);
+	llm_mem_zeroize(arena, size);
+	plat_free(arena, size);
+	size_t bl = strlen(bos);
+	if (r == 0 && e->loaded && e->tok.add_bos && bl && o.len >= bl && memcmp(out, bos, bl) == 0) {
+		memmove(out, out + bl, o.len - bl + 1);
+		o.len -= bl;
+		for (size_t i = 0; i < o.n_spans; i++)
+			spans[i].off -= bl; /* the BOS text is the template's, no span's */
+	}
+	*len = o.len;
+	*n_spans = o.n_spans;
+	return r;
+}
+
+/* msgs rendered with t into out (and the spans of their text); err says
+ * why not. */
+static int chat_render(struct engine *e, const struct tmpl_use *u, const struct chat_msg *msgs,
+		       size_t n, char *out, size_t cap, size_t *len, struct tok_span *spans,
+		       size_t max, size_t *n_spans, char *err, size_t errlen)
+{
+	size_t ns;
+	int r;
+
+	if (!spans) {
+		max = 0;
+		n_spans = &ns;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!chat_role_ok(msgs[i].role) || !msgs[i].content) {
+			plat_snprintf(err, errlen, "a role is not a word of letters, digits, '_' "
+				      "or '-' (at most %d bytes)", CHAT_ROLE_MAX);
+			return -LLMK_EINVAL;
+		}
+	if (u->t == CHAT_JINJA)
+		return fmt_jinja(e, u, msgs, n, out, cap, len, spans, max, n_spans, err, errlen);
+	r = chat_format_spans(u->t, msgs, n, true, out, cap, len, spans, max, n_spans);
 	if (r == -LLMK_ERANGE)
 		plat_snprintf(err, errlen, "the formatted conversation is over %zu bytes", cap);
 	else if (r)
-		plat_snprintf(err, errlen, "a role is not a word of letters, digits, '_' or '-' "
-			      "(at most %d bytes)", CHAT_ROLE_MAX);
+		plat_snprintf(err, errlen, "the template cannot format these messages");
 	return r;
+}
+
+int engine_chat_render(struct engine *e, enum chat_tmpl want, const char *text,
+		       const struct chat_msg *msgs, size_t n, char *out, size_t cap, size_t *len,
+		       char *err, size_t errlen)
+{
+	struct tmpl_use u;
+	int r;
+
+	if (want == CHAT_UNKNOWN && !text && (r = engine_need_model(e, err, errlen)))
+		return r;
+	if ((r = chat_tmpl_use(e, want, text, &u, err, errlen)))
+		return r;
+	return chat_render(e, &u, msgs, n, out, cap, len, NULL, 0, NULL, err, errlen);
 }
 
 /* Tokens the reply gets room for: n_predict, at most half the context. */
@@ -144,7 +241,7 @@ static uint32_t reply_room(const struct engine *e, const struct engine_gen *g)
 /* The conversation with the new message (msgs[n_msgs]) rendered and
  * tokenized, older turns shifted out until it and the reply's room fit
  * (or only it does); *dropped counts the messages that left. */
-static int chat_prompt(struct engine *e, const struct engine_gen *g, enum chat_tmpl t,
+static int chat_prompt(struct engine *e, const struct engine_gen *g, const struct tmpl_use *u,
 		       uint32_t *n, uint32_t *dropped, char *err, size_t errlen)
 {
 	uint32_t room = reply_room(e, g);
@@ -152,8 +249,8 @@ static int chat_prompt(struct engine *e, const struct engine_gen *g, enum chat_t
 	int r;
 
 	for (;;) {
-		r = chat_format_spans(t, e->msgs, e->n_msgs + 1, true, e->fmt_buf, e->chat_cap,
-				      &len, e->spans, ENGINE_MAX_MSGS, &n_spans);
+		r = chat_render(e, u, e->msgs, e->n_msgs + 1, e->fmt_buf, e->chat_cap, &len,
+				e->spans, ENGINE_MAX_MSGS, &n_spans, err, errlen);
 		if (r == 0)
 			r = engine_tokenize(e, e->fmt_buf, len, true,
 				     g->special == ENGINE_SPECIAL_PARSE ? NULL : e->spans, n_spans, n,
@@ -180,13 +277,14 @@ int engine_chat(struct engine *e, const char *user, struct engine_gen *g, char *
 {
 	size_t ulen = strlen(user);
 	uint32_t n, dropped = 0, k;
-	enum chat_tmpl t;
+	struct tmpl_use u;
 	const char *c;
 	char line[160];
 	bool first;
 	int r;
 
-	if ((r = engine_need_model(e, err, errlen)) || (r = chat_tmpl_use(e, g->tmpl, &t, err, errlen)))
+	if ((r = engine_need_model(e, err, errlen)) ||
+	    (r = chat_tmpl_use(e, g->tmpl, g->tmpl_text, &u, err, errlen)))
 		return r;
 	first = e->n_msgs == chat_first(e);
 	/* room for the message and its reply among the messages and their text */
@@ -201,12 +299,13 @@ int engine_chat(struct engine *e, const char *user, struct engine_gen *g, char *
 	c = chat_keep(e, user, ulen);
 	e->msgs[e->n_msgs].role = "user";
 	e->msgs[e->n_msgs].content = c;
-	r = chat_prompt(e, g, t, &n, &dropped, err, errlen);
+	r = chat_prompt(e, g, &u, &n, &dropped, err, errlen);
 	if (r == 0 && first && g->notice) {
 		struct engine_info info;
 		engine_get_info(e, &info);
-		plat_snprintf(line, sizeof line, "template %s (%s)", chat_tmpl_name(t),
-			      t == g->tmpl ? "--chat-template" : engine_tmpl_source(&info));
+		plat_snprintf(line, sizeof line, "template %s (%s)", chat_tmpl_name(u.t),
+			      g->tmpl_text ? "--chat-template-file" : u.t == g->tmpl ? "--chat-template"
+			      : engine_tmpl_source(&info));
 		g->notice(g->ctx, line);
 	}
 	if (r == 0 && g->prompt)
@@ -242,27 +341,21 @@ int engine_chat_messages(struct engine *e, const struct chat_msg *msgs, size_t n
 			 struct engine_gen *g, char *err, size_t errlen)
 {
 	size_t len, n_spans;
-	enum chat_tmpl t;
+	struct tmpl_use u;
 	uint32_t n_tok;
 	int r;
 
-	if ((r = engine_need_model(e, err, errlen)) || (r = chat_tmpl_use(e, g->tmpl, &t, err, errlen)))
+	if ((r = engine_need_model(e, err, errlen)) ||
+	    (r = chat_tmpl_use(e, g->tmpl, g->tmpl_text, &u, err, errlen)))
 		return r;
 	if (n > ENGINE_MAX_MSGS) {
 		plat_snprintf(err, errlen, "%zu messages (at most %d)", n, ENGINE_MAX_MSGS);
 		return -LLMK_ERANGE;
 	}
-	r = chat_format_spans(t, msgs, n, true, e->fmt_buf, e->chat_cap, &len, e->spans,
-			      ENGINE_MAX_MSGS, &n_spans);
-	if (r == -LLMK_ERANGE) {
-		plat_snprintf(err, errlen, "the formatted conversation is over %zu bytes", e->chat_cap);
+	r = chat_render(e, &u, msgs, n, e->fmt_buf, e->chat_cap, &len, e->spans, ENGINE_MAX_MSGS,
+			&n_spans, err, errlen);
+	if (r)
 		return r;
-	}
-	if (r) {
-		plat_snprintf(err, errlen, "a role is not a word of letters, digits, '_' or '-' "
-			      "(at most %d bytes)", CHAT_ROLE_MAX);
-		return r;
-	}
 	r = engine_tokenize(e, e->fmt_buf, len, true,
 			    g->special == ENGINE_SPECIAL_PARSE ? NULL : e->spans, n_spans, &n_tok,
 			    err, errlen);

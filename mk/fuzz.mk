@@ -44,7 +44,7 @@ $(FUZZ_SEEDS): $(MKM) tests/fuzz/bpe_seeds.py
 	@touch $@
 
 .PHONY: test-fuzz fuzz-build
-fuzz-build: $(B)/fuzz/fuzz_gguf $(B)/fuzz/fuzz_shell $(B)/fuzz/fuzz_tok $(B)/fuzz/fuzz_chat $(B)/fuzz/fuzz_json $(B)/fuzz/fuzz_http $(B)/fuzz/fuzz_tls ## build the libFuzzer targets (clang)
+fuzz-build: $(B)/fuzz/fuzz_gguf $(B)/fuzz/fuzz_shell $(B)/fuzz/fuzz_tok $(B)/fuzz/fuzz_chat $(B)/fuzz/fuzz_jinja $(B)/fuzz/fuzz_json $(B)/fuzz/fuzz_http $(B)/fuzz/fuzz_tls ## build the libFuzzer targets (clang)
 
 test-fuzz: $(B)/fuzz/fuzz_gguf $(FUZZ_SEEDS) ## fuzz the GGUF parser + tokenizer setup for FUZZ_TIME seconds (60)
 	@mkdir -p $(RESULTS)
@@ -114,6 +114,26 @@ test-fuzz-chat: $(B)/fuzz/fuzz_chat $(FUZZ_CHAT_SEEDS) ## fuzz chat --messages' 
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-chat tests/fuzz/run.sh $(B)/fuzz/fuzz_chat $(B)/fuzz/corpus/chat $(FUZZ_CHAT_TIME)
 TEST_STAGES += test-fuzz-chat
+
+# The Jinja interpreter (llm/jinja*.c) on any template; seeds: llama.cpp's test
+# cases' templates and, when the node-llama-cpp bundle was unpacked
+# (tools/jinja_ref.sh), its models/templates.
+FUZZ_JINJA_TIME ?= 20
+FUZZ_JINJA_SRC := $(sort $(wildcard llm/jinja*.c)) kernel/fmt.c tools/host/plat.c $(PLAT_COMMON_SRC) \
+	tests/fuzz/fuzz_jinja.c
+$(B)/fuzz/fuzz_jinja: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_JINJA_SRC))
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread
+
+FUZZ_JINJA_SEEDS := $(B)/fuzz/corpus/jinja/.seeded
+$(FUZZ_JINJA_SEEDS): tests/unit/jinja_llama_cases.h tests/fuzz/jinja_seeds.py
+	@python3 tests/fuzz/jinja_seeds.py tests/unit/jinja_llama_cases.h $(@D) $(B)/llamacpp-src/models/templates
+	@touch $@
+
+.PHONY: test-fuzz-jinja
+test-fuzz-jinja: $(B)/fuzz/fuzz_jinja $(FUZZ_JINJA_SEEDS) ## fuzz the Jinja chat-template interpreter for FUZZ_JINJA_TIME seconds (20)
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh fuzz-jinja tests/fuzz/run.sh $(B)/fuzz/fuzz_jinja $(B)/fuzz/corpus/jinja $(FUZZ_JINJA_TIME)
+TEST_STAGES += test-fuzz-jinja
 
 # The API's JSON reader and HTTP request parser (shell/http/); seeds:
 # requests and bodies as clients send them.

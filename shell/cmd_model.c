@@ -250,6 +250,7 @@ struct gen_args {
 	const char *messages; /* chat --messages: a JSON array */
 	bool show_prompt;   /* chat --show-prompt / --verbose-prompt */
 	char *file;         /* --grammar-file's text (plat_alloc, GRAMMAR_FILE_MAX) */
+	char *tmpl_file;    /* --chat-template-file's text (plat_alloc, GRAMMAR_FILE_MAX) */
 	char *tools;        /* chat --tools FILE's text (the same) */
 };
 
@@ -268,9 +269,11 @@ static void gen_release(struct gen_args *a)
 {
 	if (a->file)
 		plat_free(a->file, GRAMMAR_FILE_MAX);
+	if (a->tmpl_file)
+		plat_free(a->tmpl_file, GRAMMAR_FILE_MAX);
 	if (a->tools)
 		plat_free(a->tools, GRAMMAR_FILE_MAX);
-	a->file = a->tools = NULL;
+	a->file = a->tmpl_file = a->tools = NULL;
 }
 
 /* --grammar TEXT, --grammar-file F, -j/--json-schema SCHEMA,
@@ -294,6 +297,28 @@ static int flag_grammar(struct shell *sh, struct gen_args *a, const char *f, con
 				 n == -LLMK_ERANGE ? "larger than 256 KiB" : plat_strerror(n));
 	a->file[n] = 0;
 	*(schema ? &a->g.json_schema : &a->g.grammar) = a->file;
+	return 0;
+}
+
+/* --chat-template-file F: a Jinja chat template from the boot volume (the
+ * host: its file system), run instead of the model's. It decides what the
+ * model is shown, so it is measured before use (shell_boot_file: "llmk
+ * boot-file F <sha256>", PCR 23 / RTMR3), as the key files are. */
+static int flag_tmpl_file(struct shell *sh, struct gen_args *a, const char *v)
+{
+	int n;
+
+	if (a->tmpl_file)
+		return shell_err(sh, -LLMK_EINVAL, "chat: one --chat-template-file a run");
+	if (!(a->tmpl_file = plat_alloc(GRAMMAR_FILE_MAX, 64)))
+		return shell_err(sh, -LLMK_ENOMEM, "--chat-template-file: no memory for '%s'", v);
+	if ((n = shell_boot_file(sh, "--chat-template-file", v, a->tmpl_file,
+				 GRAMMAR_FILE_MAX - 1)) < 0)
+		return n;
+	a->tmpl_file[n] = 0;
+	if (strlen(a->tmpl_file) != (size_t)n)
+		return shell_err(sh, -LLMK_EFORMAT, "--chat-template-file: '%s' holds a NUL byte", v);
+	a->g.tmpl_text = a->tmpl_file;
 	return 0;
 }
 
@@ -337,8 +362,8 @@ static int flag_bias(struct shell *sh, const char *v, struct sample_params *p)
 /* The flags that are not settings: they add to a list, name the text, or
  * hold for this run only. */
 static const char *const list_flags[] = {"--stop", "--system", "-t", "--threads",
-					 "--chat-template", "--messages", "--grammar", "--grammar-file",
-					 "-j", "--json-schema", "--json-schema-file", "--tools",
+					 "--chat-template", "--chat-template-file", "--messages", "--grammar",
+					 "--grammar-file", "-j", "--json-schema", "--json-schema-file", "--tools",
 					 "--logit-bias", NULL};
 
 static bool takes_value(const char *f)
@@ -367,9 +392,12 @@ static int parse_flag(struct shell *sh, struct gen_args *a, struct engine_config
 		a->g.stops[a->g.n_stops++] = v;
 		return 0;
 	}
-	if (!strcmp(f, "--system") || !strcmp(f, "--messages") || !strcmp(f, "--chat-template")) {
+	if (!strcmp(f, "--system") || !strcmp(f, "--messages") || !strcmp(f, "--chat-template") ||
+	    !strcmp(f, "--chat-template-file")) {
 		if (strcmp(sh->argv[0], "chat"))
 			return shell_err(sh, -LLMK_EINVAL, "%s: %s is for chat", sh->argv[0], f);
+		if (!strcmp(f, "--chat-template-file"))
+			return flag_tmpl_file(sh, a, v);
 		if (f[2] == 's')
 			a->system = v;
 		else if (f[2] == 'm')
@@ -595,6 +623,8 @@ static int chat_tools(struct shell *sh, struct engine *e, struct gen_args *a)
 
 	if (!w)
 		return shell_err(sh, -LLMK_ENOMEM, "chat: out of memory");
+	if (a->g.tmpl_text)
+		t = CHAT_JINJA;
 	if (t == CHAT_UNKNOWN && loaded(sh, &info))
 		t = info.tmpl;
 	len = (size_t)plat_snprintf(w->body, sizeof w->body, "{\"messages\":%s,\"tools\":%s}",
@@ -611,8 +641,8 @@ static int chat_tools(struct shell *sh, struct engine *e, struct gen_args *a)
 		r = shell_err(sh, r, "chat: --messages or --tools is not JSON: %s", err);
 	else if ((r = api_fmt_request(&w->f, &d, true, t, &m)))
 		r = shell_err(sh, r, "chat: %s", w->f.err);
-	else if ((r = engine_chat_render(e, t, w->f.msgs, w->f.n_msgs, w->out, sizeof w->out, &len,
-					 err, sizeof err)))
+	else if ((r = engine_chat_render(e, t, a->g.tmpl_text, w->f.msgs, w->f.n_msgs, w->out,
+					 sizeof w->out, &len, err, sizeof err)))
 		r = shell_err(sh, r, "chat: %s", err);
 	else
 		show_prompt(sh, w->out, len);
@@ -642,7 +672,8 @@ static int chat_messages(struct shell *sh, struct engine *e, struct gen_args *a)
 			    sizeof err);
 	if (r)
 		r = shell_err(sh, r, "chat: --messages: %s", err);
-	else if ((r = engine_chat_render(e, a->g.tmpl, msgs, n, out, cap, &len, err, sizeof err)))
+	else if ((r = engine_chat_render(e, a->g.tmpl, a->g.tmpl_text, msgs, n, out, cap, &len,
+					 err, sizeof err)))
 		r = shell_err(sh, r, "chat: %s", err);
 	else
 		show_prompt(sh, out, len);
@@ -680,6 +711,7 @@ static int chat(struct shell *sh, int argc, char **argv, struct gen_args *ap)
 	}
 	r = parse_gen(sh, e, argc, argv, &a);
 	ap->file = a.file;
+	ap->tmpl_file = a.tmpl_file;
 	ap->tools = a.tools;
 	if (r)
 		return r;
@@ -698,7 +730,7 @@ static int chat(struct shell *sh, int argc, char **argv, struct gen_args *ap)
 	if (a.text)
 		return chat_turn(sh, e, &a, a.text);
 	plat_printf("chat (%s template): type a message; an empty line or /exit ends\n",
-		    chat_tmpl_name(a.g.tmpl ? a.g.tmpl : info.tmpl));
+		    chat_tmpl_name(a.g.tmpl_text ? CHAT_JINJA : a.g.tmpl ? a.g.tmpl : info.tmpl));
 	while (chat_line(sh)) {
 		char msg[SHELL_LINE_MAX];
 		struct gen_args t = a;
@@ -821,6 +853,7 @@ const struct shell_cmd shell_cmds_model[] = {
 	 "to the end of the context; special-token text in PROMPT is parsed unless "
 	 "--no-parse-special)", cmd_infer},
 	{"chat", "chat [\"MESSAGE\"] [--system \"TEXT\"] [--parse-special] [--chat-template NAME]\n"
+	 "      [--chat-template-file F]"
 	 "      [--show-prompt|--verbose-prompt] [flags as infer: --KEY VALUE]...\n"
 	 "chat --show-prompt --messages '[{\"role\": \"user\", \"content\": \"hi\"}, ...]' "
 	 "[--tools FILE] [--chat-template NAME]\n"
@@ -831,7 +864,8 @@ const struct shell_cmd shell_cmds_model[] = {
 	 "with --messages (an OpenAI-style array) it prints that conversation formatted, with "
 	 "the generation prompt, and generates nothing (--tools FILE: an OpenAI tools array "
 	 "written in, as the API does). --chat-template: one of llama.cpp's "
-	 "built-in templates (an unknown NAME lists them)",
+	 "built-in templates (an unknown NAME lists them), or jinja: the model's own template "
+	 "run as Jinja; --chat-template-file: a Jinja template from the boot volume (host: a file)",
 	 cmd_chat},
 	{"stats", "stats", "prompt and generation speed of the last run", cmd_stats},
 	{"profile", "profile [on|off|reset]", "forward-pass time per stage and per layer",

@@ -365,7 +365,8 @@ const struct shell_config_key shell_config_model[] = {
 	{"seed", "sampler seed, or random / -1 (a new one each run; stats shows it)", param_set,
 	 param_get, "S", P(SEED, 0, 0, samp.seed)},
 	{"chat-template", "auto (from the model) or one of llama.cpp's built-in templates: "
-	 "chatml, llama3, gemma, mistral-v7, phi4, ... (a wrong one lists them all)",
+	 "chatml, llama3, gemma, mistral-v7, phi4, ... (a wrong one lists them all), or jinja "
+	 "(the model's own template, run)",
 	 set_tmpl, get_tmpl, NULL, NULL},
 	{0},
 };

@@ -48,13 +48,16 @@ TEST(chat_names_round_trip)
 		CHECK_EQ_INT(back, t);
 	}
 	enum chat_tmpl x;
-	CHECK_EQ_INT(chat_tmpl_parse("jinja", &x), -LLMK_EINVAL);
+	CHECK_EQ_INT(chat_tmpl_parse("jinja", &x), 0);
+	CHECK_EQ_INT(x, CHAT_JINJA);
+	CHECK_STR(chat_tmpl_name(CHAT_JINJA), "jinja");
+	CHECK_EQ_INT(chat_tmpl_parse("jinja2", &x), -LLMK_EINVAL);
 	/* the list the shell prints fits its 768 bytes, and names them all */
 	char names[768];
 	size_t len = chat_tmpl_list(names, sizeof names);
 	CHECK(len < sizeof names && strlen(names) == len);
 	CHECK(strstr(names, "chatml, ") == names + strlen("phi4, smolvlm, "));
-	CHECK(strstr(names, ", mistral-v7-tekken") == names + len - strlen(", mistral-v7-tekken"));
+	CHECK(strstr(names, ", mistral-v7-tekken, jinja") == names + len - strlen(", mistral-v7-tekken, jinja"));
 }
 
 TEST(chat_render_each_template)
