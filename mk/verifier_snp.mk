@@ -13,7 +13,7 @@ TEST_STAGES += test-verifier-snp
 # 3 TDX quote).
 FUZZ_VERIFY_TIME ?= 30
 FUZZ_VERIFY_SRC := $(addprefix tools/verify/,der.c pem.c roots.c sig.c snp_chain.c snp_report.c \
-	tdx_quote.c vfy.c x509.c x509_chain.c) tests/fuzz/fuzz_verify.c
+	tdx_quote.c vfy.c x509.c x509_chain.c) llm/codec.c tests/fuzz/fuzz_verify.c
 $(B)/fuzz/fuzz_verify: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_VERIFY_SRC))
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lbearssl
 

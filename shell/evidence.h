@@ -24,6 +24,7 @@
 #define SHELL_EVIDENCE_H
 
 #include "../kernel/attest.h"
+#include "../llm/codec.h"
 
 #define EVIDENCE_MAGIC "LLMKEV01"
 #define EVIDENCE_MAGIC_LEN 8u
@@ -70,11 +71,16 @@ int evidence_parse(const uint8_t *buf, size_t len, struct evidence_rec *recs, in
 const struct evidence_rec *evidence_find(const struct evidence_rec *recs, int n, uint16_t t,
 					 bool *dup);
 
-/* RFC 4648 §4 base64 with padding. encode: returns the length written
- * (NUL-terminated; needs 4 * ceil(n / 3) + 1 bytes), or -LLMK_ERANGE.
- * decode: strict (alphabet, padding, no spaces); the length or -LLMK_EFORMAT
- * / -LLMK_ERANGE. */
-long evidence_b64_encode(const void *src, size_t n, char *dst, size_t cap);
-long evidence_b64_decode(const char *src, size_t n, uint8_t *dst, size_t cap);
+/* The evidence line's base64 is llm/codec.h's b64_encode/b64_decode. These
+ * two names remain only for shell/cmd_attest.c and tools/host/connect.c,
+ * which other branches are rewriting; use the codec's names. */
+static inline long evidence_b64_encode(const void *src, size_t n, char *dst, size_t cap)
+{
+	return b64_encode(src, n, dst, cap);
+}
+static inline long evidence_b64_decode(const char *src, size_t n, uint8_t *dst, size_t cap)
+{
+	return b64_decode(src, n, dst, cap);
+}
 
 #endif

@@ -140,7 +140,7 @@ static int client_open_claiming(struct client *c, const uint8_t claimed[32])
 	ev += 18;
 	size_t n = strcspn(ev, "\n");
 	uint8_t *b = malloc(n);
-	long k = evidence_b64_decode(ev, n, b, n);
+	long k = b64_decode(ev, n, b, n);
 	CHECK(k > 0);
 	int nr = evidence_parse(b, (size_t)k, recs, 64, err, sizeof err);
 	CHECK(nr > 0);
@@ -632,7 +632,7 @@ static int vtpm_open(struct client *c, const char *nonce, uint8_t **ev, size_t *
 	e += 18;
 	size_t n = strcspn(e, "\n");
 	*ev = malloc(n);
-	long k = evidence_b64_decode(e, n, *ev, n);
+	long k = b64_decode(e, n, *ev, n);
 	*evn = k > 0 ? (size_t)k : 0;
 	return k > 0 ? 0 : -1;
 }
@@ -651,7 +651,7 @@ static void activate_line(const struct bundle *b, uint8_t secret[32], char *line
 	CHECK_EQ_INT(release_credential(b, cred, sizeof cred, &cn, secret, &sn), 0);
 	CHECK(cn > 0 && sn == 32);
 	int k = snprintf(line, cap, "session activate ");
-	CHECK(evidence_b64_encode(cred, cn, line + k, cap - (size_t)k) > 0);
+	CHECK(b64_encode(cred, cn, line + k, cap - (size_t)k) > 0);
 }
 
 TEST(session_with_vtpm_evidence_opens_only_with_the_tpms_credential)
@@ -788,7 +788,7 @@ static bool wrap_for(const char *text, char *b64, size_t cap)
 	ev += 10;
 	size_t n = strcspn(ev, "\n");
 	uint8_t *b = malloc(n);
-	long k = evidence_b64_decode(ev, n, b, n);
+	long k = b64_decode(ev, n, b, n);
 	int nr = k > 0 ? evidence_parse(b, (size_t)k, recs, 64, err, sizeof err) : -1;
 	const struct evidence_rec *rd = nr > 0 ? evidence_find(recs, nr, ATTEST_REC_REPORT_DATA, NULL)
 					       : NULL,
@@ -796,7 +796,7 @@ static bool wrap_for(const char *text, char *b64, size_t cap)
 	/* snp evidence: no TPM credential */
 	bool ok = rd && pk && keywrap_wrap(pk->val, rd->val, model_key, seed, NULL, 0, NULL, 0, blob,
 					   sizeof blob, &bn) == 0 &&
-		  evidence_b64_encode(blob, bn, b64, cap) > 0;
+		  b64_encode(blob, bn, b64, cap) > 0;
 	free(b);
 	return ok;
 }
