@@ -41,28 +41,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
-from qemu import Llmk  # noqa: E402
+from qemu import Llmk, ids, measure_pcr4, missing_tools, seal_model  # noqa: E402
+from results import check, skip_data, summary, testdata  # noqa: E402
 
-passed = failed = skipped = 0
 QUOTED = [0, 1, 2, 3, 4, 5, 6, 7, 23]
-
-
-def check(name, cond, why=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"ok   {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAIL {name}", flush=True)
-        for line in str(why).splitlines()[:20]:
-            print(f"     {line}")
-
-
-def skip(name, why):
-    global skipped
-    skipped += 1
-    print(f"skip {name}: {why}", flush=True)
+skip = skip_data
 
 
 # ---- the evidence bundle (docs/attestation.md) ----
@@ -300,13 +283,10 @@ def end_to_end(vm, args, r_old, plain_ids):
     verifier's checks and export, a model key wrapped to the evidence and
     released in the guest, and the refusals the issue lists."""
     v, w = args.verifier, args.workdir
-    efi = os.path.join(os.path.dirname(args.esp), "llmk.efi")  # the image on the ESP
-    p = run([v, "measure", "pcr4", efi])
-    m = re.search(r"^pcr4: ([0-9a-f]{64})$", p.stdout, re.M)
-    check("verifier measure pcr4 of the image", m is not None, p.stdout + p.stderr)
-    if not m:
+    pcr4, said = measure_pcr4(v, args.esp)  # the image on the ESP
+    check("verifier measure pcr4 of the image", pcr4 is not None, said)
+    if not pcr4:
         return
-    pcr4 = m.group(1)
     nonce = os.urandom(16).hex()
     out = vm.command(f"attest --nonce {nonce}", 300)
     r = evidence_of(out)
@@ -427,12 +407,7 @@ def forged_ak(vm, args, pcr4, ca):
 INFER = 'infer "Once upon a time" -n 30 --temp 0 --ids'
 
 
-def ids(out):
-    return [ln for ln in out.splitlines() if ln.startswith("ids:")]
-
-
 def main():
-    global skipped
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", default="x86_64")
     ap.add_argument("--esp", required=True)
@@ -441,31 +416,21 @@ def main():
     ap.add_argument("--seal", default="build/host/seal")
     ap.add_argument("--mkevidence", default="build/host/mkevidence")
     args = ap.parse_args()
-    model = os.path.join(os.environ.get("LLMK_TESTDATA", "../shared/testdata"),
-                         "stories260K", "stories260K.gguf")
-    need_data = os.environ.get("LLMK_REQUIRE_TESTDATA") == "1"
-    for tool in ("swtpm", "swtpm_setup"):
-        if not shutil.which(tool):
-            print(f"{'FAIL' if need_data else 'skip'} attestation in QEMU: {tool} not installed "
-                  "(make deps)")
-            print(f"0 passed, {1 if need_data else 0} failed, {0 if need_data else 1} skipped")
-            return 1 if need_data else 0
+    model = os.path.join(testdata(), "stories260K", "stories260K.gguf")
+    gone = missing_tools("swtpm", "swtpm_setup")
+    if gone:
+        skip_data("attestation in QEMU", f"{gone[0]} not installed (make deps)")
+        return summary()
     if not os.path.exists(model):
-        skipped += 1
-        print("skip attestation in QEMU (no testdata: stories260K)")
-        print(f"{passed} passed, {failed} failed, {skipped} skipped")
-        return 0
+        skip_data("attestation in QEMU", "no testdata (stories260K)")
+        return summary()
     shutil.rmtree(args.workdir, ignore_errors=True)
     os.makedirs(args.workdir)
     tpm = os.path.join(args.workdir, "tpm")   # a TPM manufactured for this run
     args.model, disks = model, [model]
     verifier = os.path.exists(args.verifier) and os.path.exists(args.seal)
     if verifier:   # disk 1: the same model sealed with a new key, for the key release
-        args.key = os.path.join(args.workdir, "model.key")
-        sealed = os.path.join(args.workdir, "model.sealed")
-        subprocess.run([args.seal, "keygen", args.key], check=True, stdout=subprocess.DEVNULL)
-        subprocess.run([args.seal, "seal", "--key-file", args.key, model, sealed], check=True,
-                       stdout=subprocess.DEVNULL)
+        args.key, sealed = seal_model(args.seal, model, args.workdir)
         disks.append(sealed)
     vm = Llmk(args.arch, args.esp, disks, mem="512M", tpm=tpm)
     try:
@@ -554,8 +519,7 @@ def main():
         check("QEMU without a TPM answered in time", False, e)
     finally:
         vm.close()
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":
