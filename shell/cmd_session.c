@@ -104,6 +104,9 @@ static int session_open(struct shell *sh, int argc, char **argv)
 	size_t len;
 	int r;
 
+	if (sh->in != &shell_input_session)
+		return shell_err(sh, -LLMK_ENOTSUP, "session open: this console cannot carry a "
+				 "session (its owner reads it as is)");
 	if (!s)
 		return shell_err(sh, -LLMK_ENOMEM, "session open: no memory for the session state");
 	if (s->state != SESSION_NONE)

@@ -508,6 +508,21 @@ TEST(session_open_refuses_bad_requests_with_one_line)
 	fixture_close(&fx);
 }
 
+TEST(session_open_is_refused_on_a_console_its_owner_reads_plain)
+{
+	int r;
+
+	guest(NULL);
+	fx.sh->in = &shell_input_plain;
+	fixture_run(&fx, "session open --nonce 00 --client-key "
+			 "0900000000000000000000000000000000000000000000000000000000000000", &r);
+	CHECK(r == -LLMK_ENOTSUP);
+	CHECK_EQ_INT(fixture_count(fx.out.buf, "\n"), 1);
+	CHECK(strstr(fx.out.buf, "error: session open: this console cannot carry a session") ==
+	      fx.out.buf);
+	fixture_close(&fx);
+}
+
 TEST(session_require_session_refuses_commands_outside_a_session)
 {
 	static struct client c;
