@@ -8,7 +8,20 @@
 #include "cmd_attest.h"
 #include "evidence.h"
 
+#include "../llm/engine.h"
 #include "../llm/seal.h"
+
+struct engine *shell_engine(struct shell *sh)
+{
+	if (!sh->engine) {
+		struct engine *e = plat_alloc(sizeof *e, 64);
+		if (!e)
+			plat_panic("model: cannot allocate %zu bytes for the engine", sizeof *e);
+		engine_init(e);
+		sh->engine = e;
+	}
+	return sh->engine;
+}
 
 /* ---- errors ---- */
 int shell_err(struct shell *sh, int err, const char *fmt, ...)

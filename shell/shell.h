@@ -164,6 +164,8 @@ const struct shell_config_key *shell_config_at(int idx);
 const struct shell_config_key *shell_config_find(const char *name);
 
 /* ---- shell.c ---- */
+/* sh->engine, created (engine_init defaults) on first use. */
+struct engine *shell_engine(struct shell *sh);
 /* Fresh state (no engine); echo and prompt on if interactive (a terminal
  * types into it), then plat_config_file() measured (plat_attest_extend,
  * "llmk config <sha256 hex>", also when there is none) and, if that
