@@ -5,4 +5,3 @@
 test-serve: $(B)/host/llmctl ## the HTTP API on 127.0.0.1: endpoints, streaming, shell parity, hostile clients
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh serve timeout 300 python3 tests/host/serve.py $(B)/host/llmctl
-TEST_STAGES += test-serve

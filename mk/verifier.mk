@@ -18,4 +18,3 @@ test-verifier-pcr4: $(B)/host/verifier ## QEMU+swtpm: PCR4 after OVMF boots llmk
 	@$(B)/host/verifier measure pcr4 $(B)/x86_64/llmk.efi
 	@tests/stage.sh verifier-pcr4 python3 tests/verify/pcr4_qemu.py --esp $(B)/x86_64/esp.img \
 		--efi $(B)/x86_64/llmk.efi --verifier $(B)/host/verifier --workdir $(B)/verify-pcr4
-TEST_STAGES += test-verifier-pcr4

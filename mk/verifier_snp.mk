@@ -5,7 +5,6 @@
 test-verifier-snp: $(B)/host/verifier ## verifier snp/tdx: real SEV-SNP reports and TDX quote verify, tampered copies refused
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh verifier-snp tests/host/verifier_snp_tdx.sh $(B)/host/verifier
-TEST_STAGES += test-verifier-snp
 
 # libFuzzer target for the verification library (rules for $(B)/fuzz/obj in
 # mk/fuzz.mk); seeds: the real certificates, reports and quote, each behind
@@ -33,4 +32,3 @@ $(FUZZ_VERIFY_SEEDS):
 test-fuzz-verify: $(B)/fuzz/fuzz_verify $(FUZZ_VERIFY_SEEDS) ## fuzz the SNP/TDX/X.509/PEM verifiers for FUZZ_VERIFY_TIME seconds (30)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-verify tests/fuzz/run.sh $(B)/fuzz/fuzz_verify $(B)/fuzz/corpus/verify $(FUZZ_VERIFY_TIME)
-TEST_STAGES += test-fuzz-verify
