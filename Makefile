@@ -122,7 +122,7 @@ TEST_STAGES := \
 	test-verifier-bundle test-verifier-snp test-snp test-measure-snp test-llmctl-asan \
 	$(foreach c,$(CPU_CLASSES_$(HOST_ARCH)),test-unit-$(c) test-llmctl-infer-$(c)) \
 	test-fuzz test-fuzz-shell test-fuzz-tok test-fuzz-chat test-fuzz-json test-fuzz-http \
-	test-fuzz-drivers test-fuzz-load test-fuzz-grammar test-fuzz-verify \
+	test-fuzz-drivers test-fuzz-load test-fuzz-grammar test-fuzz-verify test-fuzz-snp-ovmf \
 	test-a64-engine test-a64-simd \
 	test-qemu-x86_64 test-qemu-infer-x86_64 test-qemu-simd-x86_64 test-qemu-reads \
 	test-qemu-seal test-qemu-bounce test-qemu-net test-qemu-attest test-qemu-session \
