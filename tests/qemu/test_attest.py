@@ -45,7 +45,6 @@ from qemu import Llmk, ids, measure_pcr4, missing_tools, seal_model  # noqa: E40
 from results import check, skip_data, summary, testdata  # noqa: E402
 
 QUOTED = [0, 1, 2, 3, 4, 5, 6, 7, 23]
-skip = skip_data
 
 
 # ---- the evidence bundle (docs/attestation.md) ----
@@ -248,7 +247,7 @@ def check_evidence(name, out, nonce, workdir):
             check(f"{name}: tpm2_checkquote refuses it with one bit of the {what} changed",
                   p.returncode != 0, p.stdout[-400:])
     else:
-        skip(f"{name}: tpm2_checkquote", "not installed (Debian tpm2-tools; make deps)")
+        skip_data(f"{name}: tpm2_checkquote", "not installed (Debian tpm2-tools; make deps)")
     return r
 
 
@@ -330,8 +329,8 @@ def end_to_end(vm, args, r_old, plain_ids):
     wrapped = m.group(1)
     out = vm.command(f"unseal --wrapped {wrapped}", 120)
     if "no key-wrap module" in out:
-        skip("unseal --wrapped in the guest", "this build has no shell/keywrap.c (the "
-             "verifier branch)")
+        skip_data("unseal --wrapped in the guest", "this build has no shell/keywrap.c (the "
+                  "verifier branch)")
         return
     check("unseal --wrapped takes it, released against attestation",
           "released against attestation (vtpm)" in out and "error" not in out, out)
@@ -370,7 +369,7 @@ def forged_ak(vm, args, pcr4, ca):
     the attacker's X25519 key alone opens nothing, and the guest refuses it."""
     v, w, mk = args.verifier, args.workdir, args.mkevidence
     if not os.path.exists(mk):
-        skip("the forged-AK attack", f"no {mk}")
+        skip_data("the forged-AK attack", f"no {mk}")
         return
     out = vm.command(f"attest --nonce {os.urandom(8).hex()}", 300)
     r = evidence_of(out)
@@ -477,13 +476,14 @@ def main():
                 check("a credential made for another key is refused with one error line",
                       one_error(out) and "TPM_RC_INTEGRITY" in out, out)
             else:
-                skip("credential activation", "tpm2_makecredential not installed (tpm2-tools)")
+                skip_data("credential activation",
+                          "tpm2_makecredential not installed (tpm2-tools)")
             if verifier:
                 plain_ids = ids(vm.command(INFER, 300))
                 end_to_end(vm, args, r, plain_ids)
             else:
-                skip("the verifier's checks, key release and unseal --wrapped",
-                     f"{args.verifier} not built (the verifier branch)")
+                skip_data("the verifier's checks, key release and unseal --wrapped",
+                          f"{args.verifier} not built (the verifier branch)")
 
         for bad in ("attest --nonce xyz", "attest --nonce 123", "attest --provider nope",
                     "attest --provider snp", "attest --activate %%%", "unseal --wrapped garbage",
