@@ -1,5 +1,7 @@
 /*
- * llm/bind.c — tags for a plain model's streamed blocks (bind.h).
+ * llm/bind.c — binds a plain model's streamed reads to the bytes measured at
+ * load: a GHASH tag per block, taken while the model is hashed, checked on
+ * every later read of that block (bind.h).
  */
 #include "bind.h"
 

@@ -203,7 +203,8 @@ static int plan_fit(struct engine *e, char *err, size_t errlen)
  * With no mem-budget, a context asked for (config ctx, load -c) that free
  * memory cannot hold is refused, naming the most that fits, rather than
  * capped to all the free memory there is (issue 28: -c 16777216 of a 1 MB
- * model planned 13 GiB of cache, took 30 s to load and longer to unload).
+ * model planned all of it as cache; docs/perf.md, "Remarks moved from the
+ * code").
  * A mem-budget is the user's own cap: under one the context is capped.
  */
 static int plan(struct engine *e, char *err, size_t errlen)

@@ -12,6 +12,7 @@
  * top terminates), and a root that derives some finite string.
  */
 #include "grammar.h"
+#include "codec.h"
 
 struct gp {
 	const char *s0, *s, *end;
@@ -179,17 +180,6 @@ static int close_rule(struct gp *p, uint32_t id, uint32_t from)
 	return put(p, (struct gram_elem){.op = GRAM_END});
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* One character of a literal or a class: an escape or a UTF-8 sequence
  * (a byte that starts none stands for itself). */
 static int one_char(struct gp *p, uint32_t *cp)
@@ -219,7 +209,7 @@ static int one_char(struct gp *p, uint32_t *cp)
 		if (nd) {
 			*cp = 0;
 			for (int i = 0; i < nd; i++, p->s++) {
-				int h = p->s < p->end ? hexval(*p->s) : -1;
+				int h = p->s < p->end ? hex_digit(*p->s) : -1;
 				if (h < 0)
 					return fail(p, "expecting a hex digit");
 				*cp = *cp << 4 | (uint32_t)h;

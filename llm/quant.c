@@ -23,61 +23,61 @@
 
 /* One scalar row: its name is the type's (GGML_TYPE_<T> is "<T>"); the
  * other fields by name (a field added later starts NULL, not misplaced). */
-#define SCALAR(T, ...) \
-	[GGML_TYPE_##T] = {.name = #T, .type = GGML_TYPE_##T, .impl = "scalar", __VA_ARGS__}
-#define BLOCK(T) .bytes = sizeof(struct block_##T)
+#define SCALAR(T, ...)                                                                    \
+	[GGML_TYPE_##T] = {.name = #T, .type = GGML_TYPE_##T, .impl = "scalar",              \
+			   .blck = GGML_BLCK_##T, .bytes = GGML_BYTES_##T, __VA_ARGS__}
 /* the block's f16 scales, by field */
 #define F16_AT(T, f) .n_f16 = 1, .f16_at = {offsetof(struct block_##T, f)}
 #define F16_AT2(T, f, g) \
 	.n_f16 = 2, .f16_at = {offsetof(struct block_##T, f), offsetof(struct block_##T, g)}
 
-/* ggml-common.h block sizes; act_type as ggml's vec_dot_type, except that
+/* Block sizes from GGML_TYPES (llm/quant_blocks.h); act_type as ggml's vec_dot_type, except that
  * the float types take F32 activations (see q_float.c). */
 static const struct quant_type scalar_rows[GGML_TYPE_COUNT] = {
-	SCALAR(F32, .blck = 1, .bytes = 4, .act_type = GGML_TYPE_F32, .to_float = q_f32_to_float,
+	SCALAR(F32, .act_type = GGML_TYPE_F32, .to_float = q_f32_to_float,
 	       .from_float = q_f32_from_float, .vec_dot = q_f32_vec_dot),
-	SCALAR(F16, .blck = 1, .bytes = 2, .act_type = GGML_TYPE_F32, .to_float = q_f16_to_float,
+	SCALAR(F16, .act_type = GGML_TYPE_F32, .to_float = q_f16_to_float,
 	       .from_float = q_f16_from_float, .vec_dot = q_f16_vec_dot),
-	SCALAR(BF16, .blck = 1, .bytes = 2, .act_type = GGML_TYPE_F32, .to_float = q_bf16_to_float,
+	SCALAR(BF16, .act_type = GGML_TYPE_F32, .to_float = q_bf16_to_float,
 	       .from_float = q_bf16_from_float, .vec_dot = q_bf16_vec_dot),
-	SCALAR(Q4_0, .blck = QK4_0, BLOCK(q4_0), .act_type = GGML_TYPE_Q8_0,
+	SCALAR(Q4_0, .act_type = GGML_TYPE_Q8_0,
 	       .to_float = q4_0_to_float, .vec_dot = q4_0_vec_dot, .fill = q4_0_fill,
 	       F16_AT(q4_0, d)),
-	SCALAR(Q4_1, .blck = QK4_1, BLOCK(q4_1), .act_type = GGML_TYPE_Q8_1,
+	SCALAR(Q4_1, .act_type = GGML_TYPE_Q8_1,
 	       .to_float = q4_1_to_float, .vec_dot = q4_1_vec_dot, .fill = q4_1_fill,
 	       F16_AT2(q4_1, d, m)),
-	SCALAR(Q5_0, .blck = QK5_0, BLOCK(q5_0), .act_type = GGML_TYPE_Q8_0,
+	SCALAR(Q5_0, .act_type = GGML_TYPE_Q8_0,
 	       .to_float = q5_0_to_float, .vec_dot = q5_0_vec_dot, .fill = q5_0_fill,
 	       F16_AT(q5_0, d)),
-	SCALAR(Q5_1, .blck = QK5_1, BLOCK(q5_1), .act_type = GGML_TYPE_Q8_1,
+	SCALAR(Q5_1, .act_type = GGML_TYPE_Q8_1,
 	       .to_float = q5_1_to_float, .vec_dot = q5_1_vec_dot, .fill = q5_1_fill,
 	       F16_AT2(q5_1, d, m)),
-	SCALAR(Q8_0, .blck = QK8_0, BLOCK(q8_0), .act_type = GGML_TYPE_Q8_0,
+	SCALAR(Q8_0, .act_type = GGML_TYPE_Q8_0,
 	       .to_float = q8_0_to_float, .from_float = q8_0_from_float, .vec_dot = q8_0_vec_dot,
 	       .fill = q8_0_fill, F16_AT(q8_0, d)),
-	SCALAR(Q8_1, .blck = QK8_1, BLOCK(q8_1), .act_type = GGML_TYPE_Q8_1,
+	SCALAR(Q8_1, .act_type = GGML_TYPE_Q8_1,
 	       .to_float = q8_1_to_float, .from_float = q8_1_from_float),
-	SCALAR(Q2_K, .blck = QK_K, BLOCK(q2_K), .act_type = GGML_TYPE_Q8_K,
+	SCALAR(Q2_K, .act_type = GGML_TYPE_Q8_K,
 	       .to_float = q2_K_to_float, .vec_dot = q2_K_vec_dot, .fill = q2_K_fill,
 	       F16_AT2(q2_K, d, dmin)),
-	SCALAR(Q3_K, .blck = QK_K, BLOCK(q3_K), .act_type = GGML_TYPE_Q8_K,
+	SCALAR(Q3_K, .act_type = GGML_TYPE_Q8_K,
 	       .to_float = q3_K_to_float, .vec_dot = q3_K_vec_dot, .fill = q3_K_fill,
 	       F16_AT(q3_K, d)),
-	SCALAR(Q4_K, .blck = QK_K, BLOCK(q4_K), .act_type = GGML_TYPE_Q8_K,
+	SCALAR(Q4_K, .act_type = GGML_TYPE_Q8_K,
 	       .to_float = q4_K_to_float, .vec_dot = q4_K_vec_dot, .fill = q4_K_fill,
 	       F16_AT2(q4_K, d, dmin)),
-	SCALAR(Q5_K, .blck = QK_K, BLOCK(q5_K), .act_type = GGML_TYPE_Q8_K,
+	SCALAR(Q5_K, .act_type = GGML_TYPE_Q8_K,
 	       .to_float = q5_K_to_float, .vec_dot = q5_K_vec_dot, .fill = q5_K_fill,
 	       F16_AT2(q5_K, d, dmin)),
-	SCALAR(Q6_K, .blck = QK_K, BLOCK(q6_K), .act_type = GGML_TYPE_Q8_K,
+	SCALAR(Q6_K, .act_type = GGML_TYPE_Q8_K,
 	       .to_float = q6_K_to_float, .vec_dot = q6_K_vec_dot, .fill = q6_K_fill,
 	       F16_AT(q6_K, d)),
-	SCALAR(Q8_K, .blck = QK_K, BLOCK(q8_K), .act_type = GGML_TYPE_Q8_K,
+	SCALAR(Q8_K, .act_type = GGML_TYPE_Q8_K,
 	       .to_float = q8_K_to_float, .from_float = q8_K_from_float),
-	SCALAR(IQ4_NL, .blck = QK4_NL, BLOCK(iq4_nl), .act_type = GGML_TYPE_Q8_0,
+	SCALAR(IQ4_NL, .act_type = GGML_TYPE_Q8_0,
 	       .to_float = iq4_nl_to_float, .vec_dot = iq4_nl_vec_dot, .fill = iq4_nl_fill,
 	       F16_AT(iq4_nl, d)),
-	SCALAR(IQ4_XS, .blck = QK_K, BLOCK(iq4_xs), .act_type = GGML_TYPE_Q8_K,
+	SCALAR(IQ4_XS, .act_type = GGML_TYPE_Q8_K,
 	       .to_float = iq4_xs_to_float, .vec_dot = iq4_xs_vec_dot, .fill = iq4_xs_fill,
 	       F16_AT(iq4_xs, d)),
 };

@@ -1,8 +1,10 @@
 /*
- * llm/sample.c — the sampler's state, its order of steps, the chain and the
- * draw (see sample.h for the chain). The steps are in sample_cut.c (those
- * that cut or rescale the candidate list) and sample_rep.c (those that read
- * the token history).
+ * llm/sample.c — the sampler's state, its table of steps (name, letter,
+ * when it is on, what it runs), the chain and the draw (see sample.h for the
+ * chain). The steps are in sample_cut.c (those that cut or rescale the
+ * candidate list) and sample_rep.c (those that read the token history);
+ * what they share (sorting, softmax, the RNG) is in sample_list.c, which
+ * calls none of them.
  *
  * Every step works on the candidate list s->cand[0..n_cand), which starts
  * indexed by token id (cand[i].id == i) and, once a step sorts it, stays in
@@ -11,36 +13,96 @@
 #include "sample_int.h"
 #include "math.h"
 
-/* ---- the order: llama.cpp's names (common_sampler_type_to_str) and letters ---- */
-static const char *const step_names[SAMPLE_N_STEPS] = {
-	"penalties", "dry", "top_n_sigma", "top_k", "typ_p", "top_p", "min_p", "xtc", "temperature",
-};
-static const char step_letters[SAMPLE_N_STEPS + 1] = "edskypmxt";
+/* ---- the steps: one row each, in enum sample_step's order ---- */
+static bool penalties_on(const struct sample_params *p)
+{
+	return p->repeat_last_n &&
+	       (p->repeat_penalty != 1.0f || p->frequency_penalty != 0.0f || p->presence_penalty != 0.0f);
+}
 
-/* llama.cpp's other spellings (common_sampler_types_from_names, alt names). */
+static bool dry_on(const struct sample_params *p)
+{
+	return p->dry_multiplier != 0.0f && p->dry_base >= 1.0f && p->dry_last_n != 0;
+}
+
+static bool typical_on(const struct sample_params *p)
+{
+	return p->typical < 1.0f;
+}
+
+static bool xtc_on(const struct sample_params *p)
+{
+	return p->xtc_probability > 0.0f && p->xtc_threshold <= 0.5f;
+}
+
+static void run_top_n_sigma(struct sampler *s)
+{
+	sample_top_n_sigma(s, s->par.top_nsigma);
+}
+
+static void run_top_k(struct sampler *s)
+{
+	sample_top_k(s, s->par.top_k);
+}
+
+static void run_typical(struct sampler *s)
+{
+	sample_typical(s, s->par.typical);
+}
+
+static void run_top_p(struct sampler *s)
+{
+	sample_top_p(s, s->par.top_p);
+}
+
+static void run_min_p(struct sampler *s)
+{
+	sample_min_p(s, s->par.min_p);
+}
+
+#define STEP_MAX_ALT 4
+
 static const struct {
-	const char *name;
-	uint8_t step;
-} step_alt[] = {
-	{"top-k", SAMPLE_TOP_K},     {"top-p", SAMPLE_TOP_P},         {"nucleus", SAMPLE_TOP_P},
-	{"top-n-sigma", SAMPLE_TOP_N_SIGMA}, {"typical-p", SAMPLE_TYPICAL}, {"typical", SAMPLE_TYPICAL},
-	{"typ-p", SAMPLE_TYPICAL},   {"typ", SAMPLE_TYPICAL},         {"min-p", SAMPLE_MIN_P},
-	{"temp", SAMPLE_TEMPERATURE},
+	const char *name;             /* llama.cpp's (common_sampler_type_to_str) */
+	char letter;                  /* its --sampling-seq letter */
+	const char *alt[STEP_MAX_ALT]; /* its other spellings (common_sampler_types_from_names) */
+	/* the step may only drop tokens other than the most likely one: a greedy
+	 * run skips it when no step after it could change its argmax */
+	bool keeps_argmax;
+	bool (*on)(const struct sample_params *p); /* NULL: always; else false means "off" */
+	void (*run)(struct sampler *s);
+} steps[SAMPLE_N_STEPS] = {
+	[SAMPLE_PENALTIES] = {"penalties", 'e', {0}, false, penalties_on, sample_apply_penalties},
+	[SAMPLE_DRY] = {"dry", 'd', {0}, false, dry_on, sample_dry},
+	[SAMPLE_TOP_N_SIGMA] = {"top_n_sigma", 's', {"top-n-sigma"}, true, NULL, run_top_n_sigma},
+	[SAMPLE_TOP_K] = {"top_k", 'k', {"top-k"}, true, NULL, run_top_k},
+	[SAMPLE_TYPICAL] = {"typ_p", 'y', {"typical-p", "typical", "typ-p", "typ"}, false, typical_on,
+			    run_typical},
+	[SAMPLE_TOP_P] = {"top_p", 'p', {"top-p", "nucleus"}, true, NULL, run_top_p},
+	[SAMPLE_MIN_P] = {"min_p", 'm', {"min-p"}, true, NULL, run_min_p},
+	[SAMPLE_XTC] = {"xtc", 'x', {0}, false, xtc_on, sample_xtc},
+	[SAMPLE_TEMPERATURE] = {"temperature", 't', {"temp"}, true, NULL, sample_temperature},
 };
 
 const char *sample_step_name(enum sample_step st)
 {
-	return (unsigned)st < SAMPLE_N_STEPS ? step_names[st] : "?";
+	return (unsigned)st < SAMPLE_N_STEPS ? steps[st].name : "?";
+}
+
+static bool name_is(const char *name, const char *s, size_t n)
+{
+	return name && strlen(name) == n && !memcmp(name, s, n);
 }
 
 static int step_by_name(const char *s, size_t n)
 {
-	for (int i = 0; i < SAMPLE_N_STEPS; i++)
-		if (strlen(step_names[i]) == n && !memcmp(step_names[i], s, n))
+	for (int i = 0; i < SAMPLE_N_STEPS; i++) {
+		if (name_is(steps[i].name, s, n))
 			return i;
-	for (size_t i = 0; i < sizeof step_alt / sizeof step_alt[0]; i++)
-		if (strlen(step_alt[i].name) == n && !memcmp(step_alt[i].name, s, n))
-			return step_alt[i].step;
+		for (int a = 0; a < STEP_MAX_ALT; a++)
+			if (name_is(steps[i].alt[a], s, n))
+				return i;
+	}
 	return -1;
 }
 
@@ -57,7 +119,7 @@ static size_t item_len(const char *s)
 static int step_by_letter(char c)
 {
 	for (int i = 0; i < SAMPLE_N_STEPS; i++)
-		if (step_letters[i] == c)
+		if (steps[i].letter == c)
 			return i;
 	return -1;
 }
@@ -113,7 +175,7 @@ void sample_order_format(const struct sample_params *p, char *buf, size_t cap)
 		if (len + (i > 0) + l + 1 > cap) {
 			/* too long for names: the letters */
 			for (len = 0; len < p->n_order && len + 1 < cap; len++)
-				buf[len] = p->order[len] < SAMPLE_N_STEPS ? step_letters[p->order[len]] : '?';
+				buf[len] = p->order[len] < SAMPLE_N_STEPS ? steps[p->order[len]].letter : '?';
 			buf[len] = 0;
 			return;
 		}
@@ -149,46 +211,6 @@ void sample_defaults(struct sample_params *p)
 	for (int i = 0; i < SAMPLE_N_STEPS; i++)
 		p->order[i] = (uint8_t)i;
 	p->n_order = SAMPLE_N_STEPS;
-}
-
-/* ---- RNG: xoshiro256** (Blackman & Vigna), state from splitmix64 ---- */
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-void sample_rng_seed(struct sample_rng *r, uint64_t seed)
-{
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&seed);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-uint64_t sample_rng_next(struct sample_rng *r)
-{
-	uint64_t *s = r->s;
-	uint64_t out = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return out;
-}
-
-float sample_rng_float(struct sample_rng *r)
-{
-	return (float)(sample_rng_next(r) >> 40) * (1.0f / 16777216.0f);
 }
 
 /* ---- setup: one block holds the candidates, the tally, the history, DRY's
@@ -284,109 +306,6 @@ void sample_accept(struct sampler *s, uint32_t id)
 	s->hist_head = s->hist_head + 1 == s->hist_cap ? 0 : s->hist_head + 1;
 	if (s->hist_len < s->hist_cap)
 		s->hist_len++;
-}
-
-/* ---- sorting: heap sort, descending (no libc qsort) ---- */
-static int cand_before(const struct sample_cand *a, const struct sample_cand *b, bool by_p)
-{
-	float ka = by_p ? a->p : a->logit, kb = by_p ? b->p : b->logit;
-
-	/* ties go to the lower id, so results do not depend on the input order */
-	return ka < kb || (ka == kb && a->id > b->id);
-}
-
-static void sift_down(struct sample_cand *c, uint32_t i, uint32_t n, bool by_p)
-{
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = i;
-		if (l < n && cand_before(&c[l], &c[m], by_p))
-			m = l;
-		if (l + 1 < n && cand_before(&c[l + 1], &c[m], by_p))
-			m = l + 1;
-		if (m == i)
-			return;
-		struct sample_cand t = c[i];
-		c[i] = c[m];
-		c[m] = t;
-		i = m;
-	}
-}
-
-/* Min-heap on "before" keeps the worst at the top; popping it in turn to the
- * back leaves the array sorted best first. */
-static void heap_sort_desc(struct sample_cand *c, uint32_t n, bool by_p)
-{
-	for (uint32_t i = n / 2; i-- > 0;)
-		sift_down(c, i, n, by_p);
-	for (uint32_t end = n; end > 1; end--) {
-		struct sample_cand t = c[0];
-		c[0] = c[end - 1];
-		c[end - 1] = t;
-		sift_down(c, 0, end - 1, by_p);
-	}
-}
-
-void sample_sort(struct sample_cand *c, uint32_t n)
-{
-	heap_sort_desc(c, n, false);
-}
-
-void sample_sort_by_p(struct sample_cand *c, uint32_t n)
-{
-	heap_sort_desc(c, n, true);
-}
-
-void sample_sort_list(struct sampler *s)
-{
-	if (!s->sorted)
-		heap_sort_desc(s->cand, s->n_cand, false);
-	s->sorted = true;
-}
-
-/* A min-heap of size k over the list keeps the k best; sorted at the end. */
-void sample_select_top_k(struct sampler *s, uint32_t k)
-{
-	struct sample_cand *c = s->cand;
-
-	if (!s->sorted) {
-		for (uint32_t i = k / 2; i-- > 0;)
-			sift_down(c, i, k, false);
-		for (uint32_t i = k; i < s->n_cand; i++) {
-			if (cand_before(&c[0], &c[i], false)) {
-				c[0] = c[i];
-				sift_down(c, 0, k, false);
-			}
-		}
-		heap_sort_desc(c, k, false);
-	}
-	s->n_cand = k;
-	s->sorted = true;
-}
-
-void sample_keep_argmax(struct sampler *s)
-{
-	uint32_t best = 0;
-
-	for (uint32_t i = 1; i < s->n_cand; i++)
-		if (cand_before(&s->cand[best], &s->cand[i], false))
-			best = i;
-	s->cand[0] = s->cand[best];
-	s->n_cand = 1;
-	s->sorted = true;
-}
-
-void sample_softmax(struct sampler *s)
-{
-	struct sample_cand *c = s->cand;
-	float sum = 0.0f;
-
-	sample_sort_list(s);
-	for (uint32_t i = 0; i < s->n_cand; i++) {
-		c[i].p = math_expf(c[i].logit - c[0].logit);
-		sum += c[i].p;
-	}
-	for (uint32_t i = 0; i < s->n_cand; i++)
-		c[i].p /= sum;
 }
 
 /* ---- the draw and Mirostat ---- */
@@ -487,68 +406,9 @@ static uint32_t mirostat2(struct sampler *s)
 }
 
 /* ---- the chain ---- */
-static bool step_active(const struct sampler *s, enum sample_step st)
+static bool step_active(const struct sampler *s, uint8_t st)
 {
-	const struct sample_params *p = &s->par;
-
-	switch (st) {
-	case SAMPLE_PENALTIES:
-		return p->repeat_last_n && (p->repeat_penalty != 1.0f || p->frequency_penalty != 0.0f ||
-					    p->presence_penalty != 0.0f);
-	case SAMPLE_DRY:
-		return p->dry_multiplier != 0.0f && p->dry_base >= 1.0f && p->dry_last_n != 0;
-	case SAMPLE_TYPICAL:
-		return p->typical < 1.0f;
-	case SAMPLE_XTC:
-		return p->xtc_probability > 0.0f && p->xtc_threshold <= 0.5f;
-	default:
-		return true;
-	}
-}
-
-/* Steps that may only drop tokens other than the most likely one: a greedy
- * run skips them when no step after them could change its argmax. */
-static bool step_keeps_argmax(enum sample_step st)
-{
-	return st == SAMPLE_TOP_N_SIGMA || st == SAMPLE_TOP_K || st == SAMPLE_TOP_P ||
-	       st == SAMPLE_MIN_P || st == SAMPLE_TEMPERATURE;
-}
-
-static void run_step(struct sampler *s, enum sample_step st)
-{
-	const struct sample_params *p = &s->par;
-
-	switch (st) {
-	case SAMPLE_PENALTIES:
-		sample_apply_penalties(s);
-		break;
-	case SAMPLE_DRY:
-		sample_dry(s);
-		break;
-	case SAMPLE_TOP_N_SIGMA:
-		sample_top_n_sigma(s, p->top_nsigma);
-		break;
-	case SAMPLE_TOP_K:
-		sample_top_k(s, p->top_k);
-		break;
-	case SAMPLE_TYPICAL:
-		sample_typical(s, p->typical);
-		break;
-	case SAMPLE_TOP_P:
-		sample_top_p(s, p->top_p);
-		break;
-	case SAMPLE_MIN_P:
-		sample_min_p(s, p->min_p);
-		break;
-	case SAMPLE_XTC:
-		sample_xtc(s);
-		break;
-	case SAMPLE_TEMPERATURE:
-		sample_temperature(s);
-		break;
-	case SAMPLE_N_STEPS:
-		break;
-	}
+	return !steps[st].on || steps[st].on(&s->par);
 }
 
 uint32_t sample_next(struct sampler *s, const float *logits)
@@ -580,11 +440,11 @@ uint32_t sample_next(struct sampler *s, const float *logits)
 	if (greedy) {
 		n = 0;
 		for (uint32_t i = 0; i < p->n_order; i++)
-			if (!step_keeps_argmax(p->order[i]) && step_active(s, p->order[i]))
+			if (!steps[p->order[i]].keeps_argmax && step_active(s, p->order[i]))
 				n = i + 1;
 	}
 	for (uint32_t i = 0; i < n; i++)
-		run_step(s, (enum sample_step)p->order[i]);
+		steps[p->order[i]].run(s);
 	if (greedy) {
 		sample_keep_argmax(s);
 		return s->cand[0].id;

@@ -1,7 +1,9 @@
 /*
- * llm/sample_int.h — what the sampler's files share (sample.c: state, order,
- * chain and draw; sample_cut.c: the steps that cut or rescale the list;
- * sample_rep.c: the steps that read the token history).
+ * llm/sample_int.h — what the sampler's files share (sample.c: state, the
+ * table of steps, the chain and the draw; sample_cut.c: the steps that cut
+ * or rescale the list; sample_rep.c: the steps that read the token history;
+ * sample_list.c: sorting, the k best, the argmax, softmax and the RNG, which
+ * the others call and which calls none of them).
  */
 #ifndef LLM_SAMPLE_INT_H
 #define LLM_SAMPLE_INT_H

@@ -11,6 +11,7 @@
  */
 #include "seal.h"
 #include "sha256.h"
+#include "codec.h"
 
 static const char seal_kdf_info[] = "llmk-seal v1 aes-256-gcm";
 static const char seal_keyid_label[] = "llmk-seal key-id v1";
@@ -67,13 +68,7 @@ void seal_zeroize(void *p, size_t n)
 
 char *seal_hex(const uint8_t *b, size_t n, char *out)
 {
-	static const char digits[] = "0123456789abcdef";
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = digits[b[i] >> 4];
-		out[2 * i + 1] = digits[b[i] & 15];
-	}
-	out[2 * n] = 0;
-	return out;
+	return hex_encode(b, n, out);
 }
 
 /* The layout every field must agree with (docs/sealed-format.md "Layout"). */
@@ -208,15 +203,13 @@ void seal_key_id(const uint8_t key[SEAL_KEY_SIZE], uint8_t id[SEAL_KEY_ID_SIZE])
 	seal_zeroize(&s, sizeof s);
 }
 
-/* 0..15 for a hex digit, else 0 with *bad set; no branch or index on c. */
+/* 0..15 for a hex digit, else 0 with *bad set; no branch or index on c
+ * (hex_digit is constant time). */
 static uint32_t hex_nibble(uint32_t c, uint32_t *bad)
 {
-	/* mask = all ones when lo <= c <= hi, computed from sign bits. */
-#define RANGE(lo, hi) ((((c - (lo)) | ((hi) - c)) >> 31) ^ 1u) * 0xffu
-	uint32_t dig = RANGE('0', '9'), up = RANGE('A', 'F'), low = RANGE('a', 'f');
-#undef RANGE
-	uint32_t v = (dig & (c - '0')) | (up & (c - 'A' + 10)) | (low & (c - 'a' + 10));
-	*bad |= ((dig | up | low) ^ 0xffu) & 1u;
+	uint32_t v = (uint32_t)hex_digit((int)c);
+
+	*bad |= v >> 31;
 	return v & 15u;
 }
 

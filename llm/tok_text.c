@@ -7,6 +7,7 @@
  * SPM or BPE encoder.
  */
 #include "tok_int.h"
+#include "codec.h"
 
 /* A piece of the input: plain text [off, off+len) or one special token. */
 struct frag {
@@ -247,22 +248,11 @@ static void put(struct wbuf *w, const void *s, size_t n)
 	w->n += n;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* <0xXX> -> the byte (llama.cpp's token_to_byte reads text[3..4]) */
 static void put_byte_token(struct wbuf *w, const struct tok_token *tk)
 {
-	int hi = tk->len >= 5 ? hexval(tk->text[3]) : -1;
-	int lo = tk->len >= 5 ? hexval(tk->text[4]) : -1;
+	int hi = tk->len >= 5 ? hex_digit(tk->text[3]) : -1;
+	int lo = tk->len >= 5 ? hex_digit(tk->text[4]) : -1;
 	char b = (char)((hi < 0 ? 0 : hi) << 4 | (lo < 0 ? 0 : lo));
 
 	put(w, &b, 1);

@@ -69,4 +69,3 @@ test-a64-engine: $(A64_DIR)/unittest ## unit tests cross-built for aarch64 Linux
 test-a64-simd: $(A64_DIR)/unittest ## NEON rows vs scalar under qemu-aarch64 (SDOT and plain NEON)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh a64-simd tests/simd/a64.sh $(A64_DIR)/unittest simd matmul quant
-TEST_STAGES += test-a64-engine test-a64-simd

@@ -7,7 +7,6 @@
 test-api-json: $(B)/host/llmctl $(B)/host/mkmodel ## API response_format and tools: 400 seeded schema replies valid, tool call round trips
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh api-json timeout 300 python3 tests/host/api_json.py $(B)/host/llmctl $(B)/host/mkmodel
-TEST_STAGES += test-api-json
 
 # response_format, tools and tool_choice under libFuzzer (mk/fuzz.mk's
 # build); seeds: a tools request with calls and results, a json_schema one.
@@ -30,4 +29,3 @@ $(FUZZ_API_FORMAT_SEEDS):
 test-fuzz-api-format: $(B)/fuzz/fuzz_api_format $(FUZZ_API_FORMAT_SEEDS) ## fuzz response_format/tools parsing, prompts and reply parsing for FUZZ_API_FORMAT_TIME seconds (10)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-api-format tests/fuzz/run.sh $(B)/fuzz/fuzz_api_format $(B)/fuzz/corpus/api_format $(FUZZ_API_FORMAT_TIME)
-TEST_STAGES += test-fuzz-api-format

@@ -8,4 +8,3 @@ test-attest-release: $(B)/host/llmctl $(B)/host/verifier $(B)/host/seal $(B)/hos
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh attest-release python3 tests/host/attest_release.py $(B)/host/llmctl \
 		$(B)/host/verifier $(B)/host/seal $(B)/host/mkevidence
-TEST_STAGES += test-attest-release

@@ -18,4 +18,3 @@ test-qemu-bounce: ## QEMU x86_64: virtio-blk through the confidential guests' bo
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh qemu-bounce python3 tests/qemu/test_bounce.py --esp $(BOUNCE_B)/x86_64/esp.img \
 		--workdir $(BOUNCE_B)/qemu
-TEST_STAGES += test-qemu-bounce

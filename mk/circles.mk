@@ -3,4 +3,3 @@
 .PHONY: test-circles
 test-circles: ## no two kernel/driver files call each other (grep-based)
 	@tests/stage.sh circles sh tools/check_circles.sh
-TEST_STAGES += test-circles

@@ -36,7 +36,6 @@ test-unit-$(1): $(B)/host/unittest $(B)/host/llmctl
 test-llmctl-infer-$(1): $(B)/host/llmctl $(B)/host/mkmodel
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh llmctl-infer-$(1) $$(call cpu_class,$(1)) tests/host/infer.sh $(B)/host/llmctl
-TEST_STAGES += test-unit-$(1) test-llmctl-infer-$(1)
 endef
 $(foreach c,$(CPU_CLASSES_$(HOST_ARCH)),$(eval $(call cpu_stages,$(c))))
 ifeq ($(HOST_ARCH),x86_64)

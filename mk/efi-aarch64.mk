@@ -32,4 +32,3 @@ ifneq ($(ARCH),aarch64)
 test-qemu-aarch64: ## QEMU boot tests for aarch64 (AAVMF, TCG)
 	@$(MAKE) --no-print-directory ARCH=aarch64 test-qemu-aarch64
 endif
-TEST_STAGES += test-qemu-aarch64

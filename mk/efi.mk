@@ -191,4 +191,3 @@ test-qemu-x86_64:
 	@$(MAKE) --no-print-directory ARCH=x86_64 test-qemu-x86_64
 endif
 test-qemu-x86_64: ## QEMU boot tests, x86_64 (OVMF, TCG)
-TEST_STAGES += test-qemu-x86_64

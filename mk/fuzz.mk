@@ -50,7 +50,6 @@ test-fuzz: $(B)/fuzz/fuzz_gguf $(FUZZ_SEEDS) ## fuzz the GGUF parser + tokenizer
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz tests/fuzz/run.sh $(B)/fuzz/fuzz_gguf $(B)/fuzz/corpus/gguf $(FUZZ_TIME)
 
-TEST_STAGES += test-fuzz
 
 # The line editor and word splitter; seeds: lines with quotes, escapes, keys.
 FUZZ_SHELL_TIME ?= 20
@@ -71,7 +70,6 @@ $(FUZZ_SHELL_SEEDS):
 test-fuzz-shell: $(B)/fuzz/fuzz_shell $(FUZZ_SHELL_SEEDS) ## fuzz the line editor and argument splitter for FUZZ_SHELL_TIME seconds (20)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-shell tests/fuzz/run.sh $(B)/fuzz/fuzz_shell $(B)/fuzz/corpus/shell $(FUZZ_SHELL_TIME)
-TEST_STAGES += test-fuzz-shell
 
 # The tokenizers; seeds: each vocabulary's test strings, once per selector byte.
 FUZZ_TOK_TIME ?= 30
@@ -92,7 +90,6 @@ $(FUZZ_TOK_SEEDS):
 test-fuzz-tok: $(B)/fuzz/fuzz_tok $(FUZZ_TOK_SEEDS) ## fuzz the tokenizers for FUZZ_TOK_TIME seconds (30)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-tok tests/fuzz/run.sh $(B)/fuzz/fuzz_tok $(B)/fuzz/corpus/tok $(FUZZ_TOK_TIME)
-TEST_STAGES += test-fuzz-tok
 
 # chat --messages: the JSON reader and every chat template on what it reads.
 FUZZ_CHAT_TIME ?= 20
@@ -113,7 +110,6 @@ $(FUZZ_CHAT_SEEDS):
 test-fuzz-chat: $(B)/fuzz/fuzz_chat $(FUZZ_CHAT_SEEDS) ## fuzz chat --messages' JSON reader and the chat templates for FUZZ_CHAT_TIME seconds (20)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-chat tests/fuzz/run.sh $(B)/fuzz/fuzz_chat $(B)/fuzz/corpus/chat $(FUZZ_CHAT_TIME)
-TEST_STAGES += test-fuzz-chat
 
 # The Jinja interpreter (llm/jinja*.c) on any template; seeds: llama.cpp's test
 # cases' templates and, when the node-llama-cpp bundle was unpacked
@@ -133,7 +129,6 @@ $(FUZZ_JINJA_SEEDS): tests/unit/jinja_llama_cases.h tests/fuzz/jinja_seeds.py
 test-fuzz-jinja: $(B)/fuzz/fuzz_jinja $(FUZZ_JINJA_SEEDS) ## fuzz the Jinja chat-template interpreter for FUZZ_JINJA_TIME seconds (20)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-jinja tests/fuzz/run.sh $(B)/fuzz/fuzz_jinja $(B)/fuzz/corpus/jinja $(FUZZ_JINJA_TIME)
-TEST_STAGES += test-fuzz-jinja
 
 # The API's JSON reader and HTTP request parser (shell/http/); seeds:
 # requests and bodies as clients send them.
@@ -165,7 +160,6 @@ test-fuzz-json: $(B)/fuzz/fuzz_json $(FUZZ_JSON_SEEDS) ## fuzz the API's JSON re
 test-fuzz-http: $(B)/fuzz/fuzz_http $(FUZZ_HTTP_SEEDS) ## fuzz the HTTP/1.1 request parser for FUZZ_HTTP_TIME seconds (10)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-http tests/fuzz/run.sh $(B)/fuzz/fuzz_http $(B)/fuzz/corpus/http $(FUZZ_HTTP_TIME)
-TEST_STAGES += test-fuzz-json test-fuzz-http
 
 # The API server's TLS transport (shell/http/tls.c) over a fake net whose
 # reads are the fuzzer's bytes; seeds: a real client's first flight
@@ -189,4 +183,3 @@ $(FUZZ_TLS_SEEDS):
 test-fuzz-tls: $(B)/fuzz/fuzz_tls $(FUZZ_TLS_SEEDS) ## fuzz the TLS transport under serve for FUZZ_TLS_TIME seconds (10)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-tls tests/fuzz/run.sh $(B)/fuzz/fuzz_tls $(B)/fuzz/corpus/tls $(FUZZ_TLS_TIME)
-TEST_STAGES += test-fuzz-tls

@@ -24,4 +24,3 @@ $(FUZZ_DRIVERS_SEEDS):
 test-fuzz-drivers: $(B)/fuzz/fuzz_drivers $(FUZZ_DRIVERS_SEEDS) ## fuzz the drivers' parsers of host bytes (ACPI, PCI/virtio, TPM, CRB, SNP) for FUZZ_DRIVERS_TIME seconds (10)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-drivers tests/fuzz/run.sh $(B)/fuzz/fuzz_drivers $(B)/fuzz/corpus/drivers $(FUZZ_DRIVERS_TIME)
-TEST_STAGES += test-fuzz-drivers

@@ -48,4 +48,3 @@ $(FUZZ_LOAD_SEEDS): $(B)/fuzz/fuzz_load
 test-fuzz-load: $(B)/fuzz/fuzz_load $(FUZZ_LOAD_SEEDS) ## fuzz load (resident + streamed) and 8 greedy tokens over edited models for FUZZ_LOAD_TIME seconds (60)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-load tests/fuzz/run.sh $(B)/fuzz/fuzz_load $(B)/fuzz/corpus/load $(FUZZ_LOAD_TIME)
-TEST_STAGES += test-fuzz-load

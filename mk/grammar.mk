@@ -6,7 +6,6 @@
 test-grammar: $(B)/host/llmctl $(B)/host/mkmodel ## infer -j: 400 seeded runs, every reply valid JSON of the schema; hostile grammars refused
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh grammar python3 tests/host/grammar.py $(B)/host/llmctl $(B)/host/mkmodel
-TEST_STAGES += test-grammar
 
 # The grammar parser, the schema converter and the matcher under libFuzzer
 # (mk/fuzz.mk's build); seeds: the JSON grammar, schemas, hostile shapes.
@@ -34,4 +33,3 @@ $(FUZZ_GRAMMAR_SEEDS): grammars/json.gbnf
 test-fuzz-grammar: $(B)/fuzz/fuzz_grammar $(FUZZ_GRAMMAR_SEEDS) ## fuzz the GBNF parser, schema converter and matcher for FUZZ_GRAMMAR_TIME seconds (30)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-grammar tests/fuzz/run.sh $(B)/fuzz/fuzz_grammar $(B)/fuzz/corpus/grammar $(FUZZ_GRAMMAR_TIME)
-TEST_STAGES += test-fuzz-grammar

@@ -6,4 +6,3 @@
 test-llmctl-hostile: $(B)/host/llmctl $(B)/host/mkmodel $(B)/host/seal ## llmctl vs hostile model files, configs and habits: one clean error line each
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh llmctl-hostile tests/host/hostile.sh $(B)/host/llmctl
-TEST_STAGES += test-llmctl-hostile

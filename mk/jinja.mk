@@ -7,4 +7,3 @@
 test-jinja-ref: $(B)/host/jinja_render $(B)/host/llmctl ## the Jinja interpreter against @huggingface/jinja on llama.cpp's real-world templates (needs node-llama-cpp in LLAMACPP_PREFIX, else skips)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh jinja-ref tools/jinja_ref.sh $(LLAMACPP_PREFIX)
-TEST_STAGES += test-jinja-ref

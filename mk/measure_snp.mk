@@ -6,4 +6,3 @@
 test-measure-snp: $(B)/host/verifier ## verifier measure snp: every case of attest/snp-measure/expected.json, changed inputs, bad input
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh measure-snp python3 tests/verify/measure_snp.py $(B)/host/verifier
-TEST_STAGES += test-measure-snp

@@ -11,11 +11,9 @@ test-qemu-net: ## QEMU x86_64: virtio-net, DHCP, the HTTPS API through hostfwd (
 	@$(MAKE) --no-print-directory ARCH=x86_64 $(B)/x86_64/esp.img
 	@tests/stage.sh qemu-net timeout 600 python3 tests/qemu/test_net.py --arch x86_64 \
 		--esp $(B)/x86_64/esp.img
-TEST_STAGES += test-qemu-net
 
 .PHONY: test-qemu-net-aarch64
 test-qemu-net-aarch64: ## QEMU aarch64: the same network test (AAVMF, TCG)
 	@$(MAKE) --no-print-directory ARCH=aarch64 $(B)/aarch64/esp.img
 	@tests/stage.sh qemu-net-aarch64 timeout 900 python3 tests/qemu/test_net.py --arch aarch64 \
 		--esp $(B)/aarch64/esp.img
-TEST_STAGES += test-qemu-net-aarch64

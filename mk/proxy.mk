@@ -8,7 +8,6 @@ test-proxy-host: $(B)/host/llmctl $(B)/host/verifier $(B)/host/mkevidence $(B)/h
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh proxy-host timeout 600 python3 tests/host/proxy.py $(B)/host/llmctl \
 		$(B)/host/verifier $(B)/host/mkevidence $(B)/host/tlscert
-TEST_STAGES += test-proxy-host
 
 # One QEMU boot (x86_64: the kernel's vTPM) with NET=1's network: the guest
 # serves attested TLS, verifier tls and llmctl proxy attest it (vtpm, the
@@ -19,7 +18,6 @@ test-qemu-proxy: $(B)/host/llmctl $(B)/host/verifier ## QEMU+swtpm+net: the gues
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh qemu-proxy timeout 600 python3 tests/qemu/test_proxy.py --esp $(B)/x86_64/esp.img \
 		--llmctl $(B)/host/llmctl --verifier $(B)/host/verifier --workdir $(B)/qemu-proxy
-TEST_STAGES += test-qemu-proxy
 
 # The proxy's HTTP reading (tools/host/http_msg.c) under libFuzzer: request
 # and response heads, chunked bodies decoded in pieces of every size.
@@ -38,4 +36,3 @@ test-fuzz-http-msg: $(B)/fuzz/fuzz_http_msg $(FUZZ_HTTP_MSG_SEEDS) ## fuzz the p
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-http-msg tests/fuzz/run.sh $(B)/fuzz/fuzz_http_msg $(B)/fuzz/corpus/http_msg \
 		$(FUZZ_HTTP_MSG_TIME)
-TEST_STAGES += test-fuzz-http-msg

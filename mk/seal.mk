@@ -3,7 +3,6 @@
 test-seal: $(B)/host/seal $(B)/host/llmctl $(B)/host/mkmodel ## build/host/seal end to end: keygen, seal, inspect, unseal, damaged images; shell unseal + disks
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh seal tests/seal/seal.sh $(B)/host/seal $(B)/host/llmctl
-TEST_STAGES += test-seal
 
 # The kernel reading sealed models (one QEMU boot, x86_64).
 .PHONY: test-qemu-seal
@@ -12,4 +11,3 @@ test-qemu-seal: $(B)/host/seal ## QEMU: sealed model in the kernel equals plain;
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh qemu-seal python3 tests/seal/test_qemu_seal.py --arch x86_64 \
 		--esp $(B)/x86_64/esp.img --seal $(B)/host/seal --workdir $(B)/qemu-seal
-TEST_STAGES += test-qemu-seal

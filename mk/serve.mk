@@ -5,7 +5,6 @@
 test-serve: $(B)/host/llmctl ## the HTTP API on 127.0.0.1: endpoints, streaming, shell parity, hostile clients
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh serve timeout 300 python3 tests/host/serve.py $(B)/host/llmctl
-TEST_STAGES += test-serve
 
 # test-serve-tls: `serve --port 0` (attested TLS on 127.0.0.1) with swtpm as
 # its attestation (tests/host/serve_tls.py): the TLS profile, the evidence
@@ -14,4 +13,3 @@ TEST_STAGES += test-serve
 test-serve-tls: $(B)/host/llmctl ## attested TLS on 127.0.0.1: profile, /v1/attestation binds the key, hostile TLS
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh serve-tls timeout 300 python3 tests/host/serve_tls.py $(B)/host/llmctl
-TEST_STAGES += test-serve-tls

@@ -10,7 +10,6 @@ test-session-host: $(B)/host/llmctl $(B)/host/mkevidence $(B)/host/seal ## sessi
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh session-host python3 tests/host/session.py $(B)/host/llmctl \
 		$(B)/host/mkevidence $(B)/host/seal
-TEST_STAGES += test-session-host
 
 # `make run SESSION=1`: the same boot with a vTPM (TPM=1 implied), the
 # serial line on a unix socket whose raw output bytes QEMU logs to
@@ -38,4 +37,3 @@ test-qemu-session: $(B)/host/llmctl $(B)/host/verifier $(B)/host/seal $(B)/host/
 		--llmctl $(B)/host/llmctl --verifier $(B)/host/verifier --seal $(B)/host/seal \
 		--mkevidence $(B)/host/mkevidence \
 		--workdir $(B)/qemu-session
-TEST_STAGES += test-qemu-session

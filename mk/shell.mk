@@ -5,4 +5,3 @@
 test-llmctl: $(B)/host/llmctl ## build/host/llmctl end to end: pipes, -c, exit codes, bad inputs, disks hash vs sha256sum
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh llmctl tests/host/llmctl.sh $(B)/host/llmctl
-TEST_STAGES += test-llmctl

@@ -10,7 +10,6 @@ test-qemu-simd-$(1):
 	@$$(MAKE) --no-print-directory ARCH=$(1) $(B)/$(1)/esp.img
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh qemu-simd-$(1) python3 tests/qemu/test_simd.py --arch $(1) --esp $(B)/$(1)/esp.img
-TEST_STAGES += test-qemu-simd-$(1)
 endef
 $(foreach a,x86_64 aarch64,$(eval $(call qemu_simd,$(a))))
 test-qemu-simd-x86_64: ## kernels in QEMU x86_64 -smp 2: selftest (AVX2 rows), bench (emulated), 2 threads = 1 thread

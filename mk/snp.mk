@@ -10,5 +10,4 @@ $(EFI_OBJ_DIR)/drivers/snp_guest_msg.o: EFI_KERNEL_CFLAGS += -I$(BEARSSL_DIR)/in
 test-snp: $(B)/host/llmctl $(B)/host/seal $(B)/host/mkmodel ## SEV-SNP simulator: seal --to-guest, unseal --guest across "reboots", refusals
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh snp tests/snp/guestkey.sh $(B)/host/llmctl $(B)/host/seal $(B)/host/mkmodel
-TEST_STAGES += test-snp
 $(EFI_OBJ_DIR)/drivers/sev_snp.o: EFI_KERNEL_CFLAGS += -I$(BEARSSL_DIR)/inc

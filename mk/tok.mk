@@ -19,4 +19,3 @@ test-unit test-asan: tok-vocabs
 test-tok-shell: $(B)/host/llmctl tok-vocabs ## tokenize/detokenize commands: every vocab case through llmctl
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh tok-shell tests/host/tok.sh $(B)/host/llmctl
-TEST_STAGES += test-tok-shell

@@ -28,4 +28,3 @@ test-qemu-attest: ## QEMU with a vTPM: attest evidence replays and passes tpm2_c
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh qemu-attest python3 tests/qemu/test_attest.py --arch x86_64 \
 		--esp $(B)/x86_64/esp.img --workdir $(B)/qemu-attest
-TEST_STAGES += test-qemu-attest

@@ -6,4 +6,3 @@
 test-verifier-bundle: $(B)/host/verifier $(B)/host/mkevidence ## verifier snp/tdx --evidence and wrap on simulated SNP bundles (SIMULATED), refusals
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh verifier-bundle tests/host/verifier_bundle.sh $(B)/host/verifier $(B)/host/mkevidence
-TEST_STAGES += test-verifier-bundle

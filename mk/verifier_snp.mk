@@ -5,7 +5,6 @@
 test-verifier-snp: $(B)/host/verifier ## verifier snp/tdx: real SEV-SNP reports and TDX quote verify, tampered copies refused
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh verifier-snp tests/host/verifier_snp_tdx.sh $(B)/host/verifier
-TEST_STAGES += test-verifier-snp
 
 # libFuzzer target for the verification library (rules for $(B)/fuzz/obj in
 # mk/fuzz.mk); seeds: the real certificates, reports and quote, each behind
@@ -13,7 +12,7 @@ TEST_STAGES += test-verifier-snp
 # 3 TDX quote).
 FUZZ_VERIFY_TIME ?= 30
 FUZZ_VERIFY_SRC := $(addprefix tools/verify/,der.c pem.c roots.c sig.c snp_chain.c snp_report.c \
-	tdx_quote.c vfy.c x509.c x509_chain.c) tests/fuzz/fuzz_verify.c
+	tdx_quote.c vfy.c x509.c x509_chain.c) llm/codec.c tests/fuzz/fuzz_verify.c
 $(B)/fuzz/fuzz_verify: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_VERIFY_SRC))
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lbearssl
 
@@ -33,4 +32,3 @@ $(FUZZ_VERIFY_SEEDS):
 test-fuzz-verify: $(B)/fuzz/fuzz_verify $(FUZZ_VERIFY_SEEDS) ## fuzz the SNP/TDX/X.509/PEM verifiers for FUZZ_VERIFY_TIME seconds (30)
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh fuzz-verify tests/fuzz/run.sh $(B)/fuzz/fuzz_verify $(B)/fuzz/corpus/verify $(FUZZ_VERIFY_TIME)
-TEST_STAGES += test-fuzz-verify

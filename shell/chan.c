@@ -138,7 +138,7 @@ long chan_seal(struct chan *c, uint8_t type, const void *data, size_t n, char *l
 	br_gcm_get_tag(&c->send.gcm, frame + 11 + b);
 	c->send.ctr++;
 	memcpy(line, CHAN_PREFIX, CHAN_PREFIX_LEN);
-	long k = evidence_b64_encode(frame, b + CHAN_OVERHEAD, line + CHAN_PREFIX_LEN,
+	long k = b64_encode(frame, b + CHAN_OVERHEAD, line + CHAN_PREFIX_LEN,
 				     cap - CHAN_PREFIX_LEN);
 	seal_zeroize(frame, sizeof frame);
 	return k < 0 ? k : (long)CHAN_PREFIX_LEN + k;
@@ -174,7 +174,7 @@ long chan_open(struct chan *c, const char *line, size_t n, uint8_t *type, uint8_
 	if (!chan_is_frame(line, n))
 		return refuse(c, -LLMK_EFORMAT, err, errn, "a line from the %s that is not a frame "
 			      "(no \"%s\" prefix)", who, CHAN_PREFIX);
-	long k = evidence_b64_decode(line + CHAN_PREFIX_LEN, n - CHAN_PREFIX_LEN, frame,
+	long k = b64_decode(line + CHAN_PREFIX_LEN, n - CHAN_PREFIX_LEN, frame,
 				     sizeof frame);
 	if (k < (long)CHAN_OVERHEAD)
 		return refuse(c, -LLMK_EFORMAT, err, errn, "frame %llu from the %s is malformed "

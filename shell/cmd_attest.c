@@ -24,17 +24,6 @@
 #define CRED_MAX 2048
 
 /* ---- arguments ---- */
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int parse_nonce(struct shell *sh, const char *h, uint8_t *out, size_t *n)
 {
 	size_t len = strlen(h);
@@ -42,7 +31,7 @@ static int parse_nonce(struct shell *sh, const char *h, uint8_t *out, size_t *n)
 		return shell_err(sh, -LLMK_EINVAL, "attest: --nonce: want 2 to %u hex digits (an even "
 				 "count), got %zu", 2 * EVIDENCE_NONCE_MAX, len);
 	for (size_t i = 0; i < len; i += 2) {
-		int a = hexval(h[i]), b = hexval(h[i + 1]);
+		int a = hex_digit(h[i]), b = hex_digit(h[i + 1]);
 		if (a < 0 || b < 0)
 			return shell_err(sh, -LLMK_EINVAL, "attest: --nonce: '%c' at position %zu is not "
 					 "a hex digit", a < 0 ? h[i] : h[i + 1], a < 0 ? i + 1 : i + 2);
@@ -196,7 +185,7 @@ static int activate(struct shell *sh, int kind, const char *b64)
 	size_t on = 0;
 	char hex[129];
 
-	long n = evidence_b64_decode(b64, strlen(b64), cred, sizeof cred);
+	long n = b64_decode(b64, strlen(b64), cred, sizeof cred);
 	if (n < 0)
 		return shell_err(sh, -LLMK_EINVAL, "attest: --activate: not base64 of a credential "
 				 "(RFC 4648, padded, at most %d bytes)", CRED_MAX);
@@ -373,7 +362,7 @@ static int cmd_attest(struct shell *sh, int argc, char **argv)
 		if (n > 0)
 			show[kind](recs, n);
 	}
-	long m = evidence_b64_encode(buf, len, b64, EVIDENCE_MAX / 3 * 4 + 8);
+	long m = b64_encode(buf, len, b64, EVIDENCE_MAX / 3 * 4 + 8);
 	if (m < 0) {
 		r = shell_err(sh, (int)m, "attest: evidence of %zu bytes does not fit base64", len);
 		goto out;

@@ -198,7 +198,7 @@ static int cmd_seal_guest(struct shell *sh, int argc, char **argv)
 	gcm(k, blob, blob + GSK_HDR + GSK_IV, blob + GSK_HDR + GSK_IV + SEAL_KEY_SIZE, 1);
 	seal_zeroize(key, sizeof key);
 	seal_zeroize(k, sizeof k);
-	evidence_b64_encode(blob, sizeof blob, b64, sizeof b64);
+	b64_encode(blob, sizeof blob, b64, sizeof b64);
 	plat_printf("guest-sealed: %s\n", b64);
 	plat_printf("key id %s, opens on this chip for the same %s%s: unseal --guest BASE64, or "
 		    "seal-guest-file NAME in llmk.cfg\n",
@@ -218,7 +218,7 @@ static int open_blob(struct shell *sh, const char *text, size_t n, const char *f
 		n--;
 	if (n > 14 && !memcmp(text, "guest-sealed: ", 14))
 		text += 14, n -= 14;
-	long m = evidence_b64_decode(text, n, blob, sizeof blob);
+	long m = b64_decode(text, n, blob, sizeof blob);
 	if (m != (long)GSK_SIZE || memcmp(blob, GSK_MAGIC, 8) != 0)
 		return shell_err(sh, -LLMK_EFORMAT,
 				 "unseal: %s is not a guest-sealed key (want base64 of %u bytes "

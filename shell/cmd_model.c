@@ -1,27 +1,17 @@
 /*
  * shell/cmd_model.c — the model commands: load, unload, info, infer, chat,
- * stats, profile. The engine lives in sh->engine, created on first use; the
+ * stats, profile. The engine lives in sh->engine, created on first use
+ * (shell_engine, shell.c); the
  * commands ask it (engine.h's calls and snapshots) and print the answers.
  * Its settings and their flags are cmd_model_cfg.c's table.
  */
 #include "cmd_model.h"
-#include "cmd_stream.h"
+#include "cmd_model_cfg.h"
+#include "info_stats.h"
 #include "cmd_seal.h"
 #include "cmd_attest.h"
 #include "json_msgs.h"
 #include "http/api_format.h"
-
-struct engine *shell_engine(struct shell *sh)
-{
-	if (!sh->engine) {
-		struct engine *e = plat_alloc(sizeof *e, 64);
-		if (!e)
-			plat_panic("model: cannot allocate %zu bytes for the engine", sizeof *e);
-		engine_init(e);
-		sh->engine = e;
-	}
-	return sh->engine;
-}
 
 /* The loaded model's info; false (info->loaded false) when none. */
 static bool loaded(struct shell *sh, struct engine_info *info)
@@ -196,7 +186,7 @@ static void info_model(const struct engine_info *info, const struct engine_plan 
 		plat_printf("), for the packed kernels (%.0f ms at load; config pack off to keep "
 			    "GGUF order)\n", (double)p->pack_ns / 1e6);
 	}
-	shell_stream_info(p);
+	shell_print_plan(p);
 }
 
 static int cmd_info(struct shell *sh, int argc, char **argv)
@@ -792,7 +782,7 @@ static int cmd_stats(struct shell *sh, int argc, char **argv)
 	plat_printf("  cache       %u of %u positions; load %.1f ms; memory peak %llu bytes\n",
 		    st.n_past, st.n_ctx, (double)st.run.load_ns / 1e6,
 		    (unsigned long long)st.mem_peak);
-	shell_stream_stats(&st, &plan);
+	shell_print_stats(&st, &plan);
 	return 0;
 }
 

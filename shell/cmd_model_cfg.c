@@ -9,7 +9,7 @@
  * struct engine_config; the same parser fills the engine's configuration
  * (config) or the one run's copy of it (a flag).
  */
-#include "cmd_model.h"
+#include "cmd_model_cfg.h"
 
 #include <stddef.h>
 

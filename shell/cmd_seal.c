@@ -113,7 +113,7 @@ static int key_from_wrapped(struct shell *sh, const char *b64)
 
 	if (!s)
 		return shell_err(sh, -LLMK_ENOMEM, "unseal: no memory for the key state");
-	long n = evidence_b64_decode(b64, strlen(b64), blob, sizeof blob);
+	long n = b64_decode(b64, strlen(b64), blob, sizeof blob);
 	if (n < 0)
 		return shell_err(sh, -LLMK_EINVAL, "unseal --wrapped: not base64 of a key-wrap blob "
 				 "(RFC 4648, padded)");

@@ -12,6 +12,7 @@
  * out in clear; everything after is framed.
  */
 #include "session.h"
+#include "../llm/codec.h"
 #include "cmd_attest.h"
 #include "evidence.h"
 #include "../kernel/attest.h"
@@ -20,17 +21,6 @@
 #include "../llm/seal.h"
 
 #define CRED_MAX 2048 /* a TPM credential: ~330 bytes for an RSA 2048 EK */
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* HEX of min..max bytes into out; one error line naming opt. */
 static int parse_hex(struct shell *sh, const char *opt, const char *h, size_t min, size_t max,
@@ -42,7 +32,7 @@ static int parse_hex(struct shell *sh, const char *opt, const char *h, size_t mi
 				 opt, min == max ? "" : "an even count of 2 to ",
 				 2 * max, len);
 	for (size_t i = 0; i < len; i += 2) {
-		int a = hexval(h[i]), b = hexval(h[i + 1]);
+		int a = hex_digit(h[i]), b = hex_digit(h[i + 1]);
 		if (a < 0 || b < 0)
 			return shell_err(sh, -LLMK_EINVAL, "session open: %s: '%c' at position %zu is not "
 					 "a hex digit", opt, a < 0 ? h[i] : h[i + 1],
@@ -115,6 +105,9 @@ static int session_open(struct shell *sh, int argc, char **argv)
 	size_t len;
 	int r;
 
+	if (sh->in != &shell_input_session)
+		return shell_err(sh, -LLMK_ENOTSUP, "session open: this console cannot carry a "
+				 "session (its owner reads it as is)");
 	if (!s)
 		return shell_err(sh, -LLMK_ENOMEM, "session open: no memory for the session state");
 	if (s->state != SESSION_NONE)
@@ -164,7 +157,7 @@ static int session_open(struct shell *sh, int argc, char **argv)
 	size_t cap = EVIDENCE_MAX / 3 * 4 + 8;
 	char *b64 = plat_alloc(cap, 64);
 	if (b64)
-		m = evidence_b64_encode(buf, len, b64, cap);
+		m = b64_encode(buf, len, b64, cap);
 	plat_free(buf, EVIDENCE_MAX);
 	if (m < 0) {
 		plat_free(b64, cap);
@@ -203,7 +196,7 @@ static int session_activate(struct shell *sh, const char *b64)
 	if (!s || !s->pending.on)
 		return shell_err(sh, -LLMK_EINVAL, "session activate: no session is waiting for a "
 				 "credential (session open first)");
-	long n = evidence_b64_decode(b64, strlen(b64), cred, sizeof cred);
+	long n = b64_decode(b64, strlen(b64), cred, sizeof cred);
 	int e = n < 0 ? -LLMK_EINVAL
 		      : plat_attest_activate(PLAT_ATTEST_VTPM, cred, (size_t)n, secret, sizeof secret,
 					     &secret_n);
@@ -352,7 +345,7 @@ static int set_clients(struct shell *sh, const struct shell_config_key *k, const
 			return shell_err(sh, -LLMK_EINVAL, "config session-clients: key %d: want 64 hex "
 					 "digits (an X25519 public key), got %zu characters", n + 1, len);
 		for (size_t i = 0; i < 64; i += 2) {
-			int a = hexval(p[i]), b = hexval(p[i + 1]);
+			int a = hex_digit(p[i]), b = hex_digit(p[i + 1]);
 			if (a < 0 || b < 0)
 				return shell_err(sh, -LLMK_EINVAL, "config session-clients: key %d: '%c' "
 						 "is not a hex digit", n + 1, a < 0 ? p[i] : p[i + 1]);

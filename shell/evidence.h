@@ -13,6 +13,7 @@
 #define SHELL_EVIDENCE_H
 
 #include "../kernel/evidence_format.h"
+#include "../llm/codec.h"
 
 /* The config digest of n bytes of configuration text: SHA-256 of them (n = 0,
  * no file at all included, is the empty configuration). */
@@ -37,11 +38,5 @@ int evidence_parse(const uint8_t *buf, size_t len, struct evidence_rec *recs, in
 const struct evidence_rec *evidence_find(const struct evidence_rec *recs, int n, uint16_t t,
 					 bool *dup);
 
-/* RFC 4648 §4 base64 with padding. encode: returns the length written
- * (NUL-terminated; needs 4 * ceil(n / 3) + 1 bytes), or -LLMK_ERANGE.
- * decode: strict (alphabet, padding, no spaces); the length or -LLMK_EFORMAT
- * / -LLMK_ERANGE. */
-long evidence_b64_encode(const void *src, size_t n, char *dst, size_t cap);
-long evidence_b64_decode(const char *src, size_t n, uint8_t *dst, size_t cap);
 
 #endif

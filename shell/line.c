@@ -24,6 +24,20 @@
  */
 #include "shell.h"
 
+static int plain_getc(struct shell *sh)
+{
+	(void)sh;
+	return plat_getc();
+}
+
+static int plain_trygetc(struct shell *sh)
+{
+	(void)sh;
+	return plat_trygetc();
+}
+
+const struct shell_input_ops shell_input_plain = {.getc = plain_getc, .trygetc = plain_trygetc};
+
 void shell_line_reset(struct shell_line *l)
 {
 	/* after_cr survives: the LF of a CRLF arrives after the line is done. */

@@ -9,10 +9,10 @@
  * commands, comes last.
  */
 #include "shell.h"
+#include "cmd_model_cfg.h"
 
 extern const struct shell_cmd shell_cmds_tok[];
 extern const struct shell_cmd shell_cmds_model[];
-extern const struct shell_config_key shell_config_model[];
 extern const struct shell_cmd shell_cmds_models[];
 extern const struct shell_cmd shell_cmds_bench[];
 extern const struct shell_cmd shell_cmds_seal[];

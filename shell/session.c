@@ -192,7 +192,7 @@ static int next_plain(struct session_state *s)
 	return c;
 }
 
-int shell_session_getc(struct shell *sh)
+static int session_in_getc(struct shell *sh)
 {
 	struct session_state *s = sh->session;
 
@@ -215,7 +215,7 @@ int shell_session_getc(struct shell *sh)
 	return s->state == SESSION_OPEN ? next_plain(s) : 3;
 }
 
-int shell_session_trygetc(struct shell *sh)
+static int session_in_trygetc(struct shell *sh)
 {
 	struct session_state *s = sh->session;
 
@@ -328,7 +328,7 @@ void shell_session_end_now(struct shell *sh)
 	finish(sh, s);
 }
 
-void shell_session_prompt(struct shell *sh)
+static void session_in_prompt(struct shell *sh)
 {
 	struct session_state *s = sh->session;
 
@@ -348,7 +348,7 @@ void shell_session_prompt(struct shell *sh)
 	}
 }
 
-int shell_session_check(struct shell *sh, const struct shell_cmd *c)
+static int session_in_check(struct shell *sh, const struct shell_cmd *c)
 {
 	struct session_state *s = sh->session;
 
@@ -373,3 +373,10 @@ const char *shell_session_key_release(struct shell *sh)
 	s->key_given = true;
 	return s->how;
 }
+
+const struct shell_input_ops shell_input_session = {
+	.getc = session_in_getc,
+	.trygetc = session_in_trygetc,
+	.prompt = session_in_prompt,
+	.check = session_in_check,
+};

@@ -28,11 +28,7 @@
 #include "chan.h"
 #include "shell.h"
 
-/* ---- the hooks shell.c calls (weak there) ---- */
-int shell_session_getc(struct shell *sh);
-int shell_session_trygetc(struct shell *sh);
-void shell_session_prompt(struct shell *sh);
-int shell_session_check(struct shell *sh, const struct shell_cmd *c);
+/* The console through the session: shell_input_session (shell.h). */
 
 /* ---- for other commands ---- */
 /*

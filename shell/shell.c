@@ -9,21 +9,20 @@
 #include "evidence.h"
 #include "../kernel/attest.h"
 
+#include "../llm/engine.h"
 #include "../llm/seal.h"
 
-/*
- * The confidential session's hooks (shell/session.c, docs/session.md): while
- * a session is open, input bytes come out of its frames, the prompt becomes a
- * frame, and require-session may refuse a command. Weak for one reason: the
- * line-editor fuzz target links shell.c without the engine and the session
- * (mk/fuzz.mk); there the console is used as is.
- */
-#define SHELL_WEAK __attribute__((weak, visibility("hidden")))
-int shell_session_getc(struct shell *sh) SHELL_WEAK;
-int shell_session_trygetc(struct shell *sh) SHELL_WEAK;
-void shell_session_prompt(struct shell *sh) SHELL_WEAK;
-int shell_session_check(struct shell *sh, const struct shell_cmd *c) SHELL_WEAK;
-void shell_going_down(struct shell *sh) SHELL_WEAK;
+struct engine *shell_engine(struct shell *sh)
+{
+	if (!sh->engine) {
+		struct engine *e = plat_alloc(sizeof *e, 64);
+		if (!e)
+			plat_panic("model: cannot allocate %zu bytes for the engine", sizeof *e);
+		engine_init(e);
+		sh->engine = e;
+	}
+	return sh->engine;
+}
 
 /* ---- errors ---- */
 int shell_err(struct shell *sh, int err, const char *fmt, ...)
@@ -137,9 +136,7 @@ const char *shell_human_size(uint64_t bytes, char *buf, size_t n)
 /* ---- input ---- */
 static int input_byte(struct shell *sh, bool wait)
 {
-	if (wait)
-		return shell_session_getc ? shell_session_getc(sh) : plat_getc();
-	return shell_session_trygetc ? shell_session_trygetc(sh) : plat_trygetc();
+	return wait ? sh->in->getc(sh) : sh->in->trygetc(sh);
 }
 
 static bool line_end(int c)
@@ -299,7 +296,7 @@ int shell_exec_line(struct shell *sh, const char *line)
 	if (!c)
 		return sh->last_status = shell_err(sh, -LLMK_ENOENT,
 						   "unknown command '%s' (try 'help')", sh->argv[0]);
-	int r = shell_session_check ? shell_session_check(sh, c) : 0;
+	int r = sh->in->check ? sh->in->check(sh, c) : 0;
 	if (r)
 		return sh->last_status = r;
 	sh->last_status = c->fn(sh, argc, sh->argv);
@@ -389,6 +386,7 @@ int shell_config_apply(struct shell *sh, const char *text, size_t len, const cha
 void shell_init(struct shell *sh, bool interactive)
 {
 	memset(sh, 0, sizeof *sh);
+	sh->in = &shell_input_plain;
 	sh->echo = interactive;
 	sh->prompt = interactive;
 	shell_line_reset(&sh->line);
@@ -444,8 +442,8 @@ int shell_run(struct shell *sh)
 	bool first = true;
 
 	for (;;) {
-		if (shell_session_prompt)
-			shell_session_prompt(sh);
+		if (sh->in->prompt)
+			sh->in->prompt(sh);
 		if (sh->prompt)
 			plat_write(SHELL_PROMPT, sizeof SHELL_PROMPT - 1);
 		if (first) {
@@ -483,9 +481,9 @@ void shell_main(void)
 	if (!sh)
 		plat_panic("shell: cannot allocate %zu bytes for the shell state", sizeof *sh);
 	shell_init(sh, true);
+	sh->in = &shell_input_session; /* the console is ours */
 	shell_serve_at_boot(sh);
 	shell_run(sh);
-	if (shell_going_down)
-		shell_going_down(sh);
+	shell_going_down(sh);
 	plat_poweroff();
 }

@@ -83,8 +83,32 @@ struct seal_shell;  /* shell/cmd_seal.c: the model key */
 struct attest_shell; /* the attestation commands' state */
 struct session_state; /* shell/session.h: the confidential session */
 struct tls_key;     /* shell/http/tls.h: the API server's TLS key */
+struct shell_cmd;
+
+/*
+ * Where the prompt loop's bytes come from, and what stands between a typed
+ * line and its command. Whoever owns the console sets sh->in after
+ * shell_init (which sets shell_input_plain): the kernel's and the host's
+ * entries and the shell's test fixture set shell_input_session, so that
+ * `session open` can carry the console inside frames; the line-editor fuzz
+ * target keeps the plain one.
+ */
+struct shell_input_ops {
+	int (*getc)(struct shell *sh);    /* the next byte, waiting; -1 at the end */
+	int (*trygetc)(struct shell *sh); /* the next byte, or -1 when none waits */
+	void (*prompt)(struct shell *sh); /* before each prompt; NULL: nothing */
+	/* 0 to run the command, else its (printed) refusal; NULL: all run */
+	int (*check)(struct shell *sh, const struct shell_cmd *c);
+};
+/* The console as it is: plat_getc/plat_trygetc (shell/line.c). */
+extern const struct shell_input_ops shell_input_plain;
+/* Through the confidential session when one is open (shell/session.c,
+ * docs/session.md): input out of its frames, the prompt a frame,
+ * require-session refusing commands in clear. */
+extern const struct shell_input_ops shell_input_session;
 
 struct shell {
+	const struct shell_input_ops *in; /* never NULL after shell_init */
 	/* The inference session (loaded model, config); shell/cmd_model.c's
 	 * shell_engine() creates it on first use, NULL until then. */
 	struct engine *engine;
@@ -146,6 +170,8 @@ const struct shell_config_key *shell_config_at(int idx);
 const struct shell_config_key *shell_config_find(const char *name);
 
 /* ---- shell.c ---- */
+/* sh->engine, created (engine_init defaults) on first use. */
+struct engine *shell_engine(struct shell *sh);
 /* Fresh state (no engine); echo and prompt on if interactive (a terminal
  * types into it), then plat_config_file() measured (plat_attest_extend,
  * "llmk config <sha256 hex>", also when there is none) and, if that

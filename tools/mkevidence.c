@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../llm/codec.h"
 #include "../shell/evidence.h"
 #include "../shell/keywrap.h"
 #include "verify/cmd.h"
@@ -66,25 +67,11 @@ struct opts {
 	const char *config; /* the llmk.cfg the guest was told (none: the empty configuration) */
 };
 
-static int hexval(int c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-		: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 /* Even-length hex into out[max]; the length, or -1. */
 static long hex(const char *s, uint8_t *out, size_t max)
 {
-	size_t n = strlen(s);
-	if (n == 0 || n % 2 || n / 2 > max)
-		return -1;
-	for (size_t i = 0; i < n / 2; i++) {
-		int a = hexval(s[2 * i]), b = hexval(s[2 * i + 1]);
-		if (a < 0 || b < 0)
-			return -1;
-		out[i] = (uint8_t)(a << 4 | b);
-	}
-	return (long)(n / 2);
+	long n = *s ? hex_decode(s, strlen(s), out, max, NULL) : -1;
+	return n < 0 ? -1 : n;
 }
 
 static void print_hex(const char *name, const uint8_t *p, size_t n)
@@ -173,7 +160,7 @@ static int write_bundle(const char *path, const uint8_t *b, size_t n)
 	if (!text)
 		return cmd_fail("out of memory");
 	memcpy(text, "evidence: ", 10);
-	long k = evidence_b64_encode(b, n, text + 10, cap - 11);
+	long k = b64_encode(b, n, text + 10, cap - 11);
 	int r = k < 0 ? cmd_fail("base64") : 0;
 	if (!r) {
 		text[10 + k] = '\n';
@@ -296,7 +283,7 @@ static int cmd_unwrap(const struct opts *o)
 	char *s = strstr(text, "wrapped: ");
 	s = s ? s + 9 : text;
 	size_t k = strcspn(s, " \t\r\n");
-	long m = evidence_b64_decode(s, k, blob, sizeof blob);
+	long m = b64_decode(s, k, blob, sizeof blob);
 	free(text);
 	if (m >= 0)
 		keywrap_parse(blob, (size_t)m, rd, &cred, &cred_n);

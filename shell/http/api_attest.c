@@ -22,17 +22,6 @@
 
 static const char JSON_TYPE[] = "application/json";
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 void tls_activate_proof(const uint8_t *secret, size_t n, const uint8_t k[32],
 			const uint8_t *nonce, size_t nonce_len, uint8_t proof[32])
 {
@@ -109,7 +98,7 @@ static bool nonce_of(struct srv *s, struct srv_conn *c, const struct json_node *
 		return false;
 	}
 	for (size_t i = 0; i < n->len; i += 2) {
-		int a = hexval(n->str[i]), b = hexval(n->str[i + 1]);
+		int a = hex_digit(n->str[i]), b = hex_digit(n->str[i + 1]);
 		if (a < 0 || b < 0) {
 			srv_error(s, c, 400, "invalid_request_error", "'nonce' must be hex digits");
 			return false;
@@ -194,7 +183,7 @@ void api_attestation(struct srv *s, struct srv_conn *c)
 	json_out_lit(&o, "{\"provider\":");
 	json_out_cstr(&o, info.name);
 	json_out_lit(&o, ",\"evidence\":\"");
-	long m = evidence_b64_encode(buf, len, out + o.len, cap - o.len);
+	long m = b64_encode(buf, len, out + o.len, cap - o.len);
 	plat_free(buf, EVIDENCE_MAX);
 	if (m >= 0)
 		o.len += (size_t)m;
@@ -229,7 +218,7 @@ void api_attestation_activate(struct srv *s, struct srv_conn *c)
 	if (body(s, c, &d)) {
 		n = json_get(&d, &d.nodes[0], "credential");
 		if (n && n->type == JSON_STRING)
-			k = evidence_b64_decode(n->str, n->len, cred, sizeof cred);
+			k = b64_decode(n->str, n->len, cred, sizeof cred);
 		if (k < 0)
 			srv_error(s, c, 400, "invalid_request_error", "'credential' must be base64 of "
 				  "a TPM credential (RFC 4648, padded, at most 2048 bytes)");

@@ -64,6 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		host_set_output(sink, NULL);
 	}
 	memset(sh, 0, sizeof *sh);
+	sh->in = &shell_input_plain;
 	sh->echo = sh->prompt = size && (data[0] & 1);
 	shell_line_reset(&sh->line);
 	for (size_t i = 0; i < size; i++) {

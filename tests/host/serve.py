@@ -28,20 +28,10 @@ import subprocess
 import sys
 import time
 
-passed = failed = skipped = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
+from results import check, skip_data, summary, testdata  # noqa: E402
+
 HOST = "127.0.0.1"
-
-
-def check(name, cond, why=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"ok   {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAIL {name}", flush=True)
-        for line in str(why).splitlines()[:20]:
-            print(f"     {line}")
 
 
 def shell_output(llmctl, model, cmd):
@@ -110,13 +100,10 @@ def sse_text(body):
 
 def main():
     llmctl = sys.argv[1]
-    data = os.environ.get("LLMK_TESTDATA", "../shared/testdata")
-    model = os.path.join(data, "stories260K", "stories260K.gguf")
+    model = os.path.join(testdata(), "stories260K", "stories260K.gguf")
     if not os.path.exists(model):
-        need = os.environ.get("LLMK_REQUIRE_TESTDATA") == "1"
-        print(f"{'FAIL' if need else 'skip'} the API on the host: no testdata (stories260K)")
-        print(f"0 passed, {1 if need else 0} failed, {0 if need else 1} skipped")
-        return 1 if need else 0
+        skip_data("the API on the host", "no testdata (stories260K)")
+        return summary()
 
     want_chat = shell_output(llmctl, model, 'chat "hello" --temp 0 -n 20')
     want_infer = shell_output(llmctl, model, 'infer "Once upon a time" --temp 0 -n 20')
@@ -138,8 +125,7 @@ def main():
     check("serve --plain --port 0 prints the port it listens on", port, seen)
     if not port:
         srv.kill()
-        print(f"{passed} passed, {failed} failed, {skipped} skipped")
-        return 1
+        return summary()
     # the shell stays usable: lines typed while serving run between requests
     srv.stdin.write(b"version\nserve --plain --port 0\n")
     srv.stdin.flush()
@@ -157,8 +143,7 @@ def main():
           "llmk " in rest and "error: serve: already serving" in rest, rest)
     check("the server stops at the end of its input and llmctl exits 0",
           rc == 0 and "serve: stopped" in rest, f"exit {rc}\n{rest}")
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    return 1 if failed else 0
+    return summary()
 
 
 def run(port, want_chat, want_infer):

@@ -35,31 +35,15 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
 from relay import ProcessGuest, Relay  # noqa: E402
-
-passed = failed = skipped = 0
-
-
-def check(name, cond, why=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"ok   {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAIL {name}", flush=True)
-        for line in str(why).splitlines()[:20]:
-            print(f"     {line}")
+from results import check, skip_data, summary, testdata  # noqa: E402
 
 
 def main():
     llmctl, mkevidence, seal = sys.argv[1:4]
-    data = os.environ.get("LLMK_TESTDATA", "../shared/testdata")
-    model = os.path.join(data, "stories260K", "stories260K.gguf")
+    model = os.path.join(testdata(), "stories260K", "stories260K.gguf")
     if not os.path.exists(model):
-        need = os.environ.get("LLMK_REQUIRE_TESTDATA") == "1"
-        print(f"{'FAIL' if need else 'skip'} sessions on the host: no testdata (stories260K)")
-        print(f"0 passed, {int(need)} failed, {int(not need)} skipped")
-        return int(need)
+        skip_data("sessions on the host", "no testdata (stories260K)")
+        return summary()
     w = tempfile.mkdtemp(prefix="llmk-session-")
     try:
         return run(llmctl, mkevidence, seal, model, w)
@@ -269,8 +253,7 @@ def run(llmctl, mkevidence, seal, model, w):
           first_error.startswith(b"error: load: refused: require-session is on"), got)
     relay_d.close()
     relay.close()
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

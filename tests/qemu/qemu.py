@@ -31,6 +31,7 @@ stdin, the greeting) and its exit status.
 Python standard library only.
 """
 import argparse
+import contextlib
 import os
 import re
 import shlex
@@ -40,6 +41,9 @@ import sys
 import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import results  # noqa: E402
 
 PROMPT = b"llm> "
 BANNER = rb"llmk \d+\.\d+\.\d+ \(git"  # the kernel's first line
@@ -244,6 +248,121 @@ class Llmk:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
+# ---- what the QEMU tests share (tests/qemu/test_*.py, tests/seal) ----
+
+def ids(out):
+    """The `--ids` lines of a command's output (str or bytes)."""
+    mark = b"ids:" if isinstance(out, bytes) else "ids:"
+    return [ln for ln in out.splitlines() if ln.startswith(mark)]
+
+
+def seal_model(seal, model, workdir, name="model.sealed", chunk_size=None):
+    """A new key (workdir/model.key) and model sealed with it (workdir/NAME)
+    by the host's seal tool: returns (key file, sealed image)."""
+    os.makedirs(workdir, exist_ok=True)
+    key, sealed = os.path.join(workdir, "model.key"), os.path.join(workdir, name)
+    if os.path.exists(key):
+        os.remove(key)
+    subprocess.run([seal, "keygen", key], check=True, stdout=subprocess.DEVNULL)
+    chunk = ["--chunk-size", str(chunk_size)] if chunk_size else []
+    subprocess.run([seal, "seal", *chunk, "--force", "--key-file", key, model, sealed],
+                   check=True, stdout=subprocess.DEVNULL)
+    return key, sealed
+
+
+def esp_with(esp, out, files):
+    """A copy of the boot image at `out` with files added to its root
+    (files: {name on the ESP: host path}); returns out."""
+    shutil.copyfile(esp, out)
+    env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+    for name, src in files.items():
+        subprocess.run(["mcopy", "-o", "-i", out, src, "::/" + name], check=True, env=env)
+    return out
+
+
+def measure_pcr4(verifier, esp):
+    """`verifier measure pcr4` of the llmk.efi beside esp: (hex or None,
+    what the verifier printed)."""
+    efi = os.path.join(os.path.dirname(os.path.abspath(esp)), "llmk.efi")
+    p = subprocess.run([verifier, "measure", "pcr4", efi], capture_output=True, text=True)
+    m = re.search(r"^pcr4: ([0-9a-f]{64})$", p.stdout, re.M)
+    return (m.group(1) if m else None), p.stdout + p.stderr
+
+
+def missing_tools(*tools):
+    """The names in tools that are not on PATH."""
+    return [t for t in tools if not shutil.which(t)]
+
+
+@contextlib.contextmanager
+def running(vm, what="QEMU answered in time"):
+    """The body of a test against a booted Llmk: a TimeoutError in it fails
+    the check `what` (results.py) with the output's tail; at the end the
+    guest is powered off (if the body got through) and QEMU stopped."""
+    try:
+        yield vm
+        vm.send(b"poweroff\n")
+        vm.wait_exit(30)
+    except TimeoutError as e:
+        results.check(what, False, f"{e}\n{vm.output()[-2000:]}")
+    finally:
+        vm.close()
+
+
+class SessionQemu:
+    """llmk under QEMU with a vTPM and its serial line on a unix socket in
+    workdir, reached through a Relay (relay.py) that `llmctl --connect`
+    attaches to: .relay, .tpm (the swtpm's directory, its ek-ca.pem),
+    .serial_log. close() stops the relay, QEMU and the swtpm."""
+
+    def __init__(self, esp, disks, workdir, name="", arch="x86_64", mem="512M"):
+        from relay import Relay, SocketGuest
+        self.tpm = os.path.join(workdir, "tpm" + (f"-{name}" if name else ""))
+        sfx = f"-{name}" if name else ""
+        sock = os.path.join(workdir, f"serial{sfx}.sock")
+        self.serial_log = os.path.join(workdir, f"serial{sfx}.log")
+        cmd = qemu_command(arch, esp, disks, mem, 2, workdir, tpm_sock=start_tpm(self.tpm),
+                           serial_sock=sock, serial_log=self.serial_log)
+        self.relay = None
+        self.qemu = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        t0 = time.monotonic()
+        while self.relay is None:   # QEMU's serial socket, once QEMU has made it
+            try:
+                self.relay = Relay(os.path.join(workdir, f"client{sfx}.sock"), SocketGuest(sock))
+            except (FileNotFoundError, ConnectionRefusedError):
+                if time.monotonic() - t0 > 30 or self.qemu.poll() is not None:
+                    self.close()
+                    raise
+                time.sleep(0.1)
+
+    def booted(self, timeout=240):
+        """Whether the kernel's prompt came out within timeout seconds."""
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < timeout:
+            if PROMPT in self.relay.g2c_log:
+                return True
+            time.sleep(0.2)
+        return False
+
+    def boot_tail(self):
+        return bytes(self.relay.g2c_log[-600:]).decode("utf-8", "replace")
+
+    def verify_args(self, pcr4):
+        """llmctl --connect's checks for this guest: its image's PCR4 and the
+        vTPM's EK CA."""
+        return ["--expect-pcr4", pcr4, "--ek-ca", os.path.join(self.tpm, "ek-ca.pem")]
+
+    def close(self):
+        if self.relay:
+            self.relay.close()
+        if self.qemu.poll() is None:
+            self.qemu.kill()
+        self.qemu.wait()
+        stop_tpm(self.tpm)
+
+
+
 def greet(vm, prompt, timeout):
     """Load disk 0 and answer PROMPT on it (greedy, so a first run shows the
     model's own best continuation), as a first look at the model."""
@@ -297,11 +416,9 @@ def run_session(args):
     socket, llmctl --connect on it; the client's exit status."""
     if not args.tpm:
         sys.exit("qemu.py: --session needs --tpm (the session's evidence comes from the vTPM)")
-    efi = os.path.join(os.path.dirname(os.path.abspath(args.esp)), "llmk.efi")
-    p = subprocess.run([args.verifier, "measure", "pcr4", efi], capture_output=True, text=True)
-    m = re.search(r"^pcr4: ([0-9a-f]{64})$", p.stdout, re.M)
-    if not m:
-        sys.exit(f"qemu.py: {args.verifier} measure pcr4 {efi}: {p.stdout}{p.stderr}")
+    pcr4, said = measure_pcr4(args.verifier, args.esp)
+    if not pcr4:
+        sys.exit(f"qemu.py: {args.verifier} measure pcr4 (the llmk.efi beside {args.esp}): {said}")
     workdir = tempfile.mkdtemp(prefix="llmk-session-")
     sock = os.path.join(workdir, "serial.sock")
     tpm_sock = start_tpm(args.tpm)
@@ -309,14 +426,14 @@ def run_session(args):
                        extra=shlex.split(args.qemu_args), tpm_sock=tpm_sock, serial_sock=sock,
                        serial_log=os.path.abspath(args.serial_log))
     qemu = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-    client = [args.session, "--connect", sock, "--expect-pcr4", m.group(1), "--ek-ca",
+    client = [args.session, "--connect", sock, "--expect-pcr4", pcr4, "--ek-ca",
               os.path.join(args.tpm, "ek-ca.pem"), "--boot-timeout", str(args.boot_timeout)]
     quoted = args.prompt.replace("\\", "\\\\").replace('"', '\\"')
     greeting = ["-c", "load 0", "-c", f'infer "{quoted}" -n 64 --temp 0'] \
         if args.prompt and args.disks else []
     print(f"llmk: QEMU with its serial line on {sock} (the guest's bytes logged to "
           f"{args.serial_log}); a confidential session to the image with PCR4 "
-          f"{m.group(1)[:16]}...", file=sys.stderr)
+          f"{pcr4[:16]}...", file=sys.stderr)
     try:
         if sys.stdin.isatty():
             rc = subprocess.run(client + greeting + (["-i"] if greeting else [])).returncode

@@ -41,28 +41,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
-from qemu import Llmk  # noqa: E402
+from qemu import Llmk, ids, measure_pcr4, missing_tools, seal_model  # noqa: E402
+from results import check, skip_data, summary, testdata  # noqa: E402
 
-passed = failed = skipped = 0
 QUOTED = [0, 1, 2, 3, 4, 5, 6, 7, 23]
-
-
-def check(name, cond, why=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"ok   {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAIL {name}", flush=True)
-        for line in str(why).splitlines()[:20]:
-            print(f"     {line}")
-
-
-def skip(name, why):
-    global skipped
-    skipped += 1
-    print(f"skip {name}: {why}", flush=True)
 
 
 # ---- the evidence bundle (docs/attestation.md) ----
@@ -265,7 +247,7 @@ def check_evidence(name, out, nonce, workdir):
             check(f"{name}: tpm2_checkquote refuses it with one bit of the {what} changed",
                   p.returncode != 0, p.stdout[-400:])
     else:
-        skip(f"{name}: tpm2_checkquote", "not installed (Debian tpm2-tools; make deps)")
+        skip_data(f"{name}: tpm2_checkquote", "not installed (Debian tpm2-tools; make deps)")
     return r
 
 
@@ -300,13 +282,10 @@ def end_to_end(vm, args, r_old, plain_ids):
     verifier's checks and export, a model key wrapped to the evidence and
     released in the guest, and the refusals the issue lists."""
     v, w = args.verifier, args.workdir
-    efi = os.path.join(os.path.dirname(args.esp), "llmk.efi")  # the image on the ESP
-    p = run([v, "measure", "pcr4", efi])
-    m = re.search(r"^pcr4: ([0-9a-f]{64})$", p.stdout, re.M)
-    check("verifier measure pcr4 of the image", m is not None, p.stdout + p.stderr)
-    if not m:
+    pcr4, said = measure_pcr4(v, args.esp)  # the image on the ESP
+    check("verifier measure pcr4 of the image", pcr4 is not None, said)
+    if not pcr4:
         return
-    pcr4 = m.group(1)
     nonce = os.urandom(16).hex()
     out = vm.command(f"attest --nonce {nonce}", 300)
     r = evidence_of(out)
@@ -350,8 +329,8 @@ def end_to_end(vm, args, r_old, plain_ids):
     wrapped = m.group(1)
     out = vm.command(f"unseal --wrapped {wrapped}", 120)
     if "no key-wrap module" in out:
-        skip("unseal --wrapped in the guest", "this build has no shell/keywrap.c (the "
-             "verifier branch)")
+        skip_data("unseal --wrapped in the guest", "this build has no shell/keywrap.c (the "
+                  "verifier branch)")
         return
     check("unseal --wrapped takes it, released against attestation",
           "released against attestation (vtpm)" in out and "error" not in out, out)
@@ -390,7 +369,7 @@ def forged_ak(vm, args, pcr4, ca):
     the attacker's X25519 key alone opens nothing, and the guest refuses it."""
     v, w, mk = args.verifier, args.workdir, args.mkevidence
     if not os.path.exists(mk):
-        skip("the forged-AK attack", f"no {mk}")
+        skip_data("the forged-AK attack", f"no {mk}")
         return
     out = vm.command(f"attest --nonce {os.urandom(8).hex()}", 300)
     r = evidence_of(out)
@@ -427,12 +406,7 @@ def forged_ak(vm, args, pcr4, ca):
 INFER = 'infer "Once upon a time" -n 30 --temp 0 --ids'
 
 
-def ids(out):
-    return [ln for ln in out.splitlines() if ln.startswith("ids:")]
-
-
 def main():
-    global skipped
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", default="x86_64")
     ap.add_argument("--esp", required=True)
@@ -441,31 +415,21 @@ def main():
     ap.add_argument("--seal", default="build/host/seal")
     ap.add_argument("--mkevidence", default="build/host/mkevidence")
     args = ap.parse_args()
-    model = os.path.join(os.environ.get("LLMK_TESTDATA", "../shared/testdata"),
-                         "stories260K", "stories260K.gguf")
-    need_data = os.environ.get("LLMK_REQUIRE_TESTDATA") == "1"
-    for tool in ("swtpm", "swtpm_setup"):
-        if not shutil.which(tool):
-            print(f"{'FAIL' if need_data else 'skip'} attestation in QEMU: {tool} not installed "
-                  "(make deps)")
-            print(f"0 passed, {1 if need_data else 0} failed, {0 if need_data else 1} skipped")
-            return 1 if need_data else 0
+    model = os.path.join(testdata(), "stories260K", "stories260K.gguf")
+    gone = missing_tools("swtpm", "swtpm_setup")
+    if gone:
+        skip_data("attestation in QEMU", f"{gone[0]} not installed (make deps)")
+        return summary()
     if not os.path.exists(model):
-        skipped += 1
-        print("skip attestation in QEMU (no testdata: stories260K)")
-        print(f"{passed} passed, {failed} failed, {skipped} skipped")
-        return 0
+        skip_data("attestation in QEMU", "no testdata (stories260K)")
+        return summary()
     shutil.rmtree(args.workdir, ignore_errors=True)
     os.makedirs(args.workdir)
     tpm = os.path.join(args.workdir, "tpm")   # a TPM manufactured for this run
     args.model, disks = model, [model]
     verifier = os.path.exists(args.verifier) and os.path.exists(args.seal)
     if verifier:   # disk 1: the same model sealed with a new key, for the key release
-        args.key = os.path.join(args.workdir, "model.key")
-        sealed = os.path.join(args.workdir, "model.sealed")
-        subprocess.run([args.seal, "keygen", args.key], check=True, stdout=subprocess.DEVNULL)
-        subprocess.run([args.seal, "seal", "--key-file", args.key, model, sealed], check=True,
-                       stdout=subprocess.DEVNULL)
+        args.key, sealed = seal_model(args.seal, model, args.workdir)
         disks.append(sealed)
     vm = Llmk(args.arch, args.esp, disks, mem="512M", tpm=tpm)
     try:
@@ -512,13 +476,14 @@ def main():
                 check("a credential made for another key is refused with one error line",
                       one_error(out) and "TPM_RC_INTEGRITY" in out, out)
             else:
-                skip("credential activation", "tpm2_makecredential not installed (tpm2-tools)")
+                skip_data("credential activation",
+                          "tpm2_makecredential not installed (tpm2-tools)")
             if verifier:
                 plain_ids = ids(vm.command(INFER, 300))
                 end_to_end(vm, args, r, plain_ids)
             else:
-                skip("the verifier's checks, key release and unseal --wrapped",
-                     f"{args.verifier} not built (the verifier branch)")
+                skip_data("the verifier's checks, key release and unseal --wrapped",
+                          f"{args.verifier} not built (the verifier branch)")
 
         for bad in ("attest --nonce xyz", "attest --nonce 123", "attest --provider nope",
                     "attest --provider snp", "attest --activate %%%", "unseal --wrapped garbage",
@@ -554,8 +519,7 @@ def main():
         check("QEMU without a TPM answered in time", False, e)
     finally:
         vm.close()
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -14,12 +14,11 @@ library only.
 import argparse
 import os
 import re
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from qemu import Llmk  # noqa: E402
+from qemu import Llmk, running, seal_model  # noqa: E402
 from results import check, skip_data, summary, testdata  # noqa: E402
 
 PROMPTS = ("Tom saw a bird", "A big red ball")  # 8 tokens each (BOS included)
@@ -57,22 +56,15 @@ def main():
     if not os.path.exists(model):
         skip_data("disk reads in QEMU", f"no {model}")
         return summary()
-    os.makedirs(args.workdir, exist_ok=True)
-    key, sealed = os.path.join(args.workdir, "model.key"), os.path.join(args.workdir, "m.sealed")
-    if os.path.exists(key):
-        os.remove(key)
-    subprocess.run([args.seal, "keygen", key], check=True, stdout=subprocess.DEVNULL)
     # chunks of 4 KiB: the embedding rows (256 bytes) of different tokens
     # lie in different chunks
-    subprocess.run([args.seal, "seal", "--chunk-size", "4096", "--force", "--key-file", key, model,
-                    sealed], check=True,
-                   stdout=subprocess.DEVNULL)
+    key, sealed = seal_model(args.seal, model, args.workdir, "m.sealed", chunk_size=4096)
     trace = os.path.abspath(os.path.join(args.workdir, "trace.log"))
     if os.path.exists(trace):
         os.remove(trace)
     vm = Llmk(args.arch, args.esp, [model, sealed], mem="512M",
               extra=["-trace", f"enable=virtio_blk_handle_read,file={trace}"])
-    try:
+    with running(vm, "guest answered in time"):
         vm.boot(180)
         out = vm.command("unseal " + open(key).read().strip())
         check("unseal KEYHEX", "insecure development key" in out, out)
@@ -88,12 +80,6 @@ def main():
                   a and a == b, f"first difference at request {diff}: "
                   f"{a[diff] if diff is not None else ''} against "
                   f"{b[diff] if diff is not None else ''}")
-        vm.send(b"poweroff\n")
-        vm.wait_exit(30)
-    except TimeoutError as e:
-        check("guest answered in time", False, f"{e}\n{vm.output()[-2000:]}")
-    finally:
-        vm.close()
     return summary()
 
 

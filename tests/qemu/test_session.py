@@ -27,60 +27,20 @@ Python standard library only. Ends with "N passed, N failed, N skipped".
 import argparse
 import hashlib
 import os
-import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qemu import qemu_command, start_tpm, stop_tpm  # noqa: E402
-from relay import ProcessGuest, Relay, SocketGuest  # noqa: E402
+from qemu import SessionQemu, esp_with, ids, measure_pcr4, missing_tools, seal_model  # noqa: E402
+from relay import ProcessGuest, Relay  # noqa: E402
+from results import check, skip_data, summary, testdata  # noqa: E402
 
-passed = failed = skipped = 0
 TPM_SH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "tpm.sh")
 
 
-def check(name, cond, why=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"ok   {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAIL {name}", flush=True)
-        for line in str(why).splitlines()[:20]:
-            print(f"     {line}")
-
-
-def wait_for(pred, timeout):
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        if pred():
-            return True
-        time.sleep(0.2)
-    return False
-
-
-def socket_guest(path, timeout=30):
-    """QEMU's serial socket, once QEMU has made it."""
-    t0 = time.monotonic()
-    while True:
-        try:
-            return SocketGuest(path)
-        except (FileNotFoundError, ConnectionRefusedError):
-            if time.monotonic() - t0 > timeout:
-                raise
-            time.sleep(0.1)
-
-
-def ids(out):
-    return [ln for ln in out.splitlines() if ln.startswith(b"ids:")]
-
-
 def main():
-    global skipped
     ap = argparse.ArgumentParser()
     ap.add_argument("--esp", required=True)
     ap.add_argument("--llmctl", default="build/host/llmctl")
@@ -89,54 +49,36 @@ def main():
     ap.add_argument("--mkevidence", default="build/host/mkevidence")
     ap.add_argument("--workdir", default="build/qemu-session")
     args = ap.parse_args()
-    data = os.environ.get("LLMK_TESTDATA", "../shared/testdata")
-    model = os.path.join(data, "stories260K", "stories260K.gguf")
-    need = os.environ.get("LLMK_REQUIRE_TESTDATA") == "1"
-    for tool in ("swtpm", "swtpm_setup"):
-        if not shutil.which(tool):
-            print(f"{'FAIL' if need else 'skip'} a session in QEMU: {tool} not installed (make deps)")
-            print(f"0 passed, {int(need)} failed, {int(not need)} skipped")
-            return int(need)
+    model = os.path.join(testdata(), "stories260K", "stories260K.gguf")
+    gone = missing_tools("swtpm", "swtpm_setup")
+    if gone:
+        skip_data("a session in QEMU", f"{gone[0]} not installed (make deps)")
+        return summary()
     if not os.path.exists(model):
-        print(f"{'FAIL' if need else 'skip'} a session in QEMU: no testdata (stories260K)")
-        print(f"0 passed, {int(need)} failed, {int(not need)} skipped")
-        return int(need)
+        skip_data("a session in QEMU", "no testdata (stories260K)")
+        return summary()
     w = os.path.abspath(args.workdir)
     shutil.rmtree(w, ignore_errors=True)
     os.makedirs(w)
-    key_file, sealed = os.path.join(w, "model.key"), os.path.join(w, "model.sealed")
-    subprocess.run([args.seal, "keygen", key_file], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([args.seal, "seal", "--key-file", key_file, model, sealed], check=True,
-                   stdout=subprocess.DEVNULL)
+    key_file, sealed = seal_model(args.seal, model, w)
     key = open(key_file).read().strip()
     with open(model, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
-    efi = os.path.join(os.path.dirname(os.path.abspath(args.esp)), "llmk.efi")
-    p = subprocess.run([args.verifier, "measure", "pcr4", efi], capture_output=True, text=True)
-    m = re.search(r"^pcr4: ([0-9a-f]{64})$", p.stdout, re.M)
-    check("verifier measure pcr4 of the image", m is not None, p.stdout + p.stderr)
-    if not m:
-        print(f"{passed} passed, {failed} failed, {skipped} skipped")
-        return 1
-    pcr4 = m.group(1)
+    pcr4, said = measure_pcr4(args.verifier, args.esp)
+    check("verifier measure pcr4 of the image", pcr4 is not None, said)
+    if not pcr4:
+        return summary()
 
-    tpm = os.path.join(w, "tpm")
-    serial_sock, serial_log = os.path.join(w, "serial.sock"), os.path.join(w, "serial.log")
-    cmd = qemu_command("x86_64", args.esp, [model, sealed], "512M", 2, w,
-                       tpm_sock=start_tpm(tpm), serial_sock=serial_sock, serial_log=serial_log)
-    qemu = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    vm = SessionQemu(args.esp, [model, sealed], w)
+    relay, tpm, serial_log = vm.relay, vm.tpm, vm.serial_log
     relays = []
     host_tpm = os.path.join(w, "other-tpm")
     try:
-        relay = Relay(os.path.join(w, "client.sock"), socket_guest(serial_sock))
-        relays.append(relay)
-        booted = wait_for(lambda: b"llm> " in relay.g2c_log, 240)
-        check("the kernel boots to its prompt on the serial socket", booted,
-              bytes(relay.g2c_log[-600:]).decode("utf-8", "replace"))
+        booted = vm.booted(240)
+        check("the kernel boots to its prompt on the serial socket", booted, vm.boot_tail())
         if not booted:
-            return 1
-        verify = ["--expect-pcr4", pcr4, "--ek-ca", os.path.join(tpm, "ek-ca.pem")]
+            return summary()
+        verify = vm.verify_args(pcr4)
 
         def client(cmds, sock=None, extra=None):
             c = [args.llmctl, "--connect", sock or relay.path, *(extra or verify),
@@ -233,40 +175,27 @@ def main():
     finally:
         for r in relays:
             r.close()
-        if qemu.poll() is None:
-            qemu.kill()
-        qemu.wait()
-        stop_tpm(tpm)
+        vm.close()
         subprocess.run([TPM_SH, "stop", host_tpm], check=False)
     told_boot(args, w, model, pcr4)
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    return 1 if failed else 0
+    return summary()
 
 
 def told_boot(args, w, model, pcr4):
     """The host adds an llmk.cfg to the boot volume: the image and PCR4 are
     the same, but the guest measures and binds what it was told."""
-    esp, cfg = os.path.join(w, "esp-told.img"), os.path.join(w, "told.cfg")
-    shutil.copyfile(args.esp, esp)
+    cfg = os.path.join(w, "told.cfg")
     with open(cfg, "w") as f:
         f.write("seed 42\nn-predict 24\n")
-    subprocess.run(["mcopy", "-i", esp, cfg, "::/llmk.cfg"], check=True,
-                   env=dict(os.environ, MTOOLS_SKIP_CHECK="1"))
-    tpm = os.path.join(w, "tpm-told")
-    serial_sock = os.path.join(w, "serial-told.sock")
-    cmd = qemu_command("x86_64", esp, [model], "512M", 2, w, tpm_sock=start_tpm(tpm),
-                       serial_sock=serial_sock, serial_log=os.path.join(w, "serial-told.log"))
-    qemu = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    relay = None
+    esp = esp_with(args.esp, os.path.join(w, "esp-told.img"), {"llmk.cfg": cfg})
+    vm = SessionQemu(esp, [model], w, name="told")
+    relay = vm.relay
     try:
-        relay = Relay(os.path.join(w, "told.sock"), socket_guest(serial_sock))
-        booted = wait_for(lambda: b"llm> " in relay.g2c_log, 240)
-        check("a boot with the host's llmk.cfg reaches its prompt", booted,
-              bytes(relay.g2c_log[-600:]).decode("utf-8", "replace"))
+        booted = vm.booted(240)
+        check("a boot with the host's llmk.cfg reaches its prompt", booted, vm.boot_tail())
         if not booted:
             return
-        verify = ["--expect-pcr4", pcr4, "--ek-ca", os.path.join(tpm, "ek-ca.pem")]
+        verify = vm.verify_args(pcr4)
         c = [args.llmctl, "--connect", relay.path, "--timeout", "300", "-c", "version"]
         p = subprocess.run(c + verify, capture_output=True, timeout=600)
         err = p.stderr.decode("utf-8", "replace")
@@ -283,12 +212,7 @@ def told_boot(args, w, model, pcr4):
     except (TimeoutError, subprocess.TimeoutExpired) as e:
         check("QEMU answered in time", False, e)
     finally:
-        if relay:
-            relay.close()
-        if qemu.poll() is None:
-            qemu.kill()
-        qemu.wait()
-        stop_tpm(tpm)
+        vm.close()
 
 
 if __name__ == "__main__":

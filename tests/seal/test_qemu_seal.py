@@ -13,31 +13,18 @@ library only.
 """
 import argparse
 import os
-import shutil
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "qemu"))
-from qemu import Llmk  # noqa: E402
+from qemu import Llmk, esp_with, ids, running, seal_model  # noqa: E402
 from results import check, skip_data, summary, testdata  # noqa: E402
 
 INFER = 'infer "Once upon a time" -n 30 --temp 0 --ids'
 
 
-def ids(out):
-    return [ln for ln in out.splitlines() if ln.startswith("ids:")]
-
-
 def make_images(seal, model, d):
-    os.makedirs(d, exist_ok=True)
-    key = os.path.join(d, "model.key")
-    if os.path.exists(key):
-        os.remove(key)
-    good, bad = os.path.join(d, "model.sealed"), os.path.join(d, "damaged.sealed")
-    subprocess.run([seal, "keygen", key], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([seal, "seal", "--force", "--key-file", key, model, good], check=True,
-                   stdout=subprocess.DEVNULL)
+    key, good = seal_model(seal, model, d)
+    bad = os.path.join(d, "damaged.sealed")
     data = bytearray(open(good, "rb").read())
     data[4096 + 10 * 65536 + 1234] ^= 0x40  # chunk 10 (docs/sealed-format.md Layout)
     open(bad, "wb").write(data)
@@ -57,7 +44,7 @@ def main():
         return summary()
     key, good, bad = make_images(args.seal, model, args.workdir)
     vm = Llmk(args.arch, args.esp, [good, model, bad], mem="512M")
-    try:
+    with running(vm, "guest answered in time"):
         vm.boot(180)
         out = vm.command(f"unseal {key}")
         check("unseal KEYHEX", "insecure development key" in out, out)
@@ -79,41 +66,25 @@ def main():
         check("the kernel keeps serving", out.startswith("up "), out)
         out = vm.command("unseal --verify 0", 300)
         check("unseal --verify on the good image", "chunks authenticate" in out, out)
-        vm.send(b"poweroff\n")
-        vm.wait_exit(30)
-    except TimeoutError as e:
-        check("guest answered in time", False, f"{e}\n{vm.output()[-2000:]}")
-    finally:
-        vm.close()
     boot_with_key_file(args, good, model)
     return summary()
 
 
 def boot_with_key_file(args, good, model):
     """The key from llmk.cfg's seal-key-file, read off the ESP at boot."""
-    esp = os.path.join(args.workdir, "esp-key.img")
     cfg = os.path.join(args.workdir, "llmk.cfg")
-    shutil.copyfile(args.esp, esp)
     with open(cfg, "w") as f:
         f.write("# written by tests/seal/test_qemu_seal.py\nseal-key-file model.key\n")
-    env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
-    for src, dst in ((cfg, "::/llmk.cfg"), (os.path.join(args.workdir, "model.key"),
-                                             "::/model.key")):
-        subprocess.run(["mcopy", "-o", "-i", esp, src, dst], check=True, env=env)
+    esp = esp_with(args.esp, os.path.join(args.workdir, "esp-key.img"),
+                   {"llmk.cfg": cfg, "model.key": os.path.join(args.workdir, "model.key")})
     vm = Llmk(args.arch, esp, [good], mem="512M")
-    try:
+    with running(vm, "guest answered in time (key file boot)"):
         vm.boot(180)
         out = vm.command("version")
         check("key file from llmk.cfg: version flags the development key",
               "model key insecure development key" in out and "model.key" in out, out)
         out = vm.command("load 0", 120) + vm.command(INFER, 300)
         check("key file from llmk.cfg: the sealed model answers", len(ids(out)) == 1, out)
-        vm.send(b"poweroff\n")
-        vm.wait_exit(30)
-    except TimeoutError as e:
-        check("guest answered in time (key file boot)", False, f"{e}\n{vm.output()[-2000:]}")
-    finally:
-        vm.close()
 
 
 if __name__ == "__main__":

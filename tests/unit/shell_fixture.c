@@ -86,6 +86,7 @@ int fixture_open(struct shell_fixture *f, const char *const *disks, const char *
 	host_set_config(cfg);
 	f->sh = calloc(1, sizeof *f->sh);
 	shell_init(f->sh, false);
+	f->sh->in = &shell_input_session;
 	host_set_config(NULL);
 	return status;
 }

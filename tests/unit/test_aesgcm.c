@@ -106,7 +106,7 @@ static void spec_case(const struct aesgcm_ops *ops, size_t t)
 }
 
 /* every implementation the CPU runs, not only the one aesgcm_find picks */
-TEST(aesgcm_spec_vectors)
+TEST(aesgcm_every_implementation_passes_the_spec_vectors)
 {
 	const struct aesgcm_ops **list = impls();
 

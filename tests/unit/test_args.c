@@ -17,7 +17,7 @@ static struct split *split(const char *line)
 	return &s;
 }
 
-TEST(args_words_and_blanks)
+TEST(args_split_separates_words_at_blanks)
 {
 	struct split *s = split("  disks \t hash   1  ");
 	CHECK_EQ_INT(s->argc, 3);
@@ -29,7 +29,7 @@ TEST(args_words_and_blanks)
 	CHECK_EQ_INT(split("   \t ")->argc, 0);
 }
 
-TEST(args_quotes_and_escapes)
+TEST(args_split_reads_quotes_and_escapes)
 {
 	struct split *s = split("infer \"Once upon\\na time, \\\"she\\\" said\\t\\\\ \\x41\\x7e\" -n 5");
 	CHECK_EQ_INT(s->argc, 4);
@@ -54,7 +54,7 @@ TEST(args_quotes_and_escapes)
 	CHECK_STR(s->argv[0], "h\xc3\xa9\xff");
 }
 
-TEST(args_errors)
+TEST(args_split_names_the_column_of_a_bad_quote_or_escape)
 {
 	struct split *s = split("infer \"never closed");
 	CHECK_EQ_INT(s->argc, -LLMK_EINVAL);
@@ -99,7 +99,7 @@ TEST(args_output_buffer_bound)
 		     -LLMK_EINVAL);
 }
 
-TEST(args_numbers)
+TEST(args_parse_integers_with_suffixes_and_floats_and_refuse_the_rest)
 {
 	uint64_t u = 0;
 	int64_t i = 0;

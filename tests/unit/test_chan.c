@@ -130,7 +130,7 @@ static void seal_raw(struct chan *c, const uint8_t *pt, size_t n, char *line)
 	br_gcm_get_tag(&w->gcm, f + 8 + n);
 	w->ctr++;
 	memcpy(line, CHAN_PREFIX, CHAN_PREFIX_LEN);
-	CHECK(evidence_b64_encode(f, n + 24, line + CHAN_PREFIX_LEN, CHAN_LINE_MAX - 4) > 0);
+	CHECK(b64_encode(f, n + 24, line + CHAN_PREFIX_LEN, CHAN_LINE_MAX - 4) > 0);
 }
 
 /* The length and the padding are inside the authenticated plaintext, and a

@@ -102,7 +102,7 @@ TEST(chat_history_is_a_prefix_of_the_next_turn)
 	}
 }
 
-TEST(chat_errors)
+TEST(chat_format_refuses_a_small_buffer_a_bad_role_and_no_template)
 {
 	char buf[16];
 	size_t n;

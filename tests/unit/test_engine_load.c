@@ -468,8 +468,8 @@ TEST(engine_takes_at_most_4096_positions_from_the_file_unless_asked)
 }
 
 /* Issue 28 defect 8: with no mem-budget, `load -c 16777216` of a small
- * model planned a cache of all the free memory (13 GiB), took 30 s and its
- * unload did not end. A context asked for that free memory cannot hold is
+ * model planned a cache of all the free memory, loaded slowly and its
+ * unload did not end (docs/perf.md). A context asked for that free memory cannot hold is
  * refused at once, in one line that names the most that fits. */
 TEST(engine_refuses_an_asked_context_free_memory_cannot_hold)
 {

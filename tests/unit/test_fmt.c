@@ -11,7 +11,7 @@
 		CHECK_EQ_INT(na_, nb_);                                         \
 	} while (0)
 
-TEST(fmt_integers)
+TEST(fmt_prints_integers_and_strings_as_libc_does)
 {
 	SAME("%d|%i|%u|%x|%X|%o", -42, 7, 4000000000u, 0xbeef, 0xBEEF, 8);
 	SAME("[%5d][%-5d][%05d][%+d][% d]", 42, 42, -42, 5, 5);
@@ -23,7 +23,7 @@ TEST(fmt_integers)
 	SAME("%*d|%-*d|%.*s", 6, 1, 6, 2, 3, "abcdef");
 }
 
-TEST(fmt_floats)
+TEST(fmt_prints_floats_as_libc_does)
 {
 	SAME("%f %f %f %f", 0.0, 1.5, -2.25, 1234567.891);
 	SAME("%.2f %.0f %.3f %8.2f %-8.2f|", 3.14159, 2.5, 0.0005, 3.14159, 3.14159);

@@ -216,7 +216,7 @@ TEST(gguf_valid_v3_and_v2)
 }
 
 /* Every proper prefix of a valid file must fail cleanly, never read past it. */
-TEST(gguf_truncated_anywhere)
+TEST(gguf_refuses_a_file_truncated_at_any_byte)
 {
 	struct gb b = {0};
 	struct llm_mem mem;
@@ -241,7 +241,7 @@ TEST(gguf_truncated_anywhere)
 	free(b.p);
 }
 
-TEST(gguf_bad_header)
+TEST(gguf_refuses_a_bad_header_naming_the_field)
 {
 	struct gb b = {0};
 
@@ -257,7 +257,7 @@ TEST(gguf_bad_header)
 	expect_error(&b, -LLMK_EFORMAT, "tensor count 281474976710655 cannot fit");
 }
 
-TEST(gguf_bad_metadata)
+TEST(gguf_refuses_bad_metadata_naming_the_key)
 {
 	struct gb b = {0};
 
@@ -304,7 +304,7 @@ static void one_tensor(struct gb *b, uint32_t n_dims, const uint64_t *ne, uint32
 	gb_zeros(b, data);
 }
 
-TEST(gguf_bad_tensors)
+TEST(gguf_refuses_bad_tensor_infos_naming_the_tensor)
 {
 	struct gb b = {0};
 	uint64_t ne5[5] = {1, 1, 1, 1, 1}, ne[2] = {32, 4}, odd[2] = {100, 2};
@@ -397,7 +397,7 @@ TEST(gguf_refuses_a_tensor_whose_byte_size_overflows)
 	expect_error(&b, -LLMK_EFORMAT, "elements of I64 take more than 2^64 bytes");
 }
 
-TEST(gguf_budget_enforced)
+TEST(gguf_parse_stops_at_the_memory_budget)
 {
 	struct gb b = {0};
 	struct llm_mem mem;
@@ -434,7 +434,7 @@ static int open_file(const char *path, struct gguf_file *g, struct llm_mem *mem,
 	return rc;
 }
 
-TEST(gguf_real_vocab_files)
+TEST(gguf_parses_every_vocab_file_of_the_testdata)
 {
 	const char *td = testdata_dir();
 	char dir[200], path[600];
@@ -485,7 +485,7 @@ static const struct { const char *file; uint32_t type; } zoo[] = {
 	{"zoo-Q6_K.gguf", GGML_TYPE_Q6_K},
 };
 
-TEST(gguf_real_quant_zoo)
+TEST(gguf_parses_every_quant_type_file_of_the_testdata)
 {
 	const char *td = testdata_dir();
 	char path[600];
@@ -516,7 +516,7 @@ TEST(gguf_real_quant_zoo)
 	}
 }
 
-TEST(gguf_real_stories_f32)
+TEST(gguf_parses_the_stories260k_file)
 {
 	const char *td = testdata_dir();
 	char path[600];

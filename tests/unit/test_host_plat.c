@@ -20,7 +20,7 @@ static int make_file(const char *path, size_t n)
 	return 0;
 }
 
-TEST(host_disk_reads)
+TEST(host_disk_reads_are_bounded_and_complete_out_of_order)
 {
 	char path[512];
 	snprintf(path, sizeof path, "%s/plat_disk.bin", test_tmpdir());
@@ -215,7 +215,7 @@ static void sum_task(void *arg, int i, int n)
 	j->parts[i] = s;
 }
 
-TEST(host_parallel_pool)
+TEST(host_parallel_pool_runs_every_part_once)
 {
 	for (int round = 0; round < 200; round++) {
 		struct sum_job j = {.n = 1000 + round};

@@ -2,7 +2,7 @@
 #include "test.h"
 #include "../../llm/kv.h"
 
-TEST(kv_sizes_and_types)
+TEST(kv_sizes_each_cache_type_and_parses_its_name)
 {
 	uint32_t t;
 

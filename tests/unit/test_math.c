@@ -216,7 +216,7 @@ TEST(math_sqrt_floor_fabs_exact)
 	CHECK(math_floorf(1e30f) == 1e30f);
 }
 
-TEST(math_double_kernels)
+TEST(math_exp_and_log_in_double_match_libm)
 {
 	double worst = 0;
 

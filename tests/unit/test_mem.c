@@ -3,7 +3,7 @@
 
 #include "../../llm/mem.h"
 
-TEST(mem_budget_enforced)
+TEST(mem_alloc_charges_pages_and_stops_at_the_budget)
 {
 	struct llm_mem m;
 	int err = 1;
@@ -62,7 +62,7 @@ TEST(mem_arena_small_and_big)
 	CHECK_EQ_INT(a.bytes, 0);
 }
 
-TEST(mem_arena_budget)
+TEST(mem_arena_refuses_a_chunk_over_the_budget)
 {
 	struct llm_mem m;
 	struct llm_arena a;

@@ -51,7 +51,7 @@ TEST(quant_table_matches_ggml_geometry)
 }
 
 /* f16 against the compiler's own _Float16 conversions, every half value. */
-TEST(quant_f16_exhaustive)
+TEST(quant_f16_converts_every_half_value_exactly)
 {
 	int bad = 0;
 
@@ -99,7 +99,7 @@ TEST(quant_f32_to_f16_rounding)
 	CHECK_EQ_INT(quant_f32_to_f16(-INFINITY), 0xfc00);
 }
 
-TEST(quant_bf16_rounding)
+TEST(quant_bf16_rounds_to_nearest_even)
 {
 	CHECK_EQ_INT(quant_f32_to_bf16(1.0f), 0x3f80);
 	/* 1 + 2^-8 is halfway between bf16 1 and 1 + 2^-7: ties to even (1). */

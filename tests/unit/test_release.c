@@ -46,7 +46,7 @@ static int wrap_b64(const struct bundle *b, const uint8_t key[32], char *out, si
 	    keywrap_wrap(b->pubkey, b->report_data, key, seed, cred, cn, secret, sn, blob,
 			 sizeof blob, &n) < 0)
 		return -1;
-	return evidence_b64_encode(blob, n, out, cap) < 0 ? -1 : 0;
+	return b64_encode(blob, n, out, cap) < 0 ? -1 : 0;
 }
 
 TEST(the_tpm_signs_quotes_with_the_aks_qualified_name_the_verifier_expects)
@@ -142,12 +142,12 @@ TEST(a_key_released_to_a_forged_vtpm_quote_opens_nowhere_and_the_genuine_one_ope
 	/* the forger holds the X25519 key, not the secret: nothing opens */
 	CHECK_EQ_INT(keywrap_unwrap(apriv, apub, blob, bn, NULL, 0, rd, k2), -LLMK_EAUTH);
 	/* nor does the TPM give the secret: the credential names a key it does not hold */
-	CHECK(evidence_b64_encode(cred, cn, b64, sizeof b64) > 0);
+	CHECK(b64_encode(cred, cn, b64, sizeof b64) > 0);
 	snprintf(line, sizeof line, "attest --activate %s", b64);
 	out = fixture_run(&f, line, &st);
 	CHECK(st < 0 && lines(out) == 1 && strncmp(out, "error: attest: --activate:", 26) == 0);
 	/* and the guest refuses the blob: made for report data it never produced */
-	CHECK(evidence_b64_encode(blob, bn, b64, sizeof b64) > 0);
+	CHECK(b64_encode(blob, bn, b64, sizeof b64) > 0);
 	snprintf(line, sizeof line, "unseal --wrapped %s", b64);
 	out = fixture_run(&f, line, &st);
 	CHECK(st < 0 && lines(out) == 1 && strstr(out, "error: unseal --wrapped: refused") == out);
@@ -157,7 +157,7 @@ TEST(a_key_released_to_a_forged_vtpm_quote_opens_nowhere_and_the_genuine_one_ope
 	CHECK(test_vtpm_bundle(ev, n, &b) == 0);
 	CHECK_EQ_INT(keywrap_wrap(b.pubkey, b.report_data, key, seed, NULL, 0, NULL, 0, b2,
 				  sizeof b2, &bn), 0);
-	CHECK(evidence_b64_encode(b2, bn, b64, sizeof b64) > 0);
+	CHECK(b64_encode(b2, bn, b64, sizeof b64) > 0);
 	snprintf(line, sizeof line, "unseal --wrapped %s", b64);
 	out = fixture_run(&f, line, &st);
 	CHECK(st < 0 && lines(out) == 1 && strstr(out, "needs a TPM credential") != NULL);

@@ -64,7 +64,7 @@ TEST(sample_greedy_is_argmax)
 	CHECK_EQ_INT(mem.used, 0);
 }
 
-TEST(sample_penalties)
+TEST(sample_penalties_follow_llama_cpps_formula_in_their_window)
 {
 	struct sample_params p;
 	struct sampler s;
@@ -116,7 +116,7 @@ TEST(sample_logit_bias_bans_and_favours)
 	sample_free(&s);
 }
 
-TEST(sample_filters)
+TEST(sample_top_k_top_p_min_p_and_typical_keep_the_right_tokens)
 {
 	struct sample_params p;
 	struct sampler s;

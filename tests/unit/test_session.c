@@ -140,7 +140,7 @@ static int client_open_claiming(struct client *c, const uint8_t claimed[32])
 	ev += 18;
 	size_t n = strcspn(ev, "\n");
 	uint8_t *b = malloc(n);
-	long k = evidence_b64_decode(ev, n, b, n);
+	long k = b64_decode(ev, n, b, n);
 	CHECK(k > 0);
 	int nr = evidence_parse(b, (size_t)k, recs, 64, err, sizeof err);
 	CHECK(nr > 0);
@@ -508,6 +508,21 @@ TEST(session_open_refuses_bad_requests_with_one_line)
 	fixture_close(&fx);
 }
 
+TEST(session_open_is_refused_on_a_console_its_owner_reads_plain)
+{
+	int r;
+
+	guest(NULL);
+	fx.sh->in = &shell_input_plain;
+	fixture_run(&fx, "session open --nonce 00 --client-key "
+			 "0900000000000000000000000000000000000000000000000000000000000000", &r);
+	CHECK(r == -LLMK_ENOTSUP);
+	CHECK_EQ_INT(fixture_count(fx.out.buf, "\n"), 1);
+	CHECK(strstr(fx.out.buf, "error: session open: this console cannot carry a session") ==
+	      fx.out.buf);
+	fixture_close(&fx);
+}
+
 TEST(session_require_session_refuses_commands_outside_a_session)
 {
 	static struct client c;
@@ -632,7 +647,7 @@ static int vtpm_open(struct client *c, const char *nonce, uint8_t **ev, size_t *
 	e += 18;
 	size_t n = strcspn(e, "\n");
 	*ev = malloc(n);
-	long k = evidence_b64_decode(e, n, *ev, n);
+	long k = b64_decode(e, n, *ev, n);
 	*evn = k > 0 ? (size_t)k : 0;
 	return k > 0 ? 0 : -1;
 }
@@ -651,7 +666,7 @@ static void activate_line(const struct bundle *b, uint8_t secret[32], char *line
 	CHECK_EQ_INT(release_credential(b, cred, sizeof cred, &cn, secret, &sn), 0);
 	CHECK(cn > 0 && sn == 32);
 	int k = snprintf(line, cap, "session activate ");
-	CHECK(evidence_b64_encode(cred, cn, line + k, cap - (size_t)k) > 0);
+	CHECK(b64_encode(cred, cn, line + k, cap - (size_t)k) > 0);
 }
 
 TEST(session_with_vtpm_evidence_opens_only_with_the_tpms_credential)
@@ -788,7 +803,7 @@ static bool wrap_for(const char *text, char *b64, size_t cap)
 	ev += 10;
 	size_t n = strcspn(ev, "\n");
 	uint8_t *b = malloc(n);
-	long k = evidence_b64_decode(ev, n, b, n);
+	long k = b64_decode(ev, n, b, n);
 	int nr = k > 0 ? evidence_parse(b, (size_t)k, recs, 64, err, sizeof err) : -1;
 	const struct evidence_rec *rd = nr > 0 ? evidence_find(recs, nr, ATTEST_REC_REPORT_DATA, NULL)
 					       : NULL,
@@ -796,7 +811,7 @@ static bool wrap_for(const char *text, char *b64, size_t cap)
 	/* snp evidence: no TPM credential */
 	bool ok = rd && pk && keywrap_wrap(pk->val, rd->val, model_key, seed, NULL, 0, NULL, 0, blob,
 					   sizeof blob, &bn) == 0 &&
-		  evidence_b64_encode(blob, bn, b64, cap) > 0;
+		  b64_encode(blob, bn, b64, cap) > 0;
 	free(b);
 	return ok;
 }

@@ -12,7 +12,7 @@ static void hex(const uint8_t *d, char *out)
 		sprintf(out + 2 * i, "%02x", d[i]);
 }
 
-TEST(sha256_known_answers)
+TEST(sha256_matches_the_known_answers)
 {
 	static const struct {
 		const char *msg, *want;

@@ -45,7 +45,7 @@ static enum shell_line_event feed(struct shell *sh, const char *s, size_t n, int
 
 #define FEED(sh, lit, lines) feed(sh, lit, sizeof(lit) - 1, lines)
 
-TEST(line_echo_and_editing)
+TEST(line_editor_echoes_and_erases)
 {
 	struct capture cap;
 	struct shell *sh = new_shell(true);
@@ -91,7 +91,7 @@ TEST(line_echo_and_editing)
 	free(sh);
 }
 
-TEST(line_history)
+TEST(line_editor_recalls_history_with_up_and_down)
 {
 	struct capture cap;
 	struct shell *sh = new_shell(true);
@@ -139,7 +139,7 @@ TEST(line_history)
 	free(sh);
 }
 
-TEST(line_endings)
+TEST(line_editor_takes_crlf_cr_and_lf_each_as_one_line_end)
 {
 	struct shell *sh = new_shell(false);
 	int lines;
@@ -302,7 +302,7 @@ TEST(shell_non_interactive_and_comments)
 	free(sh);
 }
 
-TEST(shell_config_file)
+TEST(shell_applies_llmk_cfg_and_names_each_bad_line)
 {
 	struct capture cap;
 	struct shell *sh = calloc(1, sizeof *sh);

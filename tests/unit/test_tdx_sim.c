@@ -115,7 +115,7 @@ static long pem_cert(const struct parts *p, int n, uint8_t *der, size_t cap)
 		m += (size_t)(nl - s);
 		s = nl + 1;
 	}
-	return evidence_b64_decode(b64, m, der, cap);
+	return b64_decode(b64, m, der, cap);
 }
 
 struct dn {

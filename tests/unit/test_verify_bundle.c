@@ -839,7 +839,7 @@ TEST(verifier_wrap_on_snp_simulator_evidence_gives_a_blob_the_guests_key_opens)
 		return;
 	b += 9;
 	uint8_t blob[KEYWRAP_MAX + 4], rd[64], key[32];
-	long n = evidence_b64_decode(b, strcspn(b, "\n"), blob, sizeof blob);
+	long n = b64_decode(b, strcspn(b, "\n"), blob, sizeof blob);
 	/* snp: the report is the hardware's signature; no TPM credential */
 	CHECK_EQ_INT(n, KEYWRAP_MIN);
 	CHECK_EQ_INT(keywrap_unwrap(g.priv, g.in.pubkey, blob, (size_t)n, NULL, 0, rd, key), 0);

@@ -207,7 +207,7 @@ static size_t make_cert(uint8_t *out, const char *issuer, const struct eckey *ik
 static void pem_of(const uint8_t *d, size_t n, char *out)
 {
 	char b64[4096];
-	evidence_b64_encode(d, n, b64, sizeof b64);
+	b64_encode(d, n, b64, sizeof b64);
 	size_t o = (size_t)sprintf(out, "-----BEGIN CERTIFICATE-----\n");
 	for (size_t i = 0, n64 = strlen(b64); i < n64; i += 64)
 		o += (size_t)sprintf(out + o, "%.64s\n", b64 + i);
@@ -678,7 +678,7 @@ TEST(verifier_reads_evidence_as_binary_base64_or_an_evidence_line)
 	const char *form;
 	uint8_t *b;
 	size_t n;
-	evidence_b64_encode(s->bundle, s->len, b64, sizeof b64);
+	b64_encode(s->bundle, s->len, b64, sizeof b64);
 	const char *forms[3] = {"binary bundle", "base64", "'evidence:' line"};
 	for (int k = 0; k < 3; k++) {
 		snprintf(path, sizeof path, "%s/ev%d", test_tmpdir(), k);

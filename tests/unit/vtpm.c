@@ -122,7 +122,7 @@ uint8_t *test_decode_line(const char *out, const char *label, size_t *n)
 	e += strlen(label);
 	size_t len = strcspn(e, "\n");
 	uint8_t *b = malloc(len ? len : 1);
-	long k = b ? evidence_b64_decode(e, len, b, len) : -1;
+	long k = b ? b64_decode(e, len, b, len) : -1;
 	if (k < 0) {
 		free(b);
 		return NULL;

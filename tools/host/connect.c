@@ -230,16 +230,6 @@ static int wait_ready(struct client *cl)
 	return 0;
 }
 
-static void hex(const uint8_t *p, size_t n, char *out)
-{
-	static const char d[] = "0123456789abcdef";
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = d[p[i] >> 4];
-		out[2 * i + 1] = d[p[i] & 15];
-	}
-	out[2 * n] = 0;
-}
-
 /* True when what came last is the guest's prompt, with nothing after it. */
 static bool ends_at_prompt(const struct conn *c)
 {
@@ -260,8 +250,8 @@ static int open_session(struct client *cl, const uint8_t nonce[32], const uint8_
 	int tries = 0, resent = 0;
 	int64_t deadline = conn_now_ms() + cl->boot_ms;
 
-	hex(nonce, 32, nh);
-	hex(pub, 32, kh);
+	hex_encode(nonce, 32, nh);
+	hex_encode(pub, 32, kh);
 	snprintf(cmd, sizeof cmd, "session open --nonce %s --client-key %s%s%s\r", nh, kh,
 		 cl->provider ? " --provider " : "", cl->provider ? cl->provider : "");
 	if (conn_send(&cl->c, cmd, strlen(cmd)))
@@ -280,7 +270,7 @@ static int open_session(struct client *cl, const uint8_t nonce[32], const uint8_
 		}
 		if (!strncmp(line, "session-evidence: ", 18)) {
 			uint8_t *b = malloc(n);
-			long k = b ? evidence_b64_decode(line + 18, n - 18, b, n) : -1;
+			long k = b ? b64_decode(line + 18, n - 18, b, n) : -1;
 			if (k < 0) {
 				free(b);
 				fprintf(stderr, "error: session: the guest's evidence line is not base64\n");
@@ -611,7 +601,7 @@ int host_connect_main(int argc, char **argv)
 	 * the EK); its secret, which only that TPM recovers, keys the session */
 	if (r == 0 && cred_n) {
 		int k = snprintf(cred_line, sizeof cred_line, "session activate ");
-		long m = evidence_b64_encode(cred, cred_n, cred_line + k, sizeof cred_line - (size_t)k - 2);
+		long m = b64_encode(cred, cred_n, cred_line + k, sizeof cred_line - (size_t)k - 2);
 		if (m < 0 || conn_send(&cl.c, cred_line, strlen(strcat(cred_line, "\r"))))
 			r = 1;
 	}

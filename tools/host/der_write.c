@@ -14,7 +14,7 @@ long der_pem(const uint8_t *der, size_t n, const char *label, char *out, size_t 
 {
 	size_t bn = 4 * ((n + 2) / 3) + 1, o = 0;
 	char *b64 = malloc(bn);
-	long m = b64 ? evidence_b64_encode(der, n, b64, bn) : -LLMK_ENOMEM;
+	long m = b64 ? b64_encode(der, n, b64, bn) : -LLMK_ENOMEM;
 
 	if (m < 0) {
 		free(b64);

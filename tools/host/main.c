@@ -230,6 +230,7 @@ int main(int argc, char **argv)
 		return 2;
 	bool then_stdin = n_cmds == 0 || run.then_stdin, tty = then_stdin && isatty(0);
 	shell_init(run.sh, tty);
+	run.sh->in = &shell_input_session; /* the console is ours */
 	if (!then_stdin)
 		host_set_input("", 0); /* stdin: none of the commands' business */
 	if (tty) {

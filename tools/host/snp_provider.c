@@ -11,6 +11,7 @@
 #include "snp_sim.h"
 
 #include "../../kernel/attest.h"
+#include "../../llm/codec.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -33,16 +34,7 @@ static struct {
 
 static int hex_field(const char *v, uint8_t *out, size_t n)
 {
-	size_t len = strlen(v);
-	if (len != 2 * n)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		unsigned b;
-		if (sscanf(v + 2 * i, "%2x", &b) != 1)
-			return -1;
-		out[i] = (uint8_t)b;
-	}
-	return 0;
+	return strlen(v) == 2 * n && hex_decode(v, 2 * n, out, n, NULL) >= 0 ? 0 : -1;
 }
 
 static int number(const char *v, uint64_t *out)

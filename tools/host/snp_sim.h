@@ -108,7 +108,8 @@ void snp_sim_link(struct snp_sim_link *l, struct snp_sim *s, const struct snp_si
  * simulator's ECDSA P-384 key) signed by the ASK, with AMD's extensions
  * (1.3.6.1.4.1.3704.1.*: structVersion, productName, the TCB's SPLs, hwID =
  * CHIP_ID). The RSA keys come from a seed (deterministic), 2048 bits unless
- * asked for more: AMD's are 4096, which BearSSL takes ~13 s to make.
+ * asked for more: AMD's are 4096, which BearSSL takes seconds to make
+ * (docs/perf.md, "Remarks moved from the code").
  */
 #define SNP_SIM_CERT_MAX 2048u
 struct snp_sim_chain {

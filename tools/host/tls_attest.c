@@ -206,7 +206,7 @@ static int activate(struct tlsc_conn *t, const uint8_t *cred, size_t cred_n,
 	static char body[4096];
 	uint8_t want[32], got[32];
 	int k = snprintf(body, sizeof body, "{\"credential\":\"");
-	long m = evidence_b64_encode(cred, cred_n, body + k, sizeof body - (size_t)k - 4);
+	long m = b64_encode(cred, cred_n, body + k, sizeof body - (size_t)k - 4);
 
 	if (m < 0)
 		return cmd_fail("tls: the credential (%zu bytes) does not fit its request", cred_n);
@@ -261,7 +261,7 @@ int tlsc_attest(struct tlsc_conn *t, const struct tlsc_attest_opts *o, struct tl
 		cmd_fail("tls: the attestation's answer has no \"evidence\" string");
 		goto out;
 	}
-	long bn = evidence_b64_decode(ev->str, ev->len, bundle, sizeof bundle);
+	long bn = b64_decode(ev->str, ev->len, bundle, sizeof bundle);
 	if (bn < 0) {
 		cmd_fail("tls: the attestation's \"evidence\" is not base64 of at most %u bytes",
 			 EVIDENCE_MAX);

@@ -161,7 +161,7 @@ int verify_cmd_wrap(int argc, char **argv)
 		else if (keywrap_wrap(b.pubkey, b.report_data, key, seed, cred, cred_n, secret,
 				      secret_n, blob, sizeof blob, &n) < 0)
 			r = cmd_fail("wrap: the evidence's public key is a point of small order");
-		else if (evidence_b64_encode(blob, n, b64, sizeof b64) < 0)
+		else if (b64_encode(blob, n, b64, sizeof b64) < 0)
 			r = cmd_fail("wrap: internal: base64 buffer");
 		else
 			cmd_printf("wrapped: %s\n", b64);

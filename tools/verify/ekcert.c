@@ -56,7 +56,7 @@ static int ek_pem_certs(const char *pem, size_t n, struct der_list *l, char *err
 			if (*c != ' ' && *c != '\t' && *c != '\n' && *c != '\r')
 				b64[k++] = *c;
 		l->der[l->n] = malloc(k / 4 * 3 + 3);
-		long m = l->der[l->n] ? evidence_b64_decode(b64, k, l->der[l->n], k / 4 * 3 + 3) : -1;
+		long m = l->der[l->n] ? b64_decode(b64, k, l->der[l->n], k / 4 * 3 + 3) : -1;
 		free(b64);
 		if (m <= 0) {
 			free(l->der[l->n]);

@@ -3,6 +3,7 @@
  * guest's console line, bare base64, the binary bundle), hex, files.
  */
 #include "verify.h"
+#include "../../llm/codec.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,23 +13,7 @@
 
 void verify_hex(const uint8_t *p, size_t n, char *out)
 {
-	static const char d[] = "0123456789abcdef";
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = d[p[i] >> 4];
-		out[2 * i + 1] = d[p[i] & 15];
-	}
-	out[2 * n] = 0;
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	hex_encode(p, n, out);
 }
 
 int verify_parse_hex(const char *s, uint8_t *out, size_t max, size_t *n)
@@ -36,16 +21,15 @@ int verify_parse_hex(const char *s, uint8_t *out, size_t max, size_t *n)
 	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
 		s++;
 	size_t len = 0;
-	while (hexval(s[len]) >= 0)
+	while (hex_digit(s[len]) >= 0)
 		len++;
 	for (const char *t = s + len; *t; t++)
 		if (*t != ' ' && *t != '\t' && *t != '\n' && *t != '\r')
 			return -LLMK_EFORMAT;
-	if (len == 0 || len % 2 || len / 2 > max)
+	long m = len ? hex_decode(s, len, out, max, NULL) : -LLMK_EFORMAT;
+	if (m < 0)
 		return -LLMK_EFORMAT;
-	for (size_t i = 0; i < len / 2; i++)
-		out[i] = (uint8_t)(hexval(s[2 * i]) << 4 | hexval(s[2 * i + 1]));
-	*n = len / 2;
+	*n = (size_t)m;
 	return 0;
 }
 
@@ -99,8 +83,7 @@ int verify_write_file(const char *dir, const char *name, const void *p, size_t n
 
 static bool is_b64(int c)
 {
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-	       c == '+' || c == '/' || c == '=';
+	return b64_digit(c) >= 0 || c == '=';
 }
 
 int verify_read_evidence(const char *path, uint8_t **buf, size_t *len, const char **form,
@@ -145,7 +128,7 @@ int verify_read_evidence(const char *path, uint8_t **buf, size_t *len, const cha
 		return -LLMK_EFORMAT;
 	}
 	uint8_t *b = malloc(k / 4 * 3 + 3);
-	long m = b ? evidence_b64_decode(start, k, b, k / 4 * 3 + 3) : -LLMK_ENOMEM;
+	long m = b ? b64_decode(start, k, b, k / 4 * 3 + 3) : -LLMK_ENOMEM;
 	free(raw);
 	if (m < 0) {
 		free(b);

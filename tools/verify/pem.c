@@ -1,5 +1,6 @@
 /* tools/verify/pem.c — strict PEM certificate blocks (pem.h). */
 #include "pem.h"
+#include "../../llm/codec.h"
 
 #include <string.h>
 
@@ -14,21 +15,6 @@ static size_t next_line(const uint8_t *t, size_t n, size_t at, size_t *e)
 		i++;
 	*e = (i > at && t[i - 1] == '\r') ? i - 1 : i;
 	return i < n ? i + 1 : n;
-}
-
-static int b64_value(uint8_t c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
 }
 
 static int line_is(const uint8_t *t, size_t s, size_t e, const char *want)
@@ -56,7 +42,7 @@ static int decode_body(const uint8_t *t, size_t s, size_t e, const char *what, s
 						"two '=' of padding", what, line_no);
 			acc <<= 6;
 		} else {
-			int v = b64_value(c);
+			int v = b64_digit(c);
 			if (v < 0 || npad)
 				return vfy_fail(log, LLMK_EFORMAT, "%s: block ending on line %zu: byte "
 						"0x%02x is not base64%s", what, line_no, c,

@@ -300,7 +300,7 @@ int tpm2_ecc_pem(const struct tpm2_public *pub, char *out, size_t cap)
 							       &plen) < 0)
 		return -LLMK_ENOTSUP;
 	memcpy(der, spki_p256_prefix, sizeof spki_p256_prefix);
-	if (evidence_b64_encode(der, sizeof der, b64, sizeof b64) < 0)
+	if (b64_encode(der, sizeof der, b64, sizeof b64) < 0)
 		return -LLMK_ERANGE;
 	/* PEM lines of 64 characters (RFC 7468 §2) */
 	int k = snprintf(out, cap, "-----BEGIN PUBLIC KEY-----\n%.64s\n%s\n-----END PUBLIC KEY-----\n",

@@ -1,5 +1,6 @@
 /* tools/verify/vfy.c — the check log and small byte helpers (vfy.h). */
 #include "vfy.h"
+#include "../../llm/codec.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,36 +38,14 @@ void vfy_ok(struct vfy_log *log, const char *fmt, ...)
 
 char *vfy_hex(const uint8_t *b, size_t n, char *out)
 {
-	static const char digits[] = "0123456789abcdef";
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = digits[b[i] >> 4];
-		out[2 * i + 1] = digits[b[i] & 15];
-	}
-	out[2 * n] = 0;
+	hex_encode(b, n, out);
 	return out;
-}
-
-static int nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 int vfy_parse_hex(const char *s, uint8_t *out, size_t n)
 {
-	if (strlen(s) != 2 * n)
+	if (strlen(s) != 2 * n || hex_decode(s, 2 * n, out, n, NULL) < 0)
 		return -LLMK_EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		int hi = nibble(s[2 * i]), lo = nibble(s[2 * i + 1]);
-		if (hi < 0 || lo < 0)
-			return -LLMK_EINVAL;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
 	return 0;
 }
 

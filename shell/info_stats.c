@@ -1,11 +1,11 @@
 /*
- * shell/cmd_stream.c — the memory plan and streamer lines of `info` and
- * `stats` (cmd_stream.h).
+ * shell/info_stats.c — printing for `info` and `stats`: the memory plan, the
+ * peak memory against the budget, and the streamer's traffic (info_stats.h).
  */
-#include "cmd_stream.h"
+#include "info_stats.h"
 #include "shell.h"
 
-void shell_stream_info(const struct engine_plan *p)
+void shell_print_plan(const struct engine_plan *p)
 {
 	char a[32], b[32], c[32], d[32];
 
@@ -34,7 +34,7 @@ const char *shell_budget(const struct engine_plan *p, char *buf, size_t n)
 	return buf;
 }
 
-void shell_stream_stats(const struct engine_stats *st, const struct engine_plan *p)
+void shell_print_stats(const struct engine_stats *st, const struct engine_plan *p)
 {
 	const struct wt_io_stats *io = &st->io;
 	struct plat_disk_info di;
