@@ -6,7 +6,7 @@
 
 static int cmd_serve(struct shell *sh, int argc, char **argv)
 {
-	uint64_t port = 8080;
+	uint64_t port = 8080, slots = SRV_SLOTS;
 	bool plain = false;
 
 	for (int i = 1; i < argc; i++) {
@@ -15,9 +15,12 @@ static int cmd_serve(struct shell *sh, int argc, char **argv)
 		} else if (strcmp(argv[i], "--port") == 0 && i + 1 < argc) {
 			if (shell_arg_u64(sh, "serve --port", argv[++i], 0, 65535, &port))
 				return -LLMK_EINVAL;
+		} else if (strcmp(argv[i], "--slots") == 0 && i + 1 < argc) {
+			if (shell_arg_u64(sh, "serve --slots", argv[++i], 1, 16, &slots))
+				return -LLMK_EINVAL;
 		} else {
 			return shell_err(sh, -LLMK_EINVAL, "serve: unknown argument '%s' (usage: %s)", argv[i],
-					 "serve [--plain] [--port N]");
+					 "serve [--plain] [--port N] [--slots N]");
 		}
 	}
 	if (plain && !net_loopback_only())
@@ -26,11 +29,12 @@ static int cmd_serve(struct shell *sh, int argc, char **argv)
 	if (!plain && net_loopback_only())
 		return shell_err(sh, -LLMK_ENOTSUP,
 				 "serve: attested TLS is not here yet; the host build serves plain HTTP with --plain");
-	return srv_run(sh, (uint16_t)port);
+	return srv_run(sh, (uint16_t)port, (uint32_t)slots);
 }
 
 const struct shell_cmd shell_cmds_serve[] = {
-	{"serve", "serve [--plain] [--port N]",
-	 "serve the OpenAI-compatible API on port N (8080; 0: any free port) until Ctrl-C", cmd_serve},
+	{"serve", "serve [--plain] [--port N] [--slots N]",
+	 "serve the OpenAI-compatible API on port N (8080; 0: any free port) until Ctrl-C; "
+	 "up to N generations (8) decode together", cmd_serve},
 	{0},
 };

@@ -1,9 +1,10 @@
 /*
  * shell/http/serve.h — the API server: connections polled through
  * kernel/net.h, HTTP/1.1 requests (http.h) routed to the OpenAI-compatible
- * endpoints (api.c), one generation at a time while the others wait in a
- * bounded queue (503 past it). No threads: generation's cancel callback
- * pumps the connections between tokens.
+ * endpoints (api.c); generations decode together in a batch (sched.c,
+ * llm/engine_batch.h) while the others wait in a bounded queue (503 past
+ * it). No threads: the loop reads and answers connections and the console
+ * between the batch's passes.
  */
 #ifndef SHELL_HTTP_SERVE_H
 #define SHELL_HTTP_SERVE_H
@@ -12,6 +13,9 @@
 #include "../shell.h"
 #include "http.h"
 #include "json.h"
+
+struct engine_gen;
+struct chat_msg;
 
 #define SRV_CONNS 64                 /* connections held at once; past it: 503 and close */
 #define SRV_BUF (64u * 1024)         /* a connection's request bytes (head + body) */
@@ -32,6 +36,7 @@ struct srv_conn {
 	uint64_t t_idle;        /* last activity */
 	uint64_t ticket;        /* a whole engine request waits (its place in line); 0: none */
 	bool gone;              /* the peer closed or failed while its request ran */
+	bool busy;              /* its request is in the batch (sched.c) */
 	struct http_req req;
 };
 
@@ -41,6 +46,8 @@ struct srv_metrics {
 	uint64_t conns;                        /* accepted */
 };
 
+struct sched;
+
 struct srv {
 	struct shell *sh;
 	int listener;
@@ -48,24 +55,22 @@ struct srv {
 	struct srv_conn c[SRV_CONNS];
 	uint64_t next_ticket;
 	int n_queued;
-	int running;            /* the connection whose request runs; -1 */
+	struct sched *sched;    /* the batch and its requests (sched.c) */
+	uint32_t slots;         /* generations together at most (serve --slots) */
 	struct srv_metrics m;
 	struct json_node nodes[SRV_NODES];
 	char store[SRV_BUF];
 	char out[SRV_OUT];      /* response bodies */
-	char gen[SRV_OUT];      /* the generated text of the running request */
-	size_t gen_len;
-	size_t sent;            /* streaming: bytes of gen sent (the rest: an unfinished UTF-8 sequence) */
-	bool streaming, chat, head_sent, stop;
-	char id[40];            /* the running completion's id */
-	char model[80];         /* the loaded model's id */
+	char gen[SRV_OUT];      /* /detokenize's text */
+	bool stop;
 	int32_t ids[SRV_IDS];   /* /tokenize, /detokenize */
 };
 
 /* Serve on port (0: any free one) until Ctrl-C, quit or the console's
  * end; lines typed meanwhile run between requests. Prints "serving on
  * 127.0.0.1:PORT" first. One error line on failure. */
-int srv_run(struct shell *sh, uint16_t port);
+int srv_run(struct shell *sh, uint16_t port, uint32_t slots);
+#define SRV_SLOTS 8             /* serve's default --slots */
 
 /* ---- serve.c, for api.c ---- */
 /* The whole response: status line, headers, body; false if the client is gone. */
@@ -76,13 +81,36 @@ bool srv_error(struct srv *s, struct srv_conn *c, int status, const char *type,
 	       const char *msg);
 /* Raw bytes to c, waiting up to SRV_SEND_NS for room; false if it is gone. */
 bool srv_send(struct srv *s, struct srv_conn *c, const char *p, size_t n);
-/* Between tokens: accept, read and answer what needs no engine. */
+/* Up to n bytes to c without waiting: the count taken (0: no room now), or
+ * -1 when it is gone. */
+long srv_send_some(struct srv *s, struct srv_conn *c, const char *p, size_t n);
+/* Between passes: accept, read and answer what needs no engine. */
 void srv_pump(struct srv *s);
+/* c's request is answered: its bytes consumed, the connection closed
+ * unless kept alive. */
+void srv_done(struct srv *s, struct srv_conn *c);
 
 /* ---- api.c ---- */
 /* Does this request need the engine (queued), or can it be answered now? */
 bool api_needs_engine(const struct http_req *req);
-/* Answer c's request (c->req); the engine's requests only when it is free. */
+/* Answer c's request (c->req); the engine's requests only when it is free:
+ * a generation joins the batch (sched_join) and is answered as it runs. */
 void api_handle(struct srv *s, struct srv_conn *c);
+
+/* ---- sched.c: the batch of generations ---- */
+/* A parsed request (g's strings may point into the request's JSON: they
+ * are copied or used before this returns) joins the batch; answered with
+ * an error at once when it cannot. c->busy while it runs. */
+void sched_join(struct srv *s, struct srv_conn *c, bool chat, bool stream, const char *model,
+		const char *prompt, const struct chat_msg *msgs, size_t n, struct engine_gen *g);
+/* Queued requests join while slots are free; one pass; finished requests
+ * answered. False when there was nothing to do. */
+bool sched_run(struct srv *s);
+/* Whether a slot is free for a queued request to join. */
+bool sched_room(struct srv *s);
+/* Every request ends (answered as cancelled), the batch freed. */
+void sched_stop(struct srv *s);
+/* /metrics lines of the batch into buf: its length. */
+size_t sched_metrics(struct srv *s, char *buf, size_t cap);
 
 #endif
