@@ -6,3 +6,12 @@ test-serve: $(B)/host/llmctl ## the HTTP API on 127.0.0.1: endpoints, streaming,
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh serve timeout 300 python3 tests/host/serve.py $(B)/host/llmctl
 TEST_STAGES += test-serve
+
+# Continuous batching (tests/host/serve_batch.py): six prompts at once, and
+# one joining late, each equal to the shell's infer alone; stories260K and a
+# random Q4_0 from mkmodel, resident and streamed.
+.PHONY: test-serve-batch
+test-serve-batch: $(B)/host/llmctl $(B)/host/mkmodel ## batched requests equal each alone (greedy): stories260K and random Q4_0, resident and streamed
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh serve-batch timeout 600 python3 tests/host/serve_batch.py $(B)/host/llmctl $(B)/host/mkmodel
+TEST_STAGES += test-serve-batch
