@@ -15,3 +15,13 @@ test-serve-batch: $(B)/host/llmctl $(B)/host/mkmodel ## batched requests equal e
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh serve-batch timeout 600 python3 tests/host/serve_batch.py $(B)/host/llmctl $(B)/host/mkmodel
 TEST_STAGES += test-serve-batch
+
+# The server under load (tests/host/serve_load.py, 127.0.0.1 only): 16
+# clients for 60 s, every answer right, with hostile connections beside them
+# (1,000 dropped, slowloris, oversized, truncated, a stream never read), RSS
+# bounded, the console answering. make test's one long stage (~75 s).
+.PHONY: test-serve-load
+test-serve-load: $(B)/host/llmctl ## 16 clients for 60 s beside hostile connections: none lost, each answer right, RSS bounded, the console answers
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh serve-load timeout 300 python3 tests/host/serve_load.py $(B)/host/llmctl 60
+TEST_STAGES += test-serve-load

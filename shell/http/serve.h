@@ -20,7 +20,7 @@ struct chat_msg;
 #define SRV_CONNS 64                 /* connections held at once; past it: 503 and close */
 #define SRV_BUF (64u * 1024)         /* a connection's request bytes (head + body) */
 #define SRV_BODY_MAX (SRV_BUF - HTTP_HEAD_MAX)
-#define SRV_QUEUE 8                  /* engine requests waiting; past it: 503 */
+#define SRV_QUEUE 32                 /* generations waiting for a slot; past it: 503 */
 #define SRV_HEAD_NS (10ull * 1000000000)  /* a request's bytes must all arrive in this */
 #define SRV_IDLE_NS (60ull * 1000000000)  /* a keep-alive connection idle this long is closed */
 #define SRV_SEND_NS (10ull * 1000000000)  /* a client that reads nothing this long is dropped */
