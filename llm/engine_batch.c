@@ -1,7 +1,8 @@
 /*
  * llm/engine_batch.c — continuous batching (engine_batch.h): slots in
- * disjoint ranges of the loaded model's cache, each request prefilled alone
- * in its range, then one model_forward_seqs a pass for every active slot.
+ * disjoint ranges of the loaded model's cache; each pass one
+ * model_forward_seqs_some of every decoding slot's token and pieces of the
+ * prompts joining, the logits only of the rows that sample.
  *
  * The batch's samplers, token lists, texts, grammars and logits rows come
  * from memory of its own, charged against what the engine's mem-budget
@@ -305,45 +306,11 @@ static int slot_grammar(struct engine_batch *b, struct engine_batch_slot *s, cha
 	return 0;
 }
 
-/* The slot's range of the cache as a cache of its own: positions from 0. */
-static struct kv_cache kv_range(const struct engine_batch *b, const struct engine_batch_slot *s)
-{
-	struct kv_cache v = b->e->kv;
-
-	v.k += (size_t)s->base * v.row_bytes;
-	v.v += (size_t)s->base * v.row_bytes;
-	v.n_ctx = b->n_ctx;
-	v.n_written = 0;
-	return v;
-}
-
-/* Prefill s->toks[0..n) in the slot's range; its last logits in e->s.logits. */
-static int prefill(struct engine_batch *b, struct engine_batch_slot *s, uint32_t n)
-{
-	struct engine *e = b->e;
-	struct kv_cache v = kv_range(b, s);
-	int r = 0;
-
-	for (uint32_t p = 0; p < n && !r;) {
-		uint32_t B = n - p < e->s.n_batch ? n - p : e->s.n_batch;
-		if (s->g->cancel && s->g->cancel(s->g->ctx))
-			r = -LLMK_ECANCEL;
-		else if (!(r = model_forward(&e->model, &e->s, &e->mm, &v, s->toks + p, B, p,
-					      p + B == n)))
-			p += B, s->n_past = p;
-	}
-	/* what a wipe of the whole cache covers */
-	if (v.n_written && s->base + v.n_written > e->kv.n_written)
-		e->kv.n_written = s->base + v.n_written;
-	return r;
-}
-
 static int join(struct engine_batch *b, uint32_t n, struct engine_gen *g, char *err,
 		size_t errlen)
 {
 	struct engine *e = b->e;
 	struct engine_batch_slot *s = NULL;
-	uint64_t t0;
 	int r, i;
 
 	for (i = 0; i < (int)b->n_slots && !s; i++)
@@ -391,21 +358,13 @@ static int join(struct engine_batch *b, uint32_t n, struct engine_gen *g, char *
 	s->run.stop = "error";
 	g->n_out = 0;
 	e->n_past = 0;
-	t0 = plat_time_ns();
-	r = prefill(b, s, n);
+	s->prefilling = true;
+	s->fed = 0;
+	s->n_prompt = n;
+	s->order = ++b->joined;
 	s->t_start = plat_time_ns();
-	s->run.prompt_ns = s->t_start - t0;
-	if (r) {
-		char msg[128];
-		plat_snprintf(msg, sizeof msg, r == -LLMK_ECANCEL ? "cancelled while reading the "
-			      "prompt" : "forward pass: %s", plat_strerror(r));
-		fail(b, s, r, msg);
-		return i;
-	}
 	if (g->n_predict == 0)
 		finish(b, s, "limit");
-	else
-		take_token(b, s, e->s.logits);
 	return i;
 }
 
@@ -440,12 +399,25 @@ int engine_batch_chat(struct engine_batch *b, const struct chat_msg *msgs, size_
 	return join(b, n_tok, g, err, errlen);
 }
 
+/* The prefilling slot that joined first and has prompt left, or NULL. */
+static struct engine_batch_slot *next_joiner(struct engine_batch *b, const uint32_t *took)
+{
+	struct engine_batch_slot *best = NULL;
+
+	for (uint32_t i = 0; i < b->n_slots; i++) {
+		struct engine_batch_slot *s = &b->slot[i];
+		if (s->active && s->prefilling && s->fed + took[i] < s->n_prompt &&
+		    (!best || s->order < best->order))
+			best = s;
+	}
+	return best;
+}
+
 int engine_batch_step(struct engine_batch *b)
 {
 	struct engine *e;
-	int32_t tok[ENGINE_BATCH_MAX] = {0};
-	uint32_t base[ENGINE_BATCH_MAX] = {0}, pos[ENGINE_BATCH_MAX] = {0}, n = 0;
-	uint8_t who[ENGINE_BATCH_MAX] = {0};
+	uint32_t cap, n = 0, took[ENGINE_BATCH_MAX] = {0}, row = 0;
+	struct engine_batch_slot *j;
 	int r;
 
 	if (!b->n_active)
@@ -458,30 +430,63 @@ int engine_batch_step(struct engine_batch *b)
 		return -LLMK_EINVAL;
 	}
 	e = b->e;
+	cap = e->s.n_batch < ENGINE_BATCH_PASS ? e->s.n_batch : ENGINE_BATCH_PASS;
+	/* every decoding slot's token first, then pieces of the prompts, the
+	 * first to join first, as far as the pass holds */
 	for (uint32_t i = 0; i < b->n_slots; i++) {
 		struct engine_batch_slot *s = &b->slot[i];
-		if (!s->active)
+		if (!s->active || s->prefilling)
 			continue;
-		tok[n] = s->next;
-		base[n] = s->base;
-		pos[n] = s->n_past;
-		who[n++] = (uint8_t)i;
+		b->tok[n] = s->next;
+		b->base[n] = s->base;
+		b->pos[n] = s->n_past;
+		b->want[n] = 1;
+		b->who[n++] = (uint8_t)i;
 	}
-	r = model_forward_seqs(&e->model, &e->s, &e->mm, &e->kv, tok, base, pos, n, b->rows);
+	while (n < cap && (j = next_joiner(b, took))) {
+		uint32_t i = (uint32_t)(j - b->slot);
+		while (n < cap && j->fed + took[i] < j->n_prompt) {
+			uint32_t p = j->fed + took[i]++;
+			b->tok[n] = j->toks[p];
+			b->base[n] = j->base;
+			b->pos[n] = p;
+			b->want[n] = p + 1 == j->n_prompt;
+			b->who[n++] = (uint8_t)i;
+		}
+	}
+	r = model_forward_seqs_some(&e->model, &e->s, &e->mm, &e->kv, b->tok, b->base, b->pos, n,
+				    b->want, b->rows);
 	b->passes++;
 	b->tokens += n;
 	for (uint32_t k = 0; k < n; k++) {
-		struct engine_batch_slot *s = &b->slot[who[k]];
+		struct engine_batch_slot *s = &b->slot[b->who[k]];
+		float *lg = b->rows + (size_t)row * e->model.hp.n_vocab;
+		if (!s->active)
+			continue;
 		if (r) {
 			char msg[96];
 			plat_snprintf(msg, sizeof msg, "forward pass: %s", plat_strerror(r));
 			fail(b, s, r, msg);
 			continue;
 		}
-		s->n_past++;
-		s->run.n_passes++;
-		take_token(b, s, b->rows + (size_t)k * e->model.hp.n_vocab);
+		if (!b->want[k]) /* a prompt token before the last */
+			continue;
+		row++;
+		if (s->prefilling) {
+			uint64_t now = plat_time_ns();
+			s->prefilling = false;
+			s->fed = s->n_past = s->n_prompt;
+			s->run.prompt_ns = now - s->t_start;
+			s->t_start = now;
+		} else {
+			s->n_past++;
+			s->run.n_passes++;
+		}
+		take_token(b, s, lg);
 	}
+	for (uint32_t i = 0; i < b->n_slots && !r; i++)
+		if (b->slot[i].active && b->slot[i].prefilling)
+			b->slot[i].fed += took[i];
 	return r ? r : (int)n;
 }
 

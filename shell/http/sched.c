@@ -24,7 +24,7 @@ struct sched_req {
 	int state;
 	int conn;               /* index in srv.c */
 	int slot;               /* the batch's */
-	bool chat, streaming, head_sent, prefill;
+	bool chat, streaming, head_sent;
 	struct engine_gen g;
 	char stops[SCHED_STOP_BYTES];
 	char id[40], model[80];
@@ -203,17 +203,11 @@ static void emit(void *ctx, const char *p, size_t n)
 	r->sent += whole;
 }
 
-/* Polled by the engine: while the prompt is read, the other connections
- * are served between its batches. */
+/* Polled by the engine before each token: the client gone, or serving stopped. */
 static bool cancel(void *ctx)
 {
 	struct sched_req *r = ctx;
 
-	if (r->prefill) {
-		srv_pump(r->s);
-		if (shell_poll_cancel(r->s->sh))
-			r->s->stop = true;
-	}
 	return r->s->stop || conn_of(r)->gone;
 }
 
@@ -391,11 +385,9 @@ void sched_join(struct srv *s, struct srv_conn *c, bool chat, bool stream, const
 	plat_snprintf(r->model, sizeof r->model, "%s", model);
 	plat_snprintf(r->id, sizeof r->id, "%s-%llu", chat ? "chatcmpl" : "cmpl",
 		      (unsigned long long)++q->joined);
-	r->prefill = true;
-	c->busy = true; /* (the pump during the prompt only reads it) */
+	c->busy = true;
 	slot = chat ? engine_batch_chat(&q->b, msgs, n, &r->g, err, sizeof err)
 		    : engine_batch_infer(&q->b, prompt, &r->g, err, sizeof err);
-	r->prefill = false;
 	r->g.grammar = r->g.json_schema = NULL; /* parsed: their text is the request's */
 	if (slot < 0) {
 		bool theirs = slot == -LLMK_ERANGE || slot == -LLMK_EINVAL || slot == -LLMK_EFORMAT;
@@ -410,8 +402,6 @@ void sched_join(struct srv *s, struct srv_conn *c, bool chat, bool stream, const
 	r->state = RQ_RUN;
 	if (engine_batch_done(&q->b, slot))
 		answer(q, r);
-	else
-		flush(r); /* the first token at once */
 }
 
 bool sched_run(struct srv *s)
