@@ -28,7 +28,6 @@ import http.client
 import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -36,7 +35,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_compare import install_llamacpp  # noqa: E402
+from bench_compare import install_llamacpp, prefix_with_builds  # noqa: E402
 
 HOST = "127.0.0.1"
 MESSAGES = ["Tell me a story about a dragon.", "What is the capital of France?",
@@ -134,21 +133,41 @@ def start_server(args):
     sys.exit(f"bench_serve: the server did not start:\n{seen}")
 
 
+def size_arg(text):
+    m = re.fullmatch(r"(\d+)([KMG]?)", text)
+    return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)]
+
+
 def llamacpp_round(args, k):
+    """K sequences through node-llama-cpp. Streamed: in a memory cgroup of
+    the budget (tools/bench_stream7b.py's), with its piledriver CPU build
+    (its AVX2 and newer builds repack Q4_0 into memory of their own, which
+    such a cgroup kills), so the weights are paged through the cache."""
     texts = [chatml(MESSAGES[i % len(MESSAGES)]) for i in range(k)]
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_llamacpp_serve.mjs")
-    env = dict(os.environ)
-    cmd = ["node", script, args.prefix, args.model, str(args.threads), str(k), str(args.n)] + texts
+    prefix = args.prefix
     if args.stream:
-        # llama.cpp has no budget of its own: its mapping of the file, in a
-        # memory cgroup when one can be made (systemd-run), else as it is
-        if shutil.which("systemd-run") and os.geteuid() == 0:
-            cmd = ["systemd-run", "--scope", "-q", "-p", f"MemoryMax={args.budget}"] + cmd
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
-    if r.returncode != 0:
-        print(f"bench_serve: llama.cpp K={k} failed:\n{r.stderr[-2000:]}", file=sys.stderr)
+        prefix = prefix_with_builds(args.prefix, os.path.join("build", "llamacpp-piledriver"),
+                                    ["piledriver"])
+    cmd = ["node", script, prefix, args.model, str(args.threads), str(k), str(args.n)] + texts
+    if args.stream:
+        from bench_stream7b import Cgroup
+        cg = Cgroup(size_arg(args.budget))
+        try:
+            _, lines, err, rc, oom = cg.run(cmd, limit_s=3600)
+        finally:
+            cg.remove()
+        out = "\n".join(line for _, line in lines)
+        if oom:
+            print(f"bench_serve: llama.cpp K={k}: killed by the cgroup's OOM killer", file=sys.stderr)
+            return None
+    else:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+        out, err, rc = r.stdout, r.stderr, r.returncode
+    if rc != 0 or not out.strip():
+        print(f"bench_serve: llama.cpp K={k} failed:\n{err[-2000:]}", file=sys.stderr)
         return None
-    d = json.loads(r.stdout.strip().splitlines()[-1])
+    d = json.loads(out.strip().splitlines()[-1])
     return {"K": k, "tokens": d["tokens"], "wall_s": d["wall_s"], "tps": d["tps"],
             "ttft_med": statistics.median(d["ttft_s"]), "ttft_max": max(d["ttft_s"]),
             "llama_cpp": d["llama_cpp"]}
@@ -168,7 +187,7 @@ def main():
     ap.add_argument("--budget", default="256M", help="our mem-budget when streaming")
     ap.add_argument("--ctx", type=int, default=2048, help="config ctx: the slots' positions")
     ap.add_argument("-k", type=int, nargs="+", default=[1, 2, 4, 8])
-    ap.add_argument("-n", type=int, default=32, help="tokens each client asks for")
+    ap.add_argument("-n", type=int, default=128, help="tokens each client asks for")
     ap.add_argument("--no-llamacpp", action="store_true")
     args = ap.parse_args()
 
