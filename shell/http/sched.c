@@ -353,7 +353,11 @@ void sched_join(struct srv *s, struct srv_conn *c, bool chat, bool stream, const
 		srv_error(s, c, 503, "server_error", "every batch slot is taken; try again");
 		return;
 	}
-	if (!r->gen && (!(r->gen = plat_alloc(SRV_OUT, 64)) || !(r->pend = plat_alloc(SRV_OUT, 64)))) {
+	if (!r->gen)
+		r->gen = plat_alloc(SRV_OUT, 64);
+	if (!r->pend)
+		r->pend = plat_alloc(SRV_OUT, 64);
+	if (!r->gen || !r->pend) {
 		srv_error(s, c, 500, "server_error", "no memory for the request's buffers");
 		return;
 	}
@@ -457,10 +461,10 @@ void sched_stop(struct srv *s)
 		}
 		if (r->state == RQ_DRAIN)
 			req_free(r);
-		if (r->gen) {
+		if (r->gen)
 			plat_free(r->gen, SRV_OUT);
+		if (r->pend)
 			plat_free(r->pend, SRV_OUT);
-		}
 	}
 	if (q->have)
 		engine_batch_free(&q->b);
