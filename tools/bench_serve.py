@@ -189,6 +189,7 @@ def main():
     ap.add_argument("-k", type=int, nargs="+", default=[1, 2, 4, 8])
     ap.add_argument("-n", type=int, default=128, help="tokens each client asks for")
     ap.add_argument("--no-llamacpp", action="store_true")
+    ap.add_argument("--llamacpp-k", type=int, nargs="+", help="llama.cpp's K (default: -k's)")
     args = ap.parse_args()
 
     with open("/proc/loadavg") as f:
@@ -206,7 +207,7 @@ def main():
     theirs = []
     if not args.no_llamacpp:
         install_llamacpp(args.prefix)
-        theirs = [llamacpp_round(args, k) for k in args.k]
+        theirs = [llamacpp_round(args, k) for k in (args.llamacpp_k or args.k)]
     with open("/proc/loadavg") as f:
         load1 = f.read().split()[:3]
 
