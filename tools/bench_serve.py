@@ -198,7 +198,10 @@ def main():
     print(seen.strip().splitlines()[0] if seen.strip() else "", flush=True)
     # a warm-up (pages the weights in, starts the workers), not counted
     ours_round(port, 1, 4)
-    ours = [ours_round(port, k, args.n) for k in args.k]
+    ours = []
+    for k in args.k:
+        ours.append(ours_round(port, k, args.n))
+        print("ours " + json.dumps(ours[-1]), flush=True)
     srv.stdin.close()
     try:
         srv.wait(120)
@@ -207,7 +210,9 @@ def main():
     theirs = []
     if not args.no_llamacpp:
         install_llamacpp(args.prefix)
-        theirs = [llamacpp_round(args, k) for k in (args.llamacpp_k or args.k)]
+        for k in args.llamacpp_k or args.k:
+            theirs.append(llamacpp_round(args, k))
+            print("llama.cpp " + json.dumps(theirs[-1]), flush=True)
     with open("/proc/loadavg") as f:
         load1 = f.read().split()[:3]
 
