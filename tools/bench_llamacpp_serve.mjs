@@ -26,8 +26,10 @@ const llama = await getLlama({gpu: false, build: "never", logLevel: LlamaLogLeve
 const loaded = await llama.loadModel({modelPath: model, gpuLayers: 0});
 const prompts = Array.from({length: K}, (_, i) => loaded.tokenize(texts[i % texts.length], true));
 const longest = Math.max(...prompts.map((p) => p.length));
+// a batch of 64 (as ours carries up to 128): its logits and compute buffers
+// stay small enough for the streamed round's memory cgroup
 const context = await loaded.createContext({contextSize: K * (longest + N + 16),
-	batchSize: Math.max(512, K), threads: {ideal: threads, min: threads}, sequences: K});
+	batchSize: Math.max(64, K), threads: {ideal: threads, min: threads}, sequences: K});
 const seqs = Array.from({length: K}, () => context.getSequence());
 
 // a warm-up, not counted (page in the weights, start the threads)

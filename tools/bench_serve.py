@@ -189,24 +189,26 @@ def main():
     ap.add_argument("-k", type=int, nargs="+", default=[1, 2, 4, 8])
     ap.add_argument("-n", type=int, default=128, help="tokens each client asks for")
     ap.add_argument("--no-llamacpp", action="store_true")
+    ap.add_argument("--no-ours", action="store_true", help="llama.cpp's rounds only")
     ap.add_argument("--llamacpp-k", type=int, nargs="+", help="llama.cpp's K (default: -k's)")
     args = ap.parse_args()
 
     with open("/proc/loadavg") as f:
         load0 = f.read().split()[:3]
-    srv, port, seen = start_server(args)
-    print(seen.strip().splitlines()[0] if seen.strip() else "", flush=True)
-    # a warm-up (pages the weights in, starts the workers), not counted
-    ours_round(port, 1, 4)
     ours = []
-    for k in args.k:
-        ours.append(ours_round(port, k, args.n))
-        print("ours " + json.dumps(ours[-1]), flush=True)
-    srv.stdin.close()
-    try:
-        srv.wait(120)
-    except subprocess.TimeoutExpired:
-        srv.kill()
+    if not args.no_ours:
+        srv, port, seen = start_server(args)
+        print(seen.strip().splitlines()[0] if seen.strip() else "", flush=True)
+        # a warm-up (pages the weights in, starts the workers), not counted
+        ours_round(port, 1, 4)
+        for k in args.k:
+            ours.append(ours_round(port, k, args.n))
+            print("ours " + json.dumps(ours[-1]), flush=True)
+        srv.stdin.close()
+        try:
+            srv.wait(120)
+        except subprocess.TimeoutExpired:
+            srv.kill()
     theirs = []
     if not args.no_llamacpp:
         install_llamacpp(args.prefix)
