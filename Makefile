@@ -118,13 +118,14 @@ TEST_STRAYS := $(TEST_STAGES)
 TEST_STAGES := \
 	test-unit test-asan \
 	test-grammar test-llmctl test-llmctl-files test-llmctl-hostile test-llmctl-infer \
-	test-tok-shell test-seal test-serve test-serve-tls test-api-json test-proxy-host \
+	test-tok-shell test-seal test-serve test-serve-batch test-serve-tls test-api-json test-proxy-host \
 	test-session-host test-attest-release test-circles test-jinja-ref \
 	test-verifier-bundle test-verifier-snp test-snp test-measure-snp test-llmctl-asan \
 	$(foreach c,$(CPU_CLASSES_$(HOST_ARCH)),test-unit-$(c) test-llmctl-infer-$(c)) \
 	test-fuzz test-fuzz-shell test-fuzz-tok test-fuzz-chat test-fuzz-json test-fuzz-http \
 	test-fuzz-drivers test-fuzz-load test-fuzz-grammar test-fuzz-verify test-fuzz-snp-ovmf \
 	test-fuzz-jinja test-fuzz-tls test-fuzz-http-msg test-fuzz-api-format \
+	test-serve-load \
 	test-a64-engine test-a64-simd \
 	test-qemu-x86_64 test-qemu-infer-x86_64 test-qemu-simd-x86_64 test-qemu-reads \
 	test-qemu-seal test-qemu-bounce test-qemu-net test-qemu-proxy test-qemu-attest test-qemu-session \

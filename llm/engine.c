@@ -223,14 +223,14 @@ static int plan(struct engine *e, char *err, size_t errlen)
 
 /* DRY's sequence breakers are tokens by their text (llama.cpp reads each
  * token's piece the same way, get_overlapping_token_sequences). */
-static void mark_breakers(struct engine *e)
+void engine_mark_breakers(const struct engine *e, struct sampler *smp)
 {
 	char piece[256];
 
 	for (uint32_t id = 0; id < e->model.hp.n_vocab; id++) {
 		int n = tok_piece(&e->tok, (int32_t)id, TOK_PIECE_SPECIAL, piece, sizeof piece);
 		if (n > 0)
-			sample_dry_breaker(&e->smp, id, piece, (size_t)n);
+			sample_dry_breaker(smp, id, piece, (size_t)n);
 	}
 }
 
@@ -291,7 +291,7 @@ static int load_model(struct engine *e, char *err, size_t errlen)
 	    (r = sample_init(&e->smp, &e->mem, hp->n_vocab, e->n_ctx, &e->cfg.samp)) ||
 	    (r = mm_init(&e->mm, &e->mem, (int)threads(e))))
 		goto oom;
-	mark_breakers(e);
+	engine_mark_breakers(e, &e->smp);
 	e->text_cap = (size_t)e->n_ctx * TEXT_PER_TOKEN + 1024;
 	e->chat_cap = e->text_cap;
 	if (!(e->ctx_tok = take(e, (e->n_ctx + 1) * sizeof(int32_t), &ae)) ||
@@ -476,7 +476,9 @@ void engine_unload(struct engine *e)
 	if (e->sealed)
 		seal_close(&e->seal);
 	mem = e->mem;
+	uint32_t epoch = e->epoch;
 	memset(e, 0, sizeof *e);
+	e->epoch = epoch + 1;
 	e->cfg = cfg;
 	e->mem = mem; /* kept so a caller can see nothing is left held (used == 0) */
 	e->disk = -1;
@@ -494,6 +496,8 @@ void engine_gen_init(const struct engine *e, struct engine_gen *g)
 struct engine_threads engine_threads_set(struct engine *e, int n)
 {
 	struct engine_threads was = {e->mm.n_threads, e->s.n_workers};
+
+	e->epoch++; /* a run or a bench: the cache is no batch's any more */
 
 	if (n > 0) {
 		e->mm.n_threads = n;
@@ -590,7 +594,7 @@ static int feed(struct engine *e, const int32_t *toks, uint32_t n, struct engine
 
 /* The longest tail of text[0..len) that is a proper prefix of a stop string:
  * it must be held back until the next piece decides. */
-static size_t held_back(const struct engine_gen *g, const char *text, size_t len)
+size_t engine_held_back(const struct engine_gen *g, const char *text, size_t len)
 {
 	size_t keep = 0;
 
@@ -606,7 +610,7 @@ static size_t held_back(const struct engine_gen *g, const char *text, size_t len
 }
 
 /* First occurrence of a stop string starting at or after from; -1 if none. */
-static long find_stop(const struct engine_gen *g, const char *text, size_t len, size_t from)
+long engine_find_stop(const struct engine_gen *g, const char *text, size_t len, size_t from)
 {
 	long best = -1;
 
@@ -642,7 +646,7 @@ static bool add_text(struct engine *e, struct engine_gen *g, const char *piece, 
 	e->text[e->text_len] = 0;
 	/* a stop can only start in the unemitted tail: text before it was
 	 * emitted only once no stop could start there */
-	at = find_stop(g, e->text, e->text_len, *emitted);
+	at = engine_find_stop(g, e->text, e->text_len, *emitted);
 	if (at >= 0) {
 		e->text_len = (size_t)at;
 		e->text[at] = 0;
@@ -651,7 +655,7 @@ static bool add_text(struct engine *e, struct engine_gen *g, const char *piece, 
 		*emitted = e->text_len;
 		return true;
 	}
-	hold = held_back(g, e->text, e->text_len);
+	hold = engine_held_back(g, e->text, e->text_len);
 	if (e->text_len - hold > *emitted) {
 		emit(g, e->text + *emitted, e->text_len - hold - *emitted);
 		*emitted = e->text_len - hold;
@@ -661,7 +665,7 @@ static bool add_text(struct engine *e, struct engine_gen *g, const char *piece, 
 
 /* --ignore-eos (llama.cpp: every end-of-generation token's logit bias is
  * -inf): the end tokens can no longer be drawn. */
-static void ban_eog(struct engine *e, float *logits)
+void engine_ban_eog(const struct engine *e, float *logits)
 {
 	uint32_t n = e->tok.n_vocab < e->model.hp.n_vocab ? e->tok.n_vocab : e->model.hp.n_vocab;
 
@@ -739,12 +743,12 @@ static int step(struct engine *e, int32_t id, uint32_t room, float *rows, int32_
 
 /* The grammar's choice (llm/grammar_gen.c): the sampled token if the
  * grammar allows it, else a draw from the tokens it allows; -1 if none. */
-static int32_t constrain(struct engine *e, struct gram_gen *gx, float *lg, int32_t id)
+int32_t engine_constrain(struct sampler *smp, struct gram_gen *gx, float *lg, int32_t id)
 {
 	if (gram_gen_allows(gx, id))
 		return id;
 	gram_gen_mask(gx, lg);
-	id = (int32_t)sample_next(&e->smp, lg);
+	id = (int32_t)sample_next(smp, lg);
 	return gram_gen_allows(gx, id) ? id : -1;
 }
 
@@ -772,11 +776,11 @@ static int generate(struct engine *e, struct engine_gen *g, float *rows, struct 
 			break;
 		}
 		if (g->ignore_eos)
-			ban_eog(e, lg);
+			engine_ban_eog(e, lg);
 		id = (int32_t)sample_next(&e->smp, lg);
 		if (gx) {
 			uint64_t t = plat_time_ns();
-			id = constrain(e, gx, lg, id);
+			id = engine_constrain(&e->smp, gx, lg, id);
 			e->run.grammar_ns += plat_time_ns() - t;
 			if (id < 0) {
 				e->run.stop = "grammar-refused";
@@ -1011,6 +1015,7 @@ void engine_forget(struct engine *e)
 	e->chat_len = 0;
 	e->text_len = 0;
 	e->n_past = 0;
+	e->epoch++;
 	uint64_t load_ns = e->run.load_ns;
 	memset(&e->run, 0, sizeof e->run);
 	e->run.load_ns = load_ns;

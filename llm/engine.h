@@ -201,6 +201,9 @@ struct engine {
 	uint64_t slot_bytes;
 	uint64_t embd_bytes;    /* streaming: the token embedding table, held */
 	struct engine_run run;
+	/* changes with every run, bench, forget, load and unload: a batch
+	 * (engine_batch.h) holds the cache only while it stays the same */
+	uint32_t epoch;
 };
 
 void engine_init(struct engine *e);

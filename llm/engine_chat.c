@@ -337,12 +337,11 @@ int engine_chat(struct engine *e, const char *user, struct engine_gen *g, char *
 	return r;
 }
 
-int engine_chat_messages(struct engine *e, const struct chat_msg *msgs, size_t n,
-			 struct engine_gen *g, char *err, size_t errlen)
+int engine_chat_tokens(struct engine *e, const struct chat_msg *msgs, size_t n,
+		       const struct engine_gen *g, uint32_t *n_tok, char *err, size_t errlen)
 {
 	size_t len, n_spans;
 	struct tmpl_use u;
-	uint32_t n_tok;
 	int r;
 
 	if ((r = engine_need_model(e, err, errlen)) ||
@@ -356,8 +355,16 @@ int engine_chat_messages(struct engine *e, const struct chat_msg *msgs, size_t n
 			&n_spans, err, errlen);
 	if (r)
 		return r;
-	r = engine_tokenize(e, e->fmt_buf, len, true,
-			    g->special == ENGINE_SPECIAL_PARSE ? NULL : e->spans, n_spans, &n_tok,
-			    err, errlen);
+	return engine_tokenize(e, e->fmt_buf, len, true,
+			       g->special == ENGINE_SPECIAL_PARSE ? NULL : e->spans, n_spans, n_tok,
+			       err, errlen);
+}
+
+int engine_chat_messages(struct engine *e, const struct chat_msg *msgs, size_t n,
+			 struct engine_gen *g, char *err, size_t errlen)
+{
+	uint32_t n_tok;
+	int r = engine_chat_tokens(e, msgs, n, g, &n_tok, err, errlen);
+
 	return r ? r : engine_run(e, n_tok, g, err, errlen);
 }

@@ -19,4 +19,22 @@ int engine_tokenize(struct engine *e, const char *text, size_t len, bool parse_s
  * run), with g's own thread count if it has one. */
 int engine_run(struct engine *e, uint32_t n, struct engine_gen *g, char *err, size_t errlen);
 
+/* msgs[0..n) formatted as engine_chat_messages does, tokenized into
+ * e->tok_buf (*n_tok tokens); nothing runs. */
+int engine_chat_tokens(struct engine *e, const struct chat_msg *msgs, size_t n,
+		       const struct engine_gen *g, uint32_t *n_tok, char *err, size_t errlen);
+/* Stop strings (engine_gen's): the longest tail of text[0..len) that is a
+ * proper prefix of one (held back), and the first one at or after from (-1:
+ * none). */
+size_t engine_held_back(const struct engine_gen *g, const char *text, size_t len);
+long engine_find_stop(const struct engine_gen *g, const char *text, size_t len, size_t from);
+/* End tokens' logits to -inf (--ignore-eos). */
+void engine_ban_eog(const struct engine *e, float *logits);
+/* DRY's sequence breakers of the loaded vocabulary into smp. */
+void engine_mark_breakers(const struct engine *e, struct sampler *smp);
+/* The grammar's choice: id if gx allows it, else a draw from smp over the
+ * tokens it allows (lg masked); -1 if none. */
+struct gram_gen;
+int32_t engine_constrain(struct sampler *smp, struct gram_gen *gx, float *lg, int32_t id);
+
 #endif

@@ -258,5 +258,15 @@ int model_forward(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
 int model_forward_seqs(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
 		       struct kv_cache *kv, const int32_t *tokens, const uint32_t *base,
 		       const uint32_t *pos, uint32_t n, float *logits);
+/*
+ * The same pass, with the logits only of the tokens whose want[i] is set,
+ * their rows in order (continuous batching: a pass carries decode tokens
+ * and pieces of prompts, whose logits but the last are not needed). Token
+ * i of a sequence may be followed in the pass by that sequence's next
+ * positions: every token's keys and values are stored before any attends.
+ */
+int model_forward_seqs_some(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
+			    struct kv_cache *kv, const int32_t *tokens, const uint32_t *base,
+			    const uint32_t *pos, uint32_t n, const uint8_t *want, float *logits);
 
 #endif

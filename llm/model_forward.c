@@ -932,3 +932,38 @@ int model_forward_seqs(struct model *m, struct model_scratch *s, struct mm_ctx *
 	prof_charge(m, MS_HEAD, t0);
 	return e;
 }
+
+int model_forward_seqs_some(struct model *m, struct model_scratch *s, struct mm_ctx *mm,
+			    struct kv_cache *kv, const int32_t *tokens, const uint32_t *base,
+			    const uint32_t *pos, uint32_t n, const uint8_t *want, float *logits)
+{
+	const struct model_hparams *hp = &m->hp;
+	struct bpos bp = {0, base, pos};
+	uint32_t k = 0;
+	uint64_t t0;
+	int e;
+
+	if (n == 0 || n > s->n_batch)
+		return -LLMK_ERANGE;
+	for (uint32_t i = 0; i < n; i++)
+		if ((uint64_t)base[i] + pos[i] >= kv->n_ctx)
+			return -LLMK_ERANGE;
+	if ((e = layers_pass(m, s, mm, kv, tokens, n, &bp)))
+		return e;
+	/* the wanted rows of x to the front, in order: the head sees only them */
+	for (uint32_t i = 0; i < n; i++)
+		if (want[i]) {
+			if (k != i)
+				memmove(s->x + (size_t)k * hp->n_embd, s->x + (size_t)i * hp->n_embd,
+					hp->n_embd * sizeof(float));
+			k++;
+		}
+	if (!k || !logits)
+		return 0;
+	if (k > hp->n_vocab)
+		return -LLMK_ERANGE;
+	t0 = prof_start(m);
+	e = head_rows(m, s, mm, k, logits);
+	prof_charge(m, MS_HEAD, t0);
+	return e;
+}

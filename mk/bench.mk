@@ -10,6 +10,11 @@
 #                                       512 MiB memory cgroup (root), load + 8
 #                                       tokens against llama.cpp and the disk
 #   make bench-stream7b STREAM7B_ARGS="--rounds 5 --class avx2"
+#   make bench-serve                    K = 1 2 4 8 concurrent streaming chat requests
+#                                       through `llmctl serve --plain` against
+#                                       node-llama-cpp's K sequences: TinyLlama-shaped
+#                                       Q4_0, resident, then streamed under 256M
+#   make bench-serve SERVE_ARGS="-n 64 -k 1 8"
 #
 # llama.cpp is node-llama-cpp from npm, installed under build/llamacpp on
 # the first run.
@@ -17,8 +22,9 @@
 BENCH_CLASS ?= native
 BENCH_ARGS ?=
 STREAM7B_ARGS ?=
+SERVE_ARGS ?=
 
-.PHONY: bench-compare bench-deps bench-stream7b record-arch-refs
+.PHONY: bench-compare bench-deps bench-stream7b bench-serve record-arch-refs
 # The models are order-only: written when missing, not again for every newer
 # mkmodel (they are the same bytes); second expansion, as their list comes
 # from mk/models.mk, read after this file.
@@ -38,6 +44,12 @@ bench-deps: ## Debian's nodejs and npm for make bench-compare (apt-get: root or 
 bench-stream7b: $(B)/host/llmctl | $(B)/models/llama2-7b-Q4_0.gguf ## a 7B Q4_0 (3.8 GB) streamed under a 512 MiB cgroup: load + 8 tokens, ours (default, --direct, --no-direct) and llama.cpp's best build that survives, against the disk's O_DIRECT rate (root; tools/bench_stream7b.py)
 	python3 tools/bench_stream7b.py --llmctl $(B)/host/llmctl --prefix $(B)/llamacpp \
 		--model $(B)/models/llama2-7b-Q4_0.gguf $(STREAM7B_ARGS)
+
+bench-serve: $(B)/host/llmctl | $(MODELS_DIR)/tinyllama-Q4_0.gguf ## K=1,2,4,8 concurrent streaming chats through llmctl serve against node-llama-cpp's K sequences (tools/bench_serve.py): resident, then streamed under 256M
+	python3 tools/bench_serve.py --llmctl $(B)/host/llmctl --prefix $(LLAMACPP_PREFIX) \
+		--model $(MODELS_DIR)/tinyllama-Q4_0.gguf $(SERVE_ARGS)
+	python3 tools/bench_serve.py --llmctl $(B)/host/llmctl --prefix $(LLAMACPP_PREFIX) \
+		--model $(MODELS_DIR)/tinyllama-Q4_0.gguf --stream --budget 256M $(SERVE_ARGS)
 
 # make test compares against the committed ids and never needs npm.
 LLAMACPP_PREFIX ?= $(B)/llamacpp

@@ -43,7 +43,7 @@ void shell_serve_forget(struct shell *sh)
 
 static int cmd_serve(struct shell *sh, int argc, char **argv)
 {
-	uint64_t port = 8080;
+	uint64_t port = 8080, slots = SRV_SLOTS;
 	bool plain = false;
 
 	for (int i = 1; i < argc; i++) {
@@ -52,9 +52,12 @@ static int cmd_serve(struct shell *sh, int argc, char **argv)
 		} else if (strcmp(argv[i], "--port") == 0 && i + 1 < argc) {
 			if (shell_arg_u64(sh, "serve --port", argv[++i], 0, 65535, &port))
 				return -LLMK_EINVAL;
+		} else if (strcmp(argv[i], "--slots") == 0 && i + 1 < argc) {
+			if (shell_arg_u64(sh, "serve --slots", argv[++i], 1, 16, &slots))
+				return -LLMK_EINVAL;
 		} else {
 			return shell_err(sh, -LLMK_EINVAL, "serve: unknown argument '%s' (usage: %s)", argv[i],
-					 "serve [--plain] [--port N]");
+					 "serve [--plain] [--port N] [--slots N]");
 		}
 	}
 	if (plain && !net_loopback_only())
@@ -62,7 +65,7 @@ static int cmd_serve(struct shell *sh, int argc, char **argv)
 				 "serve: --plain is the host build's (127.0.0.1); the kernel serves TLS only");
 	if (!plain && tls_key(sh))
 		return -LLMK_EIO;
-	return srv_run(sh, (uint16_t)port, plain ? NULL : sh->tls);
+	return srv_run(sh, (uint16_t)port, plain ? NULL : sh->tls, (uint32_t)slots);
 }
 
 void shell_serve_at_boot(struct shell *sh)
@@ -107,8 +110,9 @@ const struct shell_config_key shell_config_serve[] = {
 };
 
 const struct shell_cmd shell_cmds_serve[] = {
-	{"serve", "serve [--plain] [--port N]",
+	{"serve", "serve [--plain] [--port N] [--slots N]",
 	 "serve the OpenAI-compatible API over attested TLS on port N (8080; 0: any free port) "
-	 "until Ctrl-C; --plain: plain HTTP (host build, 127.0.0.1)", cmd_serve},
+	 "until Ctrl-C, up to N generations (8) decoding together; --plain: plain HTTP (host "
+	 "build, 127.0.0.1)", cmd_serve},
 	{0},
 };

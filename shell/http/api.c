@@ -10,15 +10,13 @@
 #include "api_format.h"
 
 static const char JSON[] = "application/json";
-/* the running request's response_format and tools (api_format.h) */
-static struct api_fmt *fmt;
 
 bool api_needs_engine(const struct http_req *req)
 {
+	/* (/tokenize and /detokenize need only the tokenizer: answered at once) */
 	return strcmp(req->method, "POST") == 0 &&
 	       (strcmp(req->path, "/v1/chat/completions") == 0 ||
-		strcmp(req->path, "/v1/completions") == 0 || strcmp(req->path, "/tokenize") == 0 ||
-		strcmp(req->path, "/detokenize") == 0 ||
+		strcmp(req->path, "/v1/completions") == 0 ||
 		strncmp(req->path, "/v1/attestation", 15) == 0);
 }
 
@@ -87,7 +85,7 @@ static void metrics(struct srv *s, struct srv_conn *c)
 		{"llmk_tokens_predicted_seconds_total", "counter", "time generating (ns / 1e9)",
 		 offsetof(struct srv_metrics, gen_ns), true},
 	};
-	char buf[2048];
+	char buf[4096];
 	size_t n = 0;
 
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -105,6 +103,7 @@ static void metrics(struct srv *s, struct srv_conn *c)
 				   "# HELP llmk_requests_deferred requests waiting for the engine\n"
 				   "# TYPE llmk_requests_deferred gauge\nllmk_requests_deferred %d\n",
 				   s->n_queued);
+	n += sched_metrics(s, buf + n, sizeof buf - n);
 	srv_respond(s, c, 200, "text/plain; version=0.0.4", buf, n);
 }
 
@@ -217,128 +216,6 @@ static bool gen_params(struct srv *s, struct srv_conn *c, const struct json_doc 
 	return true;
 }
 
-/* ---- generation: streamed as server-sent events, or one response ---- */
-
-static struct srv_conn *running(struct srv *s)
-{
-	return &s->c[s->running];
-}
-
-/* One SSE event "data: <json>\n\n" as one chunk of the chunked body. */
-static void sse(struct srv *s, const char *data, size_t n)
-{
-	struct srv_conn *c = running(s);
-	char head[24];
-	int k = plat_snprintf(head, sizeof head, "%zx\r\ndata: ", n + 8);
-
-	if (srv_send(s, c, head, (size_t)k) && srv_send(s, c, data, n))
-		srv_send(s, c, "\n\n\r\n", 4);
-}
-
-static void sse_head(struct srv *s)
-{
-	static const char head[] = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-		"Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n";
-	struct srv_conn *c = running(s);
-
-	if (s->head_sent)
-		return;
-	s->head_sent = true;
-	srv_send(s, c, head, sizeof head - 1);
-	srv_send(s, c, c->req.keep_alive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n",
-		 c->req.keep_alive ? 26 : 21);
-}
-
-/* The start of a chunk object up to its choices' first field. */
-static void chunk_open(struct srv *s, struct json_out *o, bool whole)
-{
-	json_out_lit(o, "{\"id\":");
-	json_out_cstr(o, s->id);
-	json_out_lit(o, ",\"object\":");
-	json_out_cstr(o, !s->chat ? "text_completion" : whole ? "chat.completion" : "chat.completion.chunk");
-	/* no wall clock in the machine: created is 0 */
-	json_out_lit(o, ",\"created\":0,\"model\":");
-	json_out_cstr(o, s->model);
-	json_out_lit(o, ",\"choices\":[{\"index\":0,");
-}
-
-static void delta(struct srv *s, const char *text, size_t n, const char *finish)
-{
-	char buf[4096 + 512];
-	struct json_out o;
-
-	json_out_init(&o, buf, sizeof buf);
-	chunk_open(s, &o, false);
-	if (s->chat) {
-		json_out_lit(&o, "\"delta\":");
-		if (finish) {
-			json_out_lit(&o, "{}");
-		} else {
-			json_out_lit(&o, "{\"content\":");
-			json_out_str(&o, text, n);
-			json_out_lit(&o, "}");
-		}
-	} else {
-		json_out_lit(&o, "\"text\":");
-		json_out_str(&o, text, n);
-		json_out_lit(&o, ",\"logprobs\":null");
-	}
-	json_out_lit(&o, ",\"finish_reason\":");
-	if (finish)
-		json_out_cstr(&o, finish);
-	else
-		json_out_lit(&o, "null");
-	json_out_lit(&o, "}]}");
-	sse(s, buf, o.len);
-}
-
-static void emit(void *ctx, const char *p, size_t n)
-{
-	struct srv *s = ctx;
-
-	if (n > sizeof s->gen - s->gen_len)
-		n = sizeof s->gen - s->gen_len;
-	memcpy(s->gen + s->gen_len, p, n);
-	s->gen_len += n;
-	if (!s->streaming)
-		return;
-	size_t whole = json_utf8_whole(s->gen + s->sent, s->gen_len - s->sent);
-	if (!s->head_sent) {
-		sse_head(s);
-		if (s->chat) {
-			char buf[512];
-			struct json_out o;
-			json_out_init(&o, buf, sizeof buf);
-			chunk_open(s, &o, false);
-			json_out_lit(&o, "\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}");
-			sse(s, buf, o.len);
-		}
-	}
-	for (size_t off = 0; off < whole;) {
-		size_t k = json_utf8_whole(s->gen + s->sent + off, whole - off > 1024 ? 1024 : whole - off);
-		if (k == 0)
-			k = whole - off;
-		delta(s, s->gen + s->sent + off, k, NULL);
-		off += k;
-	}
-	s->sent += whole;
-}
-
-static bool cancel(void *ctx)
-{
-	struct srv *s = ctx;
-
-	srv_pump(s);
-	if (shell_poll_cancel(s->sh))
-		s->stop = true;
-	return s->stop || running(s)->gone;
-}
-
-static const char *finish_reason(const char *stop)
-{
-	return stop && (strcmp(stop, "limit") == 0 || strcmp(stop, "context") == 0) ? "length" : "stop";
-}
-
 /* A refused response_format, tools or message: OpenAI's 400 naming the param. */
 static void param_error(struct srv *s, struct srv_conn *c, const struct api_fmt *f)
 {
@@ -354,139 +231,6 @@ static void param_error(struct srv *s, struct srv_conn *c, const struct api_fmt 
 	srv_respond(s, c, 400, JSON, buf, o.len);
 }
 
-/* A reply with tools, streamed once parsed: the role, its content, each
- * call whole (index, id, type, name, arguments), the finish. */
-static void tools_sse(struct srv *s, struct srv_conn *c, int r, const char *err, const char *fin)
-{
-	char buf[4096 + 512];
-	struct json_out o;
-
-	sse_head(s);
-	json_out_init(&o, buf, sizeof buf);
-	chunk_open(s, &o, false);
-	json_out_lit(&o, "\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}");
-	sse(s, buf, o.len);
-	if (fmt->content_len)
-		for (size_t off = 0; off < fmt->content_len;) {
-			size_t k = json_utf8_whole(s->gen + off, fmt->content_len - off > 1024 ?
-						   1024 : fmt->content_len - off);
-			if (k == 0)
-				k = fmt->content_len - off;
-			delta(s, s->gen + off, k, NULL);
-			off += k;
-		}
-	for (size_t i = 0; i < fmt->n_calls; i++) {
-		const struct api_call *k = &fmt->calls[i];
-		json_out_init(&o, s->out, sizeof s->out);
-		chunk_open(s, &o, false);
-		json_out_lit(&o, "\"delta\":{\"tool_calls\":[{\"index\":");
-		json_out_i64(&o, (int64_t)i);
-		json_out_lit(&o, ",\"id\":");
-		json_out_cstr(&o, k->id);
-		json_out_lit(&o, ",\"type\":\"function\",\"function\":{\"name\":");
-		json_out_cstr(&o, k->name);
-		json_out_lit(&o, ",\"arguments\":");
-		json_out_str(&o, fmt->calls_text + k->args, k->args_len);
-		json_out_lit(&o, "}}]},\"finish_reason\":null}]}");
-		sse(s, s->out, o.len);
-	}
-	if (r) {
-		json_out_init(&o, buf, sizeof buf);
-		json_out_lit(&o, "{\"error\":{\"message\":");
-		json_out_cstr(&o, err);
-		json_out_lit(&o, ",\"type\":\"server_error\",\"param\":null,\"code\":500}}");
-		sse(s, buf, o.len);
-	} else {
-		delta(s, "", 0, fin);
-	}
-	sse(s, "[DONE]", 6);
-	srv_send(s, c, "0\r\n\r\n", 5);
-	s->m.requests++;
-}
-
-/* Run prompt (chat: msgs[0..n)); answer c with the completion (stream or whole). */
-static void complete(struct srv *s, struct srv_conn *c, const char *prompt,
-		     const struct chat_msg *msgs, size_t n, struct engine_gen *g)
-{
-	struct engine_stats st;
-	struct json_out o;
-	char err[256];
-	int r;
-
-	g->emit = emit;
-	g->cancel = cancel;
-	g->ctx = s;
-	s->gen_len = s->sent = 0;
-	s->head_sent = false;
-	plat_snprintf(s->id, sizeof s->id, "%s-%llu", s->chat ? "chatcmpl" : "cmpl",
-		      (unsigned long long)s->m.requests + 1);
-	if (s->chat)
-		r = engine_chat_messages(s->sh->engine, msgs, n, g, err, sizeof err);
-	else
-		r = engine_infer(s->sh->engine, prompt, g, err, sizeof err);
-	engine_get_stats(s->sh->engine, &st);
-	s->m.prompt_tokens += st.run.n_prompt;
-	s->m.gen_tokens += st.run.n_gen;
-	s->m.prompt_ns += st.run.prompt_ns;
-	s->m.gen_ns += st.run.gen_ns;
-	if (r && !s->head_sent) {
-		bool theirs = r == -LLMK_ERANGE || r == -LLMK_EINVAL; /* too long, a bad role */
-		srv_error(s, c, theirs ? 400 : 500, theirs ? "invalid_request_error" : "server_error", err);
-		return;
-	}
-	const char *fin = finish_reason(st.run.stop);
-	if (fmt->tools_on) {
-		api_fmt_reply(fmt, s->gen, s->gen_len, s->id + 9);
-		if (fmt->n_calls)
-			fin = "tool_calls";
-		if (fmt->tools_stream) {
-			tools_sse(s, c, r, err, fin);
-			return;
-		}
-	}
-	if (s->streaming) {
-		emit(s, "", 0); /* the head, when nothing was generated */
-		if (s->gen_len > s->sent)
-			delta(s, s->gen + s->sent, s->gen_len - s->sent, NULL);
-		if (r) {
-			char buf[512];
-			json_out_init(&o, buf, sizeof buf);
-			json_out_lit(&o, "{\"error\":{\"message\":");
-			json_out_cstr(&o, err);
-			json_out_lit(&o, ",\"type\":\"server_error\",\"param\":null,\"code\":500}}");
-			sse(s, buf, o.len);
-		} else {
-			delta(s, "", 0, fin);
-		}
-		sse(s, "[DONE]", 6);
-		srv_send(s, c, "0\r\n\r\n", 5);
-		s->m.requests++;
-		return;
-	}
-	uint32_t n_prompt = st.run.n_prompt + st.run.n_reused;
-	json_out_init(&o, s->out, sizeof s->out);
-	chunk_open(s, &o, true);
-	if (s->chat) {
-		json_out_lit(&o, "\"message\":{\"role\":\"assistant\"");
-		api_fmt_message(fmt, &o, s->gen, s->gen_len);
-		json_out_lit(&o, "}");
-	} else {
-		json_out_lit(&o, "\"text\":");
-		json_out_str(&o, s->gen, s->gen_len);
-		json_out_lit(&o, ",\"logprobs\":null");
-	}
-	json_out_lit(&o, ",\"finish_reason\":");
-	json_out_cstr(&o, fin);
-	json_out_lit(&o, "}],\"usage\":{\"prompt_tokens\":");
-	json_out_i64(&o, n_prompt);
-	json_out_lit(&o, ",\"completion_tokens\":");
-	json_out_i64(&o, st.run.n_gen);
-	json_out_lit(&o, ",\"total_tokens\":");
-	json_out_i64(&o, n_prompt + st.run.n_gen);
-	json_out_lit(&o, "}}");
-	srv_respond(s, c, 200, JSON, s->out, o.len);
-}
-
 static void generate(struct srv *s, struct srv_conn *c, bool chat)
 {
 	struct engine *e = s->sh->engine;
@@ -494,6 +238,8 @@ static void generate(struct srv *s, struct srv_conn *c, bool chat)
 	struct engine_gen g;
 	struct json_doc d;
 	const struct json_node *prompt;
+	struct api_fmt *f;
+	char model[80];
 	bool stream;
 
 	if (!loaded(s, &info) || info.vocab_only) {
@@ -505,31 +251,29 @@ static void generate(struct srv *s, struct srv_conn *c, bool chat)
 	engine_gen_init(e, &g);
 	if (!gen_params(s, c, &d, &info, &g, &stream))
 		return;
-	model_id(&info, s->model, sizeof s->model);
-	s->chat = chat;
-	s->streaming = stream;
-	if (!(fmt = plat_alloc(sizeof *fmt, 64))) {
+	model_id(&info, model, sizeof model);
+	if (!(f = plat_alloc(sizeof *f, 64))) {
 		srv_error(s, c, 503, "server_error", "no memory for the request");
 		return;
 	}
-	if (api_fmt_request(fmt, &d, chat, info.tmpl, &e->mem) == 0) {
-		g.grammar = fmt->grammar;
-		/* a reply with tools is parsed whole, then streamed (tools_sse) */
-		fmt->tools_stream = fmt->tools_on && stream;
-		s->streaming = stream && !fmt->tools_on;
+	if (api_fmt_request(f, &d, chat, info.tmpl, &e->mem) == 0) {
+		g.grammar = f->grammar;
+		/* a reply with tools is parsed whole, then streamed (sched.c) */
+		f->tools_stream = f->tools_on && stream;
 		prompt = json_get(&d, &d.nodes[0], "prompt");
-		if (chat)
-			complete(s, c, NULL, fmt->msgs, fmt->n_msgs, &g);
-		else if (!prompt || prompt->type != JSON_STRING)
+		if (!chat && (!prompt || prompt->type != JSON_STRING))
 			bad(s, c, "'prompt' must be a string");
-		else
-			complete(s, c, prompt->str, NULL, 0, &g);
+		else if (sched_join(s, c, chat, stream && !f->tools_on, model, chat ? NULL : prompt->str,
+				    chat ? f->msgs : NULL, chat ? f->n_msgs : 0, &g,
+				    f->tools_on ? f : NULL) && f->tools_on)
+			f = NULL; /* the request's now: its reply is parsed at the end */
 	} else {
-		param_error(s, c, fmt);
+		param_error(s, c, f);
 	}
-	llm_mem_zeroize(fmt, sizeof *fmt); /* prompts are secrets */
-	plat_free(fmt, sizeof *fmt);
-	fmt = NULL;
+	if (f) {
+		llm_mem_zeroize(f, sizeof *f); /* prompts are secrets */
+		plat_free(f, sizeof *f);
+	}
 }
 
 static void tokenize(struct srv *s, struct srv_conn *c)

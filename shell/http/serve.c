@@ -41,6 +41,20 @@ bool srv_send(struct srv *s, struct srv_conn *c, const char *p, size_t n)
 	return !c->gone;
 }
 
+long srv_send_some(struct srv *s, struct srv_conn *c, const char *p, size_t n)
+{
+	long k;
+
+	if (c->gone)
+		return -1;
+	k = srv_io_write(c, p, n);
+	if (k < 0) {
+		c->gone = true;
+		return -1;
+	}
+	return k;
+}
+
 bool srv_respond(struct srv *s, struct srv_conn *c, int status, const char *ctype,
 		 const char *body, size_t n)
 {
@@ -144,7 +158,7 @@ static void conn_step(struct srv *s, int i)
 	if (c->in_len < SRV_BUF) {
 		long k = srv_io_read(c, c->in + c->in_len, SRV_BUF - c->in_len);
 		if (k == NET_EOF || k < 0) {
-			if (i == s->running)
+			if (c->busy)
 				c->gone = true;
 			else
 				conn_close(s, c);
@@ -157,7 +171,7 @@ static void conn_step(struct srv *s, int i)
 			c->t_idle = now;
 		}
 	}
-	if (c->ticket || i == s->running)
+	if (c->ticket || c->busy)
 		return; /* the next request on this connection waits for this one */
 	if (!c->in_len) {
 		if (now - c->t_idle > SRV_IDLE_NS)
@@ -207,11 +221,25 @@ void srv_pump(struct srv *s)
 			srv_io_flush(&s->c[i]);
 }
 
-/* The oldest waiting engine request runs to its end. */
+void srv_done(struct srv *s, struct srv_conn *c)
+{
+	c->busy = false;
+	c->in_len -= c->req.total;
+	memmove(c->in, c->in + c->req.total, c->in_len);
+	c->t_first = c->in_len ? plat_time_ns() : 0;
+	c->t_idle = plat_time_ns();
+	if (!c->req.keep_alive || c->gone)
+		conn_close(s, c);
+}
+
+/* The oldest waiting engine request joins the batch (or, not a generation,
+ * is answered). False when none waits or no slot is free. */
 static bool run_next(struct srv *s)
 {
 	struct srv_conn *c = NULL;
 
+	if (!sched_room(s))
+		return false;
 	for (int i = 0; i < SRV_CONNS; i++)
 		if (s->c[i].h >= 0 && s->c[i].ticket && (!c || s->c[i].ticket < c->ticket))
 			c = &s->c[i];
@@ -219,15 +247,9 @@ static bool run_next(struct srv *s)
 		return false;
 	c->ticket = 0;
 	s->n_queued--;
-	s->running = (int)(c - s->c);
 	api_handle(s, c);
-	s->running = -1;
-	c->in_len -= c->req.total;
-	memmove(c->in, c->in + c->req.total, c->in_len);
-	c->t_first = c->in_len ? plat_time_ns() : 0;
-	c->t_idle = plat_time_ns();
-	if (!c->req.keep_alive || c->gone)
-		conn_close(s, c);
+	if (!c->busy)
+		srv_done(s, c);
 	return true;
 }
 
@@ -263,7 +285,7 @@ static void console(struct srv *s)
 		plat_write(SHELL_PROMPT, sizeof SHELL_PROMPT - 1);
 }
 
-int srv_run(struct shell *sh, uint16_t port, const struct tls_key *tls)
+int srv_run(struct shell *sh, uint16_t port, const struct tls_key *tls, uint32_t slots)
 {
 	struct srv *s = plat_alloc(sizeof *s, 64);
 	int r;
@@ -272,7 +294,7 @@ int srv_run(struct shell *sh, uint16_t port, const struct tls_key *tls)
 		return shell_err(sh, -LLMK_ENOMEM, "serve: out of memory (%zu bytes)", sizeof *s);
 	s->sh = sh;
 	s->tls = tls;
-	s->running = -1;
+	s->slots = slots;
 	for (int i = 0; i < SRV_CONNS; i++)
 		s->c[i].h = -1;
 	r = net_listen(port, &s->listener, &s->port);
@@ -293,12 +315,16 @@ int srv_run(struct shell *sh, uint16_t port, const struct tls_key *tls)
 		if (s->stop)
 			break;
 		srv_pump(s);
-		if (run_next(s))
+		bool joined = false;
+		while (run_next(s)) /* every free slot taken before the pass */
+			joined = true;
+		if (sched_run(s) || joined)
 			continue;
 		/* at the input's end, the lines it brought run first */
 		if (net_poll(20000000) == NET_EOF && !shell_typeahead_line(sh))
 			break;
 	}
+	sched_stop(s);
 	for (int i = 0; i < SRV_CONNS; i++)
 		conn_close(s, &s->c[i]);
 	net_close(s->listener);

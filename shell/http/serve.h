@@ -1,9 +1,10 @@
 /*
  * shell/http/serve.h — the API server: connections polled through
  * kernel/net.h, HTTP/1.1 requests (http.h) routed to the OpenAI-compatible
- * endpoints (api.c), one generation at a time while the others wait in a
- * bounded queue (503 past it). No threads: generation's cancel callback
- * pumps the connections between tokens.
+ * endpoints (api.c); generations decode together in a batch (sched.c,
+ * llm/engine_batch.h) while the others wait in a bounded queue (503 past
+ * it). No threads: the loop reads and answers connections and the console
+ * between the batch's passes.
  */
 #ifndef SHELL_HTTP_SERVE_H
 #define SHELL_HTTP_SERVE_H
@@ -13,10 +14,13 @@
 #include "http.h"
 #include "json.h"
 
+struct engine_gen;
+struct chat_msg;
+
 #define SRV_CONNS 64                 /* connections held at once; past it: 503 and close */
 #define SRV_BUF (64u * 1024)         /* a connection's request bytes (head + body) */
 #define SRV_BODY_MAX (SRV_BUF - HTTP_HEAD_MAX)
-#define SRV_QUEUE 8                  /* engine requests waiting; past it: 503 */
+#define SRV_QUEUE 32                 /* generations waiting for a slot; past it: 503 */
 #define SRV_HEAD_NS (10ull * 1000000000)  /* a request's bytes must all arrive in this */
 #define SRV_IDLE_NS (60ull * 1000000000)  /* a keep-alive connection idle this long is closed */
 #define SRV_SEND_NS (10ull * 1000000000)  /* a client that reads nothing this long is dropped */
@@ -36,6 +40,7 @@ struct srv_conn {
 	uint64_t t_idle;        /* last activity */
 	uint64_t ticket;        /* a whole engine request waits (its place in line); 0: none */
 	bool gone;              /* the peer closed or failed while its request ran */
+	bool busy;              /* its request is in the batch (sched.c) */
 	struct http_req req;
 };
 
@@ -45,6 +50,8 @@ struct srv_metrics {
 	uint64_t conns;                        /* accepted */
 };
 
+struct sched;
+
 struct srv {
 	struct shell *sh;
 	const struct tls_key *tls; /* every connection speaks TLS with this key; NULL: plain */
@@ -53,17 +60,14 @@ struct srv {
 	struct srv_conn c[SRV_CONNS];
 	uint64_t next_ticket;
 	int n_queued;
-	int running;            /* the connection whose request runs; -1 */
+	struct sched *sched;    /* the batch and its requests (sched.c) */
+	uint32_t slots;         /* generations together at most (serve --slots) */
 	struct srv_metrics m;
 	struct json_node nodes[SRV_NODES];
 	char store[SRV_BUF];
 	char out[SRV_OUT];      /* response bodies */
-	char gen[SRV_OUT];      /* the generated text of the running request */
-	size_t gen_len;
-	size_t sent;            /* streaming: bytes of gen sent (the rest: an unfinished UTF-8 sequence) */
-	bool streaming, chat, head_sent, stop;
-	char id[40];            /* the running completion's id */
-	char model[80];         /* the loaded model's id */
+	char gen[SRV_OUT];      /* /detokenize's text */
+	bool stop;
 	int32_t ids[SRV_IDS];   /* /tokenize, /detokenize */
 };
 
@@ -71,8 +75,10 @@ struct srv {
  * end; lines typed meanwhile run between requests. Prints "serving on
  * 127.0.0.1:PORT" first (the kernel: "serving on port PORT"). tls: every
  * connection is TLS with this key (tls.h); NULL: plain HTTP, the host
- * build's only. One error line on failure. */
-int srv_run(struct shell *sh, uint16_t port, const struct tls_key *tls);
+ * build's only. Up to slots generations decode together (sched.c). One
+ * error line on failure. */
+int srv_run(struct shell *sh, uint16_t port, const struct tls_key *tls, uint32_t slots);
+#define SRV_SLOTS 8             /* serve's default --slots */
 
 /* ---- serve_io.c: the transport, plain or TLS, for serve.c and api.c ---- */
 /* Take handle h into c (a TLS engine when s serves TLS); -LLMK_ENOMEM. */
@@ -94,18 +100,45 @@ bool srv_error(struct srv *s, struct srv_conn *c, int status, const char *type,
 	       const char *msg);
 /* Raw bytes to c, waiting up to SRV_SEND_NS for room; false if it is gone. */
 bool srv_send(struct srv *s, struct srv_conn *c, const char *p, size_t n);
-/* Between tokens: accept, read and answer what needs no engine. */
+/* Up to n bytes to c without waiting: the count taken (0: no room now), or
+ * -1 when it is gone. */
+long srv_send_some(struct srv *s, struct srv_conn *c, const char *p, size_t n);
+/* Between passes: accept, read and answer what needs no engine. */
 void srv_pump(struct srv *s);
+/* c's request is answered: its bytes consumed, the connection closed
+ * unless kept alive. */
+void srv_done(struct srv *s, struct srv_conn *c);
 
 /* ---- api.c ---- */
 /* Does this request need the engine (queued), or can it be answered now? */
 bool api_needs_engine(const struct http_req *req);
-/* Answer c's request (c->req); the engine's requests only when it is free. */
+/* Answer c's request (c->req); the engine's requests only when it is free:
+ * a generation joins the batch (sched_join) and is answered as it runs. */
 void api_handle(struct srv *s, struct srv_conn *c);
 
 /* ---- api_attest.c: POST /v1/attestation and /v1/attestation/activate
  * (docs/tls.md), on TLS connections only ---- */
 void api_attestation(struct srv *s, struct srv_conn *c);
 void api_attestation_activate(struct srv *s, struct srv_conn *c);
+
+/* ---- sched.c: the batch of generations ---- */
+/* A parsed request (g's strings may point into the request's JSON: they
+ * are copied or used before this returns) joins the batch: true, and the
+ * request owns fmt (tools: its reply parsed for calls at the end; freed
+ * with the request). False after answering with an error: fmt is still
+ * the caller's. c->busy while it runs. */
+struct api_fmt;
+bool sched_join(struct srv *s, struct srv_conn *c, bool chat, bool stream, const char *model,
+		const char *prompt, const struct chat_msg *msgs, size_t n, struct engine_gen *g,
+		struct api_fmt *fmt);
+/* Queued requests join while slots are free; one pass; finished requests
+ * answered. False when there was nothing to do. */
+bool sched_run(struct srv *s);
+/* Whether a slot is free for a queued request to join. */
+bool sched_room(struct srv *s);
+/* Every request ends (answered as cancelled), the batch freed. */
+void sched_stop(struct srv *s);
+/* /metrics lines of the batch into buf: its length. */
+size_t sched_metrics(struct srv *s, char *buf, size_t cap);
 
 #endif

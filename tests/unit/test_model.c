@@ -558,3 +558,50 @@ TEST(model_sequences_together_match_each_alone)
 	free(lg);
 	tmodel_close(&t);
 }
+
+/*
+ * A pass of several sequences' prompt pieces (continuous batching's
+ * prefill, model_forward_seqs_some): three 3-token prompts in one pass of
+ * 9 tokens, cache ranges 64 apart, the logits only of each prompt's last
+ * token, in order; each the same bits as the prompt alone through
+ * model_forward. No wanted row: no logits written.
+ */
+TEST(model_prompts_together_give_each_prompts_logits)
+{
+	char path[4096];
+	const char *dir = testdata_dir();
+	struct tmodel t;
+	float *alone, *lg;
+	uint32_t V, base[9], pos[9];
+	int32_t tok[9];
+	uint8_t want[9];
+
+	if (!dir)
+		SKIP("no testdata (LLMK_TESTDATA)");
+	snprintf(path, sizeof path, "%s/stories260K/stories260K.gguf", dir);
+	CHECK_EQ_INT(tmodel_open(&t, path, GGML_TYPE_F16, 192, 9), 0);
+	V = t.m.hp.n_vocab;
+	alone = malloc((size_t)NS * V * sizeof(float));
+	lg = malloc((size_t)NS * V * sizeof(float));
+	for (int i = 0; i < NS; i++) {
+		int32_t prompt[3] = {1, 300 + 17 * i, 40 + i};
+		CHECK_EQ_INT(model_forward(&t.m, &t.s, &t.mm, &t.kv, prompt, 3, 0, true), 0);
+		memcpy(alone + (size_t)i * V, t.s.logits, V * sizeof(float));
+		for (int p = 0; p < 3; p++) {
+			tok[i * 3 + p] = prompt[p];
+			base[i * 3 + p] = 64u * (uint32_t)i;
+			pos[i * 3 + p] = (uint32_t)p;
+			want[i * 3 + p] = p == 2;
+		}
+	}
+	CHECK_EQ_INT(model_forward_seqs_some(&t.m, &t.s, &t.mm, &t.kv, tok, base, pos, 9, want, lg), 0);
+	for (int i = 0; i < NS; i++)
+		CHECK(memcmp(lg + (size_t)i * V, alone + (size_t)i * V, V * sizeof(float)) == 0);
+	memset(want, 0, sizeof want);
+	lg[0] = 12345.0f;
+	CHECK_EQ_INT(model_forward_seqs_some(&t.m, &t.s, &t.mm, &t.kv, tok, base, pos, 9, want, lg), 0);
+	CHECK(lg[0] == 12345.0f);
+	free(alone);
+	free(lg);
+	tmodel_close(&t);
+}
