@@ -323,7 +323,8 @@ static int join(struct engine_batch *b, uint32_t n, struct engine_gen *g, char *
 	i = (int)(s - b->slot);
 	if (n >= b->n_ctx) {
 		plat_snprintf(err, errlen, "prompt is %u tokens; a slot holds %u (at most %u to "
-			      "leave room to generate)", n, b->n_ctx, b->n_ctx - 1);
+			      "leave room to generate; a larger context or fewer slots: serve "
+			      "--slots N)", n, b->n_ctx, b->n_ctx - 1);
 		return -LLMK_ERANGE;
 	}
 	memset(&s->run, 0, sizeof s->run);

@@ -111,7 +111,9 @@ def post(port, path, body, timeout=60):
 
 def serve(llmctl, disk, cmds):
     args = [llmctl, "--disk", disk]
-    for c in cmds + ["serve --plain --port 0"]:
+    # one slot of the whole context: a prompt with the tools listed is ~1000
+    # tokens, and its reply follows it
+    for c in cmds + ["serve --plain --port 0 --slots 1"]:
         args += ["-c", c]
     srv = subprocess.Popen(args + ["-i"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT)
