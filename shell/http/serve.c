@@ -210,15 +210,26 @@ static void conn_step(struct srv *s, int i)
 		conn_close(s, c);
 }
 
-void srv_pump(struct srv *s)
+bool srv_pump(struct srv *s)
 {
+	bool more = false;
+
 	accept_all(s);
 	for (int i = 0; i < SRV_CONNS; i++)
 		if (s->c[i].h >= 0)
 			conn_step(s, i);
-	for (int i = 0; i < SRV_CONNS; i++) /* what was answered goes out now */
-		if (s->c[i].h >= 0)
-			srv_io_flush(&s->c[i]);
+	for (int i = 0; i < SRV_CONNS; i++) { /* what was answered goes out now */
+		struct srv_conn *c = &s->c[i];
+		if (c->h < 0)
+			continue;
+		srv_io_flush(c);
+		/* the flush (or a write) may have read the request's next record
+		 * into the engine, where net_poll cannot see it: a request split
+		 * over records (python's http.client sends head and body apart)
+		 * would otherwise wait out the poll's 20 ms */
+		more |= c->in_len < SRV_BUF && srv_io_pending(c);
+	}
+	return more;
 }
 
 void srv_done(struct srv *s, struct srv_conn *c)
@@ -314,11 +325,10 @@ int srv_run(struct shell *sh, uint16_t port, const struct tls_key *tls, uint32_t
 		console(s);
 		if (s->stop)
 			break;
-		srv_pump(s);
-		bool joined = false;
+		bool more = srv_pump(s), joined = false;
 		while (run_next(s)) /* every free slot taken before the pass */
 			joined = true;
-		if (sched_run(s) || joined)
+		if (sched_run(s) || joined || more)
 			continue;
 		/* at the input's end, the lines it brought run first */
 		if (net_poll(20000000) == NET_EOF && !shell_typeahead_line(sh))

@@ -89,6 +89,10 @@ int srv_io_open(struct srv *s, struct srv_conn *c, int h);
 long srv_io_read(struct srv_conn *c, void *buf, size_t cap);
 long srv_io_write(struct srv_conn *c, const void *p, size_t n);
 void srv_io_flush(struct srv_conn *c);
+/* Bytes c has sent wait decrypted in its TLS engine (any pump of it, a
+ * flush or a write, reads records too): the socket looks empty, so the
+ * loop must not sleep on it. */
+bool srv_io_pending(struct srv_conn *c);
 void srv_io_close(struct srv_conn *c);
 
 /* ---- serve.c, for api.c ---- */
@@ -103,8 +107,10 @@ bool srv_send(struct srv *s, struct srv_conn *c, const char *p, size_t n);
 /* Up to n bytes to c without waiting: the count taken (0: no room now), or
  * -1 when it is gone. */
 long srv_send_some(struct srv *s, struct srv_conn *c, const char *p, size_t n);
-/* Between passes: accept, read and answer what needs no engine. */
-void srv_pump(struct srv *s);
+/* Between passes: accept, read and answer what needs no engine. True when
+ * a connection's bytes wait in its TLS engine for the next srv_pump (the
+ * loop then goes on without sleeping in net_poll). */
+bool srv_pump(struct srv *s);
 /* c's request is answered: its bytes consumed, the connection closed
  * unless kept alive. */
 void srv_done(struct srv *s, struct srv_conn *c);

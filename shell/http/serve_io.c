@@ -33,6 +33,11 @@ void srv_io_flush(struct srv_conn *c)
 		tls_flush(c->tls);
 }
 
+bool srv_io_pending(struct srv_conn *c)
+{
+	return c->tls && tls_pending(c->tls);
+}
+
 void srv_io_close(struct srv_conn *c)
 {
 	if (c->tls)

@@ -160,6 +160,11 @@ void tls_flush(struct tls_conn *t)
 	pump(t);
 }
 
+bool tls_pending(struct tls_conn *t)
+{
+	return (br_ssl_engine_current_state(&t->sc.eng) & BR_SSL_RECVAPP) != 0;
+}
+
 void tls_close(struct tls_conn *t)
 {
 	uint64_t deadline = plat_time_ns() + 1000000000ull;

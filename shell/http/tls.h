@@ -99,6 +99,9 @@ long tls_write(struct tls_conn *t, const void *p, size_t n);
 /* What was written since the last flush as one record, and send what the
  * network takes now: a response, or a streamed event, is one record. */
 void tls_flush(struct tls_conn *t);
+/* Decrypted bytes wait in the engine for tls_read: the socket they came in
+ * on is empty, so a poll on it would not wake for them. */
+bool tls_pending(struct tls_conn *t);
 /* close_notify, what is still queued sent for up to a second, the handle
  * closed, the connection's state zeroized and freed. */
 void tls_close(struct tls_conn *t);
