@@ -4,11 +4,14 @@
 Starts build/host/llmctl twice on MODEL (`serve --plain --port 0` and
 `serve --port 0`, 127.0.0.1) and measures with python3's http.client:
 the TLS handshake (new connections, median and p90 of N), a keep-alive
-GET /health round trip, and greedy chat throughput, whole and streamed
-(completion tokens / wall time, best of R), plain against TLS. One-off:
-figures go to docs/perf.md with the command line.
+GET /health round trip, greedy chat throughput, whole and streamed
+(completion tokens / wall time, best of R), and a short greedy chat's
+latency on one keep-alive connection (median of K; http.client sends the
+head and the body of a POST apart, two TLS records), plain against TLS.
+One-off: figures go to docs/perf.md with the command line.
 
-Usage: tools/bench_tls.py [--model GGUF] [--tokens N] [--runs R]
+Usage: tools/bench_tls.py [--model GGUF] [--tokens N] [--runs R] [--keepalive K]
+       [--llmctl PATH]
 """
 import argparse
 import http.client
@@ -91,6 +94,21 @@ def chat(port, tls, tokens, stream):
     return n / dt, n
 
 
+def keepalive(port, tls, stream, n, tokens=20):
+    body = json.dumps({"messages": [{"role": "user", "content": "Hi"}], "temperature": 0,
+                       "max_tokens": tokens, "stream": stream})
+    c = connect(port, tls)
+    t = []
+    for i in range(n + 2):  # the first two warm the connection
+        t0 = time.perf_counter()
+        c.request("POST", "/v1/chat/completions", body=body)
+        c.getresponse().read()
+        if i >= 2:
+            t.append(time.perf_counter() - t0)
+    c.close()
+    return statistics.median(t) * 1e3
+
+
 def main():
     ap = argparse.ArgumentParser()
     td = os.environ.get("LLMK_TESTDATA", os.path.join(ROOT, "..", "shared", "testdata"))
@@ -98,8 +116,10 @@ def main():
     ap.add_argument("--tokens", type=int, default=100)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--handshakes", type=int, default=100)
+    ap.add_argument("--keepalive", type=int, default=50)
+    ap.add_argument("--llmctl", default=os.path.join(ROOT, "build", "host", "llmctl"))
     a = ap.parse_args()
-    llmctl = os.path.join(ROOT, "build", "host", "llmctl")
+    llmctl = a.llmctl
     plain, pport = start(llmctl, a.model, "serve --plain --port 0")
     tls, tport = start(llmctl, a.model, "serve --port 0")
     try:
@@ -108,6 +128,10 @@ def main():
               f"median {med:.2f} ms, p90 {p90:.2f} ms")
         print(f"keep-alive GET /health round trip: plain {rtt(pport, False, 200):.0f} us, "
               f"TLS {rtt(tport, True, 200):.0f} us")
+        for stream in (False, True):
+            print(f"keep-alive 20-token chat {'streamed' if stream else 'whole'}, median of "
+                  f"{a.keepalive}: plain {keepalive(pport, False, stream, a.keepalive):.2f} ms, "
+                  f"TLS {keepalive(tport, True, stream, a.keepalive):.2f} ms")
         for stream in (False, True):
             for name, port, t in (("plain", pport, False), ("TLS", tport, True)):
                 best = max(chat(port, t, a.tokens, stream) for _ in range(a.runs))
