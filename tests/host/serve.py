@@ -143,6 +143,16 @@ def main():
           "llmk " in rest and "error: serve: already serving" in rest, rest)
     check("the server stops at the end of its input and llmctl exits 0",
           rc == 0 and "serve: stopped" in rest, f"exit {rc}\n{rest}")
+    # stdin that poll(2) calls readable forever and FIONREAD does not know
+    # (/dev/null): its end stops the server too (it spun at 100% CPU before)
+    try:
+        r = subprocess.run([llmctl, "--disk", model, "-c", "serve --plain --port 0", "-i"],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+        rc, rest = r.returncode, r.stdout + r.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, rest = -1, "(still serving after 60 s)"
+    check("with stdin /dev/null the server stops at once and llmctl exits 0",
+          rc == 0 and "serve: stopped" in rest, f"exit {rc}\n{rest}")
     return summary()
 
 

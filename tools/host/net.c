@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../kernel/net.h"
@@ -114,6 +115,24 @@ void net_close(int handle)
 	used[handle] = false;
 }
 
+/* Whether stdin, which poll(2) calls readable, has nothing more: a pipe,
+ * socket or terminal with no bytes waiting after the writer is gone; a
+ * regular file read to its end; a device FIONREAD does not know (/dev/null),
+ * which poll calls readable forever (serve would spin). */
+static bool stdin_at_end(int *avail)
+{
+	struct stat st;
+	off_t at;
+
+	if (ioctl(0, FIONREAD, avail) == 0)
+		return *avail == 0;
+	if (fstat(0, &st) != 0)
+		return true;
+	if (S_ISREG(st.st_mode))
+		return (at = lseek(0, 0, SEEK_CUR)) < 0 || at >= st.st_size;
+	return !isatty(0);
+}
+
 int net_poll(uint64_t timeout_ns)
 {
 	struct pollfd p[NET_MAX_HANDLES + 1];
@@ -127,8 +146,7 @@ int net_poll(uint64_t timeout_ns)
 	if (poll(p, (nfds_t)n, (int)(timeout_ns / 1000000)) <= 0)
 		return 0;
 	/* stdin readable with nothing to read: its end (a pipe or file) */
-	if (p[0].fd == 0 && (p[0].revents & (POLLIN | POLLHUP)) && ioctl(0, FIONREAD, &avail) == 0 &&
-	    avail == 0)
+	if (p[0].fd == 0 && (p[0].revents & (POLLIN | POLLHUP)) && stdin_at_end(&avail))
 		return NET_EOF;
 	return 0;
 }
