@@ -38,8 +38,10 @@ SIMD_SRC_aarch64 := $(sort $(wildcard llm/kernels/neon/*.c))
 HOST_DRIVER_SRC := drivers/tpm2.c drivers/tpm2_rc.c drivers/tpm2_public.c drivers/tpm2_attest.c \
 	drivers/tcg_log.c drivers/snp_guest_msg.c kernel/x86_64/insn.c kernel/attest_dispatch.c
 # The platform's portable part, shared with the kernel: CPU feature names and
-# the CPUID decoder. Whatever links tools/host/plat.c links this too.
+# the CPUID decoder. Whatever links the host platform (PLAT_HOST_SRC: the
+# console, memory and the rest; the disks; the CPUs and the pool) links this too.
 PLAT_COMMON_SRC := kernel/cpu_features.c
+PLAT_HOST_SRC := tools/host/plat.c tools/host/plat_disk.c tools/host/plat_pool.c
 HOST_PLAT_SRC := $(sort $(filter-out tools/host/main.c,$(wildcard tools/host/*.c))) $(PLAT_COMMON_SRC)
 TOOL_SRC := $(sort $(wildcard tools/*.c))
 # What host programs and tests share besides the engine: the writers of

@@ -2,7 +2,7 @@
  * kernel/cpu_features.h — what both platforms share about the CPU's
  * features (kernel/cpu_features.c): the x86 CPUID decoder, a pure function
  * from CPUID words and XCR0 to PLAT_CPU_* bits, which kernel/x86_64/cpu.c
- * (bare metal) and tools/host/plat.c (Linux) each feed with the words they
+ * (bare metal) and tools/host/plat_pool.c (Linux) each feed with the words they
  * read. The features' names are platform.h's plat_cpu_feature_text.
  */
 #ifndef LLMK_CPU_FEATURES_H

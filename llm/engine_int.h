@@ -1,6 +1,6 @@
 /*
- * llm/engine_int.h — what engine.c shares with engine_chat.c (not for
- * other modules: they use engine.h).
+ * llm/engine_int.h — what engine_load.c, engine.c and engine_chat.c share
+ * (not for other modules: they use engine.h).
  */
 #ifndef LLM_ENGINE_INT_H
 #define LLM_ENGINE_INT_H
@@ -28,6 +28,16 @@ int engine_chat_tokens(struct engine *e, const struct chat_msg *msgs, size_t n,
  * none). */
 size_t engine_held_back(const struct engine_gen *g, const char *text, size_t len);
 long engine_find_stop(const struct engine_gen *g, const char *text, size_t len, size_t from);
+/* Prompt lookup's drafts a pass: `lookup` as asked (ENGINE_LOOKUP_AUTO:
+ * ENGINE_LOOKUP_STREAM while streaming, else none), at most ENGINE_LOOKUP_MAX
+ * and what a pass of batch tokens carries beside the token. */
+uint32_t engine_lookup_drafts(int asked, bool streaming, uint32_t batch);
+/* The logits rows of n drafts' passes (the token's and each draft's); the plan
+ * leaves room for the configured lookup's. */
+uint64_t engine_lookup_bytes(const struct engine *e, uint32_t n);
+/* A sealed image's first failure (or a bound plain model's changed block)
+ * into err, when there is one: it explains a read error better. */
+void engine_seal_msg(struct engine *e, char *err, size_t errlen);
 /* End tokens' logits to -inf (--ignore-eos). */
 void engine_ban_eog(const struct engine *e, float *logits);
 /* DRY's sequence breakers of the loaded vocabulary into smp. */

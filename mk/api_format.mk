@@ -13,7 +13,7 @@ test-api-json: $(B)/host/llmctl $(B)/host/mkmodel ## API response_format and too
 FUZZ_API_FORMAT_TIME ?= 10
 FUZZ_API_FORMAT_SRC := shell/http/api_format.c shell/http/json.c llm/chat.c llm/grammar.c \
 	llm/grammar_match.c llm/grammar_schema.c llm/grammar_json.c llm/mem.c kernel/fmt.c \
-	tools/host/plat.c $(PLAT_COMMON_SRC) tests/fuzz/fuzz_api_format.c
+	$(PLAT_HOST_SRC) $(PLAT_COMMON_SRC) tests/fuzz/fuzz_api_format.c
 $(B)/fuzz/fuzz_api_format: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_API_FORMAT_SRC))
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread
 

@@ -1,7 +1,7 @@
 # mk/cpu.mk — the CPU-class matrix. test-unit and test-llmctl-infer run the
 # host build as the machine is; these stages run them again as the older x86
 # classes, by hiding features: LLMK_CPU_MASK is a hex mask of the
-# PLAT_CPU_* bits (kernel/platform.h) that tools/host/plat.c keeps, so
+# PLAT_CPU_* bits (kernel/platform.h) that tools/host/plat_pool.c keeps, so
 # quant_init(), vmath and the AES-GCM selection pick what that class would.
 #
 # The classes: one mask each, and the features each needs on the machine,

@@ -6,7 +6,7 @@
 #   make test-fuzz FUZZ_TIME=600 a longer run
 #
 # A target links the engine sources it exercises plus the Linux platform
-# (tools/host/plat.c), all built with the fuzzing instrumentation. The corpus
+# (PLAT_HOST_SRC), all built with the fuzzing instrumentation. The corpus
 # lives in build/fuzz/corpus/<target>: seeds are small real GGUFs (prefixes of
 # the test vocabularies, tiny mkmodel models of several types, tiny byte-level
 # BPE vocabularies from tests/fuzz/bpe_seeds.py); libFuzzer adds
@@ -17,7 +17,7 @@ FUZZ_TIME ?= 60
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wno-unused-parameter -fno-omit-frame-pointer \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -MMD -MP
 FUZZ_GGUF_SRC := llm/gguf.c llm/reader.c llm/mem.c $(wildcard llm/tok*.c llm/unicode*.c) kernel/fmt.c \
-	tools/host/plat.c $(PLAT_COMMON_SRC)
+	$(PLAT_HOST_SRC) $(PLAT_COMMON_SRC)
 FUZZ_GGUF_OBJ := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_GGUF_SRC) tests/fuzz/fuzz_gguf.c)
 
 $(B)/fuzz/obj/%.o: %.c
@@ -53,7 +53,7 @@ test-fuzz: $(B)/fuzz/fuzz_gguf $(FUZZ_SEEDS) ## fuzz the GGUF parser + tokenizer
 
 # The line editor and word splitter; seeds: lines with quotes, escapes, keys.
 FUZZ_SHELL_TIME ?= 20
-FUZZ_SHELL_SRC := shell/line.c shell/args.c kernel/fmt.c tools/host/plat.c $(PLAT_COMMON_SRC) \
+FUZZ_SHELL_SRC := shell/line.c shell/args.c kernel/fmt.c $(PLAT_HOST_SRC) $(PLAT_COMMON_SRC) \
 	tests/fuzz/fuzz_shell.c
 $(B)/fuzz/fuzz_shell: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_SHELL_SRC))
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread
@@ -74,7 +74,7 @@ test-fuzz-shell: $(B)/fuzz/fuzz_shell $(FUZZ_SHELL_SEEDS) ## fuzz the line edito
 # The tokenizers; seeds: each vocabulary's test strings, once per selector byte.
 FUZZ_TOK_TIME ?= 30
 FUZZ_TOK_SRC := $(sort $(wildcard llm/tok*.c llm/unicode*.c)) llm/gguf.c llm/reader.c llm/mem.c kernel/fmt.c \
-	tools/host/plat.c $(PLAT_COMMON_SRC) tests/fuzz/fuzz_tok.c
+	$(PLAT_HOST_SRC) $(PLAT_COMMON_SRC) tests/fuzz/fuzz_tok.c
 $(B)/fuzz/fuzz_tok: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_TOK_SRC))
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread
 
@@ -93,7 +93,7 @@ test-fuzz-tok: $(B)/fuzz/fuzz_tok $(FUZZ_TOK_SEEDS) ## fuzz the tokenizers for F
 
 # chat --messages: the JSON reader and every chat template on what it reads.
 FUZZ_CHAT_TIME ?= 20
-FUZZ_CHAT_SRC := shell/json_msgs.c llm/chat.c kernel/fmt.c tools/host/plat.c $(PLAT_COMMON_SRC) \
+FUZZ_CHAT_SRC := shell/json_msgs.c llm/chat.c kernel/fmt.c $(PLAT_HOST_SRC) $(PLAT_COMMON_SRC) \
 	tests/fuzz/fuzz_chat.c
 $(B)/fuzz/fuzz_chat: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_CHAT_SRC))
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread
@@ -115,7 +115,7 @@ test-fuzz-chat: $(B)/fuzz/fuzz_chat $(FUZZ_CHAT_SEEDS) ## fuzz chat --messages' 
 # cases' templates and, when the node-llama-cpp bundle was unpacked
 # (tools/jinja_ref.sh), its models/templates.
 FUZZ_JINJA_TIME ?= 20
-FUZZ_JINJA_SRC := $(sort $(wildcard llm/jinja*.c)) kernel/fmt.c tools/host/plat.c $(PLAT_COMMON_SRC) \
+FUZZ_JINJA_SRC := $(sort $(wildcard llm/jinja*.c)) kernel/fmt.c $(PLAT_HOST_SRC) $(PLAT_COMMON_SRC) \
 	tests/fuzz/fuzz_jinja.c
 $(B)/fuzz/fuzz_jinja: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_JINJA_SRC))
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread
@@ -133,8 +133,8 @@ test-fuzz-jinja: $(B)/fuzz/fuzz_jinja $(FUZZ_JINJA_SEEDS) ## fuzz the Jinja chat
 # The API's JSON reader and HTTP request parser (shell/http/); seeds:
 # requests and bodies as clients send them.
 FUZZ_HTTP_TIME ?= 10
-FUZZ_JSON_SRC := shell/http/json.c kernel/fmt.c tools/host/plat.c $(PLAT_COMMON_SRC) tests/fuzz/fuzz_json.c
-FUZZ_HTTP_SRC := shell/http/http.c kernel/fmt.c tools/host/plat.c $(PLAT_COMMON_SRC) tests/fuzz/fuzz_http.c
+FUZZ_JSON_SRC := shell/http/json.c kernel/fmt.c $(PLAT_HOST_SRC) $(PLAT_COMMON_SRC) tests/fuzz/fuzz_json.c
+FUZZ_HTTP_SRC := shell/http/http.c kernel/fmt.c $(PLAT_HOST_SRC) $(PLAT_COMMON_SRC) tests/fuzz/fuzz_http.c
 $(B)/fuzz/fuzz_json: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_JSON_SRC))
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread
 $(B)/fuzz/fuzz_http: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_HTTP_SRC))
@@ -167,7 +167,7 @@ test-fuzz-http: $(B)/fuzz/fuzz_http $(FUZZ_HTTP_SEEDS) ## fuzz the HTTP/1.1 requ
 # fuzzer steers by our pump, ASan watches both).
 FUZZ_TLS_TIME ?= 10
 FUZZ_TLS_SRC := shell/http/tls.c shell/http/tls_cert.c shell/http/der.c kernel/fmt.c \
-	tools/host/plat.c $(PLAT_COMMON_SRC) tests/fuzz/fuzz_tls.c
+	$(PLAT_HOST_SRC) $(PLAT_COMMON_SRC) tests/fuzz/fuzz_tls.c
 $(B)/fuzz/fuzz_tls: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_TLS_SRC))
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lbearssl -lpthread -lm
 FUZZ_TLS_SEEDS := $(B)/fuzz/corpus/tls/.seeded

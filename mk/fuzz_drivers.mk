@@ -9,7 +9,7 @@
 FUZZ_DRIVERS_TIME ?= 10
 FUZZ_DRIVERS_SRC := tests/fuzz/fuzz_drivers.c tests/fuzz/fuzz_ghcb.c kernel/x86_64/insn.c \
 	tests/unit/hostile.c drivers/tpm2.c drivers/tpm2_rc.c drivers/tpm2_public.c \
-	drivers/snp_guest_msg.c kernel/fmt.c tools/host/plat.c $(PLAT_COMMON_SRC)
+	drivers/snp_guest_msg.c kernel/fmt.c $(PLAT_HOST_SRC) $(PLAT_COMMON_SRC)
 $(B)/fuzz/fuzz_drivers: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_DRIVERS_SRC))
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lbearssl -lpthread
 

@@ -16,7 +16,7 @@
 
 FUZZ_LOAD_TIME ?= 60
 FUZZ_LOAD_SRC := $(sort $(wildcard llm/*.c llm/kernels/scalar/*.c)) $(SIMD_SRC_$(HOST_ARCH)) \
-	kernel/fmt.c tools/host/plat.c $(PLAT_COMMON_SRC) tools/writer/mkmodel_write.c \
+	kernel/fmt.c $(PLAT_HOST_SRC) $(PLAT_COMMON_SRC) tools/writer/mkmodel_write.c \
 	tests/fuzz/fuzz_load.c tests/fuzz/fuzz_load_model.c
 FUZZ_LOAD_OBJ := $(patsubst %.c,$(B)/fuzz-load/obj/%.o,$(FUZZ_LOAD_SRC))
 FUZZ_LOAD_CFLAGS := $(FUZZ_CFLAGS) -ffp-contract=off -fno-sanitize-coverage=trace-cmp

@@ -12,7 +12,7 @@ test-grammar: $(B)/host/llmctl $(B)/host/mkmodel ## infer -j: 400 seeded runs, e
 FUZZ_GRAMMAR_TIME ?= 30
 FUZZ_GRAMMAR_SRC := llm/grammar.c llm/grammar_match.c llm/grammar_schema.c llm/grammar_json.c \
 	llm/mem.c kernel/fmt.c \
-	tools/host/plat.c $(PLAT_COMMON_SRC) tests/fuzz/fuzz_grammar.c
+	$(PLAT_HOST_SRC) $(PLAT_COMMON_SRC) tests/fuzz/fuzz_grammar.c
 $(B)/fuzz/fuzz_grammar: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_GRAMMAR_SRC))
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread
 

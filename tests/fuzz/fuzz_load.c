@@ -10,7 +10,7 @@
  * rest are ops (change a key's value or type, drop or duplicate a key or
  * tensor, change a tensor's dims, type or offset, resize the tokenizer's
  * arrays or the embedding rows, ...). The edited model is written back as
- * GGUF into a memfd that is attached as disk 0 through tools/host/plat.c,
+ * GGUF into a memfd that is attached as disk 0 through tools/host/plat_disk.c,
  * the disk seam the engine always reads through, and then
  *   - engine_load resident, no mem-budget, on a simulated machine (below);
  *   - engine_load streamed with a small mem-budget (slots, read-ahead);

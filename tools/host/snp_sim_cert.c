@@ -40,24 +40,6 @@ static void pss_alg(struct der *d)
 	der_close(d, s);
 }
 
-static void rdn(struct der *d, uint32_t attr, uint8_t tag, const char *v)
-{
-	size_t set = der_open(d, 0x31), seq = der_open(d, 0x30);
-	DER_OID(d, 2, 5, 4, attr);
-	der_prim(d, tag, v, strlen(v));
-	der_close(d, seq);
-	der_close(d, set);
-}
-
-static void name(struct der *d, const char *cn)
-{
-	size_t s = der_open(d, 0x30);
-	rdn(d, 6, 0x13, "US");
-	rdn(d, 10, 0x0c, "llmk snp-sim test chain (not AMD)");
-	rdn(d, 3, 0x0c, cn);
-	der_close(d, s);
-}
-
 static void rsa_spki(struct der *d, const br_rsa_public_key *pk)
 {
 	size_t s = der_open(d, 0x30), a = der_open(d, 0x30), b, k;
@@ -74,35 +56,11 @@ static void rsa_spki(struct der *d, const br_rsa_public_key *pk)
 	der_close(d, s);
 }
 
-static void ec_spki(struct der *d, const br_ec_public_key *pk)
-{
-	size_t s = der_open(d, 0x30), a = der_open(d, 0x30), b;
-	DER_OID(d, 1, 2, 840, 10045, 2, 1);
-	DER_OID(d, 1, 3, 132, 0, 34);
-	der_close(d, a);
-	b = der_open(d, 0x03);
-	der_put1(d, 0);
-	der_put(d, pk->q, pk->qlen);
-	der_close(d, b);
-	der_close(d, s);
-}
-
 static void ca_extensions(struct der *d)
 {
-	static const uint8_t basic[] = { 0x30, 0x03, 0x01, 0x01, 0xff };     /* cA TRUE */
-	static const uint8_t usage[] = { 0x03, 0x02, 0x01, 0x06 };           /* keyCertSign, cRLSign */
-	static const uint8_t crit[] = { 0x01, 0x01, 0xff };
-	size_t t = der_open(d, 0xa3), s = der_open(d, 0x30), e;
-	e = der_open(d, 0x30);
-	DER_OID(d, 2, 5, 29, 19);
-	der_put(d, crit, sizeof crit);
-	der_prim(d, 0x04, basic, sizeof basic);
-	der_close(d, e);
-	e = der_open(d, 0x30);
-	DER_OID(d, 2, 5, 29, 15);
-	der_put(d, crit, sizeof crit);
-	der_prim(d, 0x04, usage, sizeof usage);
-	der_close(d, e);
+	size_t t = der_open(d, 0xa3), s = der_open(d, 0x30);
+	der_x509_basic_ca(d, -1);
+	der_x509_key_usage(d, 0x01, 0x06); /* keyCertSign, cRLSign */
 	der_close(d, s);
 	der_close(d, t);
 }
@@ -211,19 +169,7 @@ static int sign_cert(const uint8_t *tbs, size_t tn, const br_rsa_private_key *sk
 	int e = pss_sign(sk, rng, tbs, tn, sig, &sn);
 	if (e)
 		return e;
-	struct der d = { out, 0, cap, false };
-	size_t s = der_open(&d, 0x30), b;
-	der_put(&d, tbs, tn);
-	pss_alg(&d);
-	b = der_open(&d, 0x03);
-	der_put1(&d, 0);
-	der_put(&d, sig, sn);
-	der_close(&d, b);
-	der_close(&d, s);
-	if (d.over)
-		return -LLMK_ERANGE;
-	*len = d.n;
-	return 0;
+	return der_x509_cert(tbs, tn, pss_alg, sig, sn, out, cap, len);
 }
 
 enum { KIND_ARK, KIND_ASK, KIND_VCEK };
@@ -232,25 +178,16 @@ static int tbs(struct der *d, int kind, const struct snp_sim *s, const br_rsa_pu
 {
 	char issuer[32], subject[32];
 	const char *p = s->cfg.product;
-	size_t t = der_open(d, 0x30), v, val;
+	size_t t;
 
 	plat_snprintf(issuer, sizeof issuer, "%s-%s", kind == KIND_VCEK ? "SEV" : "ARK", p);
 	plat_snprintf(subject, sizeof subject, "%s-%s", kind == KIND_ARK ? "ARK" : "SEV", p);
 	if (kind == KIND_VCEK)
 		plat_snprintf(subject, sizeof subject, "SEV-VCEK");
-	v = der_open(d, 0xa0);
-	der_small_int(d, 2); /* v3 */
-	der_close(d, v);
-	der_small_int(d, (uint32_t)(kind + 1));
-	pss_alg(d);
-	name(d, issuer);
-	val = der_open(d, 0x30);
-	der_prim(d, 0x17, "250101000000Z", 13);
-	der_prim(d, 0x17, "491231235959Z", 13);
-	der_close(d, val);
-	name(d, subject);
+	t = der_x509_tbs_open(d, (uint32_t)(kind + 1), pss_alg, "llmk snp-sim test chain (not AMD)",
+			      issuer, subject);
 	if (kind == KIND_VCEK) {
-		ec_spki(d, &s->vcek_pub);
+		der_x509_ec_spki(d, &s->vcek_pub);
 		vcek_extensions(d, s);
 	} else {
 		rsa_spki(d, rsa);

@@ -28,86 +28,26 @@ static void ecdsa_sha256(struct der *d)
 	der_close(d, s);
 }
 
-static void name(struct der *d, const char *common)
-{
-	static const char *const org = "llmk tdx-sim test chain (not Intel)";
-	size_t s = der_open(d, 0x30), set, seq;
-
-	set = der_open(d, 0x31), seq = der_open(d, 0x30);
-	DER_OID(d, 2, 5, 4, 6);
-	der_prim(d, 0x13, "US", 2);
-	der_close(d, seq), der_close(d, set);
-	set = der_open(d, 0x31), seq = der_open(d, 0x30);
-	DER_OID(d, 2, 5, 4, 10);
-	der_prim(d, 0x0c, org, strlen(org));
-	der_close(d, seq), der_close(d, set);
-	set = der_open(d, 0x31), seq = der_open(d, 0x30);
-	DER_OID(d, 2, 5, 4, 3);
-	der_prim(d, 0x0c, common, strlen(common));
-	der_close(d, seq), der_close(d, set);
-	der_close(d, s);
-}
-
-static void spki(struct der *d, const br_ec_public_key *pk)
-{
-	size_t s = der_open(d, 0x30), a = der_open(d, 0x30), b;
-	DER_OID(d, 1, 2, 840, 10045, 2, 1);    /* id-ecPublicKey */
-	DER_OID(d, 1, 2, 840, 10045, 3, 1, 7); /* prime256v1 */
-	der_close(d, a);
-	b = der_open(d, 0x03);
-	der_put1(d, 0);
-	der_put(d, pk->q, pk->qlen);
-	der_close(d, b);
-	der_close(d, s);
-}
-
 static void extensions(struct der *d, int kind)
 {
-	static const uint8_t crit[] = { 0x01, 0x01, 0xff };
-	static const uint8_t ku_ca[] = { 0x03, 0x02, 0x01, 0x06 };  /* keyCertSign, cRLSign */
-	static const uint8_t ku_pck[] = { 0x03, 0x02, 0x06, 0xc0 }; /* digitalSignature, nonRepudiation */
-	size_t t = der_open(d, 0xa3), s = der_open(d, 0x30), e, o, b;
+	size_t t = der_open(d, 0xa3), s = der_open(d, 0x30);
 
-	if (kind != PCK) {
-		e = der_open(d, 0x30);
-		DER_OID(d, 2, 5, 29, 19); /* basicConstraints */
-		der_put(d, crit, sizeof crit);
-		o = der_open(d, 0x04);
-		b = der_open(d, 0x30);
-		der_prim(d, 0x01, "\xff", 1);
-		der_small_int(d, kind == ROOT ? 1 : 0);
-		der_close(d, b);
-		der_close(d, o);
-		der_close(d, e);
+	if (kind == PCK) {
+		der_x509_key_usage(d, 0x06, 0xc0); /* digitalSignature, nonRepudiation */
+	} else {
+		der_x509_basic_ca(d, kind == ROOT ? 1 : 0);
+		der_x509_key_usage(d, 0x01, 0x06); /* keyCertSign, cRLSign */
 	}
-	e = der_open(d, 0x30);
-	DER_OID(d, 2, 5, 29, 15); /* keyUsage */
-	der_put(d, crit, sizeof crit);
-	if (kind == PCK)
-		der_prim(d, 0x04, ku_pck, sizeof ku_pck);
-	else
-		der_prim(d, 0x04, ku_ca, sizeof ku_ca);
-	der_close(d, e);
 	der_close(d, s);
 	der_close(d, t);
 }
 
 static void tbs(struct der *d, int kind, const br_ec_public_key *subject_key)
 {
-	size_t t = der_open(d, 0x30), v, val;
-
-	v = der_open(d, 0xa0);
-	der_small_int(d, 2); /* v3 */
-	der_close(d, v);
-	der_small_int(d, (uint32_t)(0x7d50 + kind));
-	ecdsa_sha256(d);
-	name(d, cn[kind == ROOT ? ROOT : kind + 1]);
-	val = der_open(d, 0x30);
-	der_prim(d, 0x17, "250101000000Z", 13);
-	der_prim(d, 0x17, "491231235959Z", 13);
-	der_close(d, val);
-	name(d, cn[kind]);
-	spki(d, subject_key);
+	size_t t = der_x509_tbs_open(d, (uint32_t)(0x7d50 + kind), ecdsa_sha256,
+				     "llmk tdx-sim test chain (not Intel)",
+				     cn[kind == ROOT ? ROOT : kind + 1], cn[kind]);
+	der_x509_ec_spki(d, subject_key);
 	extensions(d, kind);
 	der_close(d, t);
 }
@@ -117,9 +57,9 @@ static int sign(int kind, const br_ec_public_key *subject, const br_ec_private_k
 		uint8_t *out, size_t *len)
 {
 	uint8_t t[TDX_SIM_CERT_MAX], h[32], sig[80];
-	struct der d = { t, 0, sizeof t, false }, c = { out, 0, TDX_SIM_CERT_MAX, false };
+	struct der d = { t, 0, sizeof t, false };
 	br_sha256_context sc;
-	size_t sn, s, b;
+	size_t sn;
 
 	tbs(&d, kind, subject);
 	if (d.over)
@@ -130,18 +70,7 @@ static int sign(int kind, const br_ec_public_key *subject, const br_ec_private_k
 	sn = br_ecdsa_i31_sign_asn1(br_ec_get_default(), &br_sha256_vtable, h, issuer, sig);
 	if (!sn)
 		return -LLMK_EIO;
-	s = der_open(&c, 0x30);
-	der_put(&c, t, d.n);
-	ecdsa_sha256(&c);
-	b = der_open(&c, 0x03);
-	der_put1(&c, 0);
-	der_put(&c, sig, sn);
-	der_close(&c, b);
-	der_close(&c, s);
-	if (c.over)
-		return -LLMK_ERANGE;
-	*len = c.n;
-	return 0;
+	return der_x509_cert(t, d.n, ecdsa_sha256, sig, sn, out, TDX_SIM_CERT_MAX, len);
 }
 
 int tdx_sim_chain_make(struct tdx_sim *s)
