@@ -86,18 +86,8 @@ def validate(v, s, root):
     return False
 
 
-passed = failed = skipped = 0
-
-
-def check(what, cond, why=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok   " + what)
-    else:
-        failed += 1
-        print("FAIL " + what + (": " + str(why)[:600] if why else ""))
-    return cond
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
+from results import check, skip_data, summary  # noqa: E402
 
 
 def post(port, path, body, timeout=60):
@@ -260,7 +250,6 @@ def refusals(port):
 
 
 def main():
-    global skipped
     llmctl, mkmodel = sys.argv[1], sys.argv[2]
     td = sys.argv[3] if len(sys.argv) > 3 else os.environ.get("LLMK_TESTDATA", "../shared/testdata")
     with tempfile.TemporaryDirectory() as tmp:
@@ -272,11 +261,8 @@ def main():
         stories = os.path.join(td, "stories260K", "stories260K.gguf")
         if os.path.exists(stories):
             models.insert(0, ("stories260K", stories))
-        elif os.environ.get("LLMK_REQUIRE_TESTDATA") == "1":
-            check("stories260K present", False, stories)
         else:
-            skipped += 1
-            print("skip stories260K: no " + stories)
+            skip_data("stories260K", "no " + stories)
         for name, disk in models:
             for tmpl in ("chatml", "llama3"):
                 srv, port = serve(llmctl, disk, ["load 0 -c 2048", "config chat-template " + tmpl])
@@ -293,8 +279,7 @@ def main():
                         srv.wait(timeout=20)
                     except subprocess.TimeoutExpired:
                         srv.kill()
-    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

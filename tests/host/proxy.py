@@ -35,25 +35,8 @@ import tempfile
 import threading
 import time
 
-passed = failed = skipped = 0
-
-
-def check(name, cond, why=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"ok   {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAIL {name}", flush=True)
-        for line in str(why).splitlines()[:20]:
-            print(f"     {line}")
-
-
-def skip(name, why):
-    global skipped
-    skipped += 1
-    print(f"skip {name}: {why}", flush=True)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
+from results import check, skip, skip_data, summary  # noqa: E402
 
 
 def shell_output(llmctl, model, cmd):
@@ -268,10 +251,8 @@ def main():
     data = os.environ.get("LLMK_TESTDATA", "../shared/testdata")
     model = os.path.join(data, "stories260K", "stories260K.gguf")
     if not os.path.exists(model):
-        need = os.environ.get("LLMK_REQUIRE_TESTDATA") == "1"
-        print(f"{'FAIL' if need else 'skip'} the proxy on the host: no testdata (stories260K)")
-        print(f"0 passed, {int(need)} failed, {int(not need)} skipped")
-        return int(need)
+        skip_data("the proxy on the host", "no testdata (stories260K)")
+        return summary()
     w = tempfile.mkdtemp(prefix="llmk-proxy-")
     srv = None
     try:
@@ -293,8 +274,7 @@ def main():
                 q.p.wait()
         stop_server(srv)
         shutil.rmtree(w, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    return 1 if failed else 0
+    return summary()
 
 
 def run(llmctl, verifier, model, port, ark, cert, key, w):

@@ -23,7 +23,8 @@ import threading
 import time
 
 HOST = "127.0.0.1"
-passed = failed = skipped = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
+from results import check, skip, skip_data, summary  # noqa: E402
 N_PREDICT = 24
 # long enough (about 60 tokens each) that the six together pass a pass's
 # 128 tokens: prompts are split between passes, beside decode tokens
@@ -32,18 +33,6 @@ STORY = ("the sun was warm and the children played in the garden with a small re
 PROMPTS = [STORY + p for p in ["Once upon a time", "The cat sat", "Lily and Tom went to the park",
                                "One day a big dog", "She looked at the sky and", "The little bird"]]
 LATE = "Ben had a red ball"
-
-
-def check(name, cond, why=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"ok   {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAIL {name}", flush=True)
-        for line in str(why).splitlines()[:20]:
-            print(f"     {line}")
 
 
 def alone(llmctl, model, load, prompt):
@@ -144,19 +133,11 @@ def main():
     if os.path.exists(stories):
         models.insert(0, (stories, "stories260K"))
     else:
-        global skipped
-        need = os.environ.get("LLMK_REQUIRE_TESTDATA") == "1"
-        print(f"{'FAIL' if need else 'skip'} stories260K: no testdata")
-        if need:
-            global failed
-            failed += 1
-        else:
-            skipped += 1
+        skip_data("stories260K", "no testdata")
     for path, name in models:
         run(llmctl, path, f"{name} resident", "load 0 --resident")
         run(llmctl, path, f"{name} streamed", "load 0 --stream")
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

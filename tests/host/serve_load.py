@@ -36,19 +36,8 @@ HOST = "127.0.0.1"
 CLIENTS = 16
 N_PREDICT = 16
 PROMPTS = ["Once upon a time", "The cat sat", "One day a big dog", "The little bird"]
-passed = failed = skipped = 0
-
-
-def check(name, cond, why=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"ok   {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAIL {name}", flush=True)
-        for line in str(why).splitlines()[:20]:
-            print(f"     {line}")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
+from results import check, skip, skip_data, summary  # noqa: E402
 
 
 def alone(llmctl, model, prompt):
@@ -200,10 +189,8 @@ def main():
     data = os.environ.get("LLMK_TESTDATA", "../shared/testdata")
     model = os.path.join(data, "stories260K", "stories260K.gguf")
     if not os.path.exists(model):
-        need = os.environ.get("LLMK_REQUIRE_TESTDATA") == "1"
-        print(f"{'FAIL' if need else 'skip'} the API under load: no testdata (stories260K)")
-        print(f"0 passed, {1 if need else 0} failed, {0 if need else 1} skipped")
-        return 1 if need else 0
+        skip_data("the API under load", "no testdata (stories260K)")
+        return summary()
     want = {p: alone(llmctl, model, p) for p in PROMPTS}
 
     srv = subprocess.Popen([llmctl, "--disk", model, "-c", "config ctx 2048", "-c", "load 0",
@@ -303,8 +290,7 @@ def main():
         srv.kill()
         rc = None
     check("the server stops at the end of its input, exit 0", rc == 0, rc)
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

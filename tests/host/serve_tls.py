@@ -39,30 +39,13 @@ import subprocess
 import sys
 import time
 
-passed = failed = skipped = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
+from results import check, skip, skip_data, summary  # noqa: E402
 HOST = "127.0.0.1"
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 TPM_SH = os.path.join(ROOT, "tools", "tpm.sh")
 SUITES = {"ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384",
           "ECDHE-ECDSA-CHACHA20-POLY1305"}
-
-
-def check(name, cond, why=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"ok   {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAIL {name}", flush=True)
-        for line in str(why).splitlines()[:20]:
-            print(f"     {line}")
-
-
-def skip(name, why):
-    global skipped
-    skipped += 1
-    print(f"skip {name}: {why}", flush=True)
 
 
 def client_ctx():
@@ -194,10 +177,8 @@ def main():
     data = os.environ.get("LLMK_TESTDATA", "../shared/testdata")
     model = os.path.join(data, "stories260K", "stories260K.gguf")
     if not os.path.exists(model):
-        need = os.environ.get("LLMK_REQUIRE_TESTDATA") == "1"
-        print(f"{'FAIL' if need else 'skip'} TLS on the host: no testdata (stories260K)")
-        print(f"0 passed, {int(need)} failed, {int(not need)} skipped")
-        return int(need)
+        skip_data("TLS on the host", "no testdata (stories260K)")
+        return summary()
     w = os.path.join(os.path.dirname(os.path.abspath(llmctl)), "serve-tls")
     os.makedirs(w, exist_ok=True)
     tpm, why = start_tpm(w)
@@ -243,8 +224,7 @@ def main():
     check("after all of it the shell answers version, and serve stops at the input's end",
           "llmk " in rest and "serve: stopped" in rest and rc == 0, f"exit {rc}\n{rest[-1500:]}")
     at_boot(llmctl, w)
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    return 1 if failed else 0
+    return summary()
 
 
 def at_boot(llmctl, w):

@@ -6,6 +6,9 @@ tests/lib.sh:
                                 a skip, or a failure when LLMK_REQUIRE_TESTDATA=1
   skip_cpu(name, feature, why)  the (emulated) CPU lacks feature: always a
                                 skip, the feature named
+  skip(name, why)               an optional client the test names is absent
+                                (the `openai` npm package without npm) or a
+                                tool the stage documents as optional
 
 A path the CPU has is never skipped, and nothing else is a skip: a missing
 build product or tool is a failure. summary() prints the closing line
@@ -45,6 +48,11 @@ def skip_data(name, why):
     else:
         counts["skipped"] += 1
         print(f"skip {name}: {why}", flush=True)
+
+
+def skip(name, why):
+    counts["skipped"] += 1
+    print(f"skip {name}: {why}", flush=True)
 
 
 def skip_cpu(name, feature, why):
