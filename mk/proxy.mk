@@ -22,7 +22,7 @@ test-qemu-proxy: $(B)/host/llmctl $(B)/host/verifier ## QEMU+swtpm+net: the gues
 # The proxy's HTTP reading (tools/host/http_msg.c) under libFuzzer: request
 # and response heads, chunked bodies decoded in pieces of every size.
 FUZZ_HTTP_MSG_TIME ?= 10
-$(B)/fuzz/fuzz_http_msg: $(patsubst %.c,$(B)/fuzz/obj/%.o,tools/host/http_msg.c tests/fuzz/fuzz_http_msg.c)
+$(B)/fuzz/fuzz_http_msg: $(patsubst %.c,$(B)/fuzz/obj/%.o,tools/host/http_msg.c shell/http/http.c tests/fuzz/fuzz_http_msg.c)
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^
 FUZZ_HTTP_MSG_SEEDS := $(B)/fuzz/corpus/http_msg/.seeded
 $(FUZZ_HTTP_MSG_SEEDS):

@@ -5,7 +5,7 @@
  */
 #include "http.h"
 
-static bool tchar(char c)
+bool http_tchar(char c)
 {
 	/* RFC 9110 §5.6.2 token characters */
 	if ((c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'))
@@ -16,7 +16,7 @@ static bool tchar(char c)
 	return false;
 }
 
-static bool eq_nocase(const char *a, size_t n, const char *b)
+bool http_eq_nocase(const char *a, size_t n, const char *b)
 {
 	if (strlen(b) != n)
 		return false;
@@ -26,8 +26,7 @@ static bool eq_nocase(const char *a, size_t n, const char *b)
 	return true;
 }
 
-/* Does the comma-separated list v[0..n) hold token w (any case)? */
-static bool list_has(const char *v, size_t n, const char *w)
+bool http_list_has(const char *v, size_t n, const char *w)
 {
 	size_t i = 0;
 
@@ -37,7 +36,7 @@ static bool list_has(const char *v, size_t n, const char *w)
 		size_t s = i;
 		while (i < n && v[i] != ',' && v[i] != ' ' && v[i] != '\t')
 			i++;
-		if (i > s && eq_nocase(v + s, i - s, w))
+		if (i > s && http_eq_nocase(v + s, i - s, w))
 			return true;
 	}
 	return false;
@@ -47,7 +46,7 @@ static int request_line(const char *s, size_t n, struct http_req *req)
 {
 	size_t i = 0, m = 0, p = 0;
 
-	while (i < n && tchar(s[i]))
+	while (i < n && http_tchar(s[i]))
 		i++;
 	if (i == 0 || i >= sizeof req->method || i >= n || s[i] != ' ')
 		return i >= sizeof req->method && i < n && s[i] == ' ' ? -501 : -400;
@@ -82,7 +81,7 @@ static int header(const char *s, size_t n, struct http_req *req, bool *conn_clos
 {
 	size_t i = 0;
 
-	while (i < n && tchar(s[i]))
+	while (i < n && http_tchar(s[i]))
 		i++;
 	if (i == 0 || i >= n || s[i] != ':')
 		return -400; /* RFC 9112 §5.1: no whitespace before the colon */
@@ -97,7 +96,7 @@ static int header(const char *s, size_t n, struct http_req *req, bool *conn_clos
 			return -400;
 	const char *v = s + i;
 	size_t vn = e - i;
-	if (eq_nocase(s, nl, "content-length")) {
+	if (http_eq_nocase(s, nl, "content-length")) {
 		uint64_t x = 0;
 		if (vn == 0 || vn > 15)
 			return vn > 15 ? -413 : -400;
@@ -110,12 +109,12 @@ static int header(const char *s, size_t n, struct http_req *req, bool *conn_clos
 			return -400; /* §6.3: differing lengths */
 		req->has_length = true;
 		req->content_length = x;
-	} else if (eq_nocase(s, nl, "transfer-encoding")) {
+	} else if (http_eq_nocase(s, nl, "transfer-encoding")) {
 		return -501;
-	} else if (eq_nocase(s, nl, "connection")) {
-		*conn_close |= list_has(v, vn, "close");
-		*conn_keep |= list_has(v, vn, "keep-alive");
-	} else if (eq_nocase(s, nl, "content-type") && vn < sizeof req->content_type) {
+	} else if (http_eq_nocase(s, nl, "connection")) {
+		*conn_close |= http_list_has(v, vn, "close");
+		*conn_keep |= http_list_has(v, vn, "keep-alive");
+	} else if (http_eq_nocase(s, nl, "content-type") && vn < sizeof req->content_type) {
 		memcpy(req->content_type, v, vn);
 		req->content_type[vn] = 0;
 	}

@@ -42,4 +42,11 @@ int http_parse(const char *buf, size_t len, size_t body_max, struct http_req *re
 /* The reason phrase of a status code ("OK", "Not Found"). */
 const char *http_reason(int status);
 
+/* The pieces the proxy's parser (tools/host/http_msg.c) shares: an RFC 9110
+ * §5.6.2 token character; a[0..n) equal to b in any case; a comma-separated
+ * list v[0..n) holding token w in any case. */
+bool http_tchar(char c);
+bool http_eq_nocase(const char *a, size_t n, const char *b);
+bool http_list_has(const char *v, size_t n, const char *w);
+
 #endif

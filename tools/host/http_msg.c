@@ -4,43 +4,9 @@
  * first violation decides.
  */
 #include "http_msg.h"
+#include "../../shell/http/http.h"
 
 #include <string.h>
-
-static bool tchar(char c)
-{
-	/* RFC 9110 §5.6.2 token characters */
-	if ((c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'))
-		return true;
-	return c && strchr("!#$%&'*+-.^_`|~", c) != NULL;
-}
-
-static bool eq_nocase(const char *a, size_t n, const char *b)
-{
-	if (strlen(b) != n)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if ((a[i] | 0x20) != (b[i] | 0x20))
-			return false;
-	return true;
-}
-
-/* Does the comma-separated list v[0..n) hold token w (any case)? */
-static bool list_has(const char *v, size_t n, const char *w)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
-			i++;
-		size_t s = i;
-		while (i < n && v[i] != ',' && v[i] != ' ' && v[i] != '\t')
-			i++;
-		if (i > s && eq_nocase(v + s, i - s, w))
-			return true;
-	}
-	return false;
-}
 
 /* The end of the head (after its empty line), 0 if not whole, -431 past the bound. */
 static long head_end(const char *buf, size_t len)
@@ -69,7 +35,7 @@ static int field(const char *s, size_t n, struct hmsg *m, struct fields *f)
 {
 	size_t i = 0;
 
-	while (i < n && tchar(s[i]))
+	while (i < n && http_tchar(s[i]))
 		i++;
 	if (i == 0 || i >= n || s[i] != ':')
 		return -400; /* RFC 9112 §5.1: no whitespace before the colon */
@@ -84,7 +50,7 @@ static int field(const char *s, size_t n, struct hmsg *m, struct fields *f)
 			return -400;
 	const char *v = s + i;
 	size_t vn = e - i;
-	if (eq_nocase(s, nl, "content-length")) {
+	if (http_eq_nocase(s, nl, "content-length")) {
 		uint64_t x = 0;
 		if (vn == 0 || vn > 15)
 			return vn > 15 ? -413 : -400;
@@ -97,16 +63,16 @@ static int field(const char *s, size_t n, struct hmsg *m, struct fields *f)
 			return -400; /* §6.3: differing lengths */
 		f->has_len = true;
 		m->length = x;
-	} else if (eq_nocase(s, nl, "transfer-encoding")) {
+	} else if (http_eq_nocase(s, nl, "transfer-encoding")) {
 		/* only "chunked", once: any other coding we cannot undo */
-		if (f->chunked || !eq_nocase(v, vn, "chunked"))
+		if (f->chunked || !http_eq_nocase(v, vn, "chunked"))
 			return -501;
 		f->chunked = true;
-	} else if (eq_nocase(s, nl, "connection")) {
-		f->close |= list_has(v, vn, "close");
-		f->keep |= list_has(v, vn, "keep-alive");
-	} else if (eq_nocase(s, nl, "expect")) {
-		if (!eq_nocase(v, vn, "100-continue"))
+	} else if (http_eq_nocase(s, nl, "connection")) {
+		f->close |= http_list_has(v, vn, "close");
+		f->keep |= http_list_has(v, vn, "keep-alive");
+	} else if (http_eq_nocase(s, nl, "expect")) {
+		if (!http_eq_nocase(v, vn, "100-continue"))
 			return -417;
 		f->expect = true;
 	}
@@ -173,7 +139,7 @@ int hmsg_request(const char *buf, size_t len, uint64_t body_max, struct hmsg *m)
 	const char *s = buf + skip;
 	if ((r = start_line(s, (size_t)end, &n, &next)))
 		return r;
-	while (i < n && tchar(s[i]))
+	while (i < n && http_tchar(s[i]))
 		i++;
 	if (i == 0 || i >= n || s[i] != ' ')
 		return -400;
@@ -256,7 +222,7 @@ bool hmsg_hop_by_hop(const char *name, size_t n)
 					  "transfer-encoding", "upgrade", "trailer",
 					  "content-length", "expect"};
 	for (size_t i = 0; i < sizeof hop / sizeof hop[0]; i++)
-		if (eq_nocase(name, n, hop[i]))
+		if (http_eq_nocase(name, n, hop[i]))
 			return true;
 	return false;
 }
