@@ -25,10 +25,11 @@
 #define MM_TILE 16
 _Static_assert(MM_TILE <= QUANT_TILE_ROWS, "a tile fits the tile functions");
 #define MM_TILE_MIN_B 4
-/* Decode claims runs of tiles: each worker then streams long contiguous
+/* Every call claims runs of tiles: each worker then streams long contiguous
  * stretches of the matrix (the hardware prefetchers follow them; one tile at
- * a time interleaves the workers every 16 rows and reads slower:
- * docs/perf.md, "Matmul scheduling and memory"). Runs are guided: half of what is left over the
+ * a time interleaves the workers every 16 rows and reads slower, in decode
+ * and in a pass of a few tokens alike: docs/perf.md, "Matmul scheduling and
+ * memory"). Runs are guided: half of what is left over the
  * workers, down to a quarter of tiles / (MM_DECODE_CHUNKS x workers), so the
  * workers finish together instead of one waiting out the other's last long
  * run. Packed types with decode lanes (llm/quant_isa.h), where their
@@ -405,7 +406,7 @@ static int mm_run(struct mm_ctx *c, int n, float *const out[], const void *const
 	/* (sized over all the parts: a part's share gave attention's Q, K and
 	 * V, 40 lane steps, claims of one step, and the workers then
 	 * interleaved every 64 rows) */
-	if (B == 1 && j.tiles / ((size_t)nt * MM_DECODE_CHUNKS) > 1)
+	if (j.tiles / ((size_t)nt * MM_DECODE_CHUNKS) > 1)
 		j.claim = j.tiles / ((size_t)nt * MM_DECODE_CHUNKS);
 	if (nt > 1 && M >= 2 * MM_TILE)
 		plat_parallel(mm_dot_task, &j, nt);
