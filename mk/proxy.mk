@@ -9,6 +9,15 @@ test-proxy-host: $(B)/host/llmctl $(B)/host/verifier $(B)/host/mkevidence $(B)/h
 	@tests/stage.sh proxy-host timeout 600 python3 tests/host/proxy.py $(B)/host/llmctl \
 		$(B)/host/verifier $(B)/host/mkevidence $(B)/host/tlscert
 
+# What the host sees of the records (tests/host/serve_sizes.py, ~10 s): a
+# relay on the path writes down every TLS record's length; streamed tokens,
+# whole answers and the proxy's requests must not show their text's length.
+.PHONY: test-serve-sizes
+test-serve-sizes: $(B)/host/llmctl $(B)/host/mkevidence ## TLS record lengths a host sees do not follow the tokens' or the prompt's text
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh serve-sizes timeout 300 python3 tests/host/serve_sizes.py $(B)/host/llmctl \
+		$(B)/host/mkevidence
+
 # One QEMU boot (x86_64: the kernel's vTPM) with NET=1's network: the guest
 # serves attested TLS, verifier tls and llmctl proxy attest it (vtpm, the
 # credential activated), a chat through the proxy (tests/qemu/test_proxy.py).

@@ -128,9 +128,37 @@ static void chunk_open(struct sched_req *r, struct json_out *o, bool whole)
 	json_out_lit(o, ",\"choices\":[{\"index\":0,");
 }
 
+/*
+ * An event's object, o without its closing brace, padded by an
+ * "obfuscation" member (OpenAI's name for the same thing) so its chunk is a
+ * multiple of SRV_SSE_PAD bytes: the host sees how many events a record
+ * holds, not how long their text is (docs/tls.md, "Threat model").
+ */
+static void sse_obj(struct sched_req *r, struct json_out *o)
+{
+	static const char fill[64] = "................................................................";
+	static const char key[] = ",\"obfuscation\":\"";
+	/* the chunk: "data: " (6), the object, the member, "\"}" and "\n\n" */
+	size_t n = 6 + o->len + sizeof key - 1 + 2 + 2;
+	size_t pad = (SRV_SSE_PAD - n % SRV_SSE_PAD) % SRV_SSE_PAD;
+
+	json_out_raw(o, key, sizeof key - 1);
+	while (pad) {
+		size_t k = pad < sizeof fill ? pad : sizeof fill;
+		json_out_raw(o, fill, k);
+		pad -= k;
+	}
+	json_out_lit(o, "\"}");
+	sse(r, o->buf, o->len);
+}
+
+/* At most this much text an event: escaped six times over (control
+ * characters) it still fits delta's buffer with the padding. */
+#define SSE_TEXT 512
+
 static void delta(struct sched_req *r, const char *text, size_t n, const char *finish)
 {
-	char buf[4096 + 512];
+	char buf[6 * SSE_TEXT + 512 + SRV_SSE_PAD];
 	struct json_out o;
 
 	json_out_init(&o, buf, sizeof buf);
@@ -154,8 +182,8 @@ static void delta(struct sched_req *r, const char *text, size_t n, const char *f
 		json_out_cstr(&o, finish);
 	else
 		json_out_lit(&o, "null");
-	json_out_lit(&o, "}]}");
-	sse(r, buf, o.len);
+	json_out_lit(&o, "}]");
+	sse_obj(r, &o);
 }
 
 static void sse_head(struct sched_req *r)
@@ -174,12 +202,12 @@ static void sse_head(struct sched_req *r)
 	else
 		put(r, close, sizeof close - 1);
 	if (r->chat) {
-		char buf[512];
+		char buf[512 + SRV_SSE_PAD];
 		struct json_out o;
 		json_out_init(&o, buf, sizeof buf);
 		chunk_open(r, &o, false);
-		json_out_lit(&o, "\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}");
-		sse(r, buf, o.len);
+		json_out_lit(&o, "\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]");
+		sse_obj(r, &o);
 	}
 }
 
@@ -196,7 +224,8 @@ static void emit(void *ctx, const char *p, size_t n)
 	sse_head(r);
 	size_t whole = json_utf8_whole(r->gen + r->sent, r->gen_len - r->sent);
 	for (size_t off = 0; off < whole;) {
-		size_t k = json_utf8_whole(r->gen + r->sent + off, whole - off > 1024 ? 1024 : whole - off);
+		size_t k = json_utf8_whole(r->gen + r->sent + off,
+					   whole - off > SSE_TEXT ? SSE_TEXT : whole - off);
 		if (k == 0)
 			k = whole - off;
 		delta(r, r->gen + r->sent + off, k, NULL);
@@ -237,8 +266,8 @@ static void tools_sse(struct sched_req *r)
 	r->streaming = true;
 	sse_head(r);
 	for (size_t off = 0; off < f->content_len;) {
-		size_t k = json_utf8_whole(r->gen + off, f->content_len - off > 1024 ? 1024
-									     : f->content_len - off);
+		size_t k = json_utf8_whole(r->gen + off, f->content_len - off > SSE_TEXT
+							     ? SSE_TEXT : f->content_len - off);
 		if (k == 0)
 			k = f->content_len - off;
 		delta(r, r->gen + off, k, NULL);
@@ -256,8 +285,8 @@ static void tools_sse(struct sched_req *r)
 		json_out_cstr(&o, k->name);
 		json_out_lit(&o, ",\"arguments\":");
 		json_out_str(&o, f->calls_text + k->args, k->args_len);
-		json_out_lit(&o, "}}]},\"finish_reason\":null}]}");
-		sse(r, r->s->out, o.len);
+		json_out_lit(&o, "}}]},\"finish_reason\":null}]");
+		sse_obj(r, &o);
 	}
 	r->sent = r->gen_len; /* what answer() would send as content is sent */
 }
@@ -304,12 +333,12 @@ static void answer(struct sched *q, struct sched_req *r)
 		if (r->gen_len > r->sent)
 			delta(r, r->gen + r->sent, r->gen_len - r->sent, NULL);
 		if (res) {
-			char buf[512];
+			char buf[512 + SRV_SSE_PAD];
 			json_out_init(&o, buf, sizeof buf);
 			json_out_lit(&o, "{\"error\":{\"message\":");
 			json_out_cstr(&o, sl->err);
-			json_out_lit(&o, ",\"type\":\"server_error\",\"param\":null,\"code\":500}}");
-			sse(r, buf, o.len);
+			json_out_lit(&o, ",\"type\":\"server_error\",\"param\":null,\"code\":500}");
+			sse_obj(r, &o);
 		} else {
 			delta(r, "", 0, fin);
 		}

@@ -55,17 +55,34 @@ long srv_send_some(struct srv *s, struct srv_conn *c, const char *p, size_t n)
 	return k;
 }
 
+/* JSON bodies end in spaces up to a multiple of SRV_PAD bytes (JSON allows
+ * them), so the length the host sees of a record says little of the answer
+ * (docs/tls.md, "Threat model"). */
+static bool send_pad(struct srv *s, struct srv_conn *c, size_t n)
+{
+	static const char sp[64] = "                                                                ";
+
+	while (n) {
+		size_t k = n < sizeof sp ? n : sizeof sp;
+		if (!srv_send(s, c, sp, k))
+			return false;
+		n -= k;
+	}
+	return true;
+}
+
 bool srv_respond(struct srv *s, struct srv_conn *c, int status, const char *ctype,
 		 const char *body, size_t n)
 {
 	char head[256];
+	size_t pad = strcmp(ctype, "application/json") == 0 ? (SRV_PAD - n % SRV_PAD) % SRV_PAD : 0;
 	int k = plat_snprintf(head, sizeof head,
 			      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-			      "Connection: %s\r\n\r\n", status, http_reason(status), ctype, n,
+			      "Connection: %s\r\n\r\n", status, http_reason(status), ctype, n + pad,
 			      c->req.keep_alive ? "keep-alive" : "close");
 	s->m.requests++;
 	s->m.errors += status >= 400;
-	return srv_send(s, c, head, (size_t)k) && srv_send(s, c, body, n);
+	return srv_send(s, c, head, (size_t)k) && srv_send(s, c, body, n) && send_pad(s, c, pad);
 }
 
 bool srv_error(struct srv *s, struct srv_conn *c, int status, const char *type,

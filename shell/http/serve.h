@@ -27,6 +27,8 @@ struct chat_msg;
 #define SRV_NODES 4096               /* JSON values a request may hold */
 #define SRV_OUT (256u * 1024)        /* a response body, and the generated text */
 #define SRV_IDS 8192                 /* token ids /tokenize returns, /detokenize takes */
+#define SRV_PAD 1024                 /* JSON bodies: a multiple of this many bytes */
+#define SRV_SSE_PAD 512              /* a streamed event's chunk: a multiple of this */
 
 struct tls_conn;
 struct tls_key;

@@ -331,11 +331,31 @@ long tlsc_read(struct tlsc_conn *t, void *p, size_t n)
 	return -1;
 }
 
+int tlsc_put(struct tlsc_conn *t, const void *p, size_t n)
+{
+	return br_sslio_write_all(&t->io, p, n) != 0 ? -1 : 0;
+}
+
+int tlsc_put_spaces(struct tlsc_conn *t, size_t n)
+{
+	static const char sp[64] = "                                                                ";
+
+	for (size_t k; n; n -= k) {
+		k = n < sizeof sp ? n : sizeof sp;
+		if (tlsc_put(t, sp, k))
+			return -1;
+	}
+	return 0;
+}
+
+int tlsc_flush(struct tlsc_conn *t)
+{
+	return br_sslio_flush(&t->io) != 0 ? -1 : 0;
+}
+
 int tlsc_write(struct tlsc_conn *t, const void *p, size_t n)
 {
-	if (br_sslio_write_all(&t->io, p, n) != 0 || br_sslio_flush(&t->io) != 0)
-		return -1;
-	return 0;
+	return tlsc_put(t, p, n) || tlsc_flush(t) ? -1 : 0;
 }
 
 void tlsc_close(struct tlsc_conn *t)

@@ -82,6 +82,12 @@ int tlsc_connect(struct tlsc_conn *t, const char *host, const char *port, const 
 long tlsc_read(struct tlsc_conn *t, void *p, size_t n);
 /* All of p[0..n), flushed; 0 or -1. */
 int tlsc_write(struct tlsc_conn *t, const void *p, size_t n);
+/* p[0..n) or n spaces into the engine, and out at the next flush (records
+ * are whole buffers until then: what goes out together is one length on
+ * the wire); 0 or -1. */
+int tlsc_put(struct tlsc_conn *t, const void *p, size_t n);
+int tlsc_put_spaces(struct tlsc_conn *t, size_t n);
+int tlsc_flush(struct tlsc_conn *t);
 void tlsc_close(struct tlsc_conn *t);
 /* "TLS 1.2, ECDHE_ECDSA_WITH_AES_128_GCM_SHA256" into buf. */
 const char *tlsc_describe(struct tlsc_conn *t, char *buf, size_t n);
