@@ -300,7 +300,7 @@ static void req_free(struct sched_req *r)
 	fmt_free(r);
 	llm_mem_zeroize(r->gen, r->gen_len);
 	r->gen_len = 0;
-	srv_done(r->s, c);
+	c->done = true; /* serve.c ends it at its next pump */
 }
 
 /* Slot r->slot is done: the answer's end, or the whole answer. */
@@ -511,11 +511,13 @@ bool sched_run(struct srv *s)
 		if (r->state != RQ_DRAIN)
 			continue;
 		flush(r);
-		if (!r->pend_len || conn_of(r)->gone)
+		if (!r->pend_len || conn_of(r)->gone) {
 			req_free(r);
+			work = true; /* the next pump ends it without waiting */
+		}
 	}
 	if (!q->have)
-		return false;
+		return work;
 	for (int i = 0; i < SCHED_REQS; i++) {
 		struct sched_req *r = &q->r[i];
 		if (r->state == RQ_RUN && (conn_of(r)->gone || s->stop))

@@ -22,87 +22,6 @@ static void conn_close(struct srv *s, struct srv_conn *c)
 	c->h = -1;
 }
 
-bool srv_send(struct srv *s, struct srv_conn *c, const char *p, size_t n)
-{
-	uint64_t deadline = plat_time_ns() + SRV_SEND_NS;
-
-	while (n && !c->gone) {
-		long k = srv_io_write(c, p, n);
-		if (k < 0) {
-			c->gone = true;
-			break;
-		}
-		p += k, n -= (size_t)k;
-		if (n && plat_time_ns() > deadline)
-			c->gone = true;
-		else if (n)
-			net_poll(1000000);
-	}
-	return !c->gone;
-}
-
-long srv_send_some(struct srv *s, struct srv_conn *c, const char *p, size_t n)
-{
-	long k;
-
-	if (c->gone)
-		return -1;
-	k = srv_io_write(c, p, n);
-	if (k < 0) {
-		c->gone = true;
-		return -1;
-	}
-	return k;
-}
-
-/* JSON bodies end in spaces up to a multiple of SRV_PAD bytes (JSON allows
- * them), so the length the host sees of a record says little of the answer
- * (docs/tls.md, "Threat model"). */
-static bool send_pad(struct srv *s, struct srv_conn *c, size_t n)
-{
-	static const char sp[64] = "                                                                ";
-
-	while (n) {
-		size_t k = n < sizeof sp ? n : sizeof sp;
-		if (!srv_send(s, c, sp, k))
-			return false;
-		n -= k;
-	}
-	return true;
-}
-
-bool srv_respond(struct srv *s, struct srv_conn *c, int status, const char *ctype,
-		 const char *body, size_t n)
-{
-	char head[256];
-	size_t pad = strcmp(ctype, "application/json") == 0 ? (SRV_PAD - n % SRV_PAD) % SRV_PAD : 0;
-	int k = plat_snprintf(head, sizeof head,
-			      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-			      "Connection: %s\r\n\r\n", status, http_reason(status), ctype, n + pad,
-			      c->req.keep_alive ? "keep-alive" : "close");
-	s->m.requests++;
-	s->m.errors += status >= 400;
-	return srv_send(s, c, head, (size_t)k) && srv_send(s, c, body, n) && send_pad(s, c, pad);
-}
-
-bool srv_error(struct srv *s, struct srv_conn *c, int status, const char *type,
-	       const char *msg)
-{
-	char buf[512];
-	struct json_out o;
-
-	/* OpenAI's error object: {"error": {"message", "type", "param", "code"}} */
-	json_out_init(&o, buf, sizeof buf);
-	json_out_lit(&o, "{\"error\":{\"message\":");
-	json_out_cstr(&o, msg);
-	json_out_lit(&o, ",\"type\":");
-	json_out_cstr(&o, type);
-	json_out_lit(&o, ",\"param\":null,\"code\":");
-	json_out_i64(&o, status);
-	json_out_lit(&o, "}}");
-	return srv_respond(s, c, status, "application/json", buf, o.len);
-}
-
 /* An error for bytes that are not a request we take: answered, then closed. */
 static void refuse(struct srv *s, struct srv_conn *c, int status)
 {
@@ -164,6 +83,19 @@ static void accept_all(struct srv *s)
 		c->in = in;
 		c->t_idle = plat_time_ns();
 	}
+}
+
+/* c's request is answered: its bytes consumed, the connection closed
+ * unless kept alive. */
+static void srv_done(struct srv *s, struct srv_conn *c)
+{
+	c->busy = false;
+	c->in_len -= c->req.total;
+	memmove(c->in, c->in + c->req.total, c->in_len);
+	c->t_first = c->in_len ? plat_time_ns() : 0;
+	c->t_idle = plat_time_ns();
+	if (!c->req.keep_alive || c->gone)
+		conn_close(s, c);
 }
 
 /* Read what c has sent; then a whole request is answered or queued. */
@@ -232,9 +164,14 @@ bool srv_pump(struct srv *s)
 	bool more = false;
 
 	accept_all(s);
-	for (int i = 0; i < SRV_CONNS; i++)
+	for (int i = 0; i < SRV_CONNS; i++) {
+		if (s->c[i].h >= 0 && s->c[i].done) {
+			s->c[i].done = false;
+			srv_done(s, &s->c[i]);
+		}
 		if (s->c[i].h >= 0)
 			conn_step(s, i);
+	}
 	for (int i = 0; i < SRV_CONNS; i++) { /* what was answered goes out now */
 		struct srv_conn *c = &s->c[i];
 		if (c->h < 0)
@@ -247,17 +184,6 @@ bool srv_pump(struct srv *s)
 		more |= c->in_len < SRV_BUF && srv_io_pending(c);
 	}
 	return more;
-}
-
-void srv_done(struct srv *s, struct srv_conn *c)
-{
-	c->busy = false;
-	c->in_len -= c->req.total;
-	memmove(c->in, c->in + c->req.total, c->in_len);
-	c->t_first = c->in_len ? plat_time_ns() : 0;
-	c->t_idle = plat_time_ns();
-	if (!c->req.keep_alive || c->gone)
-		conn_close(s, c);
 }
 
 /* The oldest waiting engine request joins the batch (or, not a generation,

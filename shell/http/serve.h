@@ -43,6 +43,7 @@ struct srv_conn {
 	uint64_t ticket;        /* a whole engine request waits (its place in line); 0: none */
 	bool gone;              /* the peer closed or failed while its request ran */
 	bool busy;              /* its request is in the batch (sched.c) */
+	bool done;              /* the batch answered it: the next srv_pump ends it */
 	struct http_req req;
 };
 
@@ -113,9 +114,6 @@ long srv_send_some(struct srv *s, struct srv_conn *c, const char *p, size_t n);
  * a connection's bytes wait in its TLS engine for the next srv_pump (the
  * loop then goes on without sleeping in net_poll). */
 bool srv_pump(struct srv *s);
-/* c's request is answered: its bytes consumed, the connection closed
- * unless kept alive. */
-void srv_done(struct srv *s, struct srv_conn *c);
 
 /* ---- api.c ---- */
 /* Does this request need the engine (queued), or can it be answered now? */
