@@ -56,18 +56,6 @@ static struct jv lookup(struct jj *j, const char *name, uint32_t n)
 
 static struct jv eval(struct jj *j, const struct jj_node *n);
 
-struct jv jj_getattr(struct jj *j, const struct jv *o, const char *name, uint32_t n)
-{
-	if (o->t == JV_DICT) {
-		struct jv *v = jj_dict_get(o->u.d, name, n);
-		if (v)
-			return *v;
-	}
-	if (o->t == JV_DICT || o->t == JV_STR || o->t == JV_LIST)
-		return jj_method(j, o, name, n, 0);
-	return (struct jv){.t = JV_UNDEF};
-}
-
 static int64_t norm_index(int64_t i, uint32_t len)
 {
 	return i < 0 ? i + len : i;

@@ -26,6 +26,19 @@ static const struct { const char *name; uint8_t on; } methods[M_N - F_GLOBALS] =
 	{"join", JV_STR}, {"append", JV_LIST}, {"pop", JV_LIST}, {"format", JV_STR},
 };
 
+/* o.name: a dict's member, else a method of a dict, string or list. */
+struct jv jj_getattr(struct jj *j, const struct jv *o, const char *name, uint32_t n)
+{
+	if (o->t == JV_DICT) {
+		struct jv *v = jj_dict_get(o->u.d, name, n);
+		if (v)
+			return *v;
+	}
+	if (o->t == JV_DICT || o->t == JV_STR || o->t == JV_LIST)
+		return jj_method(j, o, name, n, 0);
+	return (struct jv){.t = JV_UNDEF};
+}
+
 int jj_builtin_global(const char *name, uint32_t n)
 {
 	for (int i = 0; i < F_GLOBALS; i++)
