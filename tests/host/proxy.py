@@ -417,7 +417,7 @@ def run(llmctl, verifier, model, port, ark, cert, key, w):
         stop_server(srv2)
     check("the proxy ends on SIGTERM", px.stop() == 0)
 
-    openai_client(px, llmctl, relay, verify, want, w)
+    openai_client(px, llmctl, model, relay, verify, want, w)
 
     bad_meas = "00" * 48
     other = [a if a != meas else bad_meas for a in verify]
@@ -458,7 +458,7 @@ def run(llmctl, verifier, model, port, ark, cert, key, w):
     check("the guest still serves attested TLS", p.returncode == 0, p.stderr.decode())
 
 
-def openai_client(px, llmctl, relay, verify, want, w):
+def openai_client(px, llmctl, model, relay, verify, want, w):
     """The official openai npm package through the proxy (npm on demand)."""
     npm = shutil.which("npm")
     node = shutil.which("node")
@@ -474,8 +474,11 @@ def openai_client(px, llmctl, relay, verify, want, w):
     q = Proxy(llmctl, f"127.0.0.1:{relay.port}", verify)
     if q.port is None:
         return check(name, False, q.line + "".join(q.err))
+    prompts = ["Lily", "Tom had a ball", "the sun", "a big dog"]
+    wants = [shell_output(llmctl, model, f'chat "{x}" --temp 0 -n 20') for x in prompts]
     p = subprocess.run([node, os.path.join(os.path.dirname(__file__), "proxy_openai.mjs"), prefix,
-                        f"http://127.0.0.1:{q.port}/v1"], capture_output=True, timeout=120)
+                        f"http://127.0.0.1:{q.port}/v1", "20", json.dumps(prompts)],
+                       capture_output=True, timeout=120)
     q.stop()
     out = p.stdout.decode()
     res = json.loads(out) if p.returncode == 0 and out.startswith("{") else {}
@@ -483,6 +486,8 @@ def openai_client(px, llmctl, relay, verify, want, w):
           out + p.stderr.decode()[-800:])
     check("the openai npm package: a streamed chat equals the shell's", res.get("streamed") == want,
           out)
+    check("the openai npm package: four streamed chats at once, each equal to the shell's",
+          res.get("at_once") == wants and len(set(wants)) > 1, f"{out}\nshell: {wants}")
 
 
 if __name__ == "__main__":
