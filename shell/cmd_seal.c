@@ -188,6 +188,16 @@ int shell_seal_forget(struct shell *sh)
 	return disk;
 }
 
+bool shell_seal_key_id(struct shell *sh, uint8_t id[SEAL_KEY_ID_SIZE])
+{
+	struct seal_shell *s = sh->seal;
+
+	if (!s || !s->have_key)
+		return false;
+	memcpy(id, s->key_id, SEAL_KEY_ID_SIZE);
+	return true;
+}
+
 const char *shell_seal_key_note(struct shell *sh)
 {
 	struct seal_shell *s = sh->seal;

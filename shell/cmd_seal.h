@@ -17,6 +17,8 @@ const struct seal_keysrc *shell_seal_keysrc(struct shell *sh);
 /* One line describing the loaded key ("insecure development key, key id
  * ..., from `unseal`"), or NULL if none. */
 const char *shell_seal_key_note(struct shell *sh);
+/* The loaded key's id (public: seal_key_id) into id: false if none. */
+bool shell_seal_key_id(struct shell *sh, uint8_t id[SEAL_KEY_ID_SIZE]);
 
 /* Install key (replacing any, the old one zeroized), as from says, with
  * note for `unseal`/`info`; insecure: a development key. */

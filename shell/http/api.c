@@ -17,7 +17,8 @@ bool api_needs_engine(const struct http_req *req)
 	return strcmp(req->method, "POST") == 0 &&
 	       (strcmp(req->path, "/v1/chat/completions") == 0 ||
 		strcmp(req->path, "/v1/completions") == 0 ||
-		strncmp(req->path, "/v1/attestation", 15) == 0);
+		strncmp(req->path, "/v1/attestation", 15) == 0 ||
+		strcmp(req->path, "/v1/keys") == 0);
 }
 
 static bool loaded(struct srv *s, struct engine_info *info)
@@ -363,6 +364,7 @@ void api_handle(struct srv *s, struct srv_conn *c)
 		{"POST", "/detokenize", detokenize},
 		{"POST", "/v1/attestation", api_attestation},
 		{"POST", "/v1/attestation/activate", api_attestation_activate},
+		{"POST", "/v1/keys", api_keys},
 	};
 	bool path_known = false;
 
@@ -376,8 +378,9 @@ void api_handle(struct srv *s, struct srv_conn *c)
 	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
 		if (strcmp(c->req.path, routes[i].path) != 0 ||
 		    (!c->tls && routes[i].fn == api_attestation) ||
-		    (!c->tls && routes[i].fn == api_attestation_activate))
-			continue; /* attestation: TLS only; on plain HTTP an unknown path */
+		    (!c->tls && routes[i].fn == api_attestation_activate) ||
+		    (!c->tls && routes[i].fn == api_keys))
+			continue; /* attestation, keys: TLS only; on plain HTTP an unknown path */
 		if (strcmp(c->req.method, routes[i].method) == 0) {
 			routes[i].fn(s, c);
 			return;

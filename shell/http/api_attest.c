@@ -47,8 +47,9 @@ int tls_activate(struct tls_attest *a, const uint8_t k[32], const uint8_t *cred,
 
 	/* one attempt per attestation, whatever comes of it */
 	memcpy(nonce, a->nonce, sizeof nonce);
-	seal_zeroize(a, sizeof *a);
+	a->pending = false;
 	if (!was) {
+		seal_zeroize(a, sizeof *a);
 		plat_snprintf(why, whyn, "no vtpm attestation on this connection waits for a credential "
 			      "(POST /v1/attestation first; one activation each)");
 		return 409;
@@ -58,10 +59,12 @@ int tls_activate(struct tls_attest *a, const uint8_t k[32], const uint8_t *cred,
 		plat_snprintf(why, whyn, "the credential did not open in this TPM: %s",
 			      e ? plat_attest_error() : "not a 32-byte secret");
 		seal_zeroize(secret, sizeof secret);
+		seal_zeroize(a, sizeof *a);
 		return 403;
 	}
 	tls_activate_proof(secret, 32, k, nonce, nonce_len, proof);
 	seal_zeroize(secret, sizeof secret);
+	a->ready = true; /* the quoting key is in the certified TPM: a release may follow */
 	return 200;
 }
 
@@ -152,9 +155,13 @@ void api_attestation(struct srv *s, struct srv_conn *c)
 	char src[96];
 	size_t len;
 
-	if (!tls_only(s, c) || !body(s, c, &d))
+	if (!tls_only(s, c))
 		return;
+	/* only the latest attestation counts, even one that fails */
 	a = &c->tls->att;
+	seal_zeroize(a, sizeof *a);
+	if (!body(s, c, &d))
+		return;
 	memset(&in, 0, sizeof in);
 	if (!nonce_of(s, c, json_get(&d, &d.nodes[0], "nonce"), in.nonce, &in.nonce_len) ||
 	    !provider_of(s, c, json_get(&d, &d.nodes[0], "provider"), &provider, &info))
@@ -166,11 +173,15 @@ void api_attestation(struct srv *s, struct srv_conn *c)
 			  "console says why)");
 		return;
 	}
-	/* the last attestation on this connection is the one activate answers */
-	seal_zeroize(a, sizeof *a);
+	/* the last attestation on this connection is the one activate answers
+	 * and a release (api_keys.c) is made against */
 	a->pending = info.kind == PLAT_ATTEST_VTPM;
+	a->ready = !a->pending;
+	a->kind = info.kind;
+	a->simulated = info.simulated;
 	memcpy(a->nonce, in.nonce, in.nonce_len);
 	a->nonce_len = in.nonce_len;
+	memcpy(a->model, in.model_digest, 32);
 	size_t cap = 4 * ((len + 2) / 3) + 96;
 	char *out = plat_alloc(cap, 64);
 	struct json_out o;

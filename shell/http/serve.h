@@ -127,6 +127,21 @@ void api_handle(struct srv *s, struct srv_conn *c);
 void api_attestation(struct srv *s, struct srv_conn *c);
 void api_attestation_activate(struct srv *s, struct srv_conn *c);
 
+/* ---- api_keys.c: POST /v1/keys, a sealed model's key released over the
+ * attested connection (docs/tls.md), on TLS connections only ---- */
+struct tls_release_req {
+	uint8_t nonce[64];      /* the attestation it is made against */
+	size_t nonce_len;
+	uint8_t key[32];        /* the model key */
+	bool load;              /* then `load` the disk it opens */
+};
+/* {"nonce": HEX, "key": BASE64 of 32 bytes, "load": bool (optional)}, no
+ * other member and none twice, parsed into d (the caller's nodes and
+ * store) and r: 0, or 400 with why (r wiped). */
+int api_keys_parse(struct json_doc *d, const char *body, size_t n, struct tls_release_req *r,
+		   char *why, size_t whyn);
+void api_keys(struct srv *s, struct srv_conn *c);
+
 /* ---- sched.c: the batch of generations ---- */
 /* A parsed request (g's strings may point into the request's JSON: they
  * are copied or used before this returns) joins the batch: true, and the

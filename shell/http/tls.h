@@ -21,6 +21,7 @@
 #define TLS_SPKI_MAX 96    /* a P-256 SubjectPublicKeyInfo: 91 bytes */
 #define TLS_LABEL "llmk tls v1"
 #define TLS_ACTIVATE_LABEL "llmk tls v1 activate"
+#define TLS_RELEASE_LABEL "llmk tls v1 release"
 /* Per connection: a whole record in (RFC 5246 §6.2: 2^14 + overhead), and
  * records of up to 8 KiB out (BearSSL cuts them to the buffer). */
 #define TLS_IBUF BR_SSL_BUFSIZE_INPUT
@@ -60,8 +61,14 @@ size_t tls_spki_p256(const uint8_t *pub, size_t pub_len, uint8_t *out, size_t ca
 /* What /v1/attestation left on a connection for /v1/attestation/activate. */
 struct tls_attest {
 	bool pending;           /* a vtpm attestation waits for one activation attempt */
+	/* The latest attestation is complete (snp, tdx: answered; vtpm:
+	 * activated) and no release (POST /v1/keys, api_keys.c) has spent it. */
+	bool ready;
+	bool simulated;         /* its evidence came from a simulator */
+	int kind;               /* its provider, PLAT_ATTEST_* */
 	uint8_t nonce[64];
 	size_t nonce_len;
+	uint8_t model[32];      /* the model digest its evidence bound */
 };
 
 /* api_attest.c: the proof for /v1/attestation/activate, HMAC-SHA256(key =
@@ -69,8 +76,9 @@ struct tls_attest {
 void tls_activate_proof(const uint8_t *secret, size_t n, const uint8_t k[32],
 			const uint8_t *nonce, size_t nonce_len, uint8_t proof[32]);
 /* Open the client's credential (plat_attest_activate, vtpm) for the
- * attestation pending in a, which is forgotten whatever happens: 200 and
- * the proof; 409 none pending; 403 the credential did not open (why says). */
+ * attestation pending in a: 200 and the proof, and a is ready for a release;
+ * 409 none pending; 403 the credential did not open (why says). One attempt:
+ * a is no longer pending whatever happens, and forgotten unless it is 200. */
 int tls_activate(struct tls_attest *a, const uint8_t k[32], const uint8_t *cred, size_t n,
 		 uint8_t proof[32], char *why, size_t whyn);
 

@@ -279,6 +279,7 @@ int tlsc_attest(struct tlsc_conn *t, const struct tlsc_attest_opts *o, struct tl
 	}
 	snprintf(rep->binding, sizeof rep->binding, "binding: the evidence's PUBKEY is K of the "
 		 "TLS peer's key");
+	memcpy(rep->nonce, nonce, sizeof nonce);
 	if (cred_n) {
 		if (secret_n != 32) {
 			cmd_fail("tls: the credential's secret is %zu bytes (want 32)", secret_n);
@@ -295,4 +296,34 @@ out:
 	explicit_bzero(secret, sizeof secret);
 	free(resp);
 	return r;
+}
+
+int tlsc_release(struct tlsc_conn *t, const uint8_t nonce[32], const uint8_t key[32], bool load,
+		 char *what, size_t whatn)
+{
+	static struct json_node nodes[64];
+	static char store[4096];
+	struct json_doc d = {nodes, 64, 0, store, sizeof store, 0, 8, 65536};
+	char body[256], nh[65], resp[4096];
+	size_t n = (size_t)snprintf(body, sizeof body, "{\"nonce\":\"%s\",\"key\":\"",
+				    vfy_hex(nonce, 32, nh));
+	long m = b64_encode(key, 32, body + n, sizeof body - n);
+
+	if (m < 0)
+		return cmd_fail("tls: the key does not fit its request");
+	n += (size_t)m;
+	n += (size_t)snprintf(body + n, sizeof body - n, "\",\"load\":%s}", load ? "true" : "false");
+	int r = post_json(t, "/v1/keys", body, resp, sizeof resp, &d);
+	explicit_bzero(body, sizeof body);
+	if (r)
+		return 1;
+	const struct json_node *id = str_member(&d, "key_id"), *rel = str_member(&d, "released");
+	const struct json_node *disk = json_get(&d, &d.nodes[0], "disk");
+	const struct json_node *ld = json_get(&d, &d.nodes[0], "loaded");
+	if (!id || !rel || !disk || disk->type != JSON_NUMBER || !ld)
+		return cmd_fail("tls: POST /v1/keys: the answer lacks key_id, released, disk or loaded");
+	snprintf(what, whatn, "key id %.32s %s for disk %.0f; the model %s", id->str,
+		 strcmp(rel->str, "now") ? "was already in place" : "released", disk->num,
+		 ld->type == JSON_TRUE ? "is loaded" : "is not loaded");
+	return 0;
 }

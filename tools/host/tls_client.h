@@ -108,6 +108,7 @@ struct tlsc_attest_report {
 	char evidence[640];         /* connect_verify's summary */
 	char binding[120];          /* PUBKEY = K */
 	char activation[160];       /* vtpm: the proof; else why none */
+	uint8_t nonce[32];          /* the attestation's nonce (a release names it) */
 };
 
 /*
@@ -119,6 +120,16 @@ struct tlsc_attest_report {
  * one "error: " line on stderr. Not reentrant (connect_verify is not).
  */
 int tlsc_attest(struct tlsc_conn *t, const struct tlsc_attest_opts *o, struct tlsc_attest_report *rep);
+
+/*
+ * After tlsc_attest on t, the release of docs/tls.md: POST /v1/keys
+ * {"nonce", "key", "load"} with the 32-byte model key, over the attested
+ * connection itself (the request's bytes wiped after). 0 with the guest's
+ * answer summed up in what (key id, disk, loaded or not); else 1 after one
+ * "error: " line on stderr.
+ */
+int tlsc_release(struct tlsc_conn *t, const uint8_t nonce[32], const uint8_t key[32], bool load,
+		 char *what, size_t whatn);
 
 /* The proof the guest owes: HMAC-SHA256(secret, "llmk tls v1 activate" || k || nonce). */
 void tlsc_proof(const uint8_t secret[32], const uint8_t k[32], const uint8_t nonce[32],
