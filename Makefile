@@ -121,7 +121,7 @@ TEST_STAGES := \
 	test-unit test-asan \
 	test-grammar test-llmctl test-llmctl-files test-llmctl-hostile test-llmctl-infer \
 	test-tok-shell test-seal test-serve test-serve-batch test-serve-tls test-api-json test-proxy-host \
-	test-serve-sizes \
+	test-serve-sizes test-serve-keys \
 	test-session-host test-attest-release test-circles test-jinja-ref \
 	test-verifier-bundle test-verifier-snp test-snp test-measure-snp test-llmctl-asan \
 	$(foreach c,$(CPU_CLASSES_$(HOST_ARCH)),test-unit-$(c) test-llmctl-infer-$(c)) \
