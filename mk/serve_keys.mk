@@ -10,3 +10,16 @@ test-serve-keys: $(B)/host/llmctl $(B)/host/verifier $(B)/host/seal $(B)/host/mk
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh serve-keys timeout 300 python3 tests/host/serve_keys.py $(B)/host/llmctl \
 		$(B)/host/verifier $(B)/host/seal $(B)/host/mkevidence
+
+# One QEMU boot (x86_64, swtpm, NET) whose llmk.cfg says `serve 8443` and
+# whose only disk is a sealed stories260K: `verifier tls --release-key-file
+# --load` (vtpm, the credential activated), a chat over TLS equal to the
+# host's, the release event replayed by a second verifier tls
+# (tests/qemu/test_tls_keys.py, about 15 s).
+.PHONY: test-qemu-tls-keys
+test-qemu-tls-keys: $(B)/host/llmctl $(B)/host/verifier $(B)/host/seal ## QEMU+swtpm+net: a sealed model's key released over attested TLS (vtpm), then a chat
+	@$(MAKE) --no-print-directory ARCH=x86_64 $(B)/x86_64/esp.img
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh qemu-tls-keys timeout 600 python3 tests/qemu/test_tls_keys.py --esp $(B)/x86_64/esp.img \
+		--llmctl $(B)/host/llmctl --verifier $(B)/host/verifier --seal $(B)/host/seal \
+		--workdir $(B)/qemu-tls-keys
