@@ -1,5 +1,6 @@
-# test-circles: no two files of the kernel and its drivers call each other
+# test-circles: no two files call each other (the kernel, its drivers, the
+# shell and its HTTP server, the engine, the host tools)
 # (issue 31; tools/check_circles.sh says how a call is found).
 .PHONY: test-circles
-test-circles: ## no two kernel/driver files call each other (grep-based)
+test-circles: ## no two files call each other: kernel, drivers, shell, llm, tools (grep-based)
 	@tests/stage.sh circles sh tools/check_circles.sh

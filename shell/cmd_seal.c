@@ -2,11 +2,11 @@
  * shell/cmd_seal.c — `unseal`: the key for sealed model disks, and what
  * `disks` says about a sealed image (docs/sealed-format.md).
  *
- * The key lives in sh->seal (allocated on first use) and is zeroized when
- * replaced or forgotten. Keys typed at the console or read from a file are
- * development keys: whoever reports the key calls them insecure. A key
- * released against attestation (`unseal --wrapped`) is the only other way
- * in, and says so.
+ * The key itself is held by shell/seal_key.c. Keys typed at the console or
+ * read from a file are development keys: whoever reports the key calls
+ * them insecure. A key released against attestation (`unseal --wrapped`,
+ * or POST /v1/keys over attested TLS) is the only other way in, and says
+ * so.
  */
 #include "cmd_seal.h"
 #include "cmd_attest.h"
@@ -19,52 +19,6 @@
 
 #define KEY_FILE_MAX 256 /* 64 hex digits plus generous whitespace */
 
-struct seal_shell {
-	uint8_t key[SEAL_KEY_SIZE];
-	uint8_t key_id[SEAL_KEY_ID_SIZE];
-	bool have_key;
-	char from[96];  /* "`unseal` at the console", "file keys/model.key" */
-	char note[200]; /* shell_seal_key_note's line */
-	struct seal_keysrc src;
-};
-
-static struct seal_shell *seal_state(struct shell *sh)
-{
-	if (!sh->seal)
-		sh->seal = plat_alloc(sizeof(struct seal_shell), 64);
-	return sh->seal;
-}
-
-static void forget_key(struct seal_shell *s)
-{
-	seal_zeroize(s->key, sizeof s->key);
-	s->have_key = false;
-}
-
-/* Hold key as the shell's key (the old one zeroized). A sealed model
- * opened with another key goes, as with `unseal --forget`: it keeps the
- * image's keys (and, resident, its plaintext weights), and the key it was
- * opened with is gone. */
-static void take_key(struct shell *sh, struct seal_shell *s, const uint8_t key[SEAL_KEY_SIZE])
-{
-	uint8_t id[SEAL_KEY_ID_SIZE];
-	struct engine_info info;
-	char hex[2 * SEAL_KEY_ID_SIZE + 1];
-
-	seal_key_id(key, id);
-	if (s->have_key && memcmp(id, s->key_id, sizeof id) != 0 && sh->engine &&
-	    engine_get_info(sh->engine, &info) == 0 && info.sealed) {
-		engine_unload(sh->engine);
-		plat_printf("the sealed model from disk %d was opened with the previous key "
-			    "(id %s): unloaded\n", info.disk,
-			    seal_hex(s->key_id, sizeof s->key_id, hex));
-	}
-	forget_key(s);
-	memcpy(s->key, key, SEAL_KEY_SIZE);
-	memcpy(s->key_id, id, sizeof id);
-	s->have_key = true;
-}
-
 /* Parse text (hex digits, trailing whitespace) into the shell's key. A key
  * typed inside a confidential session (docs/session.md) crossed the host
  * only as ciphertext, to an attested guest: not a development key, and the
@@ -72,12 +26,10 @@ static void take_key(struct shell *sh, struct seal_shell *s, const uint8_t key[S
 static int set_key(struct shell *sh, const char *text, size_t n, const char *from, bool typed)
 {
 	const char *how = NULL;
-	struct seal_shell *s = seal_state(sh);
-	uint8_t key[SEAL_KEY_SIZE];
-	char id[2 * SEAL_KEY_ID_SIZE + 1];
+	uint8_t key[SEAL_KEY_SIZE], kid[SEAL_KEY_ID_SIZE];
+	char id[2 * SEAL_KEY_ID_SIZE + 1], src[96], note[200];
+	int e;
 
-	if (!s)
-		return shell_err(sh, -LLMK_ENOMEM, "unseal: no memory for the key state");
 	if (seal_key_parse_hex(text, n, key))
 		return shell_err(sh, -LLMK_EINVAL,
 				 "unseal: %s: want 64 hex digits (a 256-bit key), then only "
@@ -85,20 +37,20 @@ static int set_key(struct shell *sh, const char *text, size_t n, const char *fro
 				 from);
 	if (typed)
 		how = shell_session_key_release(sh);
-	take_key(sh, s, key);
-	seal_zeroize(key, sizeof key);
+	seal_key_id(key, kid);
+	seal_hex(kid, sizeof kid, id);
 	if (how) {
-		plat_snprintf(s->from, sizeof s->from, "`unseal` inside the session (%s)", how);
-		plat_snprintf(s->note, sizeof s->note, "released over an attested session (%s), key "
-			      "id %s", how, seal_hex(s->key_id, sizeof s->key_id, id));
-		seal_keysrc_raw(&s->src, s->key, s->from, false);
-		return 0;
+		plat_snprintf(src, sizeof src, "`unseal` inside the session (%s)", how);
+		plat_snprintf(note, sizeof note, "released over an attested session (%s), key id %s",
+			      how, id);
+	} else {
+		plat_snprintf(src, sizeof src, "%s", from);
+		plat_snprintf(note, sizeof note, "insecure development key, key id %s, from %s", id,
+			      from);
 	}
-	plat_snprintf(s->from, sizeof s->from, "%s", from);
-	plat_snprintf(s->note, sizeof s->note, "insecure development key, key id %s, from %s",
-		      seal_hex(s->key_id, sizeof s->key_id, id), s->from);
-	seal_keysrc_raw(&s->src, s->key, s->from, true);
-	return 0;
+	e = shell_seal_set_key(sh, key, src, note, !how);
+	seal_zeroize(key, sizeof key);
+	return e;
 }
 
 /* `unseal --wrapped BASE64`: a key released against attestation
@@ -106,13 +58,10 @@ static int set_key(struct shell *sh, const char *text, size_t n, const char *fro
  * was made for this boot's evidence). Not a development key. */
 static int key_from_wrapped(struct shell *sh, const char *b64)
 {
-	struct seal_shell *s = seal_state(sh);
 	static uint8_t blob[KEYWRAP_MAX + 4];
-	uint8_t key[SEAL_KEY_SIZE];
-	char how[32], err[240], id[2 * SEAL_KEY_ID_SIZE + 1];
+	uint8_t key[SEAL_KEY_SIZE], kid[SEAL_KEY_ID_SIZE];
+	char how[32], err[240], id[2 * SEAL_KEY_ID_SIZE + 1], src[96], note[200];
 
-	if (!s)
-		return shell_err(sh, -LLMK_ENOMEM, "unseal: no memory for the key state");
 	long n = b64_decode(b64, strlen(b64), blob, sizeof blob);
 	if (n < 0)
 		return shell_err(sh, -LLMK_EINVAL, "unseal --wrapped: not base64 of a key-wrap blob "
@@ -120,22 +69,22 @@ static int key_from_wrapped(struct shell *sh, const char *b64)
 	int e = shell_attest_unwrap(sh, blob, (size_t)n, key, how, sizeof how, err, sizeof err);
 	if (e)
 		return shell_err(sh, e, "unseal --wrapped: %s", err);
-	take_key(sh, s, key);
-	seal_zeroize(key, sizeof key);
+	seal_key_id(key, kid);
+	seal_hex(kid, sizeof kid, id);
 	/* released inside a session: the session's, forgotten when it ends
 	 * (docs/session.md); else the console's, whoever holds it */
 	const char *sess = shell_session_key_release(sh);
-	plat_snprintf(s->from, sizeof s->from, "`unseal --wrapped` (%s)", how);
+	plat_snprintf(src, sizeof src, "`unseal --wrapped` (%s)", how);
 	if (sess)
-		plat_snprintf(s->note, sizeof s->note, "released against attestation (%s) inside "
-			      "the session (%s), key id %s; forgotten when the session ends", how,
-			      sess, seal_hex(s->key_id, sizeof s->key_id, id));
+		plat_snprintf(note, sizeof note, "released against attestation (%s) inside the "
+			      "session (%s), key id %s; forgotten when the session ends", how, sess,
+			      id);
 	else
-		plat_snprintf(s->note, sizeof s->note, "released against attestation (%s) to the "
-			      "console (no session), key id %s", how,
-			      seal_hex(s->key_id, sizeof s->key_id, id));
-	seal_keysrc_raw(&s->src, s->key, s->from, false);
-	return 0;
+		plat_snprintf(note, sizeof note, "released against attestation (%s) to the console "
+			      "(no session), key id %s", how, id);
+	e = shell_seal_set_key(sh, key, src, note, false);
+	seal_zeroize(key, sizeof key);
+	return e;
 }
 
 /* Read a key file through the platform (boot volume; host: file system). */
@@ -150,58 +99,6 @@ static int key_from_file(struct shell *sh, const char *name)
 	int e = set_key(sh, buf, (size_t)n, from, false);
 	seal_zeroize(buf, sizeof buf);
 	return e;
-}
-
-const struct seal_keysrc *shell_seal_keysrc(struct shell *sh)
-{
-	struct seal_shell *s = sh->seal;
-	return s && s->have_key ? &s->src : NULL;
-}
-
-int shell_seal_set_key(struct shell *sh, const uint8_t key[SEAL_KEY_SIZE], const char *from,
-		       const char *note, bool insecure)
-{
-	struct seal_shell *s = seal_state(sh);
-
-	if (!s)
-		return shell_err(sh, -LLMK_ENOMEM, "unseal: no memory for the key state");
-	take_key(sh, s, key);
-	plat_snprintf(s->from, sizeof s->from, "%s", from);
-	plat_snprintf(s->note, sizeof s->note, "%s", note);
-	seal_keysrc_raw(&s->src, s->key, s->from, insecure);
-	return 0;
-}
-
-int shell_seal_forget(struct shell *sh)
-{
-	struct engine_info info;
-	int disk = -1;
-
-	if (sh->seal)
-		forget_key(sh->seal);
-	/* A sealed model opened with the key keeps the image's keys (and,
-	 * resident, its plaintext weights): without the key it goes too. */
-	if (sh->engine && engine_get_info(sh->engine, &info) == 0 && info.sealed) {
-		disk = info.disk;
-		engine_unload(sh->engine);
-	}
-	return disk;
-}
-
-bool shell_seal_key_id(struct shell *sh, uint8_t id[SEAL_KEY_ID_SIZE])
-{
-	struct seal_shell *s = sh->seal;
-
-	if (!s || !s->have_key)
-		return false;
-	memcpy(id, s->key_id, SEAL_KEY_ID_SIZE);
-	return true;
-}
-
-const char *shell_seal_key_note(struct shell *sh)
-{
-	struct seal_shell *s = sh->seal;
-	return s && s->have_key ? s->note : NULL;
 }
 
 static bool verify_cancel(void *sh)
@@ -241,13 +138,13 @@ static int verify_disk(struct shell *sh, const char *arg)
 
 static int cmd_unseal(struct shell *sh, int argc, char **argv)
 {
-	struct seal_shell *s = sh->seal;
 	int e;
 
 	if (shell_check_argc(sh, argc, argv, 1, 3))
 		return -LLMK_EINVAL;
 	if (argc == 1) {
-		plat_printf("%s\n", s && s->have_key ? s->note : "no key loaded");
+		const char *note = shell_seal_key_note(sh);
+		plat_printf("%s\n", note ? note : "no key loaded");
 		return 0;
 	}
 	if (strcmp(argv[1], "--forget") == 0 && argc == 2) {
@@ -301,8 +198,8 @@ static int set_key_file(struct shell *sh, const struct shell_config_key *k, cons
 
 static void get_key_file(struct shell *sh, const struct shell_config_key *k, char *buf, size_t n)
 {
-	struct seal_shell *s = sh->seal;
-	plat_snprintf(buf, n, "%s", s && s->have_key ? s->from : "(none)");
+	const char *from = shell_seal_key_from(sh);
+	plat_snprintf(buf, n, "%s", from ? from : "(none)");
 }
 
 const struct shell_config_key shell_config_seal[] = {
@@ -347,7 +244,7 @@ bool shell_describe_sealed(struct shell *sh, int disk, const struct plat_disk_in
 			   const uint8_t *head, size_t n)
 {
 	struct seal_header h;
-	struct seal_shell *s = sh->seal;
+	uint8_t kid[SEAL_KEY_ID_SIZE];
 	char err[200], a[65], b[65];
 
 	int e = seal_header_parse(head, n, &h, err, sizeof err);
@@ -367,11 +264,11 @@ bool shell_describe_sealed(struct shell *sh, int disk, const struct plat_disk_in
 		plat_printf("  image is %llu bytes but the disk holds %llu: %s\n",
 			    (unsigned long long)h.image_size, (unsigned long long)in->capacity,
 			    in->capacity < h.image_size ? "truncated" : "bytes appended");
-	if (!s || !s->have_key)
+	if (!shell_seal_key_id(sh, kid))
 		plat_printf("  no key loaded (unseal KEYHEX)\n");
-	else if (memcmp(s->key_id, h.key_id, SEAL_KEY_ID_SIZE) != 0)
+	else if (memcmp(kid, h.key_id, SEAL_KEY_ID_SIZE) != 0)
 		plat_printf("  the loaded key (key id %s) is not the key this image wants\n",
-			    seal_hex(s->key_id, SEAL_KEY_ID_SIZE, a));
+			    seal_hex(kid, SEAL_KEY_ID_SIZE, a));
 	else
 		describe_plaintext(sh, disk);
 	return true;

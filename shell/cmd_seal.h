@@ -1,7 +1,7 @@
 /*
  * shell/cmd_seal.h — the model key the shell holds for sealed disks
- * (shell/cmd_seal.c: `unseal KEYHEX`, `unseal --file NAME`, config key
- * seal-key-file). The model loader opens a sealed disk with
+ * (shell/seal_key.c; the commands that set it: shell/cmd_seal.c `unseal
+ * KEYHEX`, `unseal --file NAME`, config key seal-key-file). The model loader opens a sealed disk with
  * seal_open(..., shell_seal_keysrc(sh), ...).
  */
 #ifndef SHELL_CMD_SEAL_H
@@ -17,6 +17,8 @@ const struct seal_keysrc *shell_seal_keysrc(struct shell *sh);
 /* One line describing the loaded key ("insecure development key, key id
  * ..., from `unseal`"), or NULL if none. */
 const char *shell_seal_key_note(struct shell *sh);
+/* Where the loaded key came from ("file 'keys/model.key'"), or NULL. */
+const char *shell_seal_key_from(struct shell *sh);
 /* The loaded key's id (public: seal_key_id) into id: false if none. */
 bool shell_seal_key_id(struct shell *sh, uint8_t id[SEAL_KEY_ID_SIZE]);
 

@@ -6,14 +6,15 @@
 # defines (a definition: a line starting with a return type and the name,
 # not static). Comments and strings are dropped first. Files compiled into
 # the same unit by #include (tests) are not looked at: only the directories
-# given (default: the kernel and its drivers). Prints each pair that calls
+# given (default: the kernel, its drivers, the shell and its HTTP server,
+# the engine, and the host tools). Prints each pair that calls
 # both ways, then "1 passed, 0 failed" (exit 0) or "0 passed, 1 failed"
 # (exit 1) for tests/stage.sh. A function defined in two of the files
 # (kernel/x86_64/ and kernel/aarch64/ behind kernel/arch.h) is an
 # interface, not a file: calling it is no edge.
 set -eu
 cd "$(dirname "$0")/.."
-dirs=${*:-"kernel kernel/x86_64 kernel/aarch64 drivers"}
+dirs=${*:-"kernel kernel/x86_64 kernel/aarch64 drivers shell shell/http llm tools/host tools/verify tools/writer boot"}
 files=
 for d in $dirs; do
 	for f in "$d"/*.c; do
