@@ -20,8 +20,9 @@
  * than the caller's buffer (or less than a header), or one with bytes left
  * over after the size it stated, each ends the command with one error and
  * the TPM told commandReady (abort). Timeouts: the PTP's TIMEOUT_A/B/C/D
- * (750/2000/200/30 ms) with room under an emulator; a command may take
- * minutes on a software TPM (an RSA 2048 CreatePrimary), then is cancelled.
+ * (750/2000/200/30 ms) with room under an emulator, and 10 s for moving a
+ * whole command or response through the FIFO; a command may take minutes on
+ * a software TPM (an RSA 2048 CreatePrimary), then is cancelled.
  */
 #include "../kernel/kernel.h"
 #include "../kernel/arch.h"
@@ -52,6 +53,9 @@ enum {
 #define MS 1000000ull
 #ifndef TIS_STATE_NS
 #define TIS_STATE_NS (2000 * MS)     /* TIMEOUT_A/B/C/D, generous under TCG */
+#endif
+#ifndef TIS_XFER_NS
+#define TIS_XFER_NS (10000 * MS)     /* moving one command or one response */
 #endif
 #ifndef TIS_COMMAND_NS
 #define TIS_COMMAND_NS (300000 * MS) /* the longest a command may run */
@@ -93,15 +97,20 @@ static bool wait_sts(uint32_t mask, uint32_t want, uint64_t ns, uint32_t *last)
 
 /* A burst count above 0, at most `most` (the bytes the caller still has to
  * move): how many the FIFO takes or gives before the status is read again.
- * 0 when it stays 0 for TIMEOUT_D. */
-static size_t burst(size_t most)
+ * 0 when it stays 0 for TIMEOUT_D, or past the whole transfer's deadline
+ * (a device that hands out one byte just before each timeout would
+ * otherwise stretch a 4 KiB response over hours). */
+static size_t burst(size_t most, uint64_t deadline)
 {
 	uint64_t t0 = plat_time_ns();
 	for (;;) {
 		uint32_t b = STS_BURST(sts());
+		uint64_t now = plat_time_ns();
+		if (now > deadline)
+			return 0;
 		if (b)
 			return b < most ? b : most;
-		if (plat_time_ns() - t0 > TIS_STATE_NS)
+		if (now - t0 > TIS_STATE_NS)
 			return 0;
 		arch_relax();
 	}
@@ -191,11 +200,11 @@ static int fail(char *err, size_t errn, const char *what)
 	return -LLMK_EIO;
 }
 
-/* n bytes into the FIFO, burst by burst. */
-static bool fifo_write(const uint8_t *p, size_t n)
+/* n bytes into the FIFO, burst by burst, before deadline. */
+static bool fifo_write(const uint8_t *p, size_t n, uint64_t deadline)
 {
 	for (size_t i = 0; i < n;) {
-		size_t k = burst(n - i);
+		size_t k = burst(n - i, deadline);
 		if (!k)
 			return false;
 		while (k--)
@@ -204,11 +213,11 @@ static bool fifo_write(const uint8_t *p, size_t n)
 	return true;
 }
 
-/* n bytes out of the FIFO, burst by burst. */
-static bool fifo_read(uint8_t *p, size_t n)
+/* n bytes out of the FIFO, burst by burst, before deadline. */
+static bool fifo_read(uint8_t *p, size_t n, uint64_t deadline)
 {
 	for (size_t i = 0; i < n;) {
-		size_t k = burst(n - i);
+		size_t k = burst(n - i, deadline);
 		if (!k)
 			return false;
 		while (k--)
@@ -237,12 +246,13 @@ int tis_xfer(void *ctx, const uint8_t *cmd, size_t n, uint8_t *rsp, size_t cap, 
 			return fail(err, errn, "not ready after commandReady");
 	}
 	/* Reception: all but the last byte, then the TPM must still expect */
-	if (!fifo_write(cmd, n - 1))
-		return fail(err, errn, "burst count stayed 0 while sending the command");
+	uint64_t until = plat_time_ns() + TIS_XFER_NS;
+	if (!fifo_write(cmd, n - 1, until))
+		return fail(err, errn, "burst count 0 past the timeouts while sending the command");
 	if (!wait_sts(STS_VALID | STS_EXPECT, STS_VALID | STS_EXPECT, TIS_STATE_NS, &s))
 		return fail(err, errn, "the TPM stopped expecting before the command's last byte");
-	if (!fifo_write(cmd + n - 1, 1))
-		return fail(err, errn, "burst count stayed 0 before the command's last byte");
+	if (!fifo_write(cmd + n - 1, 1, until))
+		return fail(err, errn, "burst count 0 past the timeouts before the command's last byte");
 	if (!wait_sts(STS_VALID | STS_EXPECT, STS_VALID, TIS_STATE_NS, &s))
 		return fail(err, errn, "the TPM expects more than the command's size");
 	/* Execution */
@@ -255,16 +265,17 @@ int tis_xfer(void *ctx, const uint8_t *cmd, size_t n, uint8_t *rsp, size_t cap, 
 		return -LLMK_EIO;
 	}
 	/* Completion: the header, then the size it states (bytes 2-5, big-endian) */
-	if (!fifo_read(rsp, TIS_HDR))
-		return fail(err, errn, "burst count stayed 0 while reading the response header");
+	until = plat_time_ns() + TIS_XFER_NS;
+	if (!fifo_read(rsp, TIS_HDR, until))
+		return fail(err, errn, "burst count 0 past the timeouts while reading the response header");
 	size_t size = (size_t)rsp[2] << 24 | (size_t)rsp[3] << 16 | (size_t)rsp[4] << 8 | rsp[5];
 	if (size < TIS_HDR || size > cap) {
 		char what[80];
 		plat_snprintf(what, sizeof what, "response header says %zu bytes (room %zu)", size, cap);
 		return fail(err, errn, what);
 	}
-	if (!fifo_read(rsp + TIS_HDR, size - TIS_HDR))
-		return fail(err, errn, "burst count stayed 0 while reading the response");
+	if (!fifo_read(rsp + TIS_HDR, size - TIS_HDR, until))
+		return fail(err, errn, "burst count 0 past the timeouts while reading the response");
 	if (!wait_sts(STS_VALID | STS_DATA_AVAIL, STS_VALID, TIS_STATE_NS, &s))
 		return fail(err, errn, "data left in the FIFO past the response's stated size");
 	*rlen = size;

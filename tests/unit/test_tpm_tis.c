@@ -14,6 +14,7 @@
  */
 #define TIS_STATE_NS (30 * 1000000ull)    /* short waits: the tests time out on purpose */
 #define TIS_COMMAND_NS (300 * 1000000ull)
+#define TIS_XFER_NS (200 * 1000000ull)
 #include "../../kernel/kernel.h"
 #include "../../kernel/arch.h"
 
@@ -55,6 +56,7 @@ static struct {
 	uint32_t lie_size;       /* nonzero: the response header's size field */
 	int burst_zero_after;    /* >0: the burst count drops to 0 after this many FIFO bytes */
 	int fifo_bytes;
+	uint64_t drip_ns, last_fifo; /* drip: one byte per drip_ns, burst 0 between */
 } m;
 
 static size_t hdr_size(const uint8_t *b)
@@ -77,6 +79,8 @@ static uint32_t burst_count(void)
 		return 0;
 	if (m.burst_huge)
 		return 0xffff;
+	if (m.drip_ns && m.state == M_COMPLETION)
+		return left && plat_time_ns() - m.last_fifo >= m.drip_ns;
 	return left < 37 ? (uint32_t)left : 37; /* an odd size, to cut the transfers */
 }
 
@@ -138,6 +142,7 @@ static uint32_t model_rd(uint64_t a, int bytes)
 		return status();
 	case TIS_FIFO:
 		m.fifo_bytes++;
+		m.last_fifo = plat_time_ns();
 		if (m.state == M_COMPLETION && m.roff < m.rlen)
 			return m.rsp[m.roff++];
 		return 0xff;
@@ -163,6 +168,7 @@ static void model_wr(uint64_t a, uint32_t v, int bytes)
 		m.access |= ACCESS_ACTIVE;
 	if (off == TIS_FIFO) {
 		m.fifo_bytes++;
+		m.last_fifo = plat_time_ns();
 		if (m.state == M_READY)
 			m.state = M_RECEPTION;
 		if (m.state == M_RECEPTION && m.clen < sizeof m.cmd)
@@ -274,16 +280,27 @@ TEST(tis_xfer_survives_a_hostile_fifo)
 	m.burst_zero = true;
 	uint64_t t0 = plat_time_ns();
 	CHECK_EQ_INT(tis_xfer(NULL, startup, sizeof startup, rsp, 64, &rl, err, sizeof err), -LLMK_EIO);
-	CHECK(strstr(err, "TIS: burst count stayed 0 while sending the command") != NULL);
+	CHECK(strstr(err, "TIS: burst count 0 past the timeouts while sending the command") != NULL);
 	CHECK(plat_time_ns() - t0 < 2000000000ull);
 	m.burst_zero = false;
 	/* ... and 0 once the response's header is out */
 	m.fifo_bytes = 0;
 	m.burst_zero_after = (int)sizeof startup + 10;
 	CHECK_EQ_INT(tis_xfer(NULL, startup, sizeof startup, rsp, 64, &rl, err, sizeof err), -LLMK_EIO);
-	CHECK(strstr(err, "burst count stayed 0 while reading the response (") != NULL);
+	CHECK(strstr(err, "burst count 0 past the timeouts while reading the response (") != NULL);
 	CHECK_EQ_INT(m.state, M_READY);
 	m.burst_zero_after = 0;
+
+	/* one byte just before each burst timeout: the whole transfer still
+	 * ends at its own deadline (64 bytes at 20 ms each would take 1.3 s) */
+	canned_ok(64);
+	m.drip_ns = 20 * 1000000ull;
+	t0 = plat_time_ns();
+	CHECK_EQ_INT(tis_xfer(NULL, startup, sizeof startup, rsp, 64, &rl, err, sizeof err), -LLMK_EIO);
+	CHECK(strstr(err, "burst count 0 past the timeouts while reading the response") != NULL);
+	CHECK(plat_time_ns() - t0 < 1000000000ull);
+	m.drip_ns = 0;
+	canned_ok(40);
 
 	/* a burst count of 0xffff: the driver moves only the bytes it has, and
 	 * none past the caller's room */
