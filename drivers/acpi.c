@@ -415,3 +415,99 @@ void acpi_reset(void)
 	    (acpi.reset_reg.space == GAS_IO || acpi.reset_reg.space == GAS_MEMORY))
 		gas_write(&acpi.reset_reg, acpi.reset_value, 1);
 }
+
+/* AML PkgLength (ACPI 6.5 §20.2.4) at p: the length it encodes (which
+ * counts its own bytes) and, in *nb, how many bytes it takes. -1 past end. */
+static long aml_pkglen(const uint8_t *p, const uint8_t *end, int *nb)
+{
+	if (p >= end)
+		return -1;
+	int extra = *p >> 6;
+	if (p + 1 + extra > end)
+		return -1;
+	long len = extra ? (*p & 0x0f) : (*p & 0x3f);
+	for (int i = 0; i < extra; i++)
+		len |= (long)p[1 + i] << (4 + 8 * i);
+	*nb = 1 + extra;
+	return len;
+}
+
+/*
+ * The TPM's Device in the DSDT: Name(_HID, "MSFT0101") (NameOp 0x08, "_HID",
+ * StringPrefix 0x0D, the string, NUL) inside a DeviceOp (0x5B 0x82,
+ * PkgLength, name) whose PkgLength covers it; in that device's extent,
+ * Name(_CRS, Buffer(){...}) (BufferOp 0x11, PkgLength, BufferSize, bytes)
+ * holding a Memory32Fixed descriptor (ACPI 6.5 §6.4.3.4: large item 0x86,
+ * length 9: information, base u32, length u32). Everything is bounded by
+ * the table, the device and the buffer; the caller checks the address.
+ */
+int acpi_tpm_mmio(uint64_t *base, uint32_t *len)
+{
+	static const uint8_t hid[] = { 0x08, '_', 'H', 'I', 'D', 0x0d,
+				       'M', 'S', 'F', 'T', '0', '1', '0', '1', 0x00 };
+	static const uint8_t crs[] = { 0x08, '_', 'C', 'R', 'S', 0x11 };
+	const struct sdt_header *d = acpi_table("DSDT", 0);
+	if (!d)
+		return -LLMK_ENOENT;
+	const uint8_t *b = (const uint8_t *)d + sizeof *d, *end = (const uint8_t *)d + d->length;
+	const uint8_t *h = NULL;
+	for (const uint8_t *p = b; p + sizeof hid <= end; p++)
+		if (!memcmp(p, hid, sizeof hid)) {
+			h = p;
+			break;
+		}
+	if (!h)
+		return -LLMK_ENOENT;
+	/* the enclosing device: the nearest DeviceOp before _HID whose package
+	 * reaches past it (a name path of a few segments lies between) */
+	const uint8_t *dev_end = NULL;
+	for (size_t back = 2; back <= 64 && back <= (size_t)(h - b) && !dev_end; back++) {
+		const uint8_t *p = h - back;
+		int nb;
+		long l;
+		if (p[0] != 0x5b || p[1] != 0x82 || (l = aml_pkglen(p + 2, end, &nb)) < nb)
+			continue;
+		if (p + 2 + l > h + sizeof hid && p + 2 + l <= end)
+			dev_end = p + 2 + l;
+	}
+	if (!dev_end)
+		return -LLMK_EFORMAT;
+	for (const uint8_t *p = h + sizeof hid; p + sizeof crs < dev_end; p++) {
+		if (memcmp(p, crs, sizeof crs))
+			continue;
+		const uint8_t *q = p + sizeof crs;
+		int nb;
+		long l = aml_pkglen(q, dev_end, &nb);
+		if (l < nb || q + l > dev_end)
+			return -LLMK_EFORMAT;
+		const uint8_t *bend = q + l;
+		q += nb;
+		/* BufferSize: BytePrefix, WordPrefix or DWordPrefix and its value */
+		int isz = q < bend ? (*q == 0x0a ? 1 : *q == 0x0b ? 2 : *q == 0x0c ? 4 : -1) : -1;
+		if (isz < 0 || q + 1 + isz > bend)
+			return -LLMK_EFORMAT;
+		q += 1 + isz;
+		/* the resource descriptors, up to the end tag */
+		while (q < bend) {
+			if (*q & 0x80) {
+				if (q + 3 > bend)
+					return -LLMK_EFORMAT;
+				uint16_t n = (uint16_t)(q[1] | q[2] << 8);
+				if (q + 3 + n > bend)
+					return -LLMK_EFORMAT;
+				if (*q == 0x86 && n >= 9) {
+					*base = rd32(q + 4);
+					*len = rd32(q + 8);
+					return 0;
+				}
+				q += 3 + n;
+			} else {
+				if (((*q >> 3) & 0xf) == 0xf) /* end tag */
+					break;
+				q += 1 + (*q & 7);
+			}
+		}
+		return -LLMK_ENOENT;
+	}
+	return -LLMK_ENOENT;
+}

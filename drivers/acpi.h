@@ -43,12 +43,17 @@ int acpi_cpu_ids(uint64_t *ids, int max);
 int acpi_spcr(struct acpi_uart *out);           /* -LLMK_ENOENT without SPCR */
 
 /* TCG ACPI Specification 1.3 §8.3: the TPM2 table. */
-enum { ACPI_TPM2_START_CRB = 7 };
+enum { ACPI_TPM2_START_FIFO = 6, ACPI_TPM2_START_CRB = 7 };
 struct acpi_tpm2 {
 	uint64_t control_area; /* CRB: the control area's address (locality 0 base + 0x40) */
-	uint32_t start_method; /* 7 = CRB; others (ACPI start, TIS, ARM SMC) are not driven */
+	uint32_t start_method; /* 7 = CRB, 6 = FIFO (TIS); others (ACPI start, ARM SMC) are not driven */
 };
 int acpi_tpm2(struct acpi_tpm2 *out);           /* -LLMK_ENOENT without TPM2 */
+/* The TPM device's register block (a FIFO TPM's TPM2 table has no address):
+ * the Memory32Fixed in the _CRS of the DSDT's Device with _HID "MSFT0101"
+ * (TCG ACPI 1.3 §8.1; QEMU's virt and q35 declare it so). 0, or
+ * -LLMK_ENOENT without such a device, -LLMK_EFORMAT for a malformed one. */
+int acpi_tpm_mmio(uint64_t *base, uint32_t *len);
 
 int acpi_poweroff(void); /* returns only on failure */
 void acpi_reset(void);   /* returns if there is no usable reset register */

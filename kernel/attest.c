@@ -1,7 +1,8 @@
 /*
  * kernel/attest.c — the kernel's attestation providers
  * (kernel/attest_provider.h): `vtpm`, a TPM 2.0 over CRB
- * (drivers/tpm_crb.c) that the ACPI TPM2 table names, driven by the same
+ * (drivers/tpm_crb.c) or FIFO (drivers/tpm_tis.c) that the ACPI TPM2 table
+ * names, driven by the same
  * command layer the host build runs (drivers/tpm2*.c); `snp`
  * (drivers/sev_snp.c) and `tdx` (drivers/tdx.c). kernel/attest_dispatch.c
  * implements kernel/attest.h over them (`none` is its own). None is a
@@ -24,6 +25,7 @@
 #include "../drivers/tcg_log.h"
 #include "../drivers/tpm2_attest.h"
 #include "../drivers/tpm_crb.h"
+#include "../drivers/tpm_tis.h"
 
 #define KLOG_MAX (64u << 10)    /* the kernel's event log: ~130 bytes a record */
 #define FW_EVENT_MAX (64u << 10) /* one firmware event, at most (bounds a bad log) */
@@ -100,36 +102,78 @@ static void copy_fw_log(const struct boot_info *bi)
 }
 
 /* ---- the vtpm provider ---- */
-static void vtpm_init(void)
+#if defined(__x86_64__)
+#define QEMU_TPM_DEVICE "tpm-crb"
+#else
+#define QEMU_TPM_DEVICE "tpm-tis-device"
+#endif
+
+/* The interface the TPM2 table names: CRB (7; QEMU's tpm-crb on q35) at the
+ * table's control area, or FIFO (6; QEMU's tpm-tis-device on aarch64 virt)
+ * at the TPM device's register block in the DSDT. Its transfer function,
+ * with the registers' address in *base; NULL with why in ka.why. */
+static tpm2_xfer_fn vtpm_interface(const char **name, uint64_t *base)
 {
 	struct acpi_tpm2 t;
 	char why[120];
+	uint64_t at;
+	uint32_t len;
 	int e;
 
 	if (acpi_tpm2(&t)) {
-		plat_snprintf(ka.why, sizeof ka.why, "no TPM2 ACPI table (QEMU: -device tpm-crb)");
-		return;
+		plat_snprintf(ka.why, sizeof ka.why, "no TPM2 ACPI table (QEMU: -device %s)",
+			      QEMU_TPM_DEVICE);
+		return NULL;
 	}
-	if (t.start_method != ACPI_TPM2_START_CRB) {
-		plat_snprintf(ka.why, sizeof ka.why, "TPM2 table start method %u (only CRB, 7, is "
-			      "driven)", t.start_method);
-		return;
+	if (t.start_method == ACPI_TPM2_START_CRB) {
+		if ((e = crb_init(t.control_area, why, sizeof why))) {
+			plat_snprintf(ka.why, sizeof ka.why, "%s", why);
+			return NULL;
+		}
+		*name = "CRB";
+		*base = crb_base();
+		return crb_xfer;
 	}
-	if ((e = crb_init(t.control_area, why, sizeof why))) {
-		plat_snprintf(ka.why, sizeof ka.why, "%s", why);
-		return;
+	if (t.start_method == ACPI_TPM2_START_FIFO) {
+		if ((e = acpi_tpm_mmio(&at, &len))) {
+			plat_snprintf(ka.why, sizeof ka.why, "TPM2 table says FIFO, but the DSDT has %s",
+				      e == -LLMK_ENOENT ? "no TPM device (MSFT0101) with a "
+				      "Memory32Fixed resource" : "a malformed TPM device");
+			return NULL;
+		}
+		if ((e = tis_init(at, len, why, sizeof why))) {
+			plat_snprintf(ka.why, sizeof ka.why, "%s", why);
+			return NULL;
+		}
+		*name = "FIFO (TIS)";
+		*base = tis_base();
+		return tis_xfer;
 	}
-	tpm2_init(&ka.a.tpm, crb_xfer, NULL);
+	plat_snprintf(ka.why, sizeof ka.why, "TPM2 table start method %u (CRB, 7, and FIFO, 6, "
+		      "are driven)", t.start_method);
+	return NULL;
+}
+
+static void vtpm_init(void)
+{
+	const char *name = "";
+	uint64_t base = 0;
+	tpm2_xfer_fn xfer = vtpm_interface(&name, &base);
+	int e;
+
+	if (!xfer)
+		return;
+	tpm2_init(&ka.a.tpm, xfer, NULL);
 	e = tpm2_attest_probe(&ka.a);
 	if (e && ka.a.tpm.rc == TPM2_RC_INITIALIZE && !tpm2_startup(&ka.a.tpm))
 		e = tpm2_attest_probe(&ka.a); /* firmware left it unstarted */
 	if (e) {
-		plat_snprintf(ka.why, sizeof ka.why, "TPM at %#llx: %s",
-			      (unsigned long long)crb_base(), ka.a.tpm.err);
+		plat_snprintf(ka.why, sizeof ka.why, "TPM at %#llx: %s", (unsigned long long)base,
+			      ka.a.tpm.err);
 		return;
 	}
-	plat_snprintf(ka.why, sizeof ka.why, "TPM 2.0 over CRB at %#llx: %s",
-		      (unsigned long long)crb_base(), ka.a.vendor);
+	plat_snprintf(ka.why, sizeof ka.why, "TPM 2.0 over %s at %#llx: %s", name,
+		      (unsigned long long)base, ka.a.vendor);
 	ka.vtpm = true;
 }
 

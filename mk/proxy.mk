@@ -18,7 +18,7 @@ test-serve-sizes: $(B)/host/llmctl $(B)/host/mkevidence ## TLS record lengths a 
 	@tests/stage.sh serve-sizes timeout 300 python3 tests/host/serve_sizes.py $(B)/host/llmctl \
 		$(B)/host/mkevidence
 
-# One QEMU boot (x86_64: the kernel's vTPM) with NET=1's network: the guest
+# One QEMU boot (x86_64: the kernel's vTPM over CRB) with NET=1's network: the guest
 # serves attested TLS, verifier tls and llmctl proxy attest it (vtpm, the
 # credential activated), a chat through the proxy (tests/qemu/test_proxy.py).
 .PHONY: test-qemu-proxy
@@ -27,6 +27,16 @@ test-qemu-proxy: $(B)/host/llmctl $(B)/host/verifier ## QEMU+swtpm+net: the gues
 	@mkdir -p $(RESULTS)
 	@tests/stage.sh qemu-proxy timeout 600 python3 tests/qemu/test_proxy.py --esp $(B)/x86_64/esp.img \
 		--llmctl $(B)/host/llmctl --verifier $(B)/host/verifier --workdir $(B)/qemu-proxy
+
+# The same on aarch64 (AAVMF, TCG): the vTPM is swtpm as tpm-tis-device,
+# which the kernel drives over the FIFO interface (drivers/tpm_tis.c).
+.PHONY: test-qemu-proxy-aarch64
+test-qemu-proxy-aarch64: $(B)/host/llmctl $(B)/host/verifier ## QEMU aarch64+swtpm (TIS)+net: the same attested TLS through verifier tls and llmctl proxy
+	@$(MAKE) --no-print-directory ARCH=aarch64 $(B)/aarch64/esp.img
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh qemu-proxy-aarch64 timeout 900 python3 tests/qemu/test_proxy.py --arch aarch64 \
+		--esp $(B)/aarch64/esp.img --llmctl $(B)/host/llmctl --verifier $(B)/host/verifier \
+		--workdir $(B)/qemu-proxy-aarch64
 
 # The proxy's HTTP reading (tools/host/http_msg.c) under libFuzzer: request
 # and response heads, chunked bodies decoded in pieces of every size.

@@ -17,8 +17,9 @@ stdin at all, it loads disk 0, answers TEXT and powers off.
 
 `--tpm DIR` attaches a vTPM: tools/tpm.sh manufactures a swtpm in DIR once
 (EK certificates from its local CA) and starts it before each QEMU start;
-QEMU reaches it through -tpmdev emulator (x86_64: -device tpm-crb; aarch64:
-tpm-tis-device, which the kernel does not drive), and it ends with QEMU.
+QEMU reaches it through -tpmdev emulator (x86_64: -device tpm-crb, which the
+kernel drives over CRB; aarch64: -device tpm-tis-device on virt's platform
+bus, driven over the FIFO interface), and it ends with QEMU.
 
 `--session LLMCTL --verifier VERIFIER` (with --tpm) makes `run` a
 confidential session (docs/session.md): the serial line is a unix socket

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tests/qemu/test_proxy.py - attested TLS from a QEMU guest to `llmctl
-proxy` (docs/tls.md), x86_64 (the vTPM is the kernel's on x86_64 only).
+proxy` (docs/tls.md), x86_64 or (--arch aarch64) aarch64.
 
-One boot (OVMF, a fresh swtpm as tpm-crb, a virtio-net device on QEMU's
+One boot (OVMF or AAVMF, a fresh swtpm as tpm-crb on x86_64 or
+tpm-tis-device on aarch64, a virtio-net device on QEMU's
 user network with a hostfwd on 127.0.0.1, stories260K on a disk): the
 guest runs `serve --port 8443`; `verifier tls` checks its evidence (PCR4
 as `verifier measure pcr4` predicts, the EK certificate against the TPM's
@@ -93,6 +94,7 @@ def openai_chat(port, want):
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", default="x86_64", choices=["x86_64", "aarch64"])
     ap.add_argument("--esp", required=True)
     ap.add_argument("--llmctl", required=True)
     ap.add_argument("--verifier", required=True)
@@ -125,7 +127,7 @@ def main():
     port = free_port()
     extra = ["-netdev", f"user,id=n0,hostfwd=tcp:127.0.0.1:{port}-:{GUEST_PORT}",
              "-device", "virtio-net-pci,netdev=n0"]
-    vm = Llmk("x86_64", args.esp, disks=[model], mem="512M", extra=extra, tpm=tpm)
+    vm = Llmk(args.arch, args.esp, disks=[model], mem="512M", extra=extra, tpm=tpm)
     proxy = None
     try:
         vm.boot(timeout=300)

@@ -240,3 +240,91 @@ TEST(acpi_fadt_fields_past_a_short_tables_length_are_not_read)
 	CHECK_EQ_INT(acpi.pm1a_cnt.addr, 0);
 	CHECK_EQ_INT(acpi_poweroff(), -LLMK_ENOTSUP);
 }
+
+/* Device(TPM0){Name(_HID,"MSFT0101") Name(_STR,"TPM 2.0 Device") Name(_UID,0)
+ * Name(_CRS, ResourceTemplate(){Memory32Fixed(ReadWrite, base, 0x5000)})}
+ * in Scope(\_SB), as QEMU's virt writes it for tpm-tis-device; into aml,
+ * its length returned. crs_len_adj changes the _CRS PkgLength, desc_len the
+ * Memory32Fixed's length field; the device's PkgLength covers what is there. */
+static size_t tpm_dsdt(uint8_t *aml, uint32_t base, int crs_len_adj, uint16_t desc_len)
+{
+	static const uint8_t head[] = { 0x08, '_', 'H', 'I', 'D', 0x0d, 'M', 'S', 'F', 'T', '0', '1',
+					'0', '1', 0x00, 0x08, '_', 'S', 'T', 'R', 0x0d, 'T', 'P', 'M',
+					' ', '2', '.', '0', ' ', 'D', 'e', 'v', 'i', 'c', 'e', 0x00,
+					0x08, '_', 'U', 'I', 'D', 0x00 };
+	uint8_t body[128], *q = body;
+	memcpy(q, "TPM0", 4);
+	q += 4;
+	memcpy(q, head, sizeof head);
+	q += sizeof head;
+	uint8_t crs[] = { 0x08, '_', 'C', 'R', 'S', 0x11, (uint8_t)(1 + 2 + 14 + crs_len_adj), 0x0a,
+			  14, 0x86, (uint8_t)desc_len, (uint8_t)(desc_len >> 8), 0x01,
+			  (uint8_t)base, (uint8_t)(base >> 8), (uint8_t)(base >> 16),
+			  (uint8_t)(base >> 24), 0x00, 0x50, 0x00, 0x00, 0x79, 0x00 };
+	memcpy(q, crs, sizeof crs);
+	q += sizeof crs;
+	size_t blen = (size_t)(q - body), n = 0;
+	/* Scope(\_SB_) { Device(...) }: PkgLengths of two bytes */
+	size_t dev_len = 2 + blen, scope_len = 2 + 5 + 2 + dev_len;
+	aml[n++] = 0x10;
+	aml[n++] = (uint8_t)(0x40 | (scope_len & 0x0f));
+	aml[n++] = (uint8_t)(scope_len >> 4);
+	memcpy(aml + n, "\\_SB_", 5);
+	n += 5;
+	aml[n++] = 0x5b;
+	aml[n++] = 0x82;
+	aml[n++] = (uint8_t)(0x40 | (dev_len & 0x0f));
+	aml[n++] = (uint8_t)(dev_len >> 4);
+	memcpy(aml + n, body, blen);
+	return n + blen;
+}
+
+/* TCG ACPI §8.1: a FIFO TPM's registers are its device's _CRS; a DSDT with
+ * a _CRS longer than its device, a descriptor longer than its buffer, a
+ * _HID outside any device, or none, gives no address. */
+TEST(acpi_tpm_mmio_finds_the_tpm_devices_memory32fixed)
+{
+	static struct tables t;
+	static uint8_t dsdt[36 + 256];
+	uint8_t aml[200];
+	uint64_t base = 0;
+	uint32_t len = 0;
+
+	build(&t, s5_bytes, sizeof s5_bytes);
+	CHECK_EQ_INT(acpi_init((uintptr_t)t.rsdp), 0);
+	CHECK_EQ_INT(acpi_tpm_mmio(&base, &len), -LLMK_ENOENT); /* no TPM device */
+	int slot = -1;
+	for (int i = 0; i < acpi.n; i++)
+		if (!memcmp(acpi.tables[i]->sig, "DSDT", 4))
+			slot = i;
+	CHECK(slot >= 0);
+	if (slot < 0)
+		return;
+	struct { int crs_adj; uint16_t desc_len; int want; } cases[] = {
+		{ 0, 9, 0 }, { 40, 9, -LLMK_EFORMAT }, { 0, 200, -LLMK_EFORMAT },
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		size_t n = tpm_dsdt(aml, 0x0c000000, cases[c].crs_adj, cases[c].desc_len);
+		memset(dsdt, 0, sizeof dsdt);
+		memcpy(dsdt + 36, aml, n);
+		seal(dsdt, (uint32_t)(36 + n), "DSDT");
+		acpi.tables[slot] = (const void *)dsdt;
+		base = len = 0;
+		CHECK_EQ_INT(acpi_tpm_mmio(&base, &len), cases[c].want);
+		if (cases[c].want == 0) {
+			CHECK_EQ_INT(base, 0x0c000000);
+			CHECK_EQ_INT(len, 0x5000);
+		}
+	}
+	/* the _HID alone, in no device */
+	size_t n = tpm_dsdt(aml, 0x0c000000, 0, 9);
+	memset(dsdt, 0, sizeof dsdt);
+	memcpy(dsdt + 36, aml + 15, n - 15);
+	seal(dsdt, (uint32_t)(36 + n - 15), "DSDT");
+	CHECK_EQ_INT(acpi_tpm_mmio(&base, &len), -LLMK_EFORMAT);
+	/* the device cut short by the table's end */
+	memset(dsdt, 0, sizeof dsdt);
+	memcpy(dsdt + 36, aml, n - 6);
+	seal(dsdt, (uint32_t)(36 + n - 6), "DSDT");
+	CHECK(acpi_tpm_mmio(&base, &len) != 0);
+}
