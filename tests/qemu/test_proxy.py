@@ -9,8 +9,8 @@ guest runs `serve --port 8443`; `verifier tls` checks its evidence (PCR4
 as `verifier measure pcr4` predicts, the EK certificate against the TPM's
 CA, the model's digest, the key K of the TLS certificate) and the vTPM's
 proof of the activated credential; `llmctl proxy` does the same and a
-standard-library client chats through it, whole and streamed: greedy
-answers equal the host llmctl's `chat`, and so do the `openai` npm
+standard-library client chats through it, whole and streamed, and four
+at once: greedy answers equal the host llmctl's `chat`, and so do the `openai` npm
 package's (installed under build/npm-openai on demand; skipped, named,
 without npm); another PCR4 is refused with one
 error line. Every wait is bounded. Ends with "N passed, N failed, N skipped".
@@ -66,7 +66,31 @@ def chat(port, body):
     return (out if "data: [DONE]" in text else None), text
 
 
-def openai_chat(port, want):
+PROMPTS = ["Lily", "Tom had a ball", "the sun", "a big dog"]
+
+
+def at_once(port, wants):
+    """The python client: a streamed chat for each of PROMPTS, all at once
+    (one thread each), through the proxy into the guest's batch."""
+    res = [None] * len(PROMPTS)
+
+    def one(i):
+        body = {"messages": [{"role": "user", "content": PROMPTS[i]}], "temperature": 0,
+                "max_tokens": 16, "stream": True}
+        try:
+            res[i] = chat(port, body)[0]
+        except (OSError, ValueError) as e:
+            res[i] = repr(e)
+    ts = [threading.Thread(target=one, args=(i,)) for i in range(len(PROMPTS))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(300)
+    check("four python clients at once, streamed: each equals the host's chat",
+          res == wants and len(set(wants)) > 1, f"{res}\nshell: {wants}")
+
+
+def openai_chat(port, want, wants):
     """The official openai npm package through the proxy, whole and streamed
     (tests/host/proxy_openai.mjs; installed under build/npm-openai on demand)."""
     name = "the openai npm package through the proxy"
@@ -84,12 +108,14 @@ def openai_chat(port, want):
             print(f"skip {name}: npm install openai failed: {r.stderr.decode()[-200:]}")
             return
     mjs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "host", "proxy_openai.mjs")
-    p = subprocess.run([node, mjs, prefix, f"http://127.0.0.1:{port}/v1", "16"], capture_output=True,
-                       timeout=300)
+    p = subprocess.run([node, mjs, prefix, f"http://127.0.0.1:{port}/v1", "16", json.dumps(PROMPTS)],
+                       capture_output=True, timeout=300)
     out = p.stdout.decode()
     res = json.loads(out) if p.returncode == 0 and out.startswith("{") else {}
     check(f"{name}: whole and streamed, equal to the host's chat",
           res.get("whole") == want and res.get("streamed") == want, out + p.stderr.decode()[-800:])
+    check(f"{name}: four streamed chats at once, each equal to the host's chat",
+          res.get("at_once") == wants, f"{out}\nshell: {wants}")
 
 
 def main():
@@ -124,6 +150,7 @@ def main():
     verify = ["--expect-pcr4", m.group(1), "--ek-ca", os.path.join(tpm, "ek-ca.pem"),
               "--expect-model", digest]
     want = shell_chat(args.llmctl, model, "hello", 16)
+    wants = [shell_chat(args.llmctl, model, x, 16) for x in PROMPTS]
     port = free_port()
     extra = ["-netdev", f"user,id=n0,hostfwd=tcp:127.0.0.1:{port}-:{GUEST_PORT}",
              "-device", "virtio-net-pci,netdev=n0"]
@@ -169,7 +196,8 @@ def main():
                   f"{raw[-400:]}\nshell: {want!r}")
             text, raw = chat(lp, dict(body, stream=True))
             check("through the proxy: the same chat streamed as events", text == want, raw[-400:])
-            openai_chat(lp, want)
+            at_once(lp, wants)
+            openai_chat(lp, want, wants)
             check("the proxy wrote no error", not [e for e in errlog if e.startswith("error:")],
                   "".join(errlog))
         vm.send(b"\x03")
