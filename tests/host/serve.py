@@ -34,14 +34,17 @@ from results import check, skip_data, summary, testdata  # noqa: E402
 HOST = "127.0.0.1"
 
 
-def shell_output(llmctl, model, cmd):
-    """What the shell prints for one generation command, without the lines
-    before the reply and the closing newline."""
-    out = subprocess.run([llmctl, "--disk", model, "-c", "load 0", "-c", cmd],
-                         stdin=subprocess.DEVNULL, capture_output=True, timeout=60).stdout.decode()
-    lines = out.split("\n")
+def shell_output(llmctl, model, cmd, setup=("load 0",), timeout=60):
+    """What the shell prints for one generation command after the setup
+    commands (configuration, then a load), without the lines before the
+    reply and the closing newline."""
+    args = [llmctl, "--disk", model]
+    for c in (*setup, cmd):
+        args += ["-c", c]
+    out = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True,
+                         timeout=timeout).stdout
     skip = 1 + (1 if cmd.startswith("chat") else 0)  # "loaded disk", "chat: template"
-    return "\n".join(lines[skip:])[:-1]
+    return b"\n".join(out.split(b"\n")[skip:])[:-1].decode("utf-8", errors="replace")
 
 
 def request(port, method, path, body=None, timeout=30):

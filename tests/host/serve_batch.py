@@ -25,6 +25,7 @@ import time
 HOST = "127.0.0.1"
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
 from results import check, skip, skip_data, summary  # noqa: E402
+from serve import shell_output  # noqa: E402
 N_PREDICT = 24
 # long enough (about 60 tokens each) that the six together pass a pass's
 # 128 tokens: prompts are split between passes, beside decode tokens
@@ -37,11 +38,8 @@ LATE = "Ben had a red ball"
 
 def alone(llmctl, model, load, prompt):
     """The shell's infer of prompt, by itself: its reply text."""
-    out = subprocess.run([llmctl, "--disk", model, "-c", "config lookup 0", "-c", "config ctx 2048",
-                          "-c", load, "-c", f'infer "{prompt}" --temp 0 -n {N_PREDICT}'],
-                         stdin=subprocess.DEVNULL, capture_output=True, timeout=120).stdout
-    lines = out.split(b"\n")
-    return b"\n".join(lines[1:])[:-1].decode("utf-8", errors="replace")
+    return shell_output(llmctl, model, f'infer "{prompt}" --temp 0 -n {N_PREDICT}',
+                        setup=("config lookup 0", "config ctx 2048", load), timeout=120)
 
 
 def complete(port, prompt, stream, out, key):

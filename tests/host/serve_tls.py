@@ -41,6 +41,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
 from results import check, skip, skip_data, summary  # noqa: E402
+from serve import shell_output  # noqa: E402
 HOST = "127.0.0.1"
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 TPM_SH = os.path.join(ROOT, "tools", "tpm.sh")
@@ -93,13 +94,6 @@ def records(bundle):
         out[t] = bundle[i + 8:i + 8 + n]
         i += 8 + n
     return out
-
-
-def shell_output(llmctl, model, cmd):
-    out = subprocess.run([llmctl, "--disk", model, "-c", "load 0", "-c", cmd],
-                         stdin=subprocess.DEVNULL, capture_output=True, timeout=60).stdout.decode()
-    lines = out.split("\n")
-    return "\n".join(lines[2:])[:-1]  # "loaded disk", "chat: template"
 
 
 def handshake_bytes(port):
