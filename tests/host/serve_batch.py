@@ -25,7 +25,7 @@ import time
 HOST = "127.0.0.1"
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
 from results import check, skip, skip_data, summary  # noqa: E402
-from serve import shell_output  # noqa: E402
+from serve import shell_output, start_serve  # noqa: E402
 N_PREDICT = 24
 # long enough (about 60 tokens each) that the six together pass a pass's
 # 128 tokens: prompts are split between passes, beside decode tokens
@@ -77,19 +77,8 @@ def metric(port, name):
 
 def run(llmctl, model, label, load):
     want = {p: alone(llmctl, model, load, p) for p in PROMPTS + [LATE]}
-    srv = subprocess.Popen([llmctl, "--disk", model, "-c", "config lookup 0", "-c", "config ctx 2048",
-                            "-c", load, "-c", "serve --plain --port 0 --slots 8", "-i"],
-                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    port = None
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        line = srv.stdout.readline().decode()
-        m = re.search(r"serving on 127\.0\.0\.1:(\d+)", line)
-        if m:
-            port = int(m.group(1))
-            break
-        if not line:
-            break
+    srv, port, _ = start_serve(llmctl, model, ["config lookup 0", "config ctx 2048", load,
+                                               "serve --plain --port 0 --slots 8"], wait=60)
     check(f"{label}: serve prints its port", port)
     if not port:
         srv.kill()

@@ -38,7 +38,7 @@ N_PREDICT = 16
 PROMPTS = ["Once upon a time", "The cat sat", "One day a big dog", "The little bird"]
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
 from results import check, skip, skip_data, summary  # noqa: E402
-from serve import raw, shell_output  # noqa: E402
+from serve import raw, shell_output, start_serve  # noqa: E402
 
 
 def alone(llmctl, model, prompt):
@@ -176,19 +176,9 @@ def main():
         return summary()
     want = {p: alone(llmctl, model, p) for p in PROMPTS}
 
-    srv = subprocess.Popen([llmctl, "--disk", model, "-c", "config ctx 2048", "-c", "load 0",
-                            "-c", "serve --plain --port 0 --slots 8", "-i"],
-                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    lines, port = [], None
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        line = srv.stdout.readline().decode()
-        m = re.search(r"serving on 127\.0\.0\.1:(\d+)", line)
-        if m:
-            port = int(m.group(1))
-            break
-        if not line:
-            break
+    srv, port, _ = start_serve(llmctl, model, ["config ctx 2048", "load 0",
+                                               "serve --plain --port 0 --slots 8"])
+    lines = []
     check("serve prints its port", port)
     if not port:
         srv.kill()
