@@ -148,41 +148,51 @@ long engine_find_stop(const struct engine_gen *g, const char *text, size_t len, 
 	return best;
 }
 
-static void emit(struct engine_gen *g, const char *s, size_t n)
+static void emit(const struct engine_gen *g, const char *s, size_t n)
 {
 	if (n && g->emit)
 		g->emit(g->ctx, s, n);
 }
 
-/* Append a piece; true when a stop string ended the text (trimmed there). */
-static bool add_text(struct engine *e, struct engine_gen *g, const char *piece, size_t n,
-		     size_t *emitted)
+/* (engine_int.h) Append a piece; true when a stop string ended the text. */
+bool engine_add_text(const struct engine_gen *g, char *text, size_t cap, size_t *len,
+		     size_t *emitted, const char *piece, size_t n)
 {
 	size_t hold;
 	long at;
 
-	if (e->text_len + n >= e->text_cap)
-		n = e->text_cap - 1 - e->text_len;
-	memcpy(e->text + e->text_len, piece, n);
-	e->text_len += n;
-	e->text[e->text_len] = 0;
+	if (*len + n >= cap)
+		n = cap - 1 - *len;
+	memcpy(text + *len, piece, n);
+	*len += n;
+	text[*len] = 0;
 	/* a stop can only start in the unemitted tail: text before it was
 	 * emitted only once no stop could start there */
-	at = engine_find_stop(g, e->text, e->text_len, *emitted);
+	at = engine_find_stop(g, text, *len, *emitted);
 	if (at >= 0) {
-		e->text_len = (size_t)at;
-		e->text[at] = 0;
-		if (e->text_len > *emitted)
-			emit(g, e->text + *emitted, e->text_len - *emitted);
-		*emitted = e->text_len;
+		*len = (size_t)at;
+		text[at] = 0;
+		if (*len > *emitted)
+			emit(g, text + *emitted, *len - *emitted);
+		*emitted = *len;
 		return true;
 	}
-	hold = engine_held_back(g, e->text, e->text_len);
-	if (e->text_len - hold > *emitted) {
-		emit(g, e->text + *emitted, e->text_len - hold - *emitted);
-		*emitted = e->text_len - hold;
+	hold = engine_held_back(g, text, *len);
+	if (*len - hold > *emitted) {
+		emit(g, text + *emitted, *len - hold - *emitted);
+		*emitted = *len - hold;
 	}
 	return false;
+}
+
+/* The run is over: the held-back tail goes out too, unless a stop string
+ * ended the text (then nothing past *emitted is the reply's). */
+void engine_end_text(const struct engine_gen *g, const char *text, size_t len, size_t *emitted,
+		     bool stopped)
+{
+	if (len > *emitted && !stopped)
+		emit(g, text + *emitted, len - *emitted);
+	*emitted = len;
 }
 
 /* --ignore-eos (llama.cpp: every end-of-generation token's logit bias is
@@ -319,7 +329,8 @@ static int generate(struct engine *e, struct engine_gen *g, float *rows, struct 
 		g->n_out++;
 		e->run.n_gen++;
 		n = tok_piece(&e->tok, id, 0, piece, sizeof piece);
-		if (n > 0 && add_text(e, g, piece, (size_t)n, &emitted)) {
+		if (n > 0 && engine_add_text(g, e->text, e->text_cap, &e->text_len, &emitted, piece,
+					     (size_t)n)) {
 			e->run.stop = "stop";
 			break;
 		}
@@ -357,8 +368,7 @@ static int generate(struct engine *e, struct engine_gen *g, float *rows, struct 
 		r = 0;
 		e->n_past++;
 	}
-	if (e->text_len > emitted && strcmp(e->run.stop, "stop") != 0)
-		emit(g, e->text + emitted, e->text_len - emitted);
+	engine_end_text(g, e->text, e->text_len, &emitted, strcmp(e->run.stop, "stop") == 0);
 	return r;
 }
 

@@ -140,19 +140,11 @@ bool engine_batch_done(const struct engine_batch *b, int i)
 	return i >= 0 && (uint32_t)i < b->n_slots && b->slot[i].used && !b->slot[i].active;
 }
 
-static void slot_emit(struct engine_batch_slot *s, const char *p, size_t n)
-{
-	if (n && s->g->emit)
-		s->g->emit(s->g->ctx, p, n);
-}
-
 /* The request ends: what text is left goes out (not past a stop string). */
 static void finish(struct engine_batch *b, struct engine_batch_slot *s, const char *why)
 {
 	s->run.stop = why;
-	if (s->text_len > s->emitted && strcmp(why, "stop") != 0)
-		slot_emit(s, s->text + s->emitted, s->text_len - s->emitted);
-	s->emitted = s->text_len;
+	engine_end_text(s->g, s->text, s->text_len, &s->emitted, strcmp(why, "stop") == 0);
 	s->run.gen_ns = plat_time_ns() - s->t_start;
 	if (s->has_gram) {
 		s->run.grammar = true;
@@ -169,35 +161,6 @@ static void fail(struct engine_batch *b, struct engine_batch_slot *s, int r, con
 	s->result = r;
 	plat_snprintf(s->err, sizeof s->err, "%s", msg);
 	finish(b, s, r == -LLMK_ECANCEL ? "cancel" : "error");
-}
-
-/* A piece of text; true when a stop string ended it (as engine.c's add_text). */
-static bool add_text(struct engine_batch_slot *s, const char *piece, size_t n)
-{
-	const struct engine_gen *g = s->g;
-	size_t hold;
-	long at;
-
-	if (s->text_len + n >= s->text_cap)
-		n = s->text_cap - 1 - s->text_len;
-	memcpy(s->text + s->text_len, piece, n);
-	s->text_len += n;
-	s->text[s->text_len] = 0;
-	at = engine_find_stop(g, s->text, s->text_len, s->emitted);
-	if (at >= 0) {
-		s->text_len = (size_t)at;
-		s->text[at] = 0;
-		if (s->text_len > s->emitted)
-			slot_emit(s, s->text + s->emitted, s->text_len - s->emitted);
-		s->emitted = s->text_len;
-		return true;
-	}
-	hold = engine_held_back(g, s->text, s->text_len);
-	if (s->text_len - hold > s->emitted) {
-		slot_emit(s, s->text + s->emitted, s->text_len - hold - s->emitted);
-		s->emitted = s->text_len - hold;
-	}
-	return false;
 }
 
 /*
@@ -240,7 +203,8 @@ static void take_token(struct engine_batch *b, struct engine_batch_slot *s, floa
 	g->n_out++;
 	s->run.n_gen++;
 	n = tok_piece(&e->tok, id, 0, piece, sizeof piece);
-	if (n > 0 && add_text(s, piece, (size_t)n)) {
+	if (n > 0 &&
+	    engine_add_text(g, s->text, s->text_cap, &s->text_len, &s->emitted, piece, (size_t)n)) {
 		finish(b, s, "stop");
 		return;
 	}

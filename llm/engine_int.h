@@ -1,6 +1,6 @@
 /*
- * llm/engine_int.h — what engine_load.c, engine.c and engine_chat.c share
- * (not for other modules: they use engine.h).
+ * llm/engine_int.h — what engine_load.c, engine.c, engine_chat.c and
+ * engine_batch.c share (not for other modules: they use engine.h).
  */
 #ifndef LLM_ENGINE_INT_H
 #define LLM_ENGINE_INT_H
@@ -28,6 +28,18 @@ int engine_chat_tokens(struct engine *e, const struct chat_msg *msgs, size_t n,
  * none). */
 size_t engine_held_back(const struct engine_gen *g, const char *text, size_t len);
 long engine_find_stop(const struct engine_gen *g, const char *text, size_t len, size_t from);
+/* Generated text and its stop strings, the one owner of what g->emit is
+ * given (engine.c's runs and engine_batch.c's slots): piece[0..n) appended
+ * to text (*len bytes of cap, kept NUL-terminated; what does not fit is
+ * dropped), then emitted from *emitted up to the first stop string, or short
+ * of the tail that may still begin one. True when a stop string ended the
+ * text (trimmed there). */
+bool engine_add_text(const struct engine_gen *g, char *text, size_t cap, size_t *len,
+		     size_t *emitted, const char *piece, size_t n);
+/* The run's end: text[*emitted..len) goes out unless a stop string ended
+ * it (stopped); *emitted = len. */
+void engine_end_text(const struct engine_gen *g, const char *text, size_t len, size_t *emitted,
+		     bool stopped);
 /* Prompt lookup's drafts a pass: `lookup` as asked (ENGINE_LOOKUP_AUTO:
  * ENGINE_LOOKUP_STREAM while streaming, else none), at most ENGINE_LOOKUP_MAX
  * and what a pass of batch tokens carries beside the token. */

@@ -76,8 +76,22 @@ static int request_line(const char *s, size_t n, struct http_req *req)
 	return 0;
 }
 
-static int header(const char *s, size_t n, struct http_req *req, bool *conn_close,
-		  bool *conn_keep)
+int http_line(const char *buf, size_t end, size_t *n, size_t *next)
+{
+	size_t e = 0;
+
+	while (e < end && buf[e] != '\n')
+		e++;
+	*n = e - (e > 0 && buf[e - 1] == '\r');
+	*next = e + 1;
+	for (size_t k = 0; k < *n; k++)
+		if (buf[k] == '\r' || buf[k] == 0)
+			return -400;
+	return 0;
+}
+
+/* One field line s[0..n) into f, checked as flags say (http.h). */
+static int field(const char *s, size_t n, unsigned flags, struct http_fields *f)
 {
 	size_t i = 0;
 
@@ -105,26 +119,64 @@ static int header(const char *s, size_t n, struct http_req *req, bool *conn_clos
 				return -400;
 			x = x * 10 + (uint64_t)(v[k] - '0');
 		}
-		if (req->has_length && x != req->content_length)
+		if (f->has_length && x != f->length)
 			return -400; /* §6.3: differing lengths */
-		req->has_length = true;
-		req->content_length = x;
+		f->has_length = true;
+		f->length = x;
 	} else if (http_eq_nocase(s, nl, "transfer-encoding")) {
-		return -501;
+		/* only "chunked", once, and only where taken: any other coding
+		 * we cannot undo */
+		if (!(flags & HTTP_FIELDS_CHUNKED) || f->chunked || !http_eq_nocase(v, vn, "chunked"))
+			return -501;
+		f->chunked = true;
 	} else if (http_eq_nocase(s, nl, "connection")) {
-		*conn_close |= http_list_has(v, vn, "close");
-		*conn_keep |= http_list_has(v, vn, "keep-alive");
-	} else if (http_eq_nocase(s, nl, "content-type") && vn < sizeof req->content_type) {
-		memcpy(req->content_type, v, vn);
-		req->content_type[vn] = 0;
+		f->close |= http_list_has(v, vn, "close");
+		f->keep |= http_list_has(v, vn, "keep-alive");
+	} else if (http_eq_nocase(s, nl, "expect") && (flags & HTTP_FIELDS_EXPECT)) {
+		if (!http_eq_nocase(v, vn, "100-continue"))
+			return -417;
+		f->expect = true;
+	} else if (http_eq_nocase(s, nl, "content-type") && vn < sizeof f->content_type) {
+		memcpy(f->content_type, v, vn);
+		f->content_type[vn] = 0;
 	}
+	return 0;
+}
+
+int http_fields(const char *buf, size_t start, size_t end, size_t max_lines, unsigned flags,
+		struct http_fields *f)
+{
+	size_t line = start, n_hdr = 0;
+	int r;
+
+	memset(f, 0, sizeof *f);
+	while (line < end) {
+		size_t e = line;
+		while (buf[e] != '\n')
+			e++;
+		size_t n = e - line - (e > line && buf[e - 1] == '\r');
+		if (n == 0)
+			break;
+		for (size_t k = line; k < line + n; k++)
+			if (buf[k] == '\r' || buf[k] == 0)
+				return -400;
+		if (++n_hdr > max_lines)
+			return -431;
+		if (buf[line] == ' ' || buf[line] == '\t')
+			return -400; /* §5.2: obsolete line folding */
+		if ((r = field(buf + line, n, flags, f)))
+			return r;
+		line = e + 1;
+	}
+	if (f->has_length && f->chunked)
+		return -400; /* §6.3: a request smuggler's favourite */
 	return 0;
 }
 
 int http_parse(const char *buf, size_t len, size_t body_max, struct http_req *req)
 {
-	size_t end = 0, line = 0, n_hdr = 0;
-	bool conn_close = false, conn_keep = false;
+	struct http_fields f;
+	size_t end = 0, line = 0, n, next;
 	int r;
 
 	/* RFC 9112 §2.2: leading empty lines before a request are ignored */
@@ -141,30 +193,14 @@ int http_parse(const char *buf, size_t len, size_t body_max, struct http_req *re
 	if (end > HTTP_HEAD_MAX)
 		return -431;
 	memset(req, 0, sizeof *req);
-	while (line < end) {
-		size_t e = line;
-		while (buf[e] != '\n')
-			e++;
-		size_t n = e - line - (e > line && buf[e - 1] == '\r');
-		if (n == 0)
-			break;
-		for (size_t k = line; k < line + n; k++)
-			if (buf[k] == '\r' || buf[k] == 0)
-				return -400;
-		if (n_hdr == 0)
-			r = request_line(buf + line, n, req);
-		else if (n_hdr > HTTP_HEADERS_MAX)
-			return -431;
-		else if (buf[line] == ' ' || buf[line] == '\t')
-			return -400; /* §5.2: obsolete line folding */
-		else
-			r = header(buf + line, n, req, &conn_close, &conn_keep);
-		if (r)
-			return r;
-		n_hdr++;
-		line = e + 1;
-	}
-	req->keep_alive = req->minor >= 1 ? !conn_close : conn_keep && !conn_close;
+	if ((r = http_line(buf + line, end - line, &n, &next)) ||
+	    (r = request_line(buf + line, n, req)) ||
+	    (r = http_fields(buf, line + next, end, HTTP_HEADERS_MAX, 0, &f)))
+		return r;
+	req->has_length = f.has_length;
+	req->content_length = f.length;
+	memcpy(req->content_type, f.content_type, sizeof req->content_type);
+	req->keep_alive = req->minor >= 1 ? !f.close : f.keep && !f.close;
 	if (req->content_length > body_max)
 		return -413;
 	if (len - end < req->content_length)

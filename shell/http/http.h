@@ -16,6 +16,7 @@
 #define HTTP_HEAD_MAX 8192
 #define HTTP_HEADERS_MAX 64
 #define HTTP_PATH_MAX 256
+#define HTTP_CTYPE_MAX 64
 
 struct http_req {
 	char method[8];
@@ -27,7 +28,7 @@ struct http_req {
 	const char *body;          /* inside the caller's buffer */
 	size_t body_len;
 	size_t total;              /* head + body bytes */
-	char content_type[64];
+	char content_type[HTTP_CTYPE_MAX];
 };
 
 /*
@@ -48,5 +49,34 @@ const char *http_reason(int status);
 bool http_tchar(char c);
 bool http_eq_nocase(const char *a, size_t n, const char *b);
 bool http_list_has(const char *v, size_t n, const char *w);
+
+/* The first line of buf[0..end) (end past a '\n'): its length *n without
+ * the CR, *next past its LF; -400 with a CR or NUL inside it. */
+int http_line(const char *buf, size_t end, size_t *n, size_t *next);
+
+/* What a head's header fields say, as the server and the proxy read them. */
+struct http_fields {
+	bool has_length;           /* Content-Length (the same value each time) */
+	uint64_t length;
+	bool chunked;              /* "Transfer-Encoding: chunked" (HTTP_FIELDS_CHUNKED) */
+	bool close, keep;          /* Connection: close, keep-alive */
+	bool expect;               /* "Expect: 100-continue" (HTTP_FIELDS_EXPECT) */
+	char content_type[HTTP_CTYPE_MAX]; /* the last that fits, else "" */
+};
+/* Taken: Transfer-Encoding chunked, once (without: every coding -501);
+ * Expect, -417 unless 100-continue (without: ignored). */
+#define HTTP_FIELDS_CHUNKED 1u
+#define HTTP_FIELDS_EXPECT 2u
+
+/*
+ * The header lines of a head from buf[start) to its empty line (end: past
+ * it), each checked (RFC 9112 §5: a token name and a colon, no obsolete
+ * folding, no CR or NUL in a line, no control characters in a value; §6.3:
+ * one Content-Length, not beside chunked): 0 with f filled, or the first
+ * violation's status (-400; -413 a length of more than 15 digits; -431 past
+ * max_lines; -501 a transfer coding; -417 an expectation).
+ */
+int http_fields(const char *buf, size_t start, size_t end, size_t max_lines, unsigned flags,
+		struct http_fields *f);
 
 #endif

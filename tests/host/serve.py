@@ -34,14 +34,44 @@ from results import check, skip_data, summary, testdata  # noqa: E402
 HOST = "127.0.0.1"
 
 
-def shell_output(llmctl, model, cmd):
-    """What the shell prints for one generation command, without the lines
-    before the reply and the closing newline."""
-    out = subprocess.run([llmctl, "--disk", model, "-c", "load 0", "-c", cmd],
-                         stdin=subprocess.DEVNULL, capture_output=True, timeout=60).stdout.decode()
-    lines = out.split("\n")
+def llmctl_args(llmctl, model, cmds):
+    """llmctl over the disk model, running cmds in turn."""
+    args = [llmctl, "--disk", model]
+    for c in cmds:
+        args += ["-c", c]
+    return args
+
+
+def shell_output(llmctl, model, cmd, setup=("load 0",), timeout=60):
+    """What the shell prints for one generation command after the setup
+    commands (configuration, then a load), without the lines before the
+    reply and the closing newline."""
+    out = subprocess.run(llmctl_args(llmctl, model, (*setup, cmd)), stdin=subprocess.DEVNULL,
+                         capture_output=True, timeout=timeout).stdout
     skip = 1 + (1 if cmd.startswith("chat") else 0)  # "loaded disk", "chat: template"
-    return "\n".join(lines[skip:])[:-1]
+    return b"\n".join(out.split(b"\n")[skip:])[:-1].decode("utf-8", errors="replace")
+
+
+def start_serve(llmctl, model, cmds, wait=30, env=None, tls=False):
+    """llmctl over model running cmds (the last a serve on port 0), then
+    its console (-i) on a pipe: the process, the port it says it serves on (attested
+    TLS with tls; None if it said none in wait seconds) and what it printed
+    until then."""
+    srv = subprocess.Popen(llmctl_args(llmctl, model, cmds) + ["-i"], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    want = r"serving on 127\.0\.0\.1:(\d+)" + (r" \(https" if tls else "")
+    port, seen = None, ""
+    deadline = time.time() + wait
+    while time.time() < deadline:
+        line = srv.stdout.readline().decode()
+        seen += line
+        m = re.search(want, line)
+        if m:
+            port = int(m.group(1))
+            break
+        if not line:
+            break
+    return srv, port, seen
 
 
 def request(port, method, path, body=None, timeout=30):
@@ -108,20 +138,7 @@ def main():
     want_chat = shell_output(llmctl, model, 'chat "hello" --temp 0 -n 20')
     want_infer = shell_output(llmctl, model, 'infer "Once upon a time" --temp 0 -n 20')
 
-    srv = subprocess.Popen([llmctl, "--disk", model, "-c", "load 0", "-c", "serve --plain --port 0", "-i"],
-                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    port = None
-    deadline = time.time() + 30
-    seen = ""
-    while time.time() < deadline:
-        line = srv.stdout.readline().decode()
-        seen += line
-        m = re.search(r"serving on 127\.0\.0\.1:(\d+)", line)
-        if m:
-            port = int(m.group(1))
-            break
-        if not line:
-            break
+    srv, port, seen = start_serve(llmctl, model, ["load 0", "serve --plain --port 0"])
     check("serve --plain --port 0 prints the port it listens on", port, seen)
     if not port:
         srv.kill()

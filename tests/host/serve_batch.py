@@ -25,6 +25,7 @@ import time
 HOST = "127.0.0.1"
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
 from results import check, skip, skip_data, summary  # noqa: E402
+from serve import shell_output, start_serve  # noqa: E402
 N_PREDICT = 24
 # long enough (about 60 tokens each) that the six together pass a pass's
 # 128 tokens: prompts are split between passes, beside decode tokens
@@ -37,11 +38,8 @@ LATE = "Ben had a red ball"
 
 def alone(llmctl, model, load, prompt):
     """The shell's infer of prompt, by itself: its reply text."""
-    out = subprocess.run([llmctl, "--disk", model, "-c", "config lookup 0", "-c", "config ctx 2048",
-                          "-c", load, "-c", f'infer "{prompt}" --temp 0 -n {N_PREDICT}'],
-                         stdin=subprocess.DEVNULL, capture_output=True, timeout=120).stdout
-    lines = out.split(b"\n")
-    return b"\n".join(lines[1:])[:-1].decode("utf-8", errors="replace")
+    return shell_output(llmctl, model, f'infer "{prompt}" --temp 0 -n {N_PREDICT}',
+                        setup=("config lookup 0", "config ctx 2048", load), timeout=120)
 
 
 def complete(port, prompt, stream, out, key):
@@ -79,19 +77,8 @@ def metric(port, name):
 
 def run(llmctl, model, label, load):
     want = {p: alone(llmctl, model, load, p) for p in PROMPTS + [LATE]}
-    srv = subprocess.Popen([llmctl, "--disk", model, "-c", "config lookup 0", "-c", "config ctx 2048",
-                            "-c", load, "-c", "serve --plain --port 0 --slots 8", "-i"],
-                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    port = None
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        line = srv.stdout.readline().decode()
-        m = re.search(r"serving on 127\.0\.0\.1:(\d+)", line)
-        if m:
-            port = int(m.group(1))
-            break
-        if not line:
-            break
+    srv, port, _ = start_serve(llmctl, model, ["config lookup 0", "config ctx 2048", load,
+                                               "serve --plain --port 0 --slots 8"], wait=60)
     check(f"{label}: serve prints its port", port)
     if not port:
         srv.kill()

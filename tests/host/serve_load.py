@@ -38,32 +38,12 @@ N_PREDICT = 16
 PROMPTS = ["Once upon a time", "The cat sat", "One day a big dog", "The little bird"]
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
 from results import check, skip, skip_data, summary  # noqa: E402
+from serve import raw, shell_output, start_serve  # noqa: E402
 
 
 def alone(llmctl, model, prompt):
-    out = subprocess.run([llmctl, "--disk", model, "-c", "config ctx 2048", "-c", "load 0",
-                          "-c", f'infer "{prompt}" --temp 0 -n {N_PREDICT}'],
-                         stdin=subprocess.DEVNULL, capture_output=True, timeout=60).stdout
-    return b"\n".join(out.split(b"\n")[1:])[:-1].decode("utf-8", errors="replace")
-
-
-def raw(port, data, timeout=15):
-    """Send bytes, read until the server closes (or timeout): the reply."""
-    s = socket.create_connection((HOST, port), timeout=timeout)
-    try:
-        s.sendall(data)
-        got = b""
-        while True:
-            try:
-                k = s.recv(65536)
-            except (socket.timeout, ConnectionResetError):
-                break
-            if not k:
-                break
-            got += k
-        return got
-    finally:
-        s.close()
+    return shell_output(llmctl, model, f'infer "{prompt}" --temp 0 -n {N_PREDICT}',
+                        setup=("config ctx 2048", "load 0"))
 
 
 def rss_kib(pid):
@@ -161,15 +141,18 @@ def hostile(port, res):
     ts = [threading.Thread(target=loris, args=(lor, j)) for j in range(8)]
     for t in ts:
         t.start()
-    res["oversized_header"] = raw(port, b"GET /health HTTP/1.1\r\nX-Big: " + b"a" * 20000 + b"\r\n\r\n")
-    res["huge_length"] = raw(port, b"POST /v1/completions HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n{")
+    # (each under load: 15 s for the answer)
+    res["oversized_header"] = raw(port, b"GET /health HTTP/1.1\r\nX-Big: " + b"a" * 20000 + b"\r\n\r\n",
+                                  15)
+    res["huge_length"] = raw(port, b"POST /v1/completions HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n{",
+                             15)
     # a body over what the server takes (64 KiB with the head): its first
     # kilobyte sent, the answer read before the rest would be
     res["big_body"] = raw(port, b"POST /v1/completions HTTP/1.1\r\nContent-Length: 70000\r\n\r\n"
-                          b"{\"prompt\": \"" + b"a" * 1000)
+                          b"{\"prompt\": \"" + b"a" * 1000, 15)
     trunc = b"{\"prompt\": \"Once upon"
     res["truncated"] = raw(port, b"POST /v1/completions HTTP/1.1\r\nContent-Length: %d\r\n"
-                           b"Connection: close\r\n\r\n" % len(trunc) + trunc)
+                           b"Connection: close\r\n\r\n" % len(trunc) + trunc, 15)
     # a stream asked for and never read (the socket's buffers small)
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -193,19 +176,9 @@ def main():
         return summary()
     want = {p: alone(llmctl, model, p) for p in PROMPTS}
 
-    srv = subprocess.Popen([llmctl, "--disk", model, "-c", "config ctx 2048", "-c", "load 0",
-                            "-c", "serve --plain --port 0 --slots 8", "-i"],
-                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    lines, port = [], None
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        line = srv.stdout.readline().decode()
-        m = re.search(r"serving on 127\.0\.0\.1:(\d+)", line)
-        if m:
-            port = int(m.group(1))
-            break
-        if not line:
-            break
+    srv, port, _ = start_serve(llmctl, model, ["config ctx 2048", "load 0",
+                                               "serve --plain --port 0 --slots 8"])
+    lines = []
     check("serve prints its port", port)
     if not port:
         srv.kill()

@@ -41,6 +41,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
 from results import check, skip, skip_data, summary  # noqa: E402
+from serve import shell_output, start_serve  # noqa: E402
 HOST = "127.0.0.1"
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 TPM_SH = os.path.join(ROOT, "tools", "tpm.sh")
@@ -93,13 +94,6 @@ def records(bundle):
         out[t] = bundle[i + 8:i + 8 + n]
         i += 8 + n
     return out
-
-
-def shell_output(llmctl, model, cmd):
-    out = subprocess.run([llmctl, "--disk", model, "-c", "load 0", "-c", cmd],
-                         stdin=subprocess.DEVNULL, capture_output=True, timeout=60).stdout.decode()
-    lines = out.split("\n")
-    return "\n".join(lines[2:])[:-1]  # "loaded disk", "chat: template"
 
 
 def handshake_bytes(port):
@@ -190,20 +184,7 @@ def main():
     else:
         env.pop("LLMK_VTPM", None)
     want_chat = shell_output(llmctl, model, 'chat "hello" --temp 0 -n 20')
-    srv = subprocess.Popen([llmctl, "--disk", model, "-c", "load 0", "-c", "serve --port 0", "-i"],
-                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           env=env)
-    port, seen = None, ""
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        line = srv.stdout.readline().decode()
-        seen += line
-        m = re.search(r"serving on 127\.0\.0\.1:(\d+) \(https", line)
-        if m:
-            port = int(m.group(1))
-            break
-        if not line:
-            break
+    srv, port, seen = start_serve(llmctl, model, ["load 0", "serve --port 0"], env=env, tls=True)
     check("serve --port 0 serves attested TLS on 127.0.0.1 and says its K", port and
           re.search(r"tls: a new ECDSA P-256 key for this boot; K [0-9a-f]{64}", seen), seen)
     try:

@@ -6,6 +6,7 @@
  */
 #include "test.h"
 #include "gguf_edit.h"
+#include "model_fixture.h"
 #include "../../llm/model.h"
 #include "../../tools/writer/mkmodel.h"
 
@@ -96,58 +97,6 @@ static int ref_parse(const char *line, struct ref *r)
 			break;
 	}
 	return 0;
-}
-
-/* ---- a model from a file, resident, scalar or SIMD matmuls ---- */
-struct tmodel {
-	void *file;
-	size_t len;
-	struct llm_membuf mb;
-	struct llm_reader rd;
-	struct llm_mem mem;
-	struct gguf_file g;
-	struct model m;
-	struct model_scratch s;
-	struct kv_cache kv;
-	struct mm_ctx mm;
-};
-
-static int tmodel_open(struct tmodel *t, const char *path, uint32_t kv_type, uint32_t n_ctx,
-		       uint32_t n_batch)
-{
-	char err[256] = "";
-	struct model_hparams hp;
-	struct wt_ctx w;
-
-	memset(t, 0, sizeof *t);
-	t->file = test_read_file(path, &t->len);
-	if (!t->file)
-		return -1;
-	llm_reader_mem(&t->rd, &t->mb, t->file, t->len);
-	llm_mem_init(&t->mem, 0);
-	if (gguf_open(&t->g, &t->rd, &t->mem, err, sizeof err) ||
-	    model_read_hparams(&hp, &t->g, err, sizeof err) ||
-	    model_check_layout(&hp, &t->g, err, sizeof err) ||
-	    wt_resident_open(&w, &t->g, &t->rd, &t->mem, hp.n_layer, hp.n_embd, 1, NULL, err, sizeof err)) {
-		fprintf(stderr, "  %s: %s\n", path, err);
-		return -1;
-	}
-	if (model_init(&t->m, &hp, &w, &t->mem) ||
-	    kv_init(&t->kv, &t->mem, kv_type, hp.n_layer, n_ctx, hp.n_head_kv * hp.head_dim) ||
-	    model_scratch_init(&t->s, &hp, n_batch, 1, &t->mem) || mm_init(&t->mm, &t->mem, 1))
-		return -1;
-	return 0;
-}
-
-static void tmodel_close(struct tmodel *t)
-{
-	mm_free(&t->mm);
-	model_scratch_free(&t->s, &t->mem);
-	kv_free(&t->kv);
-	model_free(&t->m);
-	gguf_close(&t->g);
-	CHECK_EQ_INT(t->mem.used, 0);
-	free(t->file);
 }
 
 static int argmax(const float *x, uint32_t n)
@@ -375,37 +324,14 @@ TEST(model_rejects_unknown_architecture_by_name)
 }
 
 /* The default synthetic model with metadata edits: model_read_hparams's
- * code, its error line in err. */
+ * code (or model_check_layout's), its error line in err. */
 static int hparams_with(const struct gedit_kv *kv, size_t n_kv, char *err, size_t errlen)
 {
 	struct gedit ed = {.kv = kv, .n_kv = n_kv};
-	char src[600], dst[600];
-	struct llm_membuf mb;
-	struct llm_reader rd;
-	struct llm_mem mem;
-	struct gguf_file g;
-	struct model_hparams hp;
 	struct mkm_spec s;
-	size_t len;
-	void *f;
-	int r;
 
 	mkm_defaults(&s);
-	snprintf(src, sizeof src, "%s/hparams-src.gguf", test_tmpdir());
-	snprintf(dst, sizeof dst, "%s/hparams.gguf", test_tmpdir());
-	err[0] = 0;
-	if (mkm_write(&s, src, err, errlen) || gedit_rewrite(src, dst, &ed) ||
-	    !(f = test_read_file(dst, &len)))
-		return -1000;
-	llm_mem_init(&mem, 0);
-	llm_reader_mem(&rd, &mb, f, len);
-	r = gguf_open(&g, &rd, &mem, err, errlen);
-	if (r == 0) {
-		r = model_read_hparams(&hp, &g, err, errlen);
-		gguf_close(&g);
-	}
-	free(f);
-	return r;
+	return tmodel_edited(&s, "hparams", &ed, err, errlen);
 }
 
 /* Issue 18 defect 6: NaN, infinite, negative, denormal and zero float

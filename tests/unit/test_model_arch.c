@@ -6,6 +6,7 @@
  * pass written from the papers (no cache: every position recomputed).
  */
 #include "test.h"
+#include "model_fixture.h"
 #include "../../llm/model.h"
 
 #include <stdlib.h>
@@ -329,60 +330,39 @@ static void ref_forward(const struct synth *s, const int32_t *toks, uint32_t n, 
 static void check_arch(const struct cfg *c, uint32_t kv_type, uint32_t n_batch)
 {
 	struct synth s;
-	struct llm_membuf mb;
-	struct llm_reader rd;
-	struct llm_mem mem;
-	struct gguf_file g;
-	struct model_hparams hp;
-	struct wt_ctx w;
-	struct model m;
-	struct model_scratch sc;
-	struct kv_cache kv;
-	struct mm_ctx mm;
-	char err[256] = "";
+	struct tmodel t;
 	int32_t toks[10] = {3, 17, 42, 5, 99, 0, 64, 23, 8, 71};
 	double ref[256], worst = 0;
+	int e;
 
 	synth_build(&s, c);
-	llm_reader_mem(&rd, &mb, s.file, s.len);
-	llm_mem_init(&mem, 0);
-	CHECK_EQ_INT(gguf_open(&g, &rd, &mem, err, sizeof err), 0);
-	CHECK_EQ_INT(model_read_hparams(&hp, &g, err, sizeof err), 0);
-	CHECK_EQ_INT(model_check_layout(&hp, &g, err, sizeof err), 0);
+	e = tmodel_read(&t, s.file, s.len, c->arch);
+	CHECK_EQ_INT(e, 0);
 	if (arch_override)
-		hp.arch = arch_override;
-	if (err[0])
-		fprintf(stderr, "  %s: %s\n", c->arch, err);
-	CHECK_EQ_INT(hp.tied_output, c->tied);
-	CHECK_EQ_INT(hp.qkv_bias, c->bias);
-	CHECK_EQ_INT(hp.rope_freqs, c->freqs);
-	CHECK_EQ_INT(wt_resident_open(&w, &g, &rd, &mem, hp.n_layer, hp.n_embd, 1, NULL, err, sizeof err), 0);
-	CHECK_EQ_INT(model_init(&m, &hp, &w, &mem), 0);
-	CHECK_EQ_INT(kv_init(&kv, &mem, kv_type, hp.n_layer, 16, hp.n_head_kv * hp.head_dim), 0);
-	CHECK_EQ_INT(model_scratch_init(&sc, &hp, n_batch, 2, &mem), 0);
-	CHECK_EQ_INT(mm_init(&mm, &mem, 1), 0);
-
-	CHECK_EQ_INT(model_forward(&m, &sc, &mm, &kv, toks, 7, 0, true), 0);
-	for (uint32_t n = 7; n <= 10; n++) {
+		t.hp.arch = arch_override;
+	CHECK_EQ_INT(t.hp.tied_output, c->tied);
+	CHECK_EQ_INT(t.hp.qkv_bias, c->bias);
+	CHECK_EQ_INT(t.hp.rope_freqs, c->freqs);
+	if (!e)
+		e = tmodel_load(&t, kv_type, 16, n_batch, 2);
+	if (!e)
+		e = model_forward(&t.m, &t.s, &t.mm, &t.kv, toks, 7, 0, true);
+	CHECK_EQ_INT(e, 0);
+	for (uint32_t n = 7; !e && n <= 10; n++) {
 		ref_forward(&s, toks, n, ref);
 		for (uint32_t i = 0; i < c->n_vocab; i++) {
-			double d = fabs(sc.logits[i] - ref[i]);
+			double d = fabs(t.s.logits[i] - ref[i]);
 			worst = d > worst ? d : worst;
 		}
 		if (n < 10)
-			CHECK_EQ_INT(model_forward(&m, &sc, &mm, &kv, &toks[n], 1, n, true), 0);
+			CHECK_EQ_INT(model_forward(&t.m, &t.s, &t.mm, &t.kv, &toks[n], 1, n, true), 0);
 	}
 	double tol = kv_type == GGML_TYPE_F32 ? 2e-3 : 5e-2;
 	if (worst > tol)
 		fprintf(stderr, "  %s%s%s%s: logits off by %g\n", c->arch, c->tied ? " tied" : "",
 			c->freqs ? " freqs" : "", c->linear ? " linear" : "", worst);
 	CHECK(worst <= tol);
-	mm_free(&mm);
-	model_scratch_free(&sc, &mem);
-	kv_free(&kv);
-	model_free(&m);
-	gguf_close(&g);
-	CHECK_EQ_INT(mem.used, 0);
+	tmodel_close(&t);
 	synth_free(&s);
 }
 
@@ -431,20 +411,11 @@ TEST(model_arch_f16_cache_close)
  * that refuses it). */
 static int layout_check(const struct synth *s, char *err, size_t errlen)
 {
-	struct llm_membuf mb;
-	struct llm_reader rd;
-	struct llm_mem mem;
-	struct gguf_file g;
-	struct model_hparams hp;
-	int e;
+	struct tmodel t;
+	int e = tmodel_read(&t, s->file, s->len, NULL);
 
-	llm_mem_init(&mem, 0);
-	llm_reader_mem(&rd, &mb, s->file, s->len);
-	if ((e = gguf_open(&g, &rd, &mem, err, errlen)))
-		return e;
-	CHECK_EQ_INT(model_read_hparams(&hp, &g, err, errlen), 0);
-	e = model_check_layout(&hp, &g, err, errlen);
-	gguf_close(&g);
+	snprintf(err, errlen, "%s", t.err);
+	tmodel_close(&t);
 	return e;
 }
 

@@ -18,6 +18,7 @@
 #include "test.h"
 #include "shell_fixture.h"
 #include "gguf_edit.h"
+#include "model_fixture.h"
 #include "../../llm/model.h"
 #include "../../tools/writer/mkmodel.h"
 
@@ -119,22 +120,33 @@ static void check_ids(const struct ref *r, const char *arch, const char *how, co
 	}
 }
 
+/* The first logits of toks through the model in file (len bytes), resident,
+ * with an F32 cache of n_ctx positions, into out (n_out floats; zeros if it
+ * failed). name: whose model, in a message. */
+static void first_logits(const char *name, void *file, size_t len, uint32_t n_ctx,
+			 const int32_t *toks, uint32_t n, float *out, uint32_t n_out)
+{
+	struct tmodel t;
+	int e = tmodel_read(&t, file, len, name);
+
+	if (!e)
+		e = tmodel_load(&t, GGML_TYPE_F32, n_ctx, 16, 1);
+	if (!e)
+		e = model_forward(&t.m, &t.s, &t.mm, &t.kv, toks, n, 0, true);
+	CHECK_EQ_INT(e, 0);
+	if (!e)
+		memcpy(out, t.s.logits, n_out * sizeof *out);
+	else
+		memset(out, 0, n_out * sizeof *out);
+	tmodel_close(&t);
+}
+
 /* The first logits after the prompt, through the model with resident
  * weights, against llama.cpp's. */
 static void check_logits(const struct ref *r, const char *arch, const char *path, double tol)
 {
-	struct llm_membuf mb;
-	struct llm_reader rd;
-	struct llm_mem mem;
-	struct gguf_file g;
-	struct model_hparams hp;
-	struct wt_ctx w;
-	struct model m;
-	struct model_scratch sc;
-	struct kv_cache kv;
-	struct mm_ctx mm;
-	char err[256] = "";
 	int32_t toks[MAX_N];
+	float lg[MAX_N];
 	size_t len;
 	double worst = 0, big = 1;
 	void *file = test_read_file(path, &len);
@@ -144,23 +156,9 @@ static void check_logits(const struct ref *r, const char *arch, const char *path
 		return;
 	for (int i = 0; i < r->n_prompt; i++)
 		toks[i] = (int32_t)r->prompt_tokens[i];
-	llm_reader_mem(&rd, &mb, file, len);
-	llm_mem_init(&mem, 0);
-	CHECK_EQ_INT(gguf_open(&g, &rd, &mem, err, sizeof err), 0);
-	CHECK_EQ_INT(model_read_hparams(&hp, &g, err, sizeof err), 0);
-	CHECK_EQ_INT(model_check_layout(&hp, &g, err, sizeof err), 0);
-	if (err[0])
-		fprintf(stderr, "  %s: %s\n", arch, err);
-	CHECK_EQ_INT(wt_resident_open(&w, &g, &rd, &mem, hp.n_layer, hp.n_embd, 1, NULL, err,
-				      sizeof err), 0);
-	CHECK_EQ_INT(model_init(&m, &hp, &w, &mem), 0);
-	CHECK_EQ_INT(kv_init(&kv, &mem, GGML_TYPE_F32, hp.n_layer, MAX_N,
-			     hp.n_head_kv * hp.head_dim), 0);
-	CHECK_EQ_INT(model_scratch_init(&sc, &hp, 16, 1, &mem), 0);
-	CHECK_EQ_INT(mm_init(&mm, &mem, 1), 0);
-	CHECK_EQ_INT(model_forward(&m, &sc, &mm, &kv, toks, (uint32_t)r->n_prompt, 0, true), 0);
+	first_logits(arch, file, len, MAX_N, toks, (uint32_t)r->n_prompt, lg, (uint32_t)r->n_logits);
 	for (int i = 0; i < r->n_logits; i++) {
-		double d = fabs(sc.logits[i] - r->logits[i]);
+		double d = fabs(lg[i] - r->logits[i]);
 		worst = d > worst ? d : worst;
 		big = fabs(r->logits[i]) > big ? fabs(r->logits[i]) : big;
 	}
@@ -170,12 +168,6 @@ static void check_logits(const struct ref *r, const char *arch, const char *path
 	if (worst > tol || getenv("REFS_VERBOSE"))
 		fprintf(stderr, "  %s: first logits off llama.cpp's by %g\n", arch, worst);
 	CHECK(worst <= tol);
-	mm_free(&mm);
-	model_scratch_free(&sc, &mem);
-	kv_free(&kv);
-	model_free(&m);
-	gguf_close(&g);
-	CHECK_EQ_INT(mem.used, 0);
 	free(file);
 }
 
@@ -245,46 +237,6 @@ TEST(model_refs_every_arch_in_q8_0_matches_llama_cpp_greedy)
 			check_model(a->name, 4, "-q8_0", GGML_TYPE_Q8_0, NEAR_TIE_QX, LOGIT_TOL_Q);
 }
 
-/* The first logits of toks through the model in file (len bytes), resident,
- * with a cache of n_ctx positions, into out (n_vocab floats). */
-static void first_logits(void *file, size_t len, uint32_t n_ctx, const int32_t *toks,
-			 uint32_t n, float *out, uint32_t n_out)
-{
-	struct llm_membuf mb;
-	struct llm_reader rd;
-	struct llm_mem mem;
-	struct gguf_file g;
-	struct model_hparams hp;
-	struct wt_ctx w;
-	struct model m;
-	struct model_scratch sc;
-	struct kv_cache kv;
-	struct mm_ctx mm;
-	char err[256] = "";
-
-	llm_reader_mem(&rd, &mb, file, len);
-	llm_mem_init(&mem, 0);
-	CHECK_EQ_INT(gguf_open(&g, &rd, &mem, err, sizeof err), 0);
-	CHECK_EQ_INT(model_read_hparams(&hp, &g, err, sizeof err), 0);
-	CHECK_EQ_INT(model_check_layout(&hp, &g, err, sizeof err), 0);
-	CHECK_EQ_INT(wt_resident_open(&w, &g, &rd, &mem, hp.n_layer, hp.n_embd, 1, NULL, err,
-				      sizeof err), 0);
-	CHECK_EQ_INT(model_check_rope_freqs(&hp, &w, err, sizeof err), 0);
-	CHECK_EQ_INT(model_init(&m, &hp, &w, &mem), 0);
-	CHECK_EQ_INT(kv_init(&kv, &mem, GGML_TYPE_F32, hp.n_layer, n_ctx,
-			     hp.n_head_kv * hp.head_dim), 0);
-	CHECK_EQ_INT(model_scratch_init(&sc, &hp, 16, 1, &mem), 0);
-	CHECK_EQ_INT(mm_init(&mm, &mem, 1), 0);
-	CHECK_EQ_INT(model_forward(&m, &sc, &mm, &kv, toks, n, 0, true), 0);
-	memcpy(out, sc.logits, n_out * sizeof *out);
-	mm_free(&mm);
-	model_scratch_free(&sc, &mem);
-	kv_free(&kv);
-	model_free(&m);
-	gguf_close(&g);
-	CHECK_EQ_INT(mem.used, 0);
-}
-
 /* LongRoPE (phi3's reference: original context ctx / 4 = 32) takes the short
  * factors while the cache stays within the original context and the long
  * ones past it (llama.cpp get_rope_factors): a cache of 32 gives what a file
@@ -311,8 +263,8 @@ TEST(model_longrope_takes_short_factors_within_the_original_context)
 	CHECK(file != NULL);
 	if (!file)
 		return;
-	first_logits(file, len, 32, toks, 8, a, 64);
-	first_logits(file, len, 64, toks, 8, c, 64);
+	first_logits("longrope", file, len, 32, toks, 8, a, 64);
+	first_logits("longrope", file, len, 64, toks, 8, c, 64);
 	/* the long factors overwritten with the short ones */
 	llm_reader_mem(&rd, &mb, file, len);
 	llm_mem_init(&mem, 0);
@@ -323,7 +275,7 @@ TEST(model_longrope_takes_short_factors_within_the_original_context)
 	if (lt && st)
 		memcpy(file + lt->offset, file + st->offset, (size_t)st->size);
 	gguf_close(&g);
-	first_logits(file, len, 64, toks, 8, b, 64);
+	first_logits("longrope", file, len, 64, toks, 8, b, 64);
 	CHECK(memcmp(a, b, sizeof a) == 0);
 	CHECK(memcmp(a, c, sizeof a) != 0);
 	free(file);
@@ -335,37 +287,14 @@ TEST(model_longrope_takes_short_factors_within_the_original_context)
 static int edited_load_x(const char *arch, uint32_t experts, const struct gedit *ed, char *err,
 			 size_t errlen)
 {
-	char src[600], dst[600];
-	struct llm_membuf mb;
-	struct llm_reader rd;
-	struct llm_mem mem;
-	struct gguf_file g;
-	struct model_hparams hp;
 	struct mkm_spec s;
-	size_t len;
-	void *f;
-	int r;
+	char name[64];
 
 	mkm_ref_spec(&s, arch);
 	if (experts)
 		mkm_set_experts(&s, experts, 2);
-	snprintf(src, sizeof src, "%s/edit-src-%s.gguf", test_tmpdir(), arch);
-	snprintf(dst, sizeof dst, "%s/edit-%s.gguf", test_tmpdir(), arch);
-	err[0] = 0;
-	if (mkm_write(&s, src, err, errlen) || gedit_rewrite(src, dst, ed) ||
-	    !(f = test_read_file(dst, &len)))
-		return -1000;
-	llm_mem_init(&mem, 0);
-	llm_reader_mem(&rd, &mb, f, len);
-	r = gguf_open(&g, &rd, &mem, err, errlen);
-	if (r == 0) {
-		r = model_read_hparams(&hp, &g, err, errlen);
-		if (r == 0)
-			r = model_check_layout(&hp, &g, err, errlen);
-		gguf_close(&g);
-	}
-	free(f);
-	return r;
+	snprintf(name, sizeof name, "edit-%s", arch);
+	return tmodel_edited(&s, name, ed, err, errlen);
 }
 
 static int edited_load(const char *arch, const struct gedit *ed, char *err, size_t errlen)

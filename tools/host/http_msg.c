@@ -18,6 +18,10 @@ static long head_end(const char *buf, size_t len)
 	return len >= HMSG_HEAD_MAX ? -431 : 0;
 }
 
+/* The header fields (shell/http/http.c's reading) with what the proxy takes
+ * beside the server: the chunked coding, and Expect. */
+#define FIELDS (HTTP_FIELDS_CHUNKED | HTTP_FIELDS_EXPECT)
+
 /* "HTTP/1.x" at s[0..8): the minor, or -400 / -505. */
 static int version(const char *s)
 {
@@ -27,105 +31,9 @@ static int version(const char *s)
 	return s[5] != '1' ? -505 : s[7] - '0';
 }
 
-struct fields {
-	bool has_len, chunked, close, keep, expect;
-};
-
-static int field(const char *s, size_t n, struct hmsg *m, struct fields *f)
-{
-	size_t i = 0;
-
-	while (i < n && http_tchar(s[i]))
-		i++;
-	if (i == 0 || i >= n || s[i] != ':')
-		return -400; /* RFC 9112 §5.1: no whitespace before the colon */
-	size_t nl = i++;
-	while (i < n && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	size_t e = n;
-	while (e > i && (s[e - 1] == ' ' || s[e - 1] == '\t'))
-		e--;
-	for (size_t k = i; k < e; k++)
-		if (((unsigned char)s[k] < 0x20 && s[k] != '\t') || s[k] == 0x7f)
-			return -400;
-	const char *v = s + i;
-	size_t vn = e - i;
-	if (http_eq_nocase(s, nl, "content-length")) {
-		uint64_t x = 0;
-		if (vn == 0 || vn > 15)
-			return vn > 15 ? -413 : -400;
-		for (size_t k = 0; k < vn; k++) {
-			if (v[k] < '0' || v[k] > '9')
-				return -400;
-			x = x * 10 + (uint64_t)(v[k] - '0');
-		}
-		if (f->has_len && x != m->length)
-			return -400; /* §6.3: differing lengths */
-		f->has_len = true;
-		m->length = x;
-	} else if (http_eq_nocase(s, nl, "transfer-encoding")) {
-		/* only "chunked", once: any other coding we cannot undo */
-		if (f->chunked || !http_eq_nocase(v, vn, "chunked"))
-			return -501;
-		f->chunked = true;
-	} else if (http_eq_nocase(s, nl, "connection")) {
-		f->close |= http_list_has(v, vn, "close");
-		f->keep |= http_list_has(v, vn, "keep-alive");
-	} else if (http_eq_nocase(s, nl, "expect")) {
-		if (!http_eq_nocase(v, vn, "100-continue"))
-			return -417;
-		f->expect = true;
-	}
-	return 0;
-}
-
-/* The header lines after the start line at buf[start..end): each checked. */
-static int fields(const char *buf, size_t start, size_t end, struct hmsg *m, struct fields *f)
-{
-	size_t line = start;
-	int n_hdr = 0, r;
-
-	while (line < end) {
-		size_t e = line;
-		while (buf[e] != '\n')
-			e++;
-		size_t n = e - line - (e > line && buf[e - 1] == '\r');
-		if (n == 0)
-			break;
-		for (size_t k = line; k < line + n; k++)
-			if (buf[k] == '\r' || buf[k] == 0)
-				return -400;
-		if (++n_hdr > HMSG_HEADERS_MAX)
-			return -431;
-		if (buf[line] == ' ' || buf[line] == '\t')
-			return -400; /* §5.2: obsolete line folding */
-		if ((r = field(buf + line, n, m, f)))
-			return r;
-		line = e + 1;
-	}
-	if (f->has_len && f->chunked)
-		return -400; /* §6.3: a request smuggler's favourite */
-	return 0;
-}
-
-/* The start line at buf[0..): its end (index of '\n') and length without CR. */
-static int start_line(const char *buf, size_t end, size_t *n, size_t *next)
-{
-	size_t e = 0;
-
-	while (e < end && buf[e] != '\n')
-		e++;
-	*n = e - (e > 0 && buf[e - 1] == '\r');
-	*next = e + 1;
-	for (size_t k = 0; k < *n; k++)
-		if (buf[k] == '\r' || buf[k] == 0)
-			return -400;
-	return 0;
-}
-
 int hmsg_request(const char *buf, size_t len, uint64_t body_max, struct hmsg *m)
 {
-	struct fields f = {0};
+	struct http_fields f;
 	size_t skip = 0, n, next, i = 0;
 	long end;
 	int r;
@@ -137,7 +45,7 @@ int hmsg_request(const char *buf, size_t len, uint64_t body_max, struct hmsg *m)
 		return (int)end;
 	memset(m, 0, sizeof *m);
 	const char *s = buf + skip;
-	if ((r = start_line(s, (size_t)end, &n, &next)))
+	if ((r = http_line(s, (size_t)end, &n, &next)))
 		return r;
 	while (i < n && http_tchar(s[i]))
 		i++;
@@ -160,14 +68,15 @@ int hmsg_request(const char *buf, size_t len, uint64_t body_max, struct hmsg *m)
 	m->minor = r;
 	m->target_off = skip + t;
 	m->target_len = i - t;
-	if ((r = fields(s, next, (size_t)end, m, &f)))
+	if ((r = http_fields(s, next, (size_t)end, HMSG_HEADERS_MAX, FIELDS, &f)))
 		return r;
+	m->length = f.length;
 	m->keep_alive = m->minor >= 1 ? !f.close : f.keep && !f.close;
 	m->expect_continue = f.expect;
-	m->body = f.chunked ? HMSG_CHUNKED : f.has_len && m->length ? HMSG_LENGTH : HMSG_NONE;
+	m->body = f.chunked ? HMSG_CHUNKED : f.has_length && m->length ? HMSG_LENGTH : HMSG_NONE;
 	if (f.chunked && m->minor < 1)
 		return -400;
-	if (body_max && f.has_len && m->length > body_max)
+	if (body_max && f.has_length && m->length > body_max)
 		return -413;
 	m->head_len = skip + (size_t)end;
 	return 1;
@@ -175,7 +84,7 @@ int hmsg_request(const char *buf, size_t len, uint64_t body_max, struct hmsg *m)
 
 int hmsg_response(const char *buf, size_t len, bool head_req, struct hmsg *m)
 {
-	struct fields f = {0};
+	struct http_fields f;
 	size_t n, next;
 	long end;
 	int r;
@@ -183,7 +92,7 @@ int hmsg_response(const char *buf, size_t len, bool head_req, struct hmsg *m)
 	if ((end = head_end(buf, len)) <= 0)
 		return (int)end;
 	memset(m, 0, sizeof *m);
-	if ((r = start_line(buf, (size_t)end, &n, &next)))
+	if ((r = http_line(buf, (size_t)end, &n, &next)))
 		return r;
 	/* status-line = HTTP-version SP 3DIGIT SP [ reason-phrase ] */
 	if (n < 12 || buf[8] != ' ' || (n > 12 && buf[12] != ' '))
@@ -201,14 +110,15 @@ int hmsg_response(const char *buf, size_t len, bool head_req, struct hmsg *m)
 	for (size_t k = 13; k < n; k++)
 		if ((unsigned char)buf[k] < 0x20 && buf[k] != '\t')
 			return -400;
-	if ((r = fields(buf, next, (size_t)end, m, &f)))
+	if ((r = http_fields(buf, next, (size_t)end, HMSG_HEADERS_MAX, FIELDS, &f)))
 		return r == -417 ? -400 : r;
+	m->length = f.length;
 	m->keep_alive = m->minor >= 1 ? !f.close : f.keep && !f.close;
 	if (head_req || m->status < 200 || m->status == 204 || m->status == 304)
 		m->body = HMSG_NONE;
 	else if (f.chunked)
 		m->body = HMSG_CHUNKED;
-	else if (f.has_len)
+	else if (f.has_length)
 		m->body = m->length ? HMSG_LENGTH : HMSG_NONE;
 	else
 		m->body = HMSG_CLOSE, m->keep_alive = false;
