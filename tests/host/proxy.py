@@ -37,14 +37,12 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
 from results import check, skip, skip_data, summary  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve import raw as serve_raw, shell_output  # noqa: E402
 
 
-def shell_output(llmctl, model, cmd):
-    out = subprocess.run([llmctl, "--disk", model, "-c", "load 0", "-c", cmd],
-                         stdin=subprocess.DEVNULL, capture_output=True, timeout=60).stdout.decode()
-    lines = out.split("\n")
-    skip_n = 1 + (1 if cmd.startswith("chat") else 0)  # "loaded disk", "chat: template"
-    return "\n".join(lines[skip_n:])[:-1]
+def raw(port, data):
+    return serve_raw(port, data, timeout=30)
 
 
 def sse_text(body):
@@ -192,22 +190,6 @@ def request(port, method, path, body=None, headers=None, conn=None, chunked=Fals
     out = r.status, r.getheader("Content-Type") or "", r.read().decode("utf-8", "replace")
     if not conn:
         c.close()
-    return out
-
-
-def raw(port, data):
-    s = socket.create_connection(("127.0.0.1", port), timeout=30)
-    s.sendall(data)
-    out = b""
-    try:
-        while True:
-            d = s.recv(65536)
-            if not d:
-                break
-            out += d
-    except (socket.timeout, ConnectionResetError):
-        pass
-    s.close()
     return out
 
 
