@@ -299,6 +299,10 @@ void api_keys(struct srv *s, struct srv_conn *c)
 		seal_zeroize(&r, sizeof r);
 	}
 	seal_zeroize(&a, sizeof a);
+	/* The record that carried the key may still sit decrypted in the TLS
+	 * engine's buffer: the connection ends after the answer, and its close
+	 * wipes the engine (tls_close). */
+	c->req.keep_alive = false;
 	if (st == 200 && !o.overflow)
 		srv_respond(s, c, 200, JSON_TYPE, s->out, o.len);
 	else
