@@ -256,9 +256,14 @@ def run(srv, verifier, kf, key, other, digest, ark, want_chat, tpm, tpm_why):
 
     c = tls(port)
     body = {"nonce": "00" * 32, "key": key_b64(key), "load": True}
-    st, obj, text = call(c, "POST", "/v1/keys", body)
-    check("a release on a connection that did not attest: 409", st == 409 and
+    c.request("POST", "/v1/keys", body=json.dumps(body), headers={"Content-Type": "application/json"})
+    r = c.getresponse()
+    text = r.read().decode()
+    check("a release on a connection that did not attest: 409", r.status == 409 and
           "no completed attestation" in text, text)
+    check("an answer to /v1/keys ends its connection (the engine that decrypted the key is "
+          "wiped at close)", r.getheader("Connection") == "close" and r.will_close,
+          str(r.getheaders()))
     st, obj, text = call(c, "POST", "/v1/chat/completions",
                          {"messages": [{"role": "user", "content": PROMPT}], "max_tokens": 4})
     check("before any release the API's own error stands: no model (503)",
