@@ -207,19 +207,45 @@ static void fmt_llama2(struct sbuf *b, const struct chat_row *t, const struct ch
 
 /* mistral v1, v3, v3-tekken: the turn opens before the message that
  * follows an assistant one (or the first); v1 puts a space before [INST]
- * and [/INST], tekken none after [INST]; v3 trims the assistant's text. */
+ * and [/INST], tekken none after [INST]; v3 trims the assistant's text.
+ * The roles available_tools, tool_calls and tool_results (made by the API's
+ * tools, docs/api.md) are written between the turns as v3 and tekken do. */
 #define MI_LEAD 1
 #define MI_TRAIL 2
 #define MI_TRIM 4
+
+static const struct mi_tool {
+	const char *role, *pre, *post;
+	bool keeps_turn;
+} mi_tools[] = {
+	{"available_tools", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]", true},
+	{"tool_calls", "[TOOL_CALLS]", "</s>", false},
+	{"tool_results", "[TOOL_RESULTS]", "[/TOOL_RESULTS]", false},
+};
 
 static void fmt_mistral(struct sbuf *b, const struct chat_row *t, const struct chat_msg *m,
 			size_t n, bool add_ass)
 {
 	const char *lead = t->var & MI_LEAD ? " " : "", *trail = t->var & MI_TRAIL ? " " : "";
-	bool in_turn = false;
+	bool in_turn = false, after_tool = false;
 
 	for (size_t i = 0; i < n; i++) {
-		if (!in_turn) {
+		/* the tool roles (shell/http/api_format.c writes their JSON) stand
+		 * between turns, as Mistral's own templates write them: the tools
+		 * before the last [INST], an assistant's calls, a call's result */
+		const struct mi_tool *tr = NULL;
+		for (size_t k = 0; k < sizeof mi_tools / sizeof mi_tools[0]; k++)
+			if (is_role(m[i].role, mi_tools[k].role))
+				tr = &mi_tools[k];
+		if (tr) {
+			put(b, tr->pre); put(b, trail); put_content(b, m[i].content, false);
+			put(b, tr->post);
+			in_turn = in_turn && tr->keeps_turn;
+			after_tool = !tr->keeps_turn;
+			continue;
+		}
+		/* the answer after a call's results opens no turn */
+		if (!in_turn && !(after_tool && is_role(m[i].role, "assistant"))) {
 			put(b, lead); put(b, "[INST]"); put(b, trail);
 			in_turn = true;
 		}
@@ -231,6 +257,7 @@ static void fmt_mistral(struct sbuf *b, const struct chat_row *t, const struct c
 			put(b, trail); put_content(b, m[i].content, t->var & MI_TRIM); put(b, "</s>");
 			in_turn = false;
 		}
+		after_tool = false;
 	}
 }
 

@@ -367,9 +367,14 @@ static int call_grammar(struct api_fmt *f, const struct json_doc *d, const struc
 			api_json_dump(&o, d, par, API_JSON_COMPACT);
 		else
 			json_out_lit(&o, "{\"type\":\"object\"}");
+		if (f->style == API_TOOLS_MISTRAL)
+			json_out_lit(&o, ",\"id\":{\"type\":\"string\",\"pattern\":\"^[a-zA-Z0-9]{9}$\"}");
 		json_out_lit(&o, "},\"required\":[\"name\",\"");
 		json_out_raw(&o, args, strlen(args));
-		json_out_lit(&o, "\"]}");
+		if (f->style == API_TOOLS_MISTRAL)
+			json_out_lit(&o, "\",\"id\"]}");
+		else
+			json_out_lit(&o, "\"]}");
 	}
 	json_out_lit(&o, "]");
 	/* each tool's $defs / definitions move to the root, where its $refs
@@ -412,8 +417,12 @@ static int call_grammar(struct api_fmt *f, const struct json_doc *d, const struc
 	if (o.overflow)
 		return refuse(f, "tools", "are too large together");
 	f->schema[o.len] = 0;
+	/* mistral: the array after [TOOL_CALLS], a control token no grammar
+	 * can match (its piece is no text): the model writes the array */
 	return convert(f, "tools", mem, f->style == API_TOOLS_HERMES ?
-		       "root ::= \"<tool_call>\\n\" call \"\\n</tool_call>\"\n" : "root ::= call\n");
+		       "root ::= \"<tool_call>\\n\" call \"\\n</tool_call>\"\n" :
+		       f->style == API_TOOLS_MISTRAL ? "root ::= \" \"? \"[\" call \"]\"\n" :
+		       "root ::= call\n");
 }
 
 /* ---- messages ---- */
@@ -459,6 +468,26 @@ static int add_msg(struct api_fmt *f, const char *role, const char *content)
 	return 0;
 }
 
+/* Mistral's templates take a call id of 9 letters and digits (and raise
+ * on any other): one such is kept, another becomes 9 of them derived from
+ * it (FNV-1a), the same for the call and for its result. */
+static void id9(const char *s, size_t n, char out[10])
+{
+	static const char digits[] =
+		"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	bool ok = n == 9;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		ok &= (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+		h = (h ^ (uint8_t)c) * 0x100000001b3ull;
+	}
+	for (int i = 0; i < 9; i++, h /= 62)
+		out[i] = ok ? s[i] : digits[h % 62];
+	out[9] = 0;
+}
+
 /* One assistant tool call written as the format does, into p. */
 static int write_call(struct api_fmt *f, struct piece *p, const struct json_doc *d,
 		      const struct json_node *tc, uint32_t mi, uint32_t ci)
@@ -479,7 +508,22 @@ static int write_call(struct api_fmt *f, struct piece *p, const struct json_doc 
 	if (!args || args->type != JSON_STRING ||
 	    json_parse(&a, args->str, args->len, err, sizeof err) || a.nodes[0].type != JSON_OBJECT)
 		return refuse(f, param, "must be a string of a JSON object");
-	if (f->style == API_TOOLS_LLAMA3) {
+	if (f->style == API_TOOLS_MISTRAL) {
+		/* tool_call.function|tojson less its "}", then the id */
+		const struct json_node *id = json_get(d, tc, "id");
+		char id_s[10];
+		plat_snprintf(param, sizeof param, "messages[%u].tool_calls[%u].id", mi, ci);
+		if (!id || id->type != JSON_STRING)
+			return refuse(f, param, "must be a string (Mistral's template needs the id)");
+		id9(id->str, id->len, id_s);
+		json_out_lit(&p->o, "{\"name\": \"");
+		json_out_raw(&p->o, name->str, name->len);
+		json_out_lit(&p->o, "\", \"arguments\": ");
+		api_json_dump(&p->o, &a, &a.nodes[0], API_JSON_PY);
+		json_out_lit(&p->o, ", \"id\": \"");
+		json_out_raw(&p->o, id_s, 9);
+		json_out_lit(&p->o, "\"}");
+	} else if (f->style == API_TOOLS_LLAMA3) {
 		json_out_lit(&p->o, "{\"name\": \"");
 		json_out_raw(&p->o, name->str, name->len);
 		json_out_lit(&p->o, "\", \"parameters\": ");
@@ -499,6 +543,7 @@ static int read_msgs(struct api_fmt *f, const struct json_doc *d, const struct j
 {
 	const struct json_node *m = json_get(d, &d->nodes[0], "messages");
 	const struct json_node *first = NULL, *x;
+	const char *mi_sys = NULL, *mi_tools = NULL, *last_user = NULL;
 	bool sys_done = false, user_done = false;
 	uint32_t i = 0;
 	char param[64];
@@ -523,8 +568,46 @@ static int read_msgs(struct api_fmt *f, const struct json_doc *d, const struct j
 		}
 	}
 	first = json_first(d, m);
-	/* the system message, with the tools (and, llama3, its dates) */
-	if (f->tools_on) {
+	if (f->tools_on && f->style == API_TOOLS_MISTRAL) {
+		/* as Mistral's templates: the system text joins the last message
+		 * if that is a user one (else it is left out), the tools go before
+		 * the last user message (and any other with the same text) */
+		const struct json_node *c = json_get(d, first, "content");
+		if (strcmp(json_get(d, first, "role")->str, "system") == 0) {
+			mi_sys = c && c->type == JSON_STRING ? c->str : "";
+			sys_done = true;
+		}
+		for (x = sys_done ? json_next(d, first) : first; x; x = json_next(d, x)) {
+			c = json_get(d, x, "content");
+			if (strcmp(json_get(d, x, "role")->str, "user") == 0)
+				last_user = c && c->type == JSON_STRING ? c->str : "";
+		}
+		piece_open(f, &p);
+		json_out_lit(&p.o, "[");
+		for (const struct json_node *t = json_first(d, tools); t; t = json_next(d, t)) {
+			const struct json_node *fn = json_get(d, t, "function");
+			const struct json_node *ds = json_get(d, fn, "description");
+			const struct json_node *pa = json_get(d, fn, "parameters");
+			/* llama.cpp's tool: name, description ("" if none), parameters
+			 * ({} if none); the template writes strings unescaped */
+			if (t != json_first(d, tools))
+				json_out_lit(&p.o, ", ");
+			json_out_lit(&p.o, "{\"type\": \"function\", \"function\": {\"name\": \"");
+			json_out_raw(&p.o, json_get(d, fn, "name")->str, strlen(json_get(d, fn, "name")->str));
+			json_out_lit(&p.o, "\", \"description\": \"");
+			json_out_raw(&p.o, ds ? ds->str : "", ds ? ds->len : 0);
+			json_out_lit(&p.o, "\", \"parameters\": ");
+			if (pa)
+				api_json_dump(&p.o, d, pa, API_JSON_PY);
+			else
+				json_out_lit(&p.o, "{}");
+			json_out_lit(&p.o, "}}");
+		}
+		json_out_lit(&p.o, "]");
+		if (!(mi_tools = piece_close(f, &p)))
+			return refuse(f, "tools", "make a prompt too large");
+	} else if (f->tools_on) {
+		/* the system message, with the tools (and, llama3, its dates) */
 		const struct json_node *c = json_get(d, first, "content");
 		bool sys = strcmp(json_get(d, first, "role")->str, "system") == 0;
 		const char *s = sys && c && c->type == JSON_STRING ? c->str : "";
@@ -565,7 +648,7 @@ static int read_msgs(struct api_fmt *f, const struct json_doc *d, const struct j
 				return refuse(f, param, "must be an array");
 			if (f->style == API_TOOLS_NONE)
 				return refuse(f, param, "need a chat template with a tool-call format "
-					      "(chatml or llama3)");
+					      "(chatml, llama3, mistral-v3, mistral-v3-tekken or jinja)");
 			if (f->style == API_TOOLS_LLAMA3 && tc->count != 1)
 				return refuse(f, param, "must hold one call (llama3 makes one at a time)");
 			piece_open(f, &p);
@@ -573,14 +656,19 @@ static int read_msgs(struct api_fmt *f, const struct json_doc *d, const struct j
 				json_out_raw(&p.o, text, tn);
 				json_out_lit(&p.o, "\n");
 			}
+			bool mi = f->style == API_TOOLS_MISTRAL; /* [{..}, {..}], the text left out */
 			uint32_t ci = 0;
+			if (mi)
+				json_out_lit(&p.o, "[");
 			for (const struct json_node *y = json_first(d, tc); y; y = json_next(d, y), ci++) {
 				if (ci)
-					json_out_lit(&p.o, "\n");
+					json_out_raw(&p.o, mi ? ", " : "\n", mi ? 2 : 1);
 				if ((r = write_call(f, &p, d, y, i, ci)))
 					return r;
 			}
-			if ((r = add_msg(f, "assistant", piece_close(f, &p))))
+			if (mi)
+				json_out_lit(&p.o, "]");
+			if ((r = add_msg(f, mi ? "tool_calls" : "assistant", piece_close(f, &p))))
 				return r;
 			continue;
 		}
@@ -590,6 +678,21 @@ static int read_msgs(struct api_fmt *f, const struct json_doc *d, const struct j
 			if (id && id->type != JSON_STRING)
 				return refuse(f, param, "must be a string");
 			piece_open(f, &p);
+			if (f->style == API_TOOLS_MISTRAL) {
+				/* {"content": TEXT, "call_id": ID}, the text as it is */
+				char id_s[10];
+				if (!id)
+					return refuse(f, param, "must be a string (Mistral's template needs it)");
+				id9(id->str, id->len, id_s);
+				json_out_lit(&p.o, "{\"content\": ");
+				json_out_raw(&p.o, text, tn);
+				json_out_lit(&p.o, ", \"call_id\": \"");
+				json_out_raw(&p.o, id_s, 9);
+				json_out_lit(&p.o, "\"}");
+				if ((r = add_msg(f, "tool_results", piece_close(f, &p))))
+					return r;
+				continue;
+			}
 			if (f->style == API_TOOLS_LLAMA3) {
 				/* the template's tojson of the content */
 				json_out_str(&p.o, text, tn);
@@ -630,6 +733,19 @@ static int read_msgs(struct api_fmt *f, const struct json_doc *d, const struct j
 				return r;
 			continue;
 		}
+		if (mi_tools && strcmp(role, "user") == 0) {
+			if (strcmp(text, last_user) == 0 && (r = add_msg(f, "available_tools", mi_tools)))
+				return r;
+			if (mi_sys && !json_next(d, x)) {
+				piece_open(f, &p);
+				json_out_raw(&p.o, mi_sys, strlen(mi_sys));
+				json_out_lit(&p.o, "\n\n");
+				json_out_raw(&p.o, text, tn);
+				if ((r = add_msg(f, role, piece_close(f, &p))))
+					return r;
+				continue;
+			}
+		}
 		if ((r = add_msg(f, role, text)))
 			return r;
 	}
@@ -650,7 +766,8 @@ int api_fmt_request(struct api_fmt *f, const struct json_doc *d, bool chat, enum
 
 	f->grammar = NULL;
 	f->style = t == CHAT_CHATML ? API_TOOLS_HERMES : t == CHAT_LLAMA3 ? API_TOOLS_LLAMA3
-									   : API_TOOLS_NONE;
+		 : t == CHAT_MISTRAL_V3 || t == CHAT_MISTRAL_V3_TEKKEN ? API_TOOLS_MISTRAL
+		 : API_TOOLS_NONE;
 	f->choice = API_CHOICE_AUTO;
 	f->tools_on = f->one_call = false;
 	f->n_msgs = f->n_tools = f->n_calls = f->text_len = f->calls_len = 0;
@@ -679,8 +796,9 @@ int api_fmt_request(struct api_fmt *f, const struct json_doc *d, bool chat, enum
 	f->tools_on = tools && tools->count && f->choice != API_CHOICE_NONE;
 	if (f->tools_on && f->style == API_TOOLS_NONE) {
 		char msg[160];
-		plat_snprintf(msg, sizeof msg, "need a chat template with a tool-call format (chatml "
-			      "or llama3); the model's is %s", chat_tmpl_name(t));
+		plat_snprintf(msg, sizeof msg, "need a chat template with a tool-call format (chatml, "
+			      "llama3, mistral-v3, mistral-v3-tekken, or the model's own jinja one that "
+			      "writes tools); the model's is %s", chat_tmpl_name(t));
 		return refuse(f, "tools", msg);
 	}
 	if (f->tools_on && f->grammar)
@@ -696,36 +814,70 @@ int api_fmt_request(struct api_fmt *f, const struct json_doc *d, bool chat, enum
 
 /* ---- the reply's calls ---- */
 
-/* A call's JSON object at text[0..n): name and arguments into f->calls. */
-static bool parse_call(struct api_fmt *f, const char *text, size_t n, const char *id_base)
+/* A call's object x of a: name and arguments (and Mistral's id) into f->calls. */
+static bool take_call(struct api_fmt *f, const struct json_doc *a, const struct json_node *x,
+		      const char *id_base)
 {
-	struct json_doc a = {f->nodes, API_FMT_NODES, 0, f->store, sizeof f->store, 0, 32, n};
-	const struct json_node *name, *args;
+	const struct json_node *name, *args, *id;
 	struct api_call *c;
 	struct json_out o;
-	char e[64];
 
-	if (f->n_calls >= API_MAX_CALLS || json_parse(&a, text, n, e, sizeof e) ||
-	    a.nodes[0].type != JSON_OBJECT)
+	if (f->n_calls >= API_MAX_CALLS || x->type != JSON_OBJECT)
 		return false;
-	name = json_get(&a, &a.nodes[0], "name");
-	args = json_get(&a, &a.nodes[0], f->style == API_TOOLS_LLAMA3 ? "parameters" : "arguments");
+	name = json_get(a, x, "name");
+	args = json_get(a, x, f->style == API_TOOLS_LLAMA3 ? "parameters" : "arguments");
 	if (!args)
-		args = json_get(&a, &a.nodes[0], f->style == API_TOOLS_LLAMA3 ? "arguments" : "parameters");
+		args = json_get(a, x, f->style == API_TOOLS_LLAMA3 ? "arguments" : "parameters");
 	if (!name || name->type != JSON_STRING || !name_ok(name->str, name->len) || !args ||
 	    args->type != JSON_OBJECT)
 		return false;
 	c = &f->calls[f->n_calls];
 	memcpy(c->name, name->str, name->len + 1);
-	plat_snprintf(c->id, sizeof c->id, "call_%s_%u", id_base, (unsigned)f->n_calls);
+	id = json_get(a, x, "id");
+	if (f->style == API_TOOLS_MISTRAL && id && id->type == JSON_STRING && id->len == 9) {
+		char k[10];
+		id9(id->str, id->len, k);
+		if (memcmp(k, id->str, 9) == 0) /* the model's own id, sent back as it is */
+			memcpy(c->id, k, 10);
+		else
+			plat_snprintf(c->id, sizeof c->id, "call_%s_%u", id_base, (unsigned)f->n_calls);
+	} else {
+		plat_snprintf(c->id, sizeof c->id, "call_%s_%u", id_base, (unsigned)f->n_calls);
+	}
 	json_out_init(&o, f->calls_text + f->calls_len, sizeof f->calls_text - f->calls_len);
-	api_json_dump(&o, &a, args, API_JSON_COMPACT);
+	api_json_dump(&o, a, args, API_JSON_COMPACT);
 	if (o.overflow)
 		return false;
 	c->args = f->calls_len;
 	c->args_len = o.len;
 	f->calls_len += o.len;
 	f->n_calls++;
+	return true;
+}
+
+/* A call's JSON object at text[0..n). */
+static bool parse_call(struct api_fmt *f, const char *text, size_t n, const char *id_base)
+{
+	struct json_doc a = {f->nodes, API_FMT_NODES, 0, f->store, sizeof f->store, 0, 32, n};
+	char e[64];
+
+	return json_parse(&a, text, n, e, sizeof e) == 0 && take_call(f, &a, &a.nodes[0], id_base);
+}
+
+/* Mistral's [{..}, {..}] at text[0..n): every element a call, or none is. */
+static bool parse_calls(struct api_fmt *f, const char *text, size_t n, const char *id_base)
+{
+	struct json_doc a = {f->nodes, API_FMT_NODES, 0, f->store, sizeof f->store, 0, 32, n};
+	char e[64];
+
+	if (json_parse(&a, text, n, e, sizeof e) || a.nodes[0].type != JSON_ARRAY ||
+	    !a.nodes[0].count)
+		return false;
+	for (const struct json_node *x = json_first(&a, &a.nodes[0]); x; x = json_next(&a, x))
+		if (!take_call(f, &a, x, id_base)) {
+			f->n_calls = f->calls_len = 0;
+			return false;
+		}
 	return true;
 }
 
@@ -745,6 +897,21 @@ void api_fmt_reply(struct api_fmt *f, const char *out, size_t n, const char *id_
 	f->content_len = n;
 	if (!f->tools_on)
 		return;
+	if (f->style == API_TOOLS_MISTRAL) {
+		/* [TOOL_CALLS] is a control token: the reply's text has it only
+		 * when the model spelled it; else the calls are the whole reply */
+		const char *at = find(out, n, "[TOOL_CALLS]"), *s = at ? at + 12 : out;
+		size_t k = n - (size_t)(s - out), content = at ? (size_t)(at - out) : 0;
+		s = trim(s, &k);
+		if (!k || s[0] != '[' || !parse_calls(f, s, k, id_base))
+			return;
+		while (content && is_space(out[content - 1]))
+			content--;
+		f->content_len = content;
+		if (f->one_call && f->n_calls > 1)
+			f->n_calls = 1;
+		return;
+	}
 	if (f->style == API_TOOLS_LLAMA3) {
 		size_t k = n;
 		const char *s = trim(out, &k);

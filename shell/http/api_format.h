@@ -6,7 +6,7 @@
  * by a grammar when a call is required, and the reply's calls parsed back
  * into OpenAI tool_calls.
  *
- * Two formats (llama.cpp's common/chat.cpp has them, among others):
+ * Three formats (llama.cpp's common/chat.cpp has them, among others):
  *   HERMES  chatml templates (Qwen2.5, Qwen3, Hermes): the tools as JSON
  *           lines in <tools></tools> in the system message; a call is
  *           <tool_call>\n{"name": .., "arguments": {..}}\n</tool_call>;
@@ -14,6 +14,12 @@
  *   LLAMA3  llama3 templates (Llama 3.1, 3.2, 3.3): the tools, indented
  *           JSON, in the first user message; a call is the reply
  *           {"name": .., "parameters": {..}}; tool results are ipython turns.
+ *   MISTRAL mistral-v3 (Mistral 7B v0.3) and mistral-v3-tekken (Nemo): as
+ *           their own templates, the tools [AVAILABLE_TOOLS][..] before the
+ *           last user message, a call [TOOL_CALLS][{"name", "arguments",
+ *           "id"}, ..], a result [TOOL_RESULTS]{"content", "call_id"}
+ *           (chat.c writes the markers for the roles available_tools,
+ *           tool_calls and tool_results).
  *
  * Everything read is copied into the api_fmt (the request's nodes may be
  * reused); nothing is allocated but gram_schema's parse (from mem, freed).
@@ -32,7 +38,7 @@
 #define API_FMT_NODES 2048       /* JSON values of one call's arguments or one reply */
 #define API_NAME_MAX 64          /* a function's name: [A-Za-z0-9_-], OpenAI's bound */
 
-enum api_tools { API_TOOLS_NONE, API_TOOLS_HERMES, API_TOOLS_LLAMA3 };
+enum api_tools { API_TOOLS_NONE, API_TOOLS_HERMES, API_TOOLS_LLAMA3, API_TOOLS_MISTRAL };
 enum api_choice { API_CHOICE_AUTO, API_CHOICE_NONE, API_CHOICE_REQUIRED, API_CHOICE_NAMED };
 
 struct api_call {

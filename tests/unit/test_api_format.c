@@ -443,3 +443,144 @@ TEST(api_json_dump_writes_python_styles)
 		  "        1e+300,\n        {}\n    ],\n    \"b\": {\n        \"c\": \"\xc3\xa9\\n\"\n"
 		  "    },\n    \"d\": []\n}");
 }
+
+/* ---- Mistral (mistral-v3: Mistral 7B Instruct v0.3; mistral-v3-tekken:
+ * Nemo): each expected prompt is python3-jinja2's render (HF's tojson,
+ * trim_blocks, lstrip_blocks, the calls' arguments as objects as llama.cpp
+ * passes them) of the template in tests/unit/jinja_llama_cases.h (llama.cpp's
+ * copies of Mistral's v3 and v3-tekken templates) for the same messages and
+ * tools, the leading BOS text left out as the tokenizer adds BOS. ---- */
+
+#define MI_TOOLS "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"," \
+	"\"description\":\"Weather of a city\",\"parameters\":{\"type\":\"object\",\"properties\":" \
+	"{\"city\":{\"type\":\"string\"},\"unit\":{\"type\":\"string\",\"enum\":[\"c\",\"f\"]}}," \
+	"\"required\":[\"city\"]}}},{\"type\":\"function\",\"function\":{\"name\":\"now\"," \
+	"\"description\":\"The time\",\"parameters\":{\"type\":\"object\",\"properties\":{}}}}]"
+#define MI_CALL1 "{\"role\":\"system\",\"content\":\"Be brief.\"},{\"role\":\"user\",\"content\":" \
+	"\"Weather in Paris?\"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":" \
+	"\"abc123XYZ\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":" \
+	"\"{\\\"city\\\": \\\"Paris\\\", \\\"unit\\\": \\\"c\\\"}\"}},{\"id\":\"def456uvw\",\"type\":" \
+	"\"function\",\"function\":{\"name\":\"now\",\"arguments\":\"{}\"}}]}," \
+	"{\"role\":\"tool\",\"tool_call_id\":\"abc123XYZ\",\"content\":\"18 C\"}," \
+	"{\"role\":\"tool\",\"tool_call_id\":\"def456uvw\",\"content\":\"noon\"}"
+#define MI_TOOLS_TEXT "[{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", " \
+	"\"description\": \"Weather of a city\", \"parameters\": {\"type\": \"object\", \"properties\": " \
+	"{\"city\": {\"type\": \"string\"}, \"unit\": {\"type\": \"string\", \"enum\": [\"c\", \"f\"]}}, " \
+	"\"required\": [\"city\"]}}}, {\"type\": \"function\", \"function\": {\"name\": \"now\", " \
+	"\"description\": \"The time\", \"parameters\": {\"type\": \"object\", \"properties\": {}}}}]"
+
+TEST(api_format_mistral_prompts_match_the_templates)
+{
+	static const char convo[] = "{\"messages\":[" MI_CALL1 ",{\"role\":\"assistant\",\"content\":"
+		"\" 18 C at noon. \"},{\"role\":\"user\",\"content\":\"And Rome?\"}]," MI_TOOLS "}";
+	/* a round trip: the call, its result, the prompt for the answer (the
+	 * system text is left out: the last message is not the user's) */
+	static const char trip[] = "{\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},"
+		"{\"role\":\"user\",\"content\":\"Weather in Paris?\"},{\"role\":\"assistant\",\"content\":"
+		"null,\"tool_calls\":[{\"id\":\"abc123XYZ\",\"type\":\"function\",\"function\":{\"name\":"
+		"\"get_weather\",\"arguments\":\"{\\\"city\\\": \\\"Paris\\\"}\"}}]},{\"role\":\"tool\","
+		"\"tool_call_id\":\"abc123XYZ\",\"content\":\"{\\\"temp\\\": 18}\"}]," MI_TOOLS "}";
+	struct api_fmt *f = fmt_new();
+	struct json_doc d;
+
+	CHECK_EQ_INT(req(f, &d, convo, true, CHAT_MISTRAL_V3), 0);
+	CHECK(f->tools_on && f->style == API_TOOLS_MISTRAL && !f->grammar);
+	CHECK_STR(render(f, CHAT_MISTRAL_V3),
+		  "[INST] Weather in Paris?[/INST][TOOL_CALLS] [{\"name\": \"get_weather\", \"arguments\": "
+		  "{\"city\": \"Paris\", \"unit\": \"c\"}, \"id\": \"abc123XYZ\"}, {\"name\": \"now\", "
+		  "\"arguments\": {}, \"id\": \"def456uvw\"}]</s>[TOOL_RESULTS] {\"content\": 18 C, "
+		  "\"call_id\": \"abc123XYZ\"}[/TOOL_RESULTS][TOOL_RESULTS] {\"content\": noon, \"call_id\": "
+		  "\"def456uvw\"}[/TOOL_RESULTS] 18 C at noon.</s>[AVAILABLE_TOOLS] " MI_TOOLS_TEXT
+		  "[/AVAILABLE_TOOLS][INST] Be brief.\n\nAnd Rome?[/INST]");
+	CHECK_EQ_INT(req(f, &d, convo, true, CHAT_MISTRAL_V3_TEKKEN), 0);
+	CHECK_STR(render(f, CHAT_MISTRAL_V3_TEKKEN),
+		  "[INST]Weather in Paris?[/INST][TOOL_CALLS][{\"name\": \"get_weather\", \"arguments\": "
+		  "{\"city\": \"Paris\", \"unit\": \"c\"}, \"id\": \"abc123XYZ\"}, {\"name\": \"now\", "
+		  "\"arguments\": {}, \"id\": \"def456uvw\"}]</s>[TOOL_RESULTS]{\"content\": 18 C, "
+		  "\"call_id\": \"abc123XYZ\"}[/TOOL_RESULTS][TOOL_RESULTS]{\"content\": noon, \"call_id\": "
+		  "\"def456uvw\"}[/TOOL_RESULTS] 18 C at noon. </s>[AVAILABLE_TOOLS]" MI_TOOLS_TEXT
+		  "[/AVAILABLE_TOOLS][INST]Be brief.\n\nAnd Rome?[/INST]");
+	CHECK_EQ_INT(req(f, &d, trip, true, CHAT_MISTRAL_V3), 0);
+	CHECK_STR(render(f, CHAT_MISTRAL_V3),
+		  "[AVAILABLE_TOOLS] " MI_TOOLS_TEXT "[/AVAILABLE_TOOLS][INST] Weather in Paris?[/INST]"
+		  "[TOOL_CALLS] [{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}, \"id\": "
+		  "\"abc123XYZ\"}]</s>[TOOL_RESULTS] {\"content\": {\"temp\": 18}, \"call_id\": "
+		  "\"abc123XYZ\"}[/TOOL_RESULTS]");
+	CHECK_EQ_INT(req(f, &d, trip, true, CHAT_MISTRAL_V3_TEKKEN), 0);
+	CHECK_STR(render(f, CHAT_MISTRAL_V3_TEKKEN),
+		  "[AVAILABLE_TOOLS]" MI_TOOLS_TEXT "[/AVAILABLE_TOOLS][INST]Weather in Paris?[/INST]"
+		  "[TOOL_CALLS][{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}, \"id\": "
+		  "\"abc123XYZ\"}]</s>[TOOL_RESULTS]{\"content\": {\"temp\": 18}, \"call_id\": "
+		  "\"abc123XYZ\"}[/TOOL_RESULTS]");
+	/* an id that is not 9 letters and digits becomes 9 derived from it,
+	 * the same for the call and its result; none at all is a 400 */
+	static const char other_id[] = "{\"messages\":[{\"role\":\"user\",\"content\":\"t?\"},"
+		"{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"call_x_0\",\"type\":\"function\","
+		"\"function\":{\"name\":\"now\",\"arguments\":\"{}\"}}]},{\"role\":\"tool\","
+		"\"tool_call_id\":\"call_x_0\",\"content\":\"noon\"}]," MI_TOOLS "}";
+	CHECK_EQ_INT(req(f, &d, other_id, true, CHAT_MISTRAL_V3_TEKKEN), 0);
+	const char *p = render(f, CHAT_MISTRAL_V3_TEKKEN), *a = strstr(p, "\"id\": \""),
+		   *b = strstr(p, "\"call_id\": \"");
+	CHECK(a && b && memcmp(a + 7, b + 12, 9) == 0 && a[16] == '"' && b[21] == '"');
+	static const char no_id[] = "{\"messages\":[{\"role\":\"user\",\"content\":\"t?\"},"
+		"{\"role\":\"assistant\",\"tool_calls\":[{\"type\":\"function\",\"function\":{\"name\":"
+		"\"now\",\"arguments\":\"{}\"}}]}]," MI_TOOLS "}";
+	CHECK_EQ_INT(req(f, &d, no_id, true, CHAT_MISTRAL_V3), -LLMK_EINVAL);
+	CHECK_STR(f->param, "messages[1].tool_calls[0].id");
+	/* mistral-v1 has no tool format */
+	CHECK_EQ_INT(req(f, &d, convo, true, CHAT_MISTRAL_V1), -LLMK_EINVAL);
+	CHECK_STR(f->param, "tools");
+	free(f);
+}
+
+TEST(api_format_mistral_reply_calls_and_grammar)
+{
+	static const char body[] = "{\"messages\":[{\"role\":\"user\",\"content\":\"t?\"}]," MI_TOOLS "}";
+	struct api_fmt *f = fmt_new();
+	struct json_doc d;
+
+	CHECK_EQ_INT(req(f, &d, body, true, CHAT_MISTRAL_V3), 0);
+	/* one call: [TOOL_CALLS] is a control token, so the text is the array */
+	static const char one[] = " [{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}]";
+	api_fmt_reply(f, one, strlen(one), "r1");
+	CHECK_EQ_INT(f->n_calls, 1);
+	CHECK_STR(f->calls[0].name, "get_weather");
+	CHECK_STR(f->calls[0].id, "call_r1_0");
+	CHECK(f->content_len == 0);
+	/* two, with the model's ids; the marker spelled out, text before it */
+	static const char two[] = "Sure.[TOOL_CALLS][{\"name\": \"now\", \"arguments\": {}, \"id\": "
+		"\"a1b2c3d4e\"}, {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}, "
+		"\"id\": \"zzzzzzzzz\"}]";
+	api_fmt_reply(f, two, strlen(two), "r2");
+	CHECK_EQ_INT(f->n_calls, 2);
+	CHECK_STR(f->calls[0].id, "a1b2c3d4e");
+	CHECK_STR(f->calls[1].id, "zzzzzzzzz");
+	CHECK_EQ_INT(f->content_len, 5);
+	CHECK(f->calls[1].args_len == strlen("{\"city\":\"Rome\"}") &&
+	      memcmp(f->calls_text + f->calls[1].args, "{\"city\":\"Rome\"}", f->calls[1].args_len) == 0);
+	/* malformed: all content */
+	static const char *const bad[] = {
+		"[{\"name\": \"now\", \"arguments\": {}",           /* cut short */
+		"[{\"name\": \"now\", \"arguments\": {}}, 3]",      /* not a call */
+		"[{\"name\": \"now\", \"arguments\": \"{}\"}]",     /* arguments not an object */
+		"It is [1, 2].",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		api_fmt_reply(f, bad[i], strlen(bad[i]), "r3");
+		CHECK_EQ_INT(f->n_calls, 0);
+		CHECK_EQ_INT(f->content_len, strlen(bad[i]));
+	}
+	/* required: the grammar of one call's array, with its id */
+	static const char req_body[] = "{\"messages\":[{\"role\":\"user\",\"content\":\"t?\"}]," MI_TOOLS
+		",\"tool_choice\":\"required\"}";
+	CHECK_EQ_INT(req(f, &d, req_body, true, CHAT_MISTRAL_V3_TEKKEN), 0);
+	CHECK(f->grammar != NULL);
+	if (f->grammar) {
+		CHECK(accepts(f->grammar, "[{\"name\":\"now\",\"arguments\":{},\"id\":\"abcdefghi\"}]"));
+		CHECK(accepts(f->grammar, " [{\"name\": \"get_weather\", \"arguments\": {\"city\": \"P\"}, "
+			      "\"id\": \"abcdefgh1\"}]"));
+		CHECK(!accepts(f->grammar, "[{\"name\":\"now\",\"arguments\":{},\"id\":\"abc\"}]"));
+		CHECK(!accepts(f->grammar, "[{\"name\":\"later\",\"arguments\":{},\"id\":\"abcdefghi\"}]"));
+	}
+	free(f);
+}
