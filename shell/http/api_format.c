@@ -648,7 +648,7 @@ static int read_msgs(struct api_fmt *f, const struct json_doc *d, const struct j
 				return refuse(f, param, "must be an array");
 			if (f->style == API_TOOLS_NONE)
 				return refuse(f, param, "need a chat template with a tool-call format "
-					      "(chatml, llama3, mistral-v3, mistral-v3-tekken or jinja)");
+					      "(chatml, llama3, mistral-v3[-tekken] or jinja)");
 			if (f->style == API_TOOLS_LLAMA3 && tc->count != 1)
 				return refuse(f, param, "must hold one call (llama3 makes one at a time)");
 			piece_open(f, &p);
@@ -795,10 +795,10 @@ int api_fmt_request(struct api_fmt *f, const struct json_doc *d, bool chat, enum
 		return refuse(f, "tool_choice", "needs 'tools'");
 	f->tools_on = tools && tools->count && f->choice != API_CHOICE_NONE;
 	if (f->tools_on && f->style == API_TOOLS_NONE) {
-		char msg[160];
+		char msg[200];
 		plat_snprintf(msg, sizeof msg, "need a chat template with a tool-call format (chatml, "
-			      "llama3, mistral-v3, mistral-v3-tekken, or the model's own jinja one that "
-			      "writes tools); the model's is %s", chat_tmpl_name(t));
+			      "llama3, mistral-v3[-tekken], or a model's own jinja one that speaks of "
+			      "tools); the model's is %s", chat_tmpl_name(t));
 		return refuse(f, "tools", msg);
 	}
 	if (f->tools_on && f->grammar)
