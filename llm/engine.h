@@ -144,6 +144,13 @@ struct engine_gen {
 	enum chat_tmpl tmpl;    /* chat: this run's template; CHAT_UNKNOWN: the model's */
 	const char *tmpl_text;  /* chat: a template's text run as jinja (--chat-template-file);
 				   NULL: tmpl's */
+	/* chat, a Jinja template (CHAT_JINJA) only: the tools (a JSON array)
+	 * and each message's other members (NULL, or per message NULL or a
+	 * JSON object: tool_calls, tool_call_id, name), as llm/jinja.h's
+	 * jinja_input takes them; NULL: none. engine_chat_messages' and
+	 * engine_chat_tokens' messages only. */
+	const char *tools_json;
+	const char *const *msg_extra;
 	/* Results: generated ids (up to out_cap), and the text (in e->text). */
 	int32_t *out_ids;
 	uint32_t out_cap, n_out;
@@ -278,6 +285,15 @@ int engine_chat_messages(struct engine *e, const struct chat_msg *msgs, size_t n
 void engine_chat_reset(struct engine *e);
 /* Open the conversation with a system message (only before the first turn). */
 int engine_chat_system(struct engine *e, const char *text, char *err, size_t errlen);
+/* The model's own template's text (NULL when it has none), for a caller
+ * that reads what a CHAT_JINJA template writes (the API's tool format). */
+const char *engine_tmpl_text(const struct engine *e, size_t *len);
+/* engine_chat_render with a Jinja template's tools and messages' extra
+ * members (engine_gen's tools_json, msg_extra). */
+int engine_chat_render_tools(struct engine *e, enum chat_tmpl t, const char *text,
+			     const struct chat_msg *msgs, const char *const *extra, size_t n,
+			     const char *tools_json, char *out, size_t cap, size_t *len,
+			     char *err, size_t errlen);
 /*
  * msgs[0..n) formatted with template t (CHAT_UNKNOWN: the loaded model's;
  * text not NULL: that template text run as jinja) and the generation

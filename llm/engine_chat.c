@@ -106,12 +106,21 @@ const char *engine_tmpl_source(const struct engine_info *info)
 	return "tokenizer.chat_template is none llmk knows";
 }
 
-/* A run's template: a format, and for CHAT_JINJA the text it runs. */
+/* A run's template: a format, and for CHAT_JINJA the text it runs (and
+ * the tools and messages' extra members it is given). */
 struct tmpl_use {
 	enum chat_tmpl t;
 	const char *src;
 	size_t len;
+	const char *tools;
+	const char *const *extra;
 };
+
+const char *engine_tmpl_text(const struct engine *e, size_t *len)
+{
+	*len = e->loaded && e->tmpl_src ? e->tmpl_len : 0;
+	return e->loaded ? e->tmpl_src : NULL;
+}
 
 /* This run's template (text: --chat-template-file's, run as jinja), or an
  * error that says how to choose one. */
@@ -119,10 +128,12 @@ static int chat_tmpl_use(const struct engine *e, enum chat_tmpl want, const char
 			 struct tmpl_use *u, char *err, size_t errlen)
 {
 	if (text) {
-		*u = (struct tmpl_use){CHAT_JINJA, text, strlen(text)};
+		*u = (struct tmpl_use){CHAT_JINJA, text, strlen(text), NULL, NULL};
 		return 0;
 	}
 	u->t = want != CHAT_UNKNOWN ? want : e->tmpl;
+	u->tools = NULL;
+	u->extra = NULL;
 	u->src = e->loaded ? e->tmpl_src : NULL;
 	u->len = e->tmpl_len;
 	if (u->t == CHAT_JINJA && !u->src) {
@@ -171,7 +182,7 @@ static int fmt_jinja(struct engine *e, const struct tmpl_use *u, const struct ch
 		token_text(e, e->tok.bos, bos, sizeof bos);
 		token_text(e, e->tok.eos, eos, sizeof eos);
 	}
-	struct jinja_input in = {msgs, n, true, bos, eos, NULL, false, NULL};
+	struct jinja_input in = {msgs, n, true, bos, eos, u->tools, false, NULL, u->extra, false};
 	struct jinja_limits lim = {arena, size, JINJA_STEPS_DEFAULT};
 	struct jinja_out o = {out, cap, 0, spans, max, 0};
 	r = jinja_chat(u->src, u->len, &in, &lim, &o, err, errlen);
@@ -218,9 +229,10 @@ static int chat_render(struct engine *e, const struct tmpl_use *u, const struct 
 	return r;
 }
 
-int engine_chat_render(struct engine *e, enum chat_tmpl want, const char *text,
-		       const struct chat_msg *msgs, size_t n, char *out, size_t cap, size_t *len,
-		       char *err, size_t errlen)
+int engine_chat_render_tools(struct engine *e, enum chat_tmpl want, const char *text,
+			     const struct chat_msg *msgs, const char *const *extra, size_t n,
+			     const char *tools_json, char *out, size_t cap, size_t *len,
+			     char *err, size_t errlen)
 {
 	struct tmpl_use u;
 	int r;
@@ -229,7 +241,17 @@ int engine_chat_render(struct engine *e, enum chat_tmpl want, const char *text,
 		return r;
 	if ((r = chat_tmpl_use(e, want, text, &u, err, errlen)))
 		return r;
+	u.tools = tools_json;
+	u.extra = extra;
 	return chat_render(e, &u, msgs, n, out, cap, len, NULL, 0, NULL, err, errlen);
+}
+
+int engine_chat_render(struct engine *e, enum chat_tmpl want, const char *text,
+		       const struct chat_msg *msgs, size_t n, char *out, size_t cap, size_t *len,
+		       char *err, size_t errlen)
+{
+	return engine_chat_render_tools(e, want, text, msgs, NULL, n, NULL, out, cap, len, err,
+					errlen);
 }
 
 /* Tokens the reply gets room for: n_predict, at most half the context. */
@@ -347,6 +369,8 @@ int engine_chat_tokens(struct engine *e, const struct chat_msg *msgs, size_t n,
 	if ((r = engine_need_model(e, err, errlen)) ||
 	    (r = chat_tmpl_use(e, g->tmpl, g->tmpl_text, &u, err, errlen)))
 		return r;
+	u.tools = g->tools_json;
+	u.extra = g->msg_extra;
 	if (n > ENGINE_MAX_MSGS) {
 		plat_snprintf(err, errlen, "%zu messages (at most %d)", n, ENGINE_MAX_MSGS);
 		return -LLMK_ERANGE;

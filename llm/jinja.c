@@ -673,7 +673,32 @@ static struct jv taint_all(struct jj *j, const char *s)
 	return jj_str(j, s, n, tm);
 }
 
-static struct jv message(struct jj *j, const struct chat_msg *m, const char *prefix)
+/* The message's extra members (its JSON, strings tainted: they are the
+ * client's) into d; with object_args each tool call's string arguments
+ * become the object they hold. */
+static void message_extra(struct jj *j, struct jj_dict *d, const char *extra, bool object_args)
+{
+	struct jv x = jj_json_parse(j, extra, strlen(extra)), *tc;
+
+	if (j->err || x.t != JV_DICT) {
+		jj_fail(j, -LLMK_EINVAL, 0, "a message's extra members are not a JSON object");
+		return;
+	}
+	for (uint32_t i = 0; i < x.u.d->n; i++)
+		jj_dict_set(j, d, x.u.d->k[i], x.u.d->v[i]);
+	if (!object_args || !(tc = jj_dict_get(d, "tool_calls", 10)) || tc->t != JV_LIST)
+		return;
+	for (uint32_t i = 0; i < tc->u.l->n && !j->err; i++) {
+		struct jv *c = &tc->u.l->v[i], *fn, *args;
+		if (c->t != JV_DICT || !(fn = jj_dict_get(c->u.d, "function", 8)) || fn->t != JV_DICT ||
+		    !(args = jj_dict_get(fn->u.d, "arguments", 9)) || args->t != JV_STR)
+			continue;
+		*args = jj_json_parse(j, args->u.s, args->n);
+	}
+}
+
+static struct jv message(struct jj *j, const struct chat_msg *m, const char *prefix,
+			 const char *extra, bool object_args)
 {
 	struct jj_dict *d = jj_dict_new(j, 2);
 	struct jv c = taint_all(j, m->content);
@@ -690,6 +715,8 @@ static struct jv message(struct jj *j, const struct chat_msg *m, const char *pre
 	}
 	jj_dict_set(j, d, jj_cstr("role"), jj_cstr(m->role));
 	jj_dict_set(j, d, jj_cstr("content"), c);
+	if (extra)
+		message_extra(j, d, extra, object_args);
 	return (struct jv){.t = JV_DICT, .u.d = d};
 }
 
@@ -707,11 +734,13 @@ static void context(struct jj *j, const struct jinja_input *in)
 		return;
 	if (in->merge_system && in->n && strcmp(in->msgs[0].role, "system") == 0) {
 		if (in->n > 1)
-			jj_list_push(j, msgs, message(j, &in->msgs[1], in->msgs[0].content));
+			jj_list_push(j, msgs, message(j, &in->msgs[1], in->msgs[0].content,
+						      in->extra ? in->extra[1] : NULL, in->object_args));
 		i = 2;
 	}
 	for (; i < in->n && !j->err; i++)
-		jj_list_push(j, msgs, message(j, &in->msgs[i], NULL));
+		jj_list_push(j, msgs, message(j, &in->msgs[i], NULL, in->extra ? in->extra[i] : NULL,
+					      in->object_args));
 	set_global(j, "messages", (struct jv){.t = JV_LIST, .u.l = msgs});
 	set_global(j, "bos_token", jj_cstr(in->bos_token ? in->bos_token : ""));
 	set_global(j, "eos_token", jj_cstr(in->eos_token ? in->eos_token : ""));
@@ -793,6 +822,52 @@ int jinja_render(const char *src, size_t len, const struct jinja_input *in,
 }
 
 #define SYS_NEEDLE "<llmk system needle>"
+#define ARG_NEEDLE "llmk-argument-needle"
+
+static bool has_text(const struct jinja_out *o, const char *needle)
+{
+	size_t k = strlen(needle);
+
+	for (size_t i = 0; i + k <= o->len; i++)
+		if (memcmp(o->buf + i, needle, k) == 0)
+			return true;
+	return false;
+}
+
+/* Does the template read a tool call's arguments as an object? llama.cpp
+ * (common/jinja/caps.cpp) renders a call whose arguments are one and asks
+ * whether their member was used; here: whether it came out as JSON. */
+static bool reads_object_args(const char *src, size_t len, const struct jinja_input *in,
+			      const struct jinja_limits *lim, struct jinja_out *out)
+{
+	static const struct chat_msg probe[] = {
+		{"user", "User message"}, {"assistant", ""}, {"tool", "Tool response"},
+		{"assistant", "The tool response was 'tool response'"}, {"user", "User message"},
+	};
+	static const char *const extra[] = {
+		NULL,
+		"{\"tool_calls\": [{\"type\": \"function\", \"function\": {\"name\": \"tool1\", "
+		"\"arguments\": {\"arg\": \"" ARG_NEEDLE "\"}}, \"id\": \"call00001\"}]}",
+		"{\"tool_call_id\": \"call00001\"}", NULL, NULL,
+	};
+	static const char tools[] = "[{\"name\": \"tool\", \"type\": \"function\", \"function\": "
+		"{\"name\": \"tool1\", \"description\": \"Tool description\", \"parameters\": "
+		"{\"type\": \"object\", \"properties\": {\"arg\": {\"type\": \"string\", "
+		"\"description\": \"Arg description\"}}, \"required\": [\"arg\"]}}}]";
+	struct jinja_input p = *in;
+	struct jinja_out o = *out;
+	char err[8];
+
+	p.msgs = probe;
+	p.n = sizeof probe / sizeof probe[0];
+	p.extra = extra;
+	p.merge_system = p.object_args = false;
+	p.add_generation_prompt = true;
+	p.tools_json = tools;
+	o.spans = NULL;
+	return jinja_render(src, len, &p, lim, &o, err, sizeof err) == 0 &&
+	       has_text(&o, "\"" ARG_NEEDLE "\"");
+}
 
 int jinja_chat(const char *src, size_t len, const struct jinja_input *in,
 	       const struct jinja_limits *lim, struct jinja_out *out, char *err, size_t errlen)
@@ -807,16 +882,19 @@ int jinja_chat(const char *src, size_t len, const struct jinja_input *in,
 		struct jinja_out o = *out;
 		p.msgs = probe;
 		p.n = 2;
+		p.extra = NULL;
 		p.merge_system = false;
 		p.add_generation_prompt = true;
 		o.spans = NULL;
 		int r = jinja_render(src, len, &p, lim, &o, err, errlen);
 		if (r == -LLMK_EBUDGET || r == -LLMK_ENOMEM || r == -LLMK_EFORMAT || r == -LLMK_ENOTSUP)
 			return r;
-		bool found = false;
-		for (size_t i = 0; r == 0 && i + strlen(SYS_NEEDLE) <= o.len && !found; i++)
-			found = memcmp(o.buf + i, SYS_NEEDLE, strlen(SYS_NEEDLE)) == 0;
-		run.merge_system = !found;
+		run.merge_system = !(r == 0 && has_text(&o, SYS_NEEDLE));
 	}
+	bool calls = false;
+	for (size_t i = 0; in->extra && i < in->n && !calls; i++)
+		calls = in->extra[i] && strncmp(in->extra[i], "{\"tool_calls\"", 13) == 0;
+	if (calls)
+		run.object_args = reads_object_args(src, len, in, lim, out);
 	return jinja_render(src, len, &run, lim, out, err, errlen);
 }

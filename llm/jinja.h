@@ -36,6 +36,14 @@ struct jinja_input {
 	 * NULL: strftime_now is undefined (llmk's kernel has no calendar
 	 * clock; templates test `strftime_now is defined` and fall back) */
 	const char *today;
+	/* NULL, or for each message NULL or a JSON object of its other
+	 * members (tool_calls, tool_call_id, name: shell/http/api_format.c),
+	 * set into the message as llama.cpp's --jinja does (strings tainted) */
+	const char *const *extra;
+	/* a tool call's function.arguments (a JSON object's text in extra)
+	 * given as that object, as llama.cpp does for a template that reads
+	 * them as one (jinja_chat decides by a probe) */
+	bool object_args;
 };
 
 struct jinja_out {

@@ -613,6 +613,12 @@ static int chat_tools(struct shell *sh, struct engine *e, struct gen_args *a)
 
 	if (!w)
 		return shell_err(sh, -LLMK_ENOMEM, "chat: out of memory");
+	size_t src_len = 0;
+	const char *src = a->g.tmpl_text;
+	if (src)
+		src_len = strlen(src);
+	else if (a->g.tmpl == CHAT_UNKNOWN || a->g.tmpl == CHAT_JINJA)
+		src = engine_tmpl_text(e, &src_len);
 	if (a->g.tmpl_text)
 		t = CHAT_JINJA;
 	if (t == CHAT_UNKNOWN && loaded(sh, &info))
@@ -629,10 +635,12 @@ static int chat_tools(struct shell *sh, struct engine *e, struct gen_args *a)
 		r = shell_err(sh, -LLMK_ERANGE, "chat: --messages and --tools are too large together");
 	else if ((r = json_parse(&d, w->body, len, err, sizeof err)))
 		r = shell_err(sh, r, "chat: --messages or --tools is not JSON: %s", err);
-	else if ((r = api_fmt_request(&w->f, &d, true, t, &m)))
+	else if ((r = api_fmt_request(&w->f, &d, true, t, src, src_len, &m)))
 		r = shell_err(sh, r, "chat: %s", w->f.err);
-	else if ((r = engine_chat_render(e, t, a->g.tmpl_text, w->f.msgs, w->f.n_msgs, w->out,
-					 sizeof w->out, &len, err, sizeof err)))
+	else if ((r = engine_chat_render_tools(e, t, a->g.tmpl_text, w->f.msgs,
+					       w->f.jinja ? w->f.extra : NULL, w->f.n_msgs,
+					       w->f.tools_json, w->out, sizeof w->out, &len, err,
+					       sizeof err)))
 		r = shell_err(sh, r, "chat: %s", err);
 	else
 		show_prompt(sh, w->out, len);

@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 	strftime(today, sizeof today, "%Y-%m-%d", localtime(&now));
 	bool sys = strcmp(argv[2], "sys") == 0;
 	struct jinja_input in = {sys ? conv : conv + 1, sys ? 4 : 3, true, "<s>", "</s>",
-				 strcmp(argv[2], "tools") == 0 ? TOOLS : NULL, false, today};
+				 strcmp(argv[2], "tools") == 0 ? TOOLS : NULL, false, today, NULL, false};
 	struct jinja_limits lim = {malloc(JINJA_ARENA_DEFAULT), JINJA_ARENA_DEFAULT, JINJA_STEPS_DEFAULT};
 	struct jinja_out o = {out, sizeof out, 0, NULL, 0, 0};
 	bool chat = argc > 3 && strcmp(argv[3], "--chat") == 0;

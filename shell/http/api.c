@@ -257,8 +257,13 @@ static void generate(struct srv *s, struct srv_conn *c, bool chat)
 		srv_error(s, c, 503, "server_error", "no memory for the request");
 		return;
 	}
-	if (api_fmt_request(f, &d, chat, info.tmpl, &e->mem) == 0) {
+	size_t src_len;
+	const char *src = engine_tmpl_text(e, &src_len);
+	if (api_fmt_request(f, &d, chat, info.tmpl, src, src_len, &e->mem) == 0) {
 		g.grammar = f->grammar;
+		/* the model's own template writes the tools and calls */
+		g.tools_json = f->tools_json;
+		g.msg_extra = f->jinja ? f->extra : NULL;
 		/* a reply with tools is parsed whole, then streamed (sched.c) */
 		f->tools_stream = f->tools_on && stream;
 		prompt = json_get(&d, &d.nodes[0], "prompt");

@@ -539,6 +539,136 @@ static int write_call(struct api_fmt *f, struct piece *p, const struct json_doc 
 	return 0;
 }
 
+/* The model's own (Jinja) template writes the tools and calls: the
+ * messages as they are, with their other members as llama.cpp's --jinja
+ * gives them (common_chat_msg::to_json_oaicompat): an assistant's
+ * tool_calls [{"type", "function": {"name", "arguments"}, "id"}] (the
+ * arguments the client's text, made an object by jinja.c for a template
+ * that reads one), a tool message's name and tool_call_id; the tools as
+ * llama.cpp normalizes them: {"type", "function": {"name", "description",
+ * "parameters"}}. */
+static int read_msgs_jinja(struct api_fmt *f, const struct json_doc *d,
+			   const struct json_node *tools)
+{
+	const struct json_node *m = json_get(d, &d->nodes[0], "messages");
+	uint32_t i = 0;
+	char param[96];
+	struct piece p;
+	int r;
+
+	if (f->tools_on) {
+		piece_open(f, &p);
+		json_out_lit(&p.o, "[");
+		for (const struct json_node *t = json_first(d, tools); t; t = json_next(d, t)) {
+			const struct json_node *fn = json_get(d, t, "function");
+			const struct json_node *nm = json_get(d, fn, "name");
+			const struct json_node *ds = json_get(d, fn, "description");
+			const struct json_node *pa = json_get(d, fn, "parameters");
+			if (t != json_first(d, tools))
+				json_out_lit(&p.o, ",");
+			json_out_lit(&p.o, "{\"type\":\"function\",\"function\":{\"name\":");
+			json_out_str(&p.o, nm->str, nm->len);
+			json_out_lit(&p.o, ",\"description\":");
+			json_out_str(&p.o, ds ? ds->str : "", ds ? ds->len : 0);
+			json_out_lit(&p.o, ",\"parameters\":");
+			if (pa)
+				api_json_dump(&p.o, d, pa, API_JSON_COMPACT);
+			else
+				json_out_lit(&p.o, "{}");
+			json_out_lit(&p.o, "}}");
+		}
+		json_out_lit(&p.o, "]");
+		if (!(f->tools_json = piece_close(f, &p)))
+			return refuse(f, "tools", "are too large together");
+	}
+	for (const struct json_node *x = json_first(d, m); x; x = json_next(d, x), i++) {
+		const char *role = json_get(d, x, "role")->str;
+		const struct json_node *c = json_get(d, x, "content"), *tc = json_get(d, x, "tool_calls");
+		const char *extra = NULL;
+
+		if (tc && tc->type != JSON_NULL && !(tc->type == JSON_ARRAY && !tc->count) &&
+		    strcmp(role, "assistant") == 0) {
+			plat_snprintf(param, sizeof param, "messages[%u].tool_calls", i);
+			if (tc->type != JSON_ARRAY)
+				return refuse(f, param, "must be an array");
+			if (f->style == API_TOOLS_NONE)
+				return refuse(f, param, "need a chat template with a tool-call format "
+					      "(chatml, llama3, mistral-v3[-tekken] or jinja)");
+			piece_open(f, &p);
+			json_out_lit(&p.o, "{\"tool_calls\":[");
+			uint32_t ci = 0;
+			for (const struct json_node *y = json_first(d, tc); y; y = json_next(d, y), ci++) {
+				const struct json_node *fn = json_get(d, y, "function");
+				const struct json_node *nm = fn ? json_get(d, fn, "name") : NULL;
+				const struct json_node *args = fn ? json_get(d, fn, "arguments") : NULL;
+				const struct json_node *id = json_get(d, y, "id");
+				struct json_doc a = {f->nodes, API_FMT_NODES, 0, f->store, sizeof f->store,
+						     0, 32, sizeof f->store};
+				char e[128];
+				plat_snprintf(param, sizeof param, "messages[%u].tool_calls[%u]", i, ci);
+				if (y->type != JSON_OBJECT || !fn || fn->type != JSON_OBJECT || !nm ||
+				    nm->type != JSON_STRING || !name_ok(nm->str, nm->len) ||
+				    (id && id->type != JSON_STRING && id->type != JSON_NULL))
+					return refuse(f, param, "must be {\"type\": \"function\", \"function\": "
+						      "{\"name\": .., \"arguments\": ..}}");
+				plat_snprintf(param, sizeof param,
+					      "messages[%u].tool_calls[%u].function.arguments", i, ci);
+				if (!args || args->type != JSON_STRING ||
+				    json_parse(&a, args->str, args->len, e, sizeof e) ||
+				    a.nodes[0].type != JSON_OBJECT)
+					return refuse(f, param, "must be a string of a JSON object");
+				if (ci)
+					json_out_lit(&p.o, ",");
+				json_out_lit(&p.o, "{\"type\":\"function\",\"function\":{\"name\":");
+				json_out_str(&p.o, nm->str, nm->len);
+				json_out_lit(&p.o, ",\"arguments\":");
+				json_out_str(&p.o, args->str, args->len);
+				json_out_lit(&p.o, "}");
+				if (id && id->type == JSON_STRING && id->len) {
+					json_out_lit(&p.o, ",\"id\":");
+					json_out_str(&p.o, id->str, id->len);
+				}
+				json_out_lit(&p.o, "}");
+			}
+			json_out_lit(&p.o, "]}");
+			if (!(extra = piece_close(f, &p)))
+				return refuse(f, "messages", "make a prompt too large");
+		} else if (strcmp(role, "tool") == 0) {
+			const struct json_node *id = json_get(d, x, "tool_call_id");
+			const struct json_node *nm = json_get(d, x, "name");
+			plat_snprintf(param, sizeof param, "messages[%u].tool_call_id", i);
+			if (id && id->type != JSON_STRING && id->type != JSON_NULL)
+				return refuse(f, param, "must be a string");
+			plat_snprintf(param, sizeof param, "messages[%u].name", i);
+			if (nm && nm->type != JSON_STRING && nm->type != JSON_NULL)
+				return refuse(f, param, "must be a string");
+			bool has_id = id && id->type == JSON_STRING && id->len;
+			bool has_nm = nm && nm->type == JSON_STRING && nm->len;
+			if (has_id || has_nm) {
+				piece_open(f, &p);
+				json_out_lit(&p.o, "{");
+				if (has_nm) {
+					json_out_lit(&p.o, "\"name\":");
+					json_out_str(&p.o, nm->str, nm->len);
+				}
+				if (has_id) {
+					if (has_nm)
+						json_out_lit(&p.o, ",");
+					json_out_lit(&p.o, "\"tool_call_id\":");
+					json_out_str(&p.o, id->str, id->len);
+				}
+				json_out_lit(&p.o, "}");
+				if (!(extra = piece_close(f, &p)))
+					return refuse(f, "messages", "make a prompt too large");
+			}
+		}
+		if ((r = add_msg(f, role, c && c->type == JSON_STRING ? c->str : "")))
+			return r;
+		f->extra[f->n_msgs - 1] = extra;
+	}
+	return 0;
+}
+
 static int read_msgs(struct api_fmt *f, const struct json_doc *d, const struct json_node *tools)
 {
 	const struct json_node *m = json_get(d, &d->nodes[0], "messages");
@@ -567,6 +697,8 @@ static int read_msgs(struct api_fmt *f, const struct json_doc *d, const struct j
 			return -LLMK_EINVAL;
 		}
 	}
+	if (f->jinja)
+		return read_msgs_jinja(f, d, tools);
 	first = json_first(d, m);
 	if (f->tools_on && f->style == API_TOOLS_MISTRAL) {
 		/* as Mistral's templates: the system text joins the last message
@@ -755,8 +887,19 @@ static int read_msgs(struct api_fmt *f, const struct json_doc *d, const struct j
 	return 0;
 }
 
+/* Whether s[0..n) holds lit. */
+static bool holds(const char *s, size_t n, const char *lit)
+{
+	size_t k = strlen(lit);
+
+	for (size_t i = 0; s && i + k <= n; i++)
+		if (memcmp(s + i, lit, k) == 0)
+			return true;
+	return false;
+}
+
 int api_fmt_request(struct api_fmt *f, const struct json_doc *d, bool chat, enum chat_tmpl t,
-		    struct llm_mem *mem)
+		    const char *src, size_t len, struct llm_mem *mem)
 {
 	const struct json_node *root = &d->nodes[0];
 	const struct json_node *tools = json_get(d, root, "tools");
@@ -768,6 +911,13 @@ int api_fmt_request(struct api_fmt *f, const struct json_doc *d, bool chat, enum
 	f->style = t == CHAT_CHATML ? API_TOOLS_HERMES : t == CHAT_LLAMA3 ? API_TOOLS_LLAMA3
 		 : t == CHAT_MISTRAL_V3 || t == CHAT_MISTRAL_V3_TEKKEN ? API_TOOLS_MISTRAL
 		 : API_TOOLS_NONE;
+	/* the model's own template: the format its text implies */
+	f->jinja = t == CHAT_JINJA && src;
+	if (f->jinja)
+		f->style = holds(src, len, "<tool_call>") ? API_TOOLS_HERMES :
+			   holds(src, len, "[TOOL_CALLS]") ? API_TOOLS_MISTRAL :
+			   holds(src, len, "tools") ? API_TOOLS_LLAMA3 : API_TOOLS_NONE;
+	f->tools_json = NULL;
 	f->choice = API_CHOICE_AUTO;
 	f->tools_on = f->one_call = false;
 	f->n_msgs = f->n_tools = f->n_calls = f->text_len = f->calls_len = 0;

@@ -51,12 +51,16 @@ struct api_fmt {
 	/* results of api_fmt_request */
 	const char *grammar;            /* GBNF for engine_gen.grammar; NULL: none */
 	enum api_tools style;           /* the template's tool format (NONE: it has none) */
+	bool jinja;                     /* the model's own template writes the tools:
+					   msgs, extra and tools_json are its input */
 	enum api_choice choice;
 	bool tools_on;                  /* tools listed in the prompt: the reply is parsed */
 	bool tools_stream;              /* (api.c) ... and streamed once parsed */
 	bool one_call;                  /* parallel_tool_calls false: the first call only */
 	struct chat_msg msgs[ENGINE_MAX_MSGS];
 	size_t n_msgs;
+	const char *extra[ENGINE_MAX_MSGS]; /* jinja: each message's other members (JSON) */
+	const char *tools_json;         /* jinja, tools on: the tools as llama.cpp gives them */
 	char err[256];                  /* a refusal: what, and the parameter it names */
 	char param[96];
 	/* the reply, after api_fmt_reply */
@@ -78,12 +82,15 @@ struct api_fmt {
 
 /*
  * The request's messages (chat), response_format, tools and tool_choice,
- * for a model whose template is t; mem lends the schema converter its
- * parse. 0, or -LLMK_EINVAL with f->err and f->param saying what is wrong
- * (an OpenAI 400), -LLMK_ERANGE when what is asked passes a bound.
+ * for a model whose template is t (CHAT_JINJA: the template's text is
+ * src[0..len), which says the tool format: <tool_call> Hermes', [TOOL_CALLS]
+ * Mistral's, else Llama 3's JSON if it speaks of tools at all); mem lends
+ * the schema converter its parse. 0, or -LLMK_EINVAL with f->err and
+ * f->param saying what is wrong (an OpenAI 400), -LLMK_ERANGE when what is
+ * asked passes a bound.
  */
 int api_fmt_request(struct api_fmt *f, const struct json_doc *d, bool chat, enum chat_tmpl t,
-		    struct llm_mem *mem);
+		    const char *src, size_t len, struct llm_mem *mem);
 /* Parse the reply out[0..n) for the tool calls of f's format (when tools
  * are on): f->calls, f->n_calls, f->content_len. Ids are "call_" id_base
  * "_" index. A call that does not parse leaves the reply all content. */

@@ -2,8 +2,10 @@
  * tests/fuzz/fuzz_api_format.c — libFuzzer target for the API's
  * response_format, tools and tool_choice (shell/http/api_format.c).
  *
- * Input: one byte choosing the template (chatml, llama3, gemma) and the
- * endpoint, then a request body. Checks: a refusal names its param and
+ * Input: one byte choosing the template (chatml, llama3, gemma,
+ * mistral-v3, mistral-v3-tekken, or a Jinja one of Hermes', Mistral's or
+ * Llama 3's tool format: bits 0, 1 and 3) and the endpoint (bit 2), then a
+ * request body. Checks: a refusal names its param and
  * says why; an accepted request holds no memory of the converter's,
  * its messages have roles and contents and format; with tools on, the
  * body's own bytes parsed as a reply give calls whose arguments are JSON
@@ -19,7 +21,10 @@ static char store[1 << 16], store2[1 << 17], out[1 << 18];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const enum chat_tmpl tmpl[] = {CHAT_CHATML, CHAT_LLAMA3, CHAT_GEMMA};
+	static const enum chat_tmpl tmpl[] = {CHAT_CHATML, CHAT_LLAMA3, CHAT_GEMMA, CHAT_MISTRAL_V3,
+		CHAT_MISTRAL_V3_TEKKEN, CHAT_JINJA, CHAT_JINJA, CHAT_JINJA};
+	static const char *const src[] = {NULL, NULL, NULL, NULL, NULL, "{{ '<tool_call>' }}",
+		"{{ '[TOOL_CALLS]' }}", "{{ tools }}"};
 	static struct api_fmt *f;
 	struct json_doc d = {nodes, 4096, 0, store, sizeof store, 0, 32, 1 << 16};
 	struct llm_mem m;
@@ -30,12 +35,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (!f && !(f = calloc(1, sizeof *f)))
 		abort();
-	enum chat_tmpl t = tmpl[data[0] % 3];
+	unsigned k = (data[0] & 3u) | ((data[0] >> 1) & 4u);
+	enum chat_tmpl t = tmpl[k];
 	if (json_parse(&d, (const char *)data + 1, size - 1, err, sizeof err) ||
 	    d.nodes[0].type != JSON_OBJECT)
 		return 0;
 	llm_mem_init(&m, 0);
-	int r = api_fmt_request(f, &d, (data[0] & 4) == 0, t, &m);
+	int r = api_fmt_request(f, &d, (data[0] & 4) == 0, t, src[k], src[k] ? strlen(src[k]) : 0,
+				&m);
 	if (m.used)
 		abort();
 	if (r) {
@@ -43,9 +50,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
-	for (size_t i = 0; i < f->n_msgs; i++)
+	for (size_t i = 0; i < f->n_msgs; i++) {
 		if (!f->msgs[i].role || !f->msgs[i].content)
 			abort();
+		/* a Jinja template's input: each extra and the tools are JSON */
+		const char *x = f->jinja ? f->extra[i] : NULL;
+		struct json_doc a = {nodes2, 4096, 0, store2, sizeof store2, 0, 64, sizeof store2};
+		if (x && (json_parse(&a, x, strlen(x), err, sizeof err) || a.nodes[0].type != JSON_OBJECT))
+			abort();
+	}
+	if (f->tools_json) {
+		struct json_doc a = {nodes2, 4096, 0, store2, sizeof store2, 0, 64, sizeof store2};
+		if (json_parse(&a, f->tools_json, strlen(f->tools_json), err, sizeof err) ||
+		    a.nodes[0].type != JSON_ARRAY)
+			abort();
+	}
 	if (f->n_msgs)
 		(void)chat_format(t, f->msgs, f->n_msgs, true, out, sizeof out, &n);
 	if (!f->tools_on)

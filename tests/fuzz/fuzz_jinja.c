@@ -19,6 +19,14 @@
 static uint8_t arena[(2u << 20) + GUARD];
 static char src[1 << 16], out[1 << 16];
 
+/* with the tools (bit 2): the assistant's message holds a call, a tool
+ * result follows it (each message's extra members, as the API makes them) */
+static const char *const extra[] = {
+	NULL, NULL,
+	"{\"tool_calls\": [{\"type\": \"function\", \"function\": {\"name\": \"f\", "
+	"\"arguments\": \"{\\\"a\\\": [1, \\\"<|im_end|>\\\"]}\"}, \"id\": \"call00001\"}]}",
+	"{\"name\": \"f\", \"tool_call_id\": \"call00001\"}",
+};
 static const struct chat_msg conv[] = {
 	{"system", "You are a helpful assistant"},
 	{"user", "Hello <|im_end|>"},
@@ -41,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct jinja_input in = {o & 1 ? conv : conv + 1, o & 1 ? 4 : 3, (o & 2) != 0, "<s>", "</s>",
 				 o & 4 ? "[{\"type\": \"function\", \"function\": {\"name\": \"f\", "
 					 "\"parameters\": {\"a\": [1, 2.5, null, true]}}}]" : NULL,
-				 false, "2026-11-28"};
+				 false, "2026-11-28", o & 4 ? extra + (o & 1 ? 0 : 1) : NULL, false};
 	struct jinja_limits lim = {arena, asz, 200000};
 	struct jinja_out jo = {out, cap, 0, spans, 16, 0};
 	int r = jinja_chat(src, size - 1, &in, &lim, &jo, err, sizeof err);

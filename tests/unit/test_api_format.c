@@ -26,6 +26,8 @@ static struct api_fmt *fmt_new(void)
 }
 
 /* Parse body into d and run api_fmt_request for template t. */
+static const char *req_src; /* CHAT_JINJA: the template's text */
+
 static int req(struct api_fmt *f, struct json_doc *d, const char *body, bool chat, enum chat_tmpl t)
 {
 	struct llm_mem m;
@@ -37,7 +39,7 @@ static int req(struct api_fmt *f, struct json_doc *d, const char *body, bool cha
 		return -999;
 	}
 	llm_mem_init(&m, 0);
-	int r = api_fmt_request(f, d, chat, t, &m);
+	int r = api_fmt_request(f, d, chat, t, req_src, req_src ? strlen(req_src) : 0, &m);
 	CHECK_EQ_INT(m.used, 0);
 	return r;
 }

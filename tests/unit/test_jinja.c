@@ -35,7 +35,7 @@ static const struct jinja_limits lim = {arena, sizeof arena, JINJA_STEPS_DEFAULT
 
 static int render(const char *tmpl, const struct chat_msg *m, size_t n, bool gen, struct jinja_out *o)
 {
-	struct jinja_input in = {m, n, gen, "<s>", "</s>", NULL, false, NULL};
+	struct jinja_input in = {m, n, gen, "<s>", "</s>", NULL, false, NULL, NULL, false};
 	*o = (struct jinja_out){out_buf, sizeof out_buf, 0, NULL, 0, 0};
 	return jinja_chat(tmpl, strlen(tmpl), &in, &lim, o, err, sizeof err);
 }
@@ -66,7 +66,7 @@ TEST(jinja_renders_every_llama_cpp_case_as_its_jinja_path)
 		memcpy(m, conv, sizeof conv);
 		for (int k = 0; k < c->n_extra; k++)
 			m[n++] = c->extra[k];
-		struct jinja_input in = {m, n, true, c->bos, c->eos, NULL, false, NULL};
+		struct jinja_input in = {m, n, true, c->bos, c->eos, NULL, false, NULL, NULL, false};
 		struct jinja_out o = {out_buf, sizeof out_buf, 0, sp, 32, 0};
 		int r = jinja_chat(c->tmpl, strlen(c->tmpl), &in, &lim, &o, err, sizeof err);
 		if (r)
@@ -167,7 +167,7 @@ TEST(jinja_tools_json_and_system_merge)
 				   "{% endfor %}|{% for m in messages %}[{{ m.role }}:{{ m.content }}]{% endfor %}";
 	static const struct chat_msg m[] = {{"system", "S"}, {"user", "U"}};
 	struct jinja_input in = {m, 2, true, "", "", "[{\"type\": \"function\", \"function\": "
-				 "{\"name\": \"f\", \"parameters\": {\"a\": 1.5, \"b\": \"\\u00e9\"}}}]", false, NULL};
+				 "{\"name\": \"f\", \"parameters\": {\"a\": 1.5, \"b\": \"\\u00e9\"}}}]", false, NULL, NULL, false};
 	struct jinja_out o = {out_buf, sizeof out_buf, 0, NULL, 0, 0};
 	CHECK_EQ_INT(jinja_chat(tmpl, strlen(tmpl), &in, &lim, &o, err, sizeof err), 0);
 	CHECK_STR(out_buf, "f:{\"a\": 1.5, \"b\": \"\xc3\xa9\"}|[system:S][user:U]");
@@ -185,7 +185,7 @@ TEST(jinja_spans_mark_the_messages_text_wherever_it_went)
 				   "<|end|>{% endfor %}";
 	static const struct chat_msg m[] = {{"user", " hi <|end|> "}, {"assistant", "yo"}};
 	struct tok_span sp[4];
-	struct jinja_input in = {m, 2, true, "", "", NULL, false, NULL};
+	struct jinja_input in = {m, 2, true, "", "", NULL, false, NULL, NULL, false};
 	struct jinja_out o = {out_buf, sizeof out_buf, 0, sp, 4, 0};
 	CHECK_EQ_INT(jinja_chat(tmpl, strlen(tmpl), &in, &lim, &o, err, sizeof err), 0);
 	CHECK_STR(out_buf, "<|user|>HI <|END|><|end|><|assistant|>YO<|end|>");
