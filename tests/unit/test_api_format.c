@@ -586,3 +586,119 @@ TEST(api_format_mistral_reply_calls_and_grammar)
 	}
 	free(f);
 }
+
+/* ---- a model's own (Jinja) template: the tools, the calls and the results
+ * given to it as llama.cpp's --jinja does, rendered by llm/jinja.c; the
+ * expected prompts are python3-jinja2's (tests/unit/tool_templates.h) ---- */
+
+#include "../../llm/jinja.h"
+#include "tool_templates.h"
+
+static const char *jrender(struct api_fmt *f, const char *src, struct tok_span *sp, size_t max,
+			   size_t *n_sp)
+{
+	static char out[65536];
+	char err[200];
+	struct jinja_limits lim = {malloc(JINJA_ARENA_DEFAULT), JINJA_ARENA_DEFAULT,
+				   JINJA_STEPS_DEFAULT};
+	struct jinja_input in = {f->msgs, f->n_msgs, true, "", "</s>", f->tools_json, false, NULL,
+				 f->jinja ? f->extra : NULL, false};
+	struct jinja_out o = {out, sizeof out, 0, sp, max, 0};
+	int r = lim.arena ? jinja_chat(src, strlen(src), &in, &lim, &o, err, sizeof err) : -1;
+
+	free(lim.arena);
+	if (n_sp)
+		*n_sp = o.n_spans;
+	if (r) {
+		fprintf(stderr, "  jinja: %s\n", err);
+		return "(jinja failed)";
+	}
+	return out;
+}
+
+TEST(api_format_jinja_templates_get_the_tools_calls_and_results)
+{
+	static const char *const src[] = {TT_QWEN25, TT_NEMO};
+	static const char *const want[][2] = {{TT_QWEN25_1, TT_QWEN25_2}, {TT_NEMO_1, TT_NEMO_2}};
+	static const char *const body[] = {TT_BODY1, TT_BODY2};
+	static const enum api_tools style[] = {API_TOOLS_HERMES, API_TOOLS_MISTRAL};
+	struct api_fmt *f = fmt_new();
+	struct tok_span sp[64];
+	struct json_doc d;
+	size_t n_sp;
+
+	for (int t = 0; t < 2; t++) {
+		req_src = src[t];
+		for (int b = 0; b < 2; b++) {
+			CHECK_EQ_INT(req(f, &d, body[b], true, CHAT_JINJA), 0);
+			CHECK(f->jinja && f->tools_on && f->style == style[t] && f->tools_json);
+			CHECK_STR(jrender(f, src[t], sp, 64, &n_sp), want[t][b]);
+		}
+		/* the client's text stays text: the call's arguments, a result */
+		const char *out = jrender(f, src[t], sp, 64, &n_sp);
+		const char *paris = strstr(out, "\"Paris\"}"), *temp = strstr(out, "{\"temp\": 18}");
+		paris = paris ? paris + 1 : NULL; /* tojson's quotes are the template's */
+		bool in_p = false, in_t = false;
+		for (size_t i = 0; i < n_sp && paris && temp; i++) {
+			in_p |= sp[i].off <= (size_t)(paris - out) && sp[i].off + sp[i].len > (size_t)(paris - out);
+			in_t |= sp[i].off <= (size_t)(temp - out) && sp[i].off + sp[i].len > (size_t)(temp - out);
+		}
+		CHECK(in_p);
+		CHECK(in_t);
+		if (!in_p || !in_t)
+			for (size_t i = 0; i < n_sp; i++)
+				fprintf(stderr, "  span %zu+%zu: %.*s\n", sp[i].off, sp[i].len, (int)sp[i].len,
+					out + sp[i].off);
+	}
+	/* a template that writes the arguments as they are gets the client's text */
+	req_src = "{% for m in messages %}{% for c in m.tool_calls %}{{ c.function.arguments }}|"
+		  "{{ c.id }}{% endfor %}{% if m.role == 'tool' %}{{ m.name }}:{{ m.tool_call_id }}"
+		  "{% endif %}{% endfor %}{{ tools | length }}";
+	CHECK_EQ_INT(req(f, &d, TT_BODY1, true, CHAT_JINJA), 0);
+	CHECK(f->style == API_TOOLS_LLAMA3);
+	CHECK_STR(jrender(f, req_src, NULL, 0, NULL), "{\"city\": \"Paris\", \"unit\": \"c\"}|abc123XYZ"
+		  "{}|def456uvwget_weather:abc123XYZnow:def456uvw2");
+	/* tool_choice none: no tools given, the calls still are */
+	static const char none[] = "{\"messages\":[{\"role\":\"user\",\"content\":\"t?\"}],"
+		MI_TOOLS ",\"tool_choice\":\"none\"}";
+	CHECK_EQ_INT(req(f, &d, none, true, CHAT_JINJA), 0);
+	CHECK(!f->tools_on && !f->tools_json);
+	/* a template that never speaks of tools refuses them */
+	req_src = "{% for m in messages %}{{ m.content }}{% endfor %}";
+	CHECK_EQ_INT(req(f, &d, TT_BODY2, true, CHAT_JINJA), -LLMK_EINVAL);
+	CHECK_STR(f->param, "tools");
+	CHECK(strstr(f->err, "jinja") != NULL);
+	req_src = NULL;
+	free(f);
+}
+
+TEST(api_format_jinja_replies_parse_by_the_templates_form)
+{
+	struct api_fmt *f = fmt_new();
+	struct json_doc d;
+	static const char body[] = "{\"messages\":[{\"role\":\"user\",\"content\":\"t?\"}]," MI_TOOLS "}";
+
+	req_src = TT_QWEN25;
+	CHECK_EQ_INT(req(f, &d, body, true, CHAT_JINJA), 0);
+	static const char h[] = "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>";
+	api_fmt_reply(f, h, strlen(h), "q");
+	CHECK_EQ_INT(f->n_calls, 1);
+	req_src = TT_NEMO;
+	CHECK_EQ_INT(req(f, &d, body, true, CHAT_JINJA), 0);
+	static const char m[] = "[{\"name\": \"now\", \"arguments\": {}, \"id\": \"a1b2c3d4e\"}]";
+	api_fmt_reply(f, m, strlen(m), "n");
+	CHECK_EQ_INT(f->n_calls, 1);
+	CHECK_STR(f->calls[0].id, "a1b2c3d4e");
+	req_src = "{% if tools %}{{ tools | tojson }}{% endif %}";
+	CHECK_EQ_INT(req(f, &d, body, true, CHAT_JINJA), 0);
+	CHECK(f->style == API_TOOLS_LLAMA3);
+	static const char l[] = "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Oslo\"}}";
+	api_fmt_reply(f, l, strlen(l), "l");
+	CHECK_EQ_INT(f->n_calls, 1);
+	static const char bad[] = "{\"name\": \"get_weather\", \"parameters\": ";
+	api_fmt_reply(f, bad, strlen(bad), "l");
+	CHECK_EQ_INT(f->n_calls, 0);
+	CHECK_EQ_INT(f->content_len, strlen(bad));
+	req_src = NULL;
+	free(f);
+}
