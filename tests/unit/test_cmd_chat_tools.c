@@ -54,6 +54,37 @@ TEST(cmd_chat_tools_prints_the_tool_prompt_and_refuses_misuse)
 	CHECK_EQ_INT(st, 0);
 	CHECK(strstr(out, "{\"name\": \"now\", \"parameters\": {}}<|eot_id|>"
 		     "<|start_header_id|>ipython<|end_header_id|>\n\n\"noon\"<|eot_id|>") != NULL);
+	/* Mistral's (v3: Mistral 7B v0.3), the call with its id */
+	static const char mmsgs[] = "--messages \"[{\\\"role\\\": \\\"user\\\", \\\"content\\\": "
+		"\\\"t?\\\"}, {\\\"role\\\": \\\"assistant\\\", \\\"tool_calls\\\": [{\\\"id\\\": "
+		"\\\"a1b2c3d4e\\\", \\\"type\\\": \\\"function\\\", \\\"function\\\": {\\\"name\\\": "
+		"\\\"now\\\", \\\"arguments\\\": \\\"{}\\\"}}]}, {\\\"role\\\": \\\"tool\\\", "
+		"\\\"tool_call_id\\\": \\\"a1b2c3d4e\\\", \\\"content\\\": \\\"noon\\\"}]\"";
+	snprintf(line, sizeof line, "chat --show-prompt --chat-template mistral-v3 --tools %s %s", tools,
+		 mmsgs);
+	out = fixture_run(&f, line, &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK(strstr(out, "[AVAILABLE_TOOLS] [{\"type\": \"function\", \"function\": {\"name\": \"now\", "
+		     "\"description\": \"\", \"parameters\": {\"type\": \"object\", \"properties\": {}}}}]"
+		     "[/AVAILABLE_TOOLS][INST] t?[/INST][TOOL_CALLS] [{\"name\": \"now\", \"arguments\": {}, "
+		     "\"id\": \"a1b2c3d4e\"}]</s>[TOOL_RESULTS] {\"content\": noon, \"call_id\": "
+		     "\"a1b2c3d4e\"}[/TOOL_RESULTS]") != NULL);
+	/* a Jinja template of its own gets the tools, the call and the result */
+	char tmpl[640];
+	snprintf(tmpl, sizeof tmpl, "%s/%s", test_tmpdir(), "tools.jinja");
+	CHECK((fp = fopen(tmpl, "w")) != NULL);
+	if (!fp)
+		return;
+	fputs("{% for t in tools %}<{{ t.function.name }}>{% endfor %}{% for m in messages %}"
+	      "{% for c in m.tool_calls %}[{{ c.function.name }} {{ c.function.arguments | tojson }} "
+	      "{{ c.id }}]{% endfor %}{% if m.role == 'tool' %}({{ m.tool_call_id }}: {{ m.content }})"
+	      "{% endif %}{% endfor %}", fp);
+	fclose(fp);
+	snprintf(line, sizeof line, "chat --show-prompt --chat-template-file %s --tools %s %s", tmpl,
+		 tools, mmsgs);
+	out = fixture_run(&f, line, &st);
+	CHECK_EQ_INT(st, 0);
+	CHECK(strstr(out, "<now>[now {} a1b2c3d4e](a1b2c3d4e: noon)") != NULL);
 	/* misuse: one error line each */
 	static const char *const bad[] = {
 		"chat --show-prompt --chat-template gemma --tools %s " "--messages []",
