@@ -8,7 +8,7 @@ For stories260K and a random-weight model (mkmodel), each served by
   completions alternating) and 20 with json_object: every reply finishes
   "stop", parses with python3's json and validates against the schema (a
   validator of the keywords the schema uses, written here);
-- a tool call round trip, chatml (Hermes/Qwen) and llama3 formats:
+- a tool call round trip, chatml (Hermes/Qwen), llama3 and mistral-v3 formats:
   tools + tool_choice required -> tool_calls (id, type, name, arguments a
   JSON string valid against the tool's parameters), finish_reason
   "tool_calls" -> the assistant's call and a role "tool" result sent back
@@ -264,7 +264,7 @@ def main():
         else:
             skip_data("stories260K", "no " + stories)
         for name, disk in models:
-            for tmpl in ("chatml", "llama3"):
+            for tmpl in ("chatml", "llama3", "mistral-v3"):
                 srv, port = serve(llmctl, disk, ["load 0 -c 2048", "config chat-template " + tmpl])
                 if not check("%s (%s): serving" % (name, tmpl), port):
                     continue
