@@ -13,6 +13,8 @@ For stories260K and a random-weight model (mkmodel), each served by
   JSON string valid against the tool's parameters), finish_reason
   "tool_calls" -> the assistant's call and a role "tool" result sent back
   -> a final answer; a named tool_choice, streamed;
+- the same round trip on a random model whose own Jinja template (none
+  of the built-in formats) writes the tools and calls;
 - bad and hostile response_format, grammar and tools: 400 naming the
   param, within 5 s.
 Ends "N passed, N failed, N skipped".
@@ -88,6 +90,14 @@ def validate(v, s, root):
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
 from results import check, skip_data, summary  # noqa: E402
+
+
+# a chat template of its own that writes tools and calls as Hermes does
+JINJA_TMPL = ("{% if tools %}<tools>{% for t in tools %}{{ t | tojson }}{% endfor %}</tools>"
+              "{% endif %}{% for m in messages %}<{{ m.role }}>{{ m.content }}"
+              "{% for c in m.tool_calls or [] %}<tool_call>{{ c.function | tojson }}</tool_call>"
+              "{% endfor %}{% if m.tool_call_id %}({{ m.tool_call_id }}){% endif %}"
+              "</{{ m.role }}>{% endfor %}{% if add_generation_prompt %}<assistant>{% endif %}")
 
 
 def post(port, path, body, timeout=60):
@@ -279,6 +289,22 @@ def main():
                         srv.wait(timeout=20)
                     except subprocess.TimeoutExpired:
                         srv.kill()
+        # a template none of the built-in formats knows: run as itself, it
+        # is given the tools, the calls and the results (Hermes' form)
+        jin = os.path.join(tmp, "jinja.gguf")
+        subprocess.run([mkmodel, "--layers", "2", "--dim", "64", "--ffn", "128", "--heads", "4",
+                        "--kv-heads", "2", "--vocab", "512", "--type", "Q4_0",
+                        "--chat-template", JINJA_TMPL, "-o", jin], check=True, capture_output=True)
+        srv, port = serve(llmctl, jin, ["load 0 -c 2048"])
+        if check("random weights (its own jinja template): serving", port):
+            try:
+                round_trip(port, "random weights, its own jinja template")
+            finally:
+                srv.stdin.close()
+                try:
+                    srv.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    srv.kill()
     return summary()
 
 
