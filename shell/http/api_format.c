@@ -1050,8 +1050,11 @@ void api_fmt_reply(struct api_fmt *f, const char *out, size_t n, const char *id_
 	if (f->style == API_TOOLS_MISTRAL) {
 		/* [TOOL_CALLS] is a control token: the reply's text has it only
 		 * when the model spelled it; else the calls are the whole reply */
-		const char *at = find(out, n, "[TOOL_CALLS]"), *s = at ? at + 12 : out;
-		size_t k = n - (size_t)(s - out), content = at ? (size_t)(at - out) : 0;
+		const char *at = find(out, n, "[TOOL_CALLS]"), *s = at ? at + 12 : find(out, n, "[{");
+		if (!s)
+			return;
+		/* without the marker the calls are the reply's tail from its first "[{" */
+		size_t k = n - (size_t)(s - out), content = (size_t)((at ? at : s) - out);
 		s = trim(s, &k);
 		if (!k || s[0] != '[' || !parse_calls(f, s, k, id_base))
 			return;

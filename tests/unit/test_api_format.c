@@ -560,12 +560,18 @@ TEST(api_format_mistral_reply_calls_and_grammar)
 	CHECK_EQ_INT(f->content_len, 5);
 	CHECK(f->calls[1].args_len == strlen("{\"city\":\"Rome\"}") &&
 	      memcmp(f->calls_text + f->calls[1].args, "{\"city\":\"Rome\"}", f->calls[1].args_len) == 0);
+	/* text, then the calls (the control token left no text between) */
+	static const char after[] = "Let me see. [{\"name\": \"now\", \"arguments\": {}}]";
+	api_fmt_reply(f, after, strlen(after), "r4");
+	CHECK_EQ_INT(f->n_calls, 1);
+	CHECK_EQ_INT(f->content_len, 11);
 	/* malformed: all content */
 	static const char *const bad[] = {
 		"[{\"name\": \"now\", \"arguments\": {}",           /* cut short */
 		"[{\"name\": \"now\", \"arguments\": {}}, 3]",      /* not a call */
 		"[{\"name\": \"now\", \"arguments\": \"{}\"}]",     /* arguments not an object */
 		"It is [1, 2].",
+		"[{\"name\": \"now\", \"arguments\": {}}] and more",    /* text after the calls */
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		api_fmt_reply(f, bad[i], strlen(bad[i]), "r3");
