@@ -216,11 +216,13 @@ static void fmt_llama2(struct sbuf *b, const struct chat_row *t, const struct ch
 
 static const struct mi_tool {
 	const char *role, *pre, *post;
-	bool keeps_turn;
+	bool keeps_turn, spaced;
 } mi_tools[] = {
-	{"available_tools", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]", true},
-	{"tool_calls", "[TOOL_CALLS]", "</s>", false},
-	{"tool_results", "[TOOL_RESULTS]", "[/TOOL_RESULTS]", false},
+	{"available_tools", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]", true, true},
+	{"tool_calls", "[TOOL_CALLS]", "</s>", false, true},
+	{"tool_results", "[TOOL_RESULTS]", "[/TOOL_RESULTS]", false, true},
+	/* the reply's start when it must be a call: the model goes on with the array */
+	{"tool_calls_open", "[TOOL_CALLS]", "", false, false},
 };
 
 static void fmt_mistral(struct sbuf *b, const struct chat_row *t, const struct chat_msg *m,
@@ -238,7 +240,7 @@ static void fmt_mistral(struct sbuf *b, const struct chat_row *t, const struct c
 			if (is_role(m[i].role, mi_tools[k].role))
 				tr = &mi_tools[k];
 		if (tr) {
-			put(b, tr->pre); put(b, trail); put_content(b, m[i].content, false);
+			put(b, tr->pre); put(b, tr->spaced ? trail : ""); put_content(b, m[i].content, false);
 			put(b, tr->post);
 			in_turn = in_turn && tr->keeps_turn;
 			after_tool = !tr->keeps_turn;

@@ -957,8 +957,15 @@ int api_fmt_request(struct api_fmt *f, const struct json_doc *d, bool chat, enum
 			      "cannot be combined with tools");
 	if ((r = read_msgs(f, d, tools)))
 		return r;
-	if (f->tools_on && (f->choice == API_CHOICE_REQUIRED || f->choice == API_CHOICE_NAMED))
+	if (f->tools_on && (f->choice == API_CHOICE_REQUIRED || f->choice == API_CHOICE_NAMED)) {
+		/* Mistral's built-in formats: the reply opens with [TOOL_CALLS], a
+		 * control token no grammar can ask for (it has no text), so the
+		 * prompt ends with it and the model writes the array */
+		if (f->style == API_TOOLS_MISTRAL && !f->jinja &&
+		    (r = add_msg(f, "tool_calls_open", "")))
+			return r;
 		return call_grammar(f, d, tools, named, mem);
+	}
 	return 0;
 }
 

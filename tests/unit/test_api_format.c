@@ -583,6 +583,12 @@ TEST(api_format_mistral_reply_calls_and_grammar)
 		",\"tool_choice\":\"required\"}";
 	CHECK_EQ_INT(req(f, &d, req_body, true, CHAT_MISTRAL_V3_TEKKEN), 0);
 	CHECK(f->grammar != NULL);
+	/* the prompt ends with [TOOL_CALLS]: the grammar's text follows it */
+	CHECK_STR(render(f, CHAT_MISTRAL_V3_TEKKEN), "[AVAILABLE_TOOLS]" MI_TOOLS_TEXT
+		  "[/AVAILABLE_TOOLS][INST]t?[/INST][TOOL_CALLS]");
+	CHECK_EQ_INT(req(f, &d, req_body, true, CHAT_MISTRAL_V3), 0);
+	CHECK_STR(render(f, CHAT_MISTRAL_V3), "[AVAILABLE_TOOLS] " MI_TOOLS_TEXT
+		  "[/AVAILABLE_TOOLS][INST] t?[/INST][TOOL_CALLS]");
 	if (f->grammar) {
 		CHECK(accepts(f->grammar, "[{\"name\":\"now\",\"arguments\":{},\"id\":\"abcdefghi\"}]"));
 		CHECK(accepts(f->grammar, " [{\"name\": \"get_weather\", \"arguments\": {\"city\": \"P\"}, "
