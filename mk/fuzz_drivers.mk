@@ -20,8 +20,10 @@ FUZZ_DRIVERS_SEEDS := $(B)/fuzz/corpus/drivers/.seeded
 $(FUZZ_DRIVERS_SEEDS): mk/fuzz_drivers.mk
 	@mkdir -p $(@D)
 	@for m in 0 1 2 3 4 5 6 7 8; do { printf "\\00$$m"; head -c 300 /dev/zero; } > $(@D)/seed-$$m; done
-	@# mode 7: a 12-byte command, room for 64, a 40-byte response
-	@{ printf '\007\014\000\100\000\050'; head -c 300 /dev/zero; } > $(@D)/seed-7
+	@# mode 7: a 12-byte command, room for 64, a 40-byte response, 10 ms a read
+	@{ printf '\007\014\000\100\000\050\002'; head -c 300 /dev/zero; } > $(@D)/seed-7
+	@# ... at 263 ms a read, TPM_ACCESS never active (each read XOR 0x20, a space)
+	@printf '\007\014\000\100\000\050\377\000\000\000\000\000            ' > $(@D)/seed-7-nogrant
 	@{ printf '\000\000'; head -c 275 /dev/zero; } > $(@D)/seed-fadt
 	@touch $@
 

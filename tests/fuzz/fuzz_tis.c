@@ -2,16 +2,19 @@
  * tests/fuzz/fuzz_tis.c — fuzz_drivers' mode 7: drivers/tpm_tis.c against
  * a FIFO TPM whose every register read the input plays. The device is
  * tests/unit/tis_model.h's (the unit test's), well formed; the input's
- * first bytes pick the command's size, the caller's room and the canned
- * response's size, and the rest is XORed, in order, onto each value the
+ * first bytes pick the command's size, the caller's room, the canned
+ * response's size and the clock's pace, and the rest is XORed, in order,
+ * onto each value the
  * driver reads (TPM_ACCESS and TPM_DATA_FIFO one byte, TPM_STS with its
  * burst count, TPM_INTERFACE_ID and TPM_DID_VID four); past the input's
  * end the device is the well-formed one. One tis_init, then two commands
  * (the second after whatever the first left).
  *
- * The clock moves only with the device: 10 ms a register read, so every
- * wait of the driver ends after a few hundred reads (a command's 300 s
- * after 30000) and a transfer of the model's sizes fits its 10 s.
+ * The clock moves only with the device: 8 to 263 ms a register read (10
+ * in the seed), so every wait of the driver ends within a bounded number
+ * of reads (the longest, a command's 300 s, after 1141 to 37500), and at a
+ * slow pace the deadlines of the state waits and of whole transfers expire
+ * within a few reads.
  *
  * The property: no access out of bounds (ASan: the response buffer is
  * exactly the room the driver is told), no more bytes into the FIFO than
@@ -43,13 +46,14 @@ static void fifo_counted(uint64_t a, uint32_t v);
 static struct {
 	const uint8_t *d;
 	size_t n, at;
+	uint64_t tick;            /* ns a register read takes */
 	size_t fifo_in, fifo_out; /* data bytes the driver moved this call */
 } in;
 
 static uint32_t noise(uint32_t off, int bytes)
 {
 	uint32_t v = 0;
-	clock_ns += 10 * MS;
+	clock_ns += in.tick;
 	if (off == TIS_FIFO)
 		in.fifo_out++;
 	for (int i = 0; i < bytes && in.at < in.n; i++)
@@ -66,8 +70,11 @@ static void fifo_counted(uint64_t a, uint32_t v)
 
 /* The longest one tis_xfer may wait: Ready, the command's transfer and its
  * two Expect checks, the command, the response's transfer and its check,
- * and Ready again after an error (each wait may overrun by one read). */
-#define XFER_BOUND (TIS_STATE_NS * 5 + TIS_XFER_NS * 2 + TIS_COMMAND_NS + 100 * MS)
+ * and Ready again, each the driver's deadline; past them only the reads a
+ * wait makes after its deadline and the bytes of the burst under way (at
+ * most those of the command and of the room). */
+#define XFER_BOUND(n, cap) \
+	(TIS_STATE_NS * 5 + TIS_XFER_NS * 2 + TIS_COMMAND_NS + ((n) + (cap) + 64) * in.tick)
 
 static void one_command(size_t n, size_t cap)
 {
@@ -85,7 +92,7 @@ static void one_command(size_t n, size_t cap)
 	in.fifo_in = in.fifo_out = 0;
 	uint64_t t0 = clock_ns;
 	int e = tis_xfer(NULL, cmd, n, rsp, cap, &rl, err, sizeof err);
-	if (clock_ns - t0 > XFER_BOUND)
+	if (clock_ns - t0 > XFER_BOUND(n, cap))
 		abort(); /* a wait past every deadline */
 	if (in.fifo_in > n || in.fifo_out > (cap > TIS_HDR ? cap : TIS_HDR))
 		abort(); /* more FIFO bytes than the command or the room */
@@ -104,8 +111,8 @@ void fuzz_tis(const uint8_t *d, size_t n)
 	char err[200];
 	size_t k = 0;
 	/* sizes: the command 0..511 bytes, the room 0..511, the response
-	 * 0..64 (below 10: shorter than its own header) */
-	uint8_t b[5] = { 12, 0, 64, 0, 40 };
+	 * 0..64 (below 10: shorter than its own header); the pace */
+	uint8_t b[6] = { 12, 0, 64, 0, 40, 2 };
 	for (; k < sizeof b && k < n; k++)
 		b[k] = d[k];
 	size_t cn = b[0] | (size_t)(b[1] & 1) << 8, cap = b[2] | (size_t)(b[3] & 1) << 8;
@@ -113,6 +120,7 @@ void fuzz_tis(const uint8_t *d, size_t n)
 
 	memset(&in, 0, sizeof in);
 	in.d = d + k, in.n = n - k;
+	in.tick = (b[5] + 8u) * MS;
 	hostile_private_ram(NULL, 0); /* the page: device registers, shared */
 	hostile_private_mapped(NULL, 0);
 	m.noise = NULL;
