@@ -695,7 +695,9 @@ int api_fmt_request(struct api_fmt *f, const struct json_doc *d, bool chat, enum
 	/* auto: the same grammar, lazy: free text until a call starts (for
 	 * llama3 a reply that opens as its JSON call), then a whole call; tools
 	 * the converter cannot draw leave the reply free, as before */
-	if (f->tools_on && call_grammar(f, d, tools, NULL, mem) == 0) {
+	if (!f->tools_on)
+		return 0;
+	if (call_grammar(f, d, tools, NULL, mem) == 0) {
 		f->triggers[f->n_triggers++] = f->style == API_TOOLS_HERMES ? "<tool_call>" : "^{\"name\"";
 		if (f->style == API_TOOLS_LLAMA3)
 			f->triggers[f->n_triggers++] = "^{ \"name\"";
