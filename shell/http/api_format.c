@@ -412,6 +412,10 @@ static int call_grammar(struct api_fmt *f, const struct json_doc *d, const struc
 	if (o.overflow)
 		return refuse(f, "tools", "are too large together");
 	f->schema[o.len] = 0;
+	/* auto (lazy, from the first call on): chatml's further calls may follow */
+	if (f->style == API_TOOLS_HERMES && f->choice == API_CHOICE_AUTO && !f->one_call)
+		return convert(f, "tools", mem, "call-tag ::= \"<tool_call>\\n\" call "
+			       "\"\\n</tool_call>\"\nroot ::= call-tag (\"\\n\" call-tag)*\n");
 	return convert(f, "tools", mem, f->style == API_TOOLS_HERMES ?
 		       "root ::= \"<tool_call>\\n\" call \"\\n</tool_call>\"\n" : "root ::= call\n");
 }

@@ -297,9 +297,10 @@ def call_starts(port, name, tok, start):
     ch = json.loads(text)["choices"][0] if st == 200 else {}
     calls = ch.get("message", {}).get("tool_calls") or []
     check("%s: auto, a reply forced to open a call (%r) -> a whole valid call" % (name, start),
-          st == 200 and ch.get("finish_reason") == "tool_calls" and len(calls) == 1
-          and tool_ok(calls[0], ["get_weather", "add"]) and not ch["message"].get("content"), text)
-    bad_n, with_call, after_text, cut = 0, 0, 0, 0
+          st == 200 and ch.get("finish_reason") == "tool_calls" and len(calls) >= 1
+          and all(tool_ok(c, ["get_weather", "add"]) for c in calls)
+          and not ch["message"].get("content"), text)
+    bad_n, with_call, after_text, cut, n_calls = 0, 0, 0, 0, 0
     for seed in range(1, 21):
         st, text = post(port, "/v1/chat/completions", {
             "messages": msgs, "tools": TOOLS, "max_tokens": 200, "seed": seed,
@@ -320,13 +321,14 @@ def call_starts(port, name, tok, start):
         except (ValueError, KeyError, IndexError):
             ok, calls = False, []
         with_call += bool(calls)
+        n_calls += len(calls)
         if not ok:
             bad_n += 1
             if bad_n <= 3:
                 check("%s seed %d: auto, a started call is whole" % (name, seed), False, text)
-    check("%s: auto, 20 seeded replies: %d opened a call (%d after text), each whole and "
-          "valid, no broken call left as content (%d cut by max_tokens)" %
-          (name, with_call, after_text, cut),
+    check("%s: auto, 20 seeded replies: %d opened a call (%d after text, %d calls), each "
+          "whole and valid, no broken call left as content (%d cut by max_tokens)" %
+          (name, with_call, after_text, n_calls, cut),
           bad_n == 0 and with_call > 0, "%d bad" % bad_n)
 
 
