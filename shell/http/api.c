@@ -259,6 +259,8 @@ static void generate(struct srv *s, struct srv_conn *c, bool chat)
 	}
 	if (api_fmt_request(f, &d, chat, info.tmpl, &e->mem) == 0) {
 		g.grammar = f->grammar;
+		for (g.n_triggers = 0; g.n_triggers < f->n_triggers; g.n_triggers++)
+			g.triggers[g.n_triggers] = f->triggers[g.n_triggers];
 		/* a reply with tools is parsed whole, then streamed (sched.c) */
 		f->tools_stream = f->tools_on && stream;
 		prompt = json_get(&d, &d.nodes[0], "prompt");

@@ -412,6 +412,10 @@ static int call_grammar(struct api_fmt *f, const struct json_doc *d, const struc
 	if (o.overflow)
 		return refuse(f, "tools", "are too large together");
 	f->schema[o.len] = 0;
+	/* auto (lazy, from the first call on): chatml's further calls may follow */
+	if (f->style == API_TOOLS_HERMES && f->choice == API_CHOICE_AUTO && !f->one_call)
+		return convert(f, "tools", mem, "call-tag ::= \"<tool_call>\\n\" call "
+			       "\"\\n</tool_call>\"\nroot ::= call-tag (\"\\n\" call-tag)*\n");
 	return convert(f, "tools", mem, f->style == API_TOOLS_HERMES ?
 		       "root ::= \"<tool_call>\\n\" call \"\\n</tool_call>\"\n" : "root ::= call\n");
 }
@@ -649,6 +653,7 @@ int api_fmt_request(struct api_fmt *f, const struct json_doc *d, bool chat, enum
 	int r;
 
 	f->grammar = NULL;
+	f->n_triggers = 0;
 	f->style = t == CHAT_CHATML ? API_TOOLS_HERMES : t == CHAT_LLAMA3 ? API_TOOLS_LLAMA3
 									   : API_TOOLS_NONE;
 	f->choice = API_CHOICE_AUTO;
@@ -691,6 +696,19 @@ int api_fmt_request(struct api_fmt *f, const struct json_doc *d, bool chat, enum
 		return r;
 	if (f->tools_on && (f->choice == API_CHOICE_REQUIRED || f->choice == API_CHOICE_NAMED))
 		return call_grammar(f, d, tools, named, mem);
+	/* auto: the same grammar, lazy: free text until a call starts (for
+	 * llama3 a reply that opens as its JSON call), then a whole call; tools
+	 * the converter cannot draw leave the reply free, as before */
+	if (!f->tools_on)
+		return 0;
+	if (call_grammar(f, d, tools, NULL, mem) == 0) {
+		f->triggers[f->n_triggers++] = f->style == API_TOOLS_HERMES ? "<tool_call>" : "^{\"name\"";
+		if (f->style == API_TOOLS_LLAMA3)
+			f->triggers[f->n_triggers++] = "^{ \"name\"";
+	} else {
+		f->grammar = NULL;
+		f->err[0] = f->param[0] = 0;
+	}
 	return 0;
 }
 

@@ -44,6 +44,8 @@ struct api_call {
 struct api_fmt {
 	/* results of api_fmt_request */
 	const char *grammar;            /* GBNF for engine_gen.grammar; NULL: none */
+	const char *triggers[2];        /* tool_choice auto: the grammar is lazy (engine_gen) */
+	uint32_t n_triggers;
 	enum api_tools style;           /* the template's tool format (NONE: it has none) */
 	enum api_choice choice;
 	bool tools_on;                  /* tools listed in the prompt: the reply is parsed */
