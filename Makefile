@@ -131,7 +131,8 @@ TEST_STAGES := \
 	test-serve-load \
 	test-a64-engine test-a64-simd \
 	test-qemu-x86_64 test-qemu-infer-x86_64 test-qemu-simd-x86_64 test-qemu-reads \
-	test-qemu-seal test-qemu-bounce test-qemu-net test-qemu-proxy test-qemu-proxy-aarch64 test-qemu-tls-keys test-qemu-attest test-qemu-session \
+	test-qemu-seal test-qemu-bounce test-qemu-net test-qemu-proxy test-qemu-proxy-aarch64 test-qemu-tls-keys \
+	test-qemu-tls-keys-aarch64 test-qemu-attest test-qemu-attest-aarch64 test-qemu-session \
 	test-verifier-pcr4 \
 	test-qemu-aarch64 test-qemu-infer-aarch64 test-qemu-simd-aarch64 test-qemu-net-aarch64
 TEST_STRAYS := $(filter-out $(TEST_STAGES),$(TEST_STRAYS))

@@ -338,7 +338,7 @@ static int generate(struct engine *e, struct engine_gen *g, float *rows, struct 
 			uint64_t t = plat_time_ns();
 			gram_gen_accept(gx, id);
 			e->run.grammar_ns += plat_time_ns() - t;
-			if (gram_done(gx->cur)) {
+			if (gram_gen_done(gx)) {
 				e->run.stop = "grammar";
 				break;
 			}
@@ -466,8 +466,13 @@ static int run_threads(struct engine *e, uint32_t n, struct engine_gen *g, char 
 	struct gram_gen gx;
 	int r;
 
-	if (!text && !g->json_schema)
+	if (!text && !g->json_schema) {
+		if (g->n_triggers) {
+			plat_snprintf(err, errlen, "grammar triggers need a grammar or a schema");
+			return -LLMK_EINVAL;
+		}
 		return run_grammar(e, n, g, NULL, err, errlen);
+	}
 	if (!text) {
 		if (!(conv = llm_mem_alloc(&e->mem, GRAM_SCHEMA_OUT, &r))) {
 			plat_snprintf(err, errlen, "json schema: no memory for its grammar");
@@ -491,6 +496,12 @@ static int run_threads(struct engine *e, uint32_t n, struct engine_gen *g, char 
 				e->tok.n_vocab : e->model.hp.n_vocab, &e->mem))) {
 		plat_snprintf(err, errlen, "grammar: %s", r == -LLMK_ERANGE ?
 			      "its start passes the matcher's bounds" : plat_strerror(r));
+		gram_free(&gr);
+		return r;
+	}
+	if (g->n_triggers && (r = gram_gen_lazy(&gx, g->triggers, g->n_triggers, why, sizeof why))) {
+		plat_snprintf(err, errlen, "grammar: %s", why);
+		gram_gen_free(&gx);
 		gram_free(&gr);
 		return r;
 	}

@@ -28,6 +28,7 @@
 #include "tok.h"
 
 #define ENGINE_MAX_STOPS 8
+#define ENGINE_MAX_TRIGGERS 4 /* a lazy grammar's trigger words (GRAM_MAX_TRIGGERS) */
 #define ENGINE_MAX_MSGS 256
 /* prompt tokens per forward pass: a prefill tile repacks its weights once
  * per pass, so a 128-token prompt in one pass costs one repack */
@@ -130,6 +131,11 @@ struct engine_gen {
 	const char *grammar;
 	/* A JSON schema instead (llm/grammar_schema.c): its grammar, the same. */
 	const char *json_schema;
+	/* n_triggers > 0: the grammar (or schema) is lazy (grammar.h): tokens
+	 * are free until the text holds one of these words ("^word": only at
+	 * the text's start), the grammar then applies from the word's start. */
+	const char *triggers[ENGINE_MAX_TRIGGERS];
+	uint32_t n_triggers;
 	/* Output as it is produced (text held back while it may be the start of
 	 * a stop string). cancel is polled between tokens. */
 	void (*emit)(void *ctx, const char *s, size_t n);

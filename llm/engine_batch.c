@@ -212,7 +212,7 @@ static void take_token(struct engine_batch *b, struct engine_batch_slot *s, floa
 		uint64_t t = plat_time_ns();
 		gram_gen_accept(&s->gx, id);
 		s->run.grammar_ns += plat_time_ns() - t;
-		if (gram_done(s->gx.cur)) {
+		if (gram_gen_done(&s->gx)) {
 			finish(b, s, "grammar");
 			return;
 		}
@@ -238,8 +238,13 @@ static int slot_grammar(struct engine_batch *b, struct engine_batch_slot *s, cha
 	char *conv = NULL, why[200];
 	int r;
 
-	if (!text && !s->g->json_schema)
+	if (!text && !s->g->json_schema) {
+		if (s->g->n_triggers) {
+			plat_snprintf(err, errlen, "grammar triggers need a grammar or a schema");
+			return -LLMK_EINVAL;
+		}
 		return 0;
+	}
 	if (!text) {
 		if (!(conv = llm_mem_alloc(&b->mem, GRAM_SCHEMA_OUT, &r))) {
 			plat_snprintf(err, errlen, "json schema: no memory for its grammar");
@@ -263,6 +268,13 @@ static int slot_grammar(struct engine_batch *b, struct engine_batch_slot *s, cha
 			       e->tok.n_vocab : e->model.hp.n_vocab, &b->mem))) {
 		plat_snprintf(err, errlen, "grammar: %s", r == -LLMK_ERANGE ?
 			      "its start passes the matcher's bounds" : plat_strerror(r));
+		gram_free(&s->gr);
+		return r;
+	}
+	if (s->g->n_triggers &&
+	    (r = gram_gen_lazy(&s->gx, s->g->triggers, s->g->n_triggers, why, sizeof why))) {
+		plat_snprintf(err, errlen, "grammar: %s", why);
+		gram_gen_free(&s->gx);
 		gram_free(&s->gr);
 		return r;
 	}

@@ -114,6 +114,38 @@ bool gram_accepts(const struct gram *g, const char *s, size_t n, struct gram_sta
 struct tok;
 #define GRAM_CACHE 32u
 
+/*
+ * Lazy grammars (llm/grammar_trig.c): generation is free until the text
+ * generated holds one of a few trigger strings; the grammar then applies
+ * from the trigger's first byte on, the trigger and the rest of the token
+ * that completed it its first text. The first trigger to complete wins (of
+ * two ending at one byte, the longer); a word written "^word" counts only
+ * at the very start of the text. gram_trig_* is the string side alone:
+ *   gram_trig_find(t, p, n, &rest)  the trigger p[0..n) (the next piece)
+ *                                    completes, -1 if none; the grammar's
+ *                                    text is then word + p[rest..n)
+ *   gram_trig_push(t, p, n)          p[0..n) generated, no trigger in it
+ */
+#define GRAM_MAX_TRIGGERS 4u
+#define GRAM_MAX_TRIGGER 64u    /* bytes of one trigger word */
+
+struct gram_trig {
+	uint32_t n;
+	uint8_t len[GRAM_MAX_TRIGGERS];
+	bool at_start[GRAM_MAX_TRIGGERS];
+	char word[GRAM_MAX_TRIGGERS][GRAM_MAX_TRIGGER];
+	char hist[GRAM_MAX_TRIGGER]; /* the last bytes pushed (a trigger's length - 1 at most) */
+	uint32_t n_hist;
+	uint64_t seen;               /* bytes pushed */
+};
+
+/* words[0..n) (NUL terminated) into t: -LLMK_EINVAL with one line in err
+ * for none, too many, an empty one or one over GRAM_MAX_TRIGGER bytes. */
+int gram_trig_init(struct gram_trig *t, const char *const *words, uint32_t n, char *err,
+		   size_t errlen);
+int gram_trig_find(const struct gram_trig *t, const char *p, size_t n, size_t *rest);
+void gram_trig_push(struct gram_trig *t, const char *p, size_t n);
+
 struct gram_trie_node {
 	uint32_t child, next; /* first child, next sibling (0: none) */
 	int32_t id;           /* the token ending here, or -1 */
@@ -133,6 +165,8 @@ struct gram_gen {
 	uint32_t *mask;               /* GRAM_CACHE masks of n_vocab bits */
 	uint32_t next_slot;
 	uint32_t n_masked, n_hits;    /* steps that needed a mask; served by the cache */
+	bool waiting;                 /* lazy, no trigger yet: tokens are free */
+	struct gram_trig trig;
 	void *block;
 	size_t block_bytes;
 	struct llm_mem *mem;
@@ -149,5 +183,13 @@ bool gram_gen_allows(struct gram_gen *x, int32_t id);
 void gram_gen_mask(struct gram_gen *x, float *logits);
 /* Advance by token id (one gram_gen_allows said yes to). */
 void gram_gen_accept(struct gram_gen *x, int32_t id);
+/* Make x (just initialized) lazy: free until one of words[0..n) appears
+ * (gram_trig_init's errors). While it waits every token is allowed, the
+ * ones that complete a trigger only when the grammar accepts the trigger
+ * and the rest of their text; the end of generation is allowed. */
+int gram_gen_lazy(struct gram_gen *x, const char *const *words, uint32_t n, char *err,
+		  size_t errlen);
+/* Whether nothing but the end may follow (never while a lazy one waits). */
+bool gram_gen_done(const struct gram_gen *x);
 
 #endif

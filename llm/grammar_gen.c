@@ -128,20 +128,84 @@ static bool walk(struct gram_gen *x, int32_t id, struct gram_state **out)
 	return true;
 }
 
+/*
+ * While a lazy grammar waits: whether id may come next, and when its piece
+ * completes a trigger (*fired) the state after the trigger and the rest of
+ * the piece, from the start state (x->cur while waiting), into *out.
+ */
+static bool wait_walk(struct gram_gen *x, int32_t id, struct gram_state **out, bool *fired)
+{
+	char buf[256];
+	const struct gram_state *s = x->cur;
+	size_t rest;
+	int n, k;
+
+	*fired = false;
+	if (id < 0 || (uint32_t)id >= x->n_vocab)
+		return false;
+	n = tok_piece(x->tok, id, 0, buf, sizeof buf);
+	if (n <= 0 || (k = gram_trig_find(&x->trig, buf, (size_t)n, &rest)) < 0)
+		return true; /* no trigger: free */
+	*fired = true;
+	for (size_t i = 0; i < x->trig.len[k] + ((size_t)n - rest); i++) {
+		uint8_t c = (uint8_t)(i < x->trig.len[k] ? x->trig.word[k][i]
+							  : buf[rest + i - x->trig.len[k]]);
+		struct gram_state *d = &x->walk[i & 1];
+		if (!gram_byte(x->g, s, c, d))
+			return false;
+		s = d;
+	}
+	*out = (struct gram_state *)s;
+	return true;
+}
+
 bool gram_gen_allows(struct gram_gen *x, int32_t id)
 {
 	struct gram_state *s;
+	bool fired;
 
 	if (id >= 0 && (uint32_t)id < x->n_vocab && bit(x->eog, (uint32_t)id))
-		return gram_complete(x->cur);
+		return x->waiting || gram_complete(x->cur);
+	if (x->waiting)
+		return wait_walk(x, id, &s, &fired);
 	return walk(x, id, &s);
+}
+
+int gram_gen_lazy(struct gram_gen *x, const char *const *words, uint32_t n, char *err,
+		  size_t errlen)
+{
+	int r = gram_trig_init(&x->trig, words, n, err, errlen);
+
+	x->waiting = r == 0;
+	return r;
+}
+
+bool gram_gen_done(const struct gram_gen *x)
+{
+	return !x->waiting && gram_done(x->cur);
 }
 
 void gram_gen_accept(struct gram_gen *x, int32_t id)
 {
 	struct gram_state *s;
+	bool fired;
 
-	if (walk(x, id, &s)) {
+	if (x->waiting) {
+		char buf[256];
+		int n;
+		if (!wait_walk(x, id, &s, &fired))
+			return;
+		if (!fired) {
+			n = tok_piece(x->tok, id, 0, buf, sizeof buf);
+			if (n > 0)
+				gram_trig_push(&x->trig, buf, (size_t)n);
+			return;
+		}
+		x->waiting = false;
+	} else if (!walk(x, id, &s)) {
+		return;
+	}
+	{
 		x->cur->n_stacks = s->n_stacks;
 		x->cur->used = s->used;
 		x->cur->part_val = s->part_val;
@@ -205,7 +269,19 @@ void gram_gen_mask(struct gram_gen *x, float *logits)
 	uint32_t *m = NULL;
 
 	x->n_masked++;
-	for (uint32_t i = 0; i < GRAM_CACHE; i++)
+	if (x->waiting) {
+		/* the tokens allowed depend on the bytes kept, not the state: no
+		 * cache (a rare step: the one a trigger's bad continuation drew) */
+		uint32_t slot = x->next_slot++ % GRAM_CACHE;
+		m = x->mask + slot * words;
+		x->key[slot] = 0;
+		memset(m, 0, words * 4);
+		for (uint32_t id = 0; id < x->n_vocab; id++)
+			if (gram_gen_allows(x, (int32_t)id))
+				set_bit(m, id);
+		k = 0;
+	}
+	for (uint32_t i = 0; k && i < GRAM_CACHE; i++)
 		if (x->key[i] == k) {
 			m = x->mask + i * words;
 			x->n_hits++;

@@ -11,13 +11,14 @@ test-grammar: $(B)/host/llmctl $(B)/host/mkmodel ## infer -j: 400 seeded runs, e
 # (mk/fuzz.mk's build); seeds: the JSON grammar, schemas, hostile shapes.
 FUZZ_GRAMMAR_TIME ?= 30
 FUZZ_GRAMMAR_SRC := llm/grammar.c llm/grammar_match.c llm/grammar_schema.c llm/grammar_json.c \
+	llm/grammar_trig.c \
 	llm/mem.c kernel/fmt.c \
 	$(PLAT_HOST_SRC) $(PLAT_COMMON_SRC) tests/fuzz/fuzz_grammar.c
 $(B)/fuzz/fuzz_grammar: $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_GRAMMAR_SRC))
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lpthread
 
 FUZZ_GRAMMAR_SEEDS := $(B)/fuzz/corpus/grammar/.seeded
-$(FUZZ_GRAMMAR_SEEDS): grammars/json.gbnf
+$(FUZZ_GRAMMAR_SEEDS): grammars/json.gbnf mk/grammar.mk
 	@mkdir -p $(@D)
 	@{ cat grammars/json.gbnf; printf '\0{"a": [1, -2.5e3, "x\\u00e9"], "b": {}}'; } > $(@D)/seed-json
 	@printf 'root ::= ( [x]* )*\0xxx' > $(@D)/seed-nullable
@@ -27,6 +28,8 @@ $(FUZZ_GRAMMAR_SEEDS): grammars/json.gbnf
 	@printf 'J{"$$defs":{"n":{"properties":{"n":{"$$ref":"#/$$defs/n"}}}},"$$ref":"#/$$defs/n"}\0{"n": {}}' > $(@D)/seed-ref
 	@printf 'J{"type":"string","pattern":"^(\\\\([0-9]{1,3}\\\\))?[a-z\\\\-]+\\\\d{2,}|x.y*$$"}\0"(12)ab-99"' > $(@D)/seed-pattern
 	@printf 'J{"allOf":[{"$$ref":"#/$$defs/a"},{"anyOf":[{"properties":{"b":{"type":"integer"}}}]}],"$$defs":{"a":{"properties":{"a":{"type":"string","pattern":"^x+$$"}}}}}\0{"a": "xx", "b": 1}' > $(@D)/seed-allof
+	@printf 'L<tool_call>\n^{"name"\n<a>\0x<tool\001_ca\001ll>\n{' > $(@D)/seed-lazy
+	@printf 'L^{"name"\nb>\n<b>\0{"na\001me"' > $(@D)/seed-lazy-start
 	@touch $@
 
 .PHONY: test-fuzz-grammar

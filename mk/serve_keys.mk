@@ -23,3 +23,13 @@ test-qemu-tls-keys: $(B)/host/llmctl $(B)/host/verifier $(B)/host/seal ## QEMU+s
 	@tests/stage.sh qemu-tls-keys timeout 600 python3 tests/qemu/test_tls_keys.py --esp $(B)/x86_64/esp.img \
 		--llmctl $(B)/host/llmctl --verifier $(B)/host/verifier --seal $(B)/host/seal \
 		--workdir $(B)/qemu-tls-keys
+
+# The same boot on aarch64 (AAVMF, TCG; swtpm as tpm-tis-device, the kernel
+# driving it over FIFO): about 15 s.
+.PHONY: test-qemu-tls-keys-aarch64
+test-qemu-tls-keys-aarch64: $(B)/host/llmctl $(B)/host/verifier $(B)/host/seal ## QEMU aarch64+swtpm (TIS)+net: the same key release over attested TLS, then a chat
+	@$(MAKE) --no-print-directory ARCH=aarch64 $(B)/aarch64/esp.img
+	@mkdir -p $(RESULTS)
+	@tests/stage.sh qemu-tls-keys-aarch64 timeout 900 python3 tests/qemu/test_tls_keys.py \
+		--arch aarch64 --esp $(B)/aarch64/esp.img --llmctl $(B)/host/llmctl \
+		--verifier $(B)/host/verifier --seal $(B)/host/seal --workdir $(B)/qemu-tls-keys-aarch64

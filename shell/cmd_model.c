@@ -354,7 +354,7 @@ static int flag_bias(struct shell *sh, const char *v, struct sample_params *p)
 static const char *const list_flags[] = {"--stop", "--system", "-t", "--threads",
 					 "--chat-template", "--chat-template-file", "--messages", "--grammar",
 					 "--grammar-file", "-j", "--json-schema", "--json-schema-file", "--tools",
-					 "--logit-bias", NULL};
+					 "--logit-bias", "--grammar-trigger", NULL};
 
 static bool takes_value(const char *f)
 {
@@ -405,6 +405,13 @@ static int parse_flag(struct shell *sh, struct gen_args *a, struct engine_config
 		if (shell_arg_u64(sh, f, v, 1, (uint64_t)plat_cpu_count(), &t))
 			return -LLMK_ERANGE;
 		a->g.threads = (int)t;
+		return 0;
+	}
+	if (!strcmp(f, "--grammar-trigger")) { /* a lazy grammar (docs/grammars.md) */
+		if (a->g.n_triggers >= ENGINE_MAX_TRIGGERS)
+			return shell_err(sh, -LLMK_ERANGE, "--grammar-trigger: at most %d words",
+					 ENGINE_MAX_TRIGGERS);
+		a->g.triggers[a->g.n_triggers++] = v;
 		return 0;
 	}
 	if (!strncmp(f, "--grammar", 9) || !strcmp(f, "-j") || !strncmp(f, "--json-schema", 13))
@@ -846,7 +853,8 @@ const struct shell_cmd shell_cmds_model[] = {
 	 cmd_info},
 	{"infer", "infer \"PROMPT\" [-n N] [--KEY VALUE]... [--stop S]... [--logit-bias ID+B|ID-B|ID-inf]\n"
 	 "      [-t|--threads N] [--ignore-eos] [--no-parse-special] [--ids]\n"
-	 "      [--grammar GBNF | --grammar-file F | -j SCHEMA | --json-schema-file F]",
+	 "      [--grammar GBNF | --grammar-file F | -j SCHEMA | --json-schema-file F]\n"
+	 "      [--grammar-trigger WORD]...",
 	 "generate a continuation of PROMPT (--KEY VALUE: a setting for this run, below; -n -1: "
 	 "to the end of the context; special-token text in PROMPT is parsed unless "
 	 "--no-parse-special)", cmd_infer},

@@ -261,6 +261,8 @@ static void generate(struct srv *s, struct srv_conn *c, bool chat)
 	const char *src = engine_tmpl_text(e, &src_len);
 	if (api_fmt_request(f, &d, chat, info.tmpl, src, src_len, &e->mem) == 0) {
 		g.grammar = f->grammar;
+		for (g.n_triggers = 0; g.n_triggers < f->n_triggers; g.n_triggers++)
+			g.triggers[g.n_triggers] = f->triggers[g.n_triggers];
 		/* the model's own template writes the tools and calls */
 		g.tools_json = f->tools_json;
 		g.msg_extra = f->jinja ? f->extra : NULL;

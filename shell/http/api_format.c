@@ -417,6 +417,13 @@ static int call_grammar(struct api_fmt *f, const struct json_doc *d, const struc
 	if (o.overflow)
 		return refuse(f, "tools", "are too large together");
 	f->schema[o.len] = 0;
+	/* auto (lazy, from the first call on): chatml's further calls may
+	 * follow, and Mistral's array may hold several */
+	if (f->style == API_TOOLS_HERMES && f->choice == API_CHOICE_AUTO && !f->one_call)
+		return convert(f, "tools", mem, "call-tag ::= \"<tool_call>\\n\" call "
+			       "\"\\n</tool_call>\"\nroot ::= call-tag (\"\\n\" call-tag)*\n");
+	if (f->style == API_TOOLS_MISTRAL && f->choice == API_CHOICE_AUTO && !f->one_call)
+		return convert(f, "tools", mem, "root ::= \" \"? \"[\" call (\",\" \" \"? call)* \"]\"\n");
 	/* mistral: the array after [TOOL_CALLS], a control token no grammar
 	 * can match (its piece is no text): the model writes the array */
 	return convert(f, "tools", mem, f->style == API_TOOLS_HERMES ?
@@ -908,6 +915,7 @@ int api_fmt_request(struct api_fmt *f, const struct json_doc *d, bool chat, enum
 	int r;
 
 	f->grammar = NULL;
+	f->n_triggers = 0;
 	f->style = t == CHAT_CHATML ? API_TOOLS_HERMES : t == CHAT_LLAMA3 ? API_TOOLS_LLAMA3
 		 : t == CHAT_MISTRAL_V3 || t == CHAT_MISTRAL_V3_TEKKEN ? API_TOOLS_MISTRAL
 		 : API_TOOLS_NONE;
@@ -965,6 +973,24 @@ int api_fmt_request(struct api_fmt *f, const struct json_doc *d, bool chat, enum
 		    (r = add_msg(f, "tool_calls_open", "")))
 			return r;
 		return call_grammar(f, d, tools, named, mem);
+	}
+	/* auto: the same grammar, lazy: free text until a call starts (for
+	 * llama3 a reply that opens as its JSON call), then a whole call; tools
+	 * the converter cannot draw leave the reply free, as before */
+	if (!f->tools_on)
+		return 0;
+	if (call_grammar(f, d, tools, NULL, mem) == 0) {
+		/* mistral: the reply that opens as the array (after [TOOL_CALLS],
+		 * which leaves no text) */
+		f->triggers[f->n_triggers++] = f->style == API_TOOLS_HERMES ? "<tool_call>" :
+					       f->style == API_TOOLS_MISTRAL ? "^[{" : "^{\"name\"";
+		if (f->style == API_TOOLS_LLAMA3)
+			f->triggers[f->n_triggers++] = "^{ \"name\"";
+		if (f->style == API_TOOLS_MISTRAL)
+			f->triggers[f->n_triggers++] = "^ [{";
+	} else {
+		f->grammar = NULL;
+		f->err[0] = f->param[0] = 0;
 	}
 	return 0;
 }

@@ -50,6 +50,8 @@ struct api_call {
 struct api_fmt {
 	/* results of api_fmt_request */
 	const char *grammar;            /* GBNF for engine_gen.grammar; NULL: none */
+	const char *triggers[2];        /* tool_choice auto: the grammar is lazy (engine_gen) */
+	uint32_t n_triggers;
 	enum api_tools style;           /* the template's tool format (NONE: it has none) */
 	bool jinja;                     /* the model's own template writes the tools:
 					   msgs, extra and tools_json are its input */

@@ -481,6 +481,7 @@ bool sched_join(struct srv *s, struct srv_conn *c, bool chat, bool stream, const
 	slot = chat ? engine_batch_chat(&q->b, msgs, n, &r->g, err, sizeof err)
 		    : engine_batch_infer(&q->b, prompt, &r->g, err, sizeof err);
 	r->g.grammar = r->g.json_schema = NULL; /* parsed: their text is the request's */
+	r->g.n_triggers = 0;                      /* (as are the lazy grammar's triggers) */
 	if (slot < 0) {
 		bool theirs = slot == -LLMK_ERANGE || slot == -LLMK_EINVAL || slot == -LLMK_EFORMAT;
 		c->busy = false;

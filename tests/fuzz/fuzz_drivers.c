@@ -20,6 +20,13 @@
  *      header, the payload opened under a zero VMPCK, the report and key
  *      responses
  *   6  the hypervisor's answers to the #VC handler (tests/fuzz/fuzz_ghcb.c)
+ *   7  a FIFO (TIS) TPM's registers: every value drivers/tpm_tis.c reads
+ *      during init and two commands, XORed onto the well-formed device of
+ *      tests/unit/tis_model.h (tests/fuzz/fuzz_tis.c)
+ *   8  the DSDT's TPM device: the bytes XORed onto a well-formed
+ *      Device(TPM0) { _HID "MSFT0101", _CRS Memory32Fixed }, the rest
+ *      appended, as mode 0's FACP-and-DSDT, then acpi_tpm_mmio (mode 0
+ *      also scans its DSDT)
  *
  * The drivers are compiled as they are, their MMIO through hostile.h's
  * model: anything outside the configuration space and the BAR is a plain
@@ -147,8 +154,7 @@ static void fuzz_acpi(const uint8_t *d, size_t n)
 	memcpy(xsdt + 36, &p, 8);
 	seal(xsdt, sizeof xsdt, "XSDT");
 	rsdp[15] = 2;
-	len = 36;
-	memcpy(rsdp + 20, &len, 4);
+	memcpy(rsdp + 20, &(uint32_t){ 36 }, 4);
 	p = (uintptr_t)xsdt;
 	memcpy(rsdp + 24, &p, 8);
 	for (int i = 0; i < 20; i++)
@@ -172,10 +178,68 @@ static void fuzz_acpi(const uint8_t *d, size_t n)
 		acpi_tpm2(&tp);
 		for (int i = 0; acpi_ecam(i, &e) == 0; i++)
 			;
+		uint64_t tb;
+		uint32_t tl;
+		if (acpi_tpm_mmio(&tb, &tl) == 0) { /* a descriptor's base, length in the DSDT */
+			uint8_t want[8];
+			uint32_t b32 = (uint32_t)tb;
+			memcpy(want, &b32, 4);
+			memcpy(want + 4, &tl, 4);
+			bool in_dsdt = false;
+			for (uint32_t i = 36; i + 8 <= len && !in_dsdt; i++)
+				in_dsdt = !memcmp(dsdt + i, want, 8);
+			if (tb >> 32 || !in_dsdt)
+				abort();
+		}
 	}
 	memset(&acpi, 0, sizeof acpi);
 	free(t);
 	free(dsdt);
+}
+
+/* ---- 8: the DSDT's TPM device ---- */
+/* Scope(\_SB_) { Device(TPM0) { Name(_HID, "MSFT0101") Name(_STR, "TPM 2.0
+ * Device") Name(_UID, 0) Name(_CRS, ResourceTemplate() { Memory32Fixed(
+ * ReadWrite, 0x0C000000, 0x5000) }) } }, the shape of QEMU virt's; two-byte
+ * PkgLengths. Returns its length. */
+static size_t tpm_device_aml(uint8_t *aml)
+{
+	static const uint8_t body[] = {
+		'T', 'P', 'M', '0',
+		0x08, '_', 'H', 'I', 'D', 0x0d, 'M', 'S', 'F', 'T', '0', '1', '0', '1', 0x00,
+		0x08, '_', 'S', 'T', 'R', 0x0d, 'T', 'P', 'M', ' ', '2', '.', '0', ' ',
+		'D', 'e', 'v', 'i', 'c', 'e', 0x00,
+		0x08, '_', 'U', 'I', 'D', 0x00,
+		/* Buffer: PkgLength 17, BufferSize 14, Memory32Fixed, EndTag */
+		0x08, '_', 'C', 'R', 'S', 0x11, 17, 0x0a, 14,
+		0x86, 9, 0, 0x01, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x50, 0x00, 0x00, 0x79, 0x00,
+	};
+	size_t dev = 2 + sizeof body, scope = 2 + 5 + 2 + dev, n = 0;
+	aml[n++] = 0x10;
+	aml[n++] = (uint8_t)(0x40 | (scope & 0x0f));
+	aml[n++] = (uint8_t)(scope >> 4);
+	memcpy(aml + n, "\\_SB_", 5);
+	n += 5;
+	aml[n++] = 0x5b;
+	aml[n++] = 0x82;
+	aml[n++] = (uint8_t)(0x40 | (dev & 0x0f));
+	aml[n++] = (uint8_t)(dev >> 4);
+	memcpy(aml + n, body, sizeof body);
+	return n + sizeof body;
+}
+
+static void fuzz_dsdt_tpm(const uint8_t *d, size_t n)
+{
+	/* mode 0's input: the FACP selector, a 36-byte header the seal fills,
+	 * the AML, zeros up to the FACP's X_DSDT (offset 140) and past it */
+	size_t len = 1 + 36 + 128 + n + 160;
+	uint8_t *t = calloc(1, len), *aml = t + 1 + 36;
+	size_t k = tpm_device_aml(aml);
+
+	for (size_t i = 0; i < n; i++)
+		aml[i] ^= d[i]; /* past the template: the bytes themselves */
+	fuzz_acpi(t, 1 + 36 + (k > n ? k : n) + 160);
+	free(t);
 }
 
 /* ---- 1: PCI capabilities and virtio ---- */
@@ -330,12 +394,13 @@ static void fuzz_snp_msg(const uint8_t *d, size_t n)
 }
 
 void fuzz_ghcb(const uint8_t *d, size_t n);
+void fuzz_tis(const uint8_t *d, size_t n);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	switch (data[0] % 7) {
+	switch (data[0] % 9) {
 	case 0: fuzz_acpi(data + 1, size - 1); break;
 	case 1: fuzz_virtio(data + 1, size - 1); break;
 	case 2: fuzz_tpm2(data + 1, size - 1); break;
@@ -343,6 +408,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 4: fuzz_snp_certs(data + 1, size - 1); break;
 	case 5: fuzz_snp_msg(data + 1, size - 1); break;
 	case 6: fuzz_ghcb(data + 1, size - 1); break;
+	case 7: fuzz_tis(data + 1, size - 1); break;
+	case 8: fuzz_dsdt_tpm(data + 1, size - 1); break;
 	}
 	return 0;
 }

@@ -13,6 +13,14 @@ For stories260K and a random-weight model (mkmodel), each served by
   JSON string valid against the tool's parameters), finish_reason
   "tool_calls" -> the assistant's call and a role "tool" result sent back
   -> a final answer; a named tool_choice, streamed;
+- tool_choice auto (a lazy grammar: free until a call starts, docs/api.md):
+  on the random-weight model with one token's text rewritten to
+  "<tool_call>", another's to '{"name"' and a third's to "[{" (the calls'
+  starts: chatml, llama3, mistral-v3), a greedy
+  reply forced by logit_bias to open with that token is a whole, valid
+  call (before, it was "<tool_call><tool_call>..." as content); 20 seeded
+  replies with the token only made likely: whichever hold it are valid
+  calls, none leaves one in the content;
 - the same round trip on a random model whose own Jinja template (none
   of the built-in formats) writes the tools and calls;
 - bad and hostile response_format, grammar and tools: 400 naming the
@@ -23,6 +31,7 @@ import http.client
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -226,6 +235,114 @@ def round_trip(port, name):
           and tool_ok(calls[0], ["add"]), text)
 
 
+def gguf_retoken(src, dst, pieces):
+    """src's GGUF to dst with tokenizer.ggml.tokens[id] = text for each
+    (id, text) of pieces (gguf.md: the header rewritten, the tensor data
+    after it as it was, at the next general.alignment)."""
+    b = open(src, "rb").read()
+    pos = 24
+    sizes = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "B", 10: "Q", 11: "q",
+             12: "d"}
+
+    def take(fmt):
+        nonlocal pos
+        v = struct.unpack_from("<" + fmt, b, pos)[0]
+        pos += struct.calcsize("<" + fmt)
+        return v
+
+    def skip_value(t):
+        nonlocal pos
+        if t == 8:
+            n = take("Q")
+            pos += n
+        elif t == 9:
+            et, n = take("I"), take("Q")
+            for _ in range(n):
+                skip_value(et)
+        else:
+            pos += struct.calcsize("<" + sizes[t])
+
+    n_tensors, n_kv = struct.unpack_from("<QQ", b, 8)
+    out, align = [b[:24]], 32
+    for _ in range(n_kv):
+        start = pos
+        n = take("Q")
+        key = b[pos:pos + n]
+        pos += n
+        t = take("I")
+        if key == b"tokenizer.ggml.tokens":
+            et, n = take("I"), take("Q")
+            toks = []
+            for _ in range(n):
+                k = take("Q")
+                toks.append(b[pos:pos + k])
+                pos += k
+            for i, text in pieces:
+                toks[i] = text.encode()
+            out.append(b[start:start + 8 + len(key)] + struct.pack("<IIQ", t, et, n) +
+                       b"".join(struct.pack("<Q", len(x)) + x for x in toks))
+            continue
+        if key == b"general.alignment":
+            align = struct.unpack_from("<I", b, pos)[0]
+        skip_value(t)
+        out.append(b[start:pos])
+    for _ in range(n_tensors):
+        start = pos
+        n = take("Q")
+        pos += n
+        n = take("I")
+        pos += 8 * n + 12
+        out.append(b[start:pos])
+    head = b"".join(out)
+    data = b[(pos + align - 1) // align * align:]
+    with open(dst, "wb") as f:
+        f.write(head + b"\0" * (-len(head) % align) + data)
+
+
+def call_starts(port, name, tok, start):
+    """tool_choice auto, the call's first token tok forced, then made likely."""
+    msgs = [{"role": "user", "content": "What is the weather in Paris?"}]
+    st, text = post(port, "/v1/chat/completions", {
+        "messages": msgs, "tools": TOOLS, "max_tokens": 300, "temperature": 0,
+        "logit_bias": {str(tok): 100}})
+    ch = json.loads(text)["choices"][0] if st == 200 else {}
+    calls = ch.get("message", {}).get("tool_calls") or []
+    check("%s: auto, a reply forced to open a call (%r) -> a whole valid call" % (name, start),
+          st == 200 and ch.get("finish_reason") == "tool_calls" and len(calls) >= 1
+          and all(tool_ok(c, ["get_weather", "add"]) for c in calls)
+          and not ch["message"].get("content"), text)
+    bad_n, with_call, after_text, cut, n_calls = 0, 0, 0, 0, 0
+    for seed in range(1, 21):
+        st, text = post(port, "/v1/chat/completions", {
+            "messages": msgs, "tools": TOOLS, "max_tokens": 200, "seed": seed,
+            "temperature": 1.0, "logit_bias": {str(tok): 2}})
+        try:
+            ch = json.loads(text)["choices"][0]
+            calls = ch["message"].get("tool_calls") or []
+            content = ch["message"].get("content") or ""
+            # a llama3 or mistral call is the whole reply: the same text later on is text
+            broken = content.startswith(start) if start[0] in "{[" else start in content
+            # (cut by max_tokens inside a call: what there is of it stays text)
+            cut += broken and ch["finish_reason"] == "length"
+            broken = broken and ch["finish_reason"] != "length"
+            ok = (st == 200 and not broken and all(tool_ok(c, ["get_weather", "add"])
+                                                   for c in calls)
+                  and (not calls or ch["finish_reason"] == "tool_calls"))
+            after_text += bool(calls) and bool(content)
+        except (ValueError, KeyError, IndexError):
+            ok, calls = False, []
+        with_call += bool(calls)
+        n_calls += len(calls)
+        if not ok:
+            bad_n += 1
+            if bad_n <= 3:
+                check("%s seed %d: auto, a started call is whole" % (name, seed), False, text)
+    check("%s: auto, 20 seeded replies: %d opened a call (%d after text, %d calls), each "
+          "whole and valid, no broken call left as content (%d cut by max_tokens)" %
+          (name, with_call, after_text, n_calls, cut),
+          bad_n == 0 and with_call > 0, "%d bad" % bad_n)
+
+
 def refusals(port):
     base = {"messages": [{"role": "user", "content": "x"}], "max_tokens": 4}
     cases = [
@@ -267,6 +384,9 @@ def main():
         subprocess.run([mkmodel, "--layers", "2", "--dim", "64", "--ffn", "128", "--heads", "4",
                         "--kv-heads", "2", "--vocab", "512", "--type", "Q4_0", "-o", rnd],
                        check=True, capture_output=True)
+        # the random model's last two pieces become the calls' first tokens
+        starts = os.path.join(tmp, "starts.gguf")
+        gguf_retoken(rnd, starts, [(509, "[{"), (510, "<tool_call>"), (511, '{"name"')])
         models = [("random weights", rnd)]
         stories = os.path.join(td, "stories260K", "stories260K.gguf")
         if os.path.exists(stories):
@@ -275,7 +395,7 @@ def main():
             skip_data("stories260K", "no " + stories)
         for name, disk in models:
             for tmpl in ("chatml", "llama3", "mistral-v3"):
-                srv, port = serve(llmctl, disk, ["load 0 -c 2048", "config chat-template " + tmpl])
+                srv, port = serve(llmctl, disk, ["config chat-template " + tmpl, "load 0 -c 2048"])
                 if not check("%s (%s): serving" % (name, tmpl), port):
                     continue
                 try:
@@ -289,6 +409,19 @@ def main():
                         srv.wait(timeout=20)
                     except subprocess.TimeoutExpired:
                         srv.kill()
+        for tmpl, tok, start in (("chatml", 510, "<tool_call>"), ("llama3", 511, '{"name"'),
+                                 ("mistral-v3", 509, "[{")):
+            srv, port = serve(llmctl, starts, ["config chat-template " + tmpl, "load 0 -c 2048"])
+            if not check("call starts (%s): serving" % tmpl, port):
+                continue
+            try:
+                call_starts(port, "random weights, %s" % tmpl, tok, start)
+            finally:
+                srv.stdin.close()
+                try:
+                    srv.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    srv.kill()
         # a template none of the built-in formats knows: run as itself, it
         # is given the tools, the calls and the results (Hermes' form)
         jin = os.path.join(tmp, "jinja.gguf")

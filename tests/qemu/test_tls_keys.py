@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """tests/qemu/test_tls_keys.py - a sealed model's key released over
 attested TLS to a QEMU guest with a vTPM (docs/tls.md, "Releasing a sealed
-model's key"), x86_64 (the kernel drives the vTPM on x86_64 only).
+model's key"), x86_64 or (--arch aarch64) aarch64.
 
-One boot (OVMF, a fresh swtpm as tpm-crb, virtio-net on QEMU's user network
+One boot (OVMF with a fresh swtpm as tpm-crb, or AAVMF with it as
+tpm-tis-device; virtio-net on QEMU's user network
 with a hostfwd on 127.0.0.1, a sealed stories260K as the only disk) whose
 llmk.cfg says `serve 8443`: the guest serves before its first prompt and
 nobody types a command. Then, from the host:
@@ -79,6 +80,7 @@ def kernel_log(bundle):
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", default="x86_64", choices=["x86_64", "aarch64"])
     ap.add_argument("--esp", required=True)
     ap.add_argument("--llmctl", required=True)
     ap.add_argument("--verifier", required=True)
@@ -117,7 +119,7 @@ def main():
     target = f"127.0.0.1:{port}"
     extra = ["-netdev", f"user,id=n0,hostfwd=tcp:127.0.0.1:{port}-:{GUEST_PORT}",
              "-device", "virtio-net-pci,netdev=n0"]
-    vm = Llmk("x86_64", esp, disks=[sealed], mem="512M", extra=extra, tpm=tpm)
+    vm = Llmk(args.arch, esp, disks=[sealed], mem="512M", extra=extra, tpm=tpm)
     try:
         vm.expect(BANNER, 180)
         vm.expect(rb"serving on (\S+:)?(port )?%d" % GUEST_PORT, 120)

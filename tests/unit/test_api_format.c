@@ -88,7 +88,7 @@ TEST(api_fmt_hermes_prompt_is_the_qwen_templates)
 	struct json_doc d;
 
 	CHECK_EQ_INT(req(f, &d, "{" CONVO ",\"tools\":[" TOOL "]}", true, CHAT_CHATML), 0);
-	CHECK(f->tools_on && f->style == API_TOOLS_HERMES && !f->grammar);
+	CHECK(f->tools_on && f->style == API_TOOLS_HERMES && f->grammar && f->n_triggers == 1);
 	CHECK_STR(render(f, CHAT_CHATML),
 		  "<|im_start|>system\nYou are helpful.\n\n# Tools\n\nYou may call one or more "
 		  "functions to assist with the user query.\n\nYou are provided with function "
@@ -212,9 +212,30 @@ TEST(api_fmt_required_and_named_calls_are_grammars)
 			 "{\"type\":\"function\",\"function\":{\"name\":\"q\",\"parameters\":{\"$defs\":{\"A\":{}}}}}],"
 			 "\"tool_choice\":\"required\"}", true, CHAT_CHATML), -LLMK_EINVAL);
 	CHECK_STR(f->param, "tools");
+	/* auto: the call grammar, lazy (docs/api.md); chatml's lets calls follow */
 	snprintf(body, sizeof body, "%s\"auto\"}", two);
 	CHECK_EQ_INT(req(f, &d, body, true, CHAT_CHATML), 0);
-	CHECK(f->tools_on && !f->grammar);
+	CHECK(f->tools_on && f->grammar && f->n_triggers == 1);
+	CHECK_STR(f->triggers[0], "<tool_call>");
+	CHECK(accepts(f->grammar, "<tool_call>\n{\"name\":\"noop\",\"arguments\":{}}\n</tool_call>\n"
+		      "<tool_call>\n{\"name\":\"noop\",\"arguments\":{}}\n</tool_call>"));
+	CHECK(!accepts(f->grammar, "<tool_call>\n{\"name\":\"noop\",\"arguments\":{}}\n</tool_call>x"));
+	snprintf(body, sizeof body, "%s\"auto\",\"parallel_tool_calls\":false}", two);
+	CHECK_EQ_INT(req(f, &d, body, true, CHAT_CHATML), 0);
+	CHECK(!accepts(f->grammar, "<tool_call>\n{\"name\":\"noop\",\"arguments\":{}}\n</tool_call>\n"
+		       "<tool_call>\n{\"name\":\"noop\",\"arguments\":{}}\n</tool_call>"));
+	snprintf(body, sizeof body, "%s\"auto\"}", two);
+	CHECK_EQ_INT(req(f, &d, body, true, CHAT_LLAMA3), 0);
+	CHECK(f->grammar && f->n_triggers == 2);
+	CHECK_STR(f->triggers[0], "^{\"name\"");
+	CHECK_STR(f->triggers[1], "^{ \"name\"");
+	CHECK(accepts(f->grammar, "{ \"name\": \"noop\", \"parameters\": {}}"));
+	/* a tool the converter cannot draw: auto stays free, not a 400 */
+	CHECK_EQ_INT(req(f, &d, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":["
+			 "{\"type\":\"function\",\"function\":{\"name\":\"u\",\"parameters\":{"
+			 "\"type\":\"object\",\"properties\":{\"s\":{\"type\":\"array\","
+			 "\"uniqueItems\":true}}}}}]}", true, CHAT_CHATML), 0);
+	CHECK(f->tools_on && !f->grammar && f->n_triggers == 0 && !f->err[0]);
 	free(f);
 }
 
@@ -486,7 +507,13 @@ TEST(api_format_mistral_prompts_match_the_templates)
 	struct json_doc d;
 
 	CHECK_EQ_INT(req(f, &d, convo, true, CHAT_MISTRAL_V3), 0);
-	CHECK(f->tools_on && f->style == API_TOOLS_MISTRAL && !f->grammar);
+	CHECK(f->tools_on && f->style == API_TOOLS_MISTRAL);
+	/* auto: a lazy grammar from the array at the reply's start, several calls */
+	CHECK(f->grammar && f->n_triggers == 2 && strcmp(f->triggers[0], "^[{") == 0 &&
+	      strcmp(f->triggers[1], "^ [{") == 0);
+	if (f->grammar)
+		CHECK(accepts(f->grammar, "[{\"name\": \"now\", \"arguments\": {}, \"id\": \"abcdefghi\"}, "
+			      "{\"name\": \"now\", \"arguments\": {}, \"id\": \"abcdefgh2\"}]"));
 	CHECK_STR(render(f, CHAT_MISTRAL_V3),
 		  "[INST] Weather in Paris?[/INST][TOOL_CALLS] [{\"name\": \"get_weather\", \"arguments\": "
 		  "{\"city\": \"Paris\", \"unit\": \"c\"}, \"id\": \"abc123XYZ\"}, {\"name\": \"now\", "

@@ -1,11 +1,9 @@
 /*
  * tests/unit/test_tpm_tis.c — drivers/tpm_tis.c against a model of a FIFO
- * TPM's locality 0 registers (PTP §6.5.2, as QEMU's tpm-tis behaves:
- * TPM_ACCESS locality grant; TPM_STS commandReady, Expect, tpmGo,
- * dataAvail, burstCount; TPM_DATA_FIFO moving one byte per access), the
- * driver's MMIO accessors aimed at the model. tpmGo forwards the command to
- * swtpm (or answers with a canned response), so the driver's state machine
- * runs real TPM commands. Then the model turns hostile: a burst count of 0
+ * TPM's locality 0 registers (tests/unit/tis_model.h, shared with
+ * tests/fuzz/fuzz_tis.c), the driver's MMIO accessors aimed at the model.
+ * tpmGo forwards the command to swtpm (or answers with a canned
+ * response), so the driver's state machine runs real TPM commands. Then the model turns hostile: a burst count of 0
  * forever, one of 0xffff, a status that never settles, a response header
  * larger than the buffer or smaller than a header, bytes past the stated
  * size, a TPM that stops expecting early; each must end in bounded time
@@ -31,192 +29,17 @@ static void model_wr(uint64_t a, uint32_t v, int bytes);
 #include "vtpm.h"
 #include "../../drivers/tpm2.h"
 #include "../../tools/host/host.h"
+#include "tis_model.h"
 
-#include <stdlib.h>
 #include <unistd.h>
 
-enum { M_IDLE, M_READY, M_RECEPTION, M_COMPLETION };
+/* swtpm behind the model's tpmGo (tis_runs_tpm_commands...) */
+static int swtpm_fd = -1;
 
-static struct {
-	uint8_t *page;           /* 4 KiB: the address the driver is given */
-	int state;
-	uint8_t access;
-	uint32_t intf_id, family;
-	uint8_t cmd[TPM2_BUF];
-	size_t clen, executed;   /* executed: the size of the last command run */
-	uint8_t rsp[2 * TPM2_BUF];
-	size_t rlen, roff;
-	int fd;                  /* swtpm, or -1: the canned response */
-	uint8_t canned[64];
-	size_t canned_len;
-	/* hostility */
-	bool all_ones, no_grant, burst_zero, burst_huge, never_ready, never_valid, expect_short;
-	bool no_answer;          /* tpmGo is ignored */
-	bool extra;              /* 16 bytes past the size the header states */
-	uint32_t lie_size;       /* nonzero: the response header's size field */
-	int burst_zero_after;    /* >0: the burst count drops to 0 after this many FIFO bytes */
-	int fifo_bytes;
-	uint64_t drip_ns, last_fifo; /* drip: one byte per drip_ns, burst 0 between */
-} m;
-
-static size_t hdr_size(const uint8_t *b)
+static int swtpm_backend(const uint8_t *cmd, size_t n, uint8_t *rsp, size_t cap, size_t *rlen)
 {
-	return (size_t)b[2] << 24 | (size_t)b[3] << 16 | (size_t)b[4] << 8 | b[5];
-}
-
-static bool expect(void)
-{
-	if (m.expect_short && m.clen >= 6)
-		return false;
-	return m.clen < 6 || m.clen < hdr_size(m.cmd);
-}
-
-static uint32_t burst_count(void)
-{
-	size_t left = m.state == M_COMPLETION ? m.rlen - m.roff :
-		      m.state == M_READY || m.state == M_RECEPTION ? sizeof m.cmd - m.clen : 0;
-	if (m.burst_zero || (m.burst_zero_after && m.fifo_bytes >= m.burst_zero_after))
-		return 0;
-	if (m.burst_huge)
-		return 0xffff;
-	if (m.drip_ns && m.state == M_COMPLETION)
-		return left && plat_time_ns() - m.last_fifo >= m.drip_ns;
-	return left < 37 ? (uint32_t)left : 37; /* an odd size, to cut the transfers */
-}
-
-static uint32_t status(void)
-{
-	uint32_t s = m.family << 26 | burst_count() << 8;
-	if (!m.never_valid)
-		s |= STS_VALID;
-	if (m.state == M_READY)
-		s |= STS_READY;
-	if (m.state == M_RECEPTION && expect())
-		s |= STS_EXPECT;
-	if (m.state == M_COMPLETION && m.roff < m.rlen)
-		s |= STS_DATA_AVAIL;
-	return s;
-}
-
-static void execute(void)
-{
-	size_t rl = 0;
 	char err[160];
-	m.executed = m.clen;
-	if (m.fd >= 0) {
-		if (host_vtpm_xfer(&m.fd, m.cmd, m.clen, m.rsp, sizeof m.rsp / 2, &rl, err, sizeof err))
-			rl = 0;
-	} else {
-		memcpy(m.rsp, m.canned, m.canned_len);
-		rl = m.canned_len;
-	}
-	if (m.lie_size && rl >= 6) {
-		m.rsp[2] = (uint8_t)(m.lie_size >> 24), m.rsp[3] = (uint8_t)(m.lie_size >> 16);
-		m.rsp[4] = (uint8_t)(m.lie_size >> 8), m.rsp[5] = (uint8_t)m.lie_size;
-	}
-	if (m.extra) {
-		memset(m.rsp + rl, 0xee, 16);
-		rl += 16;
-	}
-	m.rlen = rl;
-	m.roff = 0;
-	m.state = M_COMPLETION;
-}
-
-static bool in_page(uint64_t a)
-{
-	return a >= (uintptr_t)m.page && a < (uintptr_t)m.page + 0x1000;
-}
-
-static uint32_t model_rd(uint64_t a, int bytes)
-{
-	if (!in_page(a))
-		return bytes == 1 ? *(volatile uint8_t *)(uintptr_t)a : *(volatile uint32_t *)(uintptr_t)a;
-	if (m.all_ones)
-		return bytes == 1 ? 0xffu : 0xffffffffu;
-	uint32_t off = (uint32_t)(a - (uintptr_t)m.page);
-	switch (off) {
-	case TIS_ACCESS:
-		return m.access;
-	case TIS_STS:
-		return status();
-	case TIS_FIFO:
-		m.fifo_bytes++;
-		m.last_fifo = plat_time_ns();
-		if (m.state == M_COMPLETION && m.roff < m.rlen)
-			return m.rsp[m.roff++];
-		return 0xff;
-	case TIS_INTF_ID:
-		return m.intf_id;
-	case TIS_DID_VID:
-		return 0x00011014; /* IBM, device 1: QEMU's */
-	}
-	return 0;
-}
-
-static void model_wr(uint64_t a, uint32_t v, int bytes)
-{
-	if (!in_page(a)) {
-		if (bytes == 1)
-			*(volatile uint8_t *)(uintptr_t)a = (uint8_t)v;
-		else
-			*(volatile uint32_t *)(uintptr_t)a = v;
-		return;
-	}
-	uint32_t off = (uint32_t)(a - (uintptr_t)m.page);
-	if (off == TIS_ACCESS && (v & ACCESS_REQUEST_USE) && !m.no_grant)
-		m.access |= ACCESS_ACTIVE;
-	if (off == TIS_FIFO) {
-		m.fifo_bytes++;
-		m.last_fifo = plat_time_ns();
-		if (m.state == M_READY)
-			m.state = M_RECEPTION;
-		if (m.state == M_RECEPTION && m.clen < sizeof m.cmd)
-			m.cmd[m.clen++] = (uint8_t)v;
-	}
-	if (off != TIS_STS)
-		return;
-	if ((v & STS_READY) && !m.never_ready) {
-		m.state = M_READY;
-		m.clen = m.rlen = m.roff = 0;
-	}
-	if ((v & STS_GO) && m.state == M_RECEPTION && !expect() && !m.no_answer)
-		execute();
-}
-
-/* A fresh device as QEMU's tpm-tis presents it after the firmware: valid,
- * no locality active, idle, TPM 2.0, the FIFO interface. */
-static void model_reset(void)
-{
-	uint8_t *page = m.page;
-	int fd = m.fd;
-	memset(&m, 0, sizeof m);
-	m.page = page;
-	m.fd = fd;
-	memset(m.page, 0x5a, 0x1000);
-	m.access = ACCESS_VALID;
-	m.family = FAMILY_TPM2;
-	m.state = M_IDLE;
-	memset(&tis, 0, sizeof tis);
-}
-
-static void model_open(int fd)
-{
-	if (!m.page)
-		m.page = aligned_alloc(4096, 4096);
-	m.fd = fd;
-	model_reset();
-}
-
-/* TPM2_GetCapability's response, as the canned answer: tag, size, rc 0. */
-static void canned_ok(size_t n)
-{
-	memset(m.canned, 0, sizeof m.canned);
-	m.canned[0] = 0x80, m.canned[1] = 0x01;
-	m.canned[5] = (uint8_t)n;
-	for (size_t i = 10; i < n; i++)
-		m.canned[i] = (uint8_t)i;
-	m.canned_len = n;
+	return host_vtpm_xfer(&swtpm_fd, cmd, n, rsp, cap, rlen, err, sizeof err);
 }
 
 static const uint8_t startup[12] = { 0x80, 0x01, 0, 0, 0, 12, 0, 0, 0x01, 0x44, 0, 0 };
@@ -232,7 +55,8 @@ TEST(tis_runs_tpm_commands_through_a_fifo_device_backed_by_swtpm)
 	CHECK(fd >= 0);
 	if (fd < 0)
 		return;
-	model_open(fd);
+	swtpm_fd = fd;
+	model_open(swtpm_backend);
 	CHECK_EQ_INT(tis_init((uintptr_t)m.page, 0x5000, err, sizeof err), 0);
 	CHECK_EQ_INT(tis_base(), (uintptr_t)m.page);
 	CHECK_EQ_INT(tis_did_vid(), 0x00011014);
@@ -257,8 +81,9 @@ TEST(tis_runs_tpm_commands_through_a_fifo_device_backed_by_swtpm)
 	CHECK(strstr(t.err, "TIS: response header says 16384 bytes") != NULL);
 	m.lie_size = 0;
 	CHECK_EQ_INT(tpm2_get_property(&t, TPM2_PT_MANUFACTURER, &man), 0);
-	close(m.fd);
-	m.fd = -1;
+	close(swtpm_fd);
+	swtpm_fd = -1;
+	m.backend = NULL;
 }
 
 TEST(tis_xfer_survives_a_hostile_fifo)
@@ -266,7 +91,7 @@ TEST(tis_xfer_survives_a_hostile_fifo)
 	char err[200];
 	uint8_t rsp[64 + 16];
 	size_t rl = 0;
-	model_open(-1);
+	model_open(NULL);
 	CHECK_EQ_INT(tis_init((uintptr_t)m.page, 0x5000, err, sizeof err), 0);
 
 	/* well formed: 40 bytes, cut into bursts of 37 */
@@ -368,7 +193,7 @@ TEST(tis_xfer_survives_a_hostile_fifo)
 TEST(tis_init_refuses_a_missing_device_a_crb_one_tpm12_a_locality_never_granted_and_ram)
 {
 	char err[200];
-	model_open(-1);
+	model_open(NULL);
 	m.all_ones = true; /* nothing decodes the addresses */
 	CHECK_EQ_INT(tis_init((uintptr_t)m.page, 0x5000, err, sizeof err), -LLMK_EIO);
 	CHECK(strstr(err, "registers not valid") != NULL);
