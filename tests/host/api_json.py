@@ -193,7 +193,9 @@ def tool_ok(call, names):
     try:
         fn = call["function"]
         params = next(t["function"]["parameters"] for t in TOOLS if t["function"]["name"] == fn["name"])
-        return (call["type"] == "function" and call["id"].startswith("call_") and fn["name"] in names
+        # ids are ours, or Mistral's 9 letters and digits as the model wrote them
+        return (call["type"] == "function" and fn["name"] in names
+                and (call["id"].startswith("call_") or re.fullmatch("[A-Za-z0-9]{9}", call["id"]))
                 and isinstance(fn["arguments"], str)
                 and validate(json.loads(fn["arguments"]), params, params))
     except (KeyError, StopIteration, ValueError, TypeError):
