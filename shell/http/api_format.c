@@ -632,8 +632,12 @@ static int read_msgs_jinja(struct api_fmt *f, const struct json_doc *d,
 				json_out_str(&p.o, args->str, args->len);
 				json_out_lit(&p.o, "}");
 				if (id && id->type == JSON_STRING && id->len) {
+					char k[10];
 					json_out_lit(&p.o, ",\"id\":");
-					json_out_str(&p.o, id->str, id->len);
+					if (f->style == API_TOOLS_MISTRAL) /* as the built-in does */
+						id9(id->str, id->len, k), json_out_str(&p.o, k, 9);
+					else
+						json_out_str(&p.o, id->str, id->len);
 				}
 				json_out_lit(&p.o, "}");
 			}
@@ -659,10 +663,14 @@ static int read_msgs_jinja(struct api_fmt *f, const struct json_doc *d,
 					json_out_str(&p.o, nm->str, nm->len);
 				}
 				if (has_id) {
+					char k[10];
 					if (has_nm)
 						json_out_lit(&p.o, ",");
 					json_out_lit(&p.o, "\"tool_call_id\":");
-					json_out_str(&p.o, id->str, id->len);
+					if (f->style == API_TOOLS_MISTRAL)
+						id9(id->str, id->len, k), json_out_str(&p.o, k, 9);
+					else
+						json_out_str(&p.o, id->str, id->len);
 				}
 				json_out_lit(&p.o, "}");
 				if (!(extra = piece_close(f, &p)))
@@ -1017,15 +1025,14 @@ static bool take_call(struct api_fmt *f, const struct json_doc *a, const struct 
 	c = &f->calls[f->n_calls];
 	memcpy(c->name, name->str, name->len + 1);
 	id = json_get(a, x, "id");
-	if (f->style == API_TOOLS_MISTRAL && id && id->type == JSON_STRING && id->len == 9) {
+	plat_snprintf(c->id, sizeof c->id, "call_%s_%u", id_base, (unsigned)f->n_calls);
+	if (f->style == API_TOOLS_MISTRAL) {
+		/* Mistral's templates take 9 letters and digits: the model's own
+		 * id when it wrote one, else 9 derived from ours */
+		bool own = id && id->type == JSON_STRING && id->len == 9;
 		char k[10];
-		id9(id->str, id->len, k);
-		if (memcmp(k, id->str, 9) == 0) /* the model's own id, sent back as it is */
-			memcpy(c->id, k, 10);
-		else
-			plat_snprintf(c->id, sizeof c->id, "call_%s_%u", id_base, (unsigned)f->n_calls);
-	} else {
-		plat_snprintf(c->id, sizeof c->id, "call_%s_%u", id_base, (unsigned)f->n_calls);
+		id9(own ? id->str : c->id, own ? 9 : strlen(c->id), k);
+		memcpy(c->id, k, 10);
 	}
 	json_out_init(&o, f->calls_text + f->calls_len, sizeof f->calls_text - f->calls_len);
 	api_json_dump(&o, a, args, API_JSON_COMPACT);

@@ -562,6 +562,20 @@ TEST(api_format_mistral_prompts_match_the_templates)
 	free(f);
 }
 
+/* FNV-1a of s, 9 base-62 digits (api_format.c's id for Mistral, written
+ * again here). */
+static void id9_of(const char *s, char out[10])
+{
+	static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	for (int i = 0; i < 9; i++, h /= 62)
+		out[i] = digits[h % 62];
+	out[9] = 0;
+}
+
 TEST(api_format_mistral_reply_calls_and_grammar)
 {
 	static const char body[] = "{\"messages\":[{\"role\":\"user\",\"content\":\"t?\"}]," MI_TOOLS "}";
@@ -574,7 +588,10 @@ TEST(api_format_mistral_reply_calls_and_grammar)
 	api_fmt_reply(f, one, strlen(one), "r1");
 	CHECK_EQ_INT(f->n_calls, 1);
 	CHECK_STR(f->calls[0].name, "get_weather");
-	CHECK_STR(f->calls[0].id, "call_r1_0");
+	/* no id from the model: 9 letters and digits derived from ours */
+	char k[10];
+	id9_of("call_r1_0", k);
+	CHECK_STR(f->calls[0].id, k);
 	CHECK(f->content_len == 0);
 	/* two, with the model's ids; the marker spelled out, text before it */
 	static const char two[] = "Sure.[TOOL_CALLS][{\"name\": \"now\", \"arguments\": {}, \"id\": "
@@ -689,6 +706,21 @@ TEST(api_format_jinja_templates_get_the_tools_calls_and_results)
 				fprintf(stderr, "  span %zu+%zu: %.*s\n", sp[i].off, sp[i].len, (int)sp[i].len,
 					out + sp[i].off);
 	}
+	/* Nemo's own template raises on ids not of 9 letters and digits: given
+	 * 9 derived from them, as the built-in format writes them */
+	static const char other_id[] = "{\"messages\":[{\"role\":\"user\",\"content\":\"t?\"},"
+		"{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"call_x_0\",\"type\":\"function\","
+		"\"function\":{\"name\":\"now\",\"arguments\":\"{}\"}}]},{\"role\":\"tool\","
+		"\"tool_call_id\":\"call_x_0\",\"content\":\"noon\"}]," MI_TOOLS "}";
+	char k[10], want_j[160];
+	id9_of("call_x_0", k);
+	req_src = TT_NEMO;
+	CHECK_EQ_INT(req(f, &d, other_id, true, CHAT_JINJA), 0);
+	snprintf(want_j, sizeof want_j, "[TOOL_CALLS][{\"name\": \"now\", \"arguments\": {}, \"id\": "
+		 "\"%s\"}]</s>[TOOL_RESULTS]{\"content\": noon, \"call_id\": \"%s\"}[/TOOL_RESULTS]", k, k);
+	CHECK(strstr(jrender(f, TT_NEMO, NULL, 0, NULL), want_j) != NULL);
+	CHECK_EQ_INT(req(f, &d, other_id, true, CHAT_MISTRAL_V3_TEKKEN), 0);
+	CHECK(strstr(render(f, CHAT_MISTRAL_V3_TEKKEN), want_j) != NULL);
 	/* a template that writes the arguments as they are gets the client's text */
 	req_src = "{% for m in messages %}{% for c in m.tool_calls %}{{ c.function.arguments }}|"
 		  "{{ c.id }}{% endfor %}{% if m.role == 'tool' %}{{ m.name }}:{{ m.tool_call_id }}"
