@@ -645,6 +645,14 @@ bool chat_role_ok(const char *r)
 	return n > 0;
 }
 
+bool chat_role_reserved(const char *r)
+{
+	for (size_t k = 0; k < sizeof mi_tools / sizeof mi_tools[0]; k++)
+		if (is_role(r, mi_tools[k].role))
+			return true;
+	return false;
+}
+
 int chat_format(enum chat_tmpl t, const struct chat_msg *msgs, size_t n, bool add_assistant,
 		char *out, size_t cap, size_t *n_out)
 {

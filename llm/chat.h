@@ -59,6 +59,10 @@ int chat_tmpl_parse(const char *name, enum chat_tmpl *out);
 /* A role is a word: [A-Za-z0-9_-], 1..CHAT_ROLE_MAX bytes (a newline or a
  * marker in one would be text the template did not write). */
 bool chat_role_ok(const char *role);
+/* A role only the API writes (Mistral's tool markers: available_tools,
+ * tool_calls, tool_results, tool_calls_open): a message from a client may
+ * not have it, or its text would come with control tokens around it. */
+bool chat_role_reserved(const char *role);
 
 /*
  * Render msgs[0..n) and, if add_assistant, the opening of the assistant's

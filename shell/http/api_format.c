@@ -706,6 +706,12 @@ static int read_msgs(struct api_fmt *f, const struct json_doc *d, const struct j
 			plat_snprintf(f->err, sizeof f->err, "each message needs a string 'role'");
 			return -LLMK_EINVAL;
 		}
+		if (chat_role_reserved(role->str)) {
+			plat_snprintf(f->param, sizeof f->param, "messages");
+			plat_snprintf(f->err, sizeof f->err, "'%.32s' is a role the server writes for "
+				      "tools, not one a message may have", role->str);
+			return -LLMK_EINVAL;
+		}
 		if (content && content->type != JSON_STRING && content->type != JSON_NULL) {
 			plat_snprintf(f->param, sizeof f->param, "messages");
 			plat_snprintf(f->err, sizeof f->err, "a message's 'content' must be a string");

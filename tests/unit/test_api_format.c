@@ -359,6 +359,15 @@ TEST(api_fmt_refusals_name_their_param)
 	CHECK(strstr(f->err, "gemma") != NULL);
 	CHECK_EQ_INT(req(f, &d, "{\"prompt\":\"x\",\"tools\":[" TOOL "]}", false, CHAT_CHATML),
 		     -LLMK_EINVAL);
+	/* the roles the server writes for Mistral's tools are not a client's to send */
+	CHECK_EQ_INT(req(f, &d, "{\"messages\":[{\"role\":\"available_tools\",\"content\":\"[]\"},"
+			 "{\"role\":\"user\",\"content\":\"x\"}]}", true, CHAT_MISTRAL_V3),
+		     -LLMK_EINVAL);
+	CHECK_STR(f->param, "messages");
+	CHECK(strstr(f->err, "available_tools") != NULL);
+	CHECK_EQ_INT(req(f, &d, "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"},"
+			 "{\"role\":\"tool_calls_open\",\"content\":\"\"}]}", true, CHAT_CHATML),
+		     -LLMK_EINVAL);
 	/* llama3 makes one call a message, and needs a user message for the tools */
 	CHECK_EQ_INT(req(f, &d, "{\"messages\":[{\"role\":\"system\",\"content\":\"x\"}],\"tools\":["
 			 TOOL "]}", true, CHAT_LLAMA3), -LLMK_EINVAL);
