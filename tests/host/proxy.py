@@ -228,6 +228,21 @@ def stop_server(srv):
             srv.kill()
 
 
+def sim_ark(mkevidence, w):
+    """The SEV-SNP simulator's root (ARK) written under w: its path."""
+    ark = os.path.join(w, "ark.pem")
+    subprocess.run([mkevidence, "snp", "--nonce", "00", "--priv", "01" * 32, "--out",
+                    os.path.join(w, "ev.txt"), "--ark-out", ark], check=True,
+                   stdout=subprocess.DEVNULL)
+    return ark
+
+
+def sim_verify(ark):
+    """The verifier's options for the simulator's evidence of its default launch."""
+    meas = "".join(f"{0xc0 ^ i:02x}" for i in range(48))
+    return ["--provider", "snp", "--expect-measurement", meas, "--chain", ark, "--allow-simulated"]
+
+
 def main():
     llmctl, verifier, mkevidence, tlscert = sys.argv[1:5]
     data = os.environ.get("LLMK_TESTDATA", "../shared/testdata")
@@ -238,10 +253,7 @@ def main():
     w = tempfile.mkdtemp(prefix="llmk-proxy-")
     srv = None
     try:
-        ark = os.path.join(w, "ark.pem")
-        subprocess.run([mkevidence, "snp", "--nonce", "00", "--priv", "01" * 32, "--out",
-                        os.path.join(w, "ev.txt"), "--ark-out", ark], check=True,
-                       stdout=subprocess.DEVNULL)
+        ark = sim_ark(mkevidence, w)
         cert, key = os.path.join(w, "stranger.crt"), os.path.join(w, "stranger.key")
         subprocess.run([tlscert, cert, key], check=True, stdout=subprocess.DEVNULL)
         srv, port, ln = start_server(llmctl, model)
@@ -260,8 +272,7 @@ def main():
 
 
 def run(llmctl, verifier, model, port, ark, cert, key, w):
-    meas = "".join(f"{0xc0 ^ i:02x}" for i in range(48))  # the simulator's default launch
-    verify = ["--provider", "snp", "--expect-measurement", meas, "--chain", ark, "--allow-simulated"]
+    verify = sim_verify(ark)
     target = f"127.0.0.1:{port}"
 
     def vtls(args, to=None):
@@ -402,6 +413,7 @@ def run(llmctl, verifier, model, port, ark, cert, key, w):
     openai_client(px, llmctl, model, relay, verify, want, w)
 
     bad_meas = "00" * 48
+    meas = verify[verify.index("--expect-measurement") + 1]
     other = [a if a != meas else bad_meas for a in verify]
     refused("verifier tls: another measurement refused", vtls(other), "measurement")
     refused("verifier tls: another model refused", vtls(verify + ["--expect-model", "11" * 32]), "model")

@@ -35,7 +35,7 @@ import threading
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
 from results import check, skip_data, summary  # noqa: E402
-from proxy import PROXIES, Proxy, sse_text, start_server, stop_server  # noqa: E402
+from proxy import PROXIES, Proxy, sim_ark, sim_verify, sse_text, start_server, stop_server  # noqa: E402,E501
 
 
 class Tap:
@@ -156,9 +156,7 @@ def run(llmctl, port, ark, tap):
     check("two whole answers of different lengths: the host sees the same number of bytes",
           sizes[0] is not None and sizes[0] == sizes[1], str(sizes))
 
-    meas = "".join(f"{0xc0 ^ i:02x}" for i in range(48))  # the simulator's default launch
-    verify = ["--provider", "snp", "--expect-measurement", meas, "--chain", ark, "--allow-simulated"]
-    px = Proxy(llmctl, f"127.0.0.1:{tap.port}", verify)
+    px = Proxy(llmctl, f"127.0.0.1:{tap.port}", sim_verify(ark))
     check("the proxy attests through the tap", px.port is not None, px.line + "".join(px.err))
     if px.port is None:
         return
@@ -197,10 +195,7 @@ def main():
     w = tempfile.mkdtemp(prefix="llmk-sizes-")
     srv = None
     try:
-        ark = os.path.join(w, "ark.pem")
-        subprocess.run([mkevidence, "snp", "--nonce", "00", "--priv", "01" * 32, "--out",
-                        os.path.join(w, "ev.txt"), "--ark-out", ark], check=True,
-                       stdout=subprocess.DEVNULL)
+        ark = sim_ark(mkevidence, w)
         srv, port, ln = start_server(llmctl, model)
         check("the host serves attested TLS", port is not None, ln)
         if port is not None:
