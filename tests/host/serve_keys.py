@@ -50,19 +50,14 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
 from results import check, skip, skip_data, summary  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_tls import client_ctx, records  # noqa: E402
 
 HOST = "127.0.0.1"
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 TPM_SH = os.path.join(ROOT, "tools", "tpm.sh")
 REC_TPM_LOG_KERNEL = 0x0109
 PROMPT = "hello"
-
-
-def client_ctx():
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
-    return ctx
 
 
 def tls(port):
@@ -93,16 +88,6 @@ def attest(c, provider="snp"):
 
 def key_b64(hexkey):
     return base64.b64encode(bytes.fromhex(hexkey)).decode()
-
-
-def records(bundle):
-    """LLMKEV01 records: {type: value} (shell/evidence.h)."""
-    out, i = {}, 8
-    while i + 8 <= len(bundle):
-        t, _flags, n = struct.unpack_from("<HHI", bundle, i)
-        out[t] = bundle[i + 8:i + 8 + n]
-        i += 8 + n
-    return out
 
 
 def releases(port):
