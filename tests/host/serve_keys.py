@@ -40,8 +40,6 @@ import os
 import re
 import secrets
 import shutil
-import ssl
-import struct
 import subprocess
 import sys
 import tempfile
