@@ -229,6 +229,16 @@ def stop_server(srv):
             srv.kill()
 
 
+def end_all(srv, w):
+    """Every proxy still running, the server, the scratch folder w."""
+    for q in PROXIES:
+        if q.p.poll() is None:
+            q.p.kill()
+            q.p.wait()
+    stop_server(srv)
+    shutil.rmtree(w, ignore_errors=True)
+
+
 def sim_ark(mkevidence, w):
     """The SEV-SNP simulator's root (ARK) written under w: its path."""
     ark = os.path.join(w, "ark.pem")
@@ -263,12 +273,7 @@ def main():
             return 1
         run(llmctl, verifier, model, port, ark, cert, key, w)
     finally:
-        for q in PROXIES:
-            if q.p.poll() is None:
-                q.p.kill()
-                q.p.wait()
-        stop_server(srv)
-        shutil.rmtree(w, ignore_errors=True)
+        end_all(srv, w)
     return summary()
 
 

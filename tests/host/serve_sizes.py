@@ -23,7 +23,6 @@ usage: serve_sizes.py LLMCTL MKEVIDENCE
 import http.client
 import json
 import os
-import shutil
 import socket
 import ssl
 import struct
@@ -35,7 +34,7 @@ import threading
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
 from results import check, skip_data, summary  # noqa: E402
-from proxy import PROXIES, Proxy, sim_ark, sim_verify, sse_text, start_server, stop_server  # noqa: E402,E501
+from proxy import Proxy, end_all, sim_ark, sim_verify, sse_text, start_server  # noqa: E402
 
 
 class Tap:
@@ -201,12 +200,7 @@ def main():
         if port is not None:
             run(llmctl, port, ark, Tap(port))
     finally:
-        for q in PROXIES:
-            if q.p.poll() is None:
-                q.p.kill()
-                q.p.wait()
-        stop_server(srv)
-        shutil.rmtree(w, ignore_errors=True)
+        end_all(srv, w)
     return summary()
 
 

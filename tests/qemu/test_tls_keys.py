@@ -29,7 +29,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import ssl
 import struct
 import subprocess
@@ -38,22 +37,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qemu import BANNER, Llmk, esp_with, measure_pcr4, missing_tools, seal_model  # noqa: E402
 from results import check, counts, fail, skip_data, summary  # noqa: E402
+from test_proxy import free_port, shell_chat  # noqa: E402
 
 GUEST_PORT = 8443
 REC_TPM_LOG_KERNEL = 0x0109
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def shell_chat(llmctl, model, prompt, n):
-    out = subprocess.run([llmctl, "--disk", model, "-c", "load 0", "-c",
-                          f'chat "{prompt}" --temp 0 -n {n}'], stdin=subprocess.DEVNULL,
-                         capture_output=True, timeout=60).stdout.decode()
-    return "\n".join(out.split("\n")[2:])[:-1]  # after "loaded disk", "chat: template"
 
 
 def tls_call(port, path, body):
